@@ -1,0 +1,149 @@
+"""The course's notebooks: where they live, how they are read, and what must match across languages."""
+import hashlib
+import io
+import json
+import re
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+
+import jupytext
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+DOCS = ROOT / "docs"
+LANGS = ("en", "ja", "ko")
+REFERENCE = "en"  # the language whose notebook is executed; its outputs serve all three
+
+
+@dataclass
+class Problem:
+    path: Path
+    message: str
+
+    def __str__(self):
+        return f"{self.path.relative_to(ROOT)}: {self.message}"
+
+
+def concepts():
+    """Concept names (file stems), from the reference language, in reading order."""
+    return sorted(p.stem for p in (NOTEBOOKS / REFERENCE).glob("*.py"))
+
+
+def source(lang, concept):
+    return NOTEBOOKS / lang / f"{concept}.py"
+
+
+def read(lang, concept):
+    nb = jupytext.read(source(lang, concept))
+    for i, cell in enumerate(nb.cells):
+        cell.id = f"cell-{i}"  # jupytext makes random ids; stable ones keep generated files reproducible
+    return nb
+
+
+def strip_comments(code):
+    """Code without comments or blank lines: what must be identical across languages."""
+    kept = []
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return code.strip()
+    lines = code.splitlines()
+    comments = {}
+    for tok in tokens:
+        if tok.type == tokenize.COMMENT:
+            row, col = tok.start
+            comments[row] = col
+    for row, line in enumerate(lines, start=1):
+        if row in comments:
+            line = line[: comments[row]]
+        if line.strip():
+            kept.append(line.rstrip())
+    return "\n".join(kept)
+
+
+def tags(cell):
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def code_cells(nb):
+    return [c for c in nb.cells if c.cell_type == "code"]
+
+
+def code_hash(nb):
+    """Hash of what runs: code without comments, and the tags that change how it is checked."""
+    payload = [[strip_comments(c.source), sorted(tags(c))] for c in code_cells(nb)]
+    return hashlib.sha256(json.dumps(payload, ensure_ascii=False).encode()).hexdigest()[:16]
+
+
+HEADING = re.compile(r"^(#{1,6})\s+\S", re.M)
+
+
+def outline(nb):
+    """The page's shape: cell kinds in order, and the level of each heading."""
+    shape = []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            src = re.sub(r"```.*?```", "", cell.source, flags=re.S)
+            shape.append("md:" + ",".join(str(len(m.group(1))) for m in HEADING.finditer(src)))
+        else:
+            shape.append("code")
+    return shape
+
+
+def cell_line(path, index):
+    """1-based line in a percent-format file where cell `index` starts (for error messages)."""
+    markers = [n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+               if line.startswith("# %%")]
+    return markers[index] if index < len(markers) else None
+
+
+def parity_problems(only=None):
+    """Everything that breaks 'same pages, same sections, same code' across languages."""
+    problems = []
+    names = {lang: {p.stem for p in (NOTEBOOKS / lang).glob("*.py") if not only or p.stem in only}
+             for lang in LANGS}
+    for lang in LANGS:
+        for missing in sorted(names[REFERENCE] - names[lang]):
+            problems.append(Problem(
+                source(lang, missing),
+                f"missing: translate {source(REFERENCE, missing).relative_to(ROOT)} into '{lang}'"))
+        for extra in sorted(names[lang] - names[REFERENCE]):
+            problems.append(Problem(
+                source(lang, extra),
+                f"has no '{REFERENCE}' original: add {source(REFERENCE, extra).relative_to(ROOT)} "
+                "or rename this file to match it"))
+    for concept in sorted(names[REFERENCE]):
+        ref = read(REFERENCE, concept)
+        ref_code = [strip_comments(c.source) for c in code_cells(ref)]
+        ref_tags = [sorted(tags(c)) for c in code_cells(ref)]
+        for lang in LANGS:
+            if lang == REFERENCE or concept not in names[lang]:
+                continue
+            path = source(lang, concept)
+            nb = read(lang, concept)
+            if outline(nb) != outline(ref):
+                problems.append(Problem(path, _outline_diff(outline(ref), outline(nb))))
+            code = [strip_comments(c.source) for c in code_cells(nb)]
+            if len(code) != len(ref_code):
+                problems.append(Problem(path, f"has {len(code)} code cells, '{REFERENCE}' has "
+                                              f"{len(ref_code)}: copy the code cells from the original"))
+                continue
+            for i, (mine, theirs) in enumerate(zip(code, ref_code)):
+                if mine != theirs:
+                    problems.append(Problem(path, f"code cell {i + 1} differs from '{REFERENCE}' "
+                                                  "(only comments may differ): copy it from the original"))
+            for i, (mine, theirs) in enumerate(zip((sorted(tags(c)) for c in code_cells(nb)), ref_tags)):
+                if mine != theirs:
+                    problems.append(Problem(path, f"code cell {i + 1} has tags {mine}, '{REFERENCE}' has "
+                                                  f"{theirs}: use the same tags"))
+    return problems
+
+
+def _outline_diff(ref, mine):
+    for i, (a, b) in enumerate(zip(ref, mine)):
+        if a != b:
+            return (f"cell {i + 1} is {b!r} but the '{REFERENCE}' original has {a!r} "
+                    "(same cells and headings in every language)")
+    return (f"has {len(mine)} cells, the '{REFERENCE}' original has {len(ref)} "
+            "(same cells and headings in every language)")

@@ -1,0 +1,122 @@
+"""MkDocs hooks that make mkdocs-static-i18n and mkdocs-jupyter work together, and give each
+notebook page its Colab link, download link, provenance and a shared notebook stylesheet."""
+import hashlib
+import json
+import posixpath
+import re
+from pathlib import Path
+
+import mkdocs_jupyter.convert
+import mkdocs_jupyter.plugin
+from markdown.extensions.toc import TocExtension
+from mkdocs.plugins import event_priority
+from pymdownx.slugs import slugify
+
+# mkdocs-jupyter folds headings to ASCII, so Japanese and Korean headings get empty ids.
+# Use the same Unicode-preserving slugify for the heading ids and for the table of contents.
+_slugify = slugify(case="lower")
+
+
+def _add_anchor(html, anchor_link_text="¶"):
+    """mkdocs-jupyter's heading anchor, with a readable Unicode id instead of an ASCII-folded one."""
+    from xml.etree.ElementTree import Element
+
+    from defusedxml import ElementTree
+    from nbconvert.filters.strings import html2text
+
+    try:
+        h = ElementTree.fromstring(html)
+    except Exception:
+        return html
+    link = _slugify(html2text(h), "-")
+    h.set("id", link)
+    anchor = Element("a", {"class": "anchor-link", "href": "#" + link})
+    anchor.text = anchor_link_text
+    h.append(anchor)
+    return ElementTree.tostring(h).decode("utf-8", "replace")
+
+
+mkdocs_jupyter.convert.add_anchor_lower_id = _add_anchor
+
+
+def _markdown_toc(markdown_source, toc_depth):
+    import markdown
+
+    md = markdown.Markdown(extensions=[TocExtension(toc_depth=toc_depth, slugify=_slugify)])
+    md.convert(markdown_source)
+    return md.toc_tokens
+
+
+mkdocs_jupyter.plugin._get_markdown_toc = _markdown_toc
+
+STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.S)
+# nbconvert's MathJax and Mermaid loaders: unused here, and they point at third-party CDNs
+# (an empty MathJax URL even makes the page load itself as a script).
+UNUSED_SCRIPT = re.compile(r"<script[^>]*>(?:(?!</script>).)*?(?:mathjax|mermaid)(?:(?!</script>).)*</script>"
+                           r"|<script src=\"\">\s*</script>", re.S | re.I)
+NOTEBOOK_CSS_DIR = "assets/notebook"
+
+
+@event_priority(-200)  # after mkdocs-static-i18n (-100), which rebuilds every file as a plain File
+def on_files(files, config):
+    """i18n drops mkdocs-jupyter's wrapper, so notebooks would be copied as raw source: wrap them again."""
+    # Replace in place: i18n's Files subclass resolves nav paths per language.
+    for file in [f for f in files if f.src_uri.endswith(".ipynb")]:
+        if not isinstance(file, mkdocs_jupyter.plugin.NotebookFile):
+            notebook = mkdocs_jupyter.plugin.NotebookFile(file, **config)
+            # keep where i18n put the page (the default language lives at the site root)
+            notebook.dest_path, notebook.abs_dest_path, notebook.url = file.dest_path, file.abs_dest_path, file.url
+            files.remove(file)
+            files.append(notebook)
+    return files
+
+
+def on_page_markdown(markdown, page, config, files):
+    """Attach what the page template shows above a notebook: links and provenance."""
+    if not page.file.src_uri.endswith(".ipynb"):
+        return markdown
+    meta = json.loads(Path(page.file.abs_src_path).read_text(encoding="utf-8"))["metadata"].get("course")
+    if meta is None:
+        raise ValueError(f"{page.file.src_uri}: not produced by scripts/execute.py; run ./scripts/build")
+    lang, concept = meta["lang"], meta["concept"]
+    twin = f"notebooks/{lang}/{concept}.ipynb"
+    colab = config.extra["colab"]
+    page.meta["notebook"] = {
+        "colab": f"https://colab.research.google.com/github/{colab['repo']}/blob/{colab['branch']}/{twin}",
+        "download": f"{concept}.ipynb",
+        "provenance": meta["provenance"],
+        "view": meta["view"],
+        "alternate": meta["alternate"] and _link(page, meta["alternate"], files),
+    }
+    return markdown
+
+
+def _link(page, target, files):
+    """URL of the page whose source is `target` (relative to this page's source), from this page."""
+    src_uri = posixpath.normpath(posixpath.join(posixpath.dirname(page.file.src_uri), target))
+    other = files.get_file_from_path(src_uri)
+    if other is None:
+        raise ValueError(f"{page.file.src_uri}: its other view {src_uri} was not generated; run ./scripts/build")
+    return other.url_relative_to(page.file)
+
+
+def on_page_content(html, page, config, files):
+    """Serve mkdocs-jupyter's ~600 KB of inlined CSS once, as a shared stylesheet."""
+    if "notebook" not in page.meta:
+        return html
+    css = "\n".join(STYLE.findall(html))
+    digest = hashlib.sha256(css.encode()).hexdigest()[:12]
+    name = f"{NOTEBOOK_CSS_DIR}/{digest}.css"
+    target = Path(config.site_dir) / name
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(css, encoding="utf-8")
+    page.meta["notebook"]["css"] = name
+    return UNUSED_SCRIPT.sub("", STYLE.sub("", html))
+
+
+def on_post_page(output, page, config):
+    """Notebook pages must come out rendered; a silently raw page is a build error."""
+    if page.file.src_uri.endswith(".ipynb") and "jupyter-wrapper" not in output:
+        raise ValueError(f"{page.file.src_uri}: rendered as raw source, not as a notebook")
+    return output

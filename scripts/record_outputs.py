@@ -1,0 +1,68 @@
+"""Execute every notebook on this machine and save the outputs as a record in records/.
+
+Run it on a machine with a GPU (./scripts/record); commit records/. The site shows a recorded
+page's outputs for as long as the notebook's code matches the record's code hash.
+
+Usage: python scripts/record_outputs.py [--out records]
+"""
+import argparse
+import datetime
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+
+import course
+import execute
+
+
+def gpu_details():
+    """Driver and CUDA versions, where there is an NVIDIA GPU."""
+    import torch
+
+    if not torch.cuda.is_available():
+        return {}
+    details = {"cuda": torch.version.cuda, "gpus": torch.cuda.device_count()}
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=30, check=True).stdout
+        details["driver"] = out.splitlines()[0].strip()
+    except (OSError, subprocess.SubprocessError, IndexError):
+        pass
+    return details
+
+
+def record(out, log=print):
+    env = execute.environment()
+    manifest = dict(env, **gpu_details(), date=datetime.date.today().isoformat(), concepts={})
+    out.mkdir(parents=True, exist_ok=True)
+    for concept in course.concepts():
+        log(f"recording {concept} on {env['device']}")
+        nb = execute.run_notebook(concept, course.read(course.REFERENCE, concept), env)
+        nbformat.write(nb, out / f"{concept}.ipynb")
+        manifest["concepts"][concept] = {"code_hash": nb.metadata["course"]["code_hash"]}
+    for old in out.glob("*.ipynb"):
+        if old.stem not in manifest["concepts"]:
+            old.unlink()
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n",
+                                       encoding="utf-8")
+    return manifest
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=execute.RECORDS)
+    args = parser.parse_args(argv)
+    try:
+        manifest = record(args.out)
+    except execute.BuildError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    print(f"recorded {len(manifest['concepts'])} notebooks on {manifest['device']} into {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

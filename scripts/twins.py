@@ -1,0 +1,46 @@
+"""The committed .ipynb twin of each .py notebook, which Colab and the download link use.
+
+Usage: python scripts/twins.py   (rewrites every twin from its .py)
+"""
+import sys
+
+import jupytext
+
+import course
+
+
+def path(lang, concept):
+    return course.NOTEBOOKS / lang / f"{concept}.ipynb"
+
+
+def expected(lang, concept):
+    return jupytext.writes(course.read(lang, concept), fmt="ipynb")
+
+
+def all_notebooks(only=None):
+    return [(lang, p.stem) for lang in course.LANGS for p in sorted((course.NOTEBOOKS / lang).glob("*.py"))
+            if not only or p.stem in only]
+
+
+def stale(only=None):
+    problems = []
+    for lang, concept in all_notebooks(only):
+        twin = path(lang, concept)
+        if not twin.exists() or twin.read_text(encoding="utf-8") != expected(lang, concept):
+            problems.append(course.Problem(
+                twin, f"is missing or out of date with {concept}.py: run ./scripts/sync and commit it"))
+    return problems
+
+
+def main():
+    for lang, concept in all_notebooks():
+        text = expected(lang, concept)
+        twin = path(lang, concept)
+        if not twin.exists() or twin.read_text(encoding="utf-8") != text:
+            twin.write_text(text, encoding="utf-8")
+            print(f"wrote {twin.relative_to(course.ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,62 @@
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import course  # noqa: E402
+
+
+def run(*cmd, **kwargs):
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, **kwargs)
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory):
+    """The site, built as ./scripts/build builds it (notebook execution is cached)."""
+    out = tmp_path_factory.mktemp("site")
+    done = run(sys.executable, "scripts/execute.py")
+    assert done.returncode == 0, done.stderr
+    done = run(sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out))
+    assert done.returncode == 0, done.stderr[-3000:]
+    return out
+
+
+@pytest.fixture
+def course_root(tmp_path, monkeypatch):
+    """A scratch copy of the course layout, for feeding the pipeline bad input."""
+    for lang in course.LANGS:
+        (tmp_path / "notebooks" / lang).mkdir(parents=True)
+        (tmp_path / "docs" / lang).mkdir(parents=True)
+    monkeypatch.setattr(course, "ROOT", tmp_path)
+    monkeypatch.setattr(course, "NOTEBOOKS", tmp_path / "notebooks")
+    monkeypatch.setattr(course, "DOCS", tmp_path / "docs")
+    import execute
+
+    monkeypatch.setattr(execute, "CACHE", tmp_path / ".cache")
+    return tmp_path
+
+
+HEADER = """# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---"""
+
+
+def write_notebook(root, lang, name, *cells):
+    """Write a percent-format notebook from (kind, text) cells; kind is 'md' or a tag list string."""
+    parts = [HEADER]
+    for kind, text in cells:
+        if kind == "md":
+            parts.append("# %% [markdown]\n" + "\n".join("# " + line if line else "#" for line in text.splitlines()))
+        else:
+            parts.append(f"# %% {kind}".rstrip() + "\n" + text)
+    path = root / "notebooks" / lang / f"{name}.py"
+    path.write_text("\n\n".join(parts) + "\n", encoding="utf-8")
+    return path

@@ -1,0 +1,83 @@
+"""Notebooks are executed once per device, outside MkDocs; bad notebooks stop the build clearly."""
+import json
+
+import course
+import execute
+import nbformat
+import pytest
+from conftest import write_notebook
+
+
+def _all_langs(root, *cells):
+    for lang in course.LANGS:
+        write_notebook(root, lang, "01-x", ("md", "# Title\n\n## Part"), *cells)
+
+
+def test_failing_cell_names_notebook_cell_and_error(course_root):
+    _all_langs(course_root, ("", "x = 1"), ("", "assert x == 2, 'x is not 2'"))
+    import twins
+    twins.main()
+    with pytest.raises(execute.BuildError) as err:
+        execute.build_pages(records_dir=course_root / "records", log=lambda *_: None)
+    message = str(err.value)
+    assert message.startswith("notebooks/en/01-x.py: cell 3 (line ")
+    assert "raised AssertionError: x is not 2" in message
+    assert "Fix the code" in message
+
+
+def test_raises_exception_cell_that_does_not_raise_stops_the_build(course_root):
+    _all_langs(course_root, ('tags=["raises-exception"]', "1 + 1"))
+    import twins
+    twins.main()
+    with pytest.raises(execute.BuildError, match=r"01-x.py: cell 2 .* tagged raises-exception but did not raise"):
+        execute.build_pages(records_dir=course_root / "records", log=lambda *_: None)
+
+
+def test_stale_twin_stops_the_build(course_root):
+    _all_langs(course_root, ("", "x = 1"))
+    with pytest.raises(execute.BuildError, match=r"notebooks/en/01-x.ipynb: is missing or out of date .* ./scripts/sync"):
+        execute.build_pages(records_dir=course_root / "records", log=lambda *_: None)
+
+
+def test_executed_once_cached_and_shared_by_all_languages(course_root):
+    _all_langs(course_root, ('tags=["raises-exception"]', "raise ValueError('expected')"),
+               ("", "print(6 * 7)"))
+    (course_root / "notebooks" / "ja" / "01-x.py").write_text(
+        (course_root / "notebooks" / "ja" / "01-x.py").read_text().replace("print(6 * 7)", "print(6 * 7)  # 答え"))
+    import twins
+    twins.main()
+    logged = []
+    execute.build_pages(records_dir=course_root / "records", log=logged.append)
+    assert len(logged) == 1 and logged[0].startswith("executing notebooks/en/01-x.py")
+    for lang in course.LANGS:
+        page = nbformat.read(course_root / "docs" / lang / "01-x.ipynb", as_version=4)
+        code = [c for c in page.cells if c.cell_type == "code"]
+        assert code[0].outputs[0]["ename"] == "ValueError"
+        assert code[1].outputs[0]["text"] == "42\n"
+        provenance = page.metadata["course"]["provenance"]
+        assert {"device", "torch", "python", "date"} <= set(provenance)
+    ja = nbformat.read(course_root / "docs" / "ja" / "01-x.ipynb", as_version=4)
+    assert "# 答え" in ja.cells[2].source  # the page keeps its own language's comments
+    logged.clear()
+    execute.build_pages(records_dir=course_root / "records", log=logged.append)
+    assert logged == [], "an unchanged rebuild must execute nothing"
+
+
+def test_cache_key_covers_code_device_and_versions():
+    nb = course.read(course.REFERENCE, course.concepts()[0])
+    env = {"kind": "cpu", "device": "CPU", "torch": "2.13.0", "python": "3.11.7"}
+    key = execute.cache_key(nb, env)
+    for field, value in [("device", "NVIDIA H100"), ("torch", "2.11.0"), ("python", "3.12.0"), ("kind", "cuda")]:
+        assert execute.cache_key(nb, dict(env, **{field: value})) != key
+    nb.cells[1].source += "\nx = 1"
+    assert execute.cache_key(nb, env) != key
+
+
+def test_every_notebook_executes_without_unexpected_errors(site):
+    for lang in course.LANGS:
+        for concept in course.concepts():
+            page = json.loads((course.DOCS / lang / f"{concept}.ipynb").read_text(encoding="utf-8"))
+            for cell in page["cells"]:
+                errors = [o for o in cell.get("outputs", []) if o["output_type"] == "error"]
+                if errors:
+                    assert "raises-exception" in cell["metadata"].get("tags", []), (concept, cell["source"])

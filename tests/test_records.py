@@ -1,0 +1,84 @@
+"""Recorded outputs (from a GPU, normally) show only while they match the notebook's current code."""
+import json
+import sys
+
+import course
+import execute
+import nbformat
+import record_outputs
+import twins
+from conftest import run, write_notebook
+
+
+def _course(root, answer="6 * 7"):
+    for lang in course.LANGS:
+        write_notebook(root, lang, "01-x", ("md", "# Title\n\n## Part"), ("", f"print({answer})"))
+    twins.main()
+
+
+def test_record_says_what_made_it_and_matches_the_code(course_root):
+    _course(course_root)
+    manifest = record_outputs.record(course_root / "records", log=lambda *_: None)
+    assert manifest["kind"] == "cpu" and manifest["device"].startswith("CPU")
+    assert {"torch", "python", "date"} <= set(manifest)
+    saved = json.loads((course_root / "records" / "manifest.json").read_text())
+    assert saved["concepts"]["01-x"]["code_hash"] == course.code_hash(course.read("en", "01-x"))
+
+
+def test_fresh_record_is_shown_and_the_build_outputs_become_a_second_view(course_root):
+    _course(course_root)
+    record_outputs.record(course_root / "records", log=lambda *_: None)
+    manifest_path = course_root / "records" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest.update(kind="cuda", device="Recorded test device", torch="2.11.0+cu130")
+    manifest_path.write_text(json.dumps(manifest))
+    logged = []
+    execute.build_pages(records_dir=course_root / "records", log=logged.append)
+    for lang in course.LANGS:
+        page = nbformat.read(course_root / "docs" / lang / "01-x.ipynb", as_version=4)
+        meta = page.metadata["course"]
+        assert meta["view"] == "record" and meta["alternate"] == "cpu/01-x.ipynb"
+        assert meta["provenance"]["device"] == "Recorded test device"
+        cpu = nbformat.read(course_root / "docs" / lang / "cpu" / "01-x.ipynb", as_version=4)
+        assert cpu.metadata["course"]["view"] == "build" and cpu.metadata["course"]["alternate"] == "../01-x.ipynb"
+        assert cpu.metadata["course"]["provenance"]["device"].startswith("CPU")
+    assert not any("stale" in line for line in logged)
+
+
+def test_stale_record_never_shows_and_is_listed(course_root):
+    _course(course_root)
+    record_outputs.record(course_root / "records", log=lambda *_: None)
+    _course(course_root, answer="6 * 9")  # the code changed after the record was made
+    logged = []
+    execute.build_pages(records_dir=course_root / "records", log=logged.append)
+    assert any(line.startswith("stale records") and "01-x" in line for line in logged)
+    for lang in course.LANGS:
+        page = nbformat.read(course_root / "docs" / lang / "01-x.ipynb", as_version=4)
+        assert page.metadata["course"]["view"] == "build"
+        assert page.cells[1].outputs[0]["text"] == "54\n"
+        assert not (course_root / "docs" / lang / "cpu").exists()
+
+
+def test_site_shows_recorded_outputs_with_a_link_to_the_cpu_view(tmp_path):
+    """A real record of the first concept (made here, on the CPU) goes through the real site build."""
+    concept = course.concepts()[0]
+    records = tmp_path / "records"
+    records.mkdir()
+    env = execute.environment()
+    nb = execute.executed(concept, env, log=lambda *_: None)
+    nbformat.write(nb, records / f"{concept}.ipynb")
+    (records / "manifest.json").write_text(json.dumps(dict(
+        env, device="Recorded CPU test device", date="2026-01-02",
+        concepts={concept: {"code_hash": course.code_hash(nb)}})))
+    try:
+        done = run(sys.executable, "scripts/execute.py", "--records", str(records))
+        assert done.returncode == 0, done.stderr
+        done = run(sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site"))
+        assert done.returncode == 0, done.stderr[-3000:]
+        html = (tmp_path / "site" / concept / "index.html").read_text(encoding="utf-8")
+        assert "Recorded CPU test device" in html and "2026-01-02" in html
+        assert 'href="../cpu/' in html
+        cpu_html = (tmp_path / "site" / "ja" / "cpu" / concept / "index.html").read_text(encoding="utf-8")
+        assert "CPU" in cpu_html and f'href="../../{concept}/"' in cpu_html
+    finally:
+        assert run(sys.executable, "scripts/execute.py").returncode == 0

@@ -1,0 +1,162 @@
+"""The built site: every notebook page rendered, linked, attributed, light and self-contained."""
+import json
+import posixpath
+import subprocess
+from functools import lru_cache
+from urllib.parse import unquote, urlsplit
+
+import course
+import pytest
+from bs4 import BeautifulSoup
+from mkdocs.config import load_config
+
+CONFIG = load_config(str(course.ROOT / "mkdocs.yml"))
+SITE_URL = CONFIG["site_url"]
+DEFAULT = course.LANGS[0]
+PAGE_BUDGET = 150_000
+
+
+def page_path(lang, name):
+    prefix = "" if lang == DEFAULT else f"{lang}/"
+    return f"{prefix}{name}/index.html" if name != "index" else f"{prefix}index.html"
+
+
+def notebook_pages():
+    return [(lang, c) for lang in course.LANGS for c in course.concepts()]
+
+
+@lru_cache(maxsize=None)
+def soup(path):
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+def html_files(site):
+    return sorted(site.rglob("*.html"))
+
+
+def resolve(site, page, url):
+    """The file (and fragment) a link on `page` points to, or None if it leaves the site."""
+    if url.startswith(SITE_URL):
+        url = "/" + url[len(SITE_URL):]
+    parts = urlsplit(url)
+    if parts.scheme or parts.netloc:
+        return None
+    path = unquote(parts.path)
+    here = "/" + posixpath.dirname(str(page.relative_to(site)))
+    target = posixpath.normpath(posixpath.join(here, path)) if path else "/" + str(page.relative_to(site))
+    file = site / target.lstrip("/")
+    if file.is_dir() or path.endswith("/"):
+        file = file / "index.html"
+    return file, unquote(parts.fragment)
+
+
+@pytest.mark.parametrize("lang, concept", notebook_pages())
+def test_notebook_page_is_rendered_not_raw_source(site, lang, concept):
+    html = (site / page_path(lang, concept)).read_text(encoding="utf-8")
+    assert "jupyter-wrapper" in html, f"{lang}/{concept} was not rendered as a notebook"
+    assert '"cell_type"' not in html and "# %%" not in html, f"{lang}/{concept} shows raw source"
+    assert soup(site / page_path(lang, concept)).select(".jp-OutputArea-output"), "no outputs shown"
+
+
+def test_no_element_has_an_empty_id(site):
+    for page in html_files(site):
+        empty = [el.name for el in soup(page).find_all(id=True) if not el["id"].strip()]
+        assert not empty, f"{page.relative_to(site)}: elements with an empty id: {empty}"
+        headings = soup(page).select(".md-content h1, .md-content h2, .md-content h3")
+        missing = [h.get_text(strip=True) for h in headings if h.name != "h1" and not h.get("id")]
+        assert not missing, f"{page.relative_to(site)}: headings without id: {missing}"
+
+
+@pytest.mark.parametrize("lang, concept", notebook_pages())
+def test_language_switcher_leads_to_the_same_page(site, lang, concept):
+    page = site / page_path(lang, concept)
+    links = {a["hreflang"]: a["href"] for a in soup(page).select("a.md-select__link[hreflang]")}
+    assert set(links) == set(course.LANGS)
+    for other, href in links.items():
+        target, _ = resolve(site, page, href)
+        assert target == site / page_path(other, concept), f"{lang}/{concept}: switcher to {other} goes to {href}"
+
+
+@pytest.mark.parametrize("lang, concept", notebook_pages())
+def test_colab_link_opens_the_same_language_notebook_committed_on_the_branch(site, lang, concept):
+    colab = CONFIG["extra"]["colab"]
+    prefix = f"https://colab.research.google.com/github/{colab['repo']}/blob/{colab['branch']}/"
+    hrefs = [a["href"] for a in soup(site / page_path(lang, concept)).find_all("a", href=True)
+             if a["href"].startswith("https://colab.research.google.com/")]
+    assert hrefs == [prefix + f"notebooks/{lang}/{concept}.ipynb"]
+    target = hrefs[0][len(prefix):]
+    assert (course.ROOT / target).is_file(), f"{target} does not exist"
+    tracked = subprocess.run(["git", "ls-files", "--error-unmatch", target], cwd=course.ROOT, capture_output=True)
+    assert tracked.returncode == 0, f"{target} is not committed, so Colab cannot open it"
+
+
+@pytest.mark.parametrize("lang, concept", notebook_pages())
+def test_download_link_is_the_same_language_notebook(site, lang, concept):
+    page = site / page_path(lang, concept)
+    [link] = soup(page).select("a[download]")
+    target, _ = resolve(site, page, link["href"])
+    assert target.suffix == ".ipynb" and target.is_file()
+    nb = json.loads(target.read_text(encoding="utf-8"))
+    assert nb["metadata"]["course"]["lang"] == lang and nb["metadata"]["course"]["concept"] == concept
+
+
+@pytest.mark.parametrize("lang, concept", notebook_pages())
+def test_page_says_what_produced_its_outputs(site, lang, concept):
+    [line] = soup(site / page_path(lang, concept)).select(".nb-provenance")
+    text = line.get_text(" ", strip=True)
+    nb = json.loads((course.DOCS / lang / f"{concept}.ipynb").read_text(encoding="utf-8"))
+    provenance = nb["metadata"]["course"]["provenance"]
+    for field in ("device", "torch", "date"):
+        assert provenance[field] in text, f"{lang}/{concept}: provenance line lacks {field}: {text}"
+
+
+@pytest.mark.parametrize("lang, concept", notebook_pages())
+def test_notebook_page_html_is_within_budget(site, lang, concept):
+    size = (site / page_path(lang, concept)).stat().st_size
+    assert size < PAGE_BUDGET, f"{lang}/{concept}: {size} bytes of HTML (budget {PAGE_BUDGET})"
+
+
+def test_every_language_has_a_home_page_with_its_lang(site):
+    for lang in course.LANGS:
+        page = site / page_path(lang, "index")
+        assert soup(page).html["lang"] == lang
+
+
+def test_every_internal_link_and_anchor_resolves(site):
+    broken = []
+    for page in html_files(site):
+        for el in soup(page).find_all(["a", "link", "script", "img"]):
+            url = el.get("href") or el.get("src")
+            if not url or url.startswith(("mailto:", "javascript:")):
+                continue
+            hit = resolve(site, page, url)
+            if hit is None:
+                continue
+            target, fragment = hit
+            if not target.exists():
+                broken.append(f"{page.relative_to(site)} -> {url}")
+            elif fragment and target.suffix == ".html" and not soup(target).find(id=fragment) \
+                    and not soup(target).find(attrs={"name": fragment}):
+                broken.append(f"{page.relative_to(site)} -> {url} (no such anchor)")
+    assert not broken, "broken links:\n" + "\n".join(broken[:50])
+
+
+def test_pages_load_nothing_from_other_hosts(site):
+    foreign = []
+    for page in html_files(site):
+        for el in soup(page).find_all(["script", "link", "img", "iframe", "source"]):
+            if el.name == "link" and not {"stylesheet", "preload", "icon", "modulepreload"} & set(el.get("rel", [])):
+                continue
+            url = el.get("src") or el.get("href")
+            if url and resolve(site, page, url) is None:
+                foreign.append(f"{page.relative_to(site)}: <{el.name}> {url}")
+    css = " ".join(p.read_text(encoding="utf-8") for p in site.rglob("*.css"))
+    assert "fonts.googleapis" not in css and "@import url(http" not in css
+    assert not foreign, "\n".join(foreign[:20])
+
+
+def test_search_index_covers_all_languages(site):
+    index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert set(course.LANGS) <= set(index["config"]["lang"])
+    locations = {doc["location"].split("/")[0] for doc in index["docs"]}
+    assert {"ja", "ko"} <= locations
