@@ -1,0 +1,318 @@
+# ---
+# jupyter:
+#   accelerator: GPU
+#   colab:
+#     gpuType: T4
+#     provenance: []
+#   jupytext:
+#     formats: ipynb,py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Moving tensors
+#
+# A tensor is moved with `t.to(...)`, or with the shortcuts `t.cuda()` and `t.cpu()`.
+# One rule covers all three: they do not change `t`. They return a tensor on the
+# target device and leave the original where it was. The one twist is the case where
+# nothing has to change: then you get `t` itself back, not a copy.
+#
+# This page is about tensors. `nn.Module.to` follows a different rule and has its own
+# page.
+#
+# Every cell runs on a CPU-only machine. Cells that need a CUDA GPU say so and skip
+# that part when there is none.
+
+# %%
+import time
+
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(torch.__version__, device)
+
+# %% [markdown]
+# ## A move returns a new tensor
+#
+# `t.to(device)` gives you a new tensor on `device`; `t` itself does not move. Keep the
+# result, usually under the same name: `t = t.to(device)`.
+#
+# You can watch this without a GPU by using the `meta` device, which every PyTorch build
+# has. A meta tensor has a shape and a dtype but no data.
+
+# %% tags=["claim-F7"]
+x = torch.arange(4.0)
+m = x.to("meta")
+print(x.device, m.device)
+print(m)
+assert m is not x
+assert x.device.type == "cpu"  # the original stayed on the CPU
+assert m.device.type == "meta"
+assert m.shape == x.shape and m.dtype == x.dtype
+
+# %% [markdown]
+# Because a meta tensor has no data, `meta` shows what a move does to your variables, not
+# what it costs: nothing is copied, and nothing can be copied back.
+
+# %% tags=["claim-F7"]
+try:
+    m.cpu()
+except NotImplementedError as err:
+    print(err)
+    assert "no data" in str(err)
+else:
+    raise AssertionError("a meta tensor should not be copyable to the CPU")
+
+# %% [markdown]
+# ## The cuda and cpu shortcuts
+#
+# `t.cuda()` moves to the current CUDA device, like `t.to("cuda")`; `t.cuda(i)` moves to
+# `cuda:i`. `t.cpu()` is `t.to("cpu")`. They return new tensors just like `to`. On a CUDA
+# machine the next cell makes a real round trip:
+
+# %%
+if torch.cuda.is_available():
+    g = x.cuda()
+    back = g.cpu()
+    print(x.device, g.device, back.device)
+    assert g.device == torch.device("cuda", torch.cuda.current_device())
+    assert g.device == x.to("cuda").device
+    assert x.cuda(0).device == torch.device("cuda", 0)
+    assert x.device.type == "cpu"  # the original stayed on the CPU
+    assert back is not x and torch.equal(back, x)
+else:
+    print("Skipped the CUDA round trip: this machine has no CUDA GPU.")
+
+# %% [markdown]
+# ## Nothing to move: the same tensor
+#
+# When the tensor already has the device (and dtype) you ask for, `to` has nothing to do
+# and returns the tensor itself. The result is not a copy: writing into it writes into the
+# original. `t.cpu()` on a CPU tensor and `t.cuda()` on a tensor already on the current
+# GPU behave the same way.
+
+# %% tags=["claim-F1"]
+a = torch.zeros(3, device=device)
+b = a.to(device)
+print(b is a)
+b[0] = 1.0
+print(a)
+assert b is a
+assert a[0].item() == 1.0  # the write into b changed a
+assert a.to(a.dtype) is a
+assert a.to(device, torch.float32) is a
+same = a.cuda() if a.is_cuda else a.cpu()
+assert same is a
+
+# %% [markdown]
+# ## Forcing a copy
+#
+# If you need an independent tensor, say so: `t.to(device, copy=True)` always returns a
+# new tensor, and `t.clone()` copies on the same device.
+
+# %% tags=["claim-F1"]
+c = a.to(device, copy=True)
+c[1] = 5.0
+print(a)
+print(c)
+assert c is not a
+assert a[1].item() == 0.0  # the copy is independent
+d = a.clone()
+assert d is not a and d.device == a.device
+
+# %% [markdown]
+# `.cuda()` and `.cpu()` have no `copy` argument. Use `to(..., copy=True)` or `clone()`.
+
+# %% tags=["claim-F1"]
+for method in (a.cuda, a.cpu):
+    try:
+        method(copy=True)
+    except TypeError as err:
+        print(err)
+        assert "copy" in str(err)
+    else:
+        raise AssertionError("copy= should be rejected")
+
+# %% [markdown]
+# ## Device and dtype in one call
+#
+# `to` can change the device and the dtype at once. Put the device first, or use
+# keywords.
+
+# %%
+t = torch.arange(3)
+u = t.to(device, torch.float16)
+v = t.to(dtype=torch.float16, device=device)
+print(t.dtype, u.dtype, v.dtype)
+print(u.device, v.device)
+assert t.dtype == torch.int64  # t itself is unchanged
+assert u.dtype == v.dtype == torch.float16
+assert u.device.type == v.device.type == device.type
+
+# %% [markdown]
+# With the dtype first, no signature of `to` matches and you get a `TypeError`:
+
+# %% tags=["raises-exception"]
+t.to(torch.float16, device)
+
+# %% [markdown]
+# ## cuda only takes CUDA devices
+#
+# `t.cuda("cpu")` is an error. PyTorch checks the argument before it touches CUDA, so the
+# error is the same on a CPU-only build and on a GPU machine.
+
+# %%
+try:
+    t.cuda("cpu")
+except RuntimeError as err:
+    print(err)
+    assert "must be cuda device" in str(err)
+else:
+    raise AssertionError("cuda('cpu') should fail")
+
+# %% [markdown]
+# ## A GPU index that does not exist
+#
+# Asking for a GPU you do not have, such as `cuda:1` on a one-GPU machine, used to raise a
+# plain `RuntimeError` reading "CUDA error: invalid device ordinal". Since PyTorch 2.8 it
+# raises `torch.AcceleratorError` with the same text. `AcceleratorError` is a subclass of
+# `RuntimeError`, so an `except RuntimeError` written for older versions still catches it.
+# The cell asks for index `torch.cuda.device_count()`, one past the last GPU.
+
+# %% tags=["claim-O4"]
+if torch.cuda.is_available():
+    n = torch.cuda.device_count()
+    try:
+        torch.ones(1).cuda(n)
+    except RuntimeError as err:
+        print(type(err).__name__, str(err).splitlines()[0])
+        assert "invalid device ordinal" in str(err)
+        if hasattr(torch, "AcceleratorError"):  # PyTorch 2.8 and later
+            assert isinstance(err, torch.AcceleratorError)
+    else:
+        raise AssertionError(f"cuda:{n} should not exist")
+else:
+    print("Skipped: with no CUDA GPU there is no GPU index to get wrong.")
+
+# %% [markdown]
+# ## Pinned memory and non_blocking
+#
+# A copy from ordinary (pageable) CPU memory to the GPU makes the CPU wait until the copy
+# is done. If the source is in page-locked ("pinned") memory, `to("cuda",
+# non_blocking=True)` only queues the copy on the current CUDA stream and returns at once,
+# so the CPU can do other work while the GPU copies and computes.
+#
+# That is not automatically faster. `pin_memory()` is itself a copy: it returns a new
+# tensor in pinned memory and leaves the original as it was. Pinning only works with an
+# accelerator; without one, `pin_memory()` raises. On a CPU-only build the message is
+# "Cannot access accelerator device when none is available.".
+
+# %% tags=["claim-F10"]
+host = torch.randn(1024, 1024)
+if torch.cuda.is_available():
+    pinned = host.pin_memory()
+    print(host.is_pinned(), pinned.is_pinned())
+    assert pinned.is_pinned() and not host.is_pinned()
+    assert pinned.data_ptr() != host.data_ptr()  # pinning copied the data
+    assert torch.equal(pinned, host)
+else:
+    try:
+        host.pin_memory()
+    except RuntimeError as err:
+        print(type(err).__name__, err)
+        if torch.accelerator.current_accelerator() is None:  # built without any accelerator
+            assert "none is available" in str(err)
+    else:
+        # Another accelerator (Apple's MPS, for example) provided the pinned memory.
+        assert torch.accelerator.is_available()
+        print("pinned for", torch.accelerator.current_accelerator())
+
+# %% [markdown]
+# The next cell makes the waiting visible. It keeps the GPU busy with matrix products
+# (queued, so the call returns at once), makes a copy, and then asks the stream whether
+# all its work is done:
+#
+# - after an ordinary copy from pageable memory the answer is yes: the CPU waited for the
+#   queued work and the copy;
+# - after `pinned.to("cuda", non_blocking=True)` the answer is no: the call came back while
+#   the GPU was still busy;
+# - the other direction, `to("cpu", non_blocking=True)`, also returns early, so the CPU
+#   tensor is not filled in yet. Call `torch.cuda.synchronize()` before reading it.
+#
+# The function runs twice; the first run only warms up the GPU library and the memory
+# caches.
+
+# %% tags=["claim-F10"]
+if torch.cuda.is_available():
+    stream = torch.cuda.current_stream()
+    w = torch.randn(4096, 4096, device="cuda")
+    out = torch.empty_like(w)
+
+    def keep_gpu_busy():
+        for _ in range(10):
+            torch.mm(w, w, out=out)
+
+    def copy_and_ask():
+        keep_gpu_busy()
+        x1 = host.to("cuda")
+        idle_after_blocking = stream.query()
+        keep_gpu_busy()
+        x2 = pinned.to("cuda", non_blocking=True)
+        idle_after_non_blocking = stream.query()
+        keep_gpu_busy()
+        host_again = x2.to("cpu", non_blocking=True)
+        idle_after_to_cpu = stream.query()
+        torch.cuda.synchronize()  # only now is host_again filled in
+        same = torch.equal(x1, x2) and torch.equal(host_again, host)
+        return idle_after_blocking, idle_after_non_blocking, idle_after_to_cpu, same
+
+    copy_and_ask()  # warm-up
+    blocking_idle, non_blocking_idle, to_cpu_idle, same = copy_and_ask()
+    print(blocking_idle, non_blocking_idle, to_cpu_idle, same)
+    assert blocking_idle
+    assert not non_blocking_idle
+    assert not to_cpu_idle
+    assert same
+else:
+    print("Skipped the non_blocking demo: it needs a CUDA GPU.")
+
+# %% [markdown]
+# Whether pinning pays off depends on the machine, the tensor sizes and whether the CPU
+# has useful work to do in the meantime. The cell below times one copy both ways on your
+# machine and asserts nothing about the result; the pinned path includes the
+# `pin_memory()` copy. PyTorch's tutorial
+# [on `pin_memory()` and `non_blocking`](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)
+# measures cases where the pinned path is slower. Measure your own pipeline before and
+# after.
+
+# %%
+if torch.cuda.is_available():
+    big = torch.randn(4096, 4096)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    big.to("cuda")
+    torch.cuda.synchronize()
+    t1 = time.perf_counter()
+    big.pin_memory().to("cuda", non_blocking=True)
+    torch.cuda.synchronize()
+    t2 = time.perf_counter()
+    print(f"pageable: {(t1 - t0) * 1e3:.1f} ms, pin + non_blocking: {(t2 - t1) * 1e3:.1f} ms")
+else:
+    print("Skipped the timing: it needs a CUDA GPU.")
+
+# %% [markdown]
+# ## Summary
+#
+# - `t.to(device)`, `t.cuda()` and `t.cpu()` return a tensor on the target device and leave
+#   `t` where it was. Keep the result: `t = t.to(device)`.
+# - If nothing has to change, you get `t` itself back, and writes go into `t`. Use
+#   `copy=True` or `clone()` when you need an independent tensor; `.cuda()` and `.cpu()`
+#   have no `copy` argument.
+# - Give the device before the dtype, or use keywords.
+# - `t.cuda()` accepts only CUDA devices. A GPU index that does not exist raises
+#   `torch.AcceleratorError` (a `RuntimeError`) since PyTorch 2.8.
+# - `pin_memory()` with `non_blocking=True` lets the CPU go on while the copy runs. It is
+#   not automatically faster, and it needs an accelerator.

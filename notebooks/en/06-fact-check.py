@@ -1,0 +1,493 @@
+# ---
+# jupyter:
+#   accelerator: GPU
+#   colab:
+#     gpuType: T4
+#     provenance: []
+#   jupytext:
+#     formats: ipynb,py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Fact-check: popular claims, tested
+#
+# Blog posts and answers about moving models to the GPU repeat a handful of claims. Some were never
+# true; others were true for an old release (torch 1.7) and have since changed. This page states each
+# claim, gives a verdict, and then tests it with code that runs on your machine. Every verdict is an
+# `assert`, so if a future PyTorch release changes the behaviour, this page fails instead of quietly
+# going out of date.
+#
+# Everything runs without a GPU. Where a test needs one, the cell says what it skipped; where the
+# right outcome depends on the machine, the cell checks the outcome for the machine it runs on.
+
+# %%
+import copy
+import inspect
+import weakref
+
+import torch
+from torch import nn
+
+TORCH = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2])
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(torch.__version__, device)
+
+# %% [markdown]
+# ## Claim: model.to(device) leaves the model where it was
+#
+# **The claim.** Calling `model.to(device)` on its own does nothing to the model; only the reassignment
+# `model = model.to(device)` puts it on the GPU.
+#
+# **Verdict: false.** `nn.Module.to` changes the module in place and returns that same module.
+# Reassigning is harmless, but it is not what makes the move happen.
+#
+# Without a GPU, the cell moves the model to `meta` instead, a device that keeps shapes and dtypes but
+# no data. It shows where the parameters end up and which object comes back, but it says nothing about
+# speed or memory. One difference from a CPU-to-GPU move: moving to `meta` replaces the `Parameter`
+# objects, while a move between CPU and GPU keeps them (the cell checks whichever case ran).
+
+# %% tags=["claim-M1"]
+target = device if device.type == "cuda" else torch.device("meta")
+
+model = nn.Linear(4, 2)
+weight_before = model.weight
+returned = model.to(target)  # no reassignment
+
+print(returned is model, model.weight.device, model.bias.device)
+assert returned is model
+assert model.weight.device.type == target.type
+assert model.bias.device.type == target.type
+assert (model.weight is weight_before) == (target.type == "cuda")
+
+# %% [markdown]
+# The other conversion methods of a module (`.cpu()`, `.double()`, `.half()`, `.float()`, and `.cuda()`,
+# shown further down) follow the same rule: in place, and they return the module.
+
+# %% tags=["claim-M1"]
+other = nn.Linear(4, 2)
+for convert in (other.double, other.half, other.float, other.cpu):
+    assert convert() is other
+
+print(other.weight.dtype, other.weight.device)
+assert other.weight.dtype == torch.float32
+
+# %% [markdown]
+# Where the claim comes from: tensors *do* work that way. `Tensor.to` leaves the tensor alone and
+# returns a tensor on the new device, so for a tensor you must keep the result.
+
+# %% tags=["claim-M1"]
+t = torch.ones(3)
+moved = t.to(target)
+
+print(t.device, moved.device)
+assert moved is not t
+assert t.device.type == "cpu"
+assert moved.device.type == target.type
+
+# %% [markdown]
+# ## Claim: reassigning the model saves memory
+#
+# **The claim.** `model.to(device)` without reassignment keeps a second copy of the model, so
+# `model = model.to(device)` uses less memory.
+#
+# **Verdict: false.** Both spellings call the same method on the same object and do the same work:
+# each parameter is converted and put back into the module. The module keeps no reference to the old
+# tensors, so their memory is freed as soon as nothing else refers to them.
+#
+# The cell below tries each spelling on its own model. It converts float32 to float64 on the CPU, which
+# allocates new memory just as a move to another device does. Weak references to the old storages do
+# not keep them alive, so they show whether the old memory is gone.
+
+# %% tags=["claim-M2"]
+def weak_storages(module):
+    return [weakref.ref(p.untyped_storage()) for p in module.parameters()]
+
+
+a = nn.Linear(256, 256)
+b = nn.Linear(256, 256)
+a_object, b_object = a, b
+a_old, b_old = weak_storages(a), weak_storages(b)
+assert all(ref() is not None for ref in a_old + b_old)
+
+a.to(torch.float64)
+b = b.to(torch.float64)
+
+for module, original, old in ((a, a_object, a_old), (b, b_object, b_old)):
+    assert module is original
+    assert [p.dtype for p in module.parameters()] == [torch.float64, torch.float64]
+    assert all(ref() is None for ref in old)
+
+print(a.weight.dtype, b.weight.dtype, [ref() for ref in a_old + b_old])
+
+# %% [markdown]
+# On a GPU, the cell below moves two models of the same size to the GPU, one with each spelling, and
+# compares how much GPU memory each move took, both after the move and at its peak.
+
+# %% tags=["claim-M2"]
+if torch.cuda.is_available():
+    used = []
+    for reassign in (False, True):
+        m = nn.Linear(1024, 1024)
+        torch.cuda.synchronize()
+        before = torch.cuda.memory_allocated()
+        torch.cuda.reset_peak_memory_stats()
+        if reassign:
+            m = m.to(device)
+        else:
+            m.to(device)
+        torch.cuda.synchronize()
+        used.append((torch.cuda.memory_allocated() - before, torch.cuda.max_memory_allocated() - before))
+        del m
+    print(used)
+    assert used[0] == used[1]
+else:
+    print("skipped: comparing GPU memory needs a CUDA GPU")
+
+# %% [markdown]
+# ## Claim: torch.cuda.copy() copies parameters to the GPU
+#
+# **The claim.** There is a function `torch.cuda.copy()` that copies a model's parameters to the GPU.
+#
+# **Verdict: false.** No such function exists. Calling it fails on every machine, with or without a GPU:
+
+# %% tags=["raises-exception", "claim-M3"]
+torch.cuda.copy(torch.ones(3))
+
+# %% [markdown]
+# The real tools: `dst.copy_(src)` copies values into a tensor that already exists (on any device),
+# `t.to(device)` returns a tensor on the device, and `t.clone()` makes new memory on the same device.
+# For a whole model, `model.to(device)` is the tool.
+
+# %% tags=["claim-M3"]
+assert not hasattr(torch.cuda, "copy")
+
+src = torch.arange(4.0)
+dst = torch.empty(4, device=device)
+dst.copy_(src)
+moved = src.to(device)
+cloned = src.clone()
+
+print(dst, moved, cloned)
+assert torch.equal(dst.cpu(), src)
+assert torch.equal(moved.cpu(), src)
+assert torch.equal(cloned, src) and cloned.data_ptr() != src.data_ptr()
+
+# %% [markdown]
+# ## Claim: model.cuda() costs more memory than model.to('cuda')
+#
+# **The claim.** `.cuda()` is the costly way to move a model; `.to('cuda')` needs less memory.
+#
+# **Verdict: false.** Both are short wrappers around the same internal method, `Module._apply`, which
+# converts every parameter and buffer. You can read it in the source on any machine:
+
+# %% tags=["claim-M4"]
+for name in ("cuda", "to", "cpu", "double"):
+    assert "self._apply(" in inspect.getsource(getattr(nn.Module, name)), name
+
+print(inspect.getsource(nn.Module.cuda).strip().splitlines()[-1].strip())
+print(inspect.signature(nn.Module.cuda))
+assert "dtype" not in inspect.signature(nn.Module.cuda).parameters
+
+# %% [markdown]
+# The real differences are small. `.cuda()` takes only a device, so it cannot change the dtype; `.to()`
+# can change both in one call. Without an index, both use the current CUDA device.
+
+# %% tags=["claim-M4"]
+both = nn.Linear(2, 2).to(target, torch.float16)
+print(both.weight.device, both.weight.dtype)
+assert both.weight.device.type == target.type
+assert both.weight.dtype == torch.float16
+
+# %% [markdown]
+# On a GPU, the cell below moves two identical models, one with each method, and compares the memory
+# they take and where they end up.
+
+# %% tags=["claim-M4"]
+if torch.cuda.is_available():
+    by_cuda = nn.Linear(1024, 1024)
+    by_to = copy.deepcopy(by_cuda)
+    used = []
+    for move in (by_cuda.cuda, lambda: by_to.to("cuda")):
+        torch.cuda.synchronize()
+        before = torch.cuda.memory_allocated()
+        torch.cuda.reset_peak_memory_stats()
+        move()
+        torch.cuda.synchronize()
+        used.append((torch.cuda.memory_allocated() - before, torch.cuda.max_memory_allocated() - before))
+    print(used, by_cuda.weight.device, by_to.weight.device)
+    assert used[0] == used[1]
+    assert by_cuda.weight.device == by_to.weight.device
+    assert by_cuda.weight.device == torch.device("cuda", torch.cuda.current_device())
+    assert torch.equal(by_cuda.weight, by_to.weight)
+else:
+    print("skipped: comparing GPU memory needs a CUDA GPU")
+
+# %% [markdown]
+# ## Claim: nn.DataParallel puts the model on the GPU for you
+#
+# **The claim.** Wrapping a model in `nn.DataParallel` takes care of moving it to the GPU.
+#
+# **Verdict: mostly false.** What happens depends on how many GPUs the machine has:
+#
+# - no GPU: the wrapper just calls the model, on the CPU;
+# - exactly one GPU: the wrapper moves the model to it;
+# - two or more GPUs: the wrapper moves nothing, and the first forward call raises an error that asks
+#   for the parameters on `cuda:0`.
+#
+# The cell checks the branch that matches your machine.
+
+# %% tags=["claim-M5"]
+model = nn.Linear(4, 2)
+dp = nn.DataParallel(model)
+x = torch.randn(3, 4)
+print(dp.device_ids, model.weight.device)
+assert dp.module is model
+
+if len(dp.device_ids) == 0:
+    out = dp(x)
+    assert model.weight.device.type == "cpu"
+    assert out.device.type == "cpu"
+elif len(dp.device_ids) == 1:
+    out = dp(x)
+    assert model.weight.device == torch.device("cuda", 0)
+    assert out.device == torch.device("cuda", 0)
+else:
+    assert model.weight.device.type == "cpu"
+    try:
+        dp(x)
+    except RuntimeError as err:
+        print(err)
+        assert "module must have its parameters and buffers on device" in str(err)
+    else:
+        raise AssertionError("expected a RuntimeError")
+
+# %% [markdown]
+# So move the model yourself before wrapping it; that works with any number of GPUs. Two more things
+# to know: the wrapper adds a `module.` prefix to every key of its `state_dict` (save
+# `dp.module.state_dict()` to get the plain keys), and its own documentation recommends
+# `DistributedDataParallel` instead, even on a single machine.
+
+# %% tags=["claim-M5"]
+wrapped = nn.DataParallel(nn.Linear(4, 2).to(device))
+out = wrapped(torch.randn(3, 4))
+print(out.device, list(wrapped.state_dict()), list(wrapped.module.state_dict()))
+
+assert out.device.type == device.type
+assert list(wrapped.state_dict()) == ["module.weight", "module.bias"]
+assert list(wrapped.module.state_dict()) == ["weight", "bias"]
+assert "recommended to use" in nn.DataParallel.__doc__
+assert "DistributedDataParallel" in nn.DataParallel.__doc__
+
+# %% [markdown]
+# ## Claim: a Linear(10, 1) on the GPU can be fed torch.randn(10, 1)
+#
+# **The claim.** A sample that circulates as working code moves `nn.Linear(10, 1)` to the device and
+# then calls it on `torch.randn(10, 1)`, created on the CPU.
+#
+# **Verdict: false, two bugs.** The input stays on the CPU while the layer is on the GPU, and its shape
+# is wrong: `Linear(10, 1)` expects inputs of shape `(N, 10)`, with 10 features in the last dimension.
+# As written, the sample fails on every machine:
+
+# %% tags=["raises-exception", "claim-M6"]
+net = nn.Linear(10, 1).to(device)
+x = torch.randn(10, 1)
+net(x)
+
+# %% [markdown]
+# Which bug you see first depends on the machine. On a GPU the device check runs before anything else;
+# on a CPU-only machine everything is on the CPU, so only the shape error is left.
+
+# %% tags=["claim-M6"]
+try:
+    net(torch.randn(10, 1))
+except RuntimeError as err:
+    message = str(err)
+else:
+    raise AssertionError("expected a RuntimeError")
+
+print(message)
+if device.type == "cuda":
+    assert "same device" in message
+else:
+    assert "shapes cannot be multiplied" in message
+
+# %% [markdown]
+# Moving the input to the device is not enough: the shape error is still there.
+
+# %% tags=["claim-M6"]
+try:
+    net(torch.randn(10, 1, device=device))
+except RuntimeError as err:
+    print(err)
+    assert "shapes cannot be multiplied" in str(err)
+else:
+    raise AssertionError("expected a RuntimeError")
+
+# %% [markdown]
+# The fix: a batch of `N` samples with 10 features each, created on the layer's device.
+
+# %% tags=["claim-M6"]
+N = 4
+x = torch.randn(N, 10, device=device)
+y = net(x)
+
+print(y.shape, y.device)
+assert y.shape == (N, 1)
+assert y.device == net.weight.device
+
+# %% [markdown]
+# ## Outdated: an integer device means a CUDA GPU
+#
+# **Then (torch 1.7).** `torch.device(0)` and `device=0` were short for `cuda:0`.
+#
+# **Now.** Since torch 2.5 an integer is an index on the current *accelerator*, which can be CUDA,
+# Apple's MPS or Intel's XPU. With a torch build that supports no accelerator at all (such as the CPU
+# wheels), it raises `Cannot access accelerator device when none is available.` On other machines
+# without a usable GPU you get an error too. An integer never means the CPU. Write `"cuda:0"` when you
+# mean CUDA.
+
+# %% tags=["claim-O1"]
+cpu_only_build = (
+    torch.version.cuda is None
+    and torch.version.hip is None
+    and getattr(torch.version, "xpu", None) is None
+    and not torch.backends.mps.is_built()
+)
+try:
+    result = torch.zeros(1, device=torch.device(0)).device
+except (RuntimeError, AssertionError) as err:
+    result = err
+
+print(cpu_only_build, repr(result))
+assert isinstance(result, Exception) or result.type != "cpu"
+if torch.cuda.is_available():
+    assert result == torch.device("cuda", 0)
+elif cpu_only_build and TORCH >= (2, 5):
+    assert "none is available" in str(result)
+
+# %% [markdown]
+# ## Outdated: tensors have no is_cpu attribute
+#
+# **Then (torch 1.7).** There was `t.is_cuda` but no `t.is_cpu`; you compared `t.device.type` instead.
+#
+# **Now.** `Tensor.is_cpu` exists since torch 1.13.
+
+# %% tags=["claim-O2"]
+t = torch.ones(2, device=device)
+print(t.is_cpu, t.is_cuda, t.device)
+assert hasattr(torch.Tensor, "is_cpu")
+assert t.is_cpu == (t.device.type == "cpu")
+assert t.is_cuda == (t.device.type == "cuda")
+assert torch.ones(1).is_cpu
+
+# %% [markdown]
+# ## Outdated: the device-mismatch error message
+#
+# **Then (torch 1.7).** Feeding a CPU tensor to a GPU layer gave an error that listed which argument
+# was on the CPU and said they were all expected on the GPU.
+#
+# **Now.** The message starts with `Expected all tensors to be on the same device` and names the
+# offending argument (for a linear layer, `mat1`, its input). The rest of the wording has changed
+# between releases (it was reworded again in 2.8) and differs between operations, so when you search
+# your logs, search for that first part. The cell needs a GPU, because on the CPU alone there is no
+# second device to mix up. It shows a linear layer and an addition.
+
+# %% tags=["claim-O3"]
+if torch.cuda.is_available():
+    layer = nn.Linear(10, 1).to(device)
+    try:
+        layer(torch.randn(4, 10))
+    except RuntimeError as err:
+        message = str(err)
+    else:
+        raise AssertionError("expected a RuntimeError")
+    try:
+        torch.ones(2, device=device) + torch.ones(2)
+    except RuntimeError as err:
+        added = str(err)
+    else:
+        raise AssertionError("expected a RuntimeError")
+    print(message)
+    print(added)
+    assert "Expected all tensors to be on the same device" in message
+    assert "mat1" in message
+    assert "Expected all tensors to be on the same device" in added
+else:
+    print("skipped: a device mismatch needs a CUDA GPU")
+
+# %% [markdown]
+# ## Outdated: a missing GPU index raises a plain RuntimeError
+#
+# **Then (torch 1.7).** Asking for a GPU that does not exist, for example `t.cuda(1)` on a machine with
+# one GPU, raised `RuntimeError: CUDA error: invalid device ordinal`.
+#
+# **Now.** Since torch 2.8 the same error is a `torch.AcceleratorError`. It is a subclass of
+# `RuntimeError`, so existing `except RuntimeError:` code still catches it.
+
+# %% tags=["claim-O4"]
+if hasattr(torch, "AcceleratorError"):
+    print(torch.AcceleratorError.__mro__)
+    assert issubclass(torch.AcceleratorError, RuntimeError)
+else:
+    print("skipped: torch.AcceleratorError was added in torch 2.8")
+
+if torch.cuda.is_available():
+    missing = torch.cuda.device_count()
+    try:
+        torch.zeros(1).to(f"cuda:{missing}")
+    except RuntimeError as err:
+        print(type(err).__name__, str(err).splitlines()[0])
+        assert "invalid device ordinal" in str(err)
+        if hasattr(torch, "AcceleratorError"):
+            assert isinstance(err, torch.AcceleratorError)
+    else:
+        raise AssertionError("expected a RuntimeError")
+else:
+    print("skipped: asking for a GPU index that does not exist needs a CUDA GPU")
+
+# %% [markdown]
+# ## Outdated: torch.cuda.is_available() is the way to pick a device
+#
+# **Then (torch 1.7).** The usual recipe was `"cuda" if torch.cuda.is_available() else "cpu"`.
+#
+# **Now.** That recipe still works for NVIDIA GPUs, and this page uses it. The portable way is the
+# `torch.accelerator` module (torch 2.6), which knows about CUDA, MPS, XPU and others:
+# `torch.accelerator.current_accelerator()` names the accelerator that your torch build supports and
+# returns `None` when it supports none (from torch 2.7). It describes the build, so pair it with
+# `torch.accelerator.is_available()`, which says whether a device is usable right now.
+
+# %% tags=["claim-O5"]
+if TORCH >= (2, 7):
+    accelerator = torch.accelerator.current_accelerator()
+    usable = torch.accelerator.is_available()
+    picked = accelerator if accelerator is not None and usable else torch.device("cpu")
+    print(accelerator, usable, picked)
+
+    assert (picked.type == "cuda") == torch.cuda.is_available()
+    if torch.cuda.is_available():
+        assert accelerator.type == "cuda" and usable
+    if cpu_only_build:
+        assert accelerator is None and not usable
+else:
+    print("skipped: current_accelerator() returns None for a build without accelerator from torch 2.7")
+
+# %% [markdown]
+# ## Summary
+#
+# | Claim | Verdict | What is true |
+# |---|---|---|
+# | `model.to(device)` alone does not move the model | false | `Module.to` works in place and returns the same module |
+# | `model = model.to(device)` saves memory | false | both spellings do the same work; no copy is kept |
+# | `torch.cuda.copy()` copies parameters to the GPU | false | it does not exist; use `copy_`, `to`, `clone` |
+# | `.cuda()` costs more memory than `.to('cuda')` | false | both go through `Module._apply`; `.cuda()` cannot change the dtype |
+# | `nn.DataParallel` moves the model to the GPU | mostly false | only with exactly one GPU; move the model yourself |
+# | `Linear(10, 1)` can be fed `torch.randn(10, 1)` from the CPU | false | wrong device and wrong shape; use `torch.randn(N, 10, device=device)` |
+# | `device=0` means `cuda:0` | outdated | an index on the current accelerator (2.5) |
+# | tensors have no `is_cpu` | outdated | `Tensor.is_cpu` exists (1.13) |
+# | the old device-mismatch wording | outdated | look for "Expected all tensors to be on the same device" |
+# | a missing GPU index raises a plain `RuntimeError` | outdated | `torch.AcceleratorError`, a `RuntimeError` subclass (2.8) |
+# | pick the device with `torch.cuda.is_available()` | outdated | still works for CUDA; `torch.accelerator` is portable (2.6/2.7) |

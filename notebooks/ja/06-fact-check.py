@@ -1,0 +1,447 @@
+# ---
+# jupyter:
+#   accelerator: GPU
+#   colab:
+#     gpuType: T4
+#     provenance: []
+#   jupytext:
+#     formats: ipynb,py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # ファクトチェック: よく見る主張を検証する
+#
+# モデルを GPU に移す方法について、ブログ記事や Q&A サイトでは同じ主張が何度も繰り返されています。そのうちいくつかは最初から誤りで、残りは古いリリース (torch 1.7) では正しかったものの、その後変わりました。このページでは主張を一つずつ取り上げて判定を示し、お使いのマシンで動くコードで確かめます。判定はすべて `assert` で書いてあるので、将来の PyTorch で挙動が変われば、ページが黙って古くなるのではなく、検証が失敗します。
+#
+# どのセルも GPU なしで実行できます。GPU が必要なセルは何を省略したかを表示し、正しい結果がマシンによって変わるセルは、実行しているマシンでの結果を確かめます。
+
+# %%
+import copy
+import inspect
+import weakref
+
+import torch
+from torch import nn
+
+TORCH = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2])
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(torch.__version__, device)
+
+# %% [markdown]
+# ## 主張: model.to(device) だけではモデルは移動しない
+#
+# **主張**: `model.to(device)` を呼ぶだけではモデルは何も変わらず、`model = model.to(device)` と代入し直して初めて GPU に載る。
+#
+# **判定: 誤り**。`nn.Module.to` はモジュールをインプレースで変更し、そのモジュール自身を返します。代入し直しても害はありませんが、移動が起きるのは代入のおかげではありません。
+#
+# GPU がない場合、このセルはモデルを代わりに `meta` デバイスへ移します。`meta` は形状と dtype だけを持ち、データを持たないデバイスです。パラメータがどこに移ったか、どのオブジェクトが返ってきたかは確認できますが、速度やメモリについては何もわかりません。CPU と GPU の間の移動とは一つ違いがあり、`meta` への移動では `Parameter` オブジェクトが置き換わります。CPU と GPU の間の移動では同じオブジェクトが保たれます (セルは実際に実行したほうを確かめます)。
+
+# %% tags=["claim-M1"]
+target = device if device.type == "cuda" else torch.device("meta")
+
+model = nn.Linear(4, 2)
+weight_before = model.weight
+returned = model.to(target)  # 代入しない
+
+print(returned is model, model.weight.device, model.bias.device)
+assert returned is model
+assert model.weight.device.type == target.type
+assert model.bias.device.type == target.type
+assert (model.weight is weight_before) == (target.type == "cuda")
+
+# %% [markdown]
+# モジュールのほかの変換メソッド (`.cpu()`、`.double()`、`.half()`、`.float()`、それに後で扱う `.cuda()`) も同じで、インプレースで変更してモジュール自身を返します。
+
+# %% tags=["claim-M1"]
+other = nn.Linear(4, 2)
+for convert in (other.double, other.half, other.float, other.cpu):
+    assert convert() is other
+
+print(other.weight.dtype, other.weight.device)
+assert other.weight.dtype == torch.float32
+
+# %% [markdown]
+# この主張の出どころは、テンソルが*実際に*そう動くことでしょう。`Tensor.to` は元のテンソルには手を付けず、新しいデバイス上のテンソルを返します。テンソルの場合は戻り値を受け取る必要があります。
+
+# %% tags=["claim-M1"]
+t = torch.ones(3)
+moved = t.to(target)
+
+print(t.device, moved.device)
+assert moved is not t
+assert t.device.type == "cpu"
+assert moved.device.type == target.type
+
+# %% [markdown]
+# ## 主張: モデルを代入し直すとメモリが節約できる
+#
+# **主張**: 代入せずに `model.to(device)` とするとモデルのコピーがもう一つ残るので、`model = model.to(device)` と書いたほうがメモリが少なくて済む。
+#
+# **判定: 誤り**。どちらの書き方も同じオブジェクトの同じメソッドを呼ぶので、やることも同じです。各パラメータを変換してモジュールに戻すだけです。モジュールは古いテンソルへの参照を持たないので、ほかから参照されていなければ古いメモリはすぐに解放されます。
+#
+# 次のセルでは、2 つのモデルにそれぞれの書き方を試します。CPU 上で float32 から float64 に変換しますが、これも別デバイスへの移動と同じように新しいメモリを確保します。古いストレージへの弱参照 (weakref) はストレージを生かしておかないので、古いメモリが解放されたかどうかがわかります。
+
+# %% tags=["claim-M2"]
+def weak_storages(module):
+    return [weakref.ref(p.untyped_storage()) for p in module.parameters()]
+
+
+a = nn.Linear(256, 256)
+b = nn.Linear(256, 256)
+a_object, b_object = a, b
+a_old, b_old = weak_storages(a), weak_storages(b)
+assert all(ref() is not None for ref in a_old + b_old)
+
+a.to(torch.float64)
+b = b.to(torch.float64)
+
+for module, original, old in ((a, a_object, a_old), (b, b_object, b_old)):
+    assert module is original
+    assert [p.dtype for p in module.parameters()] == [torch.float64, torch.float64]
+    assert all(ref() is None for ref in old)
+
+print(a.weight.dtype, b.weight.dtype, [ref() for ref in a_old + b_old])
+
+# %% [markdown]
+# GPU がある場合、次のセルは同じサイズのモデル 2 つをそれぞれの書き方で GPU に移し、移動で増えた GPU メモリを、移動後とピーク時の両方で比べます。
+
+# %% tags=["claim-M2"]
+if torch.cuda.is_available():
+    used = []
+    for reassign in (False, True):
+        m = nn.Linear(1024, 1024)
+        torch.cuda.synchronize()
+        before = torch.cuda.memory_allocated()
+        torch.cuda.reset_peak_memory_stats()
+        if reassign:
+            m = m.to(device)
+        else:
+            m.to(device)
+        torch.cuda.synchronize()
+        used.append((torch.cuda.memory_allocated() - before, torch.cuda.max_memory_allocated() - before))
+        del m
+    print(used)
+    assert used[0] == used[1]
+else:
+    print("skipped: comparing GPU memory needs a CUDA GPU")
+
+# %% [markdown]
+# ## 主張: torch.cuda.copy() でパラメータを GPU にコピーできる
+#
+# **主張**: `torch.cuda.copy()` という関数があり、モデルのパラメータを GPU にコピーしてくれる。
+#
+# **判定: 誤り**。そのような関数はありません。GPU の有無にかかわらず、どのマシンでも呼び出しは失敗します。
+
+# %% tags=["raises-exception", "claim-M3"]
+torch.cuda.copy(torch.ones(3))
+
+# %% [markdown]
+# 実際に使う道具はこちらです。`dst.copy_(src)` は既にあるテンソルに値をコピーし (デバイスは問いません)、`t.to(device)` は指定したデバイス上のテンソルを返し、`t.clone()` は同じデバイス上に新しいメモリを確保します。モデル全体を移すなら `model.to(device)` を使います。
+
+# %% tags=["claim-M3"]
+assert not hasattr(torch.cuda, "copy")
+
+src = torch.arange(4.0)
+dst = torch.empty(4, device=device)
+dst.copy_(src)
+moved = src.to(device)
+cloned = src.clone()
+
+print(dst, moved, cloned)
+assert torch.equal(dst.cpu(), src)
+assert torch.equal(moved.cpu(), src)
+assert torch.equal(cloned, src) and cloned.data_ptr() != src.data_ptr()
+
+# %% [markdown]
+# ## 主張: model.cuda() は model.to('cuda') よりメモリを食う
+#
+# **主張**: `.cuda()` はモデルを移すコストの高い方法で、`.to('cuda')` のほうがメモリが少なくて済む。
+#
+# **判定: 誤り**。どちらも同じ内部メソッド `Module._apply` を呼ぶだけの短いラッパーで、このメソッドがすべてのパラメータとバッファを変換します。どのマシンでもソースを読めば確認できます。
+
+# %% tags=["claim-M4"]
+for name in ("cuda", "to", "cpu", "double"):
+    assert "self._apply(" in inspect.getsource(getattr(nn.Module, name)), name
+
+print(inspect.getsource(nn.Module.cuda).strip().splitlines()[-1].strip())
+print(inspect.signature(nn.Module.cuda))
+assert "dtype" not in inspect.signature(nn.Module.cuda).parameters
+
+# %% [markdown]
+# 実際の違いはわずかです。`.cuda()` はデバイスしか受け取らないので、dtype は変えられません。`.to()` なら 1 回の呼び出しで両方を変えられます。インデックスを付けなければ、どちらも現在の CUDA デバイスを使います。
+
+# %% tags=["claim-M4"]
+both = nn.Linear(2, 2).to(target, torch.float16)
+print(both.weight.device, both.weight.dtype)
+assert both.weight.device.type == target.type
+assert both.weight.dtype == torch.float16
+
+# %% [markdown]
+# GPU がある場合、次のセルは同じモデル 2 つをそれぞれのメソッドで移し、使ったメモリと移動先を比べます。
+
+# %% tags=["claim-M4"]
+if torch.cuda.is_available():
+    by_cuda = nn.Linear(1024, 1024)
+    by_to = copy.deepcopy(by_cuda)
+    used = []
+    for move in (by_cuda.cuda, lambda: by_to.to("cuda")):
+        torch.cuda.synchronize()
+        before = torch.cuda.memory_allocated()
+        torch.cuda.reset_peak_memory_stats()
+        move()
+        torch.cuda.synchronize()
+        used.append((torch.cuda.memory_allocated() - before, torch.cuda.max_memory_allocated() - before))
+    print(used, by_cuda.weight.device, by_to.weight.device)
+    assert used[0] == used[1]
+    assert by_cuda.weight.device == by_to.weight.device
+    assert by_cuda.weight.device == torch.device("cuda", torch.cuda.current_device())
+    assert torch.equal(by_cuda.weight, by_to.weight)
+else:
+    print("skipped: comparing GPU memory needs a CUDA GPU")
+
+# %% [markdown]
+# ## 主張: nn.DataParallel がモデルを GPU に載せてくれる
+#
+# **主張**: モデルを `nn.DataParallel` で包めば、GPU への移動までやってくれる。
+#
+# **判定: ほぼ誤り**。どうなるかはマシンの GPU の数で決まります。
+#
+# - GPU なし: ラッパーはモデルを CPU 上でそのまま呼ぶだけです。
+# - GPU がちょうど 1 つ: ラッパーがモデルをその GPU に移します。
+# - GPU が 2 つ以上: ラッパーは何も移さず、最初の forward で、パラメータを `cuda:0` に置くよう求めるエラーが出ます。
+#
+# セルは実行中のマシンに当てはまる分岐を確かめます。
+
+# %% tags=["claim-M5"]
+model = nn.Linear(4, 2)
+dp = nn.DataParallel(model)
+x = torch.randn(3, 4)
+print(dp.device_ids, model.weight.device)
+assert dp.module is model
+
+if len(dp.device_ids) == 0:
+    out = dp(x)
+    assert model.weight.device.type == "cpu"
+    assert out.device.type == "cpu"
+elif len(dp.device_ids) == 1:
+    out = dp(x)
+    assert model.weight.device == torch.device("cuda", 0)
+    assert out.device == torch.device("cuda", 0)
+else:
+    assert model.weight.device.type == "cpu"
+    try:
+        dp(x)
+    except RuntimeError as err:
+        print(err)
+        assert "module must have its parameters and buffers on device" in str(err)
+    else:
+        raise AssertionError("expected a RuntimeError")
+
+# %% [markdown]
+# ですから、包む前に自分でモデルを移しましょう。そうすれば GPU がいくつあっても動きます。ほかに知っておきたい点が 2 つあります。ラッパーは `state_dict` のすべてのキーに `module.` という接頭辞を付けます (接頭辞のないキーが欲しければ `dp.module.state_dict()` を保存します)。また、`DataParallel` 自身のドキュメントは、マシンが 1 台だけでも `DistributedDataParallel` を使うよう勧めています。
+
+# %% tags=["claim-M5"]
+wrapped = nn.DataParallel(nn.Linear(4, 2).to(device))
+out = wrapped(torch.randn(3, 4))
+print(out.device, list(wrapped.state_dict()), list(wrapped.module.state_dict()))
+
+assert out.device.type == device.type
+assert list(wrapped.state_dict()) == ["module.weight", "module.bias"]
+assert list(wrapped.module.state_dict()) == ["weight", "bias"]
+assert "recommended to use" in nn.DataParallel.__doc__
+assert "DistributedDataParallel" in nn.DataParallel.__doc__
+
+# %% [markdown]
+# ## 主張: GPU 上の Linear(10, 1) に torch.randn(10, 1) を渡せる
+#
+# **主張**: 動くコードとして出回っているサンプルがあります。`nn.Linear(10, 1)` をデバイスに移し、CPU 上で作った `torch.randn(10, 1)` をそのまま入力するものです。
+#
+# **判定: 誤り (バグが 2 つ)**。レイヤーは GPU にあるのに入力は CPU に残っています。しかも形状が間違っています。`Linear(10, 1)` が受け取るのは形状 `(N, 10)`、つまり最後の次元に 10 個の特徴量を持つ入力です。書かれたままでは、どのマシンでも失敗します。
+
+# %% tags=["raises-exception", "claim-M6"]
+net = nn.Linear(10, 1).to(device)
+x = torch.randn(10, 1)
+net(x)
+
+# %% [markdown]
+# どちらのバグが先に表に出るかはマシン次第です。GPU ではまずデバイスのチェックが走ります。CPU だけのマシンではすべてが CPU 上にあるので、形状のエラーだけが残ります。
+
+# %% tags=["claim-M6"]
+try:
+    net(torch.randn(10, 1))
+except RuntimeError as err:
+    message = str(err)
+else:
+    raise AssertionError("expected a RuntimeError")
+
+print(message)
+if device.type == "cuda":
+    assert "same device" in message
+else:
+    assert "shapes cannot be multiplied" in message
+
+# %% [markdown]
+# 入力をデバイスに移すだけでは足りません。形状のエラーはそのまま残ります。
+
+# %% tags=["claim-M6"]
+try:
+    net(torch.randn(10, 1, device=device))
+except RuntimeError as err:
+    print(err)
+    assert "shapes cannot be multiplied" in str(err)
+else:
+    raise AssertionError("expected a RuntimeError")
+
+# %% [markdown]
+# 正しくは、10 個の特徴量を持つサンプル `N` 個のバッチを、レイヤーと同じデバイス上に作ります。
+
+# %% tags=["claim-M6"]
+N = 4
+x = torch.randn(N, 10, device=device)
+y = net(x)
+
+print(y.shape, y.device)
+assert y.shape == (N, 1)
+assert y.device == net.weight.device
+
+# %% [markdown]
+# ## 古い情報: 整数のデバイスは CUDA の GPU を指す
+#
+# **当時 (torch 1.7)**: `torch.device(0)` や `device=0` は `cuda:0` の省略形でした。
+#
+# **現在**: torch 2.5 からは、整数は現在の*アクセラレータ*上のインデックスを意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU のこともあります。アクセラレータにまったく対応していない torch のビルド (CPU 版の wheel など) では、`Cannot access accelerator device when none is available.` というエラーになります。使える GPU がないそれ以外のマシンでもエラーになります。整数が CPU を指すことはありません。CUDA を指すつもりなら `"cuda:0"` と書きましょう。
+
+# %% tags=["claim-O1"]
+cpu_only_build = (
+    torch.version.cuda is None
+    and torch.version.hip is None
+    and getattr(torch.version, "xpu", None) is None
+    and not torch.backends.mps.is_built()
+)
+try:
+    result = torch.zeros(1, device=torch.device(0)).device
+except (RuntimeError, AssertionError) as err:
+    result = err
+
+print(cpu_only_build, repr(result))
+assert isinstance(result, Exception) or result.type != "cpu"
+if torch.cuda.is_available():
+    assert result == torch.device("cuda", 0)
+elif cpu_only_build and TORCH >= (2, 5):
+    assert "none is available" in str(result)
+
+# %% [markdown]
+# ## 古い情報: テンソルに is_cpu 属性はない
+#
+# **当時 (torch 1.7)**: `t.is_cuda` はあっても `t.is_cpu` はなかったので、代わりに `t.device.type` を比べていました。
+#
+# **現在**: `Tensor.is_cpu` は torch 1.13 から使えます。
+
+# %% tags=["claim-O2"]
+t = torch.ones(2, device=device)
+print(t.is_cpu, t.is_cuda, t.device)
+assert hasattr(torch.Tensor, "is_cpu")
+assert t.is_cpu == (t.device.type == "cpu")
+assert t.is_cuda == (t.device.type == "cuda")
+assert torch.ones(1).is_cpu
+
+# %% [markdown]
+# ## 古い情報: デバイス不一致のエラーメッセージ
+#
+# **当時 (torch 1.7)**: CPU のテンソルを GPU のレイヤーに渡すと、どの引数が CPU にあるかを挙げたうえで、すべて GPU 上にあるべきだと告げるエラーが出ました。
+#
+# **現在**: メッセージは `Expected all tensors to be on the same device` で始まり、問題の引数の名前を含みます (線形レイヤーなら入力の `mat1`)。その後の文言はリリースごとに変わってきたうえ (2.8 でも書き換えられました)、演算によっても違うので、ログを検索するときは先頭の部分で探しましょう。CPU だけでは取り違える 2 つ目のデバイスがないので、このセルには GPU が必要です。線形レイヤーと足し算の例を示します。
+
+# %% tags=["claim-O3"]
+if torch.cuda.is_available():
+    layer = nn.Linear(10, 1).to(device)
+    try:
+        layer(torch.randn(4, 10))
+    except RuntimeError as err:
+        message = str(err)
+    else:
+        raise AssertionError("expected a RuntimeError")
+    try:
+        torch.ones(2, device=device) + torch.ones(2)
+    except RuntimeError as err:
+        added = str(err)
+    else:
+        raise AssertionError("expected a RuntimeError")
+    print(message)
+    print(added)
+    assert "Expected all tensors to be on the same device" in message
+    assert "mat1" in message
+    assert "Expected all tensors to be on the same device" in added
+else:
+    print("skipped: a device mismatch needs a CUDA GPU")
+
+# %% [markdown]
+# ## 古い情報: 存在しない GPU 番号では素の RuntimeError が出る
+#
+# **当時 (torch 1.7)**: 存在しない GPU を指定すると (たとえば GPU が 1 つのマシンで `t.cuda(1)`)、`RuntimeError: CUDA error: invalid device ordinal` が出ました。
+#
+# **現在**: torch 2.8 からは、同じエラーが `torch.AcceleratorError` として送出されます。これは `RuntimeError` のサブクラスなので、既存の `except RuntimeError:` でもそのまま捕まえられます。
+
+# %% tags=["claim-O4"]
+if hasattr(torch, "AcceleratorError"):
+    print(torch.AcceleratorError.__mro__)
+    assert issubclass(torch.AcceleratorError, RuntimeError)
+else:
+    print("skipped: torch.AcceleratorError was added in torch 2.8")
+
+if torch.cuda.is_available():
+    missing = torch.cuda.device_count()
+    try:
+        torch.zeros(1).to(f"cuda:{missing}")
+    except RuntimeError as err:
+        print(type(err).__name__, str(err).splitlines()[0])
+        assert "invalid device ordinal" in str(err)
+        if hasattr(torch, "AcceleratorError"):
+            assert isinstance(err, torch.AcceleratorError)
+    else:
+        raise AssertionError("expected a RuntimeError")
+else:
+    print("skipped: asking for a GPU index that does not exist needs a CUDA GPU")
+
+# %% [markdown]
+# ## 古い情報: デバイスの選択は torch.cuda.is_available() で行う
+#
+# **当時 (torch 1.7)**: `"cuda" if torch.cuda.is_available() else "cpu"` が定番の書き方でした。
+#
+# **現在**: この書き方は NVIDIA の GPU なら今でも使えますし、このページでも使っています。移植性が高いのは `torch.accelerator` モジュール (torch 2.6) で、CUDA、MPS、XPU などを同じように扱えます。`torch.accelerator.current_accelerator()` は、使っている torch のビルドが対応するアクセラレータを返し、対応するものがなければ `None` を返します (torch 2.7 から)。これはビルドについての情報なので、いまデバイスを実際に使えるかどうかを返す `torch.accelerator.is_available()` と組み合わせて使います。
+
+# %% tags=["claim-O5"]
+if TORCH >= (2, 7):
+    accelerator = torch.accelerator.current_accelerator()
+    usable = torch.accelerator.is_available()
+    picked = accelerator if accelerator is not None and usable else torch.device("cpu")
+    print(accelerator, usable, picked)
+
+    assert (picked.type == "cuda") == torch.cuda.is_available()
+    if torch.cuda.is_available():
+        assert accelerator.type == "cuda" and usable
+    if cpu_only_build:
+        assert accelerator is None and not usable
+else:
+    print("skipped: current_accelerator() returns None for a build without accelerator from torch 2.7")
+
+# %% [markdown]
+# ## まとめ
+#
+# | 主張 | 判定 | 実際は |
+# |---|---|---|
+# | `model.to(device)` だけではモデルは移動しない | 誤り | `Module.to` はインプレースで変更し、同じモジュールを返す |
+# | `model = model.to(device)` でメモリが節約できる | 誤り | どちらの書き方も同じ処理で、コピーは残らない |
+# | `torch.cuda.copy()` でパラメータを GPU にコピーできる | 誤り | 存在しない。`copy_`、`to`、`clone` を使う |
+# | `.cuda()` は `.to('cuda')` よりメモリを食う | 誤り | どちらも `Module._apply` を通る。`.cuda()` は dtype を変えられない |
+# | `nn.DataParallel` がモデルを GPU に移してくれる | ほぼ誤り | 移すのは GPU がちょうど 1 つのときだけ。自分で移す |
+# | `Linear(10, 1)` に CPU の `torch.randn(10, 1)` を渡せる | 誤り | デバイスも形状も違う。`torch.randn(N, 10, device=device)` を使う |
+# | `device=0` は `cuda:0` のこと | 古い | 現在のアクセラレータ上のインデックス (2.5) |
+# | テンソルに `is_cpu` はない | 古い | `Tensor.is_cpu` がある (1.13) |
+# | 昔のデバイス不一致メッセージ | 古い | "Expected all tensors to be on the same device" で探す |
+# | 存在しない GPU 番号では素の `RuntimeError` | 古い | `RuntimeError` のサブクラス `torch.AcceleratorError` (2.8) |
+# | デバイスは `torch.cuda.is_available()` で選ぶ | 古い | CUDA なら今も使える。移植性なら `torch.accelerator` (2.6/2.7) |

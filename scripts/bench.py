@@ -1,0 +1,75 @@
+"""Benchmark the build: cold and warm build times, and page weights. Prints numbers; asserts nothing.
+
+Usage: python scripts/bench.py [--no-lighthouse]
+"""
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from bs4 import BeautifulSoup
+
+import course
+import execute
+
+BUDGET_HTML = 150_000
+
+
+def timed_build(site_dir):
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "scripts/execute.py"], cwd=course.ROOT, check=True)
+    subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(site_dir)],
+                   cwd=course.ROOT, check=True)
+    return time.perf_counter() - start
+
+
+def first_visit_bytes(site, page):
+    """The page and every stylesheet, script, image and icon it loads up front."""
+    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+    total, seen = page.stat().st_size, set()
+    for el in soup.find_all(["link", "script", "img"]):
+        if el.name == "link" and not {"stylesheet", "icon", "preload"} & set(el.get("rel", [])):
+            continue
+        url = el.get("href") or el.get("src")
+        if not url or urlsplit(url).scheme:
+            continue
+        target = (page.parent / urlsplit(url).path).resolve()
+        if target.is_file() and target not in seen:
+            seen.add(target)
+            total += target.stat().st_size
+    return total
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--no-lighthouse", action="store_true")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        site = Path(tmp) / "site"
+        shutil.rmtree(execute.CACHE, ignore_errors=True)
+        cold = timed_build(site)
+        warm = timed_build(site)
+        print(f"cold build (execute + render): {cold:6.1f} s")
+        print(f"warm rebuild (cached):         {warm:6.1f} s   ({cold / warm:.1f}x faster; budget >= 5x)")
+        print(f"\nnotebook pages (HTML budget {BUDGET_HTML // 1000} KB):")
+        print(f"  {'page':40} {'HTML KB':>8} {'first visit KB':>15}")
+        for lang in course.LANGS:
+            for concept in course.concepts():
+                page = site / ("" if lang == "en" else lang) / concept / "index.html"
+                print(f"  {lang + '/' + concept:40} {page.stat().st_size / 1000:8.1f} "
+                      f"{first_visit_bytes(site, page) / 1000:15.1f}")
+        home = site / "index.html"
+        print(f"  {'en/ (home)':40} {home.stat().st_size / 1000:8.1f} {first_visit_bytes(site, home) / 1000:15.1f}")
+        lighthouse = course.ROOT / "scripts" / "bench_lighthouse.py"
+        if not args.no_lighthouse and lighthouse.exists():
+            print()
+            subprocess.run([sys.executable, str(lighthouse), str(site)], cwd=course.ROOT)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
