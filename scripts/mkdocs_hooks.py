@@ -49,6 +49,46 @@ def _markdown_toc(markdown_source, toc_depth):
 
 mkdocs_jupyter.plugin._get_markdown_toc = _markdown_toc
 
+# mkdocs-jupyter's render cache: under i18n each language's build evicts the other languages'
+# entries, and its key ignores this file. Key on this file too, and evict once, after all languages.
+_HOOKS_DIGEST = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+_cache_key = mkdocs_jupyter.plugin._compute_cache_key
+_cache_path = mkdocs_jupyter.plugin._get_cache_path
+_used_cache_paths = set()
+
+
+def _keyed_with_hooks(*args):
+    return hashlib.sha256((_cache_key(*args) + _HOOKS_DIGEST).encode()).hexdigest()
+
+
+def _recorded_cache_path(cache_dir, cache_key):
+    path = _cache_path(cache_dir, cache_key)
+    _used_cache_paths.add(path)
+    return path
+
+
+mkdocs_jupyter.plugin._compute_cache_key = _keyed_with_hooks
+mkdocs_jupyter.plugin._get_cache_path = _recorded_cache_path
+
+
+def on_config(config):
+    jupyter = config.plugins["mkdocs-jupyter"]
+    config.plugins.events["post_build"] = [
+        method for method in config.plugins.events["post_build"] if getattr(method, "__self__", None) is not jupyter]
+    return config
+
+
+@event_priority(-200)  # after i18n's on_post_build, which builds the other languages
+def on_post_build(config):
+    if config.plugins["i18n"].building:  # one language of several: the others still need their entries
+        return
+    cache_dir = Path(config.plugins["mkdocs-jupyter"].config["cache_dir"])
+    for entry in cache_dir.glob("*.json"):
+        if entry not in _used_cache_paths:
+            entry.unlink()
+    _used_cache_paths.clear()
+
+
 STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.S)
 # nbconvert's MathJax and Mermaid loaders: unused here, and they point at third-party CDNs
 # (an empty MathJax URL even makes the page load itself as a script).

@@ -122,7 +122,7 @@ except RuntimeError as err:
 # Since torch 2.0, a device can be made the default for factory functions, either inside a `with`
 # block or for the whole program with `torch.set_default_device`. Nothing is moved: the tensors are
 # created there directly, which also saves a copy from CPU to GPU. An explicit `device=` still wins.
-# The `meta` device (next section) lets this cell run on any machine.
+# The `meta` device (next section) lets these cells run on any machine.
 
 # %% tags=["claim-F6"]
 with torch.device("meta"):

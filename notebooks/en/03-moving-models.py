@@ -39,8 +39,8 @@ print(torch.__version__, device)
 # `Tensor.to` does not change the tensor: it returns a converted tensor (or the tensor itself when
 # nothing needs to change), and you have to keep the result.
 #
-# `Module.to` converts the module's parameters and buffers *in place* and returns the module
-# itself. So do `.cpu()`, `.double()` and, on a GPU, `.cuda()`. Writing `model = model.to(device)`
+# `Module.to` changes the module *in place*, converting its parameters and buffers, and returns
+# the module itself. So do `.cpu()`, `.double()` and, on a GPU, `.cuda()`. Writing `model = model.to(device)`
 # is harmless, but `model.to(device)` on its own is enough.
 #
 # The `meta` device stores shapes and dtypes but no data. It exists on every machine, so it lets
@@ -79,7 +79,7 @@ assert t.to(t.device) is t  # nothing to do: the same tensor comes back
 # - **CPU ↔ CUDA, or a dtype change:** each `Parameter` stays the same Python object. PyTorch swaps
 #   the tensor behind it (`param.data`), so anything holding a reference to the parameter still
 #   sees the right one.
-# - **To or from `meta`:** the parameters are replaced by new `Parameter` objects.
+# - **To `meta`:** the parameters are replaced by new `Parameter` objects.
 # - **Buffers** (tensors registered with `register_buffer`) are plain tensors: a buffer that is
 #   converted is replaced by a new tensor object.
 #
@@ -111,6 +111,27 @@ print(model.weight is weight, model.offset is offset)
 assert isinstance(model.weight, nn.Parameter)
 assert model.weight is not weight  # a new Parameter object
 assert model.offset is not offset  # a new buffer tensor
+
+# %% [markdown]
+# Coming back from `meta` is different: there is no data to copy, so `.to("cpu")` raises and
+# points to `to_empty()`. `to_empty(device=...)` gives the module uninitialised storage on the
+# device; fill in the values yourself, for built-in layers with `reset_parameters()`.
+
+# %% tags=["claim-F7"]
+try:
+    model.to("cpu")
+except NotImplementedError as err:
+    print(str(err).splitlines()[0])
+    assert "to_empty" in str(err)
+else:
+    raise AssertionError("a meta module has no data to copy")
+
+layer = nn.Linear(3, 2, device="meta")
+layer.to_empty(device="cpu")  # storage only, no values yet
+layer.reset_parameters()
+print(layer.weight.device, layer.weight.is_meta)
+assert layer.weight.device.type == "cpu"
+assert torch.isfinite(layer.weight).all()
 
 # %% [markdown]
 # A dtype change (any machine) and a move to a GPU keep the `Parameter` objects, while the buffer is
@@ -422,8 +443,8 @@ finally:
 # ## Summary
 #
 # - `model.to(device)` moves the model in place and returns it; no reassignment needed.
-# - Between CPU and CUDA the `Parameter` objects stay the same; to or from `meta` they are
-#   replaced; converted buffers are always new tensors.
+# - Between CPU and CUDA the `Parameter` objects stay the same; to `meta` they are replaced;
+#   converted buffers are always new tensors. Leave `meta` with `to_empty()`, then initialise.
 # - Only parameters, buffers and submodules move. Register other tensors with `register_buffer`.
 # - Never assign a converted tensor to a parameter's name; move the whole module.
 # - A model has no single device: `next(model.parameters()).device` is a convention.

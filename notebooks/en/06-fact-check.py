@@ -387,8 +387,9 @@ assert torch.ones(1).is_cpu
 # %% [markdown]
 # ## Outdated: the device-mismatch error message
 #
-# **Then (torch 1.7).** Feeding a CPU tensor to a GPU layer gave an error that listed which argument
-# was on the CPU and said they were all expected on the GPU.
+# **Then (torch 1.7).** Feeding a CPU tensor to a GPU layer gave an error that listed which arguments
+# were on the CPU and said they were expected on the GPU:
+# `Tensor for 'out' is on CPU, Tensor for argument #1 'self' is on CPU, but expected them to be on GPU (while checking arguments for addmm)`.
 #
 # **Now.** The message starts with `Expected all tensors to be on the same device` and names the
 # offending argument (for a linear layer, `mat1`, its input). The rest of the wording has changed

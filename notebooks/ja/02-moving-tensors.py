@@ -15,16 +15,11 @@
 # %% [markdown]
 # # テンソルの移動
 #
-# テンソルを別のデバイスへ移すには `t.to(...)` か、その省略形の `t.cuda()`・`t.cpu()` を使います。
-# 3つとも従うルールは同じです。`t` 自体は変わらず、移動先のデバイス上のテンソルが返され、
-# 元のテンソルは元の場所に残ります。注意が必要なのは、何も変える必要がない場合だけです。
-# このときはコピーではなく、`t` そのものが返ってきます。
+# テンソルを移動するには `t.to(...)` か、そのショートカットである `t.cuda()`・`t.cpu()` を使います。3つとも同じルールに従います。どれも `t` 自体は変更しません。移動先のデバイス上のテンソルを返し、元のテンソルは元の場所に残します。1つだけ注意が必要なのは、何も変える必要がない場合です。このときはコピーではなく、`t` そのものが返ってきます。
 #
-# このページで扱うのはテンソルです。`nn.Module.to` は別のルールに従うため、別のページで
-# 説明します。
+# このページで扱うのはテンソルです。`nn.Module.to` は別のルールに従うので、別のページで説明します。
 #
-# どのセルも CPU だけのマシンで実行できます。CUDA GPU が必要な部分は、GPU がなければ
-# その旨を表示してスキップします。
+# どのセルも CPU だけのマシンで実行できます。CUDA GPU が必要なセルは、GPU がなければその旨を表示して該当部分をスキップします。
 
 # %%
 import time
@@ -37,11 +32,9 @@ print(torch.__version__, device)
 # %% [markdown]
 # ## 移動すると新しいテンソルが返る
 #
-# `t.to(device)` は `device` 上の新しいテンソルを返します。`t` 自体は移動しません。
-# 戻り値は必ず受け取りましょう。ふつうは同じ名前に代入し直します（`t = t.to(device)`）。
+# `t.to(device)` は `device` 上の新しいテンソルを返します。`t` 自体は移動しません。戻り値を受け取り、ふつうは同じ変数に代入し直します（`t = t.to(device)`）。
 #
-# GPU がなくても、`meta` デバイスを使えばこの動きを確かめられます。`meta` はどの PyTorch
-# ビルドにもあるデバイスで、meta テンソルは形状と dtype だけを持ち、データは持ちません。
+# GPU がなくても、どの PyTorch ビルドにもある `meta` デバイスを使えば、この動きを確かめられます。meta テンソルは形状と dtype を持ちますが、データは持ちません。
 
 # %% tags=["claim-F7"]
 x = torch.arange(4.0)
@@ -54,8 +47,7 @@ assert m.device.type == "meta"
 assert m.shape == x.shape and m.dtype == x.dtype
 
 # %% [markdown]
-# meta テンソルにはデータがないので、`meta` で分かるのは移動が変数に何をするかであって、
-# 移動にかかるコストではありません。実際には何もコピーされず、CPU へ戻すこともできません。
+# meta テンソルにはデータがないので、`meta` でわかるのは移動によって変数がどうなるかであり、移動のコストではありません。実際には何もコピーされず、CPU へコピーし戻すこともできません。
 
 # %% tags=["claim-F7"]
 try:
@@ -67,11 +59,9 @@ else:
     raise AssertionError("a meta tensor should not be copyable to the CPU")
 
 # %% [markdown]
-# ## cuda と cpu の省略形
+# ## cuda と cpu のショートカット
 #
-# `t.cuda()` は `t.to("cuda")` と同じく現在の CUDA デバイスへ、`t.cuda(i)` は `cuda:i` へ
-# テンソルを移します。`t.cpu()` は `t.to("cpu")` と同じです。どちらも `to` と同様に新しい
-# テンソルを返します。CUDA が使えるマシンでは、次のセルで実際に GPU へ送って戻します。
+# `t.cuda()` は `t.to("cuda")` と同じく現在の CUDA デバイスへ、`t.cuda(i)` は `cuda:i` へテンソルを移動します。`t.cpu()` は `t.to("cpu")` と同じです。どちらも `to` と同じように新しいテンソルを返します。CUDA が使えるマシンでは、次のセルで実際に GPU へ送って CPU へ戻します。
 
 # %%
 if torch.cuda.is_available():
@@ -87,12 +77,9 @@ else:
     print("Skipped the CUDA round trip: this machine has no CUDA GPU.")
 
 # %% [markdown]
-# ## 移動が不要なら同じテンソル
+# ## 移動が不要なら同じテンソルが返る
 #
-# 指定したデバイス（と dtype）にテンソルがすでにあるなら、`to` はすることがないので
-# テンソルそのものを返します。戻り値はコピーではないため、そこへ書き込むと元のテンソルが
-# 書き換わります。CPU 上のテンソルに対する `t.cpu()` や、すでに現在の GPU 上にある
-# テンソルに対する `t.cuda()` も同じです。
+# テンソルがすでに指定したデバイス（と dtype）にある場合、`to` はすることがないので、そのテンソル自身を返します。戻り値はコピーではないので、そこに書き込むと元のテンソルに書き込まれます。CPU 上のテンソルに対する `t.cpu()` や、すでに現在の GPU 上にあるテンソルに対する `t.cuda()` も同じ振る舞いです。
 
 # %% tags=["claim-F1"]
 a = torch.zeros(3, device=device)
@@ -110,8 +97,7 @@ assert same is a
 # %% [markdown]
 # ## コピーを強制する
 #
-# 独立したテンソルが欲しいときは、そう明示します。`t.to(device, copy=True)` は常に新しい
-# テンソルを返し、`t.clone()` は同じデバイス上にコピーを作ります。
+# 独立したテンソルが必要なら、そのことを明示します。`t.to(device, copy=True)` は常に新しいテンソルを返し、`t.clone()` は同じデバイス上にコピーを作ります。
 
 # %% tags=["claim-F1"]
 c = a.to(device, copy=True)
@@ -124,8 +110,7 @@ d = a.clone()
 assert d is not a and d.device == a.device
 
 # %% [markdown]
-# `.cuda()` と `.cpu()` には `copy` 引数がありません。`to(..., copy=True)` か `clone()` を
-# 使ってください。
+# `.cuda()` と `.cpu()` には `copy` 引数がありません。`to(..., copy=True)` か `clone()` を使ってください。
 
 # %% tags=["claim-F1"]
 for method in (a.cuda, a.cpu):
@@ -140,8 +125,7 @@ for method in (a.cuda, a.cpu):
 # %% [markdown]
 # ## デバイスと dtype を一度に変える
 #
-# `to` はデバイスと dtype を同時に変更できます。デバイスを先に書くか、キーワード引数を
-# 使います。
+# `to` はデバイスと dtype を同時に変更できます。デバイスを先に書くか、キーワード引数を使います。
 
 # %%
 t = torch.arange(3)
@@ -154,7 +138,7 @@ assert u.dtype == v.dtype == torch.float16
 assert u.device.type == v.device.type == device.type
 
 # %% [markdown]
-# dtype を先に書くと、`to` のどのシグネチャにも当てはまらず `TypeError` になります。
+# dtype を先に書くと、`to` のどのシグネチャにも当てはまらず、`TypeError` になります。
 
 # %% tags=["raises-exception"]
 t.to(torch.float16, device)
@@ -162,8 +146,7 @@ t.to(torch.float16, device)
 # %% [markdown]
 # ## cuda に渡せるのは CUDA デバイスだけ
 #
-# `t.cuda("cpu")` はエラーです。PyTorch は CUDA に触れる前に引数を検査するので、CPU 版の
-# ビルドでも GPU マシンでも同じエラーになります。
+# `t.cuda("cpu")` はエラーになります。PyTorch は CUDA に触れる前に引数を検査するので、CPU 版のビルドでも GPU マシンでも同じエラーになります。
 
 # %%
 try:
@@ -175,14 +158,9 @@ else:
     raise AssertionError("cuda('cpu') should fail")
 
 # %% [markdown]
-# ## 存在しない GPU 番号
+# ## 存在しない GPU インデックス
 #
-# 存在しない GPU を指定すると（GPU が1枚のマシンでの `cuda:1` など）、以前は
-# "CUDA error: invalid device ordinal" というメッセージの、ただの `RuntimeError` が
-# 送出されていました。PyTorch 2.8 以降は、同じメッセージの `torch.AcceleratorError` に
-# なります。`AcceleratorError` は `RuntimeError` のサブクラスなので、古いバージョン向けに
-# 書いた `except RuntimeError` でもそのまま捕捉できます。このセルでは最後の GPU の次の番号、
-# つまり `torch.cuda.device_count()` を指定しています。
+# 存在しない GPU（GPU が1枚のマシンでの `cuda:1` など）を指定すると、以前は "CUDA error: invalid device ordinal" というメッセージの素の `RuntimeError` が送出されていました。PyTorch 2.8 以降は、同じメッセージの `torch.AcceleratorError` が送出されます。`AcceleratorError` は `RuntimeError` のサブクラスなので、古いバージョン向けに書いた `except RuntimeError` でもそのまま捕捉できます。このセルでは、最後の GPU の次のインデックスである `torch.cuda.device_count()` を指定しています。
 
 # %% tags=["claim-O4"]
 if torch.cuda.is_available():
@@ -202,15 +180,9 @@ else:
 # %% [markdown]
 # ## ピン留めメモリと non_blocking
 #
-# 通常の（ページング可能な）CPU メモリから GPU へコピーすると、CPU はコピーが終わるまで
-# 待たされます。コピー元がページロックされた（ピン留めされた）メモリにあれば、
-# `to("cuda", non_blocking=True)` は現在の CUDA ストリームにコピーを積むだけで、すぐに
-# 戻ってきます。そのため、GPU がコピーや計算をしている間に、CPU は別の仕事を進められます。
+# 通常の（ページング可能な）CPU メモリから GPU へコピーすると、CPU はコピーが終わるまで待たされます。コピー元がページロックされた（ピン留めされた）メモリにあれば、`to("cuda", non_blocking=True)` は現在の CUDA ストリームにコピーをキューイングするだけで、すぐに戻ります。そのため、GPU がコピーや計算をしている間に、CPU は別の処理を進められます。
 #
-# ただし、これで自動的に速くなるわけではありません。`pin_memory()` 自体がコピーです。
-# ピン留めメモリ上の新しいテンソルを返し、元のテンソルはそのまま残ります。また、ピン留めは
-# アクセラレータがなければ使えず、その場合 `pin_memory()` は例外を送出します。CPU 版の
-# ビルドでのメッセージは "Cannot access accelerator device when none is available." です。
+# ただし、それで自動的に速くなるわけではありません。`pin_memory()` 自体がコピーです。ピン留めメモリ上の新しいテンソルを返し、元のテンソルはそのまま残します。また、ピン留めはアクセラレータがなければ使えず、その場合 `pin_memory()` は例外を送出します。CPU 版のビルドでのメッセージは "Cannot access accelerator device when none is available." です。
 
 # %% tags=["claim-F10"]
 host = torch.randn(1024, 1024)
@@ -233,18 +205,13 @@ else:
         print("pinned for", torch.accelerator.current_accelerator())
 
 # %% [markdown]
-# 次のセルでは、この「待つ・待たない」を目に見える形にします。行列積で GPU を忙しくさせて
-# おき（キューに積むだけなので呼び出しはすぐ戻ります）、コピーをしてから、積まれた処理が
-# すべて終わったかをストリームに問い合わせます。
+# 次のセルでは、この待ち時間を目に見える形にします。行列積で GPU を忙しくさせておき（キューイングするだけなので呼び出しはすぐに戻ります）、コピーを行ってから、ストリームに積まれた処理がすべて終わったかを問い合わせます。
 #
-# - ページング可能なメモリからの通常のコピーの後は「終わった」が返ります。CPU は積まれた
-#   処理とコピーが終わるまで待っていたからです。
-# - `pinned.to("cuda", non_blocking=True)` の後は「まだ」が返ります。GPU が処理している
-#   うちに、呼び出しが戻ってきたということです。
-# - 逆方向の `to("cpu", non_blocking=True)` もすぐに戻るので、CPU 側のテンソルにはまだ値が
-#   入っていません。読み出す前に `torch.cuda.synchronize()` を呼んでください。
+# - ページング可能なメモリからの通常のコピーの後は「終わった」が返ります。CPU は積まれていた処理とコピーが終わるまで待っていたからです。
+# - `pinned.to("cuda", non_blocking=True)` の後は「まだ」が返ります。GPU がまだ処理している間に呼び出しが戻ってきたからです。
+# - 逆方向の `to("cpu", non_blocking=True)` もすぐに戻るので、CPU 側のテンソルにはまだ値が入っていません。読み出す前に `torch.cuda.synchronize()` を呼んでください。
 #
-# 関数は2回実行します。1回目は GPU ライブラリとメモリキャッシュのウォームアップです。
+# 関数は2回実行します。1回目は GPU ライブラリとメモリキャッシュのウォームアップのためだけの実行です。
 
 # %% tags=["claim-F10"]
 if torch.cuda.is_available():
@@ -281,13 +248,7 @@ else:
     print("Skipped the non_blocking demo: it needs a CUDA GPU.")
 
 # %% [markdown]
-# ピン留めが得になるかどうかは、マシンやテンソルのサイズ、そして待っている間に CPU に
-# 有用な仕事があるかどうかで変わります。下のセルは、お使いのマシンで1回のコピーを両方の
-# やり方で計測しますが、結果については何も assert しません。ピン留めする側の時間には
-# `pin_memory()` のコピーも含まれます。PyTorch の
-# [`pin_memory()` と `non_blocking` に関するチュートリアル](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)
-# でも、ピン留めしたほうが遅くなるケースが計測されています。変更の前後で、ご自身の
-# パイプラインを計測してください。
+# ピン留めが得になるかどうかは、マシン、テンソルのサイズ、そして待っている間に CPU にやるべき処理があるかどうかで決まります。下のセルは、お使いのマシンで1回のコピーを両方のやり方で計測しますが、結果については何も assert しません。ピン留めするほうの時間には `pin_memory()` によるコピーも含まれます。PyTorch の [`pin_memory()` と `non_blocking` に関するチュートリアル](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html) でも、ピン留めしたほうが遅くなるケースが計測されています。ご自身のパイプラインで、変更の前後を計測してください。
 
 # %%
 if torch.cuda.is_available():
@@ -307,13 +268,8 @@ else:
 # %% [markdown]
 # ## まとめ
 #
-# - `t.to(device)`、`t.cuda()`、`t.cpu()` は移動先のデバイス上のテンソルを返し、`t` は元の
-#   場所に残ります。戻り値を受け取りましょう（`t = t.to(device)`）。
-# - 何も変える必要がなければ `t` そのものが返り、書き込みは `t` に反映されます。独立した
-#   テンソルが必要なら `copy=True` か `clone()` を使います。`.cuda()` と `.cpu()` には
-#   `copy` 引数がありません。
+# - `t.to(device)`、`t.cuda()`、`t.cpu()` は移動先のデバイス上のテンソルを返し、`t` は元の場所に残ります。戻り値を受け取りましょう（`t = t.to(device)`）。
+# - 何も変える必要がなければ `t` そのものが返り、書き込みは `t` に反映されます。独立したテンソルが必要なら `copy=True` か `clone()` を使います。`.cuda()` と `.cpu()` には `copy` 引数がありません。
 # - デバイスは dtype より先に書くか、キーワード引数で指定します。
-# - `t.cuda()` が受け付けるのは CUDA デバイスだけです。存在しない GPU 番号を指定すると、
-#   PyTorch 2.8 以降は `torch.AcceleratorError`（`RuntimeError` の一種）が送出されます。
-# - `pin_memory()` と `non_blocking=True` を組み合わせると、コピーの間も CPU は先へ進めます。
-#   ただし自動的に速くなるわけではなく、アクセラレータも必要です。
+# - `t.cuda()` が受け付けるのは CUDA デバイスだけです。存在しない GPU インデックスを指定すると、PyTorch 2.8 以降は `torch.AcceleratorError`（`RuntimeError` の一種）が送出されます。
+# - `pin_memory()` と `non_blocking=True` を組み合わせると、コピーの実行中も CPU は先に進めます。ただし自動的に速くなるわけではなく、アクセラレータも必要です。

@@ -15,9 +15,9 @@
 # %% [markdown]
 # # ファクトチェック: よく見る主張を検証する
 #
-# モデルを GPU に移す方法について、ブログ記事や Q&A サイトでは同じ主張が何度も繰り返されています。そのうちいくつかは最初から誤りで、残りは古いリリース (torch 1.7) では正しかったものの、その後変わりました。このページでは主張を一つずつ取り上げて判定を示し、お使いのマシンで動くコードで確かめます。判定はすべて `assert` で書いてあるので、将来の PyTorch で挙動が変われば、ページが黙って古くなるのではなく、検証が失敗します。
+# モデルを GPU に移す方法を扱うブログ記事や Q&A の回答では、同じような主張がいくつも繰り返されています。最初から誤りだったものもあれば、古いリリース（torch 1.7）では正しかったものの、その後変わったものもあります。このページでは主張を1つずつ取り上げて判定を示し、お使いのマシンで動くコードで検証します。判定はすべて `assert` で書いてあるので、将来の PyTorch で挙動が変われば、このページは黙って古くなるのではなく、失敗するようになっています。
 #
-# どのセルも GPU なしで実行できます。GPU が必要なセルは何を省略したかを表示し、正しい結果がマシンによって変わるセルは、実行しているマシンでの結果を確かめます。
+# どのセルも GPU なしで実行できます。GPU が必要な検証では、セルが何をスキップしたかを表示します。正しい結果がマシンによって変わる場合は、セルを実行しているマシンでの結果を検証します。
 
 # %%
 import copy
@@ -34,11 +34,11 @@ print(torch.__version__, device)
 # %% [markdown]
 # ## 主張: model.to(device) だけではモデルは移動しない
 #
-# **主張**: `model.to(device)` を呼ぶだけではモデルは何も変わらず、`model = model.to(device)` と代入し直して初めて GPU に載る。
+# **主張**: `model.to(device)` を単独で呼んでもモデルは何も変わらず、`model = model.to(device)` と代入し直して初めて GPU に載る。
 #
-# **判定: 誤り**。`nn.Module.to` はモジュールをインプレースで変更し、そのモジュール自身を返します。代入し直しても害はありませんが、移動が起きるのは代入のおかげではありません。
+# **判定: 誤り**。`nn.Module.to` はモジュールをインプレースで変更し、そのモジュール自身を返します。代入し直しても害はありませんが、移動を起こしているのは代入ではありません。
 #
-# GPU がない場合、このセルはモデルを代わりに `meta` デバイスへ移します。`meta` は形状と dtype だけを持ち、データを持たないデバイスです。パラメータがどこに移ったか、どのオブジェクトが返ってきたかは確認できますが、速度やメモリについては何もわかりません。CPU と GPU の間の移動とは一つ違いがあり、`meta` への移動では `Parameter` オブジェクトが置き換わります。CPU と GPU の間の移動では同じオブジェクトが保たれます (セルは実際に実行したほうを確かめます)。
+# GPU がない場合、このセルは代わりにモデルを `meta` に移します。`meta` は形状と dtype を保持し、データを持たないデバイスです。パラメータがどこに移ったか、どのオブジェクトが返ってきたかはわかりますが、速度やメモリについては何もわかりません。CPU から GPU への移動とは1つ違いがあります。`meta` への移動では `Parameter` オブジェクトが置き換わりますが、CPU と GPU の間の移動では同じオブジェクトが保たれます（セルは実際に実行されたほうのケースを検証します）。
 
 # %% tags=["claim-M1"]
 target = device if device.type == "cuda" else torch.device("meta")
@@ -54,7 +54,7 @@ assert model.bias.device.type == target.type
 assert (model.weight is weight_before) == (target.type == "cuda")
 
 # %% [markdown]
-# モジュールのほかの変換メソッド (`.cpu()`、`.double()`、`.half()`、`.float()`、それに後で扱う `.cuda()`) も同じで、インプレースで変更してモジュール自身を返します。
+# モジュールのほかの変換メソッド（`.cpu()`、`.double()`、`.half()`、`.float()`、それに後で扱う `.cuda()`）も同じルールに従います。インプレースで変換し、モジュール自身を返します。
 
 # %% tags=["claim-M1"]
 other = nn.Linear(4, 2)
@@ -65,7 +65,7 @@ print(other.weight.dtype, other.weight.device)
 assert other.weight.dtype == torch.float32
 
 # %% [markdown]
-# この主張の出どころは、テンソルが*実際に*そう動くことでしょう。`Tensor.to` は元のテンソルには手を付けず、新しいデバイス上のテンソルを返します。テンソルの場合は戻り値を受け取る必要があります。
+# この主張の出どころはテンソルです。テンソルは**実際に**そう振る舞います。`Tensor.to` は元のテンソルには手を付けず、新しいデバイス上のテンソルを返すので、テンソルの場合は戻り値を受け取る必要があります。
 
 # %% tags=["claim-M1"]
 t = torch.ones(3)
@@ -77,13 +77,13 @@ assert t.device.type == "cpu"
 assert moved.device.type == target.type
 
 # %% [markdown]
-# ## 主張: モデルを代入し直すとメモリが節約できる
+# ## 主張: モデルを代入し直すとメモリを節約できる
 #
-# **主張**: 代入せずに `model.to(device)` とするとモデルのコピーがもう一つ残るので、`model = model.to(device)` と書いたほうがメモリが少なくて済む。
+# **主張**: 代入せずに `model.to(device)` とするとモデルのコピーがもう1つ残るので、`model = model.to(device)` と書いたほうがメモリが少なくて済む。
 #
-# **判定: 誤り**。どちらの書き方も同じオブジェクトの同じメソッドを呼ぶので、やることも同じです。各パラメータを変換してモジュールに戻すだけです。モジュールは古いテンソルへの参照を持たないので、ほかから参照されていなければ古いメモリはすぐに解放されます。
+# **判定: 誤り**。どちらの書き方も同じオブジェクトの同じメソッドを呼び、同じ処理をします。各パラメータを変換して、モジュールに戻すだけです。モジュールは古いテンソルへの参照を持ち続けないので、ほかに参照しているものがなくなった時点で、そのメモリは解放されます。
 #
-# 次のセルでは、2 つのモデルにそれぞれの書き方を試します。CPU 上で float32 から float64 に変換しますが、これも別デバイスへの移動と同じように新しいメモリを確保します。古いストレージへの弱参照 (weakref) はストレージを生かしておかないので、古いメモリが解放されたかどうかがわかります。
+# 次のセルでは、それぞれの書き方を別々のモデルで試します。CPU 上で float32 から float64 に変換しますが、これも別のデバイスへの移動と同じように新しいメモリを確保します。古いストレージへの弱参照（weakref）はストレージを生かしておかないので、古いメモリが解放されたかどうかを確かめられます。
 
 # %% tags=["claim-M2"]
 def weak_storages(module):
@@ -107,7 +107,7 @@ for module, original, old in ((a, a_object, a_old), (b, b_object, b_old)):
 print(a.weight.dtype, b.weight.dtype, [ref() for ref in a_old + b_old])
 
 # %% [markdown]
-# GPU がある場合、次のセルは同じサイズのモデル 2 つをそれぞれの書き方で GPU に移し、移動で増えた GPU メモリを、移動後とピーク時の両方で比べます。
+# GPU がある場合、次のセルは同じサイズのモデル2つをそれぞれの書き方で GPU に移し、移動で増えた GPU メモリを、移動後とピーク時の両方で比べます。
 
 # %% tags=["claim-M2"]
 if torch.cuda.is_available():
@@ -134,13 +134,13 @@ else:
 #
 # **主張**: `torch.cuda.copy()` という関数があり、モデルのパラメータを GPU にコピーしてくれる。
 #
-# **判定: 誤り**。そのような関数はありません。GPU の有無にかかわらず、どのマシンでも呼び出しは失敗します。
+# **判定: 誤り**。そのような関数は存在しません。GPU の有無にかかわらず、どのマシンでも呼び出しは失敗します。
 
 # %% tags=["raises-exception", "claim-M3"]
 torch.cuda.copy(torch.ones(3))
 
 # %% [markdown]
-# 実際に使う道具はこちらです。`dst.copy_(src)` は既にあるテンソルに値をコピーし (デバイスは問いません)、`t.to(device)` は指定したデバイス上のテンソルを返し、`t.clone()` は同じデバイス上に新しいメモリを確保します。モデル全体を移すなら `model.to(device)` を使います。
+# 実際に使う道具はこちらです。`dst.copy_(src)` は既存のテンソルに値をコピーし（デバイスは問いません）、`t.to(device)` は指定したデバイス上のテンソルを返し、`t.clone()` は同じデバイス上に新しいメモリを確保してコピーします。モデル全体を移すなら `model.to(device)` を使います。
 
 # %% tags=["claim-M3"]
 assert not hasattr(torch.cuda, "copy")
@@ -157,11 +157,11 @@ assert torch.equal(moved.cpu(), src)
 assert torch.equal(cloned, src) and cloned.data_ptr() != src.data_ptr()
 
 # %% [markdown]
-# ## 主張: model.cuda() は model.to('cuda') よりメモリを食う
+# ## 主張: model.cuda() は model.to('cuda') よりメモリを多く使う
 #
 # **主張**: `.cuda()` はモデルを移すコストの高い方法で、`.to('cuda')` のほうがメモリが少なくて済む。
 #
-# **判定: 誤り**。どちらも同じ内部メソッド `Module._apply` を呼ぶだけの短いラッパーで、このメソッドがすべてのパラメータとバッファを変換します。どのマシンでもソースを読めば確認できます。
+# **判定: 誤り**。どちらも同じ内部メソッド `Module._apply` を呼ぶだけの短いラッパーで、このメソッドがすべてのパラメータとバッファを変換します。ソースコードを読めば、どのマシンでも確認できます。
 
 # %% tags=["claim-M4"]
 for name in ("cuda", "to", "cpu", "double"):
@@ -172,7 +172,7 @@ print(inspect.signature(nn.Module.cuda))
 assert "dtype" not in inspect.signature(nn.Module.cuda).parameters
 
 # %% [markdown]
-# 実際の違いはわずかです。`.cuda()` はデバイスしか受け取らないので、dtype は変えられません。`.to()` なら 1 回の呼び出しで両方を変えられます。インデックスを付けなければ、どちらも現在の CUDA デバイスを使います。
+# 実際の違いはわずかです。`.cuda()` はデバイスしか受け取らないので、dtype は変えられません。`.to()` なら1回の呼び出しで両方を変えられます。インデックスを指定しなければ、どちらも現在の CUDA デバイスを使います。
 
 # %% tags=["claim-M4"]
 both = nn.Linear(2, 2).to(target, torch.float16)
@@ -181,7 +181,7 @@ assert both.weight.device.type == target.type
 assert both.weight.dtype == torch.float16
 
 # %% [markdown]
-# GPU がある場合、次のセルは同じモデル 2 つをそれぞれのメソッドで移し、使ったメモリと移動先を比べます。
+# GPU がある場合、次のセルはまったく同じモデル2つをそれぞれのメソッドで移し、使ったメモリと移動先を比べます。
 
 # %% tags=["claim-M4"]
 if torch.cuda.is_available():
@@ -206,15 +206,15 @@ else:
 # %% [markdown]
 # ## 主張: nn.DataParallel がモデルを GPU に載せてくれる
 #
-# **主張**: モデルを `nn.DataParallel` で包めば、GPU への移動までやってくれる。
+# **主張**: モデルを `nn.DataParallel` でラップすれば、GPU への移動もやってくれる。
 #
 # **判定: ほぼ誤り**。どうなるかはマシンの GPU の数で決まります。
 #
-# - GPU なし: ラッパーはモデルを CPU 上でそのまま呼ぶだけです。
-# - GPU がちょうど 1 つ: ラッパーがモデルをその GPU に移します。
-# - GPU が 2 つ以上: ラッパーは何も移さず、最初の forward で、パラメータを `cuda:0` に置くよう求めるエラーが出ます。
+# - GPU なし: ラッパーはモデルを CPU 上でそのまま呼び出すだけです。
+# - GPU がちょうど1つ: ラッパーがモデルをその GPU に移します。
+# - GPU が2つ以上: ラッパーは何も移さず、最初の forward の呼び出しで、パラメータを `cuda:0` に置くよう求めるエラーが発生します。
 #
-# セルは実行中のマシンに当てはまる分岐を確かめます。
+# セルは、実行しているマシンに当てはまる分岐を検証します。
 
 # %% tags=["claim-M5"]
 model = nn.Linear(4, 2)
@@ -242,7 +242,7 @@ else:
         raise AssertionError("expected a RuntimeError")
 
 # %% [markdown]
-# ですから、包む前に自分でモデルを移しましょう。そうすれば GPU がいくつあっても動きます。ほかに知っておきたい点が 2 つあります。ラッパーは `state_dict` のすべてのキーに `module.` という接頭辞を付けます (接頭辞のないキーが欲しければ `dp.module.state_dict()` を保存します)。また、`DataParallel` 自身のドキュメントは、マシンが 1 台だけでも `DistributedDataParallel` を使うよう勧めています。
+# ですから、ラップする前に自分でモデルを移しましょう。そうすれば GPU がいくつあっても動きます。ほかに知っておきたい点が2つあります。ラッパーは自身の `state_dict` のすべてのキーに `module.` という接頭辞を付けます（接頭辞のないキーが必要なら `dp.module.state_dict()` を保存します）。また、`DataParallel` 自身のドキュメントでは、マシンが1台だけの場合でも `DistributedDataParallel` を使うよう推奨しています。
 
 # %% tags=["claim-M5"]
 wrapped = nn.DataParallel(nn.Linear(4, 2).to(device))
@@ -256,11 +256,11 @@ assert "recommended to use" in nn.DataParallel.__doc__
 assert "DistributedDataParallel" in nn.DataParallel.__doc__
 
 # %% [markdown]
-# ## 主張: GPU 上の Linear(10, 1) に torch.randn(10, 1) を渡せる
+# ## 主張: GPU 上の Linear(10, 1) に torch.randn(10, 1) を入力できる
 #
-# **主張**: 動くコードとして出回っているサンプルがあります。`nn.Linear(10, 1)` をデバイスに移し、CPU 上で作った `torch.randn(10, 1)` をそのまま入力するものです。
+# **主張**: 動くコードとして出回っているサンプルがある。`nn.Linear(10, 1)` をデバイスに移し、CPU 上で作った `torch.randn(10, 1)` を入力するものだ。
 #
-# **判定: 誤り (バグが 2 つ)**。レイヤーは GPU にあるのに入力は CPU に残っています。しかも形状が間違っています。`Linear(10, 1)` が受け取るのは形状 `(N, 10)`、つまり最後の次元に 10 個の特徴量を持つ入力です。書かれたままでは、どのマシンでも失敗します。
+# **判定: 誤り（バグが2つある）**。レイヤーは GPU 上にあるのに入力は CPU 上に残っており、しかも形状が間違っています。`Linear(10, 1)` が受け取るのは形状 `(N, 10)`、つまり最後の次元に10個の特徴量を持つ入力です。書かれたままでは、このサンプルはどのマシンでも失敗します。
 
 # %% tags=["raises-exception", "claim-M6"]
 net = nn.Linear(10, 1).to(device)
@@ -268,7 +268,7 @@ x = torch.randn(10, 1)
 net(x)
 
 # %% [markdown]
-# どちらのバグが先に表に出るかはマシン次第です。GPU ではまずデバイスのチェックが走ります。CPU だけのマシンではすべてが CPU 上にあるので、形状のエラーだけが残ります。
+# どちらのバグが先に表面化するかはマシン次第です。GPU では何よりも先にデバイスのチェックが行われます。CPU だけのマシンではすべてが CPU 上にあるので、形状のエラーだけが残ります。
 
 # %% tags=["claim-M6"]
 try:
@@ -297,7 +297,7 @@ else:
     raise AssertionError("expected a RuntimeError")
 
 # %% [markdown]
-# 正しくは、10 個の特徴量を持つサンプル `N` 個のバッチを、レイヤーと同じデバイス上に作ります。
+# 正しくは、10個の特徴量を持つサンプル `N` 個からなるバッチを、レイヤーと同じデバイス上に作ります。
 
 # %% tags=["claim-M6"]
 N = 4
@@ -311,9 +311,9 @@ assert y.device == net.weight.device
 # %% [markdown]
 # ## 古い情報: 整数のデバイスは CUDA の GPU を指す
 #
-# **当時 (torch 1.7)**: `torch.device(0)` や `device=0` は `cuda:0` の省略形でした。
+# **当時（torch 1.7）**: `torch.device(0)` や `device=0` は `cuda:0` の省略形でした。
 #
-# **現在**: torch 2.5 からは、整数は現在の*アクセラレータ*上のインデックスを意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU のこともあります。アクセラレータにまったく対応していない torch のビルド (CPU 版の wheel など) では、`Cannot access accelerator device when none is available.` というエラーになります。使える GPU がないそれ以外のマシンでもエラーになります。整数が CPU を指すことはありません。CUDA を指すつもりなら `"cuda:0"` と書きましょう。
+# **現在**: torch 2.5 以降、整数は現在の**アクセラレータ**上のインデックスを意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。アクセラレータにまったく対応していない torch のビルド（CPU 版の wheel など）では、`Cannot access accelerator device when none is available.` というエラーになります。使える GPU がないそれ以外のマシンでもエラーになります。整数が CPU を指すことはありません。CUDA を指したいときは `"cuda:0"` と書きましょう。
 
 # %% tags=["claim-O1"]
 cpu_only_build = (
@@ -337,9 +337,9 @@ elif cpu_only_build and TORCH >= (2, 5):
 # %% [markdown]
 # ## 古い情報: テンソルに is_cpu 属性はない
 #
-# **当時 (torch 1.7)**: `t.is_cuda` はあっても `t.is_cpu` はなかったので、代わりに `t.device.type` を比べていました。
+# **当時（torch 1.7）**: `t.is_cuda` はあっても `t.is_cpu` はなかったので、代わりに `t.device.type` を比較していました。
 #
-# **現在**: `Tensor.is_cpu` は torch 1.13 から使えます。
+# **現在**: `Tensor.is_cpu` は torch 1.13 から存在します。
 
 # %% tags=["claim-O2"]
 t = torch.ones(2, device=device)
@@ -352,9 +352,9 @@ assert torch.ones(1).is_cpu
 # %% [markdown]
 # ## 古い情報: デバイス不一致のエラーメッセージ
 #
-# **当時 (torch 1.7)**: CPU のテンソルを GPU のレイヤーに渡すと、どの引数が CPU にあるかを挙げたうえで、すべて GPU 上にあるべきだと告げるエラーが出ました。
+# **当時（torch 1.7）**: CPU のテンソルを GPU 上のレイヤーに渡すと、どの引数が CPU 上にあるかを示したうえで、GPU 上にあるべきだと告げるエラーが出ました。`Tensor for 'out' is on CPU, Tensor for argument #1 'self' is on CPU, but expected them to be on GPU (while checking arguments for addmm)`
 #
-# **現在**: メッセージは `Expected all tensors to be on the same device` で始まり、問題の引数の名前を含みます (線形レイヤーなら入力の `mat1`)。その後の文言はリリースごとに変わってきたうえ (2.8 でも書き換えられました)、演算によっても違うので、ログを検索するときは先頭の部分で探しましょう。CPU だけでは取り違える 2 つ目のデバイスがないので、このセルには GPU が必要です。線形レイヤーと足し算の例を示します。
+# **現在**: メッセージは `Expected all tensors to be on the same device` で始まり、問題の引数の名前を含みます（線形レイヤーなら、その入力である `mat1`）。それ以降の文言はリリースごとに変わっており（2.8 でも再び変更されました）、演算によっても異なるので、ログを検索するときはこの先頭部分で検索しましょう。CPU だけでは取り違える2つ目のデバイスがないので、このセルには GPU が必要です。線形レイヤーと加算の例を示します。
 
 # %% tags=["claim-O3"]
 if torch.cuda.is_available():
@@ -380,11 +380,11 @@ else:
     print("skipped: a device mismatch needs a CUDA GPU")
 
 # %% [markdown]
-# ## 古い情報: 存在しない GPU 番号では素の RuntimeError が出る
+# ## 古い情報: 存在しない GPU インデックスでは素の RuntimeError が出る
 #
-# **当時 (torch 1.7)**: 存在しない GPU を指定すると (たとえば GPU が 1 つのマシンで `t.cuda(1)`)、`RuntimeError: CUDA error: invalid device ordinal` が出ました。
+# **当時（torch 1.7）**: 存在しない GPU を指定すると（たとえば GPU が1つのマシンで `t.cuda(1)`）、`RuntimeError: CUDA error: invalid device ordinal` が送出されました。
 #
-# **現在**: torch 2.8 からは、同じエラーが `torch.AcceleratorError` として送出されます。これは `RuntimeError` のサブクラスなので、既存の `except RuntimeError:` でもそのまま捕まえられます。
+# **現在**: torch 2.8 以降、同じエラーが `torch.AcceleratorError` として送出されます。これは `RuntimeError` のサブクラスなので、既存の `except RuntimeError:` のコードでもそのまま捕捉できます。
 
 # %% tags=["claim-O4"]
 if hasattr(torch, "AcceleratorError"):
@@ -408,11 +408,11 @@ else:
     print("skipped: asking for a GPU index that does not exist needs a CUDA GPU")
 
 # %% [markdown]
-# ## 古い情報: デバイスの選択は torch.cuda.is_available() で行う
+# ## 古い情報: デバイスの選択には torch.cuda.is_available() を使う
 #
-# **当時 (torch 1.7)**: `"cuda" if torch.cuda.is_available() else "cpu"` が定番の書き方でした。
+# **当時（torch 1.7）**: `"cuda" if torch.cuda.is_available() else "cpu"` が定番の書き方でした。
 #
-# **現在**: この書き方は NVIDIA の GPU なら今でも使えますし、このページでも使っています。移植性が高いのは `torch.accelerator` モジュール (torch 2.6) で、CUDA、MPS、XPU などを同じように扱えます。`torch.accelerator.current_accelerator()` は、使っている torch のビルドが対応するアクセラレータを返し、対応するものがなければ `None` を返します (torch 2.7 から)。これはビルドについての情報なので、いまデバイスを実際に使えるかどうかを返す `torch.accelerator.is_available()` と組み合わせて使います。
+# **現在**: この書き方は NVIDIA の GPU なら今でも使えますし、このページでも使っています。移植性の高い方法は `torch.accelerator` モジュール（torch 2.6）で、CUDA、MPS、XPU などを扱えます。`torch.accelerator.current_accelerator()` は、使っている torch のビルドが対応するアクセラレータを返し、どれにも対応していなければ `None` を返します（torch 2.7 以降）。これはビルドについての情報なので、いまデバイスを実際に使えるかどうかを返す `torch.accelerator.is_available()` と組み合わせて使います。
 
 # %% tags=["claim-O5"]
 if TORCH >= (2, 7):
@@ -434,14 +434,14 @@ else:
 #
 # | 主張 | 判定 | 実際は |
 # |---|---|---|
-# | `model.to(device)` だけではモデルは移動しない | 誤り | `Module.to` はインプレースで変更し、同じモジュールを返す |
-# | `model = model.to(device)` でメモリが節約できる | 誤り | どちらの書き方も同じ処理で、コピーは残らない |
+# | `model.to(device)` だけではモデルは移動しない | 誤り | `Module.to` はインプレースで変換し、同じモジュールを返す |
+# | `model = model.to(device)` でメモリを節約できる | 誤り | どちらの書き方も処理は同じで、コピーは残らない |
 # | `torch.cuda.copy()` でパラメータを GPU にコピーできる | 誤り | 存在しない。`copy_`、`to`、`clone` を使う |
-# | `.cuda()` は `.to('cuda')` よりメモリを食う | 誤り | どちらも `Module._apply` を通る。`.cuda()` は dtype を変えられない |
-# | `nn.DataParallel` がモデルを GPU に移してくれる | ほぼ誤り | 移すのは GPU がちょうど 1 つのときだけ。自分で移す |
-# | `Linear(10, 1)` に CPU の `torch.randn(10, 1)` を渡せる | 誤り | デバイスも形状も違う。`torch.randn(N, 10, device=device)` を使う |
-# | `device=0` は `cuda:0` のこと | 古い | 現在のアクセラレータ上のインデックス (2.5) |
-# | テンソルに `is_cpu` はない | 古い | `Tensor.is_cpu` がある (1.13) |
-# | 昔のデバイス不一致メッセージ | 古い | "Expected all tensors to be on the same device" で探す |
-# | 存在しない GPU 番号では素の `RuntimeError` | 古い | `RuntimeError` のサブクラス `torch.AcceleratorError` (2.8) |
-# | デバイスは `torch.cuda.is_available()` で選ぶ | 古い | CUDA なら今も使える。移植性なら `torch.accelerator` (2.6/2.7) |
+# | `.cuda()` は `.to('cuda')` よりメモリを多く使う | 誤り | どちらも `Module._apply` を通る。`.cuda()` は dtype を変えられない |
+# | `nn.DataParallel` がモデルを GPU に移してくれる | ほぼ誤り | 移すのは GPU がちょうど1つのときだけ。モデルは自分で移す |
+# | `Linear(10, 1)` に CPU 上の `torch.randn(10, 1)` を入力できる | 誤り | デバイスも形状も誤り。`torch.randn(N, 10, device=device)` を使う |
+# | `device=0` は `cuda:0` を意味する | 古い | 現在のアクセラレータ上のインデックス（2.5） |
+# | テンソルに `is_cpu` はない | 古い | `Tensor.is_cpu` がある（1.13） |
+# | 昔のデバイス不一致メッセージ | 古い | "Expected all tensors to be on the same device" で検索する |
+# | 存在しない GPU インデックスでは素の `RuntimeError` が出る | 古い | `RuntimeError` のサブクラスである `torch.AcceleratorError`（2.8） |
+# | デバイスは `torch.cuda.is_available()` で選ぶ | 古い | CUDA なら今も使える。移植性が必要なら `torch.accelerator`（2.6/2.7） |

@@ -17,7 +17,7 @@
 #
 # 모든 텐서는 정확히 하나의 디바이스에 존재합니다. CPU일 수도, GPU일 수도, `meta` 같은 특수한 디바이스일 수도 있습니다.
 # 이 페이지에서는 텐서를 어디에 생성할지 지정하는 방법과 텐서가 어디에 있는지 확인하는 방법을 알아봅니다.
-# 아래 셀은 모두 GPU가 없는 머신에서도 실행됩니다. GPU가 필요한 셀은 그 사실을 출력하고 건너뜁니다.
+# 아래 셀은 모두 GPU가 없는 머신에서도 실행됩니다. GPU가 필요한 셀은 GPU가 없으면 그렇다고 출력하고 건너뜁니다.
 
 # %%
 import torch
@@ -43,13 +43,13 @@ assert (gpu.type, gpu.index) == ("cuda", None)
 assert torch.device("cuda", 1) == torch.device("cuda:1")
 
 # %% [markdown]
-# `torch.device` 객체를 만들 때는 표기만 검사하고 하드웨어는 확인하지 않습니다. 그래서 위 셀은 GPU가 없는 머신에서도 실행됩니다.
-# 하드웨어가 필요한 것은 그 디바이스에 실제로 텐서를 생성할 때뿐입니다.
+# `torch.device` 객체를 만들 때는 문자열 표기만 검사할 뿐 하드웨어는 확인하지 않습니다. 그래서 위 셀은 GPU가 없는 머신에서도 실행됩니다.
+# 하드웨어는 그 디바이스에 실제로 텐서를 생성할 때만 필요합니다.
 
 # %% [markdown]
 # ## 팩토리 함수의 device 인자
 #
-# `torch.tensor`, `torch.zeros`, `torch.ones`, `torch.randn`, `torch.arange`를 비롯해 텐서를 만드는 팩토리 함수는 모두 `device=` 인자를 받습니다.
+# `torch.tensor`, `torch.zeros`, `torch.ones`, `torch.randn`, `torch.arange`를 비롯한 팩토리 함수는 모두 `device=` 인자를 받습니다.
 # 기본값은 CPU입니다. 문자열을 넘기든 `torch.device`를 넘기든 결과는 같습니다.
 
 # %%
@@ -77,8 +77,8 @@ else:
 # %% [markdown]
 # ## 텐서 위치 확인하기
 #
-# 정확한 답은 `t.device`로 알 수 있습니다. `t.is_cuda`와 `t.is_cpu`는 자주 하는 확인을 간단히 쓰기 위한 단축 속성입니다.
-# `is_cpu`는 torch 1.13부터 존재합니다(오래된 튜토리얼에는 없다고 적혀 있기도 합니다).
+# 텐서가 어디에 있는지는 `t.device`가 정확히 알려 줍니다. `t.is_cuda`와 `t.is_cpu`는 자주 하는 확인을 짧게 쓰기 위한 단축 속성입니다.
+# `is_cpu`는 torch 1.13부터 있습니다(오래된 튜토리얼에는 없다고 적혀 있기도 합니다).
 
 # %% tags=["claim-O2"]
 t = torch.randn(3)
@@ -87,8 +87,8 @@ assert t.is_cpu and not t.is_cuda
 assert t.device.type == "cpu"
 
 # %% [markdown]
-# 디바이스는 문자열이 아니라 `torch.device`끼리 비교해야 합니다. CPU 텐서라도 `t.device == "cpu"`는 `False`입니다.
-# 어느 GPU든 상관없다면 `.type`을 비교하면 됩니다. `cuda:0`과 `cuda`는 같지 않기 때문입니다.
+# 디바이스는 문자열이 아니라 다른 `torch.device`와 비교해야 합니다. CPU 텐서라도 `t.device == "cpu"`는 `False`입니다.
+# 어느 GPU든 상관없다면 `.type`을 비교하십시오. `cuda:0`과 `cuda`는 서로 같지 않기 때문입니다.
 
 # %%
 print(t.device == torch.device("cpu"), t.device == "cpu", t.device.type == "cpu")
@@ -101,8 +101,8 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 # ## 정수로 디바이스 지정하기
 #
 # 예전에는 `device=0`이나 `torch.device(0)`이 `cuda:0`을 뜻했습니다. torch 2.5부터 정수는 "현재 가속기에서 그 인덱스에 해당하는 디바이스"를 뜻합니다.
-# 가속기는 CUDA일 수도 있지만 Apple의 MPS나 Intel의 XPU일 수도 있습니다.
-# 가속기가 없는 머신에서 디바이스 `0`에 텐서를 생성하면 에러가 발생합니다.
+# 가속기는 CUDA일 수도 있고, Apple의 MPS나 Intel의 XPU일 수도 있습니다.
+# 가속기가 없는 머신에서 디바이스 `0`에 텐서를 생성하면 오류가 발생합니다.
 
 # %% tags=["claim-O1"]
 has_accelerator = torch.cuda.is_available() or (
@@ -119,10 +119,10 @@ except RuntimeError as err:
 # %% [markdown]
 # ## 매번 지정하지 않고 디바이스에 생성하기
 #
-# torch 2.0부터는 팩토리 함수가 사용할 기본 디바이스를 바꿀 수 있습니다. `with` 블록 안에서만 바꿀 수도 있고,
+# torch 2.0부터는 팩토리 함수가 사용할 기본 디바이스를 지정할 수 있습니다. `with` 블록 안에서만 적용할 수도 있고,
 # `torch.set_default_device`로 프로그램 전체에 적용할 수도 있습니다. 텐서를 옮기는 것이 아니라 처음부터 그 디바이스에 생성하므로
-# CPU에서 GPU로 복사하는 과정도 생략됩니다. `device=`를 명시하면 그 값이 우선합니다.
-# 다음 섹션에서 설명할 `meta` 디바이스를 사용하므로 이 셀은 어떤 머신에서든 실행됩니다.
+# CPU에서 GPU로 복사하는 과정도 필요 없습니다. `device=`를 명시하면 여전히 그 값이 우선합니다.
+# 아래 셀은 `meta` 디바이스(다음 섹션에서 설명합니다)를 사용하므로 어떤 머신에서든 실행됩니다.
 
 # %% tags=["claim-F6"]
 with torch.device("meta"):
@@ -161,9 +161,9 @@ else:
 # %% [markdown]
 # ## meta 디바이스
 #
-# `meta` 디바이스의 텐서에는 형태(shape)와 dtype 정보만 있고 데이터는 없습니다. 그래서 메모리를 차지하지 않고, 어떤 머신에서든 만들 수 있습니다.
-# 모델 출력의 형태를 미리 알아보는 것처럼 사전 계획을 세울 때 유용하고, 이 사이트에서는 GPU가 없을 때 이동이 어떻게 동작하는지 보여 주는 데에도 사용합니다.
-# 다만 한계도 있습니다. 출력할 값이 없으며, 에러 메시지 면에서는 GPU를 충실히 대신하지 못합니다.
+# `meta` 디바이스의 텐서에는 shape와 dtype만 있고 데이터는 없습니다. 그래서 메모리를 차지하지 않고, 어떤 머신에서든 만들 수 있습니다.
+# 모델 출력의 shape를 미리 따져 보는 것처럼 계획을 세울 때 유용하고, 이 사이트에서는 GPU가 없을 때 이동이 어떻게 동작하는지 보여 주는 데에도 사용합니다.
+# 다만 한계도 있습니다. 출력할 값이 없고, 오류 메시지까지 GPU와 똑같이 재현해 주지는 못합니다.
 
 # %% tags=["claim-F7"]
 m = torch.empty(1000, 1000, device="meta")
@@ -183,7 +183,7 @@ else:
 # %% [markdown]
 # ## 정리
 #
-# - 텐서를 생성할 위치는 팩토리 함수의 `device=`나 `with torch.device(...)`로 지정합니다.
+# - 텐서를 생성할 위치는 팩토리 함수의 `device=` 인자나 `with torch.device(...)`로 지정합니다.
 # - 텐서의 위치는 `.device`로 확인합니다. `.is_cpu`와 `.is_cuda`는 단축 속성입니다.
 # - 정수로 지정한 디바이스는 현재 가속기의 인덱스이며, 반드시 CUDA인 것은 아닙니다.
-# - `meta` 텐서는 형태 정보만 있고 데이터는 없으며, 어떤 머신에서든 실행됩니다.
+# - `meta` 텐서는 shape만 있고 데이터는 없으며, 어떤 머신에서든 쓸 수 있습니다.

@@ -17,8 +17,8 @@
 #
 # 텐서를 다른 디바이스로 옮길 때는 `t.to(...)`나 단축 메서드인 `t.cuda()`, `t.cpu()`를
 # 사용합니다. 세 가지 모두 같은 규칙을 따릅니다. `t` 자체는 바뀌지 않고, 대상 디바이스에
-# 있는 텐서가 반환되며, 원래 텐서는 있던 곳에 그대로 남습니다. 주의할 점은 바꿀 것이 전혀
-# 없는 경우 하나뿐입니다. 이때는 복사본이 아니라 `t` 자신이 반환됩니다.
+# 있는 텐서가 반환되며, 원래 텐서는 있던 곳에 그대로 남습니다. 단, 예외가 하나 있는데 바꿀
+# 것이 전혀 없는 경우입니다. 이때는 복사본이 아니라 `t` 자신이 그대로 반환됩니다.
 #
 # 이 페이지는 텐서를 다룹니다. `nn.Module.to`는 다른 규칙을 따르므로 별도 페이지에서
 # 설명합니다.
@@ -38,11 +38,11 @@ print(torch.__version__, device)
 # ## 이동 결과는 새 텐서
 #
 # `t.to(device)`는 `device`에 있는 새 텐서를 반환합니다. `t` 자체는 이동하지 않습니다.
-# 그러니 반환값을 꼭 받아 두어야 하며, 보통은 같은 이름에 다시 대입합니다
-# (`t = t.to(device)`).
+# 그러니 반환값을 받아 두어야 하며, 보통은 `t = t.to(device)`처럼 같은 이름에 다시
+# 대입합니다.
 #
 # GPU가 없어도 `meta` 디바이스로 이 동작을 확인할 수 있습니다. `meta`는 모든 PyTorch
-# 빌드에 있는 디바이스로, meta 텐서는 shape과 dtype만 있고 데이터는 없습니다.
+# 빌드에 있는 디바이스로, meta 텐서에는 shape와 dtype만 있고 데이터는 없습니다.
 
 # %% tags=["claim-F7"]
 x = torch.arange(4.0)
@@ -55,9 +55,9 @@ assert m.device.type == "meta"
 assert m.shape == x.shape and m.dtype == x.dtype
 
 # %% [markdown]
-# meta 텐서에는 데이터가 없으므로, `meta`로 알 수 있는 것은 이동이 변수에 어떤 일을 하는지이지
-# 이동에 드는 비용이 아닙니다. 실제로는 아무것도 복사되지 않고, CPU로 다시 가져올 수도
-# 없습니다.
+# meta 텐서에는 데이터가 없으므로, `meta`로는 이동이 변수에 어떤 영향을 주는지만 알 수 있을 뿐
+# 이동에 드는 비용은 알 수 없습니다. 실제로 복사되는 데이터가 없고, 따라서 다시 복사해 올
+# 데이터도 없습니다.
 
 # %% tags=["claim-F7"]
 try:
@@ -73,8 +73,7 @@ else:
 #
 # `t.cuda()`는 `t.to("cuda")`처럼 현재 CUDA 디바이스로, `t.cuda(i)`는 `cuda:i`로 텐서를
 # 옮깁니다. `t.cpu()`는 `t.to("cpu")`와 같습니다. 둘 다 `to`와 마찬가지로 새 텐서를
-# 반환합니다. CUDA를 쓸 수 있는 머신이라면 다음 셀에서 실제로 GPU에 보냈다가 다시
-# 가져옵니다.
+# 반환합니다. CUDA 머신이라면 다음 셀에서 실제로 GPU에 보냈다가 다시 가져옵니다.
 
 # %%
 if torch.cuda.is_available():
@@ -92,8 +91,8 @@ else:
 # %% [markdown]
 # ## 옮길 필요가 없으면 같은 텐서
 #
-# 텐서가 이미 요청한 디바이스(와 dtype)에 있으면 `to`는 할 일이 없으므로 텐서 자신을
-# 반환합니다. 반환값은 복사본이 아니어서, 여기에 값을 쓰면 원래 텐서가 바뀝니다. CPU 텐서에
+# 텐서가 이미 요청한 디바이스에 있고 dtype도 같다면 `to`는 할 일이 없으므로 텐서 자신을
+# 반환합니다. 반환값은 복사본이 아니므로, 여기에 값을 쓰면 원래 텐서에 쓰입니다. CPU 텐서에
 # 대한 `t.cpu()`, 이미 현재 GPU에 있는 텐서에 대한 `t.cuda()`도 마찬가지입니다.
 
 # %% tags=["claim-F1"]
@@ -112,8 +111,8 @@ assert same is a
 # %% [markdown]
 # ## 복사를 강제하기
 #
-# 독립된 텐서가 필요하면 명시해야 합니다. `t.to(device, copy=True)`는 항상 새 텐서를
-# 반환하고, `t.clone()`은 같은 디바이스에 복사본을 만듭니다.
+# 독립된 텐서가 필요하면 명시적으로 요청해야 합니다. `t.to(device, copy=True)`는 항상 새
+# 텐서를 반환하고, `t.clone()`은 같은 디바이스에 복사본을 만듭니다.
 
 # %% tags=["claim-F1"]
 c = a.to(device, copy=True)
@@ -142,8 +141,8 @@ for method in (a.cuda, a.cpu):
 # %% [markdown]
 # ## 디바이스와 dtype을 한 번에
 #
-# `to`는 디바이스와 dtype을 동시에 바꿀 수 있습니다. 디바이스를 먼저 쓰거나 키워드 인자를
-# 사용합니다.
+# `to`는 디바이스와 dtype을 한 번에 바꿀 수 있습니다. 디바이스를 먼저 쓰거나 키워드 인자를
+# 사용하십시오.
 
 # %%
 t = torch.arange(3)
@@ -164,8 +163,8 @@ t.to(torch.float16, device)
 # %% [markdown]
 # ## cuda에는 CUDA 디바이스만
 #
-# `t.cuda("cpu")`는 오류입니다. PyTorch는 CUDA를 건드리기 전에 인자를 검사하므로, CPU 전용
-# 빌드에서도 GPU 머신에서도 같은 오류가 납니다.
+# `t.cuda("cpu")`는 오류가 납니다. PyTorch는 CUDA에 접근하기 전에 인자부터 검사하므로, CPU
+# 전용 빌드에서도 GPU 머신에서도 같은 오류가 발생합니다.
 
 # %%
 try:
@@ -177,13 +176,13 @@ else:
     raise AssertionError("cuda('cpu') should fail")
 
 # %% [markdown]
-# ## 존재하지 않는 GPU 번호
+# ## 존재하지 않는 GPU 인덱스
 #
-# 없는 GPU를 지정하면(GPU가 한 장인 머신에서 `cuda:1` 등), 예전에는 "CUDA error: invalid
-# device ordinal"이라는 메시지의 평범한 `RuntimeError`가 발생했습니다. PyTorch 2.8부터는
-# 같은 메시지의 `torch.AcceleratorError`가 발생합니다. `AcceleratorError`는
-# `RuntimeError`의 하위 클래스이므로, 예전 버전을 위해 작성한 `except RuntimeError`로도 그대로
-# 잡힙니다. 이 셀은 마지막 GPU의 다음 번호, 즉 `torch.cuda.device_count()`를 지정합니다.
+# 없는 GPU를 요청하면(예: GPU가 한 개인 머신에서 `cuda:1`), 예전에는 "CUDA error: invalid
+# device ordinal"이라는 메시지와 함께 일반 `RuntimeError`가 발생했습니다. PyTorch 2.8부터는
+# 같은 메시지로 `torch.AcceleratorError`가 발생합니다. `AcceleratorError`는
+# `RuntimeError`의 하위 클래스이므로, 예전 버전에 맞춰 작성한 `except RuntimeError`로도 그대로
+# 잡힙니다. 이 셀은 마지막 GPU 바로 다음 인덱스인 `torch.cuda.device_count()`를 요청합니다.
 
 # %% tags=["claim-O4"]
 if torch.cuda.is_available():
@@ -203,15 +202,15 @@ else:
 # %% [markdown]
 # ## 고정 메모리와 non_blocking
 #
-# 일반(페이징 가능한) CPU 메모리에서 GPU로 복사하면 CPU는 복사가 끝날 때까지 기다립니다.
-# 원본이 페이지 잠금(page-locked) 메모리, 즉 고정(pinned) 메모리에 있으면
-# `to("cuda", non_blocking=True)`는 현재 CUDA 스트림에 복사를 넣어 두기만 하고 바로
-# 반환합니다. 그래서 GPU가 복사와 연산을 하는 동안 CPU는 다른 작업을 진행할 수 있습니다.
+# 일반(페이징 가능한, pageable) CPU 메모리에서 GPU로 복사하면 CPU는 복사가 끝날 때까지
+# 기다립니다. 원본이 페이지 잠금(page-locked) 메모리, 즉 고정(pinned) 메모리에 있으면
+# `to("cuda", non_blocking=True)`는 현재 CUDA 스트림의 큐에 복사를 넣기만 하고 바로
+# 반환합니다. 그래서 GPU가 복사와 연산을 하는 동안 CPU는 다른 작업을 할 수 있습니다.
 #
 # 그렇다고 저절로 빨라지는 것은 아닙니다. `pin_memory()` 자체가 복사입니다. 고정 메모리에
-# 새 텐서를 만들어 반환하고, 원래 텐서는 그대로 둡니다. 또한 메모리 고정은 가속기가 있어야
-# 가능하며, 없으면 `pin_memory()`가 예외를 발생시킵니다. CPU 전용 빌드에서의 메시지는
-# "Cannot access accelerator device when none is available."입니다.
+# 새 텐서를 만들어 반환하고, 원래 텐서는 그대로 둡니다. 또한 메모리 고정은 가속기가 있어야만
+# 가능하며, 가속기가 없으면 `pin_memory()`가 예외를 발생시킵니다. CPU 전용 빌드에서의
+# 메시지는 "Cannot access accelerator device when none is available."입니다.
 
 # %% tags=["claim-F10"]
 host = torch.randn(1024, 1024)
@@ -234,19 +233,19 @@ else:
         print("pinned for", torch.accelerator.current_accelerator())
 
 # %% [markdown]
-# 다음 셀은 이 기다림을 눈으로 확인할 수 있게 합니다. 행렬 곱으로 GPU를 바쁘게 만들어
+# 다음 셀에서는 이 기다림을 직접 눈으로 확인합니다. 행렬 곱으로 GPU를 바쁘게 만들어
 # 두고(큐에 넣기만 하므로 호출은 바로 반환됩니다), 복사를 한 다음, 쌓인 작업이 모두
 # 끝났는지 스트림에 물어봅니다.
 #
-# - 페이징 가능한 메모리에서 일반 복사를 한 뒤에는 "끝났다"가 나옵니다. CPU가 쌓여 있던
-#   작업과 복사가 끝날 때까지 기다렸기 때문입니다.
-# - `pinned.to("cuda", non_blocking=True)` 뒤에는 "아직"이 나옵니다. GPU가 아직 일하는
-#   중에 호출이 반환되었다는 뜻입니다.
+# - 페이징 가능한 메모리에서 일반 복사를 한 뒤에는 "모두 끝났다"는 답이 나옵니다. CPU가 큐에
+#   쌓여 있던 작업과 복사가 끝날 때까지 기다렸기 때문입니다.
+# - `pinned.to("cuda", non_blocking=True)` 뒤에는 "아직 안 끝났다"는 답이 나옵니다. GPU가
+#   아직 일하는 중에 호출이 반환되었다는 뜻입니다.
 # - 반대 방향인 `to("cpu", non_blocking=True)`도 바로 반환되므로, CPU 쪽 텐서에는 아직 값이
 #   채워져 있지 않습니다. 값을 읽기 전에 `torch.cuda.synchronize()`를 호출하십시오.
 #
-# 함수는 두 번 실행합니다. 첫 번째 실행은 GPU 라이브러리와 메모리 캐시를 준비하는
-# 워밍업입니다.
+# 함수는 두 번 실행합니다. 첫 번째 실행은 GPU 라이브러리와 메모리 캐시를 준비하기 위한
+# 워밍업일 뿐입니다.
 
 # %% tags=["claim-F10"]
 if torch.cuda.is_available():
@@ -284,12 +283,12 @@ else:
 
 # %% [markdown]
 # 메모리 고정이 이득인지는 머신, 텐서 크기, 그리고 기다리는 동안 CPU가 할 만한 일이
-# 있는지에 따라 달라집니다. 아래 셀은 여러분의 머신에서 한 번의 복사를 두 방식으로 재지만,
-# 결과에 대해서는 아무것도 assert하지 않습니다. 고정 메모리 쪽 시간에는 `pin_memory()`의
+# 있는지에 따라 달라집니다. 아래 셀은 여러분의 머신에서 한 번의 복사를 두 방식으로 각각
+# 측정하지만, 결과를 `assert`로 검증하지는 않습니다. 고정 메모리 쪽 시간에는 `pin_memory()`의
 # 복사도 포함됩니다. PyTorch의
 # [`pin_memory()`와 `non_blocking`에 관한 튜토리얼](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)에서도
-# 고정 메모리 쪽이 더 느린 경우를 측정해 보여 줍니다. 바꾸기 전과 후에 직접 파이프라인을
-# 측정해 보십시오.
+# 고정 메모리 쪽이 더 느린 경우를 측정해 보여 줍니다. 여러분의 파이프라인도 바꾸기 전과
+# 후에 직접 측정해 보십시오.
 
 # %%
 if torch.cuda.is_available():
@@ -315,7 +314,7 @@ else:
 #   필요하면 `copy=True`나 `clone()`을 사용합니다. `.cuda()`와 `.cpu()`에는 `copy` 인자가
 #   없습니다.
 # - 디바이스를 dtype보다 먼저 쓰거나 키워드 인자로 지정합니다.
-# - `t.cuda()`는 CUDA 디바이스만 받습니다. 존재하지 않는 GPU 번호를 지정하면 PyTorch 2.8부터
+# - `t.cuda()`는 CUDA 디바이스만 받습니다. 존재하지 않는 GPU 인덱스를 지정하면 PyTorch 2.8부터
 #   `torch.AcceleratorError`(`RuntimeError`의 일종)가 발생합니다.
-# - `pin_memory()`와 `non_blocking=True`를 함께 쓰면 복사하는 동안에도 CPU가 다음 작업을
-#   진행할 수 있습니다. 하지만 저절로 빨라지지는 않으며, 가속기도 필요합니다.
+# - `pin_memory()`와 `non_blocking=True`를 함께 쓰면 복사가 진행되는 동안 CPU가 다른 작업을
+#   계속할 수 있습니다. 하지만 저절로 빨라지지는 않으며, 가속기도 필요합니다.

@@ -16,12 +16,12 @@
 # # 모델 옮기기
 #
 # 텐서와 모델 모두 `.to()` 메서드가 있지만, 둘의 동작은 다릅니다. 이 페이지에서는 `Module.to`가
-# 모델과 그 파라미터, 버퍼에 무엇을 하는지, 무엇을 남겨 두는지 살펴보고, 모델이 어느 디바이스에
-# 있는지 알아내는 방법, 디바이스 불일치 에러를 읽는 법, 옵티마이저에 생기는 일, GPU에서 저장한
-# 체크포인트를 CPU에서 불러오는 방법을 다룹니다.
+# 모델과 그 파라미터, 버퍼에 무엇을 하는지, 무엇을 옮기지 않고 남겨 두는지 살펴봅니다. 또 모델이
+# 어느 디바이스에 있는지 알아내는 방법, 디바이스 불일치 오류를 읽는 법, 옵티마이저에 생기는 일,
+# GPU에서 저장한 체크포인트를 CPU에서 불러오는 방법을 다룹니다.
 #
 # 본문의 모든 설명은 바로 다음 코드 셀의 `assert`로 검증합니다. GPU가 필요한 셀은 먼저 GPU가 있는지
-# 확인하고, CPU만 있는 환경에서는 무엇을 건너뛰었는지 출력합니다.
+# 확인하고, CPU만 있는 머신에서는 무엇을 건너뛰었는지 출력합니다.
 
 # %%
 import os
@@ -34,17 +34,17 @@ device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.__version__, device)
 
 # %% [markdown]
-# ## 인플레이스로 바꾸고 같은 객체를 반환
+# ## 인플레이스 변환, 같은 객체 반환
 #
 # `Tensor.to`는 원래 텐서를 바꾸지 않습니다. 변환된 텐서(변환할 것이 없으면 그 텐서 자체)를 반환하므로
 # 반환값을 받아 두어야 합니다.
 #
-# 반면 `Module.to`는 모듈의 파라미터와 버퍼를 **인플레이스**로 변환하고 모듈 자신을 반환합니다.
-# `.cpu()`, `.double()`, 그리고 GPU 환경에서의 `.cuda()`도 마찬가지입니다.
+# 반면 `Module.to`는 파라미터와 버퍼를 변환해 모듈 자체를 **인플레이스**로 바꾸고, 모듈 자신을 반환합니다.
+# `.cpu()`, `.double()`, 그리고 GPU가 있을 때의 `.cuda()`도 마찬가지입니다.
 # `model = model.to(device)`라고 써도 문제는 없지만, `model.to(device)`만으로 충분합니다.
 #
-# `meta` 디바이스는 shape와 dtype만 저장하고 데이터는 갖지 않습니다. 어느 환경에나 있으므로 GPU가
-# 없어도 이동이 일어나는 모습을 확인할 수 있습니다.
+# `meta` 디바이스는 shape와 dtype만 저장하고 데이터는 저장하지 않습니다. 어느 머신에나 있으므로
+# GPU가 없어도 이동이 일어나는 모습을 확인할 수 있습니다.
 
 # %% tags=["claim-M1"]
 model = nn.Linear(3, 2)
@@ -73,18 +73,18 @@ assert t.to(t.device) is t  # 할 일이 없으면 같은 텐서가 돌아옴
 # %% [markdown]
 # ## 파라미터와 버퍼
 #
-# `.to()` 후에도 모듈은 같은 객체입니다. 그렇다면 안에 든 텐서도 그럴까요? 이는 이동의 종류에 따라
-# 다릅니다.
+# `.to()`를 호출한 뒤에도 모듈은 같은 객체입니다. 그렇다면 그 안의 텐서들도 그럴까요? 이는 어떤
+# 이동이냐에 따라 다릅니다.
 #
 # - **CPU ↔ CUDA 이동이나 dtype 변환:** 각 `Parameter`는 같은 Python 객체로 남습니다. PyTorch는
-#   그 안의 텐서(`param.data`)만 바꿔 끼우므로, 파라미터를 참조하고 있는 쪽에서도 여전히 올바른
-#   객체가 보입니다.
-# - **`meta`로, 또는 `meta`에서 이동:** 파라미터가 새 `Parameter` 객체로 교체됩니다.
+#   그 뒤에 있는 텐서(`param.data`)만 바꿔 끼우므로, 파라미터를 참조하고 있던 코드도 여전히
+#   올바른 파라미터를 가리킵니다.
+# - **`meta`로 이동:** 파라미터가 새 `Parameter` 객체로 교체됩니다.
 # - **버퍼**(`register_buffer`로 등록한 텐서)는 일반 텐서입니다. 변환된 버퍼는 새 텐서 객체로
 #   교체됩니다.
 #
-# 따라서 동일성 검사(`is`)의 결과는 디바이스마다 다릅니다. 아래의 작은 모듈은 파라미터, 버퍼, 일반
-# 텐서 속성을 하나씩 갖고 있습니다(마지막 것은 다음 절에서 다룹니다).
+# 따라서 동일성 검사(`is`)의 결과는 어느 디바이스로 옮기느냐에 따라 달라집니다. 아래의 작은 모듈은
+# 파라미터, 버퍼, 일반 텐서 속성을 하나씩 갖고 있습니다(일반 텐서 속성은 다음 섹션에서 다룹니다).
 
 # %%
 class Scaled(nn.Module):
@@ -99,7 +99,7 @@ class Scaled(nn.Module):
 
 
 # %% [markdown]
-# `meta`로의 이동은 어느 환경에서나 실행할 수 있으며, 파라미터와 버퍼가 모두 교체됩니다.
+# `meta`로 옮기는 것은 어느 머신에서나 할 수 있으며, 이때는 파라미터와 버퍼가 모두 교체됩니다.
 
 # %% tags=["claim-F3"]
 model = Scaled()
@@ -112,7 +112,26 @@ assert model.weight is not weight  # 새 Parameter 객체
 assert model.offset is not offset  # 새 버퍼 텐서
 
 # %% [markdown]
-# dtype 변환(어느 환경에서나 가능)과 GPU로의 이동에서는 `Parameter` 객체가 그대로 유지되지만, 버퍼는
+# `meta`에서 되돌아올 때는 사정이 다릅니다. 복사할 데이터가 없으므로 `.to("cpu")`는 오류를 일으키고, 오류 메시지는 `to_empty()`를 쓰라고 안내합니다. `to_empty(device=...)`는 대상 디바이스에 초기화되지 않은 저장 공간만 할당하므로 값은 직접 채워야 합니다. 기본 제공 레이어라면 `reset_parameters()`로 초기화할 수 있습니다.
+
+# %% tags=["claim-F7"]
+try:
+    model.to("cpu")
+except NotImplementedError as err:
+    print(str(err).splitlines()[0])
+    assert "to_empty" in str(err)
+else:
+    raise AssertionError("a meta module has no data to copy")
+
+layer = nn.Linear(3, 2, device="meta")
+layer.to_empty(device="cpu")  # 저장 공간만 할당하며 값은 아직 없음
+layer.reset_parameters()
+print(layer.weight.device, layer.weight.is_meta)
+assert layer.weight.device.type == "cpu"
+assert torch.isfinite(layer.weight).all()
+
+# %% [markdown]
+# dtype 변환(어느 머신에서나 가능)과 GPU로의 이동에서는 `Parameter` 객체가 그대로 유지되지만, 버퍼는
 # 이때도 교체됩니다.
 
 # %% tags=["claim-F3"]
@@ -139,10 +158,10 @@ else:
 # ## 일반 텐서 속성
 #
 # `Module.to`는 모듈이 알고 있는 것, 즉 파라미터, 버퍼, 서브모듈만 변환합니다. 일반 속성으로 저장한
-# 텐서(`self.mask = torch.ones(3)`)는 원래 자리에 남고, 그 결과 forward 안에서 디바이스가 섞이게
-# 됩니다. `state_dict`에도 들어가지 않습니다.
+# 텐서(`self.mask = torch.ones(3)`)는 원래 자리에 남고, 그 결과 순전파(forward)에서 디바이스가
+# 섞이게 됩니다. 이런 텐서는 `state_dict`에도 들어가지 않습니다.
 #
-# 아래에서는 GPU가 있으면 GPU를, 없으면 `meta`를 목적지로 사용합니다.
+# 아래에서는 GPU가 있으면 GPU를, 없으면 `meta`를 대상 디바이스로 사용합니다.
 
 # %% tags=["claim-F5"]
 target = torch.device("cuda") if torch.cuda.is_available() else torch.device("meta")
@@ -152,13 +171,13 @@ for name in ["weight", "offset", "mask"]:
     print(name, getattr(model, name).device)
 assert model.weight.device.type == target.type
 assert model.offset.device.type == target.type
-assert model.mask.device.type == "cpu"  # 남겨짐
+assert model.mask.device.type == "cpu"  # 옮겨지지 않고 남음
 assert "mask" not in model.state_dict()
 
 
 # %% [markdown]
 # 해결책은 그 텐서를 버퍼로 등록하는 것입니다. 모델과 함께 옮기되 `state_dict`에는 넣고 싶지 않다면
-# `persistent=False`를 지정합니다.
+# `persistent=False`를 지정하십시오.
 
 # %% tags=["claim-F5"]
 class Masked(nn.Module):
@@ -179,13 +198,13 @@ assert "mask" not in model.state_dict()
 # %% [markdown]
 # ## 파라미터에 다시 대입하지 않기
 #
-# `model.weight = model.weight.to(d)`처럼 파라미터 하나만 직접 옮길 수는 없습니다. 실제로 변환이
-# 일어나면 반환값은 `Parameter`가 아닌 일반 `Tensor`이고, 모듈은 파라미터 이름에 일반 텐서를 대입하는
-# 것을 거부하며 `TypeError`를 발생시킵니다.
+# `model.weight = model.weight.to(d)`처럼 파라미터 하나만 직접 옮기는 방법은 통하지 않습니다. 실제로
+# 변환이 일어나면 반환값은 `Parameter`가 아닌 일반 `Tensor`인데, 모듈은 파라미터 이름에 일반 텐서를
+# 대입하는 것을 거부하고 `TypeError`를 발생시킵니다.
 #
-# 함정은 변환할 것이 없는 경우입니다(예: `d`도 CPU이고 가중치도 CPU에 있을 때). 이때 `.to()`는
-# 파라미터 자체를 반환하므로 대입이 성공하고, 같은 코드가 GPU에서 처음 실행될 때 비로소 실패합니다.
-# 대신 `model.to(d)`로 모듈 전체를 옮기세요.
+# 함정은 변환할 것이 없는 경우입니다(예: `d`가 CPU이고 가중치도 CPU에 있을 때). 이때는 `.to()`가
+# 파라미터 자체를 반환하므로 대입이 성공합니다. 그러다 같은 코드가 GPU에서 처음 실행될 때 실패합니다.
+# 파라미터를 따로 옮기지 말고 `model.to(d)`로 모듈 전체를 옮기십시오.
 
 # %% tags=["claim-F5"]
 model = nn.Linear(3, 2)
@@ -211,9 +230,9 @@ else:
 # 없기 때문입니다. 큰 모델은 여러 디바이스에 나눠 둘 수 있고, `nn.ReLU`처럼 파라미터가 아예 없는
 # 모듈도 있습니다.
 #
-# 흔히 쓰는 `next(model.parameters()).device`는 첫 번째 파라미터의 디바이스를 알려 줍니다. 모델 전체를
-# 한꺼번에 옮겼다면 이것으로 충분합니다. 확실히 알고 싶다면 모든 파라미터와 버퍼의 디바이스를
-# 모아 봅니다.
+# 흔히 쓰는 관용구인 `next(model.parameters()).device`는 첫 번째 파라미터의 디바이스를 알려 줍니다.
+# 모델 전체를 한꺼번에 옮겼다면 이것으로 충분합니다. 확실히 하려면 모든 파라미터와 버퍼의 디바이스를
+# 모아서 확인하십시오.
 
 # %%
 def devices(module):
@@ -231,19 +250,18 @@ print(sorted(map(str, devices(model))))
 assert len(devices(model)) == 2
 
 # %% [markdown]
-# ## 디바이스 불일치 에러 읽기
+# ## 디바이스 불일치 오류 읽기
 #
-# 모델과 입력이 서로 다른 디바이스에 있으면, 둘을 섞는 첫 연산이 `RuntimeError`로 실패합니다.
-# torch 2.8부터 메시지는
+# 모델과 입력이 서로 다른 디바이스에 있으면, 둘을 섞는 첫 연산이 `RuntimeError`를 일으키며 실패합니다.
+# torch 2.8부터는 다음과 같은 형태의 메시지가 나옵니다.
 # `Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)`
-# 와 같은 형태입니다.
 #
 # - `mat1`은 디바이스가 맞지 않는 인자입니다. 2차원 입력에 대해 `nn.Linear`는
 #   `addmm(bias, input, weight.T)`를 실행하므로 `mat1`이 곧 입력입니다.
 # - `cpu`는 그 인자가 있는 곳이고, `cuda:0`은 나머지 텐서(가중치와 편향)가 있는 곳입니다.
-# - `wrapper_CUDA_addmm`은 불일치를 발견한 연산입니다.
+# - `wrapper_CUDA_addmm`은 불일치를 감지한 연산입니다.
 #
-# 이전 릴리스에서는 앞부분은 같고 뒷부분이 `but found at least two devices, cuda:0 and cpu!`였습니다.
+# 이전 릴리스에서는 앞부분은 같고, 그 뒤가 `but found at least two devices, cuda:0 and cpu!`로 이어졌습니다.
 # 해결책은 입력을 옮기는 것, 즉 `x.to(device)`입니다.
 
 # %% tags=["claim-O3"]
@@ -271,8 +289,8 @@ else:
     assert model(x).device.type == "cpu"
 
 # %% [markdown]
-# GPU가 없으면 이 에러를 볼 수 없고, `meta`로도 대신할 수 없습니다. `meta` 커널은 CUDA 커널이 하는
-# 디바이스 검사를 하지 않으므로, `meta` 모델에 CPU 입력을 넣으면 다른 메시지로 실패하거나 아예
+# GPU가 없으면 이 오류를 볼 수 없고, `meta`로도 제대로 재현할 수 없습니다. `meta` 커널은 CUDA 커널이
+# 하는 디바이스 검사를 하지 않으므로, `meta` 모델에 CPU 입력을 넣으면 다른 메시지로 실패하거나 아예
 # 실패하지 않습니다.
 
 # %% tags=["claim-F7"]
@@ -288,12 +306,12 @@ assert "Expected all tensors to be on the same device" not in message
 # %% [markdown]
 # ## 옵티마이저는 옮긴 다음에 만들기
 #
-# 옵티마이저는 모델의 `Parameter` 객체에 대한 참조와 함께, 첫 `step()`에서 만들어지는 파라미터별
-# **상태**를 갖고 있습니다(Adam은 `exp_avg`와 `exp_avg_sq`라는 두 이동 평균을 유지합니다).
+# 옵티마이저는 모델의 `Parameter` 객체에 대한 참조와 함께, 첫 `step()`에서 만드는 파라미터별
+# **상태**를 갖고 있습니다(Adam은 `exp_avg`와 `exp_avg_sq`라는 두 가지 이동 평균을 유지합니다).
 #
 # CPU → CUDA 이동에서는 `Parameter` 객체가 바뀌지 않으므로, 이동 전에 만든 옵티마이저도 올바른
-# 파라미터를 업데이트합니다. 하지만 이미 만들어진 상태는 모듈의 일부가 아니어서 `model.to()`가 옮기지
-# 않고, 원래 디바이스에 남습니다. `optimizer.load_state_dict(optimizer.state_dict())`를 호출하면
+# 파라미터를 업데이트합니다. 하지만 이미 만들어진 상태는 모듈의 일부가 아니므로 `model.to()`가 옮기지
+# 않고, 원래 디바이스에 그대로 남습니다. `optimizer.load_state_dict(optimizer.state_dict())`를 호출하면
 # 상태가 각 파라미터의 디바이스로 변환됩니다.
 
 # %% tags=["claim-F4"]
@@ -309,7 +327,7 @@ if torch.cuda.is_available():
     state = optimizer.state[model.weight]
     print(model.weight.device, state["exp_avg"].device)
     assert model.weight.device.type == "cuda"
-    assert state["exp_avg"].device.type == "cpu"  # 남겨짐
+    assert state["exp_avg"].device.type == "cpu"  # 옮겨지지 않고 남음
     optimizer.load_state_dict(optimizer.state_dict())
     state = optimizer.state[model.weight]
     print(state["exp_avg"].device, state["exp_avg_sq"].device)
@@ -319,8 +337,8 @@ else:
     print("No GPU: skipped the check that Adam's state stays on the CPU after a move to CUDA.")
 
 # %% [markdown]
-# dtype 변환에서도 같은 일이 일어나며, 이쪽은 어느 환경에서나 확인할 수 있습니다. 상태는 다시
-# 불러오기 전까지 원래 dtype을 유지합니다.
+# dtype 변환에서도 같은 일이 일어나며, 이쪽은 어느 머신에서나 확인할 수 있습니다. 상태는 다시
+# 불러오기 전까지 예전 dtype을 유지합니다.
 
 # %% tags=["claim-F4"]
 model = nn.Linear(4, 2)
@@ -339,8 +357,8 @@ print(optimizer.state[model.weight]["exp_avg"].dtype)
 assert optimizer.state[model.weight]["exp_avg"].dtype == torch.float64
 
 # %% [markdown]
-# 가장 간단한 방법은 모델을 먼저 옮기고 나서 옵티마이저를 만드는 것입니다. 그러면 상태가 처음부터
-# 파라미터와 같은 디바이스에 만들어집니다.
+# 이 모든 문제를 피하는 가장 간단한 규칙은 모델을 먼저 옮기고 나서 옵티마이저를 만드는 것입니다.
+# 그러면 상태가 처음부터 파라미터와 같은 디바이스에 만들어집니다.
 
 # %% tags=["claim-F4"]
 model = nn.Linear(4, 2).to(device)
@@ -356,16 +374,16 @@ assert state["exp_avg"].device == model.weight.device
 # ## GPU 체크포인트를 CPU에서 불러오기
 #
 # `torch.save`는 각 텐서의 디바이스를 기록하고, `torch.load`는 따로 지정하지 않으면 각 텐서를 그
-# 디바이스로 되돌려 놓습니다. GPU에서 저장한 체크포인트를 GPU가 없는 환경에서 불러오려면
+# 디바이스로 되돌려 놓습니다. GPU에서 저장한 체크포인트를 GPU가 없는 머신에서 불러오려면
 # `map_location`을 지정합니다.
 #
 # - 문자열 또는 `torch.device`: 모든 텐서를 그곳에 둡니다.
 # - 딕셔너리: 저장될 때의 위치를 새 위치로 매핑합니다(예: `{"cuda:0": "cpu"}`).
-# - 호출 가능 객체 `(storage, location) -> storage`: 스토리지마다 위치를 정합니다.
-#   `lambda storage, location: storage`를 쓰면 모두 CPU에 놓입니다.
+# - 호출 가능 객체 `(storage, location) -> storage`: 텐서 스토리지마다 위치를 정합니다.
+#   `lambda storage, location: storage`를 쓰면 모두 CPU에 남습니다.
 #
-# `weights_only=True`도 함께 지정합니다. 텐서와 기본 컨테이너만 unpickle하는 옵션으로, `state_dict`를
-# 안전하게 불러오는 방법입니다.
+# 여기서는 `weights_only=True`도 함께 지정합니다. 텐서와 기본 컨테이너만 역직렬화(unpickle)하는
+# 옵션으로, `state_dict`를 안전하게 불러오는 방법입니다.
 
 # %%
 tmp = tempfile.TemporaryDirectory()
@@ -386,7 +404,8 @@ else:
     print("No GPU: this checkpoint was saved from the CPU; a real GPU checkpoint needs a GPU to create.")
 
 # %% [markdown]
-# 체크포인트가 GPU에서 왔든 CPU에서 왔든, `map_location`의 네 가지 형식 모두 CPU 텐서를 돌려줍니다.
+# 체크포인트를 GPU에서 저장했든 CPU에서 저장했든, 여기서는 `map_location`의 네 가지 형식 모두 CPU
+# 텐서를 돌려줍니다.
 
 # %% tags=["claim-F8"]
 forms = {
@@ -405,8 +424,8 @@ cpu_model.load_state_dict(state)
 print(cpu_model.weight.device)
 
 # %% [markdown]
-# 정수는 `map_location`으로 쓸 수 없습니다. `torch.load`가 정수를 호출 가능 객체로 다루려다
-# `TypeError`가 발생합니다. 대신 `"cuda:0"`이나 `torch.device("cuda", 0)`이라고 씁니다.
+# 정수는 `map_location`으로 쓸 수 없습니다. `torch.load`는 정수를 호출 가능 객체로 취급하므로
+# `TypeError`를 일으키며 실패합니다. 대신 `"cuda:0"`이나 `torch.device("cuda", 0)`이라고 쓰십시오.
 
 # %% tags=["claim-F8"]
 try:
@@ -421,12 +440,12 @@ finally:
 # %% [markdown]
 # ## 정리
 #
-# - `model.to(device)`는 모델을 인플레이스로 옮기고 자신을 반환합니다. 다시 대입할 필요가 없습니다.
-# - CPU와 CUDA 사이에서는 `Parameter` 객체가 그대로이고, `meta`와 오갈 때는 교체됩니다. 변환된 버퍼는
-#   항상 새 텐서입니다.
+# - `model.to(device)`는 모델을 인플레이스로 옮기고 그 모델을 반환합니다. 다시 대입할 필요가 없습니다.
+# - CPU와 CUDA 사이에서는 `Parameter` 객체가 그대로이고, `meta`로 옮길 때는 교체됩니다. 변환된 버퍼는
+#   항상 새 텐서입니다. `meta`에서 되돌릴 때는 `to_empty()`를 쓰고 그다음 초기화합니다.
 # - 옮겨지는 것은 파라미터, 버퍼, 서브모듈뿐입니다. 그 밖의 텐서는 `register_buffer`로 등록합니다.
-# - 변환한 텐서를 파라미터 이름에 대입하지 마세요. 모듈 전체를 옮깁니다.
-# - 모델에는 하나의 디바이스라는 개념이 없습니다. `next(model.parameters()).device`는 관례일 뿐입니다.
-# - 디바이스 불일치 에러에서는 `but got` 뒤에 나오는 인자를 찾아 그것을 옮깁니다.
+# - 변환한 텐서를 파라미터 이름에 대입하지 말고, 모듈 전체를 옮깁니다.
+# - 모델에는 단일한 디바이스라는 것이 없습니다. `next(model.parameters()).device`는 관례일 뿐입니다.
+# - 디바이스 불일치 오류에서는 `but got` 뒤에 나오는 인자를 찾아 그 인자를 옮깁니다.
 # - 모델을 먼저 옮기고 나서 옵티마이저를 만듭니다.
 # - GPU 체크포인트는 `torch.load(path, map_location="cpu", weights_only=True)`로 CPU에서 불러옵니다.

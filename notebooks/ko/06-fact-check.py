@@ -15,9 +15,9 @@
 # %% [markdown]
 # # 팩트체크: 자주 보는 주장 검증하기
 #
-# 모델을 GPU로 옮기는 방법을 다룬 블로그 글과 Q&A 답변에는 같은 주장이 반복해서 나옵니다. 그중 일부는 처음부터 틀렸고, 나머지는 예전 릴리스(torch 1.7)에서는 맞았지만 그 뒤로 바뀌었습니다. 이 페이지에서는 주장을 하나씩 소개하고 판정을 내린 다음, 여러분의 머신에서 실행되는 코드로 직접 확인합니다. 모든 판정은 `assert`로 작성되어 있으므로, 이후 PyTorch 릴리스에서 동작이 바뀌면 이 페이지가 조용히 낡는 대신 검증이 실패합니다.
+# 모델을 GPU로 옮기는 방법을 다룬 블로그 글과 Q&A 답변에는 몇 가지 주장이 되풀이해서 나옵니다. 그중 일부는 처음부터 틀렸고, 나머지는 예전 릴리스(torch 1.7)에서는 맞았지만 그 뒤로 바뀌었습니다. 이 페이지에서는 주장을 하나씩 소개하고 판정을 내린 다음, 여러분의 머신에서 실행되는 코드로 직접 확인합니다. 모든 판정은 `assert`로 작성되어 있으므로, 이후 PyTorch 릴리스에서 동작이 바뀌면 이 페이지는 소리 없이 낡은 정보로 남는 대신 검증에 실패합니다.
 #
-# 모든 셀은 GPU 없이도 실행됩니다. GPU가 필요한 셀은 무엇을 건너뛰었는지 출력하고, 올바른 결과가 머신에 따라 달라지는 셀은 지금 실행 중인 머신에서의 결과를 확인합니다.
+# 모든 코드는 GPU 없이도 실행됩니다. GPU가 필요한 셀은 무엇을 건너뛰었는지 출력하고, 올바른 결과가 머신에 따라 달라지는 셀은 지금 실행 중인 머신에 맞는 결과인지 확인합니다.
 
 # %%
 import copy
@@ -38,7 +38,7 @@ print(torch.__version__, device)
 #
 # **판정: 틀림**. `nn.Module.to`는 모듈을 인플레이스로 바꾸고 그 모듈 자신을 반환합니다. 다시 대입해도 문제는 없지만, 이동이 일어나는 것은 대입 덕분이 아닙니다.
 #
-# GPU가 없으면 이 셀은 모델을 대신 `meta` 디바이스로 옮깁니다. `meta`는 shape과 dtype만 있고 데이터는 없는 디바이스입니다. 파라미터가 어디로 갔는지, 어떤 객체가 반환되는지는 확인할 수 있지만 속도나 메모리에 대해서는 알 수 없습니다. CPU와 GPU 사이의 이동과 다른 점이 하나 있는데, `meta`로 옮기면 `Parameter` 객체가 새것으로 바뀝니다. CPU와 GPU 사이에서는 같은 객체가 유지됩니다(셀은 실제로 실행된 쪽을 확인합니다).
+# GPU가 없으면 이 셀은 모델을 대신 `meta` 디바이스로 옮깁니다. `meta`는 shape와 dtype만 있고 데이터는 없는 디바이스입니다. 파라미터가 어디로 갔는지, 어떤 객체가 반환되는지는 확인할 수 있지만 속도나 메모리에 대해서는 알 수 없습니다. CPU에서 GPU로 옮길 때와 다른 점이 하나 있는데, `meta`로 옮기면 `Parameter` 객체가 새 객체로 교체됩니다. CPU와 GPU 사이에서는 같은 객체가 유지됩니다(셀은 실제로 실행된 경우를 확인합니다).
 
 # %% tags=["claim-M1"]
 target = device if device.type == "cuda" else torch.device("meta")
@@ -54,7 +54,7 @@ assert model.bias.device.type == target.type
 assert (model.weight is weight_before) == (target.type == "cuda")
 
 # %% [markdown]
-# 모듈의 다른 변환 메서드(`.cpu()`, `.double()`, `.half()`, `.float()`, 그리고 뒤에서 다룰 `.cuda()`)도 마찬가지로 인플레이스로 바꾸고 모듈 자신을 반환합니다.
+# 모듈의 다른 변환 메서드(`.cpu()`, `.double()`, `.half()`, `.float()`, 그리고 뒤에서 다룰 `.cuda()`)도 같은 규칙을 따릅니다. 인플레이스로 바꾸고 모듈 자신을 반환합니다.
 
 # %% tags=["claim-M1"]
 other = nn.Linear(4, 2)
@@ -65,7 +65,7 @@ print(other.weight.dtype, other.weight.device)
 assert other.weight.dtype == torch.float32
 
 # %% [markdown]
-# 이런 주장이 나온 까닭은 텐서가 *실제로* 그렇게 동작하기 때문일 것입니다. `Tensor.to`는 원래 텐서를 그대로 두고 새 디바이스에 있는 텐서를 반환합니다. 그래서 텐서는 반환값을 받아 두어야 합니다.
+# 이런 주장이 나온 이유는 텐서가 **실제로** 그렇게 동작하기 때문입니다. `Tensor.to`는 원래 텐서를 그대로 두고 새 디바이스에 있는 텐서를 반환합니다. 그래서 텐서는 반환값을 받아 두어야 합니다.
 
 # %% tags=["claim-M1"]
 t = torch.ones(3)
@@ -81,9 +81,9 @@ assert moved.device.type == target.type
 #
 # **주장**: 대입 없이 `model.to(device)`만 쓰면 모델 사본이 하나 더 남으므로, `model = model.to(device)`로 써야 메모리를 덜 쓴다.
 #
-# **판정: 틀림**. 두 표기 모두 같은 객체의 같은 메서드를 호출하므로 하는 일도 같습니다. 각 파라미터를 변환해서 모듈에 다시 넣을 뿐입니다. 모듈은 예전 텐서를 참조하지 않으므로, 다른 곳에서 참조하지 않는 한 예전 메모리는 바로 해제됩니다.
+# **판정: 틀림**. 두 표기 모두 같은 객체의 같은 메서드를 호출하므로 하는 일도 같습니다. 각 파라미터를 변환해서 모듈에 다시 넣을 뿐입니다. 모듈은 예전 텐서를 참조하지 않으므로, 다른 곳에서 참조하지 않는 한 예전 텐서의 메모리는 바로 해제됩니다.
 #
-# 아래 셀은 두 모델에 각각 한 가지 표기를 적용합니다. CPU에서 float32를 float64로 변환하는데, 이 변환도 다른 디바이스로 옮길 때처럼 새 메모리를 할당합니다. 예전 스토리지에 대한 약한 참조(weakref)는 스토리지를 붙잡아 두지 않으므로, 예전 메모리가 해제되었는지 알 수 있습니다.
+# 아래 셀은 모델을 두 개 만들어 각각 한 가지 표기로 변환합니다. CPU에서 float32를 float64로 변환하는데, 이 변환도 다른 디바이스로 옮길 때처럼 새 메모리를 할당합니다. 예전 스토리지에 대한 약한 참조(weakref)는 스토리지를 붙잡아 두지 않으므로, 이를 통해 예전 메모리가 해제되었는지 확인할 수 있습니다.
 
 # %% tags=["claim-M2"]
 def weak_storages(module):
@@ -107,7 +107,7 @@ for module, original, old in ((a, a_object, a_old), (b, b_object, b_old)):
 print(a.weight.dtype, b.weight.dtype, [ref() for ref in a_old + b_old])
 
 # %% [markdown]
-# GPU가 있으면 아래 셀은 크기가 같은 모델 두 개를 각각 다른 표기로 GPU에 옮기고, 이동으로 늘어난 GPU 메모리를 이동 직후와 최대치 모두 비교합니다.
+# GPU가 있으면 아래 셀은 크기가 같은 모델 두 개를 각각 다른 표기로 GPU에 옮기고, 각 이동에 든 GPU 메모리를 이동 직후의 사용량과 최대 사용량 두 가지로 비교합니다.
 
 # %% tags=["claim-M2"]
 if torch.cuda.is_available():
@@ -140,7 +140,7 @@ else:
 torch.cuda.copy(torch.ones(3))
 
 # %% [markdown]
-# 실제로 쓰는 도구는 다음과 같습니다. `dst.copy_(src)`는 이미 있는 텐서에 값을 복사하고(디바이스는 상관없습니다), `t.to(device)`는 해당 디바이스에 있는 텐서를 반환하며, `t.clone()`은 같은 디바이스에 새 메모리를 할당합니다. 모델 전체를 옮길 때는 `model.to(device)`를 씁니다.
+# 실제로 쓸 도구는 따로 있습니다. `dst.copy_(src)`는 이미 있는 텐서에 값을 복사하고(디바이스는 상관없습니다), `t.to(device)`는 해당 디바이스에 있는 텐서를 반환하며, `t.clone()`은 같은 디바이스에 새 메모리를 할당해 복사합니다. 모델 전체를 옮길 때는 `model.to(device)`를 씁니다.
 
 # %% tags=["claim-M3"]
 assert not hasattr(torch.cuda, "copy")
@@ -161,7 +161,7 @@ assert torch.equal(cloned, src) and cloned.data_ptr() != src.data_ptr()
 #
 # **주장**: `.cuda()`는 모델을 옮기는 비싼 방법이고, `.to('cuda')`가 메모리를 덜 쓴다.
 #
-# **판정: 틀림**. 둘 다 같은 내부 메서드 `Module._apply`를 호출하는 짧은 래퍼이고, 이 메서드가 모든 파라미터와 버퍼를 변환합니다. 어떤 머신에서든 소스 코드로 확인할 수 있습니다.
+# **판정: 틀림**. 둘 다 같은 내부 메서드 `Module._apply`를 호출하는 짧은 래퍼이고, 실제로 모든 파라미터와 버퍼를 변환하는 것은 이 메서드입니다. 어떤 머신에서든 소스 코드를 직접 읽어 확인할 수 있습니다.
 
 # %% tags=["claim-M4"]
 for name in ("cuda", "to", "cpu", "double"):
@@ -212,7 +212,7 @@ else:
 #
 # - GPU 없음: 래퍼는 그냥 CPU에서 모델을 호출합니다.
 # - GPU가 정확히 1개: 래퍼가 모델을 그 GPU로 옮깁니다.
-# - GPU가 2개 이상: 래퍼는 아무것도 옮기지 않고, 첫 forward 호출에서 파라미터를 `cuda:0`에 두라는 오류가 납니다.
+# - GPU가 2개 이상: 래퍼는 아무것도 옮기지 않고, 첫 forward 호출에서 파라미터를 `cuda:0`에 두라는 오류가 발생합니다.
 #
 # 셀은 실행 중인 머신에 해당하는 분기를 확인합니다.
 
@@ -242,7 +242,7 @@ else:
         raise AssertionError("expected a RuntimeError")
 
 # %% [markdown]
-# 그러니 감싸기 전에 모델을 직접 옮기세요. 그러면 GPU 개수와 상관없이 동작합니다. 두 가지를 더 알아 두면 좋습니다. 래퍼는 `state_dict`의 모든 키 앞에 `module.`을 붙입니다(접두사 없는 키가 필요하면 `dp.module.state_dict()`를 저장합니다). 그리고 `DataParallel`의 문서 자체가, 머신이 한 대뿐이더라도 `DistributedDataParallel`을 쓰라고 권장합니다.
+# 그러니 감싸기 전에 모델을 직접 옮기십시오. 그러면 GPU 개수와 상관없이 동작합니다. 두 가지를 더 알아 두면 좋습니다. 래퍼는 `state_dict`의 모든 키 앞에 `module.`을 붙입니다(접두사 없는 키가 필요하면 `dp.module.state_dict()`를 저장합니다). 그리고 `DataParallel` 문서 자체도, 머신이 한 대뿐일 때조차 `DistributedDataParallel`을 대신 쓰라고 권장합니다.
 
 # %% tags=["claim-M5"]
 wrapped = nn.DataParallel(nn.Linear(4, 2).to(device))
@@ -258,9 +258,9 @@ assert "DistributedDataParallel" in nn.DataParallel.__doc__
 # %% [markdown]
 # ## 주장: GPU에 올린 Linear(10, 1)에 torch.randn(10, 1)을 넣을 수 있다
 #
-# **주장**: 동작하는 코드처럼 돌아다니는 예제가 있습니다. `nn.Linear(10, 1)`을 디바이스로 옮긴 다음, CPU에서 만든 `torch.randn(10, 1)`을 그대로 입력하는 코드입니다.
+# **주장**: 동작하는 코드라며 널리 퍼진 예제가 있습니다. `nn.Linear(10, 1)`을 디바이스로 옮긴 다음, CPU에서 만든 `torch.randn(10, 1)`을 넣어 호출하는 코드입니다.
 #
-# **판정: 틀림(버그 두 개)**. 레이어는 GPU에 있는데 입력은 CPU에 남아 있고, shape도 틀렸습니다. `Linear(10, 1)`은 shape이 `(N, 10)`인 입력, 즉 마지막 차원에 특성(feature)이 10개 있는 입력을 받습니다. 쓰인 그대로는 어떤 머신에서도 실패합니다.
+# **판정: 틀림(버그 두 개)**. 레이어는 GPU에 있는데 입력은 CPU에 남아 있고, shape도 틀렸습니다. `Linear(10, 1)`은 shape가 `(N, 10)`인 입력, 즉 마지막 차원에 특성(feature)이 10개 있는 입력을 받습니다. 예제 그대로 실행하면 어떤 머신에서든 실패합니다.
 
 # %% tags=["raises-exception", "claim-M6"]
 net = nn.Linear(10, 1).to(device)
@@ -268,7 +268,7 @@ x = torch.randn(10, 1)
 net(x)
 
 # %% [markdown]
-# 어느 버그가 먼저 드러나는지는 머신에 따라 다릅니다. GPU에서는 디바이스 검사가 가장 먼저 실행됩니다. CPU만 있는 머신에서는 모든 것이 CPU에 있으므로 shape 오류만 남습니다.
+# 어느 버그가 먼저 드러나는지는 머신에 따라 다릅니다. GPU에서는 다른 어떤 검사보다 디바이스 검사가 먼저 실행됩니다. CPU만 있는 머신에서는 모든 것이 CPU에 있으므로 shape 오류만 남습니다.
 
 # %% tags=["claim-M6"]
 try:
@@ -297,7 +297,7 @@ else:
     raise AssertionError("expected a RuntimeError")
 
 # %% [markdown]
-# 바르게 고치려면, 특성 10개짜리 샘플 `N`개로 이루어진 배치를 레이어와 같은 디바이스에 만듭니다.
+# 올바른 코드: 특성이 10개인 샘플 `N`개로 이루어진 배치를 레이어와 같은 디바이스에 만듭니다.
 
 # %% tags=["claim-M6"]
 N = 4
@@ -313,7 +313,7 @@ assert y.device == net.weight.device
 #
 # **예전(torch 1.7)**: `torch.device(0)`과 `device=0`은 `cuda:0`의 줄임말이었습니다.
 #
-# **지금**: torch 2.5부터 정수는 현재 *가속기*의 인덱스를 뜻합니다. 가속기는 CUDA일 수도 있고 Apple의 MPS나 Intel의 XPU일 수도 있습니다. 가속기를 전혀 지원하지 않는 torch 빌드(CPU용 wheel 등)에서는 `Cannot access accelerator device when none is available.` 오류가 납니다. 쓸 수 있는 GPU가 없는 다른 머신에서도 오류가 납니다. 정수가 CPU를 뜻하는 경우는 없습니다. CUDA를 가리키려면 `"cuda:0"`이라고 쓰세요.
+# **지금**: torch 2.5부터 정수는 현재 **가속기**의 인덱스를 뜻합니다. 가속기는 CUDA일 수도 있고, Apple의 MPS나 Intel의 XPU일 수도 있습니다. 가속기를 전혀 지원하지 않는 torch 빌드(CPU용 wheel 등)에서는 `Cannot access accelerator device when none is available.` 오류가 발생합니다. 그 밖에 쓸 수 있는 GPU가 없는 머신에서도 오류가 발생합니다. 정수가 CPU를 뜻하는 경우는 없습니다. CUDA를 가리키려면 `"cuda:0"`이라고 쓰십시오.
 
 # %% tags=["claim-O1"]
 cpu_only_build = (
@@ -352,9 +352,9 @@ assert torch.ones(1).is_cpu
 # %% [markdown]
 # ## 오래된 정보: 디바이스 불일치 오류 메시지
 #
-# **예전(torch 1.7)**: CPU 텐서를 GPU 레이어에 넣으면, 어느 인자가 CPU에 있는지 나열하고 모두 GPU에 있어야 한다고 알려 주는 오류가 났습니다.
+# **예전(torch 1.7)**: CPU 텐서를 GPU 레이어에 넣으면, 어느 인자가 CPU에 있는지 밝히고 GPU에 있어야 한다고 알려 주는 오류가 발생했습니다. `Tensor for 'out' is on CPU, Tensor for argument #1 'self' is on CPU, but expected them to be on GPU (while checking arguments for addmm)`
 #
-# **지금**: 메시지는 `Expected all tensors to be on the same device`로 시작하고, 문제가 된 인자의 이름이 들어갑니다(선형 레이어라면 입력인 `mat1`). 그 뒤의 문구는 릴리스마다 바뀌어 왔고(2.8에서도 다시 바뀌었습니다) 연산마다 다르므로, 로그를 검색할 때는 앞부분으로 찾으세요. CPU만으로는 헷갈릴 두 번째 디바이스가 없으므로 이 셀에는 GPU가 필요합니다. 선형 레이어와 덧셈의 예를 보여 줍니다.
+# **지금**: 메시지는 `Expected all tensors to be on the same device`로 시작하고, 문제가 된 인자의 이름이 들어갑니다(선형 레이어라면 입력인 `mat1`). 그 뒤의 문구는 릴리스마다 바뀌어 왔고(2.8에서도 다시 바뀌었습니다) 연산마다 다르므로, 로그를 검색할 때는 이 앞부분으로 검색하십시오. CPU만 있으면 섞일 두 번째 디바이스가 없으므로 이 셀에는 GPU가 필요합니다. 선형 레이어와 덧셈의 예를 보여 줍니다.
 
 # %% tags=["claim-O3"]
 if torch.cuda.is_available():
@@ -380,9 +380,9 @@ else:
     print("skipped: a device mismatch needs a CUDA GPU")
 
 # %% [markdown]
-# ## 오래된 정보: 없는 GPU 번호를 쓰면 일반 RuntimeError가 난다
+# ## 오래된 정보: 없는 GPU 인덱스를 지정하면 일반 RuntimeError가 발생한다
 #
-# **예전(torch 1.7)**: 없는 GPU를 지정하면(예를 들어 GPU가 하나인 머신에서 `t.cuda(1)`) `RuntimeError: CUDA error: invalid device ordinal`이 났습니다.
+# **예전(torch 1.7)**: 없는 GPU를 요청하면(예: GPU가 하나인 머신에서 `t.cuda(1)`) `RuntimeError: CUDA error: invalid device ordinal`이 발생했습니다.
 #
 # **지금**: torch 2.8부터는 같은 오류가 `torch.AcceleratorError`로 발생합니다. `RuntimeError`의 하위 클래스이므로 기존의 `except RuntimeError:` 코드로도 그대로 잡힙니다.
 
@@ -412,7 +412,7 @@ else:
 #
 # **예전(torch 1.7)**: `"cuda" if torch.cuda.is_available() else "cpu"`가 흔히 쓰는 방법이었습니다.
 #
-# **지금**: 이 방법은 NVIDIA GPU에서는 지금도 잘 동작하고, 이 페이지에서도 씁니다. 이식성이 더 좋은 방법은 `torch.accelerator` 모듈(torch 2.6)로, CUDA, MPS, XPU 등을 같은 방식으로 다룹니다. `torch.accelerator.current_accelerator()`는 사용 중인 torch 빌드가 지원하는 가속기를 반환하고, 지원하는 것이 없으면 `None`을 반환합니다(torch 2.7부터). 빌드에 대한 정보이므로, 지금 실제로 디바이스를 쓸 수 있는지 알려 주는 `torch.accelerator.is_available()`과 함께 쓰세요.
+# **지금**: 이 방법은 NVIDIA GPU에서는 지금도 잘 동작하며, 이 페이지에서도 씁니다. 이식성 있는 방법은 `torch.accelerator` 모듈(torch 2.6)로, CUDA, MPS, XPU 등을 모두 인식합니다. `torch.accelerator.current_accelerator()`는 사용 중인 torch 빌드가 지원하는 가속기를 알려 주고, 지원하는 가속기가 없으면 `None`을 반환합니다(torch 2.7부터). 이는 빌드에 대한 정보이므로, 지금 실제로 디바이스를 쓸 수 있는지 알려 주는 `torch.accelerator.is_available()`과 함께 쓰십시오.
 
 # %% tags=["claim-O5"]
 if TORCH >= (2, 7):
@@ -443,5 +443,5 @@ else:
 # | `device=0`은 `cuda:0`이다 | 오래됨 | 현재 가속기의 인덱스 (2.5) |
 # | 텐서에는 `is_cpu`가 없다 | 오래됨 | `Tensor.is_cpu`가 있음 (1.13) |
 # | 예전 디바이스 불일치 메시지 | 오래됨 | "Expected all tensors to be on the same device"로 검색 |
-# | 없는 GPU 번호는 일반 `RuntimeError` | 오래됨 | `RuntimeError`의 하위 클래스 `torch.AcceleratorError` (2.8) |
-# | 디바이스는 `torch.cuda.is_available()`로 고른다 | 오래됨 | CUDA에서는 여전히 동작. 이식성은 `torch.accelerator` (2.6/2.7) |
+# | 없는 GPU 인덱스는 일반 `RuntimeError`를 일으킨다 | 오래됨 | `RuntimeError`의 하위 클래스인 `torch.AcceleratorError` (2.8) |
+# | 디바이스는 `torch.cuda.is_available()`로 고른다 | 오래됨 | CUDA에서는 여전히 동작. 이식성 있는 방법은 `torch.accelerator` (2.6/2.7) |
