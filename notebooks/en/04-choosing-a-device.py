@@ -15,7 +15,7 @@
 # %% [markdown]
 # # Choosing a device that works everywhere
 #
-# Code that hard-codes `"cuda"` fails on a laptop, on a Mac and on a CPU-only CI runner. This page
+# Code that hard-codes `"cuda"` fails on a Mac, on a laptop without an NVIDIA GPU and on a CPU-only CI runner. This page
 # builds a small helper that uses an accelerator when one is usable and falls back to the CPU
 # otherwise. It also explains what a bare integer such as `device=0` means in current PyTorch,
 # because that changed in 2.5.

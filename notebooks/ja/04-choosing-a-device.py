@@ -15,10 +15,7 @@
 # %% [markdown]
 # # どこでも動くデバイスの選び方
 #
-# `"cuda"` を決め打ちしたコードは、ノート PC でも Mac でも CPU だけの CI ランナーでも動きません。
-# このページでは、使えるアクセラレータがあればそれを使い、なければ CPU にフォールバックする小さな
-# ヘルパー関数を作ります。あわせて、`device=0` のような整数だけのデバイス指定が今の PyTorch で何を
-# 意味するのかも説明します。これは 2.5 で変わりました。
+# `"cuda"` をハードコードしたコードは、Mac でも、NVIDIA の GPU を積んでいないノート PC でも、CPU だけの CI ランナーでも失敗します。このページでは、使えるアクセラレータがあればそれを使い、なければ CPU にフォールバックする小さなヘルパー関数を作ります。また、`device=0` のような整数だけのデバイス指定は 2.5 で意味が変わったので、現在の PyTorch で何を意味するのかも説明します。
 
 # %%
 import torch
@@ -27,12 +24,9 @@ device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.__version__, device)
 
 # %% [markdown]
-# ## おなじみのチェック
+# ## 昔ながらのチェック
 #
-# `torch.cuda.is_available()` が `True` になるのは、PyTorch のビルドが CUDA に対応していて、
-# ドライバが動作し、GPU が 1 枚以上見えているときだけです。CUDA 専用のコードの前に置く判定としては
-# 今でも正解です。ただし分かるのは CUDA のことだけです（ROCm ビルドの AMD GPU も `cuda` として
-# 見えます）。Mac では Apple の GPU（`mps` デバイス）が使える状態でも `False` を返します。
+# `torch.cuda.is_available()` が `True` になるのは、その PyTorch ビルドが CUDA に対応していて、ドライバが動作し、GPU が1枚以上見えているときだけです。CUDA 固有のコードの前に置く判定としては、今でもこれが正しい方法です。ただし、この関数がわかるのは CUDA のことだけです（ROCm ビルドの AMD GPU も `cuda` として見えます）。そのため Mac では、Apple の GPU（`mps` デバイス）が使える状態でも `False` になります。
 
 # %%
 cuda_ok = torch.cuda.is_available()
@@ -47,17 +41,12 @@ if mps_ok:
 # %% [markdown]
 # ## すべてのアクセラレータに共通の API
 #
-# 2.6 からは `torch.accelerator` があり、ビルドが対応しているアクセラレータが CUDA でも Apple の
-# MPS でも Intel の XPU でも、同じ書き方で扱えます。スクリプトが知りたいことは 2 つで、それぞれに
-# 関数が対応しています。
+# 2.6 以降では、ビルドが対応しているアクセラレータが何であっても（CUDA、Apple の MPS、Intel の XPU など）、`torch.accelerator` が共通の窓口になります。スクリプトが知りたいことは2つあり、それぞれに次の関数が答えます。
 #
-# - `torch.accelerator.is_available()`: いまアクセラレータを使えるか。
-# - `torch.accelerator.current_accelerator()`: それは何か。`device(type='cuda')` のような
-#   インデックスなしの `torch.device` を返します。
+# - `torch.accelerator.is_available()`: 今、アクセラレータを使えるか。
+# - `torch.accelerator.current_accelerator()`: どの種類か。`device(type='cuda')` のような、インデックスを持たない `torch.device` を返します。
 #
-# アクセラレータにまったく対応していないビルドでは、2.7 以降の `current_accelerator()` は `None` を
-# 返します（2.6 では代わりにエラーになっていました）。モジュール自体が 2.6 より前には存在せず、
-# Colab や古い環境ではもっと古い torch が入っていることもあるので、セルではまず `hasattr` で確認します。
+# アクセラレータにまったく対応していないビルドでは、2.7 以降の `current_accelerator()` は `None` を返します（2.6 では代わりにエラーになっていました）。このモジュールは 2.6 より前には存在せず、Colab や古い環境ではそれより古い torch が入っていることもあるので、セルではまず `hasattr` で確認します。
 
 # %% tags=["claim-O5"]
 if not hasattr(torch, "accelerator"):
@@ -76,11 +65,7 @@ else:
             assert acc.type == "cuda"
 
 # %% [markdown]
-# 落とし穴が 1 つあります。`current_accelerator()` が表すのはマシンではなく*ビルド*です。GPU のない
-# マシン（たとえば Colab の CPU ランタイム）に入った CUDA ビルドの PyTorch は、`is_available()` が
-# `False` でも `cuda` を返します。ですから先に `is_available()` を確かめるか、2.7 以降なら
-# `current_accelerator(check_available=True)` を使います。こちらはアクセラレータが使えないときは
-# `None` を返します。
+# 落とし穴が1つあります。`current_accelerator()` が表すのはマシンではなく**ビルド**です。GPU のないマシン（たとえば Colab の CPU ランタイム）で CUDA ビルドの PyTorch を使うと、`is_available()` は `False` を返すのに、`current_accelerator()` はそれでも `cuda` を返します。ですから、先に `is_available()` で確認するか、2.7 以降なら `current_accelerator(check_available=True)` を呼び出してください。こちらは、アクセラレータが使えなければ `None` を返します。
 
 # %% tags=["claim-O5"]
 if hasattr(torch, "accelerator") and torch.__version__ >= "2.7":
@@ -88,7 +73,7 @@ if hasattr(torch, "accelerator") and torch.__version__ >= "2.7":
     usable = torch.accelerator.current_accelerator(check_available=True)
     print("build:", acc, "| usable:", usable, "| torch.version.cuda:", torch.version.cuda)
     if torch.version.cuda is not None:
-        assert acc == torch.device("cuda")  # GPU が見えていなくても cuda
+        assert acc == torch.device("cuda")  # GPU が見えていなくても cuda になる
     if torch.accelerator.is_available():
         assert usable == acc
     else:
@@ -99,8 +84,7 @@ else:
 # %% [markdown]
 # ## CPU にフォールバックするヘルパー
 #
-# デバイス選びは 1 つの関数にまとめ、スクリプトの冒頭で一度だけ呼びます。torch 2.6 以降では
-# `torch.accelerator` に問い合わせ、それより古いリリースでは CUDA と MPS を名前で順に確かめます。
+# デバイスの選択は1つの関数にまとめ、スクリプトの冒頭で一度だけ呼び出します。この関数は、torch 2.6 以降では `torch.accelerator` に問い合わせ、それより古いリリースでは CUDA と MPS を名前で順に試します。
 
 # %% tags=["claim-O5"]
 def pick_device() -> torch.device:
@@ -109,7 +93,7 @@ def pick_device() -> torch.device:
         if torch.accelerator.is_available():
             return torch.accelerator.current_accelerator()
         return torch.device("cpu")
-    # 古い torch: バックエンドを名前で 1 つずつ確かめる
+    # 古い torch: 各バックエンドに名前で問い合わせる
     if torch.cuda.is_available():
         return torch.device("cuda")
     if torch.backends.mps.is_available():
@@ -128,19 +112,14 @@ assert (device.type == "cuda") == cuda_ok
 assert device.index is None
 
 # %% [markdown]
-# このヘルパーが返すデバイスにはインデックスがありません。アクセラレータの場合、それは「その種類の
-# カレントデバイス」を意味し、変更しない限りインデックス 0 です。変え方は次のページで扱います。
+# このヘルパーが返すデバイスにはインデックスがありません。アクセラレータの場合、これは「その種類の現在のデバイス」を意味し、変更しない限りインデックス 0 です。変更の方法は次のページで説明します。
 
 # %% [markdown]
 # ## 整数のデバイス指定の意味
 #
-# 古いコードでは「1 枚目の GPU」のつもりで `torch.device(0)`、`device=0`、`.to(0)` と書いている
-# ことがあります。PyTorch 2.4 までは、整数は常に CUDA を指していました。2.5 からは「現在の
-# アクセラレータのインデックス 0」という意味になり、NVIDIA のマシンでは `cuda:0`、Mac では `mps:0`、
-# Intel GPU では `xpu:0` になります。CPU 専用ビルドでは指す先がないので、整数を渡すと、
-# アクセラレータのデバイスにアクセスできないという `RuntimeError` になります。
+# 古いコードでは、「1枚目の GPU」のつもりで `torch.device(0)`、`device=0`、`.to(0)` と書かれていることがあります。PyTorch 2.4 までは、整数は常に CUDA を指していました。2.5 以降は「現在のアクセラレータのインデックス 0」を意味し、NVIDIA のマシンでは `cuda:0`、Mac では `mps:0`、Intel の GPU では `xpu:0` になります。CPU 版のビルドでは指す先がないので、整数を渡すと、アクセラレータのデバイスにアクセスできないという内容の `RuntimeError` が送出されます。
 #
-# セルでは、実行しているマシンでの正しい結果を assert します。
+# セルでは、実行しているマシンでの結果を assert で検証します。
 
 # %% tags=["claim-O1"]
 no_accelerator_built = (torch.__version__ >= "2.7"
@@ -160,17 +139,12 @@ else:
     assert d == t.device == torch.device(device.type, 0)
 
 # %% [markdown]
-# つまり整数は「GPU」を表す移植性のある書き方ではありません。マシンの種類ごとに意味が変わり、
-# CPU だけのマシンではエラーになります。ヘルパーが返したデバイスを渡すか、`"cuda:0"` のように
-# 意図をそのまま書きましょう。
+# したがって、整数は「GPU」を指す移植性のある書き方ではありません。マシンの種類ごとに意味が変わり、CPU だけのマシンではエラーになります。ヘルパーが返したデバイスを渡すか、`"cuda:0"` のように意図を明示してください。
 
 # %% [markdown]
 # ## まとめ
 #
-# - `torch.cuda.is_available()` が答えるのは CUDA のことだけです。
-# - `torch.accelerator.is_available()` と `current_accelerator()`（2.6 以降。ビルドがアクセラレータに
-#   対応していなければ 2.7 以降は `None`）は CUDA、MPS、XPU などをまとめて扱えます。
-#   `current_accelerator()` はビルドを表すので、`is_available()` も確認します。
-# - CPU にフォールバックする `pick_device()` ヘルパーを 1 つ用意すれば、スクリプトはどこでも動きます。
-# - 2.5 以降、整数のデバイス指定は CUDA とは限らず現在のアクセラレータのインデックスであり、
-#   アクセラレータのないマシンではエラーになります。
+# - `torch.cuda.is_available()` が答えるのは CUDA についてだけです。
+# - `torch.accelerator.is_available()` と `current_accelerator()`（2.6 以降。2.7 以降は、ビルドがアクセラレータに対応していなければ `None`）は、CUDA、MPS、XPU などを扱えます。`current_accelerator()` はビルドを表すので、`is_available()` も確認します。
+# - CPU にフォールバックする `pick_device()` ヘルパーを1つ用意すれば、スクリプトはどこでも実行できます。
+# - 2.5 以降、整数のデバイス指定は現在のアクセラレータ上のインデックスで、CUDA とは限りません。アクセラレータのないマシンではエラーになります。

@@ -15,10 +15,7 @@
 # %% [markdown]
 # # 複数の GPU
 #
-# GPU が 2 枚以上あると、インデックスを指定しない CUDA の呼び出しはすべて*カレントデバイス*に向かいます。
-# このページでは、そのデバイスがどう決まるか、プロセスから GPU を隠す方法、`nn.DataParallel` が
-# 実際に何をするのか、そして `DistributedDataParallel` の仕組みを見ていきます。DDP は 2 つの CPU
-# プロセスで実際に動かすので、どのセルもどんなマシンでも実行できます。
+# GPU が2枚以上あるとき、インデックスを指定しない CUDA の呼び出しはすべて**現在のデバイス**に向かいます。このページでは、そのデバイスがどう決まるのか、プロセスから GPU を隠す方法、`nn.DataParallel` が実際に何をするのか、そして `DistributedDataParallel` の仕組みを説明します。DDP は2つの CPU プロセスで実際に動かすので、どのセルもどんなマシンでも実行できます。
 
 # %%
 import json
@@ -38,13 +35,9 @@ n_gpus = torch.cuda.device_count()
 print(torch.__version__, device, n_gpus)
 
 # %% [markdown]
-# ## カレントデバイス
+# ## 現在のデバイス
 #
-# CUDA のカレントデバイスはスレッドごとに 1 つあり、最初は GPU 0 です。`torch.cuda.current_device()`
-# で読み出し、`torch.cuda.set_device(i)` で変更できます。`with torch.cuda.device(i):` を使うと
-# ブロックの間だけ変更し、抜けると元に戻ります。`.cuda()` や `"cuda"` のようにインデックスを
-# 指定しないものは、すべてこのカレントデバイスを使います。セルでは最後の GPU を使います。
-# GPU が 1 枚のマシンでは GPU 0 です。
+# 現在の CUDA デバイスはスレッドごとに1つあり、最初は GPU 0 です。`torch.cuda.current_device()` で取得し、`torch.cuda.set_device(i)` で変更します。`with torch.cuda.device(i):` はブロックの間だけ変更し、ブロックを抜けると元に戻します。`.cuda()` や `"cuda"` のようにインデックスを指定しないものは、すべてこのデバイスを使います。セルでは最後の GPU を使います。GPU が1枚のマシンでは GPU 0 です。
 
 # %% tags=["claim-F9"]
 if torch.cuda.is_available():
@@ -67,8 +60,7 @@ else:
 # %% [markdown]
 # ## 'cuda' が意味するもの
 #
-# `torch.device("cuda")` にはインデックスがありません。これは `cuda:0` の別名ではなく、
-# 「CUDA のカレントデバイス」を意味し、テンソルを作ったり移動したりする時点で解決されます。
+# `torch.device("cuda")` にはインデックスがありません。これは `cuda:0` の別名ではなく「現在の CUDA デバイス」を意味し、どのデバイスになるかはテンソルを作成または移動する時点で決まります。
 
 # %%
 d = torch.device("cuda")
@@ -77,9 +69,7 @@ assert d.index is None
 assert d != torch.device("cuda", 0)
 
 # %% [markdown]
-# GPU が 1 枚なら、解決先は常に `cuda:0` です。2 枚以上あると違いが出ます。`cuda:1` 上のテンソル `t`
-# に `t.to("cuda")` を呼ぶと、GPU 0 がカレントならば `cuda:0` にコピーされ、GPU 1 がカレントならば
-# `t` 自身がそのまま返ります。
+# GPU が1枚なら、決まるデバイスは常に `cuda:0` です。2枚以上あると違いが出ます。`cuda:1` 上にあるテンソル `t` に対して `t.to("cuda")` を呼ぶと、GPU 0 が現在のデバイスなら `cuda:0` にコピーされ、GPU 1 が現在のデバイスなら `t` 自身がそのまま返ります。
 
 # %% tags=["claim-F2"]
 if n_gpus >= 2:
@@ -95,7 +85,7 @@ elif n_gpus == 1:
     t = torch.ones(2, device="cuda")
     print(t.device)
     assert t.device == torch.device("cuda", torch.cuda.current_device())
-    assert t.to("cuda") is t  # すでにカレントデバイス上にある
+    assert t.to("cuda") is t  # すでに現在のデバイス上にある
     print("(one GPU: the copy between GPUs needs two)")
 else:
     print("skipped: no CUDA GPU, so 'cuda' has no current device to resolve to")
@@ -103,12 +93,7 @@ else:
 # %% [markdown]
 # ## CUDA_VISIBLE_DEVICES で GPU を隠す
 #
-# 環境変数 `CUDA_VISIBLE_DEVICES` には、プロセスから見える GPU を列挙します。番号は 0 から振り直され、
-# `CUDA_VISIBLE_DEVICES=1` なら物理 GPU 1 が `cuda:0` になり、見える GPU はそれだけになります。
-# CUDA がこの変数を読むのは、プロセス内で CUDA が初期化されるときの一度きりです。シェルで設定するか
-# （`CUDA_VISIBLE_DEVICES=1 python train.py`）、新しく起動するプロセスの環境変数として渡します。
-# ここでは子プロセスの Python に空のリストを渡し、GPU が 1 枚も見えないことを確かめます。GPU がある
-# マシンでは、2 つ目の子プロセスには最後の GPU だけが見えます。
+# 環境変数 `CUDA_VISIBLE_DEVICES` には、プロセスから見えてよい GPU を列挙します。番号は 0 から振り直されるので、`CUDA_VISIBLE_DEVICES=1` なら物理 GPU 1 が `cuda:0` になり、見える GPU はそれだけになります。CUDA がこの変数を読むのは、プロセス内で CUDA が初期化されるときの一度だけです。シェルで設定するか（`CUDA_VISIBLE_DEVICES=1 python train.py`）、新しく起動するプロセスの環境変数として設定してください。ここでは子プロセスの Python に空のリストを渡し、GPU が1枚も見えないことを確かめます。GPU があるマシンでは、2つ目の子プロセスには最後の GPU だけが見えます。
 
 # %% tags=["claim-F9"]
 probe = "import torch; print(torch.cuda.device_count())"
@@ -129,9 +114,7 @@ print("this process still sees", torch.cuda.device_count())
 assert torch.cuda.device_count() == n_gpus
 
 # %% [markdown]
-# CUDA がいったん初期化されたあとで同じプロセスの `os.environ` を書き換えても、何も起きません。
-# GPU は見えたままです。だからこの変数は最初の CUDA 呼び出しより前に設定する必要があり、Python を
-# 起動する前に設定しておくのが最も確実です。
+# CUDA がいったん初期化された後は、同じプロセスで `os.environ` を書き換えても効果はなく、GPU は見えたままです。そのため、この変数は最初の CUDA 呼び出しより前に設定する必要があり、Python を起動する前に設定するのが最も安全です。
 
 # %% tags=["claim-F9"]
 if torch.cuda.is_available():
@@ -154,15 +137,13 @@ else:
 # %% [markdown]
 # ## nn.DataParallel が実際にすること
 #
-# `nn.DataParallel(model)` は「モデルを GPU に載せてくれるもの」と受け取られがちですが、実際の動作は
-# マシンによって変わります。
+# `nn.DataParallel(model)` は「モデルを GPU に載せてくれるもの」と受け取られがちですが、実際の動作はマシンによって異なります。
 #
 # - CUDA GPU がない（または Apple の GPU）: モデルを保持して呼び出すだけで、何も移動しません。
-# - GPU がちょうど 1 枚: コンストラクタがモデルを `cuda:0` に移動します。
-# - GPU が 2 枚以上: 何も移動しません。`forward` はパラメータが `device_ids[0]` にあるかを確認し、
-#   なければ `RuntimeError` を送出します。`model.to("cuda:0")` は自分で呼ぶ必要があります。
+# - GPU がちょうど1枚: コンストラクタがモデルを `cuda:0` に移動します。
+# - GPU が2枚以上: 何も移動しません。`forward` はパラメータが `device_ids[0]` 上にあるかを確認し、なければ `RuntimeError` を送出します。そのため、`model.to("cuda:0")` を自分で呼び出す必要があります。
 #
-# セルでは、このマシンに当てはまる分岐を確かめます。
+# セルでは、このマシンに当てはまる分岐を検証します。
 
 # %% tags=["claim-M5"]
 model = nn.Linear(4, 2)
@@ -193,10 +174,7 @@ else:
 print("output on:", y.device)
 
 # %% [markdown]
-# ほかにも知っておきたいことが 2 つあります。ラッパーはモデルを `dp.module` として保持するので、
-# `state_dict` のキーにはすべて `module.` という接頭辞が付きます。ラップしていないモデルに読み込む
-# チェックポイントにしたいなら、`dp.module.state_dict()` を保存しましょう。また、DataParallel 自身の
-# ドキュメントが、1 台のマシンであっても `DistributedDataParallel` を使うよう勧めています。
+# ほかにも知っておきたいことが2つあります。ラッパーはモデルを `dp.module` として保持するので、ラッパーの `state_dict` のキーにはすべて `module.` という接頭辞が付きます。ラップしていないモデルにチェックポイントを読み込むのであれば、`dp.module.state_dict()` を保存しましょう。また、`DataParallel` 自身のドキュメントは、マシンが1台だけの場合でも、代わりに `DistributedDataParallel` を使うよう推奨しています。
 
 # %% tags=["claim-M5"]
 keys = list(dp.state_dict())
@@ -213,19 +191,11 @@ print(advice[0])
 assert advice
 
 # %% [markdown]
-# ## 推奨される DistributedDataParallel
+# ## 推奨される方法: DistributedDataParallel
 #
-# `DistributedDataParallel`（DDP）はデバイスごとに 1 つのプロセスを動かします。起動には普通
-# `torchrun --nproc-per-node=N train.py` を使います。各プロセスはモデルの完全なコピーを持ち、
-# データのうち自分の担当分で学習します。DDP はモデルをラップするときにランク 0 のパラメータを全プロセスに
-# コピーし、`backward()` の途中で勾配をプロセス間で平均します。そのため全コピーが同じ更新を行い、
-# 同一の状態を保ちます。
+# `DistributedDataParallel`（DDP）はデバイスごとに1つのプロセスを動かします。プロセスの起動には、通常 `torchrun --nproc-per-node=N train.py` を使います。各プロセスはモデルの完全なコピーを持ち、データのうち自分の担当分で学習します。DDP はモデルをラップするときにランク 0 のパラメータを全プロセスにコピーし、`backward()` の実行中にプロセス間で勾配を平均します。そのため、すべてのコピーで同じ更新が行われ、コピー同士は同一に保たれます。
 #
-# `gloo` バックエンドを使えば DDP は CPU でも動くので、ここで実際に動かしてみます。2 つのプロセスは
-# それぞれ異なる乱数の重みから始め、異なるデータを見ます。安全な方法（`spawn`）で起動したワーカープロセスは
-# ノートブックで定義した関数を import できないため、学習スクリプトを一時ファイルに書き出し、`torchrun` の中身である
-# `python -m torch.distributed.run` で起動します。GPU で動かす場合は `nccl` バックエンドを使い、
-# プロセスごとに専用の GPU を割り当てます。
+# `gloo` バックエンドを使えば DDP は CPU でも動くので、ここで実際に動かしてみます。2つのプロセスは、それぞれ異なるランダムな重みから始まり、それぞれ異なるデータを見ます。安全な方法（`spawn`）で起動したワーカープロセスはノートブックで定義した関数を import できないため、学習スクリプトを一時ファイルに書き出し、`python -m torch.distributed.run`（`torchrun` の実体となるモジュール）で起動します。GPU で動かす場合、スクリプトは `nccl` バックエンドを使い、プロセスごとに専用の GPU を割り当てることになります。
 
 # %%
 TRAIN = '''
@@ -292,17 +262,15 @@ for r in results:
     print(f"        last loss {r['loss']:.4f}, final {show(r['params'][0])} {show(r['params'][1])}")
 
 r0, r1 = results
-assert r0["start"] != r1["start"]  # 初期の重みは異なる
-assert r0["synced"] == r1["synced"] == r0["start"]  # どのランクもランク 0 の重み
+assert r0["start"] != r1["start"]  # 初期の重みが異なる
+assert r0["synced"] == r1["synced"] == r0["start"]  # どのランクの重みもランク 0 と同じ
 assert r0["loss"] != r1["loss"]  # データも異なる
 assert r0["params"] == r1["params"]  # それでも学習後のパラメータは同一
 
 # %% [markdown]
 # ## まとめ
 #
-# - インデックスを明示しないもの（`"cuda"`、`.cuda()`）はカレントデバイスを使います。
-#   カレントデバイスは `torch.cuda.set_device(i)` か `with torch.cuda.device(i):` で選びます。
+# - インデックスを明示しないもの（`"cuda"`、`.cuda()`）は現在のデバイスを使います。現在のデバイスは `torch.cuda.set_device(i)` か `with torch.cuda.device(i):` で選びます。
 # - `CUDA_VISIBLE_DEVICES` は CUDA の初期化前、できれば Python の起動前に設定します。
-# - `nn.DataParallel` がモデルを移動するのは GPU がちょうど 1 枚のときだけで、`state_dict` のキーは
-#   `module.*` になります。
-# - 複数 GPU には `DistributedDataParallel` を使いましょう。`gloo` なら CPU でも動き、テストもできます。
+# - `nn.DataParallel` がモデルを移動するのは GPU がちょうど1枚のときだけで、`state_dict` のキーは `module.*` という名前に変わります。
+# - 複数の GPU には `DistributedDataParallel` を使いましょう。`gloo` を使えば CPU でも動作し、テストもできます。

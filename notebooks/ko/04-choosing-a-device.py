@@ -15,10 +15,7 @@
 # %% [markdown]
 # # 어디서나 동작하는 디바이스 선택
 #
-# `"cuda"`를 하드코딩한 코드는 노트북 PC에서도, Mac에서도, CPU만 있는 CI 러너에서도 실패합니다.
-# 이 페이지에서는 쓸 수 있는 가속기가 있으면 그것을 쓰고, 없으면 CPU로 폴백하는 작은 헬퍼 함수를
-# 만듭니다. 또한 `device=0`처럼 정수만 쓴 디바이스 지정이 지금의 PyTorch에서 무엇을 뜻하는지도
-# 설명합니다. 이 의미는 2.5에서 바뀌었습니다.
+# `"cuda"`를 하드코딩한 코드는 Mac에서도, NVIDIA GPU가 없는 노트북 PC에서도, CPU만 있는 CI 러너에서도 실패합니다. 이 페이지에서는 쓸 수 있는 가속기가 있으면 그것을 쓰고, 없으면 CPU로 폴백하는 작은 헬퍼 함수를 만듭니다. 또한 `device=0`처럼 정수만 쓴 디바이스 지정은 2.5에서 의미가 바뀌었으므로, 현재 PyTorch에서 그것이 무엇을 뜻하는지도 설명합니다.
 
 # %%
 import torch
@@ -27,12 +24,9 @@ device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.__version__, device)
 
 # %% [markdown]
-# ## 익숙한 확인 방법
+# ## 전통적인 확인 방법
 #
-# `torch.cuda.is_available()`은 PyTorch 빌드가 CUDA를 지원하고, 드라이버가 동작하고, GPU가 한 장
-# 이상 보일 때만 `True`입니다. CUDA 전용 코드 앞에 두는 검사로는 지금도 맞는 방법입니다. 하지만 이
-# 함수는 CUDA만 압니다(ROCm 빌드의 AMD GPU도 `cuda`로 보입니다). Mac에서는 Apple GPU(`mps`
-# 디바이스)를 쓸 수 있어도 `False`를 반환합니다.
+# `torch.cuda.is_available()`은 해당 PyTorch 빌드가 CUDA를 지원하고, 드라이버가 동작하고, GPU가 하나 이상 보일 때만 `True`입니다. CUDA 전용 코드를 실행하기 전의 검사로는 지금도 이것이 올바른 방법입니다. 하지만 이 함수는 CUDA만 압니다(ROCm 빌드의 AMD GPU도 `cuda`로 보입니다). 그래서 Mac에서는 Apple GPU(`mps` 디바이스)를 쓸 수 있어도 `False`입니다.
 
 # %%
 cuda_ok = torch.cuda.is_available()
@@ -47,16 +41,12 @@ if mps_ok:
 # %% [markdown]
 # ## 모든 가속기를 위한 하나의 API
 #
-# 2.6부터는 `torch.accelerator`가 있어서, 빌드가 지원하는 가속기가 CUDA든 Apple MPS든 Intel XPU든
-# 같은 방식으로 다룰 수 있습니다. 스크립트가 알고 싶은 것은 두 가지이고, 각각 함수가 있습니다.
+# 2.6부터는 빌드가 지원하는 가속기가 무엇이든(CUDA, Apple MPS, Intel XPU 등) `torch.accelerator` 하나로 다룰 수 있습니다. 스크립트가 알아야 할 두 가지 질문에는 다음 두 함수가 답합니다.
 #
 # - `torch.accelerator.is_available()`: 지금 가속기를 쓸 수 있는가?
-# - `torch.accelerator.current_accelerator()`: 어떤 가속기인가? `device(type='cuda')`처럼 인덱스
-#   없는 `torch.device`를 반환합니다.
+# - `torch.accelerator.current_accelerator()`: 어떤 종류인가? `device(type='cuda')`처럼 인덱스가 없는 `torch.device`를 반환합니다.
 #
-# 가속기를 전혀 지원하지 않는 빌드에서 `current_accelerator()`는 2.7부터 `None`을 반환합니다(2.6에서는
-# 대신 오류가 났습니다). 이 모듈은 2.6 이전에는 아예 없고, Colab이나 오래된 환경에는 더 오래된
-# torch가 설치되어 있을 수 있으므로, 셀에서는 먼저 `hasattr`로 확인합니다.
+# 가속기를 전혀 지원하지 않는 빌드에서 `current_accelerator()`는 2.7부터 `None`을 반환합니다(2.6에서는 대신 오류가 발생했습니다). 이 모듈은 2.6 전에는 아예 없고, Colab이나 오래된 환경에는 그보다 오래된 torch가 설치되어 있을 수 있으므로, 셀에서는 먼저 `hasattr`로 확인합니다.
 
 # %% tags=["claim-O5"]
 if not hasattr(torch, "accelerator"):
@@ -64,7 +54,7 @@ if not hasattr(torch, "accelerator"):
 else:
     available = torch.accelerator.is_available()
     print("is_available:", available)
-    if available or torch.__version__ >= "2.7":  # 2.6은 가속기가 없으면 예외를 던짐
+    if available or torch.__version__ >= "2.7":  # 2.6에서는 가속기가 없으면 예외 발생
         acc = torch.accelerator.current_accelerator()
         print("current_accelerator:", acc)
         if available:
@@ -75,11 +65,7 @@ else:
             assert acc.type == "cuda"
 
 # %% [markdown]
-# 함정이 하나 있습니다. `current_accelerator()`가 알려 주는 것은 머신이 아니라 *빌드*입니다. GPU가
-# 없는 머신(예: Colab CPU 런타임)에 설치된 CUDA 빌드 PyTorch는 `is_available()`이 `False`여도
-# `cuda`를 반환합니다. 그러니 먼저 `is_available()`을 확인하거나, 2.7 이상이라면
-# `current_accelerator(check_available=True)`를 쓰십시오. 이 호출은 가속기를 쓸 수 없으면 `None`을
-# 반환합니다.
+# 함정이 하나 있습니다. `current_accelerator()`가 나타내는 것은 머신이 아니라 **빌드**입니다. GPU가 없는 머신(예: Colab CPU 런타임)에서 CUDA 빌드 PyTorch를 쓰면, `is_available()`은 `False`인데도 `current_accelerator()`는 여전히 `cuda`를 반환합니다. 그러니 먼저 `is_available()`을 확인하거나, 2.7부터는 `current_accelerator(check_available=True)`를 호출하십시오. 이 호출은 가속기를 쓸 수 없으면 `None`을 반환합니다.
 
 # %% tags=["claim-O5"]
 if hasattr(torch, "accelerator") and torch.__version__ >= "2.7":
@@ -98,8 +84,7 @@ else:
 # %% [markdown]
 # ## CPU로 폴백하는 헬퍼
 #
-# 디바이스 선택은 함수 하나에 모아 두고 스크립트 맨 앞에서 한 번만 호출합니다. torch 2.6 이상에서는
-# `torch.accelerator`에 묻고, 그보다 오래된 릴리스에서는 CUDA와 MPS를 이름으로 차례로 확인합니다.
+# 디바이스 선택은 함수 하나에 모아 두고 스크립트 맨 앞에서 한 번만 호출합니다. 이 함수는 torch 2.6 이상에서는 `torch.accelerator`에 묻고, 그보다 오래된 릴리스에서는 CUDA와 MPS를 이름으로 차례로 확인합니다.
 
 # %% tags=["claim-O5"]
 def pick_device() -> torch.device:
@@ -108,7 +93,7 @@ def pick_device() -> torch.device:
         if torch.accelerator.is_available():
             return torch.accelerator.current_accelerator()
         return torch.device("cpu")
-    # 오래된 torch: 백엔드를 이름으로 하나씩 확인
+    # 오래된 torch: 각 백엔드를 이름으로 하나씩 확인
     if torch.cuda.is_available():
         return torch.device("cuda")
     if torch.backends.mps.is_available():
@@ -127,19 +112,14 @@ assert (device.type == "cuda") == cuda_ok
 assert device.index is None
 
 # %% [markdown]
-# 이 헬퍼가 반환하는 디바이스에는 인덱스가 없습니다. 가속기라면 "그 종류의 현재 디바이스"를 뜻하며,
-# 바꾸지 않는 한 인덱스 0입니다. 바꾸는 방법은 다음 페이지에서 다룹니다.
+# 이 헬퍼가 반환하는 디바이스에는 인덱스가 없습니다. 가속기라면 이는 "그 종류의 현재 디바이스"를 뜻하며, 바꾸지 않는 한 인덱스 0입니다. 바꾸는 방법은 다음 페이지에서 다룹니다.
 
 # %% [markdown]
 # ## 정수 디바이스의 의미
 #
-# 오래된 코드에는 "첫 번째 GPU"라는 뜻으로 `torch.device(0)`, `device=0`, `.to(0)`이라고 쓴 곳이
-# 있습니다. PyTorch 2.4까지는 정수가 항상 CUDA를 가리켰습니다. 2.5부터는 "현재 가속기의 인덱스 0"을
-# 뜻하므로, NVIDIA 머신에서는 `cuda:0`, Mac에서는 `mps:0`, Intel GPU에서는 `xpu:0`이 됩니다. CPU 전용
-# 빌드에는 가리킬 대상이 없어서, 정수를 넘기면 가속기 디바이스에 접근할 수 없다는 `RuntimeError`가
-# 발생합니다.
+# 오래된 코드에는 "첫 번째 GPU"라는 뜻으로 `torch.device(0)`, `device=0`, `.to(0)`이라고 쓴 곳이 있습니다. PyTorch 2.4까지는 정수가 항상 CUDA를 가리켰습니다. 2.5부터는 "현재 가속기의 인덱스 0"을 뜻합니다. NVIDIA 머신에서는 `cuda:0`, Mac에서는 `mps:0`, Intel GPU에서는 `xpu:0`입니다. CPU 전용 빌드에는 가리킬 대상이 없으므로, 정수를 넘기면 가속기 디바이스에 접근할 수 없다는 내용의 `RuntimeError`가 발생합니다.
 #
-# 셀에서는 실행 중인 머신에 맞는 결과를 assert합니다.
+# 셀에서는 실행 중인 머신에서 나와야 할 결과를 `assert`로 검증합니다.
 
 # %% tags=["claim-O1"]
 no_accelerator_built = (torch.__version__ >= "2.7"
@@ -159,16 +139,12 @@ else:
     assert d == t.device == torch.device(device.type, 0)
 
 # %% [markdown]
-# 따라서 정수는 "GPU"를 이식성 있게 표현하는 방법이 아닙니다. 머신 종류마다 뜻이 달라지고, CPU만 있는
-# 머신에서는 오류가 납니다. 헬퍼가 반환한 디바이스를 넘기거나, `"cuda:0"`처럼 의도를 그대로 적으십시오.
+# 따라서 정수는 "GPU"를 이식성 있게 가리키는 방법이 아닙니다. 머신 종류마다 뜻이 달라지고, CPU만 있는 머신에서는 오류가 납니다. 헬퍼가 반환한 디바이스를 넘기거나, `"cuda:0"`처럼 의도를 명시적으로 적으십시오.
 
 # %% [markdown]
 # ## 정리
 #
 # - `torch.cuda.is_available()`은 CUDA에 대해서만 답합니다.
-# - `torch.accelerator.is_available()`과 `current_accelerator()`(2.6 이상, 빌드가 가속기를 지원하지
-#   않으면 2.7부터 `None`)는 CUDA, MPS, XPU 등을 한꺼번에 다룹니다. `current_accelerator()`는 빌드를
-#   나타내므로 `is_available()`도 함께 확인합니다.
-# - CPU로 폴백하는 `pick_device()` 헬퍼 하나면 스크립트가 어디서나 돌아갑니다.
-# - 2.5부터 정수 디바이스는 CUDA라는 보장이 없는 현재 가속기의 인덱스이며, 가속기가 없는 머신에서는
-#   오류가 납니다.
+# - `torch.accelerator.is_available()`과 `current_accelerator()`(2.6 이상, 2.7부터는 빌드가 가속기를 지원하지 않으면 `None`)는 CUDA, MPS, XPU 등을 다룹니다. `current_accelerator()`는 빌드를 나타내므로 `is_available()`도 확인합니다.
+# - CPU로 폴백하는 `pick_device()` 헬퍼 하나만 있으면 스크립트를 어디서나 실행할 수 있습니다.
+# - 2.5부터 정수 디바이스는 현재 가속기의 인덱스이며, 반드시 CUDA인 것은 아닙니다. 가속기가 없는 머신에서는 오류가 발생합니다.
