@@ -32,6 +32,9 @@ CACHE = course.ROOT / ".cache" / "executed"
 RECORDS = course.ROOT / "records"
 CPU_VIEW = "cpu"  # folder, under each language, of the CPU view of pages that show recorded outputs
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
+# Run before the notebook, unseen: tracebacks show the error, not frames deep inside torch
+# (which would also print this machine's paths).
+SETUP = "%xmode Minimal"
 
 
 class BuildError(Exception):
@@ -64,7 +67,7 @@ def _cpu_name():
 
 
 def cache_key(nb, env):
-    fields = [course.code_hash(nb), env["kind"], env["device"], env["torch"], env["python"]]
+    fields = [course.code_hash(nb), env["kind"], env["device"], env["torch"], env["python"], SETUP]
     return hashlib.sha256("|".join(fields).encode()).hexdigest()[:24]
 
 
@@ -76,15 +79,20 @@ def run_notebook(concept, nb, env):
                        connection_file=tempfile.mktemp(suffix=".json"))
     client = NotebookClient(nb, km=km, timeout=600, allow_errors=False,
                             resources={"metadata": {"path": str(path.parent)}})
+    nb.cells.insert(0, nbformat.v4.new_code_cell(SETUP))
     try:
         client.execute()
     except CellExecutionError as err:
+        nb.cells.pop(0)
         index = _failed_cell(nb)
         where = f"cell {index + 1} (line {course.cell_line(path, index)})" if index is not None else "a cell"
         raise BuildError(
             f"{path.relative_to(course.ROOT)}: {where} raised {err.ename}: {ANSI.sub('', err.evalue)}\n"
             "  Fix the code, or tag the cell raises-exception if the error is what it demonstrates."
         ) from None
+    nb.cells.pop(0)
+    for count, cell in enumerate(course.code_cells(nb), 1):
+        cell.execution_count = count
     for i, cell in enumerate(nb.cells):
         if "raises-exception" in course.tags(cell) and not _error_output(cell):
             raise BuildError(

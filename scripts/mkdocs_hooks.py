@@ -5,6 +5,8 @@ import json
 import posixpath
 import re
 from pathlib import Path
+from urllib.parse import urljoin
+from types import SimpleNamespace
 
 import mkdocs_jupyter.convert
 import mkdocs_jupyter.plugin
@@ -87,6 +89,14 @@ def on_post_build(config):
         if entry not in _used_cache_paths:
             entry.unlink()
     _used_cache_paths.clear()
+    # Material looks for sitemap.xml beside each hreflang alternate (it expects them to be language
+    # roots), but i18n's alternates are the pages themselves: without a copy there, every page load
+    # logs 404s. The sitemap maps each page to its translations, which the language switcher uses.
+    site = Path(config.site_dir)
+    sitemap = (site / "sitemap.xml").read_bytes()
+    for index in site.rglob("index.html"):
+        if index.parent != site:
+            (index.parent / "sitemap.xml").write_bytes(sitemap)
 
 
 STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.S)
@@ -94,7 +104,15 @@ STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.S)
 # (an empty MathJax URL even makes the page load itself as a script).
 UNUSED_SCRIPT = re.compile(r"<script[^>]*>(?:(?!</script>).)*?(?:mathjax|mermaid)(?:(?!</script>).)*</script>"
                            r"|<script src=\"\">\s*</script>", re.S | re.I)
-NOTEBOOK_CSS_DIR = "assets/notebook"
+INLINE_SCRIPT = re.compile(r"<script>(.*?)</script>", re.S)
+COPY_ICON = re.compile(r'<svg aria-hidden="true" class="clipboard-copy-icon".*?</svg>', re.S)
+# The copy icon once, as a CSS mask, instead of an inline SVG in every code cell.
+COPY_ICON_CSS = """.jupyter-wrapper .clipboard-copy-icon { display: inline-block; width: 20px; height: 20px;
+  background-color: currentColor; -webkit-mask: var(--nb-copy-icon) center / contain no-repeat;
+  mask: var(--nb-copy-icon) center / contain no-repeat;
+  --nb-copy-icon: url("data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Cpath d='M0 6.75C0 5.784.784 5 1.75 5h1.5a.75.75 0 010 1.5h-1.5a.25.25 0 00-.25.25v7.5c0 .138.112.25.25.25h7.5a.25.25 0 00.25-.25v-1.5a.75.75 0 011.5 0v1.5A1.75 1.75 0 019.25 16h-7.5A1.75 1.75 0 010 14.25v-7.5z'/%3E%3Cpath d='M5 1.75C5 .784 5.784 0 6.75 0h7.5C15.216 0 16 .784 16 1.75v7.5A1.75 1.75 0 0114.25 11h-7.5A1.75 1.75 0 015 9.25v-7.5zm1.75-.25a.25.25 0 00-.25.25v7.5c0 .138.112.25.25.25h7.5a.25.25 0 00.25-.25v-7.5a.25.25 0 00-.25-.25h-7.5z'/%3E%3C/svg%3E"); }"""
+NOTEBOOK_ASSETS = "assets/notebook"
+EMPTY_COLLAPSER = re.compile(r'<div class="jp-Collapser[^"]*">\s*</div>\n?')
 
 
 @event_priority(-200)  # after mkdocs-static-i18n (-100), which rebuilds every file as a plain File
@@ -108,7 +126,21 @@ def on_files(files, config):
             notebook.dest_path, notebook.abs_dest_path, notebook.url = file.dest_path, file.abs_dest_path, file.url
             files.remove(file)
             files.append(notebook)
+            _link_translations(notebook, config)
     return files
+
+
+def _link_translations(notebook, config):
+    """i18n links only Markdown pages to their translations (a plain File counts only *.md as a page);
+    link notebook pages too, or their language switcher and hreflang alternates lead to the home pages."""
+    i18n = config.plugins["i18n"]
+    name = notebook.src_uri.split("/", 1)[1]  # docs/<lang>/<name>.ipynb
+    here = i18n.current_language
+    page = notebook.url.removeprefix(f"{here}/") if here != i18n.default_language else notebook.url
+    notebook.alternates = {
+        lang: SimpleNamespace(url=page if lang == i18n.default_language else f"{lang}/{page}")
+        for lang in i18n.build_languages if (Path(config.docs_dir) / lang / name).is_file()
+    }
 
 
 def on_page_markdown(markdown, page, config, files):
@@ -141,22 +173,36 @@ def _link(page, target, files):
 
 
 def on_page_content(html, page, config, files):
-    """Serve mkdocs-jupyter's ~600 KB of inlined CSS once, as a shared stylesheet."""
+    """Serve what mkdocs-jupyter inlines in every notebook page (~600 KB of CSS, the copy-button
+    script and an icon per cell) once, as shared files, so a notebook page stays light."""
     if "notebook" not in page.meta:
         return html
-    css = "\n".join(STYLE.findall(html))
-    digest = hashlib.sha256(css.encode()).hexdigest()[:12]
-    name = f"{NOTEBOOK_CSS_DIR}/{digest}.css"
+    html = UNUSED_SCRIPT.sub("", html)
+    css = "\n".join(STYLE.findall(html) + [COPY_ICON_CSS])
+    js = "\n;\n".join(INLINE_SCRIPT.findall(html))
+    page.meta["notebook"]["css"] = _shared_file(config, css, "css")
+    page.meta["notebook"]["js"] = _shared_file(config, js, "js")
+    html = COPY_ICON.sub('<span class="clipboard-copy-icon" aria-hidden="true"></span>',
+                         INLINE_SCRIPT.sub("", STYLE.sub("", html)))
+    # JupyterLab's cell collapsers are empty and do nothing on a static page (5 KB on a long one).
+    return EMPTY_COLLAPSER.sub("", html)
+
+
+def _shared_file(config, text, suffix):
+    name = f"{NOTEBOOK_ASSETS}/{hashlib.sha256(text.encode()).hexdigest()[:12]}.{suffix}"
     target = Path(config.site_dir) / name
     if not target.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(css, encoding="utf-8")
-    page.meta["notebook"]["css"] = name
-    return UNUSED_SCRIPT.sub("", STYLE.sub("", html))
+        target.write_text(text, encoding="utf-8")
+    return name
+
+
+ALTERNATE = re.compile(r'(<link rel="alternate" href=")([^"]+)(" hreflang=")')
 
 
 def on_post_page(output, page, config):
     """Notebook pages must come out rendered; a silently raw page is a build error."""
     if page.file.src_uri.endswith(".ipynb") and "jupyter-wrapper" not in output:
         raise ValueError(f"{page.file.src_uri}: rendered as raw source, not as a notebook")
-    return output
+    # Search engines need the other-language alternates as absolute URLs.
+    return ALTERNATE.sub(lambda m: m[1] + urljoin(page.canonical_url, m[2]) + m[3], output)

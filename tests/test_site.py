@@ -12,6 +12,7 @@ from mkdocs.config import load_config
 
 CONFIG = load_config(str(course.ROOT / "mkdocs.yml"))
 SITE_URL = CONFIG["site_url"]
+BASE = urlsplit(SITE_URL).path  # the path the site is published under, e.g. /tutorial/
 DEFAULT = course.LANGS[0]
 PAGE_BUDGET = 150_000
 
@@ -37,11 +38,13 @@ def html_files(site):
 def resolve(site, page, url):
     """The file (and fragment) a link on `page` points to, or None if it leaves the site."""
     if url.startswith(SITE_URL):
-        url = "/" + url[len(SITE_URL):]
+        url = url[len(SITE_URL) - len(BASE):]
     parts = urlsplit(url)
     if parts.scheme or parts.netloc:
         return None
     path = unquote(parts.path)
+    if path.startswith(BASE):  # root-relative links (404.html, language switcher)
+        path = "/" + path[len(BASE):]
     here = "/" + posixpath.dirname(str(page.relative_to(site)))
     target = posixpath.normpath(posixpath.join(here, path)) if path else "/" + str(page.relative_to(site))
     file = site / target.lstrip("/")
