@@ -1,0 +1,18 @@
+/* Accessibility fixes that Material and nbconvert leave out (checked by tests/test_browser.py with
+   axe-core). Loaded at the end of <body> by overrides/main.html. */
+(() => {
+  // The search overlay has role="dialog" but no name: give it the search box's.
+  const search = document.querySelector(".md-search[role=dialog]");
+  const query = document.querySelector(".md-search__input");
+  if (search && query && !search.hasAttribute("aria-label"))
+    search.setAttribute("aria-label", query.getAttribute("aria-label"));
+
+  // Notebook code that scrolls sideways must be reachable, and so scrollable, by keyboard.
+  const reachable = () => {
+    for (const code of document.querySelectorAll(".jupyter-wrapper .highlight-ipynb"))
+      if (code.scrollWidth > code.clientWidth) code.tabIndex = 0;
+      else code.removeAttribute("tabindex");
+  };
+  reachable();
+  addEventListener("resize", reachable);
+})();

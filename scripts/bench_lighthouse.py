@@ -1,0 +1,102 @@
+"""Lighthouse scores of a built site, served on 127.0.0.1 the way GitHub Pages serves it.
+
+    python scripts/bench_lighthouse.py SITE_DIR [--page PATH ...] [--json]
+
+Runs Lighthouse (npm, pinned in package.json; `npm ci` when node_modules lacks it) with its mobile
+defaults and simulated throttling on the home page and a notebook page (or the --page paths,
+relative to the site's root), and prints the four category scores and the bytes transferred.
+Nothing but 127.0.0.1 is contacted. Not a test: scores move with the machine's load."""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from static_site import served
+
+ROOT = Path(__file__).resolve().parent.parent
+LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
+CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
+CHROME_FLAGS = ("--headless=new --no-sandbox --disable-gpu --disable-background-networking "
+                "--disable-component-update --disable-sync --no-first-run --disable-quic")
+
+
+def chrome():
+    for name in (os.environ.get("CHROME_PATH"), "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        if name and (found := shutil.which(name)):
+            return found
+    sys.exit("no Chromium found: install it or set CHROME_PATH")
+
+
+def lighthouse():
+    wanted = json.loads((ROOT / "package.json").read_text())["devDependencies"]["lighthouse"]
+    installed = ROOT / "node_modules" / "lighthouse" / "package.json"
+    if not installed.is_file() or json.loads(installed.read_text())["version"] != wanted:
+        print(f"installing lighthouse {wanted} (npm ci)...", file=sys.stderr)
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=ROOT, check=True, stdout=sys.stderr)
+    return LIGHTHOUSE
+
+
+def notebook_page(site):
+    """The first notebook page of the default language: a folder holding an .ipynb."""
+    pages = sorted(p.parent.name for p in Path(site).glob("*/*.ipynb"))
+    return f"{pages[0]}/" if pages else None
+
+
+def run(url, chrome_path):
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "report.json"
+        done = subprocess.run(
+            [str(lighthouse()), url, "--output=json", f"--output-path={report}", "--quiet",
+             f"--only-categories={','.join(CATEGORIES)}", f"--chrome-flags={CHROME_FLAGS}",
+             "--disable-full-page-screenshot"],
+            env={**os.environ, "CHROME_PATH": chrome_path}, capture_output=True, text=True)
+        if done.returncode or not report.is_file():
+            sys.exit(f"lighthouse failed on {url}:\n{done.stderr[-3000:]}")
+        data = json.loads(report.read_text())
+    if data.get("runtimeError"):
+        sys.exit(f"lighthouse: {data['runtimeError']}")
+    audits = data["audits"]
+    return {
+        "url": url,
+        **{c: round(data["categories"][c]["score"] * 100) for c in CATEGORIES},
+        "total-byte-weight": int(audits["total-byte-weight"]["numericValue"]),
+        "failed": sorted(k for k, a in audits.items()
+                         if a.get("scoreDisplayMode") in ("binary", "metricSavings") and a.get("score") == 0),
+        "lighthouse": data["lighthouseVersion"],
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("site", type=Path, help="a built site (the folder with index.html)")
+    parser.add_argument("--page", action="append", help="page path from the site root, e.g. ja/02-moving-tensors/")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    args = parser.parse_args()
+    if not (args.site / "index.html").is_file():
+        parser.error(f"{args.site} has no index.html: build the site first (./scripts/build)")
+    pages = args.page or ["", notebook_page(args.site)]
+    chrome_path = chrome()
+    results = []
+    with served(args.site) as base:
+        for path in filter(lambda p: p is not None, pages):
+            results.append(run(base + path.lstrip("/"), chrome_path))
+            results[-1]["page"] = "/" + path.lstrip("/")
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return
+    print(f"Lighthouse {results[0]['lighthouse']}, mobile, simulated throttling; served gzip-compressed from 127.0.0.1")
+    print(f"{'page':32} {'perf':>5} {'a11y':>5} {'b-p':>5} {'seo':>5} {'KiB':>7}")
+    for r in results:
+        print(f"{r['page']:32} {r['performance']:5} {r['accessibility']:5} {r['best-practices']:5} {r['seo']:5} "
+              f"{r['total-byte-weight'] / 1024:7.0f}")
+    for r in results:
+        if r["failed"]:
+            print(f"{r['page']}: failed audits: {', '.join(r['failed'])}")
+
+
+if __name__ == "__main__":
+    main()

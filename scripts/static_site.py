@@ -1,0 +1,109 @@
+"""Serve a built site on 127.0.0.1 the way GitHub Pages serves it: under the path of `site_url`,
+text gzip-compressed, notebooks as a download type. Used by tests/test_browser.py and
+scripts/bench_lighthouse.py; run it alone to look at a build: python scripts/static_site.py SITE_DIR"""
+import contextlib
+import functools
+import gzip
+import http.server
+import io
+import re
+import sys
+import threading
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+# Not in Python's table everywhere; GitHub Pages (mime-db) serves .ipynb as this type, which
+# browsers do not render as a page, so the "Download notebook" link arrives as a file.
+TYPES = {".ipynb": "application/x-ipynb+json", ".xml": "application/xml", ".js": "text/javascript",
+         ".map": "application/json", ".json": "application/json", ".svg": "image/svg+xml"}
+COMPRESSED = re.compile(r"^(text/|application/(json|xml|javascript|x-ipynb\+json)|image/svg)")
+CANONICAL = re.compile(r'<link rel="canonical" href="([^"]+)"')
+
+
+def base_path(site):
+    """The path the site is published under (site_url's path, e.g. /tutorial/), from the build."""
+    index = Path(site) / "index.html"
+    found = CANONICAL.search(index.read_text(encoding="utf-8")) if index.is_file() else None
+    path = urlsplit(found.group(1)).path if found else "/"
+    return path if path.endswith("/") else path + "/"
+
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **TYPES}
+    prefix = "/"
+    compress = True
+
+    def translate_path(self, path):
+        return super().translate_path("/" + urlsplit(path).path[len(self.prefix):])
+
+    def send_head(self):
+        path = unquote(urlsplit(self.path).path)
+        if not path.startswith(self.prefix):
+            self.send_error(404, "outside the published path " + self.prefix)
+            return None
+        file = Path(self.translate_path(self.path))
+        if file.is_dir():
+            file = file / "index.html"
+        if (not self.compress or "gzip" not in self.headers.get("Accept-Encoding", "")
+                or not file.is_file() or not path.endswith(("/", file.name))):
+            return super().send_head()  # directories without a slash, 404s, no gzip
+        kind = self.guess_type(str(file))
+        if not COMPRESSED.match(kind):
+            return super().send_head()
+        body = _gzipped(file, file.stat().st_mtime_ns)
+        self.send_response(200)
+        self.send_header("Content-Type", kind + ("; charset=utf-8" if kind.startswith("text/") else ""))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        return io.BytesIO(body)
+
+    def send_response(self, code, message=None):
+        self.status = code
+        super().send_response(code, message)
+
+    def end_headers(self):
+        if self.status < 400:
+            self.send_header("Cache-Control", "max-age=600")  # what GitHub Pages sends
+        super().end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+@functools.lru_cache(maxsize=256)
+def _gzipped(file, mtime):
+    return gzip.compress(file.read_bytes(), compresslevel=6, mtime=0)
+
+
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # a browser that hung up: not news
+            super().handle_error(request, client_address)
+
+
+@contextlib.contextmanager
+def served(site, compress=True, port=0):
+    """Serve `site` on 127.0.0.1 (on a free port by default); yields the URL of its home page."""
+    prefix = base_path(site)
+    handler = type("SiteHandler", (Handler,), {"prefix": prefix, "compress": compress})
+    server = Server(("127.0.0.1", port), functools.partial(handler, directory=str(site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}{prefix}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2 or not Path(sys.argv[1], "index.html").is_file():
+        sys.exit("usage: python scripts/static_site.py SITE_DIR  (a built site, with index.html)")
+    with served(sys.argv[1]) as url:
+        print(f"serving {sys.argv[1]} at {url} (Ctrl-C stops)", flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            threading.Event().wait()
