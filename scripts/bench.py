@@ -3,7 +3,9 @@
 Usage: python scripts/bench.py [--no-lighthouse]
 """
 import argparse
+import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -14,9 +16,14 @@ from urllib.parse import urlsplit
 from bs4 import BeautifulSoup
 
 import course
-import execute
 
 BUDGET_HTML = 150_000
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def timed_build(site_dir):
@@ -48,9 +55,12 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-lighthouse", action="store_true")
     args = parser.parse_args(argv)
+    port = free_port()
+    # Built for the local server, so absolute URLs (canonical, hreflang) stay on this machine.
+    os.environ["SITE_URL"] = f"http://127.0.0.1:{port}/tutorial/"
     with tempfile.TemporaryDirectory() as tmp:
         site = Path(tmp) / "site"
-        shutil.rmtree(execute.CACHE, ignore_errors=True)
+        shutil.rmtree(course.ROOT / ".cache", ignore_errors=True)  # executed notebooks and rendered pages
         cold = timed_build(site)
         warm = timed_build(site)
         print(f"cold build (execute + render): {cold:6.1f} s")
@@ -67,7 +77,7 @@ def main(argv=None):
         lighthouse = course.ROOT / "scripts" / "bench_lighthouse.py"
         if not args.no_lighthouse and lighthouse.exists():
             print()
-            subprocess.run([sys.executable, str(lighthouse), str(site)], cwd=course.ROOT)
+            subprocess.run([sys.executable, str(lighthouse), str(site), "--port", str(port)], cwd=course.ROOT)
     return 0
 
 

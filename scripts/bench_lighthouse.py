@@ -75,13 +75,15 @@ def main():
     parser.add_argument("site", type=Path, help="a built site (the folder with index.html)")
     parser.add_argument("--page", action="append", help="page path from the site root, e.g. ja/02-moving-tensors/")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--port", type=int, default=0,
+                        help="serve on this port: the one in the SITE_URL the site was built with")
     args = parser.parse_args()
     if not (args.site / "index.html").is_file():
         parser.error(f"{args.site} has no index.html: build the site first (./scripts/build)")
     pages = args.page or ["", notebook_page(args.site)]
     chrome_path = chrome()
     results = []
-    with served(args.site) as base:
+    with served(args.site, port=args.port) as base:
         for path in filter(lambda p: p is not None, pages):
             results.append(run(base + path.lstrip("/"), chrome_path))
             results[-1]["page"] = "/" + path.lstrip("/")

@@ -1,4 +1,6 @@
 """The course's notebooks: where they live, how they are read, and what must match across languages."""
+import copy
+import functools
 import hashlib
 import io
 import json
@@ -35,7 +37,13 @@ def source(lang, concept):
 
 
 def read(lang, concept):
-    nb = jupytext.read(source(lang, concept))
+    path = source(lang, concept)
+    return copy.deepcopy(_parsed(path, path.stat().st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=None)
+def _parsed(path, mtime):
+    nb = jupytext.read(path)
     for i, cell in enumerate(nb.cells):
         cell.id = f"cell-{i}"  # jupytext makes random ids; stable ones keep generated files reproducible
     return nb

@@ -12,6 +12,7 @@ import argparse
 import copy
 import datetime
 import hashlib
+import importlib.metadata
 import json
 import platform
 import re
@@ -43,6 +44,9 @@ class BuildError(Exception):
 
 def environment():
     """What produces the outputs here: device, torch and Python versions."""
+    version = importlib.metadata.version("torch")
+    if version.endswith("+cpu"):  # a CPU-only build: no need to import torch (a second) to know
+        return {"kind": "cpu", "device": _cpu_name(), "torch": version, "python": platform.python_version()}
     import torch
 
     if torch.cuda.is_available():
