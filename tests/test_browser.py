@@ -41,7 +41,7 @@ AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 SEARCHES = [("ja", "テンソル", "tensor"), ("ko", "텐서", "tensor"), ("en", "tensor", "tensor"),
             ("en", "set_default_device", "code-set_default_device"), ("en", "to_empty", "code-to_empty")]
 # Material's search (lunr; TinySegmenter for Japanese, whitespace for Korean) cannot find these,
-# as /work/shared/toolchain-notes.md (Search) warns. They run as strict xfails: if one starts to
+# as the project's toolchain notes (Search) warn. They run as strict xfails: if one starts to
 # hit, the test fails and the entry must go. The words of each query do occur in the pages.
 KNOWN_SEARCH_MISSES = {
     # the index holds the pages' Japanese in segments; a query is looked up whole, not segmented
@@ -53,10 +53,9 @@ KNOWN_SEARCH_MISSES = {
     ("ko", "이동하다", "noun-hada"): "noun + 하다: the pages have 이동, 이동이, 이동하지, never 이동하다",
 }
 
-# Material fetches sitemap.xml beside the target of every <link rel="alternate" hreflang> (to map
-# the page onto its translation); mkdocs-static-i18n writes one sitemap.xml at the site root, so
-# every page logs two or three 404s. Tolerated by the console check, and tracked by the strict
-# xfail test_alternates_have_the_sitemap_material_fetches: when they stop, it fails; drop both.
+# Material fetches sitemap.xml beside the target of every <link rel="alternate" hreflang>, to map
+# the page onto its translation; the build puts a copy beside each page (scripts/mkdocs_hooks.py),
+# and test_alternates_have_the_sitemap_material_fetches checks that no 404 is logged.
 
 
 def page_url(base, lang, name):
