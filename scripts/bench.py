@@ -5,7 +5,6 @@ Usage: python scripts/bench.py [--no-lighthouse]
 import argparse
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -16,14 +15,9 @@ from urllib.parse import urlsplit
 from bs4 import BeautifulSoup
 
 import course
+from static_site import free_port
 
 BUDGET_HTML = 150_000
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def timed_build(site_dir):

@@ -9,35 +9,20 @@ Nothing but 127.0.0.1 is contacted. Not a test: scores move with the machine's l
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from browser_tools import CHROMIUM_ARGS, find_chromium, npm_package
 from static_site import served
 
-ROOT = Path(__file__).resolve().parent.parent
-LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
-CHROME_FLAGS = ("--headless=new --no-sandbox --disable-gpu --disable-background-networking "
-                "--disable-component-update --disable-sync --no-first-run --disable-quic")
-
-
-def chrome():
-    for name in (os.environ.get("CHROME_PATH"), "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
-        if name and (found := shutil.which(name)):
-            return found
-    sys.exit("no Chromium found: install it or set CHROME_PATH")
+CHROME_FLAGS = " ".join(["--headless=new", *CHROMIUM_ARGS])
 
 
 def lighthouse():
-    wanted = json.loads((ROOT / "package.json").read_text())["devDependencies"]["lighthouse"]
-    installed = ROOT / "node_modules" / "lighthouse" / "package.json"
-    if not installed.is_file() or json.loads(installed.read_text())["version"] != wanted:
-        print(f"installing lighthouse {wanted} (npm ci)...", file=sys.stderr)
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=ROOT, check=True, stdout=sys.stderr)
-    return LIGHTHOUSE
+    return npm_package("lighthouse").parent / ".bin" / "lighthouse"
 
 
 def notebook_page(site):
@@ -81,7 +66,9 @@ def main():
     if not (args.site / "index.html").is_file():
         parser.error(f"{args.site} has no index.html: build the site first (./scripts/build)")
     pages = args.page or ["", notebook_page(args.site)]
-    chrome_path = chrome()
+    chrome_path = find_chromium()
+    if chrome_path is None:
+        sys.exit("no Chromium found: install it or set CHROME_PATH")
     results = []
     with served(args.site, port=args.port) as base:
         for path in filter(lambda p: p is not None, pages):

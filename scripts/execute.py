@@ -45,19 +45,20 @@ class BuildError(Exception):
 def environment():
     """What produces the outputs here: device, torch and Python versions."""
     version = importlib.metadata.version("torch")
-    if version.endswith("+cpu"):  # a CPU-only build: no need to import torch (a second) to know
-        return {"kind": "cpu", "device": _cpu_name(), "torch": version, "python": platform.python_version()}
+    # A CPU-only build needs no torch import (a second) to tell its device.
+    kind, name = ("cpu", _cpu_name()) if version.endswith("+cpu") else _accelerator()
+    return {"kind": kind, "device": name, "torch": version, "python": platform.python_version()}
+
+
+def _accelerator():
     import torch
 
     if torch.cuda.is_available():
-        kind, name = "cuda", torch.cuda.get_device_name(0)
-    elif hasattr(torch, "accelerator") and torch.accelerator.is_available():
+        return "cuda", torch.cuda.get_device_name(0)
+    if hasattr(torch, "accelerator") and torch.accelerator.is_available():
         kind = torch.accelerator.current_accelerator().type
-        name = kind.upper()
-    else:
-        kind, name = "cpu", _cpu_name()
-    return {"kind": kind, "device": name, "torch": torch.__version__,
-            "python": platform.python_version()}
+        return kind, kind.upper()
+    return "cpu", _cpu_name()
 
 
 def _cpu_name():

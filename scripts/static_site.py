@@ -7,6 +7,7 @@ import gzip
 import http.server
 import io
 import re
+import socket
 import sys
 import threading
 from pathlib import Path
@@ -82,6 +83,13 @@ class Server(http.server.ThreadingHTTPServer):
     def handle_error(self, request, client_address):
         if not isinstance(sys.exc_info()[1], ConnectionError):  # a browser that hung up: not news
             super().handle_error(request, client_address)
+
+
+def free_port():
+    """A port of 127.0.0.1 that nothing listens on now (to build a site for, then serve it on)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 @contextlib.contextmanager

@@ -1,5 +1,4 @@
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -10,17 +9,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import course  # noqa: E402
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from static_site import free_port  # noqa: E402
 
 
 # The site is built for the local server the browser tests start, so its absolute URLs
 # (canonical, hreflang alternates) stay on this machine.
-os.environ["SITE_URL"] = f"http://127.0.0.1:{_free_port()}/tutorial/"
+os.environ["SITE_URL"] = f"http://127.0.0.1:{free_port()}/tutorial/"
 
 
 def run(*cmd, **kwargs):

