@@ -17,13 +17,38 @@
 #
 # Every tensor lives on exactly one device: the CPU, a GPU, or a special device such as `meta`.
 # This page shows how to say where a tensor should be created and how to check where it lives.
-# Everything below runs on a machine without a GPU too; cells that need one say so and skip.
+# Everything below runs on a machine without a GPU too. A cell that needs one prints the condition
+# it found unmet, such as `torch.cuda.is_available()=False`, instead of running its checks.
+#
+# The first cell also defines `expect_error`, which this page uses to show an error and carry on.
 
 # %%
+import contextlib
+import sys
+import threading
+import timeit
+
 import torch
 
+# The torch version as numbers, (2, 13) for "2.13.0+cpu", to compare with tuples such as (2, 7)
+TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+
+@contextlib.contextmanager
+def expect_error(kind, fragment):
+    # The block must raise `kind` with `fragment` in its message;
+    # the error is shown and the notebook carries on
+    try:
+        yield
+    except kind as err:
+        assert fragment in str(err), err
+        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+    else:
+        raise AssertionError(f"expected {kind.__name__}")
+
+
 print(torch.__version__)
-print("CUDA available:", torch.cuda.is_available())
+print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## Naming a device
@@ -43,8 +68,10 @@ assert (gpu.type, gpu.index) == ("cuda", None)
 assert torch.device("cuda", 1) == torch.device("cuda:1")
 
 # %% [markdown]
-# Building a `torch.device` object checks only the spelling, not the hardware: the cell above runs
-# on a machine without a GPU. The hardware is needed only when a tensor is created there.
+# Building a `torch.device` from a string checks only the spelling, not the hardware: the cell above
+# runs on a machine without a GPU. The hardware is needed only when a tensor is created there.
+# A bare integer is different: `torch.device(0)` asks which accelerator the machine has (see
+# "Integers as devices" below).
 
 # %% [markdown]
 # ## The device argument of factory functions
@@ -63,16 +90,56 @@ for t in (a, b, c):
 
 # %% [markdown]
 # To create a tensor on the GPU, pass a CUDA device. This cell needs an NVIDIA GPU; on a machine
-# without one it says so and does nothing.
+# without one it only prints `torch.cuda.is_available()=False`.
 
-# %%
+# %% tags=["gpu-only"]
 if torch.cuda.is_available():
     g = torch.ones(2, 3, device="cuda")
     print(g.device)
     assert g.device.type == "cuda"
     assert g.device.index == torch.cuda.current_device()
 else:
-    print("skipped: no CUDA GPU on this machine")
+    print(f"{torch.cuda.is_available()=}")
+
+# %% [markdown]
+# ## Create on the device directly
+#
+# When a tensor is meant for the GPU, create it there: `torch.randn(64, 3, device=device)`.
+# Writing `torch.randn(64, 3).to(device)` instead first fills a tensor in CPU memory and then copies
+# it to the GPU; passing `device=` skips both the CPU tensor and the host-to-device copy.
+#
+# One caveat: the CPU and CUDA random number generators are different algorithms. After the same
+# `torch.manual_seed(0)`, `torch.randn(3)` and `torch.randn(3, device="cuda")` give different
+# numbers. Each is reproducible on its own device, so a rerun gives the same numbers again, but a
+# tensor created on the GPU does not match the one the CPU-then-move version gave.
+
+# %%
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+direct = torch.randn(64, 3, device=device)
+print(f"{direct.device=}")
+assert direct.device.type == device.type
+
+torch.manual_seed(0)
+on_cpu = torch.randn(1000)
+torch.manual_seed(0)
+assert torch.equal(torch.randn(1000), on_cpu)  # same seed, same device: same numbers
+
+# %% [markdown]
+# The next cell compares the two generators. It needs a CUDA GPU; on a machine without one it only
+# prints `torch.cuda.is_available()=False`.
+
+# %% tags=["gpu-only"]
+if torch.cuda.is_available():
+    torch.manual_seed(0)  # seeds the CPU and every GPU
+    on_cpu = torch.randn(1000)
+    torch.manual_seed(0)
+    on_gpu = torch.randn(1000, device="cuda")
+    torch.manual_seed(0)
+    assert torch.equal(torch.randn(1000, device="cuda"), on_gpu)
+    print(f"{torch.equal(on_gpu.cpu(), on_cpu)=}")
+    assert not torch.equal(on_gpu.cpu(), on_cpu)  # same seed, other generator
+else:
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## Checking where a tensor lives
@@ -101,28 +168,54 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 # ## Integers as devices
 #
 # `device=0` and `torch.device(0)` used to mean `cuda:0`. Since torch 2.5 an integer means "this index
-# on the current accelerator", which can be CUDA, Apple's MPS or Intel's XPU. On a machine with no
-# accelerator, creating a tensor on device `0` fails.
+# on the current accelerator", which can be CUDA, Apple's MPS or Intel's XPU. So, unlike a string,
+# an integer is turned into a device by asking PyTorch which accelerator there is, and that can fail
+# before any tensor exists:
+#
+# - with a usable accelerator, `torch.device(0)` is index 0 of it, such as `cuda:0`;
+# - on a machine with no accelerator, `torch.device(0)` itself raises `RuntimeError: Cannot access
+#   accelerator device when none is available.` (and so do `device=0` and `model.to(0)`);
+# - one exception, since torch 2.7: a PyTorch built for an accelerator on a machine without one
+#   (a CUDA build on Colab's CPU runtime, for instance) answers with the accelerator it was built
+#   for. `torch.device(0)` is then `cuda:0`, and the error comes only when a tensor is created there.
+#
+# The cell finds out which case this machine is and asserts that outcome.
 
 # %% tags=["claim-O1"]
-has_accelerator = torch.cuda.is_available() or (
-    hasattr(torch, "accelerator") and torch.accelerator.is_available()
-)
-try:
+usable = torch.accelerator.is_available()
+# From 2.7 current_accelerator() names the accelerator the build supports (None if none);
+# on 2.6 it raises when none is usable, so it is asked only from 2.7 on
+built_for = torch.accelerator.current_accelerator() if usable or TORCH >= (2, 7) else None
+print(f"{usable=}, {built_for=}")
+
+if usable:
     x = torch.zeros(1, device=0)
-    print(x.device)
-    assert has_accelerator and x.device.index == 0
-except RuntimeError as err:
-    print(type(err).__name__, err)
-    assert not has_accelerator
+    print(f"{torch.device(0)=}, {x.device=}")
+    assert torch.device(0) == x.device == torch.device(built_for.type, 0)
+elif built_for is None:
+    with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
+        torch.device(0)
+    with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
+        torch.zeros(1, device=0)
+    with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
+        torch.nn.Linear(2, 2).to(0)
+else:
+    print(f"{torch.device(0)=}")
+    assert torch.device(0) == torch.device(built_for.type, 0)
+    try:
+        torch.zeros(1, device=0)
+    except RuntimeError as err:  # the message depends on the driver, so only the type is checked
+        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+    else:
+        raise AssertionError("expected RuntimeError")
 
 # %% [markdown]
 # ## Creating on a device without saying so every time
 #
 # Since torch 2.0, a device can be made the default for factory functions, either inside a `with`
-# block or for the whole program with `torch.set_default_device`. Nothing is moved: the tensors are
-# created there directly, which also saves a copy from CPU to GPU. An explicit `device=` still wins.
-# The `meta` device (next section) lets these cells run on any machine.
+# block or with `torch.set_default_device`. Nothing is moved: the tensors are created there directly,
+# as with `device=`. An explicit `device=` still wins. The `meta` device (last section) lets these
+# cells run on any machine.
 
 # %% tags=["claim-F6"]
 with torch.device("meta"):
@@ -147,16 +240,64 @@ finally:
 assert torch.ones(3).device.type == "cpu"
 
 # %% [markdown]
-# The same works with `with torch.device("cuda"):` on a GPU machine.
+# `torch.set_default_device` is less global than it looks, and it has a cost:
+#
+# - It applies to the thread that called it. A new thread (a data-loading thread, a web server's
+#   worker) still creates its tensors on the CPU.
+# - Tensors that share memory with something that already exists are not created, so they stay on
+#   the CPU: `torch.frombuffer` and `torch.from_numpy` ignore the default device.
+# - Its documentation warns that it adds a slight cost to every Python call into the torch API, not
+#   only to factory functions. The cell times a small `add` with and without it on this machine
+#   and prints the ratio; it asserts nothing about it, because timings vary.
+#
+# For a whole program, passing `device=` (or `with torch.device(...)` around a block) is explicit and
+# has none of these surprises.
 
-# %%
+# %% tags=["claim-F6"]
+torch.set_default_device("meta")
+try:
+    here = torch.zeros(2)
+    seen_by_thread = []
+    worker = threading.Thread(target=lambda: seen_by_thread.append(torch.zeros(2).device))
+    worker.start()
+    worker.join()
+    shared = torch.frombuffer(bytearray(8), dtype=torch.float32)
+    print(f"{here.device=}, {seen_by_thread=}, {shared.device=}")
+    assert here.device.type == "meta"
+    assert seen_by_thread == [torch.device("cpu")]  # the new thread did not see the default
+    assert shared.device.type == "cpu"
+
+    try:
+        import numpy
+    except ImportError:
+        numpy = None
+    if numpy is not None:
+        from_numpy = torch.from_numpy(numpy.zeros(2))
+        print(f"{from_numpy.device=}")
+        assert from_numpy.device.type == "cpu"
+    else:
+        print(f"{numpy=}")
+
+    x = torch.ones(4, device="cpu")
+    with_default = min(timeit.repeat(lambda: x.add(1), number=2000, repeat=5))
+finally:
+    torch.set_default_device(None)
+
+without_default = min(timeit.repeat(lambda: x.add(1), number=2000, repeat=5))
+print(f"{with_default / without_default=:.2f}")
+
+# %% [markdown]
+# The `with` form works the same way with a GPU: inside `with torch.device("cuda"):` factory functions
+# create CUDA tensors. On a machine without a GPU this cell prints `torch.cuda.is_available()=False`.
+
+# %% tags=["gpu-only"]
 if torch.cuda.is_available():
     with torch.device("cuda"):
         w = torch.randn(4, 4)
     print(w.device)
     assert w.is_cuda
 else:
-    print("skipped: no CUDA GPU on this machine")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## The meta device
@@ -174,17 +315,17 @@ assert m.is_meta
 
 
 # %%
-try:
+with expect_error(NotImplementedError, "no data"):
     m.tolist()
-except (NotImplementedError, RuntimeError) as err:
-    print(type(err).__name__)
-else:
-    raise AssertionError("a meta tensor should have no data to read")
 
 # %% [markdown]
 # ## Summary
 #
-# - Say where a tensor is created with `device=` on the factory function, or with `with torch.device(...)`.
+# - Create a tensor where it will be used: `device=` on the factory function (no copy from the CPU),
+#   or `with torch.device(...)` around a block. The same seed gives different numbers on CPU and CUDA.
+# - `torch.set_default_device` holds for one thread only, is ignored by `torch.from_numpy`, and adds a
+#   slight cost to every torch call.
 # - Ask where it lives with `.device`; `.is_cpu` and `.is_cuda` are shortcuts.
-# - An integer device is an index on the current accelerator, not necessarily CUDA.
+# - An integer device is an index on the current accelerator, not necessarily CUDA; with no
+#   accelerator, `torch.device(0)` itself raises.
 # - `meta` tensors have shapes but no data, and run anywhere.

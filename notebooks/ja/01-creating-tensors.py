@@ -15,13 +15,37 @@
 # %% [markdown]
 # # デバイス上にテンソルを作成する
 #
-# テンソルは必ずどれか1つのデバイス上に置かれます。CPU、GPU、あるいは `meta` のような特殊なデバイスです。このページでは、テンソルをどこに作成するかを指定する方法と、テンソルがどこにあるかを確認する方法を説明します。以下のセルはすべて GPU のないマシンでも実行できます。GPU が必要なセルは、その旨を表示してスキップします。
+# テンソルは必ずどれか1つのデバイス上に置かれます。CPU、GPU、あるいは `meta` のような特殊なデバイスです。このページでは、テンソルをどこに作成するかを指定する方法と、テンソルがどこにあるかを確認する方法を説明します。以下のセルはすべて GPU のないマシンでも実行できます。GPU が必要なセルは、チェックを実行する代わりに、満たされなかった条件を `torch.cuda.is_available()=False` のような形で表示します。
+#
+# 最初のセルでは `expect_error` も定義します。このページでは、エラーを表示したうえでノートブックを先に進めるためにこれを使います。
 
 # %%
+import contextlib
+import sys
+import threading
+import timeit
+
 import torch
 
+# torch のバージョンを数値のタプルにする（"2.13.0+cpu" なら (2, 13)）。(2, 7) などのタプルと比較する
+TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+
+@contextlib.contextmanager
+def expect_error(kind, fragment):
+    # ブロックは `kind` の例外を送出し、そのメッセージに `fragment` が含まれていなければならない。
+    # エラーは表示され、ノートブックはそのまま先に進む
+    try:
+        yield
+    except kind as err:
+        assert fragment in str(err), err
+        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+    else:
+        raise AssertionError(f"expected {kind.__name__}")
+
+
 print(torch.__version__)
-print("CUDA available:", torch.cuda.is_available())
+print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## デバイスを指定する
@@ -39,7 +63,7 @@ assert (gpu.type, gpu.index) == ("cuda", None)
 assert torch.device("cuda", 1) == torch.device("cuda:1")
 
 # %% [markdown]
-# `torch.device` オブジェクトの作成時にチェックされるのは表記だけで、ハードウェアの有無は確認されません。そのため、上のセルは GPU のないマシンでも動きます。ハードウェアが必要になるのは、そのデバイス上に実際にテンソルを作成するときです。
+# 文字列から `torch.device` を作成するときにチェックされるのは表記だけで、ハードウェアの有無は確認されません。そのため、上のセルは GPU のないマシンでも動きます。ハードウェアが必要になるのは、そのデバイス上に実際にテンソルを作成するときです。ただし、整数だけを渡す場合は事情が異なります。`torch.device(0)` は、マシンにどのアクセラレータがあるかを問い合わせます（後述の「整数によるデバイス指定」を参照）。
 
 # %% [markdown]
 # ## ファクトリ関数の device 引数
@@ -56,16 +80,50 @@ for t in (a, b, c):
     assert t.device == torch.device("cpu")
 
 # %% [markdown]
-# GPU 上にテンソルを作成するには、CUDA デバイスを渡します。このセルには NVIDIA の GPU が必要です。GPU のないマシンでは、その旨を表示するだけで何もしません。
+# GPU 上にテンソルを作成するには、CUDA デバイスを渡します。このセルには NVIDIA の GPU が必要です。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけです。
 
-# %%
+# %% tags=["gpu-only"]
 if torch.cuda.is_available():
     g = torch.ones(2, 3, device="cuda")
     print(g.device)
     assert g.device.type == "cuda"
     assert g.device.index == torch.cuda.current_device()
 else:
-    print("skipped: no CUDA GPU on this machine")
+    print(f"{torch.cuda.is_available()=}")
+
+# %% [markdown]
+# ## デバイス上に直接作成する
+#
+# GPU で使うテンソルは、最初から GPU 上に作成してください。`torch.randn(64, 3, device=device)` のように書きます。代わりに `torch.randn(64, 3).to(device)` と書くと、まず CPU メモリ上のテンソルに値を入れ、それを GPU へコピーすることになります。`device=` を渡せば、CPU 上のテンソルもホストからデバイスへのコピーも不要になります。
+#
+# 注意点が1つあります。CPU と CUDA の乱数生成器は別のアルゴリズムです。同じ `torch.manual_seed(0)` の後でも、`torch.randn(3)` と `torch.randn(3, device="cuda")` は異なる値を返します。どちらもそれぞれのデバイス上では再現性があり、再実行すれば同じ値になりますが、GPU 上で直接作成したテンソルは、CPU で作成してから移動する書き方で得た値とは一致しません。
+
+# %%
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+direct = torch.randn(64, 3, device=device)
+print(f"{direct.device=}")
+assert direct.device.type == device.type
+
+torch.manual_seed(0)
+on_cpu = torch.randn(1000)
+torch.manual_seed(0)
+assert torch.equal(torch.randn(1000), on_cpu)  # 同じシード、同じデバイスなら同じ値
+
+# %% [markdown]
+# 次のセルでは2つの乱数生成器を比較します。CUDA GPU が必要で、GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけです。
+
+# %% tags=["gpu-only"]
+if torch.cuda.is_available():
+    torch.manual_seed(0)  # CPU とすべての GPU のシードを設定する
+    on_cpu = torch.randn(1000)
+    torch.manual_seed(0)
+    on_gpu = torch.randn(1000, device="cuda")
+    torch.manual_seed(0)
+    assert torch.equal(torch.randn(1000, device="cuda"), on_gpu)
+    print(f"{torch.equal(on_gpu.cpu(), on_cpu)=}")
+    assert not torch.equal(on_gpu.cpu(), on_cpu)  # シードは同じでも乱数生成器が違う
+else:
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## テンソルの場所を確認する
@@ -91,24 +149,46 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 # %% [markdown]
 # ## 整数によるデバイス指定
 #
-# 以前は `device=0` や `torch.device(0)` が `cuda:0` を意味していました。torch 2.5 以降、整数は「現在のアクセラレータ上の、そのインデックスのデバイス」を意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。アクセラレータのないマシンでは、デバイス `0` 上にテンソルを作成しようとするとエラーになります。
+# 以前は `device=0` や `torch.device(0)` が `cuda:0` を意味していました。torch 2.5 以降、整数は「現在のアクセラレータ上の、そのインデックスのデバイス」を意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。つまり文字列とは違い、整数をデバイスに変換するときには PyTorch にどのアクセラレータがあるかを問い合わせるので、テンソルを作成する前の段階で失敗することがあります。
+#
+# - 使えるアクセラレータがあれば、`torch.device(0)` はそのインデックス 0（`cuda:0` など）になります。
+# - アクセラレータのないマシンでは、`torch.device(0)` そのものが `RuntimeError: Cannot access accelerator device when none is available.` を送出します（`device=0` や `model.to(0)` も同様です）。
+# - 例外が1つあります。torch 2.7 以降では、アクセラレータ向けにビルドされた PyTorch をアクセラレータのないマシンで使うと（たとえば Colab の CPU ランタイム上の CUDA ビルド）、ビルドが対応しているアクセラレータが返ります。このとき `torch.device(0)` は `cuda:0` になり、エラーはそこにテンソルを作成した時点で初めて発生します。
+#
+# セルでは、このマシンがどの場合に当たるかを調べ、その場合の結果を assert で検証します。
 
 # %% tags=["claim-O1"]
-has_accelerator = torch.cuda.is_available() or (
-    hasattr(torch, "accelerator") and torch.accelerator.is_available()
-)
-try:
+usable = torch.accelerator.is_available()
+# 2.7 以降の current_accelerator() は、ビルドが対応しているアクセラレータを返す（なければ None）。
+# 2.6 では使えるアクセラレータがないと例外になるので、問い合わせるのは 2.7 以降だけにする
+built_for = torch.accelerator.current_accelerator() if usable or TORCH >= (2, 7) else None
+print(f"{usable=}, {built_for=}")
+
+if usable:
     x = torch.zeros(1, device=0)
-    print(x.device)
-    assert has_accelerator and x.device.index == 0
-except RuntimeError as err:
-    print(type(err).__name__, err)
-    assert not has_accelerator
+    print(f"{torch.device(0)=}, {x.device=}")
+    assert torch.device(0) == x.device == torch.device(built_for.type, 0)
+elif built_for is None:
+    with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
+        torch.device(0)
+    with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
+        torch.zeros(1, device=0)
+    with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
+        torch.nn.Linear(2, 2).to(0)
+else:
+    print(f"{torch.device(0)=}")
+    assert torch.device(0) == torch.device(built_for.type, 0)
+    try:
+        torch.zeros(1, device=0)
+    except RuntimeError as err:  # メッセージはドライバによって変わるので、型だけを確認する
+        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+    else:
+        raise AssertionError("expected RuntimeError")
 
 # %% [markdown]
 # ## デバイスを毎回書かずに作成する
 #
-# torch 2.0 以降では、ファクトリ関数が使うデフォルトのデバイスを変更できます。`with` ブロックの中だけで変更する方法と、`torch.set_default_device` でプログラム全体に対して変更する方法があります。既存のテンソルが移動するわけではなく、テンソルが最初からそのデバイス上に作成されるので、CPU から GPU へのコピーも省けます。`device=` を明示した場合は、そちらが優先されます。次の節で説明する `meta` デバイスを使うので、以下のセルはどのマシンでも実行できます。
+# torch 2.0 以降では、ファクトリ関数が使うデフォルトのデバイスを変更できます。`with` ブロックの中だけで変更する方法と、`torch.set_default_device` で変更する方法があります。既存のテンソルが移動するわけではなく、`device=` を渡したときと同じく、テンソルが最初からそのデバイス上に作成されます。`device=` を明示した場合は、そちらが優先されます。最後の節で説明する `meta` デバイスを使うので、以下のセルはどのマシンでも実行できます。
 
 # %% tags=["claim-F6"]
 with torch.device("meta"):
@@ -133,21 +213,63 @@ finally:
 assert torch.ones(3).device.type == "cpu"
 
 # %% [markdown]
-# GPU のあるマシンなら、`with torch.device("cuda"):` でも同じことができます。
+# `torch.set_default_device` は、見た目ほど全体には効かず、コストもかかります。
+#
+# - 効果があるのは、呼び出したスレッドだけです。新しいスレッド（データ読み込み用のスレッドや Web サーバーのワーカーなど）では、テンソルは CPU 上に作成されます。
+# - 既存のメモリを共有するテンソルは新たに作成されるわけではないので、CPU 上に置かれます。`torch.frombuffer` と `torch.from_numpy` はデフォルトのデバイスを無視します。
+# - ドキュメントには、ファクトリ関数に限らず、torch API へのすべての Python 呼び出しにわずかなコストが加わるという警告があります。セルでは、このマシンで小さな `add` の実行時間を設定ありとなしで計測し、その比を表示します。実行時間はばらつくので、この比については何も assert しません。
+#
+# プログラム全体では、`device=` を渡す（あるいはブロックを `with torch.device(...)` で囲む）ほうが明示的で、こうした意外な挙動もありません。
 
-# %%
+# %% tags=["claim-F6"]
+torch.set_default_device("meta")
+try:
+    here = torch.zeros(2)
+    seen_by_thread = []
+    worker = threading.Thread(target=lambda: seen_by_thread.append(torch.zeros(2).device))
+    worker.start()
+    worker.join()
+    shared = torch.frombuffer(bytearray(8), dtype=torch.float32)
+    print(f"{here.device=}, {seen_by_thread=}, {shared.device=}")
+    assert here.device.type == "meta"
+    assert seen_by_thread == [torch.device("cpu")]  # 新しいスレッドにはデフォルトが効いていない
+    assert shared.device.type == "cpu"
+
+    try:
+        import numpy
+    except ImportError:
+        numpy = None
+    if numpy is not None:
+        from_numpy = torch.from_numpy(numpy.zeros(2))
+        print(f"{from_numpy.device=}")
+        assert from_numpy.device.type == "cpu"
+    else:
+        print(f"{numpy=}")
+
+    x = torch.ones(4, device="cpu")
+    with_default = min(timeit.repeat(lambda: x.add(1), number=2000, repeat=5))
+finally:
+    torch.set_default_device(None)
+
+without_default = min(timeit.repeat(lambda: x.add(1), number=2000, repeat=5))
+print(f"{with_default / without_default=:.2f}")
+
+# %% [markdown]
+# `with` を使う書き方は GPU でも同じように使えます。`with torch.device("cuda"):` の中では、ファクトリ関数は CUDA テンソルを作成します。GPU のないマシンでは、このセルは `torch.cuda.is_available()=False` と表示します。
+
+# %% tags=["gpu-only"]
 if torch.cuda.is_available():
     with torch.device("cuda"):
         w = torch.randn(4, 4)
     print(w.device)
     assert w.is_cuda
 else:
-    print("skipped: no CUDA GPU on this machine")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## meta デバイス
 #
-# `meta` 上のテンソルは形状（shape）と dtype を持ちますが、データは持ちません。そのためメモリを消費せず、どのマシンでも作成できます。モデルからどんな形状の出力が得られるかを事前に調べるといった用途に便利で、このサイトでは GPU が手元にないときに移動の仕組みを示すためにも使います。ただし、できないこともあります。表示できる値はありませんし、エラーメッセージに関しては GPU の忠実な代役になりません。
+# `meta` 上のテンソルは形状と dtype を持ちますが、データは持ちません。そのためメモリを消費せず、どのマシンでも作成できます。モデルからどんな形状の出力が得られるかを事前に調べるといった用途に便利で、このサイトでは GPU が手元にないときに移動の仕組みを示すためにも使います。ただし、できないこともあります。表示できる値はありませんし、エラーメッセージは GPU の場合と同じになるとは限りません。
 
 # %% tags=["claim-F7"]
 m = torch.empty(1000, 1000, device="meta")
@@ -157,17 +279,13 @@ assert m.is_meta
 
 
 # %%
-try:
+with expect_error(NotImplementedError, "no data"):
     m.tolist()
-except (NotImplementedError, RuntimeError) as err:
-    print(type(err).__name__)
-else:
-    raise AssertionError("a meta tensor should have no data to read")
 
 # %% [markdown]
 # ## まとめ
 #
-# - テンソルを作成する場所は、ファクトリ関数の `device=` か `with torch.device(...)` で指定します。
+# - テンソルは使う場所に作成します。ファクトリ関数に `device=` を渡す（CPU からのコピーが不要）か、ブロックを `with torch.device(...)` で囲みます。同じシードでも、CPU と CUDA では異なる乱数が得られます。
+# - `torch.set_default_device` が効くのは1つのスレッドだけで、`torch.from_numpy` には無視され、torch のすべての呼び出しにわずかなコストが加わります。
 # - テンソルの場所は `.device` で確認します。`.is_cpu` と `.is_cuda` はそのショートカットです。
-# - 整数で指定したデバイスは現在のアクセラレータ上のインデックスを表し、CUDA とは限りません。
-# - `meta` テンソルは形状を持ちますがデータは持たず、どのマシンでも動きます。
+# - 整数で指定したデバイスは現在のアクセラレータ上のインデックスを表し、CUDA とは限りません。アクセラレータがなければ、`torch.device(0)` そのものがエラーになります。

@@ -15,22 +15,42 @@
 # %% [markdown]
 # # 디바이스에 텐서 생성하기
 #
-# 모든 텐서는 정확히 하나의 디바이스에 존재합니다. CPU일 수도, GPU일 수도, `meta` 같은 특수한 디바이스일 수도 있습니다.
-# 이 페이지에서는 텐서를 어디에 생성할지 지정하는 방법과 텐서가 어디에 있는지 확인하는 방법을 알아봅니다.
-# 아래 셀은 모두 GPU가 없는 머신에서도 실행됩니다. GPU가 필요한 셀은 GPU가 없으면 그렇다고 출력하고 건너뜁니다.
+# 모든 텐서는 정확히 하나의 디바이스에 존재합니다. CPU일 수도, GPU일 수도, `meta` 같은 특수한 디바이스일 수도 있습니다. 이 페이지에서는 텐서를 어디에 생성할지 지정하는 방법과 텐서가 어디에 있는지 확인하는 방법을 알아봅니다. 아래 셀은 모두 GPU가 없는 머신에서도 실행됩니다. GPU가 필요한 셀은 검사를 실행하는 대신 충족되지 않은 조건을 `torch.cuda.is_available()=False`처럼 출력합니다.
+#
+# 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지는 오류를 보여 주고 노트북을 계속 진행하기 위해 이 함수를 사용합니다.
 
 # %%
+import contextlib
+import sys
+import threading
+import timeit
+
 import torch
 
+# torch 버전을 숫자 튜플로 만든다("2.13.0+cpu"라면 (2, 13)). (2, 7) 같은 튜플과 비교한다
+TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+
+@contextlib.contextmanager
+def expect_error(kind, fragment):
+    # 블록은 메시지에 `fragment`가 들어 있는 `kind` 예외를 발생시켜야 한다.
+    # 오류를 출력하고 노트북은 계속 진행한다
+    try:
+        yield
+    except kind as err:
+        assert fragment in str(err), err
+        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+    else:
+        raise AssertionError(f"expected {kind.__name__}")
+
+
 print(torch.__version__)
-print("CUDA available:", torch.cuda.is_available())
+print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## 디바이스 지정하기
 #
-# `torch.device`는 타입(`cpu`, `cuda`, `mps`, `meta` 등)과 생략 가능한 인덱스로 이루어집니다.
-# 문자열로 만들 수도 있고, PyTorch가 디바이스를 받는 곳이라면 어디에든 문자열을 그대로 넘길 수도 있습니다.
-# 인덱스 없이 쓴 `cuda`는 특정 GPU가 아니라 "현재 CUDA 디바이스"를 뜻합니다.
+# `torch.device`는 타입(`cpu`, `cuda`, `mps`, `meta` 등)과 생략 가능한 인덱스로 이루어집니다. 문자열로 만들 수도 있고, PyTorch가 디바이스를 받는 곳이라면 어디에든 문자열을 그대로 넘길 수도 있습니다. 인덱스 없이 쓴 `cuda`는 특정 GPU가 아니라 "현재 CUDA 디바이스"를 뜻합니다.
 
 # %%
 cpu = torch.device("cpu")
@@ -43,14 +63,12 @@ assert (gpu.type, gpu.index) == ("cuda", None)
 assert torch.device("cuda", 1) == torch.device("cuda:1")
 
 # %% [markdown]
-# `torch.device` 객체를 만들 때는 문자열 표기만 검사할 뿐 하드웨어는 확인하지 않습니다. 그래서 위 셀은 GPU가 없는 머신에서도 실행됩니다.
-# 하드웨어는 그 디바이스에 실제로 텐서를 생성할 때만 필요합니다.
+# 문자열로 `torch.device`를 만들 때는 표기만 검사할 뿐 하드웨어는 확인하지 않습니다. 그래서 위 셀은 GPU가 없는 머신에서도 실행됩니다. 하드웨어는 그 디바이스에 실제로 텐서를 생성할 때만 필요합니다. 단, 정수만 넘기는 경우는 다릅니다. `torch.device(0)`은 머신에 어떤 가속기가 있는지 확인합니다(아래 "정수로 디바이스 지정하기" 참고).
 
 # %% [markdown]
 # ## 팩토리 함수의 device 인자
 #
-# `torch.tensor`, `torch.zeros`, `torch.ones`, `torch.randn`, `torch.arange`를 비롯한 팩토리 함수는 모두 `device=` 인자를 받습니다.
-# 기본값은 CPU입니다. 문자열을 넘기든 `torch.device`를 넘기든 결과는 같습니다.
+# `torch.tensor`, `torch.zeros`, `torch.ones`, `torch.randn`, `torch.arange`를 비롯한 팩토리 함수는 모두 `device=` 인자를 받습니다. 기본값은 CPU입니다. 문자열을 넘기든 `torch.device`를 넘기든 결과는 같습니다.
 
 # %%
 a = torch.tensor([0.1, 0.2])
@@ -62,23 +80,55 @@ for t in (a, b, c):
     assert t.device == torch.device("cpu")
 
 # %% [markdown]
-# GPU에 텐서를 생성하려면 CUDA 디바이스를 넘기면 됩니다. 이 셀은 NVIDIA GPU가 필요하며,
-# GPU가 없는 머신에서는 그 사실만 출력하고 아무것도 하지 않습니다.
+# GPU에 텐서를 생성하려면 CUDA 디바이스를 넘기면 됩니다. 이 셀은 NVIDIA GPU가 필요하며, GPU가 없는 머신에서는 `torch.cuda.is_available()=False`만 출력합니다.
 
-# %%
+# %% tags=["gpu-only"]
 if torch.cuda.is_available():
     g = torch.ones(2, 3, device="cuda")
     print(g.device)
     assert g.device.type == "cuda"
     assert g.device.index == torch.cuda.current_device()
 else:
-    print("skipped: no CUDA GPU on this machine")
+    print(f"{torch.cuda.is_available()=}")
+
+# %% [markdown]
+# ## 디바이스에 바로 생성하기
+#
+# GPU에서 쓸 텐서는 처음부터 GPU에 생성하십시오. `torch.randn(64, 3, device=device)`처럼 씁니다. 대신 `torch.randn(64, 3).to(device)`라고 쓰면 먼저 CPU 메모리에 텐서를 만들어 값을 채운 다음 GPU로 복사합니다. `device=`를 넘기면 CPU 텐서도, 호스트에서 디바이스로의 복사도 필요 없습니다.
+#
+# 주의할 점이 하나 있습니다. CPU와 CUDA의 난수 생성기는 서로 다른 알고리즘입니다. 같은 `torch.manual_seed(0)` 뒤에도 `torch.randn(3)`과 `torch.randn(3, device="cuda")`는 서로 다른 값을 돌려줍니다. 각 디바이스 안에서는 재현성이 있어 다시 실행하면 같은 값이 나오지만, GPU에 바로 생성한 텐서는 CPU에서 만든 뒤 옮기는 방식으로 얻은 값과 일치하지 않습니다.
+
+# %%
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+direct = torch.randn(64, 3, device=device)
+print(f"{direct.device=}")
+assert direct.device.type == device.type
+
+torch.manual_seed(0)
+on_cpu = torch.randn(1000)
+torch.manual_seed(0)
+assert torch.equal(torch.randn(1000), on_cpu)  # 같은 시드, 같은 디바이스라면 같은 값
+
+# %% [markdown]
+# 다음 셀은 두 난수 생성기를 비교합니다. CUDA GPU가 필요하며, GPU가 없는 머신에서는 `torch.cuda.is_available()=False`만 출력합니다.
+
+# %% tags=["gpu-only"]
+if torch.cuda.is_available():
+    torch.manual_seed(0)  # CPU와 모든 GPU의 시드를 설정한다
+    on_cpu = torch.randn(1000)
+    torch.manual_seed(0)
+    on_gpu = torch.randn(1000, device="cuda")
+    torch.manual_seed(0)
+    assert torch.equal(torch.randn(1000, device="cuda"), on_gpu)
+    print(f"{torch.equal(on_gpu.cpu(), on_cpu)=}")
+    assert not torch.equal(on_gpu.cpu(), on_cpu)  # 시드는 같아도 난수 생성기가 다르다
+else:
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## 텐서 위치 확인하기
 #
-# 텐서가 어디에 있는지는 `t.device`가 정확히 알려 줍니다. `t.is_cuda`와 `t.is_cpu`는 자주 하는 확인을 짧게 쓰기 위한 단축 속성입니다.
-# `is_cpu`는 torch 1.13부터 있습니다(오래된 튜토리얼에는 없다고 적혀 있기도 합니다).
+# 텐서가 어디에 있는지는 `t.device`가 정확히 알려 줍니다. `t.is_cuda`와 `t.is_cpu`는 자주 하는 확인을 짧게 쓰기 위한 단축 속성입니다. `is_cpu`는 torch 1.13부터 있습니다(오래된 튜토리얼에는 없다고 적혀 있기도 합니다).
 
 # %% tags=["claim-O2"]
 t = torch.randn(3)
@@ -87,8 +137,7 @@ assert t.is_cpu and not t.is_cuda
 assert t.device.type == "cpu"
 
 # %% [markdown]
-# 디바이스는 문자열이 아니라 다른 `torch.device`와 비교해야 합니다. CPU 텐서라도 `t.device == "cpu"`는 `False`입니다.
-# 어느 GPU든 상관없다면 `.type`을 비교하십시오. `cuda:0`과 `cuda`는 서로 같지 않기 때문입니다.
+# 디바이스는 문자열이 아니라 다른 `torch.device`와 비교해야 합니다. CPU 텐서라도 `t.device == "cpu"`는 `False`입니다. 어느 GPU든 상관없다면 `.type`을 비교하십시오. `cuda:0`과 `cuda`는 서로 같지 않기 때문입니다.
 
 # %%
 print(t.device == torch.device("cpu"), t.device == "cpu", t.device.type == "cpu")
@@ -100,29 +149,46 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 # %% [markdown]
 # ## 정수로 디바이스 지정하기
 #
-# 예전에는 `device=0`이나 `torch.device(0)`이 `cuda:0`을 뜻했습니다. torch 2.5부터 정수는 "현재 가속기에서 그 인덱스에 해당하는 디바이스"를 뜻합니다.
-# 가속기는 CUDA일 수도 있고, Apple의 MPS나 Intel의 XPU일 수도 있습니다.
-# 가속기가 없는 머신에서 디바이스 `0`에 텐서를 생성하면 오류가 발생합니다.
+# 예전에는 `device=0`이나 `torch.device(0)`이 `cuda:0`을 뜻했습니다. torch 2.5부터 정수는 "현재 가속기에서 그 인덱스에 해당하는 디바이스"를 뜻합니다. 가속기는 CUDA일 수도 있고, Apple의 MPS나 Intel의 XPU일 수도 있습니다. 즉 문자열과 달리 정수는 PyTorch에 어떤 가속기가 있는지 물어서 디바이스로 바뀌므로, 텐서를 만들기도 전에 실패할 수 있습니다.
+#
+# - 쓸 수 있는 가속기가 있으면 `torch.device(0)`은 그 가속기의 인덱스 0(예: `cuda:0`)입니다.
+# - 가속기가 없는 머신에서는 `torch.device(0)` 자체가 `RuntimeError: Cannot access accelerator device when none is available.`를 발생시킵니다(`device=0`과 `model.to(0)`도 마찬가지입니다).
+# - 예외가 하나 있습니다. torch 2.7부터는 가속기용으로 빌드된 PyTorch를 가속기가 없는 머신에서 쓰면(예: Colab CPU 런타임의 CUDA 빌드) 빌드가 지원하는 가속기를 돌려줍니다. 이때 `torch.device(0)`은 `cuda:0`이 되고, 오류는 그 디바이스에 텐서를 생성할 때 비로소 발생합니다.
+#
+# 셀은 이 머신이 어느 경우에 해당하는지 확인하고 그 결과를 `assert`로 검증합니다.
 
 # %% tags=["claim-O1"]
-has_accelerator = torch.cuda.is_available() or (
-    hasattr(torch, "accelerator") and torch.accelerator.is_available()
-)
-try:
+usable = torch.accelerator.is_available()
+# 2.7부터 current_accelerator()는 빌드가 지원하는 가속기를 돌려준다(없으면 None).
+# 2.6에서는 쓸 수 있는 가속기가 없으면 예외가 발생하므로 2.7부터만 호출한다
+built_for = torch.accelerator.current_accelerator() if usable or TORCH >= (2, 7) else None
+print(f"{usable=}, {built_for=}")
+
+if usable:
     x = torch.zeros(1, device=0)
-    print(x.device)
-    assert has_accelerator and x.device.index == 0
-except RuntimeError as err:
-    print(type(err).__name__, err)
-    assert not has_accelerator
+    print(f"{torch.device(0)=}, {x.device=}")
+    assert torch.device(0) == x.device == torch.device(built_for.type, 0)
+elif built_for is None:
+    with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
+        torch.device(0)
+    with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
+        torch.zeros(1, device=0)
+    with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
+        torch.nn.Linear(2, 2).to(0)
+else:
+    print(f"{torch.device(0)=}")
+    assert torch.device(0) == torch.device(built_for.type, 0)
+    try:
+        torch.zeros(1, device=0)
+    except RuntimeError as err:  # 메시지는 드라이버에 따라 달라지므로 타입만 확인한다
+        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+    else:
+        raise AssertionError("expected RuntimeError")
 
 # %% [markdown]
 # ## 매번 지정하지 않고 디바이스에 생성하기
 #
-# torch 2.0부터는 팩토리 함수가 사용할 기본 디바이스를 지정할 수 있습니다. `with` 블록 안에서만 적용할 수도 있고,
-# `torch.set_default_device`로 프로그램 전체에 적용할 수도 있습니다. 텐서를 옮기는 것이 아니라 처음부터 그 디바이스에 생성하므로
-# CPU에서 GPU로 복사하는 과정도 필요 없습니다. `device=`를 명시하면 여전히 그 값이 우선합니다.
-# 아래 셀은 `meta` 디바이스(다음 섹션에서 설명합니다)를 사용하므로 어떤 머신에서든 실행됩니다.
+# torch 2.0부터는 팩토리 함수가 사용할 기본 디바이스를 지정할 수 있습니다. `with` 블록 안에서만 적용할 수도 있고, `torch.set_default_device`로 지정할 수도 있습니다. 텐서를 옮기는 것이 아니라 `device=`를 넘겼을 때처럼 처음부터 그 디바이스에 생성합니다. `device=`를 명시하면 여전히 그 값이 우선합니다. 아래 셀은 `meta` 디바이스(마지막 섹션에서 설명합니다)를 사용하므로 어떤 머신에서든 실행됩니다.
 
 # %% tags=["claim-F6"]
 with torch.device("meta"):
@@ -147,23 +213,63 @@ finally:
 assert torch.ones(3).device.type == "cpu"
 
 # %% [markdown]
-# GPU 머신에서는 `with torch.device("cuda"):`로도 똑같이 할 수 있습니다.
+# `torch.set_default_device`는 보기만큼 전역적이지 않고, 비용도 따릅니다.
+#
+# - 호출한 스레드에만 적용됩니다. 새 스레드(데이터 로딩 스레드, 웹 서버의 워커 등)는 여전히 CPU에 텐서를 생성합니다.
+# - 이미 있는 메모리를 공유하는 텐서는 새로 생성되는 것이 아니므로 CPU에 남습니다. `torch.frombuffer`와 `torch.from_numpy`는 기본 디바이스를 무시합니다.
+# - 공식 문서는 이 함수가 팩토리 함수뿐 아니라 torch API에 대한 모든 Python 호출에 약간의 비용을 더한다고 경고합니다. 셀은 이 머신에서 작은 `add`의 실행 시간을 설정한 경우와 하지 않은 경우로 재고 그 비율을 출력합니다. 실행 시간은 들쭉날쭉하므로 이 비율은 `assert`로 검증하지 않습니다.
+#
+# 프로그램 전체에서는 `device=`를 넘기는 방식(또는 블록을 `with torch.device(...)`로 감싸는 방식)이 명시적이고 이런 뜻밖의 동작도 없습니다.
 
-# %%
+# %% tags=["claim-F6"]
+torch.set_default_device("meta")
+try:
+    here = torch.zeros(2)
+    seen_by_thread = []
+    worker = threading.Thread(target=lambda: seen_by_thread.append(torch.zeros(2).device))
+    worker.start()
+    worker.join()
+    shared = torch.frombuffer(bytearray(8), dtype=torch.float32)
+    print(f"{here.device=}, {seen_by_thread=}, {shared.device=}")
+    assert here.device.type == "meta"
+    assert seen_by_thread == [torch.device("cpu")]  # 새 스레드에는 기본 디바이스가 적용되지 않았다
+    assert shared.device.type == "cpu"
+
+    try:
+        import numpy
+    except ImportError:
+        numpy = None
+    if numpy is not None:
+        from_numpy = torch.from_numpy(numpy.zeros(2))
+        print(f"{from_numpy.device=}")
+        assert from_numpy.device.type == "cpu"
+    else:
+        print(f"{numpy=}")
+
+    x = torch.ones(4, device="cpu")
+    with_default = min(timeit.repeat(lambda: x.add(1), number=2000, repeat=5))
+finally:
+    torch.set_default_device(None)
+
+without_default = min(timeit.repeat(lambda: x.add(1), number=2000, repeat=5))
+print(f"{with_default / without_default=:.2f}")
+
+# %% [markdown]
+# `with`를 쓰는 방식은 GPU에서도 똑같이 동작합니다. `with torch.device("cuda"):` 안에서 팩토리 함수는 CUDA 텐서를 생성합니다. GPU가 없는 머신에서 이 셀은 `torch.cuda.is_available()=False`를 출력합니다.
+
+# %% tags=["gpu-only"]
 if torch.cuda.is_available():
     with torch.device("cuda"):
         w = torch.randn(4, 4)
     print(w.device)
     assert w.is_cuda
 else:
-    print("skipped: no CUDA GPU on this machine")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## meta 디바이스
 #
-# `meta` 디바이스의 텐서에는 shape와 dtype만 있고 데이터는 없습니다. 그래서 메모리를 차지하지 않고, 어떤 머신에서든 만들 수 있습니다.
-# 모델 출력의 shape를 미리 따져 보는 것처럼 계획을 세울 때 유용하고, 이 사이트에서는 GPU가 없을 때 이동이 어떻게 동작하는지 보여 주는 데에도 사용합니다.
-# 다만 한계도 있습니다. 출력할 값이 없고, 오류 메시지까지 GPU와 똑같이 재현해 주지는 못합니다.
+# `meta` 디바이스의 텐서에는 형태와 dtype만 있고 데이터는 없습니다. 그래서 메모리를 차지하지 않고, 어떤 머신에서든 만들 수 있습니다. 모델 출력의 형태를 미리 따져 보는 것처럼 계획을 세울 때 유용하고, 이 사이트에서는 GPU가 없을 때 이동이 어떻게 동작하는지 보여 주는 데에도 사용합니다. 다만 한계도 있습니다. 출력할 값이 없고, 오류 메시지까지 GPU와 똑같이 재현해 주지는 못합니다.
 
 # %% tags=["claim-F7"]
 m = torch.empty(1000, 1000, device="meta")
@@ -173,17 +279,13 @@ assert m.is_meta
 
 
 # %%
-try:
+with expect_error(NotImplementedError, "no data"):
     m.tolist()
-except (NotImplementedError, RuntimeError) as err:
-    print(type(err).__name__)
-else:
-    raise AssertionError("a meta tensor should have no data to read")
 
 # %% [markdown]
 # ## 정리
 #
-# - 텐서를 생성할 위치는 팩토리 함수의 `device=` 인자나 `with torch.device(...)`로 지정합니다.
+# - 텐서는 사용할 곳에 생성합니다. 팩토리 함수에 `device=`를 넘기거나(CPU에서 복사할 필요 없음), 블록을 `with torch.device(...)`로 감쌉니다. 같은 시드라도 CPU와 CUDA에서는 다른 난수가 나옵니다.
+# - `torch.set_default_device`는 한 스레드에만 적용되고, `torch.from_numpy`는 이를 무시하며, 모든 torch 호출에 약간의 비용을 더합니다.
 # - 텐서의 위치는 `.device`로 확인합니다. `.is_cpu`와 `.is_cuda`는 단축 속성입니다.
-# - 정수로 지정한 디바이스는 현재 가속기의 인덱스이며, 반드시 CUDA인 것은 아닙니다.
-# - `meta` 텐서는 shape만 있고 데이터는 없으며, 어떤 머신에서든 쓸 수 있습니다.
+# - 정수로 지정한 디바이스는 현재 가속기의 인덱스이며, 반드시 CUDA인 것은 아닙니다. 가속기가 없으면 `torch.device(0)` 자체가 오류를 냅니다.
