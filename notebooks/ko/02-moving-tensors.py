@@ -15,21 +15,37 @@
 # %% [markdown]
 # # 텐서 옮기기
 #
-# 텐서를 다른 디바이스로 옮길 때는 `t.to(...)`나 단축 메서드인 `t.cuda()`, `t.cpu()`를
-# 사용합니다. 세 가지 모두 같은 규칙을 따릅니다. `t` 자체는 바뀌지 않고, 대상 디바이스에
-# 있는 텐서가 반환되며, 원래 텐서는 있던 곳에 그대로 남습니다. 단, 예외가 하나 있는데 바꿀
-# 것이 전혀 없는 경우입니다. 이때는 복사본이 아니라 `t` 자신이 그대로 반환됩니다.
+# 텐서를 다른 디바이스로 옮길 때는 `t.to(...)`나 단축 메서드인 `t.cuda()`, `t.cpu()`를 사용합니다. 세 가지 모두 같은 규칙을 따릅니다. `t` 자체는 바뀌지 않고, 대상 디바이스에 있는 텐서가 반환되며, 원래 텐서는 있던 곳에 그대로 남습니다. 단, 예외가 하나 있는데 바꿀 것이 전혀 없는 경우입니다. 이때는 복사본이 아니라 `t` 자신이 그대로 반환됩니다.
 #
-# 이 페이지는 텐서를 다룹니다. `nn.Module.to`는 다른 규칙을 따르므로 별도 페이지에서
-# 설명합니다.
+# 이 페이지는 텐서를 다룹니다. `nn.Module.to`는 다른 규칙을 따르므로 별도 페이지에서 설명합니다.
 #
-# 모든 셀은 CPU만 있는 머신에서도 실행됩니다. CUDA GPU가 필요한 부분은 GPU가 없으면
-# 건너뛰고, 건너뛰었다는 사실을 출력합니다.
+# 모든 셀은 CPU만 있는 머신에서도 실행됩니다. CUDA GPU가 필요한 셀은 검사를 실행하는 대신 충족되지 않은 조건인 `torch.cuda.is_available()=False`를 출력합니다.
+#
+# 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지는 예상된 오류를 보여 주고 다음 셀로 계속 진행하기 위해 이 함수를 사용합니다.
 
 # %%
+import contextlib
+import sys
 import time
 
 import torch
+
+# torch 버전을 숫자 튜플로 만든다("2.13.0+cpu"라면 (2, 13)). (2, 7) 같은 튜플과 비교한다
+TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+
+@contextlib.contextmanager
+def expect_error(kind, fragment):
+    # 블록은 메시지에 `fragment`가 들어 있는 `kind` 예외를 발생시켜야 한다.
+    # 오류를 출력하고 노트북은 계속 진행한다
+    try:
+        yield
+    except kind as err:
+        assert fragment in str(err), err
+        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+    else:
+        raise AssertionError(f"expected {kind.__name__}")
+
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.__version__, device)
@@ -50,7 +66,7 @@ m = x.to("meta")
 print(x.device, m.device)
 print(m)
 assert m is not x
-assert x.device.type == "cpu"  # 원래 텐서는 CPU에 그대로 있음
+assert x.device.type == "cpu"  # 원래 텐서는 CPU에 그대로 있다
 assert m.device.type == "meta"
 assert m.shape == x.shape and m.dtype == x.dtype
 
@@ -60,22 +76,16 @@ assert m.shape == x.shape and m.dtype == x.dtype
 # 데이터도 없습니다.
 
 # %% tags=["claim-F7"]
-try:
+with expect_error(NotImplementedError, "no data"):
     m.cpu()
-except NotImplementedError as err:
-    print(err)
-    assert "no data" in str(err)
-else:
-    raise AssertionError("a meta tensor should not be copyable to the CPU")
+assert m.is_meta
 
 # %% [markdown]
 # ## cuda와 cpu 단축 메서드
 #
-# `t.cuda()`는 `t.to("cuda")`처럼 현재 CUDA 디바이스로, `t.cuda(i)`는 `cuda:i`로 텐서를
-# 옮깁니다. `t.cpu()`는 `t.to("cpu")`와 같습니다. 둘 다 `to`와 마찬가지로 새 텐서를
-# 반환합니다. CUDA 머신이라면 다음 셀에서 실제로 GPU에 보냈다가 다시 가져옵니다.
+# `t.cuda()`는 `t.to("cuda")`처럼 현재 CUDA 디바이스로, `t.cuda(i)`는 `cuda:i`로 텐서를 옮깁니다. `t.cpu()`는 `t.to("cpu")`와 같습니다. 둘 다 `to`와 마찬가지로 새 텐서를 반환합니다. CUDA 머신이라면 다음 셀에서 실제로 GPU에 보냈다가 다시 가져옵니다. GPU가 없으면 `torch.cuda.is_available()=False`를 출력합니다.
 
-# %%
+# %% tags=["gpu-only"]
 if torch.cuda.is_available():
     g = x.cuda()
     back = g.cpu()
@@ -83,10 +93,10 @@ if torch.cuda.is_available():
     assert g.device == torch.device("cuda", torch.cuda.current_device())
     assert g.device == x.to("cuda").device
     assert x.cuda(0).device == torch.device("cuda", 0)
-    assert x.device.type == "cpu"  # 원래 텐서는 CPU에 그대로 있음
+    assert x.device.type == "cpu"  # 원래 텐서는 CPU에 그대로 있다
     assert back is not x and torch.equal(back, x)
 else:
-    print("Skipped the CUDA round trip: this machine has no CUDA GPU.")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## 옮길 필요가 없으면 같은 텐서
@@ -102,7 +112,7 @@ print(b is a)
 b[0] = 1.0
 print(a)
 assert b is a
-assert a[0].item() == 1.0  # b에 쓴 값이 a를 바꿈
+assert a[0].item() == 1.0  # b에 쓴 값이 a를 바꿨다
 assert a.to(a.dtype) is a
 assert a.to(device, torch.float32) is a
 same = a.cuda() if a.is_cuda else a.cpu()
@@ -120,7 +130,7 @@ c[1] = 5.0
 print(a)
 print(c)
 assert c is not a
-assert a[1].item() == 0.0  # 복사본은 원래 텐서와 독립적임
+assert a[1].item() == 0.0  # 복사본은 원래 텐서와 독립적이다
 d = a.clone()
 assert d is not a and d.device == a.device
 
@@ -130,13 +140,9 @@ assert d is not a and d.device == a.device
 
 # %% tags=["claim-F1"]
 for method in (a.cuda, a.cpu):
-    try:
+    with expect_error(TypeError, "copy"):
         method(copy=True)
-    except TypeError as err:
-        print(err)
-        assert "copy" in str(err)
-    else:
-        raise AssertionError("copy= should be rejected")
+assert a.to(device, copy=True) is not a
 
 # %% [markdown]
 # ## 디바이스와 dtype을 한 번에
@@ -150,105 +156,98 @@ u = t.to(device, torch.float16)
 v = t.to(dtype=torch.float16, device=device)
 print(t.dtype, u.dtype, v.dtype)
 print(u.device, v.device)
-assert t.dtype == torch.int64  # t 자체는 바뀌지 않음
+assert t.dtype == torch.int64  # t 자체는 바뀌지 않는다
 assert u.dtype == v.dtype == torch.float16
 assert u.device.type == v.device.type == device.type
 
 # %% [markdown]
 # dtype을 먼저 쓰면 `to`의 어떤 시그니처와도 맞지 않아 `TypeError`가 발생합니다.
 
-# %% tags=["raises-exception"]
-t.to(torch.float16, device)
+# %%
+with expect_error(TypeError, "invalid combination of arguments"):
+    t.to(torch.float16, device)
 
 # %% [markdown]
-# ## cuda에는 CUDA 디바이스만
+# ## CUDA 디바이스만 받는 cuda
 #
 # `t.cuda("cpu")`는 오류가 납니다. PyTorch는 CUDA에 접근하기 전에 인자부터 검사하므로, CPU
 # 전용 빌드에서도 GPU 머신에서도 같은 오류가 발생합니다.
 
 # %%
-try:
+with expect_error(RuntimeError, "must be cuda device"):
     t.cuda("cpu")
-except RuntimeError as err:
-    print(err)
-    assert "must be cuda device" in str(err)
-else:
-    raise AssertionError("cuda('cpu') should fail")
 
 # %% [markdown]
 # ## 존재하지 않는 GPU 인덱스
 #
-# 없는 GPU를 요청하면(예: GPU가 한 개인 머신에서 `cuda:1`), 예전에는 "CUDA error: invalid
-# device ordinal"이라는 메시지와 함께 일반 `RuntimeError`가 발생했습니다. PyTorch 2.8부터는
-# 같은 메시지로 `torch.AcceleratorError`가 발생합니다. `AcceleratorError`는
-# `RuntimeError`의 하위 클래스이므로, 예전 버전에 맞춰 작성한 `except RuntimeError`로도 그대로
-# 잡힙니다. 이 셀은 마지막 GPU 바로 다음 인덱스인 `torch.cuda.device_count()`를 요청합니다.
+# 없는 GPU를 요청하면(예: GPU가 한 개인 머신에서 `cuda:1`), 예전에는 `CUDA error: invalid device ordinal`이라는 메시지와 함께 일반 `RuntimeError`가 발생했습니다. PyTorch 2.8부터는 같은 메시지로 `torch.AcceleratorError`가 발생합니다. `AcceleratorError`는 `RuntimeError`의 하위 클래스이므로, 예전 버전에 맞춰 작성한 `except RuntimeError`로도 그대로 잡힙니다. 이 셀은 마지막 GPU 바로 다음 인덱스인 `torch.cuda.device_count()`를 요청합니다. GPU가 없으면 잘못 지정할 인덱스도 없으므로 이 셀은 `torch.cuda.is_available()=False`를 출력합니다.
 
-# %% tags=["claim-O4"]
+# %% tags=["claim-O4", "gpu-only"]
 if torch.cuda.is_available():
     n = torch.cuda.device_count()
     try:
         torch.ones(1).cuda(n)
     except RuntimeError as err:
-        print(type(err).__name__, str(err).splitlines()[0])
+        print(f"{type(err).__name__}: {err}", file=sys.stderr)
         assert "invalid device ordinal" in str(err)
-        if hasattr(torch, "AcceleratorError"):  # PyTorch 2.8 이상
+        if TORCH >= (2, 8):
             assert isinstance(err, torch.AcceleratorError)
     else:
-        raise AssertionError(f"cuda:{n} should not exist")
+        raise AssertionError("expected RuntimeError")
 else:
-    print("Skipped: with no CUDA GPU there is no GPU index to get wrong.")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## 고정 메모리와 non_blocking
 #
-# 일반(페이징 가능한, pageable) CPU 메모리에서 GPU로 복사하면 CPU는 복사가 끝날 때까지
-# 기다립니다. 원본이 페이지 잠금(page-locked) 메모리, 즉 고정(pinned) 메모리에 있으면
-# `to("cuda", non_blocking=True)`는 현재 CUDA 스트림의 큐에 복사를 넣기만 하고 바로
-# 반환합니다. 그래서 GPU가 복사와 연산을 하는 동안 CPU는 다른 작업을 할 수 있습니다.
+# 일반(페이징 가능한, pageable) CPU 메모리에서 GPU로 복사하면 CPU는 복사가 끝날 때까지 기다립니다. 원본이 페이지 잠금(page-locked) 메모리, 즉 고정(pinned) 메모리에 있으면 `to("cuda", non_blocking=True)`는 현재 CUDA 스트림의 큐에 복사를 넣기만 하고 바로 반환합니다. 그래서 GPU가 복사와 연산을 하는 동안 CPU는 다른 작업을 할 수 있습니다.
 #
-# 그렇다고 저절로 빨라지는 것은 아닙니다. `pin_memory()` 자체가 복사입니다. 고정 메모리에
-# 새 텐서를 만들어 반환하고, 원래 텐서는 그대로 둡니다. 또한 메모리 고정은 가속기가 있어야만
-# 가능하며, 가속기가 없으면 `pin_memory()`가 예외를 발생시킵니다. CPU 전용 빌드에서의
-# 메시지는 "Cannot access accelerator device when none is available."입니다.
+# 그렇다고 저절로 빨라지는 것은 아닙니다. `pin_memory()` 자체가 복사입니다. 고정 메모리에 새 텐서를 만들어 반환하고, 원래 텐서는 그대로 둡니다. 또한 메모리 고정에는 가속기가 필요합니다.
+#
+# - 쓸 수 있는 가속기가 있으면 `pin_memory()`는 고정 메모리에 만든 복사본을 반환합니다.
+# - 가속기가 없는 머신에서는 `RuntimeError: Cannot access accelerator device when none is available.`가 발생합니다.
+# - torch 2.7부터는 가속기용으로 빌드된 PyTorch를 가속기가 없는 머신에서 쓰면(예: Colab CPU 런타임의 CUDA 빌드) 대신 그 가속기 자체의 `RuntimeError`가 발생합니다. 메시지는 드라이버에 따라 달라집니다.
+#
+# 셀은 실행 중인 머신에서 나와야 할 결과를 `assert`로 검증합니다.
 
 # %% tags=["claim-F10"]
 host = torch.randn(1024, 1024)
-if torch.cuda.is_available():
+usable = torch.accelerator.is_available()
+# 2.7부터 current_accelerator()는 빌드가 지원하는 가속기를 돌려준다(없으면 None).
+# 2.6에서는 쓸 수 있는 가속기가 없으면 예외가 발생하므로 2.7부터만 호출한다
+built_for = torch.accelerator.current_accelerator() if usable or TORCH >= (2, 7) else None
+print(f"{usable=}, {built_for=}")
+
+if usable:
     pinned = host.pin_memory()
-    print(host.is_pinned(), pinned.is_pinned())
+    print(f"{host.is_pinned()=}, {pinned.is_pinned()=}")
     assert pinned.is_pinned() and not host.is_pinned()
-    assert pinned.data_ptr() != host.data_ptr()  # 고정하면서 데이터가 복사됨
+    assert pinned.data_ptr() != host.data_ptr()  # 메모리 고정 과정에서 데이터가 복사되었다
     assert torch.equal(pinned, host)
+elif built_for is None:
+    with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
+        host.pin_memory()
 else:
     try:
         host.pin_memory()
-    except RuntimeError as err:
-        print(type(err).__name__, err)
-        if torch.accelerator.current_accelerator() is None:  # 가속기를 지원하지 않는 빌드
-            assert "none is available" in str(err)
+    except RuntimeError as err:  # 메시지는 드라이버에 따라 달라지므로 타입만 확인한다
+        print(f"{type(err).__name__}: {err}", file=sys.stderr)
     else:
-        # 다른 가속기(예: Apple의 MPS)가 고정 메모리를 제공함
-        assert torch.accelerator.is_available()
-        print("pinned for", torch.accelerator.current_accelerator())
+        raise AssertionError("expected RuntimeError")
 
 # %% [markdown]
-# 다음 셀에서는 이 기다림을 직접 눈으로 확인합니다. 행렬 곱으로 GPU를 바쁘게 만들어
-# 두고(큐에 넣기만 하므로 호출은 바로 반환됩니다), 복사를 한 다음, 쌓인 작업이 모두
-# 끝났는지 스트림에 물어봅니다.
+# 다음 셀에서는 이 기다림을 직접 눈으로 확인합니다. 행렬 곱으로 GPU를 바쁘게 만들어 두고(큐에 넣기만 하므로 호출은 바로 반환됩니다), 복사를 한 다음, 쌓인 작업이 모두 끝났는지 스트림에 물어봅니다.
 #
-# - 페이징 가능한 메모리에서 일반 복사를 한 뒤에는 "모두 끝났다"는 답이 나옵니다. CPU가 큐에
-#   쌓여 있던 작업과 복사가 끝날 때까지 기다렸기 때문입니다.
-# - `pinned.to("cuda", non_blocking=True)` 뒤에는 "아직 안 끝났다"는 답이 나옵니다. GPU가
-#   아직 일하는 중에 호출이 반환되었다는 뜻입니다.
-# - 반대 방향인 `to("cpu", non_blocking=True)`도 바로 반환되므로, CPU 쪽 텐서에는 아직 값이
-#   채워져 있지 않습니다. 값을 읽기 전에 `torch.cuda.synchronize()`를 호출하십시오.
+# - 페이징 가능한 메모리에서 일반 복사를 한 뒤에는 `True`가 출력됩니다. CPU가 큐에 쌓여 있던 작업과 복사가 끝날 때까지 기다렸기 때문입니다.
+# - `pinned.to("cuda", non_blocking=True)` 뒤에는 `False`가 출력됩니다. GPU가 아직 일하는 중에 호출이 반환되었다는 뜻입니다.
+# - 반대 방향인 `to("cpu", non_blocking=True)`도 바로 반환되므로(`False`), CPU 쪽 텐서의 값은 `torch.cuda.synchronize()`가 반환될 때까지 보장되지 않습니다. 값을 읽기 전에 동기화하십시오.
 #
-# 함수는 두 번 실행합니다. 첫 번째 실행은 GPU 라이브러리와 메모리 캐시를 준비하기 위한
-# 워밍업일 뿐입니다.
+# 함수는 두 번 실행합니다. 첫 번째 실행은 GPU 라이브러리와 메모리 캐시를 준비하기 위한 워밍업일 뿐입니다. GPU가 없는 머신에서 이 셀은 `torch.cuda.is_available()=False`를 출력합니다.
 
-# %% tags=["claim-F10"]
+# %% tags=["claim-F10", "gpu-only"]
 if torch.cuda.is_available():
+    host = torch.randn(1024, 1024)
+    pinned = host.pin_memory()
     stream = torch.cuda.current_stream()
     w = torch.randn(4096, 4096, device="cuda")
     out = torch.empty_like(w)
@@ -267,7 +266,7 @@ if torch.cuda.is_available():
         keep_gpu_busy()
         host_again = x2.to("cpu", non_blocking=True)
         idle_after_to_cpu = stream.query()
-        torch.cuda.synchronize()  # 이 시점에야 host_again에 값이 채워짐
+        torch.cuda.synchronize()  # 여기서부터 비로소 host_again의 값이 보장된다
         same = torch.equal(x1, x2) and torch.equal(host_again, host)
         return idle_after_blocking, idle_after_non_blocking, idle_after_to_cpu, same
 
@@ -279,21 +278,18 @@ if torch.cuda.is_available():
     assert not to_cpu_idle
     assert same
 else:
-    print("Skipped the non_blocking demo: it needs a CUDA GPU.")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# 메모리 고정이 이득인지는 머신, 텐서 크기, 그리고 기다리는 동안 CPU가 할 만한 일이
-# 있는지에 따라 달라집니다. 아래 셀은 여러분의 머신에서 한 번의 복사를 두 방식으로 각각
-# 측정하지만, 결과를 `assert`로 검증하지는 않습니다. 고정 메모리 쪽 시간에는 `pin_memory()`의
-# 복사도 포함됩니다. PyTorch의
-# [`pin_memory()`와 `non_blocking`에 관한 튜토리얼](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)에서도
-# 고정 메모리 쪽이 더 느린 경우를 측정해 보여 줍니다. 여러분의 파이프라인도 바꾸기 전과
-# 후에 직접 측정해 보십시오.
+# 메모리 고정이 이득인지는 머신, 텐서 크기, 그리고 기다리는 동안 CPU가 할 만한 일이 있는지에 따라 달라집니다. 아래 셀은 먼저 두 방식을 한 번씩 실행해 워밍업합니다(GPU로의 첫 복사와 첫 고정 메모리 할당에는 처음 한 번만 드는 비용이 있습니다). 그다음 여러분의 머신에서 한 번의 복사를 두 방식으로 각각 측정해 밀리초 단위로 출력하지만, 결과를 `assert`로 검증하지는 않습니다. 고정 메모리 쪽 시간에는 `pin_memory()`의 복사도 포함됩니다. GPU가 없는 머신에서는 `torch.cuda.is_available()=False`를 출력합니다. PyTorch의 [`pin_memory()`와 `non_blocking`에 관한 튜토리얼](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)에서도 고정 메모리 쪽이 더 느린 경우를 측정해 보여 줍니다. 여러분의 파이프라인도 바꾸기 전과 후에 직접 측정해 보십시오.
 
-# %%
+# %% tags=["gpu-only"]
 if torch.cuda.is_available():
     big = torch.randn(4096, 4096)
+    big.to("cuda")  # 워밍업: 두 방식을 측정 없이 한 번씩 실행한다
+    big.pin_memory().to("cuda", non_blocking=True)
     torch.cuda.synchronize()
+
     t0 = time.perf_counter()
     big.to("cuda")
     torch.cuda.synchronize()
@@ -301,9 +297,10 @@ if torch.cuda.is_available():
     big.pin_memory().to("cuda", non_blocking=True)
     torch.cuda.synchronize()
     t2 = time.perf_counter()
-    print(f"pageable: {(t1 - t0) * 1e3:.1f} ms, pin + non_blocking: {(t2 - t1) * 1e3:.1f} ms")
+    pageable_ms, pinned_ms = (t1 - t0) * 1e3, (t2 - t1) * 1e3
+    print(f"{pageable_ms=:.1f}, {pinned_ms=:.1f}")
 else:
-    print("Skipped the timing: it needs a CUDA GPU.")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## 정리
@@ -317,4 +314,5 @@ else:
 # - `t.cuda()`는 CUDA 디바이스만 받습니다. 존재하지 않는 GPU 인덱스를 지정하면 PyTorch 2.8부터
 #   `torch.AcceleratorError`(`RuntimeError`의 일종)가 발생합니다.
 # - `pin_memory()`와 `non_blocking=True`를 함께 쓰면 복사가 진행되는 동안 CPU가 다른 작업을
-#   계속할 수 있습니다. 하지만 저절로 빨라지지는 않으며, 가속기도 필요합니다.
+#   계속할 수 있습니다. 하지만 저절로 빨라지지는 않으며, 가속기도 필요합니다. `non_blocking`으로
+#   CPU에 복사한 값은 동기화한 뒤에 읽으십시오.
