@@ -19,9 +19,33 @@
 # builds a small helper that uses an accelerator when one is usable and falls back to the CPU
 # otherwise. It also explains what a bare integer such as `device=0` means in current PyTorch,
 # because that changed in 2.5.
+#
+# A cell whose check needs something this machine lacks prints the unmet condition as code, such
+# as `hasattr(torch, 'accelerator')=False`. The first cell also defines `expect_error`, which this
+# page uses to show an expected error and carry on.
 
 # %%
+import contextlib
+import sys
+
 import torch
+
+# The torch version as numbers, (2, 13) for "2.13.0+cpu", to compare with tuples such as (2, 7)
+TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+
+@contextlib.contextmanager
+def expect_error(kind, fragment):
+    # The block must raise `kind` with `fragment` in its message;
+    # the error is shown and the notebook carries on
+    try:
+        yield
+    except kind as err:
+        assert fragment in str(err), err
+        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+    else:
+        raise AssertionError(f"expected {kind.__name__}")
+
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.__version__, device)
@@ -37,7 +61,7 @@ print(torch.__version__, device)
 # %%
 cuda_ok = torch.cuda.is_available()
 mps_ok = torch.backends.mps.is_available()
-print("cuda:", cuda_ok, torch.cuda.device_count(), "| mps:", mps_ok)
+print(f"{cuda_ok=}, {torch.cuda.device_count()=}, {mps_ok=}")
 
 if cuda_ok:
     assert torch.cuda.device_count() >= 1
@@ -54,37 +78,44 @@ if mps_ok:
 # - `torch.accelerator.current_accelerator()`: which kind? It returns a `torch.device` such as
 #   `device(type='cuda')`, without an index.
 #
-# On a build with no accelerator support at all, `current_accelerator()` returns `None` since 2.7
-# (in 2.6 it raised an error instead). The module does not exist before 2.6, and Colab or an old
-# environment may have an older torch, so the cell checks with `hasattr` first.
+# When no accelerator is usable, the two releases differ: since 2.7, `current_accelerator()`
+# returns `None` on a build with no accelerator support; in 2.6 it raises a `RuntimeError`
+# instead. The cell asserts what this machine's torch does.
+# The module does not exist before 2.6, and an old environment may have an older torch, so the
+# cell checks with `hasattr` first.
 
 # %% tags=["claim-O5"]
 if not hasattr(torch, "accelerator"):
-    print("skipped: torch.accelerator needs torch >= 2.6; this is", torch.__version__)
+    print(f"{hasattr(torch, 'accelerator')=}")
 else:
     available = torch.accelerator.is_available()
-    print("is_available:", available)
-    if available or torch.__version__ >= "2.7":  # 2.6 raises when there is none
+    print(f"{available=}")
+    if available or TORCH >= (2, 7):
         acc = torch.accelerator.current_accelerator()
-        print("current_accelerator:", acc)
+        print(f"{acc=}")
         if available:
             assert acc.type != "cpu" and acc.index is None
         if acc is None:
             assert not available
         if cuda_ok:
             assert acc.type == "cuda"
+    else:
+        with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
+            torch.accelerator.current_accelerator()
 
 # %% [markdown]
-# One trap: `current_accelerator()` describes the *build*, not the machine. A CUDA build of PyTorch
-# on a machine without a GPU (a Colab CPU runtime, for instance) still reports `cuda`, while
-# `is_available()` says `False`. So ask `is_available()` first, or, since 2.7, call
-# `current_accelerator(check_available=True)`, which returns `None` unless the accelerator is usable.
+# One trap, since 2.7: `current_accelerator()` describes the *build*, not the machine. A CUDA build
+# of PyTorch on a machine without a GPU (a Colab CPU runtime, for instance) still reports `cuda`,
+# while `is_available()` says `False`. (In 2.6 the same call raises on such a machine.) So ask
+# `is_available()` first, or, since 2.7, call `current_accelerator(check_available=True)`, which
+# returns `None` unless the accelerator is usable. On an older torch the cell prints
+# `TORCH >= (2, 7)=False`.
 
 # %% tags=["claim-O5"]
-if hasattr(torch, "accelerator") and torch.__version__ >= "2.7":
+if TORCH >= (2, 7):
     acc = torch.accelerator.current_accelerator()
     usable = torch.accelerator.current_accelerator(check_available=True)
-    print("build:", acc, "| usable:", usable, "| torch.version.cuda:", torch.version.cuda)
+    print(f"{acc=}, {usable=}, {torch.version.cuda=}")
     if torch.version.cuda is not None:
         assert acc == torch.device("cuda")  # even when no GPU is visible
     if torch.accelerator.is_available():
@@ -92,18 +123,20 @@ if hasattr(torch, "accelerator") and torch.__version__ >= "2.7":
     else:
         assert usable is None
 else:
-    print("skipped: check_available needs torch >= 2.7; this is", torch.__version__)
+    print(f"{TORCH >= (2, 7)=}")
 
 # %% [markdown]
 # ## A helper that falls back to the CPU
 #
-# Put the choice in one function and call it once at the top of a script. On torch 2.6 and later it
-# asks `torch.accelerator`; on older releases it tries CUDA and MPS by name.
+# Put the choice in one function and call it once at the top of a script. It picks an accelerator
+# that is available right now, if there is one, and the CPU otherwise; it does not compare devices
+# or look for the fastest. On torch 2.6 and later it asks `torch.accelerator`; on older releases it
+# tries CUDA and MPS by name.
 
 # %% tags=["claim-O5"]
+# The usable accelerator if there is one, otherwise the CPU
 def pick_device() -> torch.device:
-    """Return the accelerator if one is usable, otherwise the CPU."""
-    if hasattr(torch, "accelerator"):  # torch >= 2.6
+    if hasattr(torch, "accelerator"):  # torch 2.6 and later
         if torch.accelerator.is_available():
             return torch.accelerator.current_accelerator()
         return torch.device("cpu")
@@ -134,28 +167,38 @@ assert device.index is None
 #
 # Older code writes `torch.device(0)`, `device=0` or `.to(0)` to mean "the first GPU". Up to
 # PyTorch 2.4 an integer always meant CUDA. Since 2.5 it means "index 0 of the current
-# accelerator": `cuda:0` on an NVIDIA machine, `mps:0` on a Mac, `xpu:0` on an Intel GPU. On a
-# CPU-only build there is nothing to point at, and the integer raises a `RuntimeError` saying it
-# cannot access an accelerator device.
+# accelerator": `cuda:0` on an NVIDIA machine, `mps:0` on a Mac, `xpu:0` on an Intel GPU. With no
+# accelerator there is nothing to point at, and `torch.device(0)` itself raises
+# `RuntimeError: Cannot access accelerator device when none is available.` Since 2.7 a PyTorch
+# built for an accelerator (a CUDA build on a machine without a GPU) still turns `0` into `cuda:0`,
+# and the error comes when a tensor is created there.
 #
 # The cell asserts the outcome for the machine it runs on.
 
 # %% tags=["claim-O1"]
-no_accelerator_built = (torch.__version__ >= "2.7"
-                        and torch.accelerator.current_accelerator() is None)
+usable = torch.accelerator.is_available()
+# From 2.7 current_accelerator() names the accelerator the build supports (None if none);
+# on 2.6 it raises when none is usable, so it is asked only from 2.7 on
+built_for = torch.accelerator.current_accelerator() if usable or TORCH >= (2, 7) else None
+print(f"{usable=}, {built_for=}")
 
-try:
-    d = torch.device(0)
+if usable:
     t = torch.zeros(2, device=0)
-except RuntimeError as err:
-    print("RuntimeError:", err)
-    assert device.type == "cpu"  # only where no accelerator is usable
-    if no_accelerator_built:
-        assert "Cannot access accelerator device when none is available" in str(err)
+    print(f"{torch.device(0)=}, {t.device=}")
+    assert torch.device(0) == t.device == torch.device(pick_device().type, 0)
+elif built_for is None:
+    with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
+        torch.zeros(2, device=0)
+    assert pick_device() == torch.device("cpu")
 else:
-    print(d, t.device)
-    assert device.type != "cpu"
-    assert d == t.device == torch.device(device.type, 0)
+    print(f"{torch.device(0)=}")
+    assert torch.device(0) == torch.device(built_for.type, 0)
+    try:
+        torch.zeros(2, device=0)
+    except RuntimeError as err:  # the message depends on the driver, so only the type is checked
+        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+    else:
+        raise AssertionError("expected RuntimeError")
 
 # %% [markdown]
 # An integer is therefore not a portable way to say "the GPU": it means something different on
@@ -166,9 +209,10 @@ else:
 # ## Summary
 #
 # - `torch.cuda.is_available()` answers for CUDA only.
-# - `torch.accelerator.is_available()` and `current_accelerator()` (2.6+, `None` when the build has
-#   no accelerator since 2.7) cover CUDA, MPS, XPU and others; `current_accelerator()` describes the
-#   build, so check `is_available()` too.
-# - One `pick_device()` helper with a CPU fallback keeps a script runnable everywhere.
+# - `torch.accelerator.is_available()` and `current_accelerator()` (2.6+) cover CUDA, MPS, XPU and
+#   others. Since 2.7 `current_accelerator()` describes the build (`None` when it has no
+#   accelerator); on 2.6 it raises when none is usable. Check `is_available()` first.
+# - One `pick_device()` helper that picks an available accelerator, with a CPU fallback, keeps a
+#   script runnable everywhere.
 # - Since 2.5 an integer device is an index on the current accelerator, not necessarily CUDA, and it
 #   raises on a machine without one.

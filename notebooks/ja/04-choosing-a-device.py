@@ -16,9 +16,31 @@
 # # どこでも動くデバイスの選び方
 #
 # `"cuda"` をハードコードしたコードは、Mac でも、NVIDIA の GPU を積んでいないノート PC でも、CPU だけの CI ランナーでも失敗します。このページでは、使えるアクセラレータがあればそれを使い、なければ CPU にフォールバックする小さなヘルパー関数を作ります。また、`device=0` のような整数だけのデバイス指定は 2.5 で意味が変わったので、現在の PyTorch で何を意味するのかも説明します。
+#
+# このマシンにないものがチェックに必要なセルは、満たされなかった条件を `hasattr(torch, 'accelerator')=False` のようにコードの形で表示します。最初のセルでは `expect_error` も定義します。このページでは、想定どおりのエラーを表示したうえで先に進むためにこれを使います。
 
 # %%
+import contextlib
+import sys
+
 import torch
+
+# torch のバージョンを数値のタプルにする（"2.13.0+cpu" なら (2, 13)）。(2, 7) などのタプルと比較する
+TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+
+@contextlib.contextmanager
+def expect_error(kind, fragment):
+    # ブロックは `kind` の例外を送出し、そのメッセージに `fragment` が含まれていなければならない。
+    # エラーは表示され、ノートブックはそのまま先に進む
+    try:
+        yield
+    except kind as err:
+        assert fragment in str(err), err
+        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+    else:
+        raise AssertionError(f"expected {kind.__name__}")
+
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.__version__, device)
@@ -31,7 +53,7 @@ print(torch.__version__, device)
 # %%
 cuda_ok = torch.cuda.is_available()
 mps_ok = torch.backends.mps.is_available()
-print("cuda:", cuda_ok, torch.cuda.device_count(), "| mps:", mps_ok)
+print(f"{cuda_ok=}, {torch.cuda.device_count()=}, {mps_ok=}")
 
 if cuda_ok:
     assert torch.cuda.device_count() >= 1
@@ -46,32 +68,35 @@ if mps_ok:
 # - `torch.accelerator.is_available()`: 今、アクセラレータを使えるか。
 # - `torch.accelerator.current_accelerator()`: どの種類か。`device(type='cuda')` のような、インデックスを持たない `torch.device` を返します。
 #
-# アクセラレータにまったく対応していないビルドでは、2.7 以降の `current_accelerator()` は `None` を返します（2.6 では代わりにエラーになっていました）。このモジュールは 2.6 より前には存在せず、Colab や古い環境ではそれより古い torch が入っていることもあるので、セルではまず `hasattr` で確認します。
+# 使えるアクセラレータがない場合の振る舞いは、リリースによって異なります。2.7 以降の `current_accelerator()` は、アクセラレータに対応していないビルドでは `None` を返します。2.6 では代わりに `RuntimeError` を送出します。セルでは、このマシンの torch での振る舞いを assert で検証します。このモジュールは 2.6 より前には存在せず、古い環境ではそれより古い torch が入っていることもあるので、セルではまず `hasattr` で確認します。
 
 # %% tags=["claim-O5"]
 if not hasattr(torch, "accelerator"):
-    print("skipped: torch.accelerator needs torch >= 2.6; this is", torch.__version__)
+    print(f"{hasattr(torch, 'accelerator')=}")
 else:
     available = torch.accelerator.is_available()
-    print("is_available:", available)
-    if available or torch.__version__ >= "2.7":  # 2.6 ではアクセラレータがないと例外になる
+    print(f"{available=}")
+    if available or TORCH >= (2, 7):
         acc = torch.accelerator.current_accelerator()
-        print("current_accelerator:", acc)
+        print(f"{acc=}")
         if available:
             assert acc.type != "cpu" and acc.index is None
         if acc is None:
             assert not available
         if cuda_ok:
             assert acc.type == "cuda"
+    else:
+        with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
+            torch.accelerator.current_accelerator()
 
 # %% [markdown]
-# 落とし穴が1つあります。`current_accelerator()` が表すのはマシンではなく**ビルド**です。GPU のないマシン（たとえば Colab の CPU ランタイム）で CUDA ビルドの PyTorch を使うと、`is_available()` は `False` を返すのに、`current_accelerator()` はそれでも `cuda` を返します。ですから、先に `is_available()` で確認するか、2.7 以降なら `current_accelerator(check_available=True)` を呼び出してください。こちらは、アクセラレータが使えなければ `None` を返します。
+# 2.7 以降には落とし穴が1つあります。`current_accelerator()` が表すのはマシンではなく**ビルド**です。GPU のないマシン（たとえば Colab の CPU ランタイム）で CUDA ビルドの PyTorch を使うと、`is_available()` は `False` を返すのに、`current_accelerator()` はそれでも `cuda` を返します（2.6 では、このようなマシンで同じ呼び出しが例外を送出します）。ですから、先に `is_available()` で確認するか、2.7 以降なら `current_accelerator(check_available=True)` を呼び出してください。こちらは、アクセラレータが使えなければ `None` を返します。それより古い torch では、このセルは `TORCH >= (2, 7)=False` と表示します。
 
 # %% tags=["claim-O5"]
-if hasattr(torch, "accelerator") and torch.__version__ >= "2.7":
+if TORCH >= (2, 7):
     acc = torch.accelerator.current_accelerator()
     usable = torch.accelerator.current_accelerator(check_available=True)
-    print("build:", acc, "| usable:", usable, "| torch.version.cuda:", torch.version.cuda)
+    print(f"{acc=}, {usable=}, {torch.version.cuda=}")
     if torch.version.cuda is not None:
         assert acc == torch.device("cuda")  # GPU が見えていなくても cuda になる
     if torch.accelerator.is_available():
@@ -79,17 +104,17 @@ if hasattr(torch, "accelerator") and torch.__version__ >= "2.7":
     else:
         assert usable is None
 else:
-    print("skipped: check_available needs torch >= 2.7; this is", torch.__version__)
+    print(f"{TORCH >= (2, 7)=}")
 
 # %% [markdown]
 # ## CPU にフォールバックするヘルパー
 #
-# デバイスの選択は1つの関数にまとめ、スクリプトの冒頭で一度だけ呼び出します。この関数は、torch 2.6 以降では `torch.accelerator` に問い合わせ、それより古いリリースでは CUDA と MPS を名前で順に試します。
+# デバイスの選択は1つの関数にまとめ、スクリプトの冒頭で一度だけ呼び出します。この関数は、今使えるアクセラレータがあればそれを選び、なければ CPU を選びます。デバイスどうしを比較したり、最も速いものを探したりはしません。torch 2.6 以降では `torch.accelerator` に問い合わせ、それより古いリリースでは CUDA と MPS を名前で順に試します。
 
 # %% tags=["claim-O5"]
+# 使えるアクセラレータがあればそれを、なければ CPU を返す
 def pick_device() -> torch.device:
-    """Return the accelerator if one is usable, otherwise the CPU."""
-    if hasattr(torch, "accelerator"):  # torch >= 2.6
+    if hasattr(torch, "accelerator"):  # torch 2.6 以降
         if torch.accelerator.is_available():
             return torch.accelerator.current_accelerator()
         return torch.device("cpu")
@@ -117,26 +142,34 @@ assert device.index is None
 # %% [markdown]
 # ## 整数のデバイス指定の意味
 #
-# 古いコードでは、「1枚目の GPU」のつもりで `torch.device(0)`、`device=0`、`.to(0)` と書かれていることがあります。PyTorch 2.4 までは、整数は常に CUDA を指していました。2.5 以降は「現在のアクセラレータのインデックス 0」を意味し、NVIDIA のマシンでは `cuda:0`、Mac では `mps:0`、Intel の GPU では `xpu:0` になります。CPU 版のビルドでは指す先がないので、整数を渡すと、アクセラレータのデバイスにアクセスできないという内容の `RuntimeError` が送出されます。
+# 古いコードでは、「1枚目の GPU」のつもりで `torch.device(0)`、`device=0`、`.to(0)` と書かれていることがあります。PyTorch 2.4 までは、整数は常に CUDA を指していました。2.5 以降は「現在のアクセラレータのインデックス 0」を意味し、NVIDIA のマシンでは `cuda:0`、Mac では `mps:0`、Intel の GPU では `xpu:0` になります。アクセラレータがなければ指す先がないので、`torch.device(0)` そのものが `RuntimeError: Cannot access accelerator device when none is available.` を送出します。2.7 以降では、アクセラレータ向けにビルドされた PyTorch（GPU のないマシン上の CUDA ビルド）は `0` をそのまま `cuda:0` に変換し、エラーはそこにテンソルを作成した時点で発生します。
 #
 # セルでは、実行しているマシンでの結果を assert で検証します。
 
 # %% tags=["claim-O1"]
-no_accelerator_built = (torch.__version__ >= "2.7"
-                        and torch.accelerator.current_accelerator() is None)
+usable = torch.accelerator.is_available()
+# 2.7 以降の current_accelerator() は、ビルドが対応しているアクセラレータを返す（なければ None）。
+# 2.6 では使えるアクセラレータがないと例外になるので、問い合わせるのは 2.7 以降だけにする
+built_for = torch.accelerator.current_accelerator() if usable or TORCH >= (2, 7) else None
+print(f"{usable=}, {built_for=}")
 
-try:
-    d = torch.device(0)
+if usable:
     t = torch.zeros(2, device=0)
-except RuntimeError as err:
-    print("RuntimeError:", err)
-    assert device.type == "cpu"  # 使えるアクセラレータがない場合に限る
-    if no_accelerator_built:
-        assert "Cannot access accelerator device when none is available" in str(err)
+    print(f"{torch.device(0)=}, {t.device=}")
+    assert torch.device(0) == t.device == torch.device(pick_device().type, 0)
+elif built_for is None:
+    with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
+        torch.zeros(2, device=0)
+    assert pick_device() == torch.device("cpu")
 else:
-    print(d, t.device)
-    assert device.type != "cpu"
-    assert d == t.device == torch.device(device.type, 0)
+    print(f"{torch.device(0)=}")
+    assert torch.device(0) == torch.device(built_for.type, 0)
+    try:
+        torch.zeros(2, device=0)
+    except RuntimeError as err:  # メッセージはドライバによって変わるので、型だけを確認する
+        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+    else:
+        raise AssertionError("expected RuntimeError")
 
 # %% [markdown]
 # したがって、整数は「GPU」を指す移植性のある書き方ではありません。マシンの種類ごとに意味が変わり、CPU だけのマシンではエラーになります。ヘルパーが返したデバイスを渡すか、`"cuda:0"` のように意図を明示してください。
@@ -145,6 +178,6 @@ else:
 # ## まとめ
 #
 # - `torch.cuda.is_available()` が答えるのは CUDA についてだけです。
-# - `torch.accelerator.is_available()` と `current_accelerator()`（2.6 以降。2.7 以降は、ビルドがアクセラレータに対応していなければ `None`）は、CUDA、MPS、XPU などを扱えます。`current_accelerator()` はビルドを表すので、`is_available()` も確認します。
-# - CPU にフォールバックする `pick_device()` ヘルパーを1つ用意すれば、スクリプトはどこでも実行できます。
+# - `torch.accelerator.is_available()` と `current_accelerator()`（2.6 以降）は、CUDA、MPS、XPU などを扱えます。2.7 以降の `current_accelerator()` はビルドを表し、ビルドがアクセラレータに対応していなければ `None` を返します。2.6 では、使えるアクセラレータがないと例外を送出します。先に `is_available()` を確認してください。
+# - 使えるアクセラレータを選び、なければ CPU にフォールバックする `pick_device()` ヘルパーを1つ用意すれば、スクリプトはどこでも実行できます。
 # - 2.5 以降、整数のデバイス指定は現在のアクセラレータ上のインデックスで、CUDA とは限りません。アクセラレータのないマシンではエラーになります。

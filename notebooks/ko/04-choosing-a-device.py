@@ -15,10 +15,32 @@
 # %% [markdown]
 # # 어디서나 동작하는 디바이스 선택
 #
-# `"cuda"`를 하드코딩한 코드는 Mac에서도, NVIDIA GPU가 없는 노트북 PC에서도, CPU만 있는 CI 러너에서도 실패합니다. 이 페이지에서는 쓸 수 있는 가속기가 있으면 그것을 쓰고, 없으면 CPU로 폴백하는 작은 헬퍼 함수를 만듭니다. 또한 `device=0`처럼 정수만 쓴 디바이스 지정은 2.5에서 의미가 바뀌었으므로, 현재 PyTorch에서 그것이 무엇을 뜻하는지도 설명합니다.
+# `"cuda"`를 하드코딩한 코드는 Mac에서도, NVIDIA GPU가 없는 랩톱에서도, CPU만 있는 CI 러너에서도 실패합니다. 이 페이지에서는 쓸 수 있는 가속기가 있으면 그것을 쓰고, 없으면 CPU로 폴백하는 작은 헬퍼 함수를 만듭니다. 또한 `device=0`처럼 정수만 쓴 디바이스 지정은 2.5에서 의미가 바뀌었으므로, 현재 PyTorch에서 그것이 무엇을 뜻하는지도 설명합니다.
+#
+# 이 머신에 없는 것이 검사에 필요한 셀은 충족되지 않은 조건을 `hasattr(torch, 'accelerator')=False`처럼 코드 형태로 출력합니다. 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지는 예상된 오류를 보여 주고 계속 진행하기 위해 이 함수를 사용합니다.
 
 # %%
+import contextlib
+import sys
+
 import torch
+
+# torch 버전을 숫자 튜플로 만든다("2.13.0+cpu"라면 (2, 13)). (2, 7) 같은 튜플과 비교한다
+TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+
+@contextlib.contextmanager
+def expect_error(kind, fragment):
+    # 블록은 메시지에 `fragment`가 들어 있는 `kind` 예외를 발생시켜야 한다.
+    # 오류를 출력하고 노트북은 계속 진행한다
+    try:
+        yield
+    except kind as err:
+        assert fragment in str(err), err
+        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+    else:
+        raise AssertionError(f"expected {kind.__name__}")
+
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.__version__, device)
@@ -31,7 +53,7 @@ print(torch.__version__, device)
 # %%
 cuda_ok = torch.cuda.is_available()
 mps_ok = torch.backends.mps.is_available()
-print("cuda:", cuda_ok, torch.cuda.device_count(), "| mps:", mps_ok)
+print(f"{cuda_ok=}, {torch.cuda.device_count()=}, {mps_ok=}")
 
 if cuda_ok:
     assert torch.cuda.device_count() >= 1
@@ -46,32 +68,35 @@ if mps_ok:
 # - `torch.accelerator.is_available()`: 지금 가속기를 쓸 수 있는가?
 # - `torch.accelerator.current_accelerator()`: 어떤 종류인가? `device(type='cuda')`처럼 인덱스가 없는 `torch.device`를 반환합니다.
 #
-# 가속기를 전혀 지원하지 않는 빌드에서 `current_accelerator()`는 2.7부터 `None`을 반환합니다(2.6에서는 대신 오류가 발생했습니다). 이 모듈은 2.6 전에는 아예 없고, Colab이나 오래된 환경에는 그보다 오래된 torch가 설치되어 있을 수 있으므로, 셀에서는 먼저 `hasattr`로 확인합니다.
+# 쓸 수 있는 가속기가 없을 때의 동작은 릴리스마다 다릅니다. 2.7부터 `current_accelerator()`는 가속기를 지원하지 않는 빌드에서 `None`을 반환합니다. 2.6에서는 대신 `RuntimeError`가 발생합니다. 셀은 이 머신의 torch에서 어떻게 동작하는지 `assert`로 검증합니다. 이 모듈은 2.6 전에는 아예 없고, 오래된 환경에는 그보다 오래된 torch가 설치되어 있을 수 있으므로, 셀에서는 먼저 `hasattr`로 확인합니다.
 
 # %% tags=["claim-O5"]
 if not hasattr(torch, "accelerator"):
-    print("skipped: torch.accelerator needs torch >= 2.6; this is", torch.__version__)
+    print(f"{hasattr(torch, 'accelerator')=}")
 else:
     available = torch.accelerator.is_available()
-    print("is_available:", available)
-    if available or torch.__version__ >= "2.7":  # 2.6에서는 가속기가 없으면 예외 발생
+    print(f"{available=}")
+    if available or TORCH >= (2, 7):
         acc = torch.accelerator.current_accelerator()
-        print("current_accelerator:", acc)
+        print(f"{acc=}")
         if available:
             assert acc.type != "cpu" and acc.index is None
         if acc is None:
             assert not available
         if cuda_ok:
             assert acc.type == "cuda"
+    else:
+        with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
+            torch.accelerator.current_accelerator()
 
 # %% [markdown]
-# 함정이 하나 있습니다. `current_accelerator()`가 나타내는 것은 머신이 아니라 **빌드**입니다. GPU가 없는 머신(예: Colab CPU 런타임)에서 CUDA 빌드 PyTorch를 쓰면, `is_available()`은 `False`인데도 `current_accelerator()`는 여전히 `cuda`를 반환합니다. 그러니 먼저 `is_available()`을 확인하거나, 2.7부터는 `current_accelerator(check_available=True)`를 호출하십시오. 이 호출은 가속기를 쓸 수 없으면 `None`을 반환합니다.
+# 2.7부터는 함정이 하나 있습니다. `current_accelerator()`가 나타내는 것은 머신이 아니라 **빌드**입니다. GPU가 없는 머신(예: Colab CPU 런타임)에서 CUDA 빌드 PyTorch를 쓰면, `is_available()`은 `False`인데도 `current_accelerator()`는 여전히 `cuda`를 반환합니다(2.6에서는 이런 머신에서 같은 호출이 예외를 발생시킵니다). 그러니 먼저 `is_available()`을 확인하거나, 2.7부터는 `current_accelerator(check_available=True)`를 호출하십시오. 이 호출은 가속기를 쓸 수 없으면 `None`을 반환합니다. 그보다 오래된 torch에서 이 셀은 `TORCH >= (2, 7)=False`를 출력합니다.
 
 # %% tags=["claim-O5"]
-if hasattr(torch, "accelerator") and torch.__version__ >= "2.7":
+if TORCH >= (2, 7):
     acc = torch.accelerator.current_accelerator()
     usable = torch.accelerator.current_accelerator(check_available=True)
-    print("build:", acc, "| usable:", usable, "| torch.version.cuda:", torch.version.cuda)
+    print(f"{acc=}, {usable=}, {torch.version.cuda=}")
     if torch.version.cuda is not None:
         assert acc == torch.device("cuda")  # GPU가 보이지 않아도 cuda
     if torch.accelerator.is_available():
@@ -79,17 +104,17 @@ if hasattr(torch, "accelerator") and torch.__version__ >= "2.7":
     else:
         assert usable is None
 else:
-    print("skipped: check_available needs torch >= 2.7; this is", torch.__version__)
+    print(f"{TORCH >= (2, 7)=}")
 
 # %% [markdown]
 # ## CPU로 폴백하는 헬퍼
 #
-# 디바이스 선택은 함수 하나에 모아 두고 스크립트 맨 앞에서 한 번만 호출합니다. 이 함수는 torch 2.6 이상에서는 `torch.accelerator`에 묻고, 그보다 오래된 릴리스에서는 CUDA와 MPS를 이름으로 차례로 확인합니다.
+# 디바이스 선택은 함수 하나에 모아 두고 스크립트 맨 앞에서 한 번만 호출합니다. 이 함수는 지금 쓸 수 있는 가속기가 있으면 그것을, 없으면 CPU를 고릅니다. 디바이스끼리 비교하거나 가장 빠른 것을 찾지는 않습니다. torch 2.6 이상에서는 `torch.accelerator`에 묻고, 그보다 오래된 릴리스에서는 CUDA와 MPS를 이름으로 차례로 확인합니다.
 
 # %% tags=["claim-O5"]
+# 쓸 수 있는 가속기가 있으면 그것을, 없으면 CPU를 반환한다
 def pick_device() -> torch.device:
-    """Return the accelerator if one is usable, otherwise the CPU."""
-    if hasattr(torch, "accelerator"):  # torch >= 2.6
+    if hasattr(torch, "accelerator"):  # torch 2.6 이상
         if torch.accelerator.is_available():
             return torch.accelerator.current_accelerator()
         return torch.device("cpu")
@@ -117,26 +142,34 @@ assert device.index is None
 # %% [markdown]
 # ## 정수 디바이스의 의미
 #
-# 오래된 코드에는 "첫 번째 GPU"라는 뜻으로 `torch.device(0)`, `device=0`, `.to(0)`이라고 쓴 곳이 있습니다. PyTorch 2.4까지는 정수가 항상 CUDA를 가리켰습니다. 2.5부터는 "현재 가속기의 인덱스 0"을 뜻합니다. NVIDIA 머신에서는 `cuda:0`, Mac에서는 `mps:0`, Intel GPU에서는 `xpu:0`입니다. CPU 전용 빌드에는 가리킬 대상이 없으므로, 정수를 넘기면 가속기 디바이스에 접근할 수 없다는 내용의 `RuntimeError`가 발생합니다.
+# 오래된 코드에는 "첫 번째 GPU"라는 뜻으로 `torch.device(0)`, `device=0`, `.to(0)`이라고 쓴 곳이 있습니다. PyTorch 2.4까지는 정수가 항상 CUDA를 가리켰습니다. 2.5부터는 "현재 가속기의 인덱스 0"을 뜻합니다. NVIDIA 머신에서는 `cuda:0`, Mac에서는 `mps:0`, Intel GPU에서는 `xpu:0`입니다. 가속기가 없으면 가리킬 대상이 없으므로 `torch.device(0)` 자체가 `RuntimeError: Cannot access accelerator device when none is available.`를 발생시킵니다. 2.7부터는 가속기용으로 빌드된 PyTorch(GPU가 없는 머신의 CUDA 빌드)가 `0`을 그대로 `cuda:0`으로 바꾸고, 오류는 그 디바이스에 텐서를 생성할 때 발생합니다.
 #
 # 셀에서는 실행 중인 머신에서 나와야 할 결과를 `assert`로 검증합니다.
 
 # %% tags=["claim-O1"]
-no_accelerator_built = (torch.__version__ >= "2.7"
-                        and torch.accelerator.current_accelerator() is None)
+usable = torch.accelerator.is_available()
+# 2.7부터 current_accelerator()는 빌드가 지원하는 가속기를 돌려준다(없으면 None).
+# 2.6에서는 쓸 수 있는 가속기가 없으면 예외가 발생하므로 2.7부터만 호출한다
+built_for = torch.accelerator.current_accelerator() if usable or TORCH >= (2, 7) else None
+print(f"{usable=}, {built_for=}")
 
-try:
-    d = torch.device(0)
+if usable:
     t = torch.zeros(2, device=0)
-except RuntimeError as err:
-    print("RuntimeError:", err)
-    assert device.type == "cpu"  # 쓸 수 있는 가속기가 없을 때만
-    if no_accelerator_built:
-        assert "Cannot access accelerator device when none is available" in str(err)
+    print(f"{torch.device(0)=}, {t.device=}")
+    assert torch.device(0) == t.device == torch.device(pick_device().type, 0)
+elif built_for is None:
+    with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
+        torch.zeros(2, device=0)
+    assert pick_device() == torch.device("cpu")
 else:
-    print(d, t.device)
-    assert device.type != "cpu"
-    assert d == t.device == torch.device(device.type, 0)
+    print(f"{torch.device(0)=}")
+    assert torch.device(0) == torch.device(built_for.type, 0)
+    try:
+        torch.zeros(2, device=0)
+    except RuntimeError as err:  # 메시지는 드라이버에 따라 달라지므로 타입만 확인한다
+        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+    else:
+        raise AssertionError("expected RuntimeError")
 
 # %% [markdown]
 # 따라서 정수는 "GPU"를 이식성 있게 가리키는 방법이 아닙니다. 머신 종류마다 뜻이 달라지고, CPU만 있는 머신에서는 오류가 납니다. 헬퍼가 반환한 디바이스를 넘기거나, `"cuda:0"`처럼 의도를 명시적으로 적으십시오.
@@ -145,6 +178,6 @@ else:
 # ## 정리
 #
 # - `torch.cuda.is_available()`은 CUDA에 대해서만 답합니다.
-# - `torch.accelerator.is_available()`과 `current_accelerator()`(2.6 이상, 2.7부터는 빌드가 가속기를 지원하지 않으면 `None`)는 CUDA, MPS, XPU 등을 다룹니다. `current_accelerator()`는 빌드를 나타내므로 `is_available()`도 확인합니다.
-# - CPU로 폴백하는 `pick_device()` 헬퍼 하나만 있으면 스크립트를 어디서나 실행할 수 있습니다.
+# - `torch.accelerator.is_available()`과 `current_accelerator()`(2.6 이상)는 CUDA, MPS, XPU 등을 다룹니다. 2.7부터 `current_accelerator()`는 빌드를 나타내며, 빌드가 가속기를 지원하지 않으면 `None`을 반환합니다. 2.6에서는 쓸 수 있는 가속기가 없으면 예외가 발생합니다. 먼저 `is_available()`을 확인하십시오.
+# - 쓸 수 있는 가속기를 고르고 없으면 CPU로 폴백하는 `pick_device()` 헬퍼 하나만 있으면 스크립트를 어디서나 실행할 수 있습니다.
 # - 2.5부터 정수 디바이스는 현재 가속기의 인덱스이며, 반드시 CUDA인 것은 아닙니다. 가속기가 없는 머신에서는 오류가 발생합니다.
