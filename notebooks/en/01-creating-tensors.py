@@ -244,8 +244,8 @@ assert torch.ones(3).device.type == "cpu"
 #
 # - It applies to the thread that called it. A new thread (a data-loading thread, a web server's
 #   worker) still creates its tensors on the CPU.
-# - Tensors that share memory with something that already exists are not created, so they stay on
-#   the CPU: `torch.frombuffer` and `torch.from_numpy` ignore the default device.
+# - Functions that wrap memory that already exists allocate nothing, so the default device does not
+#   apply to them: `torch.frombuffer` and `torch.from_numpy` return CPU tensors.
 # - Its documentation warns that it adds a slight cost to every Python call into the torch API, not
 #   only to factory functions. The cell times a small `add` with and without it on this machine
 #   and prints the ratio; it asserts nothing about it, because timings vary.
