@@ -78,11 +78,10 @@ if mps_ok:
 # - `torch.accelerator.current_accelerator()`: which kind? It returns a `torch.device` such as
 #   `device(type='cuda')`, without an index.
 #
-# When no accelerator is usable, the two releases differ: since 2.7, `current_accelerator()`
+# When no accelerator is usable, 2.6 and later releases differ: since 2.7, `current_accelerator()`
 # returns `None` on a build with no accelerator support; in 2.6 it raises a `RuntimeError`
-# instead. The cell asserts what this machine's torch does.
-# The module does not exist before 2.6, and an old environment may have an older torch, so the
-# cell checks with `hasattr` first.
+# instead. The cell asserts what this machine's torch does. The module does not exist before 2.6,
+# and an old environment may have an older torch, so the cell checks with `hasattr` first.
 
 # %% tags=["claim-O5"]
 if not hasattr(torch, "accelerator"):
