@@ -51,7 +51,7 @@ device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.__version__, device)
 
 # %% [markdown]
-# ## 이동하면 새 텐서를 반환
+# ## 이동 결과는 새 텐서
 #
 # `t.to(device)`는 `device`에 있는 새 텐서를 반환합니다. `t` 자체는 이동하지 않습니다.
 # 그러니 반환값을 받아 두어야 하며, 보통은 `t = t.to(device)`처럼 같은 이름에 다시
@@ -99,7 +99,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## 옮길 것이 없으면 같은 텐서를 반환
+# ## 옮길 필요가 없으면 같은 텐서
 #
 # 텐서가 이미 요청한 디바이스에 있고 dtype도 같다면 `to`는 할 일이 없으므로 텐서 자신을
 # 반환합니다. 반환값은 복사본이 아니므로, 여기에 값을 쓰면 원래 텐서에 쓰입니다. CPU 텐서에
