@@ -242,7 +242,7 @@ assert len(devices(model)) == 2
 #
 # 2.8 より前は、同じチェックが `but found at least two devices, cuda:0 and cpu!` と表示し、引数の名前は末尾にありました。要素ごとの演算（`+`、`*` など）は TensorIterator がチェックするので、今も引数の名前なしで `but found at least two devices, cuda:0 and cpu!` と表示されます。
 #
-# 1つだけ許される組み合わせがあります。`torch.tensor(2.0)` のような0次元の CPU テンソルは、Python の数値と同じように CUDA の演算に加われます。GPU のないマシンでは、セルは `torch.cuda.is_available()=False` だけを表示します。
+# 1つだけ許される組み合わせがあります。`torch.tensor(2.0)` のような0次元の CPU テンソルは、Python の数値と同じように CUDA の演算に使えます。GPU のないマシンでは、セルは `torch.cuda.is_available()=False` だけを表示します。
 
 # %% tags=["claim-O3", "gpu-only"]
 model = nn.Linear(4, 2).to(device)
@@ -266,7 +266,7 @@ else:
     assert model(x).device.type == "cpu"
 
 # %% [markdown]
-# GPU がなければ CUDA のメッセージは確認できませんが、`meta` デバイスは独自の文言（`is not on the expected device`）で独自のデバイスチェックを行います。これを使うと、どのマシンでも、不一致がどちらの向きでも失敗すること、そして0次元の CPU テンソルは許されることを確かめられます。
+# GPU がなければ CUDA のメッセージは確認できませんが、`meta` デバイスには独自のデバイスチェックがあります（メッセージの文言は `is not on the expected device` で、CUDA とは異なります）。これを使うと、どのマシンでも、不一致がどちらの向きでも失敗すること、そして0次元の CPU テンソルは許されることを確かめられます。
 
 # %% tags=["claim-F7"]
 meta_model = nn.Linear(4, 2).to("meta")
@@ -310,7 +310,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# dtype の変換でも同じことが起き、こちらはどのマシンでも確認できます。状態は元の dtype のままなので、次の `step()` で float64 の新しい勾配と float32 の状態が出会い、失敗します。state dict を読み込み直すと、状態が各パラメータの dtype（とデバイス）に変換され、`step()` はまた動くようになります。
+# dtype の変換でも同じことが起き、こちらはどのマシンでも確認できます。状態は元の dtype のままなので、次の `step()` では float64 の新しい勾配と float32 のままの状態が混在し、失敗します。state dict を読み込み直すと、状態が各パラメータの dtype（とデバイス）に変換され、`step()` はまた動くようになります。
 
 # %% tags=["claim-F4"]
 model = nn.Linear(4, 2)
@@ -327,7 +327,7 @@ assert state["exp_avg"].dtype == torch.float32  # 変換されない
 optimizer.zero_grad()
 model(torch.randn(8, 4, dtype=torch.float64)).sum().backward()
 with expect_error(RuntimeError, "expected dtype"):
-    optimizer.step()  # float64 の勾配と float32 の状態が出会う
+    optimizer.step()  # float64 の勾配と float32 の状態が混在する
 
 optimizer.load_state_dict(optimizer.state_dict())  # 状態を各パラメータの dtype に変換する
 optimizer.step()
@@ -404,7 +404,7 @@ with expect_error(TypeError, "not callable"):
     torch.load(path, map_location=0, weights_only=True)
 
 # %% [markdown]
-# torch 2.6 以降、`weights_only=True` は `torch.load` の既定値です。ここで明示しているのは、古いリリースでも同じように読めるようにするためです。2.6 で、pickle で保存したモデル全体（`torch.save(model, path)` で保存したもの）を読み込めなくなった人が多かったのはこのためです。`torch.load` は任意のクラスを unpickle しなくなりました。`state_dict()` を保存して読み込むか、信頼できるファイルに限って `weights_only=False` を渡します。
+# torch 2.6 以降、`weights_only=True` は `torch.load` の既定値です。ここで明示しているのは、古いリリースでも同じように読めるようにするためです。`torch.load` が任意のクラスを unpickle しなくなったため、2.6 では pickle で保存したモデル全体（`torch.save(model, path)` で保存したもの）を読み込めなくなった人が大勢いました。`state_dict()` を保存して読み込むか、信頼できるファイルに限って `weights_only=False` を渡します。
 
 # %%
 whole = os.path.join(tmp.name, "whole-model.pt")
@@ -430,5 +430,5 @@ tmp.cleanup()
 # - 変換したテンソルをパラメータの名前に代入してはいけません。モジュール全体を移動します。
 # - モデルには単一のデバイスというものがありません。`next(model.parameters()).device` は慣例的な書き方です。
 # - デバイス不一致エラーが出たら、モデルとすべての入力を1つのデバイスに置きます（`model.to(device)`、`x = x.to(device)`）。メッセージが名前を挙げた引数が、移動すべきものとは限りません。
-# - 先にモデルを移動し、それからオプティマイザを作ります。状態を持ったオプティマイザは、状態を元のデバイスと dtype のまま持ち続けます。
+# - 先にモデルを移動し、それからオプティマイザを作ります。状態を持つオプティマイザでは、その状態が元のデバイスと dtype のまま残ります。
 # - GPU のチェックポイントは `torch.load(path, map_location="cpu", weights_only=True)` で CPU に読み込みます。torch 2.6 以降、`weights_only=True` は既定値です。

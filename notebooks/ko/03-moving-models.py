@@ -303,8 +303,8 @@ else:
     assert model(x).device.type == "cpu"
 
 # %% [markdown]
-# GPU가 없으면 CUDA의 메시지는 볼 수 없지만, `meta` 디바이스는 자체 문구(`is not on the expected device`)로
-# 자체 디바이스 검사를 합니다. 이를 이용하면 어느 머신에서나 불일치가 양방향 모두 실패한다는 것과,
+# GPU가 없으면 CUDA의 메시지는 볼 수 없지만, `meta` 디바이스에는 자체 디바이스 검사가 있습니다(메시지
+# 문구는 `is not on the expected device`로 CUDA와 다릅니다). 이를 이용하면 어느 머신에서나 불일치가 양방향 모두 실패한다는 것과,
 # 0차원 CPU 텐서는 허용된다는 것을 확인할 수 있습니다.
 
 # %% tags=["claim-F7"]
@@ -355,7 +355,7 @@ else:
 
 # %% [markdown]
 # dtype 변환에서도 같은 일이 일어나며, 이쪽은 어느 머신에서나 확인할 수 있습니다. 상태가 예전 dtype을
-# 유지하므로, 다음 `step()`에서 float64인 새 기울기가 float32 상태와 만나 실패합니다. state dict를
+# 유지하므로, 다음 `step()`에서 float64인 새 기울기와 float32 상태가 섞여 실패합니다. state dict를
 # 다시 불러오면 상태가 각 파라미터의 dtype(과 디바이스)으로 변환되고, `step()`이 다시 동작합니다.
 
 # %% tags=["claim-F4"]
@@ -373,7 +373,7 @@ assert state["exp_avg"].dtype == torch.float32  # 변환되지 않음
 optimizer.zero_grad()
 model(torch.randn(8, 4, dtype=torch.float64)).sum().backward()
 with expect_error(RuntimeError, "expected dtype"):
-    optimizer.step()  # float64 기울기가 float32 상태와 만난다
+    optimizer.step()  # float64 기울기와 float32 상태가 섞인다
 
 optimizer.load_state_dict(optimizer.state_dict())  # 상태를 각 파라미터의 dtype으로 변환한다
 optimizer.step()
@@ -458,7 +458,7 @@ with expect_error(TypeError, "not callable"):
     torch.load(path, map_location=0, weights_only=True)
 
 # %% [markdown]
-# torch 2.6부터 `weights_only=True`는 `torch.load`의 기본값입니다. 여기서 명시하는 것은 예전 릴리스에서도 코드가 똑같이 읽히게 하기 위해서입니다. 2.6에서 pickle로 저장한 모델 전체(`torch.save(model, path)`로 저장한 것)를 불러오지 못하게 된 사람이 많았던 이유가 바로 이것입니다. 이제 `torch.load`는 임의의 클래스를 unpickle하지 않습니다. `state_dict()`를 저장하고 불러오거나, 신뢰할 수 있는 파일에 한해 `weights_only=False`를 넘기십시오.
+# torch 2.6부터 `weights_only=True`는 `torch.load`의 기본값입니다. 여기서 명시하는 것은 예전 릴리스에서도 코드가 똑같이 읽히게 하기 위해서입니다. 이제 `torch.load`가 임의의 클래스를 unpickle하지 않기 때문에, 2.6에서 pickle로 저장한 모델 전체(`torch.save(model, path)`로 저장한 것)를 불러오지 못하게 된 사람이 많았습니다. `state_dict()`를 저장하고 불러오거나, 신뢰할 수 있는 파일에 한해 `weights_only=False`를 넘기십시오.
 
 # %%
 whole = os.path.join(tmp.name, "whole-model.pt")
