@@ -370,7 +370,7 @@ else:
 # %% [markdown]
 # ## 古い情報: 存在しない GPU インデックスでは素の RuntimeError が出る
 #
-# **当時（torch 1.7）**: 存在しない GPU を指定すると（たとえば GPU が1つのマシンで `t.cuda(1)`）、`RuntimeError: CUDA error: invalid device ordinal` が送出されました。
+# **当時（torch 1.7）**: 存在しない GPU を指定すると（たとえば GPU が1枚のマシンで `t.cuda(1)`）、`RuntimeError: CUDA error: invalid device ordinal` が送出されました。
 #
 # **現在**: torch 2.8 以降、同じエラーが `torch.AcceleratorError` として送出されます。これは `RuntimeError` のサブクラスなので、既存の `except RuntimeError:` のコードでもそのまま捕捉できます。GPU がなければ、セルはクラスだけを検証し、残りについては `torch.cuda.is_available()=False` を表示します。
 
