@@ -346,12 +346,12 @@ assert torch.ones(1).is_cpu
 # %% [markdown]
 # ## 오래된 정보: 디바이스 불일치 오류 메시지
 #
-# **예전(torch 1.7)**: CUDA 행렬 곱은 모든 텐서가 GPU에 있는지 검사하고(ATen의 `checkAllSameGPU`) CPU에 있는 텐서를 나열했습니다. 인자는 `addmm(bias, input, weight.T)`의 `self`, `mat1`, `mat2`와, 편향와 같은 디바이스에 만들어지는 출력 `out`입니다. 그래서 어느 쪽이 CPU에 남았는지에 따라 메시지가 달랐습니다.
+# **예전(torch 1.7)**: CUDA 행렬 곱은 모든 텐서가 GPU에 있는지 검사하고(ATen의 `checkAllSameGPU`) CPU에 있는 텐서를 나열했습니다. 인자는 `addmm(bias, input, weight.T)`의 `self`, `mat1`, `mat2`와, 편향과 같은 디바이스에 만들어지는 출력 `out`입니다. 그래서 어느 쪽이 CPU에 남았는지에 따라 메시지가 달랐습니다.
 #
 # - CPU 입력을 GPU 레이어에 넣은 경우: `Tensor for argument #2 'mat1' is on CPU, but expected it to be on GPU (while checking arguments for addmm)`
 # - GPU 입력을 CPU에 남은 레이어에 넣은 경우: `Tensor for 'out' is on CPU, Tensor for argument #1 'self' is on CPU, but expected them to be on GPU (while checking arguments for addmm)`
 #
-# **지금**: 두 경우 모두 `Expected all tensors to be on the same device`로 시작합니다. 선형 레이어라면 어느 방향이든 뒤에 입력인 `mat1`의 이름이 나옵니다. 검사가 모든 인자를 첫 번째 인자인 편향와 비교하므로, 다른 디바이스에 있는 쪽은 언제나 입력이기 때문입니다. 따라서 인자 이름만 보고는 어느 쪽을 옮겨야 할지 알 수 없습니다. 모델과 모든 입력을 사용하려는 디바이스 하나에 두십시오. `+`나 `*` 같은 요소별 연산은 TensorIterator를 거치므로 지금도 인자 이름 없이 `but found at least two devices, cuda:0 and cpu!`로 끝납니다. 나머지 문구는 릴리스마다 바뀌어 왔으므로(2.8에서도 바뀌었습니다) 로그는 이 앞부분으로 검색하십시오. CPU만 있으면 섞일 두 번째 디바이스가 없으므로 이 셀에는 GPU가 필요하며, GPU가 없으면 `torch.cuda.is_available()=False`만 출력합니다. 선형 레이어의 두 방향과 덧셈의 예를 보여 줍니다.
+# **지금**: 두 경우 모두 `Expected all tensors to be on the same device`로 시작합니다. 선형 레이어라면 어느 방향이든 뒤에 입력인 `mat1`의 이름이 나옵니다. 검사가 모든 인자를 첫 번째 인자인 편향과 비교하므로, 다른 디바이스에 있는 쪽은 언제나 입력이기 때문입니다. 따라서 인자 이름만 보고는 어느 쪽을 옮겨야 할지 알 수 없습니다. 모델과 모든 입력을 사용하려는 디바이스 하나에 두십시오. `+`나 `*` 같은 요소별 연산은 TensorIterator를 거치므로 지금도 인자 이름 없이 `but found at least two devices, cuda:0 and cpu!`로 끝납니다. 나머지 문구는 릴리스마다 바뀌어 왔으므로(2.8에서도 바뀌었습니다) 로그는 이 앞부분으로 검색하십시오. CPU만 있으면 섞일 두 번째 디바이스가 없으므로 이 셀에는 GPU가 필요하며, GPU가 없으면 `torch.cuda.is_available()=False`만 출력합니다. 선형 레이어의 두 방향과 덧셈의 예를 보여 줍니다.
 
 # %% tags=["claim-O3", "gpu-only"]
 if torch.cuda.is_available():
