@@ -21,17 +21,35 @@
 # and how to load a checkpoint saved on a GPU onto a CPU.
 #
 # Every statement is checked by an `assert` in the code cell after it. Cells that need a GPU check
-# for one first; on a CPU-only machine they print what they skipped.
+# for one first; on a CPU-only machine they print `torch.cuda.is_available()=False` instead. An
+# expected error is caught, checked and shown by `expect_error`, defined in the first cell, and the
+# page carries on.
 
 # %%
+import contextlib
 import os
+import pickle
+import sys
 import tempfile
 
 import torch
 from torch import nn
 
+TORCH = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2])
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.__version__, device)
+
+
+@contextlib.contextmanager
+def expect_error(kind, fragment):
+    # The block must raise `kind` with `fragment` in its message; the error is shown and the notebook carries on.
+    try:
+        yield
+    except kind as err:
+        assert fragment in str(err), err
+        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+    else:
+        raise AssertionError(f"expected {kind.__name__}")
 
 # %% [markdown]
 # ## In place, same object
@@ -55,7 +73,7 @@ assert model.double() is model  # dtype conversions too
 if torch.cuda.is_available():
     assert model.cuda() is model
 else:
-    print("No GPU: skipped model.cuda().")
+    print(f"{torch.cuda.is_available()=}")
 
 model.to("meta")  # the result is not assigned
 print(model.weight.device, model.weight.dtype)
@@ -107,7 +125,7 @@ model = Scaled()
 weight, offset = model.weight, model.offset
 
 model.to("meta")
-print(model.weight is weight, model.offset is offset)
+print(f"{model.weight is weight=}, {model.offset is offset=}")
 assert isinstance(model.weight, nn.Parameter)
 assert model.weight is not weight  # a new Parameter object
 assert model.offset is not offset  # a new buffer tensor
@@ -118,13 +136,8 @@ assert model.offset is not offset  # a new buffer tensor
 # device; fill in the values yourself, for built-in layers with `reset_parameters()`.
 
 # %% tags=["claim-F7"]
-try:
+with expect_error(NotImplementedError, "to_empty"):
     model.to("cpu")
-except NotImplementedError as err:
-    print(str(err).splitlines()[0])
-    assert "to_empty" in str(err)
-else:
-    raise AssertionError("a meta module has no data to copy")
 
 layer = nn.Linear(3, 2, device="meta")
 layer.to_empty(device="cpu")  # storage only, no values yet
@@ -142,7 +155,7 @@ model = Scaled()
 weight, offset = model.weight, model.offset
 
 model.double()
-print("double:", model.weight is weight, model.offset is offset)
+print(f"{model.weight is weight=}, {model.offset is offset=}")
 assert model.weight.dtype == torch.float64
 assert model.weight is weight  # same Parameter object
 assert model.offset is not offset  # the buffer is a new tensor
@@ -150,12 +163,12 @@ assert model.offset is not offset  # the buffer is a new tensor
 if torch.cuda.is_available():
     offset = model.offset
     model.to(device)
-    print("cuda:", model.weight is weight, model.offset is offset)
+    print(f"{model.weight is weight=}, {model.offset is offset=}")
     assert model.weight.device.type == "cuda"
     assert model.weight is weight  # same Parameter object, now on the GPU
     assert model.offset is not offset
 else:
-    print("No GPU: skipped the CPU -> CUDA identity check.")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## Plain tensor attributes
@@ -217,13 +230,8 @@ moved = model.weight.to("meta")  # a real conversion
 print(type(moved))
 assert type(moved) is torch.Tensor
 
-try:
+with expect_error(TypeError, "cannot assign"):
     model.weight = moved
-except TypeError as err:
-    print(err)
-    assert "cannot assign" in str(err)
-else:
-    raise AssertionError("expected a TypeError")
 
 
 # %% [markdown]
@@ -254,56 +262,66 @@ assert len(devices(model)) == 2
 # %% [markdown]
 # ## Reading a device-mismatch error
 #
-# When a model and its input are on different devices, the first operation that mixes them fails
-# with a `RuntimeError`. Since torch 2.8 the message reads like
+# When a model and its input are on different devices, the operation that mixes them fails with a
+# `RuntimeError`. The fix is always the same: put the model and all its inputs on the one device you
+# intend, `model.to(device)` and `x = x.to(device)`. Write the assignment: `Tensor.to` returns a new
+# tensor and leaves `x` where it was.
+#
+# Do not simply move the tensor the message names. Since torch 2.8 a linear layer fed a CPU input
+# reports
 # `Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)`:
 #
-# - `mat1` is the argument on the wrong device. For a 2-D input `nn.Linear` runs
-#   `addmm(bias, input, weight.T)`, so `mat1` is your input.
-# - `cpu` is where that argument is; `cuda:0` is where the other tensors (the weight and bias) are.
-# - `wrapper_CUDA_addmm` is the operation that noticed.
+# - For a 2-D input `nn.Linear` runs `addmm(bias, input, weight.T)`, so `mat1` is your input, and
+#   `wrapper_CUDA_addmm` is the operation that noticed.
+# - The check compares every argument with the first one, the bias. If the *model* was left on the
+#   CPU and the input is on the GPU, the message still names `mat1`, now "on cuda:0, different from
+#   other tensors on cpu". Moving `mat1` as the message suggests would send the input back to the CPU.
 #
-# Older releases began the same way but went on with `but found at least two devices, cuda:0 and cpu!`.
-# The fix is to move the input: `x.to(device)`.
+# Before 2.8 the same check said `but found at least two devices, cuda:0 and cpu!` and named the
+# argument at the end. Element-wise operations (`+`, `*`, ...) are checked by TensorIterator, and
+# still say `but found at least two devices, cuda:0 and cpu!`, without an argument name.
+#
+# One mix is allowed: a 0-dim CPU tensor such as `torch.tensor(2.0)` can take part in a CUDA
+# operation, as if it were a Python number. On a machine without a GPU the cell prints only
+# `torch.cuda.is_available()=False`.
 
-# %% tags=["claim-O3"]
+# %% tags=["claim-O3", "gpu-only"]
 model = nn.Linear(4, 2).to(device)
 x = torch.randn(8, 4)  # created on the CPU
 
 if torch.cuda.is_available():
-    try:
-        model(x)
-    except RuntimeError as err:
-        message = str(err)
-    else:
-        raise AssertionError("expected a device-mismatch error")
-    print(message)
-    assert "Expected all tensors to be on the same device" in message
-    if torch.__version__ >= "2.8":
-        assert "but got" in message
-    else:
-        assert "found at least two devices" in message
-    y = model(x.to(device))  # the fix
-    print(y.device)
+    named = "but got mat1" if TORCH >= (2, 8) else "found at least two devices"
+    with expect_error(RuntimeError, named):
+        model(x)  # the input was left on the CPU
+    with expect_error(RuntimeError, named):
+        nn.Linear(4, 2)(x.to(device))  # the model was left on the CPU
+    with expect_error(RuntimeError, "found at least two devices"):
+        x.to(device) + x  # element-wise: checked by TensorIterator
+    x = x.to(device)  # the fix: keep the result
+    y = model(x)
+    print(f"{y.device=}")
     assert y.device == model.weight.device
+    assert (y * torch.tensor(2.0)).device == y.device  # a 0-dim CPU tensor is allowed
 else:
-    print("No GPU: skipped the device-mismatch error; a CPU model accepts a CPU input.")
+    print(f"{torch.cuda.is_available()=}")
     assert model(x).device.type == "cpu"
 
 # %% [markdown]
-# Without a GPU you cannot see this error, and `meta` is not a faithful stand-in for it: `meta`
-# kernels do not run the device check that CUDA kernels run, so a `meta` model fed a CPU input
-# fails with a different message, or not at all.
+# Without a GPU you cannot see CUDA's message, but the `meta` device runs a device check of its own,
+# with its own wording (`is not on the expected device`). It shows on any machine that the mismatch
+# fails in both directions, and that a 0-dim CPU tensor is allowed.
 
 # %% tags=["claim-F7"]
 meta_model = nn.Linear(4, 2).to("meta")
-try:
-    meta_model(torch.randn(8, 4))
-    message = "no error"
-except RuntimeError as err:
-    message = str(err)
-print(message)
-assert "Expected all tensors to be on the same device" not in message
+with expect_error(RuntimeError, "is not on the expected device"):
+    meta_model(torch.randn(8, 4))  # the input was left on the CPU
+with expect_error(RuntimeError, "is not on the expected device"):
+    nn.Linear(4, 2)(torch.randn(8, 4, device="meta"))  # the model was left on the CPU
+
+y = meta_model(torch.randn(8, 4, device="meta"))  # both on meta
+scaled = y * torch.tensor(2.0)  # a 0-dim CPU tensor is allowed
+print(f"{y.device=}, {scaled.device=}")
+assert scaled.device.type == "meta"
 
 # %% [markdown]
 # ## Optimizers: move first, then build
@@ -311,10 +329,11 @@ assert "Expected all tensors to be on the same device" not in message
 # An optimizer holds references to the model's `Parameter` objects, plus per-parameter *state* that
 # it creates on the first `step()` (Adam keeps two running averages, `exp_avg` and `exp_avg_sq`).
 #
-# Because a CPU → CUDA move keeps the `Parameter` objects, an optimizer built before the move still
-# updates the right parameters. Its existing state, though, is not part of the module, so
-# `model.to()` leaves it on the old device. `optimizer.load_state_dict(optimizer.state_dict())`
-# converts the state to each parameter's device.
+# A CPU → CUDA move keeps the `Parameter` objects, so an optimizer built before the move still
+# holds the right parameters. That is enough only while the optimizer has no state yet. Its state is
+# not part of the module, so `model.to()` leaves it on the old device.
+# `optimizer.load_state_dict(optimizer.state_dict())` converts the state to each parameter's device.
+# On a machine without a GPU the cell prints only `torch.cuda.is_available()=False`.
 
 # %% tags=["claim-F4"]
 model = nn.Linear(4, 2)  # on the CPU
@@ -336,27 +355,36 @@ if torch.cuda.is_available():
     assert state["exp_avg"].device.type == "cuda"
     assert state["exp_avg_sq"].device.type == "cuda"
 else:
-    print("No GPU: skipped the check that Adam's state stays on the CPU after a move to CUDA.")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # The same thing happens with a dtype change, which you can watch on any machine: the state keeps
-# its old dtype until you reload it.
+# its old dtype, and the next `step()` fails, because the new float64 gradients meet float32 state.
+# Reloading the state dict converts the state to each parameter's dtype (and device), and `step()`
+# works again.
 
 # %% tags=["claim-F4"]
 model = nn.Linear(4, 2)
 optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
 model(torch.randn(8, 4)).sum().backward()
-optimizer.step()
+optimizer.step()  # Adam's state is created in float32
 
 model.double()
 state = optimizer.state[model.weight]
-print(model.weight.dtype, state["exp_avg"].dtype)
+print(f"{model.weight.dtype=}, {state['exp_avg'].dtype=}")
 assert optimizer.param_groups[0]["params"][0] is model.weight
 assert state["exp_avg"].dtype == torch.float32  # not converted
 
-optimizer.load_state_dict(optimizer.state_dict())
-print(optimizer.state[model.weight]["exp_avg"].dtype)
-assert optimizer.state[model.weight]["exp_avg"].dtype == torch.float64
+optimizer.zero_grad()
+model(torch.randn(8, 4, dtype=torch.float64)).sum().backward()
+with expect_error(RuntimeError, "expected dtype"):
+    optimizer.step()  # float64 gradients meet float32 state
+
+optimizer.load_state_dict(optimizer.state_dict())  # converts the state to each parameter's dtype
+optimizer.step()
+state = optimizer.state[model.weight]
+print(f"{state['exp_avg'].dtype=}")
+assert state["exp_avg"].dtype == torch.float64
 
 # %% [markdown]
 # The simplest rule avoids all of this: move the model first, then build the optimizer. Its state is
@@ -385,7 +413,8 @@ assert state["exp_avg"].device == model.weight.device
 #   `lambda storage, location: storage` keeps everything on the CPU.
 #
 # We also pass `weights_only=True`, which only unpickles tensors and plain containers: the safe
-# way to load a `state_dict`.
+# way to load a `state_dict` (more on it below). Without a GPU, the checkpoint below comes from the
+# CPU, and the next cell prints only `torch.cuda.is_available()=False`.
 
 # %%
 tmp = tempfile.TemporaryDirectory()
@@ -393,7 +422,7 @@ path = os.path.join(tmp.name, "checkpoint.pt")
 
 model = nn.Linear(4, 2).to(device)
 torch.save(model.state_dict(), path)
-print("saved from", model.weight.device)
+print(f"{model.weight.device=}")
 
 # %% tags=["claim-F8"]
 if torch.cuda.is_available():
@@ -403,11 +432,11 @@ if torch.cuda.is_available():
     assert as_saved["weight"].device.type == "cuda"  # back where it was saved
     assert on_cpu["weight"].device.type == "cpu"
 else:
-    print("No GPU: this checkpoint was saved from the CPU; a real GPU checkpoint needs a GPU to create.")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# All four forms of `map_location` give CPU tensors here, whether the checkpoint came from a GPU or
-# from the CPU.
+# All four forms of `map_location` above (a string, a `torch.device`, a dict, a callable) give CPU
+# tensors here, whether the checkpoint came from a GPU or from the CPU.
 
 # %% tags=["claim-F8"]
 forms = {
@@ -429,15 +458,31 @@ print(cpu_model.weight.device)
 # An integer is not a valid `map_location`: `torch.load` treats it as a callable and fails with a
 # `TypeError`. Write `"cuda:0"` or `torch.device("cuda", 0)` instead.
 
-# %% tags=["claim-F8"]
-try:
+# %%
+with expect_error(TypeError, "not callable"):
     torch.load(path, map_location=0, weights_only=True)
-except TypeError as err:
-    print(err)
+
+# %% [markdown]
+# Since torch 2.6, `weights_only=True` is `torch.load`'s default; we pass it only so that the code
+# reads the same on older releases. This is why loading a whole pickled model (saved with
+# `torch.save(model, path)`) stopped working for many people in 2.6: `torch.load` now refuses to
+# unpickle arbitrary classes. Save and load `state_dict()`s, or, only for a file you trust, pass
+# `weights_only=False`.
+
+# %%
+whole = os.path.join(tmp.name, "whole-model.pt")
+torch.save(nn.Linear(4, 2), whole)  # the whole module, pickled
+try:
+    torch.load(whole, map_location="cpu")
+except pickle.UnpicklingError as err:
+    print(f"{type(err).__name__}: {str(err).split('.')[0]}", file=sys.stderr)  # the message is long: show its first sentence
 else:
-    raise AssertionError("expected a TypeError")
-finally:
-    tmp.cleanup()
+    raise AssertionError("expected an UnpicklingError")
+
+loaded = torch.load(whole, map_location="cpu", weights_only=False)  # only for a file you trust
+print(f"{type(loaded).__name__=}")
+assert isinstance(loaded, nn.Linear)
+tmp.cleanup()
 
 # %% [markdown]
 # ## Summary
@@ -448,6 +493,9 @@ finally:
 # - Only parameters, buffers and submodules move. Register other tensors with `register_buffer`.
 # - Never assign a converted tensor to a parameter's name; move the whole module.
 # - A model has no single device: `next(model.parameters()).device` is a convention.
-# - In a device-mismatch error, find the argument named after `but got` and move it.
-# - Move the model first, then build the optimizer.
-# - Load GPU checkpoints on a CPU with `torch.load(path, map_location="cpu", weights_only=True)`.
+# - On a device-mismatch error, put the model and all its inputs on one device: `model.to(device)`,
+#   `x = x.to(device)`. The argument the message names is not necessarily the one to move.
+# - Move the model first, then build the optimizer: an optimizer that already has state keeps it on
+#   the old device and dtype.
+# - Load GPU checkpoints on a CPU with `torch.load(path, map_location="cpu", weights_only=True)`;
+#   `weights_only=True` is the default since torch 2.6.

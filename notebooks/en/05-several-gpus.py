@@ -17,10 +17,13 @@
 #
 # With more than one GPU, every CUDA call that names no index goes to the *current device*. This
 # page shows how that device is chosen, how to hide GPUs from a process, what `nn.DataParallel`
-# really does, and how `DistributedDataParallel` works: we run it for real with two CPU processes,
-# so every cell runs on any machine.
+# really does, and how `DistributedDataParallel` works: we run it for real with two CPU processes.
+#
+# Cells that need a GPU print the unmet condition instead, such as `torch.cuda.is_available()=False`
+# or `n_gpus=0`; every other cell runs on any machine.
 
 # %%
+import contextlib
 import json
 import os
 import re
@@ -32,10 +35,23 @@ from pathlib import Path
 
 import torch
 from torch import nn
+from torch.utils.data import DistributedSampler
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 n_gpus = torch.cuda.device_count()
 print(torch.__version__, device, n_gpus)
+
+
+@contextlib.contextmanager
+def expect_error(kind, fragment):
+    # The block must raise `kind` with `fragment` in its message; the error is shown and the notebook carries on.
+    try:
+        yield
+    except kind as err:
+        assert fragment in str(err), err
+        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+    else:
+        raise AssertionError(f"expected {kind.__name__}")
 
 # %% [markdown]
 # ## The current device
@@ -45,26 +61,27 @@ print(torch.__version__, device, n_gpus)
 # a block and restores it afterwards. Whatever names no index, such as `.cuda()` or `"cuda"`, uses
 # it. The cell uses the last GPU, which is GPU 0 on a one-GPU machine.
 
-# %% tags=["claim-F9"]
+# %% tags=["claim-F9", "gpu-only"]
 if torch.cuda.is_available():
     start = torch.cuda.current_device()
     last = n_gpus - 1
     with torch.cuda.device(last):
         inside = torch.cuda.current_device()
         t = torch.zeros(2).cuda()
-    print("start:", start, "inside:", inside, "tensor:", t.device, "after:", torch.cuda.current_device())
+    after = torch.cuda.current_device()
+    print(f"{start=}, {inside=}, {t.device=}, {after=}")
     assert start == 0  # a fresh process starts on GPU 0
     assert inside == last and t.device == torch.device("cuda", last)
-    assert torch.cuda.current_device() == start  # restored when the block ends
+    assert after == start  # restored when the block ends
 
     torch.cuda.set_device(last)
     assert torch.cuda.current_device() == last
     torch.cuda.set_device(start)
 else:
-    print("skipped: no CUDA GPU, so there is no current CUDA device")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## What 'cuda' means
+# ## What "cuda" means
 #
 # `torch.device("cuda")` has no index. It is not a synonym for `cuda:0`: it means "the current
 # CUDA device", looked up when a tensor is created or moved.
@@ -78,9 +95,10 @@ assert d != torch.device("cuda", 0)
 # %% [markdown]
 # On one GPU that lookup always gives `cuda:0`. With two or more it matters: `t.to("cuda")` on a
 # tensor that lives on `cuda:1` copies it to `cuda:0` when GPU 0 is current, and returns `t` itself
-# when GPU 1 is current.
+# when GPU 1 is current. The cell shows the copy with two GPUs, the one-GPU case with one, and prints
+# `n_gpus=0` without a GPU.
 
-# %% tags=["claim-F2"]
+# %% tags=["claim-F2", "gpu-only"]
 if n_gpus >= 2:
     t1 = torch.ones(2, device="cuda:1")
     with torch.cuda.device(0):
@@ -92,22 +110,25 @@ if n_gpus >= 2:
     assert kept is t1
 elif n_gpus == 1:
     t = torch.ones(2, device="cuda")
-    print(t.device)
+    print(f"{t.device=}, {n_gpus=}")
     assert t.device == torch.device("cuda", torch.cuda.current_device())
     assert t.to("cuda") is t  # already on the current device
-    print("(one GPU: the copy between GPUs needs two)")
 else:
-    print("skipped: no CUDA GPU, so 'cuda' has no current device to resolve to")
+    print(f"{n_gpus=}")
 
 # %% [markdown]
 # ## Hiding GPUs with CUDA_VISIBLE_DEVICES
 #
 # The environment variable `CUDA_VISIBLE_DEVICES` lists the GPUs a process may see, renumbered
-# from 0: with `CUDA_VISIBLE_DEVICES=1`, physical GPU 1 becomes `cuda:0` and is the only one. CUDA
-# reads it once, when it initialises in the process. Set it in the shell
-# (`CUDA_VISIBLE_DEVICES=1 python train.py`) or in the environment of a new process. Here a child
-# Python process gets an empty list and sees no GPU at all; with a GPU present, a second child
-# sees only the last one.
+# from 0: with `CUDA_VISIBLE_DEVICES=1`, GPU 1 becomes `cuda:0` and is the only one. Which physical
+# GPU is "GPU 1" depends on CUDA's numbering, which by default puts the fastest GPU first and can
+# differ from the order `nvidia-smi` shows (PCI bus order). Set `CUDA_DEVICE_ORDER=PCI_BUS_ID` as
+# well to number the GPUs as `nvidia-smi` does.
+#
+# CUDA reads these variables once, when it initialises in the process. Set them in the shell
+# (`CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=1 python train.py`) or in the environment of a
+# new process. Here a child Python process gets an empty string and sees no GPU at all; with a GPU
+# present, a second child sees only the last one.
 
 # %% tags=["claim-F9"]
 probe = "import torch; print(torch.cuda.device_count())"
@@ -116,81 +137,84 @@ if n_gpus:
     ours = os.environ.get("CUDA_VISIBLE_DEVICES")  # this process may already be restricted
     settings.append(ours.split(",")[n_gpus - 1] if ours else str(n_gpus - 1))
 for visible in settings:
-    env = dict(os.environ, CUDA_VISIBLE_DEVICES=visible)
+    env = dict(os.environ, CUDA_DEVICE_ORDER="PCI_BUS_ID", CUDA_VISIBLE_DEVICES=visible)
     child = subprocess.run([sys.executable, "-c", probe], env=env,
                            capture_output=True, text=True, timeout=120)
     assert child.returncode == 0, child.stderr
     count = int(child.stdout.split()[-1])
-    print(f"CUDA_VISIBLE_DEVICES={visible!r}: {count} GPU(s)")
+    print(f"{visible=}, {count=}")
     assert count == (0 if visible == "" else 1)
 
-print("this process still sees", torch.cuda.device_count())
+print(f"{torch.cuda.device_count()=}")
 assert torch.cuda.device_count() == n_gpus
 
 # %% [markdown]
 # Once CUDA has started, changing `os.environ` in the same process has no effect: the GPUs stay
 # visible. This is why the variable must be set before the first CUDA call, and is safest set
-# before Python starts.
+# before Python starts. The cell runs this in a fresh child process, so that nothing this notebook did
+# before can affect it: CUDA starts, the variable is emptied, and a new tensor still lands on a GPU.
+# Without a GPU the cell prints only `torch.cuda.is_available()=False`.
 
-# %% tags=["claim-F9"]
+# %% tags=["claim-F9", "gpu-only"]
+LATE = """
+import os
+import torch
+torch.zeros(1, device="cuda")
+os.environ["CUDA_VISIBLE_DEVICES"] = ""
+print(torch.ones(1, device="cuda").device)
+"""
 if torch.cuda.is_available():
-    torch.cuda.init()  # make sure CUDA has started in this process
-    old = os.environ.get("CUDA_VISIBLE_DEVICES")
-    os.environ["CUDA_VISIBLE_DEVICES"] = ""
-    try:
-        after = torch.cuda.device_count()
-        t = torch.ones(1, device="cuda")
-    finally:
-        if old is None:
-            del os.environ["CUDA_VISIBLE_DEVICES"]
-        else:
-            os.environ["CUDA_VISIBLE_DEVICES"] = old
-    print("GPUs after setting it too late:", after, t.device)
-    assert after == n_gpus
+    child = subprocess.run([sys.executable, "-c", LATE], capture_output=True, text=True, timeout=120)
+    print(f"{child.returncode=}, {child.stdout.strip()=}")
+    assert child.returncode == 0, child.stderr
+    assert child.stdout.split()[-1].startswith("cuda:")  # CUDA ignored the late change
 else:
-    print("skipped: no CUDA GPU in this process, so there is nothing to hide")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## What nn.DataParallel really does
 #
 # `nn.DataParallel(model)` is often read as "put my model on the GPUs". What it does depends on the
-# machine:
+# device ids it ends up with (`device_ids`, by default every visible GPU):
 #
 # - no CUDA GPU (or an Apple GPU): it keeps the model and calls it; nothing moves;
-# - exactly one GPU: its constructor moves the model to `cuda:0`;
-# - two or more GPUs: it moves nothing. `forward` checks that the parameters are on
-#   `device_ids[0]` and raises a `RuntimeError` if they are not, so you must call
-#   `model.to("cuda:0")` yourself.
+# - exactly one device id: its constructor moves the model to that GPU. That is the default on a
+#   one-GPU machine, and also what `device_ids=[1]` does on a machine with several GPUs: the model
+#   goes to `cuda:1`;
+# - two or more device ids: it moves nothing. `forward` checks that the parameters are on
+#   `device_ids[0]` and raises a `RuntimeError` if they are not, so you must move the model there
+#   yourself.
 #
-# The cell checks the branch that applies to this machine.
+# The cell checks the branch that applies to this machine; with several GPUs it also wraps a model
+# with a single device id.
 
 # %% tags=["claim-M5"]
 model = nn.Linear(4, 2)
 dp = nn.DataParallel(model)
 x = torch.randn(8, 4)
 where = next(model.parameters()).device
-print("GPUs:", n_gpus, "| model after wrapping:", where)
+print(f"{dp.device_ids=}, {where=}")
 
-if n_gpus == 0:
+if len(dp.device_ids) == 0:
     y = dp(x)  # just calls the module
     assert where.type == "cpu" and y.device.type == "cpu"
-elif n_gpus == 1:
-    assert where == torch.device("cuda", 0)  # moved by the constructor
+elif len(dp.device_ids) == 1:
+    assert where == torch.device("cuda", dp.device_ids[0])  # moved by the constructor
     y = dp(x)
-    assert y.device == torch.device("cuda", 0)
+    assert y.device == where
 else:
     assert where.type == "cpu"  # not moved
-    try:
+    with expect_error(RuntimeError, "must have its parameters and buffers on device"):
         dp(x)
-    except RuntimeError as err:
-        print("RuntimeError:", err)
-        assert "must have its parameters and buffers on device" in str(err)
-    else:
-        raise AssertionError("forward should have raised")
-    model.to("cuda:0")  # the fix: move it yourself
+    model.to(f"cuda:{dp.device_ids[0]}")  # the fix: move it yourself
     y = dp(x)
-    assert y.device == torch.device("cuda", 0)
-print("output on:", y.device)
+    assert y.device == torch.device("cuda", dp.device_ids[0])
+
+    last = dp.device_ids[-1]
+    one = nn.DataParallel(nn.Linear(4, 2), device_ids=[last])
+    print(f"{one.module.weight.device=}")
+    assert one.module.weight.device == torch.device("cuda", last)  # one device id: moved there
+print(f"{y.device=}")
 
 # %% [markdown]
 # Two more things to know. The wrapper stores your model as `dp.module`, so every key of its
@@ -216,16 +240,23 @@ assert advice
 # ## DistributedDataParallel, the recommended path
 #
 # `DistributedDataParallel` (DDP) runs one process per device, usually started with
-# `torchrun --nproc-per-node=N train.py`. Each process holds a full copy of the model and trains on
-# its own share of the data. When DDP wraps the model it copies rank 0's parameters to every
-# process, and during `backward()` it averages the gradients across processes, so every copy takes
-# the same step and the copies stay identical.
+# `torchrun --nproc-per-node=N train.py`. Each process holds a full copy of the model. When DDP wraps
+# the model it copies rank 0's parameters *and buffers* to every process (and, by default, rank 0's
+# buffers again before each forward pass); during `backward()` it averages the gradients across
+# processes, so every copy takes the same step and the copies stay identical.
+#
+# DDP does not split the data. Each process must load its own share, usually through a `DataLoader`
+# with a `DistributedSampler` (shown after the run). The demo below fakes the split: each process
+# draws its own random data from a seed that depends on its rank.
 #
 # With the `gloo` backend DDP also runs on CPUs, so we can run it here: two processes, each starting
-# from different random weights and each seeing different data. Worker processes started the safe
-# way (`spawn`) cannot import functions defined in a notebook, so we write the training script to a
-# temporary file and start it with `python -m torch.distributed.run`, the module behind `torchrun`.
-# On GPUs the script would use the `nccl` backend and give each process its own GPU.
+# from different random weights and a different buffer value. Worker processes started the safe way
+# (`spawn`) cannot import functions defined in a notebook, so we write the training script to a
+# temporary file and start it with `python -m torch.distributed.run`, which is what the `torchrun`
+# command runs. The script ends with `os._exit(0)`: gloo's worker threads can still be releasing
+# autograd state while Python shuts down, which now and then aborts the process (seen with torch
+# 2.13); the results are saved by then. On GPUs the script would use the `nccl` backend and give each
+# process its own GPU.
 
 # %%
 TRAIN = '''
@@ -237,21 +268,24 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 
 
 def train(rank):
-    torch.manual_seed(rank)  # a different start on each rank
+    torch.manual_seed(rank)
     net = nn.Linear(4, 1)
+    net.register_buffer("seen", torch.full((1,), float(rank)))
     start = net.weight.flatten().tolist()
-    model = DDP(net)  # copies rank 0's parameters to every rank
+    model = DDP(net)
     synced = net.weight.flatten().tolist()
+    buffer = net.seen.item()
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    torch.manual_seed(100 + rank)  # different data on each rank
+    torch.manual_seed(100 + rank)
     for step in range(5):
         x, y = torch.randn(16, 4), torch.randn(16, 1)
         loss = nn.functional.mse_loss(model(x), y)
         opt.zero_grad()
-        loss.backward()  # gradients are averaged across ranks here
+        loss.backward()
         opt.step()
     params = [p.flatten().tolist() for p in model.parameters()]
-    return {"rank": rank, "start": start, "synced": synced, "loss": loss.item(), "params": params}
+    return {"rank": rank, "start": start, "synced": synced, "buffer": buffer,
+            "loss": loss.item(), "params": params}
 
 
 dist.init_process_group("gloo")
@@ -259,8 +293,6 @@ result = train(dist.get_rank())
 with open(f"{sys.argv[1]}/rank{result['rank']}.json", "w") as f:
     json.dump(result, f)
 dist.destroy_process_group()
-# gloo's worker threads can still be releasing autograd state while Python shuts down, which
-# aborts the process now and then (torch 2.13). The work is saved: leave without the shutdown.
 os._exit(0)
 '''
 
@@ -278,32 +310,49 @@ with tempfile.TemporaryDirectory() as tmp:
         env=dict(os.environ, OMP_NUM_THREADS="1"),
         capture_output=True, text=True, timeout=120,
     )
-    print("return code:", run.returncode)
-    print((run.stdout + run.stderr).strip() or "(no output)")
+    print(f"{run.returncode=}")
+    if (run.stdout + run.stderr).strip():
+        print((run.stdout + run.stderr).strip())
     assert run.returncode == 0
     results = [json.loads((Path(tmp) / f"rank{r}.json").read_text()) for r in range(2)]
+
 
 def show(values):
     return [round(v, 4) for v in values]
 
 
 for r in results:
-    print(f"rank {r['rank']}: start {show(r['start'])}, after DDP() {show(r['synced'])}")
-    print(f"        last loss {r['loss']:.4f}, final {show(r['params'][0])} {show(r['params'][1])}")
+    rank, start, synced, buffer = r["rank"], show(r["start"]), show(r["synced"]), r["buffer"]
+    loss, final = round(r["loss"], 4), show(r["params"][0]) + show(r["params"][1])
+    print(f"{rank=}, {start=}, {synced=}, {buffer=}")
+    print(f"{rank=}, {loss=}, {final=}")
 
 r0, r1 = results
 assert r0["start"] != r1["start"]  # different initial weights
 assert r0["synced"] == r1["synced"] == r0["start"]  # rank 0's weights everywhere
+assert r0["buffer"] == r1["buffer"] == 0.0  # rank 0's buffer everywhere
 assert r0["loss"] != r1["loss"]  # different data
 assert r0["params"] == r1["params"]  # yet identical parameters after training
+
+# %% [markdown]
+# The split DDP leaves to you: `DistributedSampler` gives each rank a different share of the dataset's
+# indices. Here it runs without processes, by naming the rank and the number of ranks.
+
+# %% tags=["claim-F11"]
+data = range(8)
+shares = [list(DistributedSampler(data, num_replicas=2, rank=r, shuffle=False)) for r in range(2)]
+print(shares)
+assert sorted(shares[0] + shares[1]) == list(data)  # every sample once, no overlap
+assert not set(shares[0]) & set(shares[1])
 
 # %% [markdown]
 # ## Summary
 #
 # - Anything without an explicit index (`"cuda"`, `.cuda()`) uses the current device; choose it with
 #   `torch.cuda.set_device(i)` or `with torch.cuda.device(i):`.
-# - Set `CUDA_VISIBLE_DEVICES` before CUDA starts, best before Python starts.
-# - `nn.DataParallel` moves the model only when there is exactly one GPU, and renames the
-#   `state_dict` keys to `module.*`.
-# - Use `DistributedDataParallel` for several GPUs; with `gloo` it also runs, and can be tested, on
-#   CPUs.
+# - Set `CUDA_VISIBLE_DEVICES` (with `CUDA_DEVICE_ORDER=PCI_BUS_ID` for `nvidia-smi`'s numbering)
+#   before CUDA starts, best before Python starts.
+# - `nn.DataParallel` moves the model only when it has exactly one device id
+#   (`len(device_ids) == 1`), and renames the `state_dict` keys to `module.*`.
+# - Use `DistributedDataParallel` for several GPUs: it keeps parameters and buffers in sync, and a
+#   `DistributedSampler` splits the data. With `gloo` it also runs, and can be tested, on CPUs.

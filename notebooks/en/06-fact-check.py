@@ -21,12 +21,16 @@
 # `assert`, so if a future PyTorch release changes the behaviour, this page fails instead of quietly
 # going out of date.
 #
-# Everything runs without a GPU. Where a test needs one, the cell says what it skipped; where the
-# right outcome depends on the machine, the cell checks the outcome for the machine it runs on.
+# Everything runs without a GPU. A cell whose test needs one prints `torch.cuda.is_available()=False`
+# instead of results; where the right outcome depends on the machine, the cell checks the outcome for
+# the machine it runs on. An expected error is caught, checked and shown by `expect_error`, defined in
+# the first cell, and the page carries on.
 
 # %%
+import contextlib
 import copy
 import inspect
+import sys
 import weakref
 
 import torch
@@ -35,6 +39,18 @@ from torch import nn
 TORCH = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2])
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.__version__, device)
+
+
+@contextlib.contextmanager
+def expect_error(kind, fragment):
+    # The block must raise `kind` with `fragment` in its message; the error is shown and the notebook carries on.
+    try:
+        yield
+    except kind as err:
+        assert fragment in str(err), err
+        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+    else:
+        raise AssertionError(f"expected {kind.__name__}")
 
 # %% [markdown]
 # ## Claim: model.to(device) leaves the model where it was
@@ -125,9 +141,10 @@ print(a.weight.dtype, b.weight.dtype, [ref() for ref in a_old + b_old])
 
 # %% [markdown]
 # On a GPU, the cell below moves two models of the same size to the GPU, one with each spelling, and
-# compares how much GPU memory each move took, both after the move and at its peak.
+# compares how much GPU memory each move took, both after the move and at its peak. Without a GPU it
+# prints only `torch.cuda.is_available()=False`.
 
-# %% tags=["claim-M2"]
+# %% tags=["claim-M2", "gpu-only"]
 if torch.cuda.is_available():
     used = []
     for reassign in (False, True):
@@ -145,7 +162,7 @@ if torch.cuda.is_available():
     print(used)
     assert used[0] == used[1]
 else:
-    print("skipped: comparing GPU memory needs a CUDA GPU")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## Claim: torch.cuda.copy() copies parameters to the GPU
@@ -154,8 +171,10 @@ else:
 #
 # **Verdict: false.** No such function exists. Calling it fails on every machine, with or without a GPU:
 
-# %% tags=["raises-exception", "claim-M3"]
-torch.cuda.copy(torch.ones(3))
+# %% tags=["claim-M3"]
+assert not hasattr(torch.cuda, "copy")
+with expect_error(AttributeError, "has no attribute 'copy'"):
+    torch.cuda.copy(torch.ones(3))
 
 # %% [markdown]
 # The real tools: `dst.copy_(src)` copies values into a tensor that already exists (on any device),
@@ -163,8 +182,6 @@ torch.cuda.copy(torch.ones(3))
 # For a whole model, `model.to(device)` is the tool.
 
 # %% tags=["claim-M3"]
-assert not hasattr(torch.cuda, "copy")
-
 src = torch.arange(4.0)
 dst = torch.empty(4, device=device)
 dst.copy_(src)
@@ -204,9 +221,9 @@ assert both.weight.dtype == torch.float16
 
 # %% [markdown]
 # On a GPU, the cell below moves two identical models, one with each method, and compares the memory
-# they take and where they end up.
+# they take and where they end up. Without a GPU it prints only `torch.cuda.is_available()=False`.
 
-# %% tags=["claim-M4"]
+# %% tags=["claim-M4", "gpu-only"]
 if torch.cuda.is_available():
     by_cuda = nn.Linear(1024, 1024)
     by_to = copy.deepcopy(by_cuda)
@@ -224,27 +241,31 @@ if torch.cuda.is_available():
     assert by_cuda.weight.device == torch.device("cuda", torch.cuda.current_device())
     assert torch.equal(by_cuda.weight, by_to.weight)
 else:
-    print("skipped: comparing GPU memory needs a CUDA GPU")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## Claim: nn.DataParallel puts the model on the GPU for you
 #
 # **The claim.** Wrapping a model in `nn.DataParallel` takes care of moving it to the GPU.
 #
-# **Verdict: mostly false.** What happens depends on how many GPUs the machine has:
+# **Verdict: mostly false.** What happens depends on the device ids the wrapper ends up with
+# (`device_ids`, by default every visible GPU):
 #
 # - no GPU: the wrapper just calls the model, on the CPU;
-# - exactly one GPU: the wrapper moves the model to it;
-# - two or more GPUs: the wrapper moves nothing, and the first forward call raises an error that asks
-#   for the parameters on `cuda:0`.
+# - exactly one device id: the constructor moves the model to that GPU. This is the default on a
+#   one-GPU machine, and also what `device_ids=[1]` does on a machine with several GPUs: the model
+#   goes to `cuda:1`;
+# - two or more device ids: the wrapper moves nothing, and the first forward call raises an error that
+#   asks for the parameters on `device_ids[0]`.
 #
-# The cell checks the branch that matches your machine.
+# The cell checks the branch that matches your machine; with several GPUs it also wraps a model with
+# a single device id.
 
 # %% tags=["claim-M5"]
 model = nn.Linear(4, 2)
 dp = nn.DataParallel(model)
 x = torch.randn(3, 4)
-print(dp.device_ids, model.weight.device)
+print(f"{dp.device_ids=}, {model.weight.device=}")
 assert dp.module is model
 
 if len(dp.device_ids) == 0:
@@ -253,17 +274,16 @@ if len(dp.device_ids) == 0:
     assert out.device.type == "cpu"
 elif len(dp.device_ids) == 1:
     out = dp(x)
-    assert model.weight.device == torch.device("cuda", 0)
-    assert out.device == torch.device("cuda", 0)
+    assert model.weight.device == torch.device("cuda", dp.device_ids[0])
+    assert out.device == model.weight.device
 else:
     assert model.weight.device.type == "cpu"
-    try:
+    with expect_error(RuntimeError, "module must have its parameters and buffers on device"):
         dp(x)
-    except RuntimeError as err:
-        print(err)
-        assert "module must have its parameters and buffers on device" in str(err)
-    else:
-        raise AssertionError("expected a RuntimeError")
+    last = dp.device_ids[-1]
+    one = nn.DataParallel(nn.Linear(4, 2), device_ids=[last])
+    print(f"{one.module.weight.device=}")
+    assert one.module.weight.device == torch.device("cuda", last)
 
 # %% [markdown]
 # So move the model yourself before wrapping it; that works with any number of GPUs. Two more things
@@ -290,42 +310,24 @@ assert "DistributedDataParallel" in nn.DataParallel.__doc__
 #
 # **Verdict: false, two bugs.** The input stays on the CPU while the layer is on the GPU, and its shape
 # is wrong: `Linear(10, 1)` expects inputs of shape `(N, 10)`, with 10 features in the last dimension.
-# As written, the sample fails on every machine:
+# As written, the sample fails on every machine. Which bug you see first depends on the machine: on a
+# GPU the device check runs before anything else; on a CPU-only machine everything is on the CPU, so
+# only the shape error is left.
 
-# %% tags=["raises-exception", "claim-M6"]
+# %%
 net = nn.Linear(10, 1).to(device)
 x = torch.randn(10, 1)
-net(x)
+first = "same device" if device.type == "cuda" else "shapes cannot be multiplied"
+with expect_error(RuntimeError, first):
+    net(x)
 
 # %% [markdown]
-# Which bug you see first depends on the machine. On a GPU the device check runs before anything else;
-# on a CPU-only machine everything is on the CPU, so only the shape error is left.
+# Moving the input to the device (`x = x.to(device)`) is not enough: the shape error is still there.
 
-# %% tags=["claim-M6"]
-try:
-    net(torch.randn(10, 1))
-except RuntimeError as err:
-    message = str(err)
-else:
-    raise AssertionError("expected a RuntimeError")
-
-print(message)
-if device.type == "cuda":
-    assert "same device" in message
-else:
-    assert "shapes cannot be multiplied" in message
-
-# %% [markdown]
-# Moving the input to the device is not enough: the shape error is still there.
-
-# %% tags=["claim-M6"]
-try:
-    net(torch.randn(10, 1, device=device))
-except RuntimeError as err:
-    print(err)
-    assert "shapes cannot be multiplied" in str(err)
-else:
-    raise AssertionError("expected a RuntimeError")
+# %%
+x = x.to(device)
+with expect_error(RuntimeError, "shapes cannot be multiplied"):
+    net(x)
 
 # %% [markdown]
 # The fix: a batch of `N` samples with 10 features each, created on the layer's device.
@@ -387,38 +389,39 @@ assert torch.ones(1).is_cpu
 # %% [markdown]
 # ## Outdated: the device-mismatch error message
 #
-# **Then (torch 1.7).** Feeding a CPU tensor to a GPU layer gave an error that listed which arguments
-# were on the CPU and said they were expected on the GPU:
-# `Tensor for 'out' is on CPU, Tensor for argument #1 'self' is on CPU, but expected them to be on GPU (while checking arguments for addmm)`.
+# **Then (torch 1.7).** The CUDA matrix multiply checked that all its tensors were on the GPU
+# (`checkAllSameGPU` in ATen) and listed the ones on the CPU, counting `addmm(bias, input, weight.T)`'s
+# arguments as `self`, `mat1` and `mat2`, plus the output `out`, which is created next to the bias. So
+# the message depended on which side was left on the CPU:
 #
-# **Now.** The message starts with `Expected all tensors to be on the same device` and names the
-# offending argument (for a linear layer, `mat1`, its input). The rest of the wording has changed
-# between releases (it was reworded again in 2.8) and differs between operations, so when you search
-# your logs, search for that first part. The cell needs a GPU, because on the CPU alone there is no
-# second device to mix up. It shows a linear layer and an addition.
+# - a CPU input fed to a GPU layer:
+#   `Tensor for argument #2 'mat1' is on CPU, but expected it to be on GPU (while checking arguments for addmm)`;
+# - a GPU input fed to a layer left on the CPU:
+#   `Tensor for 'out' is on CPU, Tensor for argument #1 'self' is on CPU, but expected them to be on GPU (while checking arguments for addmm)`.
+#
+# **Now.** Both cases start with `Expected all tensors to be on the same device`. For a linear layer
+# the rest names `mat1`, the input, in both directions: the check compares every argument with the
+# first one, the bias, so the input is always the one that differs. The name therefore does not tell
+# you which side to move; put the model and all its inputs on the device you intend. Element-wise
+# operations such as `+` and `*` go through TensorIterator and still end with
+# `but found at least two devices, cuda:0 and cpu!`, with no argument name. The rest of the wording has
+# changed between releases (it was reworded in 2.8), so search your logs for the first part. The cell
+# needs a GPU, because on the CPU alone there is no second device to mix up; without one it prints only
+# `torch.cuda.is_available()=False`. It shows both directions for a linear layer, and an addition.
 
-# %% tags=["claim-O3"]
+# %% tags=["claim-O3", "gpu-only"]
 if torch.cuda.is_available():
     layer = nn.Linear(10, 1).to(device)
-    try:
+    cpu_layer = nn.Linear(10, 1)
+    assert layer.weight.is_cuda and cpu_layer.weight.is_cpu
+    with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
         layer(torch.randn(4, 10))
-    except RuntimeError as err:
-        message = str(err)
-    else:
-        raise AssertionError("expected a RuntimeError")
-    try:
+    with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
+        cpu_layer(torch.randn(4, 10, device=device))
+    with expect_error(RuntimeError, "found at least two devices"):
         torch.ones(2, device=device) + torch.ones(2)
-    except RuntimeError as err:
-        added = str(err)
-    else:
-        raise AssertionError("expected a RuntimeError")
-    print(message)
-    print(added)
-    assert "Expected all tensors to be on the same device" in message
-    assert "mat1" in message
-    assert "Expected all tensors to be on the same device" in added
 else:
-    print("skipped: a device mismatch needs a CUDA GPU")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## Outdated: a missing GPU index raises a plain RuntimeError
@@ -427,14 +430,15 @@ else:
 # one GPU, raised `RuntimeError: CUDA error: invalid device ordinal`.
 #
 # **Now.** Since torch 2.8 the same error is a `torch.AcceleratorError`. It is a subclass of
-# `RuntimeError`, so existing `except RuntimeError:` code still catches it.
+# `RuntimeError`, so existing `except RuntimeError:` code still catches it. Without a GPU the cell
+# checks only the class, and prints `torch.cuda.is_available()=False` for the rest.
 
 # %% tags=["claim-O4"]
 if hasattr(torch, "AcceleratorError"):
     print(torch.AcceleratorError.__mro__)
     assert issubclass(torch.AcceleratorError, RuntimeError)
 else:
-    print("skipped: torch.AcceleratorError was added in torch 2.8")
+    print(f"{hasattr(torch, 'AcceleratorError')=}")
 
 if torch.cuda.is_available():
     missing = torch.cuda.device_count()
@@ -448,7 +452,7 @@ if torch.cuda.is_available():
     else:
         raise AssertionError("expected a RuntimeError")
 else:
-    print("skipped: asking for a GPU index that does not exist needs a CUDA GPU")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## Outdated: torch.cuda.is_available() is the way to pick a device
@@ -459,7 +463,8 @@ else:
 # `torch.accelerator` module (torch 2.6), which knows about CUDA, MPS, XPU and others:
 # `torch.accelerator.current_accelerator()` names the accelerator that your torch build supports and
 # returns `None` when it supports none (from torch 2.7). It describes the build, so pair it with
-# `torch.accelerator.is_available()`, which says whether a device is usable right now.
+# `torch.accelerator.is_available()`, which says whether a device is usable right now. On torch 2.6
+# the cell prints only the version it found, `TORCH=(2, 6)`.
 
 # %% tags=["claim-O5"]
 if TORCH >= (2, 7):
@@ -474,7 +479,7 @@ if TORCH >= (2, 7):
     if cpu_only_build:
         assert accelerator is None and not usable
 else:
-    print("skipped: current_accelerator() returns None for a build without accelerator from torch 2.7")
+    print(f"{TORCH=}")
 
 # %% [markdown]
 # ## Summary
@@ -485,10 +490,10 @@ else:
 # | `model = model.to(device)` saves memory | false | both spellings do the same work; no copy is kept |
 # | `torch.cuda.copy()` copies parameters to the GPU | false | it does not exist; use `copy_`, `to`, `clone` |
 # | `.cuda()` costs more memory than `.to('cuda')` | false | both go through `Module._apply`; `.cuda()` cannot change the dtype |
-# | `nn.DataParallel` moves the model to the GPU | mostly false | only with exactly one GPU; move the model yourself |
+# | `nn.DataParallel` moves the model to the GPU | mostly false | only with exactly one device id (`len(device_ids) == 1`); move the model yourself |
 # | `Linear(10, 1)` can be fed `torch.randn(10, 1)` from the CPU | false | wrong device and wrong shape; use `torch.randn(N, 10, device=device)` |
 # | `device=0` means `cuda:0` | outdated | an index on the current accelerator (2.5) |
 # | tensors have no `is_cpu` | outdated | `Tensor.is_cpu` exists (1.13) |
-# | the old device-mismatch wording | outdated | look for "Expected all tensors to be on the same device" |
+# | the old device-mismatch wording | outdated | look for `Expected all tensors to be on the same device` |
 # | a missing GPU index raises a plain `RuntimeError` | outdated | `torch.AcceleratorError`, a `RuntimeError` subclass (2.8) |
 # | pick the device with `torch.cuda.is_available()` | outdated | still works for CUDA; `torch.accelerator` is portable (2.6/2.7) |

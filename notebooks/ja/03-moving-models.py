@@ -15,19 +15,35 @@
 # %% [markdown]
 # # モデルの移動
 #
-# テンソルにもモデルにも `.to()` メソッドがありますが、両者の振る舞いは異なります。このページでは、`Module.to` がモデルとそのパラメータ・バッファに何をするのか、何を置き去りにするのかを確認したうえで、モデルがどのデバイスにあるかの調べ方、デバイス不一致エラーの読み方、オプティマイザに何が起きるか、GPU で保存したチェックポイントを CPU に読み込む方法を説明します。
+# テンソルにもモデルにも `.to()` メソッドがありますが、両者の振る舞いは異なります。このページでは、`Module.to` がモデルとそのパラメータ・バッファに何をするのか、何を元のデバイスに残すのかを確認したうえで、モデルがどのデバイスにあるかの調べ方、デバイス不一致エラーの読み方、オプティマイザに何が起きるか、GPU で保存したチェックポイントを CPU に読み込む方法を説明します。
 #
-# 本文の記述はすべて、直後のコードセルの `assert` で検証しています。GPU が必要なセルは、まず GPU があるかを確認し、CPU だけのマシンでは何をスキップしたかを表示します。
+# 本文の記述はすべて、直後のコードセルの `assert` で検証しています。GPU が必要なセルは、まず GPU があるかを確認し、CPU だけのマシンでは代わりに `torch.cuda.is_available()=False` を表示します。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉して検証し、表示します。ページはそのまま先に進みます。
 
 # %%
+import contextlib
 import os
+import pickle
+import sys
 import tempfile
 
 import torch
 from torch import nn
 
+TORCH = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2])
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.__version__, device)
+
+
+@contextlib.contextmanager
+def expect_error(kind, fragment):
+    # ブロックは、メッセージに `fragment` を含む `kind` のエラーを発生させなければなりません。エラーを表示して、ノートブックは先に進みます。
+    try:
+        yield
+    except kind as err:
+        assert fragment in str(err), err
+        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+    else:
+        raise AssertionError(f"expected {kind.__name__}")
 
 # %% [markdown]
 # ## インプレースで変換し、同じオブジェクトを返す
@@ -47,7 +63,7 @@ assert model.double() is model  # dtype の変換も同様
 if torch.cuda.is_available():
     assert model.cuda() is model
 else:
-    print("No GPU: skipped model.cuda().")
+    print(f"{torch.cuda.is_available()=}")
 
 model.to("meta")  # 戻り値は代入しない
 print(model.weight.device, model.weight.dtype)
@@ -93,7 +109,7 @@ model = Scaled()
 weight, offset = model.weight, model.offset
 
 model.to("meta")
-print(model.weight is weight, model.offset is offset)
+print(f"{model.weight is weight=}, {model.offset is offset=}")
 assert isinstance(model.weight, nn.Parameter)
 assert model.weight is not weight  # 新しい Parameter オブジェクト
 assert model.offset is not offset  # 新しいバッファのテンソル
@@ -102,13 +118,8 @@ assert model.offset is not offset  # 新しいバッファのテンソル
 # `meta` から戻すときは事情が違います。コピーするデータがないので `.to("cpu")` はエラーになり、メッセージは `to_empty()` を使うよう促します。`to_empty(device=...)` は移動先のデバイスに未初期化のストレージを確保するだけなので、値は自分で設定します。組み込みのレイヤーなら `reset_parameters()` で初期化できます。
 
 # %% tags=["claim-F7"]
-try:
+with expect_error(NotImplementedError, "to_empty"):
     model.to("cpu")
-except NotImplementedError as err:
-    print(str(err).splitlines()[0])
-    assert "to_empty" in str(err)
-else:
-    raise AssertionError("a meta module has no data to copy")
 
 layer = nn.Linear(3, 2, device="meta")
 layer.to_empty(device="cpu")  # 領域を確保するだけで、値は未初期化
@@ -125,7 +136,7 @@ model = Scaled()
 weight, offset = model.weight, model.offset
 
 model.double()
-print("double:", model.weight is weight, model.offset is offset)
+print(f"{model.weight is weight=}, {model.offset is offset=}")
 assert model.weight.dtype == torch.float64
 assert model.weight is weight  # 同じ Parameter オブジェクト
 assert model.offset is not offset  # バッファは新しいテンソル
@@ -133,12 +144,12 @@ assert model.offset is not offset  # バッファは新しいテンソル
 if torch.cuda.is_available():
     offset = model.offset
     model.to(device)
-    print("cuda:", model.weight is weight, model.offset is offset)
+    print(f"{model.weight is weight=}, {model.offset is offset=}")
     assert model.weight.device.type == "cuda"
     assert model.weight is weight  # 同じ Parameter オブジェクトのまま、GPU 上にある
     assert model.offset is not offset
 else:
-    print("No GPU: skipped the CPU -> CUDA identity check.")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## 通常のテンソル属性
@@ -155,12 +166,12 @@ for name in ["weight", "offset", "mask"]:
     print(name, getattr(model, name).device)
 assert model.weight.device.type == target.type
 assert model.offset.device.type == target.type
-assert model.mask.device.type == "cpu"  # 置き去りになる
+assert model.mask.device.type == "cpu"  # 元のデバイスに残る
 assert "mask" not in model.state_dict()
 
 
 # %% [markdown]
-# 対処法は、そのテンソルをバッファとして登録することです。モデルと一緒に移動させたいが `state_dict` には含めたくない場合は、`persistent=False` を指定します。
+# 対処法は、そのテンソルをバッファとして登録することです。モデルと一緒に移動したいが `state_dict` には含めたくない場合は、`persistent=False` を指定します。
 
 # %% tags=["claim-F5"]
 class Masked(nn.Module):
@@ -181,9 +192,9 @@ assert "mask" not in model.state_dict()
 # %% [markdown]
 # ## パラメータに再代入しない
 #
-# `model.weight = model.weight.to(d)` のようにパラメータを1つだけ手作業で移動させることはできません。実際に変換が行われると、戻り値は `Parameter` ではなく普通の `Tensor` になります。モジュールはパラメータの名前に普通のテンソルを代入することを拒否し、`TypeError` を送出します。
+# `model.weight = model.weight.to(d)` のようにパラメータを1つだけ手作業で移動することはできません。実際に変換が行われると、戻り値は `Parameter` ではなく普通の `Tensor` になります。モジュールはパラメータの名前に普通のテンソルを代入することを拒否し、`TypeError` を送出します。
 #
-# 落とし穴は、変換が不要な場合（たとえば `d` が CPU で、重みも CPU 上にある場合）です。このとき `.to()` はパラメータ自身を返すので、代入は成功します。ところが、同じ行が GPU で初めて実行されたときに失敗します。代わりに、モジュール全体を `model.to(d)` で移動させましょう。
+# 落とし穴は、変換が不要な場合（たとえば `d` が CPU で、重みも CPU 上にある場合）です。このとき `.to()` はパラメータ自身を返すので、代入は成功します。ところが、同じ行が GPU で初めて実行されたときに失敗します。代わりに、モジュール全体を `model.to(d)` で移動しましょう。
 
 # %% tags=["claim-F5"]
 model = nn.Linear(3, 2)
@@ -193,13 +204,8 @@ moved = model.weight.to("meta")  # 実際に変換が起きる
 print(type(moved))
 assert type(moved) is torch.Tensor
 
-try:
+with expect_error(TypeError, "cannot assign"):
     model.weight = moved
-except TypeError as err:
-    print(err)
-    assert "cannot assign" in str(err)
-else:
-    raise AssertionError("expected a TypeError")
 
 
 # %% [markdown]
@@ -207,7 +213,7 @@ else:
 #
 # モジュールには `.device` 属性がありません。モジュール内のテンソルが1つのデバイスにそろっている保証はないからです。大きなモデルは複数のデバイスに分割できますし、`nn.ReLU` のようにパラメータを1つも持たないモジュールもあります。
 #
-# よく使われるイディオムの `next(model.parameters()).device` は、最初のパラメータのデバイスを返します。モデル全体をまとめて移動させたのであれば、これで問題ありません。確実に知りたい場合は、すべてのパラメータとバッファのデバイスを集めます。
+# よく使われるイディオムの `next(model.parameters()).device` は、最初のパラメータのデバイスを返します。モデル全体をまとめて移動したのであれば、これで問題ありません。確実に知りたい場合は、すべてのパラメータとバッファのデバイスを集めます。
 
 # %%
 def devices(module):
@@ -227,57 +233,59 @@ assert len(devices(model)) == 2
 # %% [markdown]
 # ## デバイス不一致エラーの読み方
 #
-# モデルと入力が別々のデバイスにあると、両者を混ぜる最初の演算が `RuntimeError` で失敗します。torch 2.8 以降、メッセージは `Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)` のようになります。
+# モデルと入力が別々のデバイスにあると、両者を混ぜる演算が `RuntimeError` で失敗します。対処法はいつも同じで、モデルとすべての入力を、使うつもりの1つのデバイスに置きます。`model.to(device)` と `x = x.to(device)` です。`Tensor.to` は新しいテンソルを返し、`x` 自体は元の場所に残るので、代入の形で書きます。
 #
-# - `mat1` は、デバイスが合っていない引数です。2次元の入力に対して `nn.Linear` は `addmm(bias, input, weight.T)` を実行するので、`mat1` は入力そのものです。
-# - `cpu` はその引数があるデバイス、`cuda:0` はほかのテンソル（重みとバイアス）があるデバイスです。
-# - `wrapper_CUDA_addmm` は不一致を検出した演算です。
+# メッセージが名前を挙げたテンソルを移動すればよい、とは限りません。torch 2.8 以降、CPU の入力を受け取った線形レイヤーは `Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)` と報告します。
 #
-# それより前のリリースでは、書き出しは同じでも、その後が `but found at least two devices, cuda:0 and cpu!` と続いていました。対処法は入力を移動させること、つまり `x.to(device)` です。
+# - 2次元の入力に対して `nn.Linear` は `addmm(bias, input, weight.T)` を実行するので、`mat1` は入力そのものです。`wrapper_CUDA_addmm` は不一致を検出した演算です。
+# - チェックは各引数を最初の引数であるバイアスと比べます。**モデル**を CPU に残したまま GPU 上の入力を渡した場合も、メッセージが名前を挙げるのはやはり `mat1` で、今度は `mat1 is on cuda:0, different from other tensors on cpu` となります。メッセージに従って `mat1` を移動すると、入力を CPU に戻すことになります。
+#
+# 2.8 より前は、同じチェックが `but found at least two devices, cuda:0 and cpu!` と表示し、引数の名前は末尾にありました。要素ごとの演算（`+`、`*` など）は TensorIterator がチェックするので、今も引数の名前なしで `but found at least two devices, cuda:0 and cpu!` と表示されます。
+#
+# 1つだけ許される組み合わせがあります。`torch.tensor(2.0)` のような0次元の CPU テンソルは、Python の数値と同じように CUDA の演算に使えます。GPU のないマシンでは、セルは `torch.cuda.is_available()=False` だけを表示します。
 
-# %% tags=["claim-O3"]
+# %% tags=["claim-O3", "gpu-only"]
 model = nn.Linear(4, 2).to(device)
 x = torch.randn(8, 4)  # CPU 上に作成
 
 if torch.cuda.is_available():
-    try:
-        model(x)
-    except RuntimeError as err:
-        message = str(err)
-    else:
-        raise AssertionError("expected a device-mismatch error")
-    print(message)
-    assert "Expected all tensors to be on the same device" in message
-    if torch.__version__ >= "2.8":
-        assert "but got" in message
-    else:
-        assert "found at least two devices" in message
-    y = model(x.to(device))  # 対処法
-    print(y.device)
+    named = "but got mat1" if TORCH >= (2, 8) else "found at least two devices"
+    with expect_error(RuntimeError, named):
+        model(x)  # 入力を CPU に残した場合
+    with expect_error(RuntimeError, named):
+        nn.Linear(4, 2)(x.to(device))  # モデルを CPU に残した場合
+    with expect_error(RuntimeError, "found at least two devices"):
+        x.to(device) + x  # 要素ごとの演算: TensorIterator がチェックする
+    x = x.to(device)  # 修正: 戻り値を受け取る
+    y = model(x)
+    print(f"{y.device=}")
     assert y.device == model.weight.device
+    assert (y * torch.tensor(2.0)).device == y.device  # 0次元の CPU テンソルは使える
 else:
-    print("No GPU: skipped the device-mismatch error; a CPU model accepts a CPU input.")
+    print(f"{torch.cuda.is_available()=}")
     assert model(x).device.type == "cpu"
 
 # %% [markdown]
-# GPU がなければこのエラーは確認できず、`meta` もその忠実な代役にはなりません。`meta` のカーネルは CUDA のカーネルが行うデバイスチェックを行わないので、`meta` 上のモデルに CPU の入力を渡すと、別のメッセージで失敗するか、そもそも失敗しません。
+# GPU がなければ CUDA のメッセージは確認できませんが、`meta` デバイスには独自のデバイスチェックがあります（メッセージの文言は `is not on the expected device` で、CUDA とは異なります）。これを使うと、どのマシンでも、不一致がどちらの向きでも失敗すること、そして0次元の CPU テンソルは許されることを確かめられます。
 
 # %% tags=["claim-F7"]
 meta_model = nn.Linear(4, 2).to("meta")
-try:
-    meta_model(torch.randn(8, 4))
-    message = "no error"
-except RuntimeError as err:
-    message = str(err)
-print(message)
-assert "Expected all tensors to be on the same device" not in message
+with expect_error(RuntimeError, "is not on the expected device"):
+    meta_model(torch.randn(8, 4))  # 入力を CPU に残した場合
+with expect_error(RuntimeError, "is not on the expected device"):
+    nn.Linear(4, 2)(torch.randn(8, 4, device="meta"))  # モデルを CPU に残した場合
+
+y = meta_model(torch.randn(8, 4, device="meta"))  # どちらも meta 上
+scaled = y * torch.tensor(2.0)  # 0次元の CPU テンソルは使える
+print(f"{y.device=}, {scaled.device=}")
+assert scaled.device.type == "meta"
 
 # %% [markdown]
 # ## オプティマイザは移動の後に作る
 #
 # オプティマイザは、モデルの `Parameter` オブジェクトへの参照に加えて、最初の `step()` で作成するパラメータごとの**状態**を保持しています（Adam なら `exp_avg` と `exp_avg_sq` という2つの移動平均）。
 #
-# CPU → CUDA の移動では `Parameter` オブジェクトが変わらないので、移動前に作ったオプティマイザでも正しいパラメータを更新します。しかし、既存の状態はモジュールの一部ではないので、`model.to()` を呼んでも元のデバイスに残ります。`optimizer.load_state_dict(optimizer.state_dict())` を呼ぶと、状態が各パラメータのデバイスに変換されます。
+# CPU → CUDA の移動では `Parameter` オブジェクトが変わらないので、移動前に作ったオプティマイザも正しいパラメータを保持しています。ただし、それで足りるのはオプティマイザにまだ状態がない間だけです。状態はモジュールの一部ではないので、`model.to()` を呼んでも元のデバイスに残ります。`optimizer.load_state_dict(optimizer.state_dict())` を呼ぶと、状態が各パラメータのデバイスに変換されます。GPU のないマシンでは、セルは `torch.cuda.is_available()=False` だけを表示します。
 
 # %% tags=["claim-F4"]
 model = nn.Linear(4, 2)  # CPU 上
@@ -292,36 +300,43 @@ if torch.cuda.is_available():
     state = optimizer.state[model.weight]
     print(model.weight.device, state["exp_avg"].device)
     assert model.weight.device.type == "cuda"
-    assert state["exp_avg"].device.type == "cpu"  # 置き去りになる
+    assert state["exp_avg"].device.type == "cpu"  # 元のデバイスに残る
     optimizer.load_state_dict(optimizer.state_dict())
     state = optimizer.state[model.weight]
     print(state["exp_avg"].device, state["exp_avg_sq"].device)
     assert state["exp_avg"].device.type == "cuda"
     assert state["exp_avg_sq"].device.type == "cuda"
 else:
-    print("No GPU: skipped the check that Adam's state stays on the CPU after a move to CUDA.")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# dtype の変換でも同じことが起き、こちらはどのマシンでも確認できます。状態は読み込み直すまで元の dtype のままです。
+# dtype の変換でも同じことが起き、こちらはどのマシンでも確認できます。状態は元の dtype のままなので、次の `step()` では float64 の新しい勾配と float32 のままの状態が混在し、失敗します。state dict を読み込み直すと、状態が各パラメータの dtype（とデバイス）に変換され、`step()` はまた動くようになります。
 
 # %% tags=["claim-F4"]
 model = nn.Linear(4, 2)
 optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
 model(torch.randn(8, 4)).sum().backward()
-optimizer.step()
+optimizer.step()  # Adam の状態は float32 で作られる
 
 model.double()
 state = optimizer.state[model.weight]
-print(model.weight.dtype, state["exp_avg"].dtype)
+print(f"{model.weight.dtype=}, {state['exp_avg'].dtype=}")
 assert optimizer.param_groups[0]["params"][0] is model.weight
-assert state["exp_avg"].dtype == torch.float32  # 変換されていない
+assert state["exp_avg"].dtype == torch.float32  # 変換されない
 
-optimizer.load_state_dict(optimizer.state_dict())
-print(optimizer.state[model.weight]["exp_avg"].dtype)
-assert optimizer.state[model.weight]["exp_avg"].dtype == torch.float64
+optimizer.zero_grad()
+model(torch.randn(8, 4, dtype=torch.float64)).sum().backward()
+with expect_error(RuntimeError, "expected dtype"):
+    optimizer.step()  # float64 の勾配と float32 の状態が混在する
+
+optimizer.load_state_dict(optimizer.state_dict())  # 状態を各パラメータの dtype に変換する
+optimizer.step()
+state = optimizer.state[model.weight]
+print(f"{state['exp_avg'].dtype=}")
+assert state["exp_avg"].dtype == torch.float64
 
 # %% [markdown]
-# いちばん簡単なルールを守れば、こうした問題はすべて避けられます。先にモデルを移動させ、それからオプティマイザを作ることです。そうすれば、状態はパラメータと同じデバイス上に作られます。
+# いちばん簡単なルールを守れば、こうした問題はすべて避けられます。先にモデルを移動し、それからオプティマイザを作ることです。そうすれば、状態はパラメータと同じデバイス上に作られます。
 
 # %% tags=["claim-F4"]
 model = nn.Linear(4, 2).to(device)
@@ -342,7 +357,7 @@ assert state["exp_avg"].device == model.weight.device
 # - 辞書: 保存時の場所を新しい場所に対応づけます（例: `{"cuda:0": "cpu"}`）。
 # - 呼び出し可能オブジェクト `(storage, location) -> storage`: テンソルのストレージごとに置き場所を決めます。`lambda storage, location: storage` なら、すべて CPU 上に置かれます。
 #
-# ここでは `weights_only=True` も指定しています。テンソルと基本的なコンテナだけを unpickle するオプションで、`state_dict` を安全に読み込む方法です。
+# ここでは `weights_only=True` も指定しています。テンソルと基本的なコンテナだけを unpickle するオプションで、`state_dict` を安全に読み込む方法です（後で詳しく説明します）。GPU がなければ、次のチェックポイントは CPU から保存したもので、その次のセルは `torch.cuda.is_available()=False` だけを表示します。
 
 # %%
 tmp = tempfile.TemporaryDirectory()
@@ -350,7 +365,7 @@ path = os.path.join(tmp.name, "checkpoint.pt")
 
 model = nn.Linear(4, 2).to(device)
 torch.save(model.state_dict(), path)
-print("saved from", model.weight.device)
+print(f"{model.weight.device=}")
 
 # %% tags=["claim-F8"]
 if torch.cuda.is_available():
@@ -360,10 +375,10 @@ if torch.cuda.is_available():
     assert as_saved["weight"].device.type == "cuda"  # 保存したデバイスに戻る
     assert on_cpu["weight"].device.type == "cpu"
 else:
-    print("No GPU: this checkpoint was saved from the CPU; a real GPU checkpoint needs a GPU to create.")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# チェックポイントを GPU で保存したか CPU で保存したかにかかわらず、ここでは `map_location` の4つの形式のどれでも CPU 上のテンソルが得られます。
+# チェックポイントを GPU で保存したか CPU で保存したかにかかわらず、ここでは上で挙げた `map_location` の4つの形式（文字列、`torch.device`、辞書、呼び出し可能オブジェクト）のどれでも CPU 上のテンソルが得られます。
 
 # %% tags=["claim-F8"]
 forms = {
@@ -384,24 +399,36 @@ print(cpu_model.weight.device)
 # %% [markdown]
 # 整数は `map_location` として使えません。`torch.load` は整数を呼び出し可能オブジェクトとして扱い、`TypeError` で失敗します。代わりに `"cuda:0"` や `torch.device("cuda", 0)` と書きます。
 
-# %% tags=["claim-F8"]
-try:
+# %%
+with expect_error(TypeError, "not callable"):
     torch.load(path, map_location=0, weights_only=True)
-except TypeError as err:
-    print(err)
+
+# %% [markdown]
+# torch 2.6 以降、`weights_only=True` は `torch.load` の既定値です。ここで明示しているのは、古いリリースでも同じように読めるようにするためです。`torch.load` が任意のクラスを unpickle しなくなったため、2.6 では pickle で保存したモデル全体（`torch.save(model, path)` で保存したもの）を読み込めなくなった人が大勢いました。`state_dict()` を保存して読み込むか、信頼できるファイルに限って `weights_only=False` を渡します。
+
+# %%
+whole = os.path.join(tmp.name, "whole-model.pt")
+torch.save(nn.Linear(4, 2), whole)  # モジュール全体を pickle で保存
+try:
+    torch.load(whole, map_location="cpu")
+except pickle.UnpicklingError as err:
+    print(f"{type(err).__name__}: {str(err).split('.')[0]}", file=sys.stderr)  # メッセージが長いので最初の文だけ表示する
 else:
-    raise AssertionError("expected a TypeError")
-finally:
-    tmp.cleanup()
+    raise AssertionError("expected an UnpicklingError")
+
+loaded = torch.load(whole, map_location="cpu", weights_only=False)  # 信頼できるファイルに限る
+print(f"{type(loaded).__name__=}")
+assert isinstance(loaded, nn.Linear)
+tmp.cleanup()
 
 # %% [markdown]
 # ## まとめ
 #
-# - `model.to(device)` はモデルをインプレースで移動させ、モデル自身を返します。再代入は不要です。
+# - `model.to(device)` はモデルをインプレースで移動し、モデル自身を返します。再代入は不要です。
 # - CPU と CUDA の間の移動では `Parameter` オブジェクトは同じまま、`meta` への移動では置き換わります。変換されたバッファは常に新しいテンソルです。`meta` から戻すには `to_empty()` を使い、そのあと初期化します。
 # - 移動するのはパラメータ、バッファ、サブモジュールだけです。それ以外のテンソルは `register_buffer` で登録します。
-# - 変換したテンソルをパラメータの名前に代入してはいけません。モジュール全体を移動させます。
+# - 変換したテンソルをパラメータの名前に代入してはいけません。モジュール全体を移動します。
 # - モデルには単一のデバイスというものがありません。`next(model.parameters()).device` は慣例的な書き方です。
-# - デバイス不一致エラーでは、`but got` の後に書かれた引数を探し、それを移動させます。
-# - 先にモデルを移動させ、それからオプティマイザを作ります。
-# - GPU のチェックポイントは `torch.load(path, map_location="cpu", weights_only=True)` で CPU に読み込みます。
+# - デバイス不一致エラーが出たら、モデルとすべての入力を1つのデバイスに置きます（`model.to(device)`、`x = x.to(device)`）。メッセージが名前を挙げた引数が、移動すべきものとは限りません。
+# - 先にモデルを移動し、それからオプティマイザを作ります。状態を持つオプティマイザでは、その状態が元のデバイスと dtype のまま残ります。
+# - GPU のチェックポイントは `torch.load(path, map_location="cpu", weights_only=True)` で CPU に読み込みます。torch 2.6 以降、`weights_only=True` は既定値です。

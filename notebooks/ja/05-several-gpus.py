@@ -15,9 +15,12 @@
 # %% [markdown]
 # # 複数の GPU
 #
-# GPU が2枚以上あるとき、インデックスを指定しない CUDA の呼び出しはすべて**現在のデバイス**に向かいます。このページでは、そのデバイスがどう決まるのか、プロセスから GPU を隠す方法、`nn.DataParallel` が実際に何をするのか、そして `DistributedDataParallel` の仕組みを説明します。DDP は2つの CPU プロセスで実際に動かすので、どのセルもどんなマシンでも実行できます。
+# GPU が2枚以上あるとき、インデックスを指定しない CUDA の呼び出しはすべて**現在のデバイス**に向かいます。このページでは、そのデバイスがどう決まるのか、プロセスから GPU を隠す方法、`nn.DataParallel` が実際に何をするのか、そして `DistributedDataParallel` の仕組みを説明します。DDP は2つの CPU プロセスで実際に動かします。
+#
+# GPU が必要なセルは、代わりに満たされなかった条件（`torch.cuda.is_available()=False` や `n_gpus=0`）を表示します。それ以外のセルはどのマシンでも実行できます。
 
 # %%
+import contextlib
 import json
 import os
 import re
@@ -29,36 +32,50 @@ from pathlib import Path
 
 import torch
 from torch import nn
+from torch.utils.data import DistributedSampler
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 n_gpus = torch.cuda.device_count()
 print(torch.__version__, device, n_gpus)
+
+
+@contextlib.contextmanager
+def expect_error(kind, fragment):
+    # ブロックは、メッセージに `fragment` を含む `kind` のエラーを発生させなければなりません。エラーを表示して、ノートブックは先に進みます。
+    try:
+        yield
+    except kind as err:
+        assert fragment in str(err), err
+        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+    else:
+        raise AssertionError(f"expected {kind.__name__}")
 
 # %% [markdown]
 # ## 現在のデバイス
 #
 # 現在の CUDA デバイスはスレッドごとに1つあり、最初は GPU 0 です。`torch.cuda.current_device()` で取得し、`torch.cuda.set_device(i)` で変更します。`with torch.cuda.device(i):` はブロックの間だけ変更し、ブロックを抜けると元に戻します。`.cuda()` や `"cuda"` のようにインデックスを指定しないものは、すべてこのデバイスを使います。セルでは最後の GPU を使います。GPU が1枚のマシンでは GPU 0 です。
 
-# %% tags=["claim-F9"]
+# %% tags=["claim-F9", "gpu-only"]
 if torch.cuda.is_available():
     start = torch.cuda.current_device()
     last = n_gpus - 1
     with torch.cuda.device(last):
         inside = torch.cuda.current_device()
         t = torch.zeros(2).cuda()
-    print("start:", start, "inside:", inside, "tensor:", t.device, "after:", torch.cuda.current_device())
+    after = torch.cuda.current_device()
+    print(f"{start=}, {inside=}, {t.device=}, {after=}")
     assert start == 0  # 新しいプロセスは GPU 0 から始まる
     assert inside == last and t.device == torch.device("cuda", last)
-    assert torch.cuda.current_device() == start  # ブロックを抜けると元に戻る
+    assert after == start  # ブロックを抜けると元に戻る
 
     torch.cuda.set_device(last)
     assert torch.cuda.current_device() == last
     torch.cuda.set_device(start)
 else:
-    print("skipped: no CUDA GPU, so there is no current CUDA device")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## 'cuda' が意味するもの
+# ## cuda というデバイス名が意味するもの
 #
 # `torch.device("cuda")` にはインデックスがありません。これは `cuda:0` の別名ではなく「現在の CUDA デバイス」を意味し、どのデバイスになるかはテンソルを作成または移動する時点で決まります。
 
@@ -69,9 +86,9 @@ assert d.index is None
 assert d != torch.device("cuda", 0)
 
 # %% [markdown]
-# GPU が1枚なら、決まるデバイスは常に `cuda:0` です。2枚以上あると違いが出ます。`cuda:1` 上にあるテンソル `t` に対して `t.to("cuda")` を呼ぶと、GPU 0 が現在のデバイスなら `cuda:0` にコピーされ、GPU 1 が現在のデバイスなら `t` 自身がそのまま返ります。
+# GPU が1枚なら、決まるデバイスは常に `cuda:0` です。2枚以上あると違いが出ます。`cuda:1` 上にあるテンソル `t` に対して `t.to("cuda")` を呼ぶと、GPU 0 が現在のデバイスなら `cuda:0` にコピーされ、GPU 1 が現在のデバイスなら `t` 自身がそのまま返ります。セルは、GPU が2枚あればコピーを、1枚なら1枚の場合を示し、GPU がなければ `n_gpus=0` を表示します。
 
-# %% tags=["claim-F2"]
+# %% tags=["claim-F2", "gpu-only"]
 if n_gpus >= 2:
     t1 = torch.ones(2, device="cuda:1")
     with torch.cuda.device(0):
@@ -83,17 +100,18 @@ if n_gpus >= 2:
     assert kept is t1
 elif n_gpus == 1:
     t = torch.ones(2, device="cuda")
-    print(t.device)
+    print(f"{t.device=}, {n_gpus=}")
     assert t.device == torch.device("cuda", torch.cuda.current_device())
     assert t.to("cuda") is t  # すでに現在のデバイス上にある
-    print("(one GPU: the copy between GPUs needs two)")
 else:
-    print("skipped: no CUDA GPU, so 'cuda' has no current device to resolve to")
+    print(f"{n_gpus=}")
 
 # %% [markdown]
 # ## CUDA_VISIBLE_DEVICES で GPU を隠す
 #
-# 環境変数 `CUDA_VISIBLE_DEVICES` には、プロセスから見えてよい GPU を列挙します。番号は 0 から振り直されるので、`CUDA_VISIBLE_DEVICES=1` なら物理 GPU 1 が `cuda:0` になり、見える GPU はそれだけになります。CUDA がこの変数を読むのは、プロセス内で CUDA が初期化されるときの一度だけです。シェルで設定するか（`CUDA_VISIBLE_DEVICES=1 python train.py`）、新しく起動するプロセスの環境変数として設定してください。ここでは子プロセスの Python に空のリストを渡し、GPU が1枚も見えないことを確かめます。GPU があるマシンでは、2つ目の子プロセスには最後の GPU だけが見えます。
+# 環境変数 `CUDA_VISIBLE_DEVICES` には、プロセスから見えてよい GPU を列挙します。番号は 0 から振り直されるので、`CUDA_VISIBLE_DEVICES=1` なら GPU 1 が `cuda:0` になり、見える GPU はそれだけになります。どの物理 GPU が「GPU 1」になるかは CUDA の番号付けで決まります。CUDA は既定で最も速い GPU を先頭にするので、`nvidia-smi` が表示する順序（PCI バスの順）とは異なることがあります。`nvidia-smi` と同じ番号にしたい場合は、`CUDA_DEVICE_ORDER=PCI_BUS_ID` も設定します。
+#
+# CUDA がこれらの変数を読むのは、プロセス内で CUDA が初期化されるときの一度だけです。シェルで設定するか（`CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=1 python train.py`）、新しく起動するプロセスの環境変数として設定します。ここでは子プロセスの Python に空文字列を渡し、GPU が1枚も見えないことを確かめます。GPU があるマシンでは、2つ目の子プロセスには最後の GPU だけが見えます。
 
 # %% tags=["claim-F9"]
 probe = "import torch; print(torch.cuda.device_count())"
@@ -102,76 +120,74 @@ if n_gpus:
     ours = os.environ.get("CUDA_VISIBLE_DEVICES")  # このプロセス自体がすでに制限されている場合がある
     settings.append(ours.split(",")[n_gpus - 1] if ours else str(n_gpus - 1))
 for visible in settings:
-    env = dict(os.environ, CUDA_VISIBLE_DEVICES=visible)
+    env = dict(os.environ, CUDA_DEVICE_ORDER="PCI_BUS_ID", CUDA_VISIBLE_DEVICES=visible)
     child = subprocess.run([sys.executable, "-c", probe], env=env,
                            capture_output=True, text=True, timeout=120)
     assert child.returncode == 0, child.stderr
     count = int(child.stdout.split()[-1])
-    print(f"CUDA_VISIBLE_DEVICES={visible!r}: {count} GPU(s)")
+    print(f"{visible=}, {count=}")
     assert count == (0 if visible == "" else 1)
 
-print("this process still sees", torch.cuda.device_count())
+print(f"{torch.cuda.device_count()=}")
 assert torch.cuda.device_count() == n_gpus
 
 # %% [markdown]
-# CUDA がいったん初期化された後は、同じプロセスで `os.environ` を書き換えても効果はなく、GPU は見えたままです。そのため、この変数は最初の CUDA 呼び出しより前に設定する必要があり、Python を起動する前に設定するのが最も安全です。
+# CUDA がいったん初期化された後は、同じプロセスで `os.environ` を書き換えても効果はなく、GPU は見えたままです。そのため、この変数は最初の CUDA 呼び出しより前に設定する必要があり、Python を起動する前に設定するのが最も安全です。セルはこれを新しい子プロセスで実行するので、このノートブックでそれまでに実行した処理の影響を受けません。CUDA が初期化され、変数が空になっても、新しいテンソルはやはり GPU 上に作られます。GPU がなければ `torch.cuda.is_available()=False` だけを表示します。
 
-# %% tags=["claim-F9"]
+# %% tags=["claim-F9", "gpu-only"]
+LATE = """
+import os
+import torch
+torch.zeros(1, device="cuda")
+os.environ["CUDA_VISIBLE_DEVICES"] = ""
+print(torch.ones(1, device="cuda").device)
+"""
 if torch.cuda.is_available():
-    torch.cuda.init()  # このプロセスで CUDA を確実に初期化しておく
-    old = os.environ.get("CUDA_VISIBLE_DEVICES")
-    os.environ["CUDA_VISIBLE_DEVICES"] = ""
-    try:
-        after = torch.cuda.device_count()
-        t = torch.ones(1, device="cuda")
-    finally:
-        if old is None:
-            del os.environ["CUDA_VISIBLE_DEVICES"]
-        else:
-            os.environ["CUDA_VISIBLE_DEVICES"] = old
-    print("GPUs after setting it too late:", after, t.device)
-    assert after == n_gpus
+    child = subprocess.run([sys.executable, "-c", LATE], capture_output=True, text=True, timeout=120)
+    print(f"{child.returncode=}, {child.stdout.strip()=}")
+    assert child.returncode == 0, child.stderr
+    assert child.stdout.split()[-1].startswith("cuda:")  # 遅すぎた変更を CUDA は無視した
 else:
-    print("skipped: no CUDA GPU in this process, so there is nothing to hide")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## nn.DataParallel が実際にすること
 #
-# `nn.DataParallel(model)` は「モデルを GPU に載せてくれるもの」と受け取られがちですが、実際の動作はマシンによって異なります。
+# `nn.DataParallel(model)` は「モデルを GPU に載せてくれるもの」と受け取られがちですが、実際の動作は、受け取るデバイス ID（`device_ids`、省略すると見えているすべての GPU）によって異なります。
 #
 # - CUDA GPU がない（または Apple の GPU）: モデルを保持して呼び出すだけで、何も移動しません。
-# - GPU がちょうど1枚: コンストラクタがモデルを `cuda:0` に移動します。
-# - GPU が2枚以上: 何も移動しません。`forward` はパラメータが `device_ids[0]` 上にあるかを確認し、なければ `RuntimeError` を送出します。そのため、`model.to("cuda:0")` を自分で呼び出す必要があります。
+# - デバイス ID がちょうど1つ: コンストラクタがモデルをその GPU に移動します。GPU が1枚のマシンでの既定の動作がこれで、GPU が複数枚あるマシンで `device_ids=[1]` を渡した場合も同じです（モデルは `cuda:1` に移動します）。
+# - デバイス ID が2つ以上: 何も移動しません。`forward` はパラメータが `device_ids[0]` 上にあるかを確認し、なければ `RuntimeError` を送出します。そのため、モデルは自分でそこへ移動する必要があります。
 #
-# セルでは、このマシンに当てはまる分岐を検証します。
+# セルでは、このマシンに当てはまる分岐を検証します。GPU が複数枚あれば、デバイス ID を1つだけ渡したラップも試します。
 
 # %% tags=["claim-M5"]
 model = nn.Linear(4, 2)
 dp = nn.DataParallel(model)
 x = torch.randn(8, 4)
 where = next(model.parameters()).device
-print("GPUs:", n_gpus, "| model after wrapping:", where)
+print(f"{dp.device_ids=}, {where=}")
 
-if n_gpus == 0:
+if len(dp.device_ids) == 0:
     y = dp(x)  # モジュールを呼ぶだけ
     assert where.type == "cpu" and y.device.type == "cpu"
-elif n_gpus == 1:
-    assert where == torch.device("cuda", 0)  # コンストラクタが移動した
+elif len(dp.device_ids) == 1:
+    assert where == torch.device("cuda", dp.device_ids[0])  # コンストラクタが移動した
     y = dp(x)
-    assert y.device == torch.device("cuda", 0)
+    assert y.device == where
 else:
     assert where.type == "cpu"  # 移動していない
-    try:
+    with expect_error(RuntimeError, "must have its parameters and buffers on device"):
         dp(x)
-    except RuntimeError as err:
-        print("RuntimeError:", err)
-        assert "must have its parameters and buffers on device" in str(err)
-    else:
-        raise AssertionError("forward should have raised")
-    model.to("cuda:0")  # 対処: 自分で移動する
+    model.to(f"cuda:{dp.device_ids[0]}")  # 対処: 自分で移動する
     y = dp(x)
-    assert y.device == torch.device("cuda", 0)
-print("output on:", y.device)
+    assert y.device == torch.device("cuda", dp.device_ids[0])
+
+    last = dp.device_ids[-1]
+    one = nn.DataParallel(nn.Linear(4, 2), device_ids=[last])
+    print(f"{one.module.weight.device=}")
+    assert one.module.weight.device == torch.device("cuda", last)  # デバイス ID が1つ: そこへ移動した
+print(f"{y.device=}")
 
 # %% [markdown]
 # ほかにも知っておきたいことが2つあります。ラッパーはモデルを `dp.module` として保持するので、ラッパーの `state_dict` のキーにはすべて `module.` という接頭辞が付きます。ラップしていないモデルにチェックポイントを読み込むのであれば、`dp.module.state_dict()` を保存しましょう。また、`DataParallel` 自身のドキュメントは、マシンが1台だけの場合でも、代わりに `DistributedDataParallel` を使うよう推奨しています。
@@ -193,9 +209,11 @@ assert advice
 # %% [markdown]
 # ## 推奨される方法: DistributedDataParallel
 #
-# `DistributedDataParallel`（DDP）はデバイスごとに1つのプロセスを動かします。プロセスの起動には、通常 `torchrun --nproc-per-node=N train.py` を使います。各プロセスはモデルの完全なコピーを持ち、データのうち自分の担当分で学習します。DDP はモデルをラップするときにランク 0 のパラメータを全プロセスにコピーし、`backward()` の実行中にプロセス間で勾配を平均します。そのため、すべてのコピーで同じ更新が行われ、コピー同士は同一に保たれます。
+# `DistributedDataParallel`（DDP）はデバイスごとに1つのプロセスを動かします。プロセスの起動には、通常 `torchrun --nproc-per-node=N train.py` を使います。各プロセスはモデルの完全なコピーを持ちます。DDP はモデルをラップするときにランク 0 のパラメータと**バッファ**を全プロセスにコピーし（既定では、forward のたびにランク 0 のバッファを再びコピーします）、`backward()` の実行中にプロセス間で勾配を平均します。そのため、すべてのコピーで同じ更新が行われ、コピー同士は同一に保たれます。
 #
-# `gloo` バックエンドを使えば DDP は CPU でも動くので、ここで実際に動かしてみます。2つのプロセスは、それぞれ異なるランダムな重みから始まり、それぞれ異なるデータを見ます。安全な方法（`spawn`）で起動したワーカープロセスはノートブックで定義した関数を import できないため、学習スクリプトを一時ファイルに書き出し、`python -m torch.distributed.run`（`torchrun` の実体となるモジュール）で起動します。GPU で動かす場合、スクリプトは `nccl` バックエンドを使い、プロセスごとに専用の GPU を割り当てることになります。
+# DDP はデータを分割しません。各プロセスは自分の担当分を自分で読み込む必要があり、通常は `DistributedSampler` を指定した `DataLoader` を使います（実行例の後で示します）。下のデモでは分割を模擬しています。各プロセスは、ランクによって異なるシードから自分用のランダムなデータを作ります。
+#
+# `gloo` バックエンドを使えば DDP は CPU でも動くので、ここで実際に動かしてみます。2つのプロセスは、異なるランダムな重みと異なるバッファの値から始まります。安全な方法（`spawn`）で起動したワーカープロセスはノートブックで定義した関数を import できないため、学習スクリプトを一時ファイルに書き出し、`python -m torch.distributed.run` で起動します。`torchrun` コマンドが実行しているのもこのモジュールです。スクリプトの最後は `os._exit(0)` です。Python の終了処理の間に gloo のワーカースレッドが autograd の状態をまだ解放していることがあり、そのせいでプロセスがときどき異常終了するためです（torch 2.13 で確認）。その時点で結果は保存済みです。GPU で動かす場合、スクリプトは `nccl` バックエンドを使い、プロセスごとに専用の GPU を割り当てることになります。
 
 # %%
 TRAIN = '''
@@ -207,21 +225,24 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 
 
 def train(rank):
-    torch.manual_seed(rank)  # a different start on each rank
+    torch.manual_seed(rank)
     net = nn.Linear(4, 1)
+    net.register_buffer("seen", torch.full((1,), float(rank)))
     start = net.weight.flatten().tolist()
-    model = DDP(net)  # copies rank 0's parameters to every rank
+    model = DDP(net)
     synced = net.weight.flatten().tolist()
+    buffer = net.seen.item()
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    torch.manual_seed(100 + rank)  # different data on each rank
+    torch.manual_seed(100 + rank)
     for step in range(5):
         x, y = torch.randn(16, 4), torch.randn(16, 1)
         loss = nn.functional.mse_loss(model(x), y)
         opt.zero_grad()
-        loss.backward()  # gradients are averaged across ranks here
+        loss.backward()
         opt.step()
     params = [p.flatten().tolist() for p in model.parameters()]
-    return {"rank": rank, "start": start, "synced": synced, "loss": loss.item(), "params": params}
+    return {"rank": rank, "start": start, "synced": synced, "buffer": buffer,
+            "loss": loss.item(), "params": params}
 
 
 dist.init_process_group("gloo")
@@ -229,8 +250,6 @@ result = train(dist.get_rank())
 with open(f"{sys.argv[1]}/rank{result['rank']}.json", "w") as f:
     json.dump(result, f)
 dist.destroy_process_group()
-# gloo's worker threads can still be releasing autograd state while Python shuts down, which
-# aborts the process now and then (torch 2.13). The work is saved: leave without the shutdown.
 os._exit(0)
 '''
 
@@ -248,29 +267,44 @@ with tempfile.TemporaryDirectory() as tmp:
         env=dict(os.environ, OMP_NUM_THREADS="1"),
         capture_output=True, text=True, timeout=120,
     )
-    print("return code:", run.returncode)
-    print((run.stdout + run.stderr).strip() or "(no output)")
+    print(f"{run.returncode=}")
+    if (run.stdout + run.stderr).strip():
+        print((run.stdout + run.stderr).strip())
     assert run.returncode == 0
     results = [json.loads((Path(tmp) / f"rank{r}.json").read_text()) for r in range(2)]
+
 
 def show(values):
     return [round(v, 4) for v in values]
 
 
 for r in results:
-    print(f"rank {r['rank']}: start {show(r['start'])}, after DDP() {show(r['synced'])}")
-    print(f"        last loss {r['loss']:.4f}, final {show(r['params'][0])} {show(r['params'][1])}")
+    rank, start, synced, buffer = r["rank"], show(r["start"]), show(r["synced"]), r["buffer"]
+    loss, final = round(r["loss"], 4), show(r["params"][0]) + show(r["params"][1])
+    print(f"{rank=}, {start=}, {synced=}, {buffer=}")
+    print(f"{rank=}, {loss=}, {final=}")
 
 r0, r1 = results
 assert r0["start"] != r1["start"]  # 初期の重みが異なる
 assert r0["synced"] == r1["synced"] == r0["start"]  # どのランクの重みもランク 0 と同じ
+assert r0["buffer"] == r1["buffer"] == 0.0  # どのランクのバッファもランク 0 と同じ
 assert r0["loss"] != r1["loss"]  # データも異なる
 assert r0["params"] == r1["params"]  # それでも学習後のパラメータは同一
+
+# %% [markdown]
+# DDP が利用者に任せている分割は、`DistributedSampler` が担当します。データセットのインデックスを、ランクごとに異なる担当分に分けます。ここではランクとランクの総数を指定して、プロセスを起動せずに実行します。
+
+# %% tags=["claim-F11"]
+data = range(8)
+shares = [list(DistributedSampler(data, num_replicas=2, rank=r, shuffle=False)) for r in range(2)]
+print(shares)
+assert sorted(shares[0] + shares[1]) == list(data)  # どのサンプルも1回ずつ、重複なし
+assert not set(shares[0]) & set(shares[1])
 
 # %% [markdown]
 # ## まとめ
 #
 # - インデックスを明示しないもの（`"cuda"`、`.cuda()`）は現在のデバイスを使います。現在のデバイスは `torch.cuda.set_device(i)` か `with torch.cuda.device(i):` で選びます。
-# - `CUDA_VISIBLE_DEVICES` は CUDA の初期化前、できれば Python の起動前に設定します。
-# - `nn.DataParallel` がモデルを移動するのは GPU がちょうど1枚のときだけで、`state_dict` のキーは `module.*` という名前に変わります。
-# - 複数の GPU には `DistributedDataParallel` を使いましょう。`gloo` を使えば CPU でも動作し、テストもできます。
+# - `CUDA_VISIBLE_DEVICES`（`nvidia-smi` と同じ番号にするなら `CUDA_DEVICE_ORDER=PCI_BUS_ID` も）は CUDA の初期化前、できれば Python の起動前に設定します。
+# - `nn.DataParallel` がモデルを移動するのはデバイス ID がちょうど1つ（`len(device_ids) == 1`）のときだけで、`state_dict` のキーは `module.*` という名前に変わります。
+# - 複数の GPU には `DistributedDataParallel` を使いましょう。パラメータとバッファは DDP がそろえ、データの分割は `DistributedSampler` が行います。`gloo` を使えば CPU でも動作し、テストもできます。

@@ -15,13 +15,15 @@
 # %% [markdown]
 # # ファクトチェック: よく見る主張を検証する
 #
-# モデルを GPU に移す方法を扱うブログ記事や Q&A の回答では、同じような主張がいくつも繰り返されています。最初から誤りだったものもあれば、古いリリース（torch 1.7）では正しかったものの、その後変わったものもあります。このページでは主張を1つずつ取り上げて判定を示し、お使いのマシンで動くコードで検証します。判定はすべて `assert` で書いてあるので、将来の PyTorch で挙動が変われば、このページは黙って古くなるのではなく、失敗するようになっています。
+# モデルを GPU に移動する方法を扱うブログ記事や Q&A の回答では、同じような主張がいくつも繰り返されています。最初から誤りだったものもあれば、古いリリース（torch 1.7）では正しかったものの、その後変わったものもあります。このページでは主張を1つずつ取り上げて判定を示し、お使いのマシンで動くコードで検証します。判定はすべて `assert` で書いてあるので、将来の PyTorch で挙動が変われば、このページは知らないうちに古くなるのではなく、失敗するようになっています。
 #
-# どのセルも GPU なしで実行できます。GPU が必要な検証では、セルが何をスキップしたかを表示します。正しい結果がマシンによって変わる場合は、セルを実行しているマシンでの結果を検証します。
+# どのセルも GPU なしで実行できます。GPU が必要な検証のセルは、結果の代わりに `torch.cuda.is_available()=False` を表示します。正しい結果がマシンによって変わる場合は、実行しているマシンでの結果を検証します。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉して検証し、表示します。ページはそのまま先に進みます。
 
 # %%
+import contextlib
 import copy
 import inspect
+import sys
 import weakref
 
 import torch
@@ -31,6 +33,18 @@ TORCH = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.__version__, device)
 
+
+@contextlib.contextmanager
+def expect_error(kind, fragment):
+    # ブロックは、メッセージに `fragment` を含む `kind` のエラーを発生させなければなりません。エラーを表示して、ノートブックは先に進みます。
+    try:
+        yield
+    except kind as err:
+        assert fragment in str(err), err
+        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+    else:
+        raise AssertionError(f"expected {kind.__name__}")
+
 # %% [markdown]
 # ## 主張: model.to(device) だけではモデルは移動しない
 #
@@ -38,7 +52,7 @@ print(torch.__version__, device)
 #
 # **判定: 誤り**。`nn.Module.to` はモジュールをインプレースで変更し、そのモジュール自身を返します。代入し直しても害はありませんが、移動を起こしているのは代入ではありません。
 #
-# GPU がない場合、このセルは代わりにモデルを `meta` に移します。`meta` は形状と dtype を保持し、データを持たないデバイスです。パラメータがどこに移ったか、どのオブジェクトが返ってきたかはわかりますが、速度やメモリについては何もわかりません。CPU から GPU への移動とは1つ違いがあります。`meta` への移動では `Parameter` オブジェクトが置き換わりますが、CPU と GPU の間の移動では同じオブジェクトが保たれます（セルは実際に実行されたほうのケースを検証します）。
+# GPU がない場合、このセルは代わりにモデルを `meta` に移動します。`meta` は形状と dtype を保持し、データを持たないデバイスです。パラメータがどこに移動したか、どのオブジェクトが返ってきたかはわかりますが、速度やメモリについては何もわかりません。CPU から GPU への移動とは1つ違いがあります。`meta` への移動では `Parameter` オブジェクトが置き換わりますが、CPU と GPU の間の移動では同じオブジェクトが保たれます（セルは実際に実行されたほうのケースを検証します）。
 
 # %% tags=["claim-M1"]
 target = device if device.type == "cuda" else torch.device("meta")
@@ -65,7 +79,7 @@ print(other.weight.dtype, other.weight.device)
 assert other.weight.dtype == torch.float32
 
 # %% [markdown]
-# この主張の出どころはテンソルです。テンソルは**実際に**そう振る舞います。`Tensor.to` は元のテンソルには手を付けず、新しいデバイス上のテンソルを返すので、テンソルの場合は戻り値を受け取る必要があります。
+# この主張が生まれたのは、テンソルが**実際に**そう振る舞うからです。`Tensor.to` は元のテンソルには手を付けず、新しいデバイス上のテンソルを返すので、テンソルの場合は戻り値を受け取る必要があります。
 
 # %% tags=["claim-M1"]
 t = torch.ones(3)
@@ -107,9 +121,9 @@ for module, original, old in ((a, a_object, a_old), (b, b_object, b_old)):
 print(a.weight.dtype, b.weight.dtype, [ref() for ref in a_old + b_old])
 
 # %% [markdown]
-# GPU がある場合、次のセルは同じサイズのモデル2つをそれぞれの書き方で GPU に移し、移動で増えた GPU メモリを、移動後とピーク時の両方で比べます。
+# GPU がある場合、次のセルは同じサイズのモデル2つをそれぞれの書き方で GPU に移動し、移動で増えた GPU メモリを、移動後とピーク時の両方で比べます。GPU がなければ `torch.cuda.is_available()=False` だけを表示します。
 
-# %% tags=["claim-M2"]
+# %% tags=["claim-M2", "gpu-only"]
 if torch.cuda.is_available():
     used = []
     for reassign in (False, True):
@@ -127,7 +141,7 @@ if torch.cuda.is_available():
     print(used)
     assert used[0] == used[1]
 else:
-    print("skipped: comparing GPU memory needs a CUDA GPU")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## 主張: torch.cuda.copy() でパラメータを GPU にコピーできる
@@ -136,15 +150,15 @@ else:
 #
 # **判定: 誤り**。そのような関数は存在しません。GPU の有無にかかわらず、どのマシンでも呼び出しは失敗します。
 
-# %% tags=["raises-exception", "claim-M3"]
-torch.cuda.copy(torch.ones(3))
-
-# %% [markdown]
-# 実際に使う道具はこちらです。`dst.copy_(src)` は既存のテンソルに値をコピーし（デバイスは問いません）、`t.to(device)` は指定したデバイス上のテンソルを返し、`t.clone()` は同じデバイス上に新しいメモリを確保してコピーします。モデル全体を移すなら `model.to(device)` を使います。
-
 # %% tags=["claim-M3"]
 assert not hasattr(torch.cuda, "copy")
+with expect_error(AttributeError, "has no attribute 'copy'"):
+    torch.cuda.copy(torch.ones(3))
 
+# %% [markdown]
+# 実際に使う道具はこちらです。`dst.copy_(src)` は既存のテンソルに値をコピーし（デバイスは問いません）、`t.to(device)` は指定したデバイス上のテンソルを返し、`t.clone()` は同じデバイス上に新しいメモリを確保してコピーします。モデル全体を移動するなら `model.to(device)` を使います。
+
+# %% tags=["claim-M3"]
 src = torch.arange(4.0)
 dst = torch.empty(4, device=device)
 dst.copy_(src)
@@ -159,7 +173,7 @@ assert torch.equal(cloned, src) and cloned.data_ptr() != src.data_ptr()
 # %% [markdown]
 # ## 主張: model.cuda() は model.to('cuda') よりメモリを多く使う
 #
-# **主張**: `.cuda()` はモデルを移すコストの高い方法で、`.to('cuda')` のほうがメモリが少なくて済む。
+# **主張**: `.cuda()` はモデルを移動するコストの高い方法で、`.to('cuda')` のほうがメモリが少なくて済む。
 #
 # **判定: 誤り**。どちらも同じ内部メソッド `Module._apply` を呼ぶだけの短いラッパーで、このメソッドがすべてのパラメータとバッファを変換します。ソースコードを読めば、どのマシンでも確認できます。
 
@@ -181,9 +195,9 @@ assert both.weight.device.type == target.type
 assert both.weight.dtype == torch.float16
 
 # %% [markdown]
-# GPU がある場合、次のセルはまったく同じモデル2つをそれぞれのメソッドで移し、使ったメモリと移動先を比べます。
+# GPU がある場合、次のセルはまったく同じモデル2つをそれぞれのメソッドで移動し、使ったメモリと移動先を比べます。GPU がなければ `torch.cuda.is_available()=False` だけを表示します。
 
-# %% tags=["claim-M4"]
+# %% tags=["claim-M4", "gpu-only"]
 if torch.cuda.is_available():
     by_cuda = nn.Linear(1024, 1024)
     by_to = copy.deepcopy(by_cuda)
@@ -201,26 +215,26 @@ if torch.cuda.is_available():
     assert by_cuda.weight.device == torch.device("cuda", torch.cuda.current_device())
     assert torch.equal(by_cuda.weight, by_to.weight)
 else:
-    print("skipped: comparing GPU memory needs a CUDA GPU")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## 主張: nn.DataParallel がモデルを GPU に載せてくれる
 #
 # **主張**: モデルを `nn.DataParallel` でラップすれば、GPU への移動もやってくれる。
 #
-# **判定: ほぼ誤り**。どうなるかはマシンの GPU の数で決まります。
+# **判定: ほぼ誤り**。どうなるかは、ラッパーが受け取るデバイス ID（`device_ids`、省略すると見えているすべての GPU）の数で決まります。
 #
 # - GPU なし: ラッパーはモデルを CPU 上でそのまま呼び出すだけです。
-# - GPU がちょうど1つ: ラッパーがモデルをその GPU に移します。
-# - GPU が2つ以上: ラッパーは何も移さず、最初の forward の呼び出しで、パラメータを `cuda:0` に置くよう求めるエラーが発生します。
+# - デバイス ID がちょうど1つ: コンストラクタがモデルをその GPU に移動します。GPU が1枚のマシンでの既定の動作がこれで、GPU が複数枚あるマシンで `device_ids=[1]` を渡した場合も同じです（モデルは `cuda:1` に移動します）。
+# - デバイス ID が2つ以上: ラッパーは何も移動せず、最初の forward の呼び出しで、パラメータを `device_ids[0]` に置くよう求めるエラーが発生します。
 #
-# セルは、実行しているマシンに当てはまる分岐を検証します。
+# セルは、実行しているマシンに当てはまる分岐を検証します。GPU が複数枚あれば、デバイス ID を1つだけ渡したラップも試します。
 
 # %% tags=["claim-M5"]
 model = nn.Linear(4, 2)
 dp = nn.DataParallel(model)
 x = torch.randn(3, 4)
-print(dp.device_ids, model.weight.device)
+print(f"{dp.device_ids=}, {model.weight.device=}")
 assert dp.module is model
 
 if len(dp.device_ids) == 0:
@@ -229,20 +243,19 @@ if len(dp.device_ids) == 0:
     assert out.device.type == "cpu"
 elif len(dp.device_ids) == 1:
     out = dp(x)
-    assert model.weight.device == torch.device("cuda", 0)
-    assert out.device == torch.device("cuda", 0)
+    assert model.weight.device == torch.device("cuda", dp.device_ids[0])
+    assert out.device == model.weight.device
 else:
     assert model.weight.device.type == "cpu"
-    try:
+    with expect_error(RuntimeError, "module must have its parameters and buffers on device"):
         dp(x)
-    except RuntimeError as err:
-        print(err)
-        assert "module must have its parameters and buffers on device" in str(err)
-    else:
-        raise AssertionError("expected a RuntimeError")
+    last = dp.device_ids[-1]
+    one = nn.DataParallel(nn.Linear(4, 2), device_ids=[last])
+    print(f"{one.module.weight.device=}")
+    assert one.module.weight.device == torch.device("cuda", last)
 
 # %% [markdown]
-# ですから、ラップする前に自分でモデルを移しましょう。そうすれば GPU がいくつあっても動きます。ほかに知っておきたい点が2つあります。ラッパーは自身の `state_dict` のすべてのキーに `module.` という接頭辞を付けます（接頭辞のないキーが必要なら `dp.module.state_dict()` を保存します）。また、`DataParallel` 自身のドキュメントでは、マシンが1台だけの場合でも `DistributedDataParallel` を使うよう推奨しています。
+# ですから、ラップする前に自分でモデルを移動しましょう。そうすれば GPU が何枚あっても動きます。ほかに知っておきたい点が2つあります。ラッパーは自身の `state_dict` のすべてのキーに `module.` という接頭辞を付けます（接頭辞のないキーが必要なら `dp.module.state_dict()` を保存します）。また、`DataParallel` 自身のドキュメントでは、マシンが1台だけの場合でも `DistributedDataParallel` を使うよう推奨しています。
 
 # %% tags=["claim-M5"]
 wrapped = nn.DataParallel(nn.Linear(4, 2).to(device))
@@ -258,43 +271,24 @@ assert "DistributedDataParallel" in nn.DataParallel.__doc__
 # %% [markdown]
 # ## 主張: GPU 上の Linear(10, 1) に torch.randn(10, 1) を入力できる
 #
-# **主張**: 動くコードとして出回っているサンプルがある。`nn.Linear(10, 1)` をデバイスに移し、CPU 上で作った `torch.randn(10, 1)` を入力するものだ。
+# **主張**: 動くコードとして出回っているサンプルがある。`nn.Linear(10, 1)` をデバイスに移動し、CPU 上で作った `torch.randn(10, 1)` を入力するものだ。
 #
-# **判定: 誤り（バグが2つある）**。レイヤーは GPU 上にあるのに入力は CPU 上に残っており、しかも形状が間違っています。`Linear(10, 1)` が受け取るのは形状 `(N, 10)`、つまり最後の次元に10個の特徴量を持つ入力です。書かれたままでは、このサンプルはどのマシンでも失敗します。
+# **判定: 誤り（バグが2つある）**。レイヤーは GPU 上にあるのに入力は CPU 上に残っており、しかも形状が間違っています。`Linear(10, 1)` が受け取るのは形状 `(N, 10)`、つまり最後の次元に10個の特徴量を持つ入力です。書かれたままでは、このサンプルはどのマシンでも失敗します。どちらのバグが先に表面化するかはマシン次第です。GPU では何よりも先にデバイスのチェックが行われます。CPU だけのマシンではすべてが CPU 上にあるので、形状のエラーだけが残ります。
 
-# %% tags=["raises-exception", "claim-M6"]
+# %%
 net = nn.Linear(10, 1).to(device)
 x = torch.randn(10, 1)
-net(x)
+first = "same device" if device.type == "cuda" else "shapes cannot be multiplied"
+with expect_error(RuntimeError, first):
+    net(x)
 
 # %% [markdown]
-# どちらのバグが先に表面化するかはマシン次第です。GPU では何よりも先にデバイスのチェックが行われます。CPU だけのマシンではすべてが CPU 上にあるので、形状のエラーだけが残ります。
+# 入力をデバイスに移動する（`x = x.to(device)`）だけでは足りません。形状のエラーはそのまま残ります。
 
-# %% tags=["claim-M6"]
-try:
-    net(torch.randn(10, 1))
-except RuntimeError as err:
-    message = str(err)
-else:
-    raise AssertionError("expected a RuntimeError")
-
-print(message)
-if device.type == "cuda":
-    assert "same device" in message
-else:
-    assert "shapes cannot be multiplied" in message
-
-# %% [markdown]
-# 入力をデバイスに移すだけでは足りません。形状のエラーはそのまま残ります。
-
-# %% tags=["claim-M6"]
-try:
-    net(torch.randn(10, 1, device=device))
-except RuntimeError as err:
-    print(err)
-    assert "shapes cannot be multiplied" in str(err)
-else:
-    raise AssertionError("expected a RuntimeError")
+# %%
+x = x.to(device)
+with expect_error(RuntimeError, "shapes cannot be multiplied"):
+    net(x)
 
 # %% [markdown]
 # 正しくは、10個の特徴量を持つサンプル `N` 個からなるバッチを、レイヤーと同じデバイス上に作ります。
@@ -352,46 +346,40 @@ assert torch.ones(1).is_cpu
 # %% [markdown]
 # ## 古い情報: デバイス不一致のエラーメッセージ
 #
-# **当時（torch 1.7）**: CPU のテンソルを GPU 上のレイヤーに渡すと、どの引数が CPU 上にあるかを示したうえで、GPU 上にあるべきだと告げるエラーが出ました。`Tensor for 'out' is on CPU, Tensor for argument #1 'self' is on CPU, but expected them to be on GPU (while checking arguments for addmm)`
+# **当時（torch 1.7）**: CUDA の行列積は、すべてのテンソルが GPU 上にあるかを確認し（ATen の `checkAllSameGPU`）、CPU 上にあるものを列挙しました。引数は `addmm(bias, input, weight.T)` の `self`、`mat1`、`mat2` と、バイアスと同じデバイスに作られる出力 `out` です。そのため、どちらが CPU に残っていたかでメッセージが変わりました。
 #
-# **現在**: メッセージは `Expected all tensors to be on the same device` で始まり、問題の引数の名前を含みます（線形レイヤーなら、その入力である `mat1`）。それ以降の文言はリリースごとに変わっており（2.8 でも再び変更されました）、演算によっても異なるので、ログを検索するときはこの先頭部分で検索しましょう。CPU だけでは取り違える2つ目のデバイスがないので、このセルには GPU が必要です。線形レイヤーと加算の例を示します。
+# - CPU の入力を GPU 上のレイヤーに渡した場合: `Tensor for argument #2 'mat1' is on CPU, but expected it to be on GPU (while checking arguments for addmm)`
+# - GPU の入力を CPU に残ったレイヤーに渡した場合: `Tensor for 'out' is on CPU, Tensor for argument #1 'self' is on CPU, but expected them to be on GPU (while checking arguments for addmm)`
+#
+# **現在**: どちらの場合も `Expected all tensors to be on the same device` で始まります。線形レイヤーでは、続きにどちらの向きでも入力の `mat1` の名前が入ります。チェックは各引数を最初の引数であるバイアスと比べるので、食い違うのは常に入力だからです。つまり引数の名前からは、どちらを移動すべきかはわかりません。モデルと入力のすべてを、使うつもりのデバイスに置きます。`+` や `*` のような要素ごとの演算は TensorIterator を通るので、今も `but found at least two devices, cuda:0 and cpu!` で終わり、引数の名前は入りません。それ以外の文言はリリースごとに変わってきた（2.8 でも変更されました）ので、ログはこの先頭部分で検索します。CPU だけでは取り違える2つ目のデバイスがないので、このセルには GPU が必要です。GPU がなければ `torch.cuda.is_available()=False` だけを表示します。線形レイヤーでの両方の向きと、加算の例を示します。
 
-# %% tags=["claim-O3"]
+# %% tags=["claim-O3", "gpu-only"]
 if torch.cuda.is_available():
     layer = nn.Linear(10, 1).to(device)
-    try:
+    cpu_layer = nn.Linear(10, 1)
+    assert layer.weight.is_cuda and cpu_layer.weight.is_cpu
+    with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
         layer(torch.randn(4, 10))
-    except RuntimeError as err:
-        message = str(err)
-    else:
-        raise AssertionError("expected a RuntimeError")
-    try:
+    with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
+        cpu_layer(torch.randn(4, 10, device=device))
+    with expect_error(RuntimeError, "found at least two devices"):
         torch.ones(2, device=device) + torch.ones(2)
-    except RuntimeError as err:
-        added = str(err)
-    else:
-        raise AssertionError("expected a RuntimeError")
-    print(message)
-    print(added)
-    assert "Expected all tensors to be on the same device" in message
-    assert "mat1" in message
-    assert "Expected all tensors to be on the same device" in added
 else:
-    print("skipped: a device mismatch needs a CUDA GPU")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## 古い情報: 存在しない GPU インデックスでは素の RuntimeError が出る
 #
-# **当時（torch 1.7）**: 存在しない GPU を指定すると（たとえば GPU が1つのマシンで `t.cuda(1)`）、`RuntimeError: CUDA error: invalid device ordinal` が送出されました。
+# **当時（torch 1.7）**: 存在しない GPU を指定すると（たとえば GPU が1枚のマシンで `t.cuda(1)`）、`RuntimeError: CUDA error: invalid device ordinal` が送出されました。
 #
-# **現在**: torch 2.8 以降、同じエラーが `torch.AcceleratorError` として送出されます。これは `RuntimeError` のサブクラスなので、既存の `except RuntimeError:` のコードでもそのまま捕捉できます。
+# **現在**: torch 2.8 以降、同じエラーが `torch.AcceleratorError` として送出されます。これは `RuntimeError` のサブクラスなので、既存の `except RuntimeError:` のコードでもそのまま捕捉できます。GPU がなければ、セルはクラスだけを検証し、残りについては `torch.cuda.is_available()=False` を表示します。
 
 # %% tags=["claim-O4"]
 if hasattr(torch, "AcceleratorError"):
     print(torch.AcceleratorError.__mro__)
     assert issubclass(torch.AcceleratorError, RuntimeError)
 else:
-    print("skipped: torch.AcceleratorError was added in torch 2.8")
+    print(f"{hasattr(torch, 'AcceleratorError')=}")
 
 if torch.cuda.is_available():
     missing = torch.cuda.device_count()
@@ -405,14 +393,14 @@ if torch.cuda.is_available():
     else:
         raise AssertionError("expected a RuntimeError")
 else:
-    print("skipped: asking for a GPU index that does not exist needs a CUDA GPU")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## 古い情報: デバイスの選択には torch.cuda.is_available() を使う
 #
 # **当時（torch 1.7）**: `"cuda" if torch.cuda.is_available() else "cpu"` が定番の書き方でした。
 #
-# **現在**: この書き方は NVIDIA の GPU なら今でも使えますし、このページでも使っています。移植性の高い方法は `torch.accelerator` モジュール（torch 2.6）で、CUDA、MPS、XPU などを扱えます。`torch.accelerator.current_accelerator()` は、使っている torch のビルドが対応するアクセラレータを返し、どれにも対応していなければ `None` を返します（torch 2.7 以降）。これはビルドについての情報なので、いまデバイスを実際に使えるかどうかを返す `torch.accelerator.is_available()` と組み合わせて使います。
+# **現在**: この書き方は NVIDIA の GPU なら今でも使えますし、このページでも使っています。移植性の高い方法は `torch.accelerator` モジュール（torch 2.6）で、CUDA、MPS、XPU などを扱えます。`torch.accelerator.current_accelerator()` は、使っている torch のビルドが対応するアクセラレータを返し、どれにも対応していなければ `None` を返します（torch 2.7 以降）。これはビルドについての情報なので、いまデバイスを実際に使えるかどうかを返す `torch.accelerator.is_available()` と組み合わせて使います。torch 2.6 では、セルは見つけたバージョン `TORCH=(2, 6)` だけを表示します。
 
 # %% tags=["claim-O5"]
 if TORCH >= (2, 7):
@@ -427,7 +415,7 @@ if TORCH >= (2, 7):
     if cpu_only_build:
         assert accelerator is None and not usable
 else:
-    print("skipped: current_accelerator() returns None for a build without accelerator from torch 2.7")
+    print(f"{TORCH=}")
 
 # %% [markdown]
 # ## まとめ
@@ -438,10 +426,10 @@ else:
 # | `model = model.to(device)` でメモリを節約できる | 誤り | どちらの書き方も処理は同じで、コピーは残らない |
 # | `torch.cuda.copy()` でパラメータを GPU にコピーできる | 誤り | 存在しない。`copy_`、`to`、`clone` を使う |
 # | `.cuda()` は `.to('cuda')` よりメモリを多く使う | 誤り | どちらも `Module._apply` を通る。`.cuda()` は dtype を変えられない |
-# | `nn.DataParallel` がモデルを GPU に移してくれる | ほぼ誤り | 移すのは GPU がちょうど1つのときだけ。モデルは自分で移す |
+# | `nn.DataParallel` がモデルを GPU に移動してくれる | ほぼ誤り | 移動するのはデバイス ID がちょうど1つ（`len(device_ids) == 1`）のときだけ。モデルは自分で移動する |
 # | `Linear(10, 1)` に CPU 上の `torch.randn(10, 1)` を入力できる | 誤り | デバイスも形状も誤り。`torch.randn(N, 10, device=device)` を使う |
-# | `device=0` は `cuda:0` を意味する | 古い | 現在のアクセラレータ上のインデックス（2.5） |
-# | テンソルに `is_cpu` はない | 古い | `Tensor.is_cpu` がある（1.13） |
-# | 昔のデバイス不一致メッセージ | 古い | "Expected all tensors to be on the same device" で検索する |
-# | 存在しない GPU インデックスでは素の `RuntimeError` が出る | 古い | `RuntimeError` のサブクラスである `torch.AcceleratorError`（2.8） |
-# | デバイスは `torch.cuda.is_available()` で選ぶ | 古い | CUDA なら今も使える。移植性が必要なら `torch.accelerator`（2.6/2.7） |
+# | `device=0` は `cuda:0` を意味する | 古い情報 | 現在のアクセラレータ上のインデックス（2.5） |
+# | テンソルに `is_cpu` はない | 古い情報 | `Tensor.is_cpu` がある（1.13） |
+# | 昔のデバイス不一致メッセージ | 古い情報 | `Expected all tensors to be on the same device` で検索する |
+# | 存在しない GPU インデックスでは素の `RuntimeError` が出る | 古い情報 | `RuntimeError` のサブクラスである `torch.AcceleratorError`（2.8） |
+# | デバイスは `torch.cuda.is_available()` で選ぶ | 古い情報 | CUDA なら今も使える。移植性が必要なら `torch.accelerator`（2.6/2.7） |

@@ -21,29 +21,46 @@
 # GPU에서 저장한 체크포인트를 CPU에서 불러오는 방법을 다룹니다.
 #
 # 본문의 모든 설명은 바로 다음 코드 셀의 `assert`로 검증합니다. GPU가 필요한 셀은 먼저 GPU가 있는지
-# 확인하고, CPU만 있는 머신에서는 무엇을 건너뛰었는지 출력합니다.
+# 확인하고, CPU만 있는 머신에서는 대신 `torch.cuda.is_available()=False`를 출력합니다. 예상된 오류는
+# 첫 번째 셀에서 정의하는 `expect_error`가 잡아서 확인하고 표시하며, 페이지는 계속 진행됩니다.
 
 # %%
+import contextlib
 import os
+import pickle
+import sys
 import tempfile
 
 import torch
 from torch import nn
 
+TORCH = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2])
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.__version__, device)
 
+
+@contextlib.contextmanager
+def expect_error(kind, fragment):
+    # 블록은 메시지에 `fragment`가 들어 있는 `kind` 오류를 일으켜야 합니다. 오류를 표시하고 노트북은 계속 진행합니다.
+    try:
+        yield
+    except kind as err:
+        assert fragment in str(err), err
+        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+    else:
+        raise AssertionError(f"expected {kind.__name__}")
+
 # %% [markdown]
-# ## 인플레이스 변환, 같은 객체 반환
+# ## 제자리 변환, 같은 객체 반환
 #
 # `Tensor.to`는 원래 텐서를 바꾸지 않습니다. 변환된 텐서(변환할 것이 없으면 그 텐서 자체)를 반환하므로
 # 반환값을 받아 두어야 합니다.
 #
-# 반면 `Module.to`는 파라미터와 버퍼를 변환해 모듈 자체를 **인플레이스**로 바꾸고, 모듈 자신을 반환합니다.
+# 반면 `Module.to`는 파라미터와 버퍼를 변환해 모듈 자체를 **제자리(in-place)에서** 바꾸고, 모듈 자신을 반환합니다.
 # `.cpu()`, `.double()`, 그리고 GPU가 있을 때의 `.cuda()`도 마찬가지입니다.
 # `model = model.to(device)`라고 써도 문제는 없지만, `model.to(device)`만으로 충분합니다.
 #
-# `meta` 디바이스는 shape와 dtype만 저장하고 데이터는 저장하지 않습니다. 어느 머신에나 있으므로
+# `meta` 디바이스는 형태와 dtype만 저장하고 데이터는 저장하지 않습니다. 어느 머신에나 있으므로
 # GPU가 없어도 이동이 일어나는 모습을 확인할 수 있습니다.
 
 # %% tags=["claim-M1"]
@@ -55,7 +72,7 @@ assert model.double() is model  # dtype 변환도 마찬가지
 if torch.cuda.is_available():
     assert model.cuda() is model
 else:
-    print("No GPU: skipped model.cuda().")
+    print(f"{torch.cuda.is_available()=}")
 
 model.to("meta")  # 반환값을 대입하지 않음
 print(model.weight.device, model.weight.dtype)
@@ -106,22 +123,17 @@ model = Scaled()
 weight, offset = model.weight, model.offset
 
 model.to("meta")
-print(model.weight is weight, model.offset is offset)
+print(f"{model.weight is weight=}, {model.offset is offset=}")
 assert isinstance(model.weight, nn.Parameter)
 assert model.weight is not weight  # 새 Parameter 객체
 assert model.offset is not offset  # 새 버퍼 텐서
 
 # %% [markdown]
-# `meta`에서 되돌아올 때는 사정이 다릅니다. 복사할 데이터가 없으므로 `.to("cpu")`는 오류를 일으키고, 오류 메시지는 `to_empty()`를 쓰라고 안내합니다. `to_empty(device=...)`는 대상 디바이스에 초기화되지 않은 저장 공간만 할당하므로 값은 직접 채워야 합니다. 기본 제공 레이어라면 `reset_parameters()`로 초기화할 수 있습니다.
+# `meta`에서 되돌아올 때는 사정이 다릅니다. 복사할 데이터가 없으므로 `.to("cpu")`는 오류를 일으키고, 오류 메시지는 `to_empty()`를 쓰라고 안내합니다. `to_empty(device=...)`는 대상 디바이스에 초기화되지 않은 스토리지만 할당하므로 값은 직접 채워야 합니다. 기본 제공 레이어라면 `reset_parameters()`로 초기화할 수 있습니다.
 
 # %% tags=["claim-F7"]
-try:
+with expect_error(NotImplementedError, "to_empty"):
     model.to("cpu")
-except NotImplementedError as err:
-    print(str(err).splitlines()[0])
-    assert "to_empty" in str(err)
-else:
-    raise AssertionError("a meta module has no data to copy")
 
 layer = nn.Linear(3, 2, device="meta")
 layer.to_empty(device="cpu")  # 저장 공간만 할당하며 값은 아직 없음
@@ -139,7 +151,7 @@ model = Scaled()
 weight, offset = model.weight, model.offset
 
 model.double()
-print("double:", model.weight is weight, model.offset is offset)
+print(f"{model.weight is weight=}, {model.offset is offset=}")
 assert model.weight.dtype == torch.float64
 assert model.weight is weight  # 같은 Parameter 객체
 assert model.offset is not offset  # 버퍼는 새 텐서
@@ -147,12 +159,12 @@ assert model.offset is not offset  # 버퍼는 새 텐서
 if torch.cuda.is_available():
     offset = model.offset
     model.to(device)
-    print("cuda:", model.weight is weight, model.offset is offset)
+    print(f"{model.weight is weight=}, {model.offset is offset=}")
     assert model.weight.device.type == "cuda"
     assert model.weight is weight  # 같은 Parameter 객체가 이제 GPU에 있음
     assert model.offset is not offset
 else:
-    print("No GPU: skipped the CPU -> CUDA identity check.")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## 일반 텐서 속성
@@ -214,13 +226,8 @@ moved = model.weight.to("meta")  # 실제 변환
 print(type(moved))
 assert type(moved) is torch.Tensor
 
-try:
+with expect_error(TypeError, "cannot assign"):
     model.weight = moved
-except TypeError as err:
-    print(err)
-    assert "cannot assign" in str(err)
-else:
-    raise AssertionError("expected a TypeError")
 
 
 # %% [markdown]
@@ -252,56 +259,65 @@ assert len(devices(model)) == 2
 # %% [markdown]
 # ## 디바이스 불일치 오류 읽기
 #
-# 모델과 입력이 서로 다른 디바이스에 있으면, 둘을 섞는 첫 연산이 `RuntimeError`를 일으키며 실패합니다.
-# torch 2.8부터는 다음과 같은 형태의 메시지가 나옵니다.
+# 모델과 입력이 서로 다른 디바이스에 있으면, 둘을 섞는 연산이 `RuntimeError`를 일으키며 실패합니다.
+# 해결책은 언제나 같습니다. 모델과 모든 입력을 사용하려는 디바이스 하나에 둡니다. 즉
+# `model.to(device)`와 `x = x.to(device)`입니다. `Tensor.to`는 새 텐서를 반환하고 `x`는 원래 자리에
+# 그대로 두므로, 반드시 대입하는 형태로 쓰십시오.
+#
+# 메시지에 이름이 나온 텐서를 옮기면 된다고 단정해서는 안 됩니다. torch 2.8부터 CPU 입력을 받은 선형
+# 레이어는 다음과 같이 알립니다.
 # `Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)`
 #
-# - `mat1`은 디바이스가 맞지 않는 인자입니다. 2차원 입력에 대해 `nn.Linear`는
-#   `addmm(bias, input, weight.T)`를 실행하므로 `mat1`이 곧 입력입니다.
-# - `cpu`는 그 인자가 있는 곳이고, `cuda:0`은 나머지 텐서(가중치와 편향)가 있는 곳입니다.
-# - `wrapper_CUDA_addmm`은 불일치를 감지한 연산입니다.
+# - 2차원 입력에 대해 `nn.Linear`는 `addmm(bias, input, weight.T)`를 실행하므로 `mat1`이 곧
+#   입력이고, `wrapper_CUDA_addmm`은 불일치를 감지한 연산입니다.
+# - 검사는 모든 인자를 첫 번째 인자인 편향과 비교합니다. **모델**을 CPU에 남겨 둔 채 GPU에 있는 입력을
+#   넣어도 메시지에는 역시 `mat1`이 나오며, 이번에는 `mat1 is on cuda:0, different from other tensors on cpu`가
+#   됩니다. 메시지를 따라 `mat1`을 옮기면 입력을 CPU로 되돌리게 됩니다.
 #
-# 이전 릴리스에서는 앞부분은 같고, 그 뒤가 `but found at least two devices, cuda:0 and cpu!`로 이어졌습니다.
-# 해결책은 입력을 옮기는 것, 즉 `x.to(device)`입니다.
+# 2.8 이전에는 같은 검사가 `but found at least two devices, cuda:0 and cpu!`라고 표시하고 인자 이름은
+# 끝에 붙였습니다. 요소별 연산(`+`, `*` 등)은 TensorIterator가 검사하므로 지금도 인자 이름 없이
+# `but found at least two devices, cuda:0 and cpu!`라고 표시합니다.
+#
+# 허용되는 조합이 하나 있습니다. `torch.tensor(2.0)` 같은 0차원 CPU 텐서는 Python 숫자처럼 CUDA 연산에
+# 함께 쓸 수 있습니다. GPU가 없는 머신에서 이 셀은 `torch.cuda.is_available()=False`만 출력합니다.
 
-# %% tags=["claim-O3"]
+# %% tags=["claim-O3", "gpu-only"]
 model = nn.Linear(4, 2).to(device)
 x = torch.randn(8, 4)  # CPU에서 생성
 
 if torch.cuda.is_available():
-    try:
-        model(x)
-    except RuntimeError as err:
-        message = str(err)
-    else:
-        raise AssertionError("expected a device-mismatch error")
-    print(message)
-    assert "Expected all tensors to be on the same device" in message
-    if torch.__version__ >= "2.8":
-        assert "but got" in message
-    else:
-        assert "found at least two devices" in message
-    y = model(x.to(device))  # 해결책
-    print(y.device)
+    named = "but got mat1" if TORCH >= (2, 8) else "found at least two devices"
+    with expect_error(RuntimeError, named):
+        model(x)  # 입력을 CPU에 남긴 경우
+    with expect_error(RuntimeError, named):
+        nn.Linear(4, 2)(x.to(device))  # 모델을 CPU에 남긴 경우
+    with expect_error(RuntimeError, "found at least two devices"):
+        x.to(device) + x  # 요소별 연산: TensorIterator가 검사
+    x = x.to(device)  # 해결: 반환값을 받아 둔다
+    y = model(x)
+    print(f"{y.device=}")
     assert y.device == model.weight.device
+    assert (y * torch.tensor(2.0)).device == y.device  # 0차원 CPU 텐서는 허용된다
 else:
-    print("No GPU: skipped the device-mismatch error; a CPU model accepts a CPU input.")
+    print(f"{torch.cuda.is_available()=}")
     assert model(x).device.type == "cpu"
 
 # %% [markdown]
-# GPU가 없으면 이 오류를 볼 수 없고, `meta`로도 제대로 재현할 수 없습니다. `meta` 커널은 CUDA 커널이
-# 하는 디바이스 검사를 하지 않으므로, `meta` 모델에 CPU 입력을 넣으면 다른 메시지로 실패하거나 아예
-# 실패하지 않습니다.
+# GPU가 없으면 CUDA의 메시지는 볼 수 없지만, `meta` 디바이스에는 자체 디바이스 검사가 있습니다(메시지
+# 문구는 `is not on the expected device`로 CUDA와 다릅니다). 이를 이용하면 어느 머신에서나 불일치가 양방향 모두 실패한다는 것과,
+# 0차원 CPU 텐서는 허용된다는 것을 확인할 수 있습니다.
 
 # %% tags=["claim-F7"]
 meta_model = nn.Linear(4, 2).to("meta")
-try:
-    meta_model(torch.randn(8, 4))
-    message = "no error"
-except RuntimeError as err:
-    message = str(err)
-print(message)
-assert "Expected all tensors to be on the same device" not in message
+with expect_error(RuntimeError, "is not on the expected device"):
+    meta_model(torch.randn(8, 4))  # 입력을 CPU에 남긴 경우
+with expect_error(RuntimeError, "is not on the expected device"):
+    nn.Linear(4, 2)(torch.randn(8, 4, device="meta"))  # 모델을 CPU에 남긴 경우
+
+y = meta_model(torch.randn(8, 4, device="meta"))  # 둘 다 meta에 있음
+scaled = y * torch.tensor(2.0)  # 0차원 CPU 텐서는 허용된다
+print(f"{y.device=}, {scaled.device=}")
+assert scaled.device.type == "meta"
 
 # %% [markdown]
 # ## 옵티마이저는 옮긴 다음에 만들기
@@ -310,9 +326,10 @@ assert "Expected all tensors to be on the same device" not in message
 # **상태**를 갖고 있습니다(Adam은 `exp_avg`와 `exp_avg_sq`라는 두 가지 이동 평균을 유지합니다).
 #
 # CPU → CUDA 이동에서는 `Parameter` 객체가 바뀌지 않으므로, 이동 전에 만든 옵티마이저도 올바른
-# 파라미터를 업데이트합니다. 하지만 이미 만들어진 상태는 모듈의 일부가 아니므로 `model.to()`가 옮기지
-# 않고, 원래 디바이스에 그대로 남습니다. `optimizer.load_state_dict(optimizer.state_dict())`를 호출하면
-# 상태가 각 파라미터의 디바이스로 변환됩니다.
+# 파라미터를 갖고 있습니다. 다만 그것으로 충분한 것은 옵티마이저에 아직 상태가 없을 때뿐입니다. 상태는
+# 모듈의 일부가 아니므로 `model.to()`가 옮기지 않고, 원래 디바이스에 그대로 남습니다.
+# `optimizer.load_state_dict(optimizer.state_dict())`를 호출하면 상태가 각 파라미터의 디바이스로
+# 변환됩니다. GPU가 없는 머신에서 이 셀은 `torch.cuda.is_available()=False`만 출력합니다.
 
 # %% tags=["claim-F4"]
 model = nn.Linear(4, 2)  # CPU에 있음
@@ -334,27 +351,35 @@ if torch.cuda.is_available():
     assert state["exp_avg"].device.type == "cuda"
     assert state["exp_avg_sq"].device.type == "cuda"
 else:
-    print("No GPU: skipped the check that Adam's state stays on the CPU after a move to CUDA.")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# dtype 변환에서도 같은 일이 일어나며, 이쪽은 어느 머신에서나 확인할 수 있습니다. 상태는 다시
-# 불러오기 전까지 예전 dtype을 유지합니다.
+# dtype 변환에서도 같은 일이 일어나며, 이쪽은 어느 머신에서나 확인할 수 있습니다. 상태가 예전 dtype을
+# 유지하므로, 다음 `step()`에서 float64인 새 기울기와 float32 상태가 섞여 실패합니다. state dict를
+# 다시 불러오면 상태가 각 파라미터의 dtype(과 디바이스)으로 변환되고, `step()`이 다시 동작합니다.
 
 # %% tags=["claim-F4"]
 model = nn.Linear(4, 2)
 optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
 model(torch.randn(8, 4)).sum().backward()
-optimizer.step()
+optimizer.step()  # Adam의 상태는 float32로 만들어진다
 
 model.double()
 state = optimizer.state[model.weight]
-print(model.weight.dtype, state["exp_avg"].dtype)
+print(f"{model.weight.dtype=}, {state['exp_avg'].dtype=}")
 assert optimizer.param_groups[0]["params"][0] is model.weight
 assert state["exp_avg"].dtype == torch.float32  # 변환되지 않음
 
-optimizer.load_state_dict(optimizer.state_dict())
-print(optimizer.state[model.weight]["exp_avg"].dtype)
-assert optimizer.state[model.weight]["exp_avg"].dtype == torch.float64
+optimizer.zero_grad()
+model(torch.randn(8, 4, dtype=torch.float64)).sum().backward()
+with expect_error(RuntimeError, "expected dtype"):
+    optimizer.step()  # float64 기울기와 float32 상태가 섞인다
+
+optimizer.load_state_dict(optimizer.state_dict())  # 상태를 각 파라미터의 dtype으로 변환한다
+optimizer.step()
+state = optimizer.state[model.weight]
+print(f"{state['exp_avg'].dtype=}")
+assert state["exp_avg"].dtype == torch.float64
 
 # %% [markdown]
 # 이 모든 문제를 피하는 가장 간단한 규칙은 모델을 먼저 옮기고 나서 옵티마이저를 만드는 것입니다.
@@ -383,7 +408,8 @@ assert state["exp_avg"].device == model.weight.device
 #   `lambda storage, location: storage`를 쓰면 모두 CPU에 남습니다.
 #
 # 여기서는 `weights_only=True`도 함께 지정합니다. 텐서와 기본 컨테이너만 역직렬화(unpickle)하는
-# 옵션으로, `state_dict`를 안전하게 불러오는 방법입니다.
+# 옵션으로, `state_dict`를 안전하게 불러오는 방법입니다(아래에서 자세히 다룹니다). GPU가 없으면 아래
+# 체크포인트는 CPU에서 저장한 것이고, 그다음 셀은 `torch.cuda.is_available()=False`만 출력합니다.
 
 # %%
 tmp = tempfile.TemporaryDirectory()
@@ -391,7 +417,7 @@ path = os.path.join(tmp.name, "checkpoint.pt")
 
 model = nn.Linear(4, 2).to(device)
 torch.save(model.state_dict(), path)
-print("saved from", model.weight.device)
+print(f"{model.weight.device=}")
 
 # %% tags=["claim-F8"]
 if torch.cuda.is_available():
@@ -401,11 +427,11 @@ if torch.cuda.is_available():
     assert as_saved["weight"].device.type == "cuda"  # 저장했던 디바이스로 돌아감
     assert on_cpu["weight"].device.type == "cpu"
 else:
-    print("No GPU: this checkpoint was saved from the CPU; a real GPU checkpoint needs a GPU to create.")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# 체크포인트를 GPU에서 저장했든 CPU에서 저장했든, 여기서는 `map_location`의 네 가지 형식 모두 CPU
-# 텐서를 돌려줍니다.
+# 체크포인트를 GPU에서 저장했든 CPU에서 저장했든, 여기서는 위에서 본 `map_location`의 네 가지
+# 형식(문자열, `torch.device`, 딕셔너리, 호출 가능 객체) 모두 CPU 텐서를 돌려줍니다.
 
 # %% tags=["claim-F8"]
 forms = {
@@ -427,25 +453,40 @@ print(cpu_model.weight.device)
 # 정수는 `map_location`으로 쓸 수 없습니다. `torch.load`는 정수를 호출 가능 객체로 취급하므로
 # `TypeError`를 일으키며 실패합니다. 대신 `"cuda:0"`이나 `torch.device("cuda", 0)`이라고 쓰십시오.
 
-# %% tags=["claim-F8"]
-try:
+# %%
+with expect_error(TypeError, "not callable"):
     torch.load(path, map_location=0, weights_only=True)
-except TypeError as err:
-    print(err)
+
+# %% [markdown]
+# torch 2.6부터 `weights_only=True`는 `torch.load`의 기본값입니다. 여기서 명시하는 것은 예전 릴리스에서도 코드가 똑같이 읽히게 하기 위해서입니다. 이제 `torch.load`가 임의의 클래스를 unpickle하지 않기 때문에, 2.6에서 pickle로 저장한 모델 전체(`torch.save(model, path)`로 저장한 것)를 불러오지 못하게 된 사람이 많았습니다. `state_dict()`를 저장하고 불러오거나, 신뢰할 수 있는 파일에 한해 `weights_only=False`를 넘기십시오.
+
+# %%
+whole = os.path.join(tmp.name, "whole-model.pt")
+torch.save(nn.Linear(4, 2), whole)  # 모듈 전체를 pickle로 저장
+try:
+    torch.load(whole, map_location="cpu")
+except pickle.UnpicklingError as err:
+    print(f"{type(err).__name__}: {str(err).split('.')[0]}", file=sys.stderr)  # 메시지가 길어서 첫 문장만 표시한다
 else:
-    raise AssertionError("expected a TypeError")
-finally:
-    tmp.cleanup()
+    raise AssertionError("expected an UnpicklingError")
+
+loaded = torch.load(whole, map_location="cpu", weights_only=False)  # 신뢰할 수 있는 파일에만
+print(f"{type(loaded).__name__=}")
+assert isinstance(loaded, nn.Linear)
+tmp.cleanup()
 
 # %% [markdown]
 # ## 정리
 #
-# - `model.to(device)`는 모델을 인플레이스로 옮기고 그 모델을 반환합니다. 다시 대입할 필요가 없습니다.
+# - `model.to(device)`는 모델을 제자리에서 옮기고 그 모델을 반환합니다. 다시 대입할 필요가 없습니다.
 # - CPU와 CUDA 사이에서는 `Parameter` 객체가 그대로이고, `meta`로 옮길 때는 교체됩니다. 변환된 버퍼는
 #   항상 새 텐서입니다. `meta`에서 되돌릴 때는 `to_empty()`를 쓰고 그다음 초기화합니다.
 # - 옮겨지는 것은 파라미터, 버퍼, 서브모듈뿐입니다. 그 밖의 텐서는 `register_buffer`로 등록합니다.
 # - 변환한 텐서를 파라미터 이름에 대입하지 말고, 모듈 전체를 옮깁니다.
 # - 모델에는 단일한 디바이스라는 것이 없습니다. `next(model.parameters()).device`는 관례일 뿐입니다.
-# - 디바이스 불일치 오류에서는 `but got` 뒤에 나오는 인자를 찾아 그 인자를 옮깁니다.
-# - 모델을 먼저 옮기고 나서 옵티마이저를 만듭니다.
+# - 디바이스 불일치 오류가 나면 모델과 모든 입력을 한 디바이스에 둡니다(`model.to(device)`,
+#   `x = x.to(device)`). 메시지에 이름이 나온 인자가 옮겨야 할 대상이라는 보장은 없습니다.
+# - 모델을 먼저 옮기고 나서 옵티마이저를 만듭니다. 상태가 있는 옵티마이저는 그 상태를 예전 디바이스와
+#   dtype에 그대로 둡니다.
 # - GPU 체크포인트는 `torch.load(path, map_location="cpu", weights_only=True)`로 CPU에서 불러옵니다.
+#   `weights_only=True`는 torch 2.6부터 기본값입니다.

@@ -17,11 +17,13 @@
 #
 # 모델을 GPU로 옮기는 방법을 다룬 블로그 글과 Q&A 답변에는 몇 가지 주장이 되풀이해서 나옵니다. 그중 일부는 처음부터 틀렸고, 나머지는 예전 릴리스(torch 1.7)에서는 맞았지만 그 뒤로 바뀌었습니다. 이 페이지에서는 주장을 하나씩 소개하고 판정을 내린 다음, 여러분의 머신에서 실행되는 코드로 직접 확인합니다. 모든 판정은 `assert`로 작성되어 있으므로, 이후 PyTorch 릴리스에서 동작이 바뀌면 이 페이지는 소리 없이 낡은 정보로 남는 대신 검증에 실패합니다.
 #
-# 모든 코드는 GPU 없이도 실행됩니다. GPU가 필요한 셀은 무엇을 건너뛰었는지 출력하고, 올바른 결과가 머신에 따라 달라지는 셀은 지금 실행 중인 머신에 맞는 결과인지 확인합니다.
+# 모든 코드는 GPU 없이도 실행됩니다. GPU가 필요한 검사를 하는 셀은 결과 대신 `torch.cuda.is_available()=False`를 출력하고, 올바른 결과가 머신에 따라 달라지는 셀은 지금 실행 중인 머신에 맞는 결과인지 확인합니다. 예상된 오류는 첫 번째 셀에서 정의하는 `expect_error`가 잡아서 확인하고 표시하며, 페이지는 계속 진행됩니다.
 
 # %%
+import contextlib
 import copy
 import inspect
+import sys
 import weakref
 
 import torch
@@ -31,14 +33,26 @@ TORCH = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.__version__, device)
 
+
+@contextlib.contextmanager
+def expect_error(kind, fragment):
+    # 블록은 메시지에 `fragment`가 들어 있는 `kind` 오류를 일으켜야 합니다. 오류를 표시하고 노트북은 계속 진행합니다.
+    try:
+        yield
+    except kind as err:
+        assert fragment in str(err), err
+        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+    else:
+        raise AssertionError(f"expected {kind.__name__}")
+
 # %% [markdown]
 # ## 주장: model.to(device)만으로는 모델이 옮겨지지 않는다
 #
 # **주장**: `model.to(device)`만 호출하면 모델에는 아무 변화가 없고, `model = model.to(device)`처럼 다시 대입해야 비로소 GPU에 올라간다.
 #
-# **판정: 틀림**. `nn.Module.to`는 모듈을 인플레이스로 바꾸고 그 모듈 자신을 반환합니다. 다시 대입해도 문제는 없지만, 이동이 일어나는 것은 대입 덕분이 아닙니다.
+# **판정: 틀림**. `nn.Module.to`는 모듈을 제자리(in-place)에서 바꾸고 그 모듈 자신을 반환합니다. 다시 대입해도 문제는 없지만, 이동이 일어나는 것은 대입 덕분이 아닙니다.
 #
-# GPU가 없으면 이 셀은 모델을 대신 `meta` 디바이스로 옮깁니다. `meta`는 shape와 dtype만 있고 데이터는 없는 디바이스입니다. 파라미터가 어디로 갔는지, 어떤 객체가 반환되는지는 확인할 수 있지만 속도나 메모리에 대해서는 알 수 없습니다. CPU에서 GPU로 옮길 때와 다른 점이 하나 있는데, `meta`로 옮기면 `Parameter` 객체가 새 객체로 교체됩니다. CPU와 GPU 사이에서는 같은 객체가 유지됩니다(셀은 실제로 실행된 경우를 확인합니다).
+# GPU가 없으면 이 셀은 모델을 대신 `meta` 디바이스로 옮깁니다. `meta`는 형태와 dtype만 있고 데이터는 없는 디바이스입니다. 파라미터가 어디로 갔는지, 어떤 객체가 반환되는지는 확인할 수 있지만 속도나 메모리에 대해서는 알 수 없습니다. CPU에서 GPU로 옮길 때와 다른 점이 하나 있는데, `meta`로 옮기면 `Parameter` 객체가 새 객체로 교체됩니다. CPU와 GPU 사이에서는 같은 객체가 유지됩니다(셀은 실제로 실행된 경우를 확인합니다).
 
 # %% tags=["claim-M1"]
 target = device if device.type == "cuda" else torch.device("meta")
@@ -54,7 +68,7 @@ assert model.bias.device.type == target.type
 assert (model.weight is weight_before) == (target.type == "cuda")
 
 # %% [markdown]
-# 모듈의 다른 변환 메서드(`.cpu()`, `.double()`, `.half()`, `.float()`, 그리고 뒤에서 다룰 `.cuda()`)도 같은 규칙을 따릅니다. 인플레이스로 바꾸고 모듈 자신을 반환합니다.
+# 모듈의 다른 변환 메서드(`.cpu()`, `.double()`, `.half()`, `.float()`, 그리고 뒤에서 다룰 `.cuda()`)도 같은 규칙을 따릅니다. 제자리에서 바꾸고 모듈 자신을 반환합니다.
 
 # %% tags=["claim-M1"]
 other = nn.Linear(4, 2)
@@ -79,7 +93,7 @@ assert moved.device.type == target.type
 # %% [markdown]
 # ## 주장: 모델을 다시 대입하면 메모리가 절약된다
 #
-# **주장**: 대입 없이 `model.to(device)`만 쓰면 모델 사본이 하나 더 남으므로, `model = model.to(device)`로 써야 메모리를 덜 쓴다.
+# **주장**: 대입 없이 `model.to(device)`만 쓰면 모델 복사본이 하나 더 남으므로, `model = model.to(device)`로 써야 메모리를 덜 쓴다.
 #
 # **판정: 틀림**. 두 표기 모두 같은 객체의 같은 메서드를 호출하므로 하는 일도 같습니다. 각 파라미터를 변환해서 모듈에 다시 넣을 뿐입니다. 모듈은 예전 텐서를 참조하지 않으므로, 다른 곳에서 참조하지 않는 한 예전 텐서의 메모리는 바로 해제됩니다.
 #
@@ -107,9 +121,9 @@ for module, original, old in ((a, a_object, a_old), (b, b_object, b_old)):
 print(a.weight.dtype, b.weight.dtype, [ref() for ref in a_old + b_old])
 
 # %% [markdown]
-# GPU가 있으면 아래 셀은 크기가 같은 모델 두 개를 각각 다른 표기로 GPU에 옮기고, 각 이동에 든 GPU 메모리를 이동 직후의 사용량과 최대 사용량 두 가지로 비교합니다.
+# GPU가 있으면 아래 셀은 크기가 같은 모델 두 개를 각각 다른 표기로 GPU에 옮기고, 각 이동에 든 GPU 메모리를 이동 직후의 사용량과 최대 사용량 두 가지로 비교합니다. GPU가 없으면 `torch.cuda.is_available()=False`만 출력합니다.
 
-# %% tags=["claim-M2"]
+# %% tags=["claim-M2", "gpu-only"]
 if torch.cuda.is_available():
     used = []
     for reassign in (False, True):
@@ -127,7 +141,7 @@ if torch.cuda.is_available():
     print(used)
     assert used[0] == used[1]
 else:
-    print("skipped: comparing GPU memory needs a CUDA GPU")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## 주장: torch.cuda.copy()로 파라미터를 GPU에 복사한다
@@ -136,15 +150,15 @@ else:
 #
 # **판정: 틀림**. 그런 함수는 없습니다. GPU가 있든 없든 어떤 머신에서도 호출하면 실패합니다.
 
-# %% tags=["raises-exception", "claim-M3"]
-torch.cuda.copy(torch.ones(3))
+# %% tags=["claim-M3"]
+assert not hasattr(torch.cuda, "copy")
+with expect_error(AttributeError, "has no attribute 'copy'"):
+    torch.cuda.copy(torch.ones(3))
 
 # %% [markdown]
 # 실제로 쓸 도구는 따로 있습니다. `dst.copy_(src)`는 이미 있는 텐서에 값을 복사하고(디바이스는 상관없습니다), `t.to(device)`는 해당 디바이스에 있는 텐서를 반환하며, `t.clone()`은 같은 디바이스에 새 메모리를 할당해 복사합니다. 모델 전체를 옮길 때는 `model.to(device)`를 씁니다.
 
 # %% tags=["claim-M3"]
-assert not hasattr(torch.cuda, "copy")
-
 src = torch.arange(4.0)
 dst = torch.empty(4, device=device)
 dst.copy_(src)
@@ -181,9 +195,9 @@ assert both.weight.device.type == target.type
 assert both.weight.dtype == torch.float16
 
 # %% [markdown]
-# GPU가 있으면 아래 셀은 똑같은 모델 두 개를 각각 다른 메서드로 옮기고, 사용한 메모리와 옮겨 간 위치를 비교합니다.
+# GPU가 있으면 아래 셀은 똑같은 모델 두 개를 각각 다른 메서드로 옮기고, 사용한 메모리와 옮겨 간 위치를 비교합니다. GPU가 없으면 `torch.cuda.is_available()=False`만 출력합니다.
 
-# %% tags=["claim-M4"]
+# %% tags=["claim-M4", "gpu-only"]
 if torch.cuda.is_available():
     by_cuda = nn.Linear(1024, 1024)
     by_to = copy.deepcopy(by_cuda)
@@ -201,26 +215,26 @@ if torch.cuda.is_available():
     assert by_cuda.weight.device == torch.device("cuda", torch.cuda.current_device())
     assert torch.equal(by_cuda.weight, by_to.weight)
 else:
-    print("skipped: comparing GPU memory needs a CUDA GPU")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## 주장: nn.DataParallel이 모델을 GPU로 옮겨 준다
 #
 # **주장**: 모델을 `nn.DataParallel`로 감싸면 GPU로 옮기는 일까지 알아서 해 준다.
 #
-# **판정: 대체로 틀림**. 결과는 머신에 있는 GPU 개수에 따라 달라집니다.
+# **판정: 대체로 틀림**. 결과는 래퍼가 받는 디바이스 ID(`device_ids`, 생략하면 보이는 모든 GPU)의 개수에 따라 달라집니다.
 #
 # - GPU 없음: 래퍼는 그냥 CPU에서 모델을 호출합니다.
-# - GPU가 정확히 1개: 래퍼가 모델을 그 GPU로 옮깁니다.
-# - GPU가 2개 이상: 래퍼는 아무것도 옮기지 않고, 첫 forward 호출에서 파라미터를 `cuda:0`에 두라는 오류가 발생합니다.
+# - 디바이스 ID가 정확히 1개: 생성자가 모델을 그 GPU로 옮깁니다. GPU가 1개인 머신의 기본 동작이 이것이고, GPU가 여러 개인 머신에서 `device_ids=[1]`을 넘길 때도 마찬가지입니다(모델은 `cuda:1`로 옮겨집니다).
+# - 디바이스 ID가 2개 이상: 래퍼는 아무것도 옮기지 않고, 첫 forward 호출에서 파라미터를 `device_ids[0]`에 두라는 오류가 발생합니다.
 #
-# 셀은 실행 중인 머신에 해당하는 분기를 확인합니다.
+# 셀은 실행 중인 머신에 해당하는 분기를 확인합니다. GPU가 여러 개이면 디바이스 ID를 하나만 넘겨 감싼 경우도 확인합니다.
 
 # %% tags=["claim-M5"]
 model = nn.Linear(4, 2)
 dp = nn.DataParallel(model)
 x = torch.randn(3, 4)
-print(dp.device_ids, model.weight.device)
+print(f"{dp.device_ids=}, {model.weight.device=}")
 assert dp.module is model
 
 if len(dp.device_ids) == 0:
@@ -229,17 +243,16 @@ if len(dp.device_ids) == 0:
     assert out.device.type == "cpu"
 elif len(dp.device_ids) == 1:
     out = dp(x)
-    assert model.weight.device == torch.device("cuda", 0)
-    assert out.device == torch.device("cuda", 0)
+    assert model.weight.device == torch.device("cuda", dp.device_ids[0])
+    assert out.device == model.weight.device
 else:
     assert model.weight.device.type == "cpu"
-    try:
+    with expect_error(RuntimeError, "module must have its parameters and buffers on device"):
         dp(x)
-    except RuntimeError as err:
-        print(err)
-        assert "module must have its parameters and buffers on device" in str(err)
-    else:
-        raise AssertionError("expected a RuntimeError")
+    last = dp.device_ids[-1]
+    one = nn.DataParallel(nn.Linear(4, 2), device_ids=[last])
+    print(f"{one.module.weight.device=}")
+    assert one.module.weight.device == torch.device("cuda", last)
 
 # %% [markdown]
 # 그러니 감싸기 전에 모델을 직접 옮기십시오. 그러면 GPU 개수와 상관없이 동작합니다. 두 가지를 더 알아 두면 좋습니다. 래퍼는 `state_dict`의 모든 키 앞에 `module.`을 붙입니다(접두사 없는 키가 필요하면 `dp.module.state_dict()`를 저장합니다). 그리고 `DataParallel` 문서 자체도, 머신이 한 대뿐일 때조차 `DistributedDataParallel`을 대신 쓰라고 권장합니다.
@@ -260,41 +273,22 @@ assert "DistributedDataParallel" in nn.DataParallel.__doc__
 #
 # **주장**: 동작하는 코드라며 널리 퍼진 예제가 있습니다. `nn.Linear(10, 1)`을 디바이스로 옮긴 다음, CPU에서 만든 `torch.randn(10, 1)`을 넣어 호출하는 코드입니다.
 #
-# **판정: 틀림(버그 두 개)**. 레이어는 GPU에 있는데 입력은 CPU에 남아 있고, shape도 틀렸습니다. `Linear(10, 1)`은 shape가 `(N, 10)`인 입력, 즉 마지막 차원에 특성(feature)이 10개 있는 입력을 받습니다. 예제 그대로 실행하면 어떤 머신에서든 실패합니다.
+# **판정: 틀림(버그 두 개)**. 레이어는 GPU에 있는데 입력은 CPU에 남아 있고, 형태도 틀렸습니다. `Linear(10, 1)`은 형태가 `(N, 10)`인 입력, 즉 마지막 차원에 특성(feature)이 10개 있는 입력을 받습니다. 예제 그대로 실행하면 어떤 머신에서든 실패합니다. 어느 버그가 먼저 드러나는지는 머신에 따라 다릅니다. GPU에서는 다른 어떤 검사보다 디바이스 검사가 먼저 실행되고, CPU만 있는 머신에서는 모든 것이 CPU에 있으므로 형태 오류만 남습니다.
 
-# %% tags=["raises-exception", "claim-M6"]
+# %%
 net = nn.Linear(10, 1).to(device)
 x = torch.randn(10, 1)
-net(x)
+first = "same device" if device.type == "cuda" else "shapes cannot be multiplied"
+with expect_error(RuntimeError, first):
+    net(x)
 
 # %% [markdown]
-# 어느 버그가 먼저 드러나는지는 머신에 따라 다릅니다. GPU에서는 다른 어떤 검사보다 디바이스 검사가 먼저 실행됩니다. CPU만 있는 머신에서는 모든 것이 CPU에 있으므로 shape 오류만 남습니다.
+# 입력을 디바이스로 옮기는 것(`x = x.to(device)`)만으로는 부족합니다. 형태 오류는 그대로 남습니다.
 
-# %% tags=["claim-M6"]
-try:
-    net(torch.randn(10, 1))
-except RuntimeError as err:
-    message = str(err)
-else:
-    raise AssertionError("expected a RuntimeError")
-
-print(message)
-if device.type == "cuda":
-    assert "same device" in message
-else:
-    assert "shapes cannot be multiplied" in message
-
-# %% [markdown]
-# 입력을 디바이스로 옮기는 것만으로는 부족합니다. shape 오류는 그대로 남습니다.
-
-# %% tags=["claim-M6"]
-try:
-    net(torch.randn(10, 1, device=device))
-except RuntimeError as err:
-    print(err)
-    assert "shapes cannot be multiplied" in str(err)
-else:
-    raise AssertionError("expected a RuntimeError")
+# %%
+x = x.to(device)
+with expect_error(RuntimeError, "shapes cannot be multiplied"):
+    net(x)
 
 # %% [markdown]
 # 올바른 코드: 특성이 10개인 샘플 `N`개로 이루어진 배치를 레이어와 같은 디바이스에 만듭니다.
@@ -352,46 +346,40 @@ assert torch.ones(1).is_cpu
 # %% [markdown]
 # ## 오래된 정보: 디바이스 불일치 오류 메시지
 #
-# **예전(torch 1.7)**: CPU 텐서를 GPU 레이어에 넣으면, 어느 인자가 CPU에 있는지 밝히고 GPU에 있어야 한다고 알려 주는 오류가 발생했습니다. `Tensor for 'out' is on CPU, Tensor for argument #1 'self' is on CPU, but expected them to be on GPU (while checking arguments for addmm)`
+# **예전(torch 1.7)**: CUDA 행렬 곱은 모든 텐서가 GPU에 있는지 검사하고(ATen의 `checkAllSameGPU`) CPU에 있는 텐서를 나열했습니다. 인자는 `addmm(bias, input, weight.T)`의 `self`, `mat1`, `mat2`와, 편향과 같은 디바이스에 만들어지는 출력 `out`입니다. 그래서 어느 쪽이 CPU에 남았는지에 따라 메시지가 달랐습니다.
 #
-# **지금**: 메시지는 `Expected all tensors to be on the same device`로 시작하고, 문제가 된 인자의 이름이 들어갑니다(선형 레이어라면 입력인 `mat1`). 그 뒤의 문구는 릴리스마다 바뀌어 왔고(2.8에서도 다시 바뀌었습니다) 연산마다 다르므로, 로그를 검색할 때는 이 앞부분으로 검색하십시오. CPU만 있으면 섞일 두 번째 디바이스가 없으므로 이 셀에는 GPU가 필요합니다. 선형 레이어와 덧셈의 예를 보여 줍니다.
+# - CPU 입력을 GPU 레이어에 넣은 경우: `Tensor for argument #2 'mat1' is on CPU, but expected it to be on GPU (while checking arguments for addmm)`
+# - GPU 입력을 CPU에 남은 레이어에 넣은 경우: `Tensor for 'out' is on CPU, Tensor for argument #1 'self' is on CPU, but expected them to be on GPU (while checking arguments for addmm)`
+#
+# **지금**: 두 경우 모두 `Expected all tensors to be on the same device`로 시작합니다. 선형 레이어라면 어느 방향이든 뒤에 입력인 `mat1`의 이름이 나옵니다. 검사가 모든 인자를 첫 번째 인자인 편향과 비교하므로, 다른 디바이스에 있는 쪽은 언제나 입력이기 때문입니다. 따라서 인자 이름만 보고는 어느 쪽을 옮겨야 할지 알 수 없습니다. 모델과 모든 입력을 사용하려는 디바이스 하나에 두십시오. `+`나 `*` 같은 요소별 연산은 TensorIterator를 거치므로 지금도 인자 이름 없이 `but found at least two devices, cuda:0 and cpu!`로 끝납니다. 나머지 문구는 릴리스마다 바뀌어 왔으므로(2.8에서도 바뀌었습니다) 로그는 이 앞부분으로 검색하십시오. CPU만 있으면 섞일 두 번째 디바이스가 없으므로 이 셀에는 GPU가 필요하며, GPU가 없으면 `torch.cuda.is_available()=False`만 출력합니다. 선형 레이어의 두 방향과 덧셈의 예를 보여 줍니다.
 
-# %% tags=["claim-O3"]
+# %% tags=["claim-O3", "gpu-only"]
 if torch.cuda.is_available():
     layer = nn.Linear(10, 1).to(device)
-    try:
+    cpu_layer = nn.Linear(10, 1)
+    assert layer.weight.is_cuda and cpu_layer.weight.is_cpu
+    with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
         layer(torch.randn(4, 10))
-    except RuntimeError as err:
-        message = str(err)
-    else:
-        raise AssertionError("expected a RuntimeError")
-    try:
+    with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
+        cpu_layer(torch.randn(4, 10, device=device))
+    with expect_error(RuntimeError, "found at least two devices"):
         torch.ones(2, device=device) + torch.ones(2)
-    except RuntimeError as err:
-        added = str(err)
-    else:
-        raise AssertionError("expected a RuntimeError")
-    print(message)
-    print(added)
-    assert "Expected all tensors to be on the same device" in message
-    assert "mat1" in message
-    assert "Expected all tensors to be on the same device" in added
 else:
-    print("skipped: a device mismatch needs a CUDA GPU")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## 오래된 정보: 없는 GPU 인덱스를 지정하면 일반 RuntimeError가 발생한다
 #
 # **예전(torch 1.7)**: 없는 GPU를 요청하면(예: GPU가 하나인 머신에서 `t.cuda(1)`) `RuntimeError: CUDA error: invalid device ordinal`이 발생했습니다.
 #
-# **지금**: torch 2.8부터는 같은 오류가 `torch.AcceleratorError`로 발생합니다. `RuntimeError`의 하위 클래스이므로 기존의 `except RuntimeError:` 코드로도 그대로 잡힙니다.
+# **지금**: torch 2.8부터는 같은 오류가 `torch.AcceleratorError`로 발생합니다. `RuntimeError`의 하위 클래스이므로 기존의 `except RuntimeError:` 코드로도 그대로 잡힙니다. GPU가 없으면 셀은 클래스만 확인하고, 나머지는 `torch.cuda.is_available()=False`를 출력합니다.
 
 # %% tags=["claim-O4"]
 if hasattr(torch, "AcceleratorError"):
     print(torch.AcceleratorError.__mro__)
     assert issubclass(torch.AcceleratorError, RuntimeError)
 else:
-    print("skipped: torch.AcceleratorError was added in torch 2.8")
+    print(f"{hasattr(torch, 'AcceleratorError')=}")
 
 if torch.cuda.is_available():
     missing = torch.cuda.device_count()
@@ -405,14 +393,14 @@ if torch.cuda.is_available():
     else:
         raise AssertionError("expected a RuntimeError")
 else:
-    print("skipped: asking for a GPU index that does not exist needs a CUDA GPU")
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## 오래된 정보: 디바이스는 torch.cuda.is_available()로 고른다
 #
 # **예전(torch 1.7)**: `"cuda" if torch.cuda.is_available() else "cpu"`가 흔히 쓰는 방법이었습니다.
 #
-# **지금**: 이 방법은 NVIDIA GPU에서는 지금도 잘 동작하며, 이 페이지에서도 씁니다. 이식성 있는 방법은 `torch.accelerator` 모듈(torch 2.6)로, CUDA, MPS, XPU 등을 모두 인식합니다. `torch.accelerator.current_accelerator()`는 사용 중인 torch 빌드가 지원하는 가속기를 알려 주고, 지원하는 가속기가 없으면 `None`을 반환합니다(torch 2.7부터). 이는 빌드에 대한 정보이므로, 지금 실제로 디바이스를 쓸 수 있는지 알려 주는 `torch.accelerator.is_available()`과 함께 쓰십시오.
+# **지금**: 이 방법은 NVIDIA GPU에서는 지금도 잘 동작하며, 이 페이지에서도 씁니다. 이식성 있는 방법은 `torch.accelerator` 모듈(torch 2.6)로, CUDA, MPS, XPU 등을 모두 인식합니다. `torch.accelerator.current_accelerator()`는 사용 중인 torch 빌드가 지원하는 가속기를 알려 주고, 지원하는 가속기가 없으면 `None`을 반환합니다(torch 2.7부터). 이는 빌드에 대한 정보이므로, 지금 실제로 디바이스를 쓸 수 있는지 알려 주는 `torch.accelerator.is_available()`과 함께 쓰십시오. torch 2.6에서는 셀이 찾은 버전인 `TORCH=(2, 6)`만 출력합니다.
 
 # %% tags=["claim-O5"]
 if TORCH >= (2, 7):
@@ -427,21 +415,21 @@ if TORCH >= (2, 7):
     if cpu_only_build:
         assert accelerator is None and not usable
 else:
-    print("skipped: current_accelerator() returns None for a build without accelerator from torch 2.7")
+    print(f"{TORCH=}")
 
 # %% [markdown]
 # ## 요약
 #
 # | 주장 | 판정 | 실제로는 |
 # |---|---|---|
-# | `model.to(device)`만으로는 모델이 옮겨지지 않는다 | 틀림 | `Module.to`는 인플레이스로 바꾸고 같은 모듈을 반환 |
-# | `model = model.to(device)`가 메모리를 아낀다 | 틀림 | 두 표기는 같은 일을 하며, 사본은 남지 않음 |
+# | `model.to(device)`만으로는 모델이 옮겨지지 않는다 | 틀림 | `Module.to`는 제자리에서 바꾸고 같은 모듈을 반환 |
+# | `model = model.to(device)`가 메모리를 아낀다 | 틀림 | 두 표기는 같은 일을 하며, 복사본은 남지 않음 |
 # | `torch.cuda.copy()`로 파라미터를 GPU에 복사한다 | 틀림 | 존재하지 않음. `copy_`, `to`, `clone`을 사용 |
 # | `.cuda()`가 `.to('cuda')`보다 메모리를 더 쓴다 | 틀림 | 둘 다 `Module._apply`를 거침. `.cuda()`는 dtype을 못 바꿈 |
-# | `nn.DataParallel`이 모델을 GPU로 옮겨 준다 | 대체로 틀림 | GPU가 정확히 1개일 때만 옮김. 직접 옮길 것 |
-# | `Linear(10, 1)`에 CPU의 `torch.randn(10, 1)`을 넣을 수 있다 | 틀림 | 디바이스도 shape도 틀림. `torch.randn(N, 10, device=device)`를 사용 |
-# | `device=0`은 `cuda:0`이다 | 오래됨 | 현재 가속기의 인덱스 (2.5) |
-# | 텐서에는 `is_cpu`가 없다 | 오래됨 | `Tensor.is_cpu`가 있음 (1.13) |
-# | 예전 디바이스 불일치 메시지 | 오래됨 | "Expected all tensors to be on the same device"로 검색 |
-# | 없는 GPU 인덱스는 일반 `RuntimeError`를 일으킨다 | 오래됨 | `RuntimeError`의 하위 클래스인 `torch.AcceleratorError` (2.8) |
-# | 디바이스는 `torch.cuda.is_available()`로 고른다 | 오래됨 | CUDA에서는 여전히 동작. 이식성 있는 방법은 `torch.accelerator` (2.6/2.7) |
+# | `nn.DataParallel`이 모델을 GPU로 옮겨 준다 | 대체로 틀림 | 디바이스 ID가 정확히 1개(`len(device_ids) == 1`)일 때만 옮김. 직접 옮길 것 |
+# | `Linear(10, 1)`에 CPU의 `torch.randn(10, 1)`을 넣을 수 있다 | 틀림 | 디바이스도 형태도 틀림. `torch.randn(N, 10, device=device)`를 사용 |
+# | `device=0`은 `cuda:0`이다 | 오래된 정보 | 현재 가속기의 인덱스 (2.5) |
+# | 텐서에는 `is_cpu`가 없다 | 오래된 정보 | `Tensor.is_cpu`가 있음 (1.13) |
+# | 예전 디바이스 불일치 메시지 | 오래된 정보 | `Expected all tensors to be on the same device`로 검색 |
+# | 없는 GPU 인덱스는 일반 `RuntimeError`를 일으킨다 | 오래된 정보 | `RuntimeError`의 하위 클래스인 `torch.AcceleratorError` (2.8) |
+# | 디바이스는 `torch.cuda.is_available()`로 고른다 | 오래된 정보 | CUDA에서는 여전히 동작. 이식성 있는 방법은 `torch.accelerator` (2.6/2.7) |
