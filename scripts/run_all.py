@@ -5,6 +5,8 @@ run to its end with every tag removed. The kernel is started from a given Python
 empty temporary folder (as Colab starts in /content), so the notebook can rely on nothing but that
 interpreter's packages. Used by tests/test_run_all.py (a kernel that has only torch) and by
 scripts/check_torch_versions (any interpreter with torch and ipykernel).
+
+Usage: python scripts/run_all.py PYTHON [PYTHON ...] [--only CONCEPT ...]
 """
 import hashlib
 import json
@@ -57,10 +59,11 @@ def without_tags(nb):
     return nb
 
 
-def run(path, python, timeout=600, name=None):
+def run(path, python, timeout=600, name=None, keep_tags=False):
     """Execute the notebook at `path` with every tag removed, in a fresh kernel of `python`."""
     name = name or str(path)
-    nb = without_tags(nbformat.read(path, as_version=4))
+    nb = nbformat.read(path, as_version=4)
+    nb = nb if keep_tags else without_tags(nb)
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="run-all-") as tmp:
         kernels = Path(tmp) / "kernels"
@@ -81,24 +84,30 @@ def run(path, python, timeout=600, name=None):
             client.execute(env=env)
         except (CellExecutionError, CellTimeoutError, DeadKernelError) as err:
             return _failure(name, nb, err, time.monotonic() - start)
+        finally:  # nbclient leaves a kernel it did not create running
+            if km.has_kernel:
+                km.shutdown_kernel(now=True)
     return Result(name, True, time.monotonic() - start)
 
 
 def _failure(name, nb, err, seconds):
-    code_index = 0
-    for i, cell in enumerate(nb.cells, 1):
-        if cell.cell_type != "code":
-            continue
-        code_index += 1
-        errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
-        if errors or (not isinstance(err, CellExecutionError) and cell.get("execution_count") is None):
-            if errors:
-                message = f"{errors[0]['ename']}: {ANSI.sub('', errors[0]['evalue'])}"
-            else:
-                message = f"{type(err).__name__}: {ANSI.sub('', str(err)).strip().splitlines()[0]}"
-            first = next((line for line in cell.source.splitlines() if line.strip()), "")
-            return Result(name, False, seconds, i, code_index, first.strip()[:80], _short(message))
-    return Result(name, False, seconds, error=f"{type(err).__name__}: {ANSI.sub('', str(err))[:500]}")
+    """Name the cell where execution stopped: the last one with an error (with tags kept, earlier
+    cells may hold allowed errors), else the first code cell that never ran."""
+    code = [(i, n, cell) for n, (i, cell) in enumerate(
+        ((i, c) for i, c in enumerate(nb.cells, 1) if c.cell_type == "code"), 1)]
+    failed = [(i, n, c, e) for i, n, c in code
+              for e in [next((o for o in c.get("outputs", []) if o.get("output_type") == "error"), None)] if e]
+    if failed:
+        i, n, cell, error = failed[-1]
+        message = f"{error['ename']}: {ANSI.sub('', error['evalue'])}"
+    else:
+        unrun = [(i, n, c) for i, n, c in code if c.get("execution_count") is None]
+        if not unrun:
+            return Result(name, False, seconds, error=f"{type(err).__name__}: {ANSI.sub('', str(err))[:500]}")
+        i, n, cell = unrun[0]
+        message = f"{type(err).__name__}: {(ANSI.sub('', str(err)).strip().splitlines() or [''])[0]}"
+    first = next((line for line in cell.source.splitlines() if line.strip()), "")
+    return Result(name, False, seconds, i, n, first.strip()[:80], _short(message))
 
 
 def _short(message, lines=3):
@@ -172,18 +181,64 @@ def torch_only_venv(dest, packages=TORCH_ONLY):
     return python, sorted(dists)
 
 
-def main(argv=None):
-    """python scripts/run_all.py PYTHON NOTEBOOK... : run each notebook, tags removed, under PYTHON."""
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) < 2:
-        print(main.__doc__, file=sys.stderr)
-        return 2
-    python, paths = argv[0], argv[1:]
+def check(pythons, twins, jobs=2, log=print, keep_tags=False):
+    """Run every twin under each interpreter (distinct code once); log one line per notebook."""
+    from concurrent.futures import ThreadPoolExecutor
+
     failed = 0
-    for path in paths:
-        result = run(path, python)
-        print(result.describe(), flush=True)
-        failed += not result.ok
+    for python in pythons:
+        about = interpreter(python)
+        torch = f"torch {about['torch']}"
+        log(f"{python}: Python {about['python']}, {torch}, CUDA available: {about['cuda']}")
+        keys = {twin: code_key(twin, [str(python), about["python"], about["torch"]]) for twin in twins}
+        first = {}
+        for twin, key in keys.items():
+            first.setdefault(key, twin)
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            results = dict(zip(first, pool.map(lambda twin: run(twin, python, name=_rel(twin), keep_tags=keep_tags), first.values())))
+        for twin, key in keys.items():
+            result = results[key]
+            failed += not result.ok
+            mark = "pass" if result.ok else "FAIL"
+            if first[key] == twin:
+                detail = f"({result.seconds:.1f} s)" if result.ok else result.describe().split(": ", 1)[1]
+            else:
+                detail = f"(same code as {_rel(first[key])}, comments aside)"
+            log(f"  {mark}  {torch}  {_rel(twin)}  {detail}".rstrip())
+    return failed
+
+
+def _rel(path):
+    root = Path(__file__).resolve().parent.parent
+    try:
+        return str(Path(path).resolve().relative_to(root))
+    except ValueError:
+        return str(path)
+
+
+def main(argv=None):
+    import argparse
+
+    root = Path(__file__).resolve().parent.parent
+    parser = argparse.ArgumentParser(
+        description="Run every committed notebook (.ipynb twin) top to bottom with all cell tags removed, "
+                    "in a fresh kernel of each given Python interpreter (it needs torch and ipykernel), "
+                    "and print pass/fail per notebook with the torch version.")
+    parser.add_argument("python", nargs="+", type=Path, help="interpreter, e.g. /path/to/venv/bin/python")
+    parser.add_argument("--only", nargs="*", help="concepts, e.g. 02-moving-tensors")
+    parser.add_argument("--jobs", type=int, default=2, help="notebooks run at once (default 2)")
+    parser.add_argument("--keep-tags", action="store_true",
+                        help="honour the tags as nbclient does (raises-exception) to see what fails after them")
+    args = parser.parse_args(argv)
+    twins = sorted(t for t in (root / "notebooks").glob("*/*.ipynb") if not args.only or t.stem in args.only)
+    for python in args.python:
+        done = subprocess.run([str(python), "-s", "-c", "import ipykernel, torch"], capture_output=True, text=True)
+        if done.returncode != 0:
+            print(f"error: {python} cannot import torch and ipykernel (pip install ipykernel there): "
+                  f"{(done.stderr.strip().splitlines() or [''])[-1]}", file=sys.stderr)
+            return 2
+    failed = check(args.python, twins, args.jobs, log=lambda line: print(line, flush=True), keep_tags=args.keep_tags)
+    print(f"{failed} failed" if failed else "all passed")
     return 1 if failed else 0
 
 
