@@ -204,7 +204,7 @@ def check(pythons, twins, jobs=2, log=print, keep_tags=False):
                 detail = f"({result.seconds:.1f} s)" if result.ok else result.describe().split(": ", 1)[1]
             else:
                 detail = f"(same code as {_rel(first[key])}, comments aside)"
-            log(f"  {mark}  {torch}  {_rel(twin)}  {detail}".rstrip())
+            log(f"  {mark}  {torch}  {_rel(twin)}  {detail}".rstrip().replace("\n", "\n        "))
     return failed
 
 
