@@ -192,7 +192,7 @@ def write_if_changed(path, nb):
 
 
 def build_pages(records_dir=RECORDS, only=None, log=print):
-    problems = course.parity_problems(only) + twins.stale(only)
+    problems = course.parity_problems(only) + course.tag_problems(only) + twins.stale(only)
     if problems:
         raise BuildError("\n".join(str(p) for p in problems))
     env = environment()
