@@ -148,6 +148,28 @@ def parity_problems(only=None):
     return problems
 
 
+REFUSED_TAGS = {
+    "raises-exception": "Colab's and Positron's \"Run all\" ignore tags and would stop at this cell. Catch the "
+                        "expected error in the cell with `with expect_error(Kind, \"stable fragment\"):` (defined "
+                        "in the notebook's first code cell, see notebooks/README.md) and remove the tag",
+}
+
+
+def tag_problems(only=None):
+    """Cells tagged in a way a reader's "Run all" does not honour."""
+    problems = []
+    for lang in LANGS:
+        for path in sorted((NOTEBOOKS / lang).glob("*.py")):
+            if only and path.stem not in only:
+                continue
+            for i, cell in enumerate(read(lang, path.stem).cells):
+                for tag in tags(cell):
+                    if tag in REFUSED_TAGS:
+                        problems.append(Problem(path, f"cell {i + 1} (line {cell_line(path, i)}) is tagged {tag}: "
+                                                      f"{REFUSED_TAGS[tag]}."))
+    return problems
+
+
 def _outline_diff(ref, mine):
     for i, (a, b) in enumerate(zip(ref, mine)):
         if a != b:

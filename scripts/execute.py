@@ -93,7 +93,7 @@ def run_notebook(concept, nb, env):
         where = f"cell {index + 1} (line {course.cell_line(path, index)})" if index is not None else "a cell"
         raise BuildError(
             f"{path.relative_to(course.ROOT)}: {where} raised {err.ename}: {ANSI.sub('', err.evalue)}\n"
-            "  Fix the code, or tag the cell raises-exception if the error is what it demonstrates."
+            "  Fix the code; if the error is what the cell demonstrates, catch it with expect_error (notebooks/README.md)."
         ) from None
     nb.cells.pop(0)
     for count, cell in enumerate(course.code_cells(nb), 1):
@@ -192,7 +192,7 @@ def write_if_changed(path, nb):
 
 
 def build_pages(records_dir=RECORDS, only=None, log=print):
-    problems = course.parity_problems(only) + twins.stale(only)
+    problems = course.parity_problems(only) + course.tag_problems(only) + twins.stale(only)
     if problems:
         raise BuildError("\n".join(str(p) for p in problems))
     env = environment()

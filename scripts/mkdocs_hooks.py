@@ -8,6 +8,8 @@ import hashlib
 import json
 import posixpath
 import re
+from functools import lru_cache
+from html import escape, unescape
 from pathlib import Path
 from types import SimpleNamespace
 from urllib.parse import urljoin
@@ -152,7 +154,8 @@ def on_page_markdown(markdown, page, config, files):
     """Attach what the page template shows above a notebook: links and provenance."""
     if not page.file.src_uri.endswith(".ipynb"):
         return markdown
-    meta = json.loads(Path(page.file.abs_src_path).read_text(encoding="utf-8"))["metadata"].get("course")
+    nb = json.loads(Path(page.file.abs_src_path).read_text(encoding="utf-8"))
+    meta = nb["metadata"].get("course")
     if meta is None:
         raise ValueError(f"{page.file.src_uri}: not produced by scripts/execute.py; run ./scripts/build")
     lang, concept = meta["lang"], meta["concept"]
@@ -164,6 +167,8 @@ def on_page_markdown(markdown, page, config, files):
         "provenance": meta["provenance"],
         "view": meta["view"],
         "alternate": meta["alternate"] and _link(page, meta["alternate"], files),
+        # cells whose checks need a CUDA GPU: the provenance line says whether they ran here
+        "gpu_only": sum(GPU_ONLY in c.get("metadata", {}).get("tags", []) for c in nb["cells"]),
     }
     return markdown
 
@@ -179,9 +184,16 @@ def _link(page, target, files):
 
 def on_page_content(html, page, config, files):
     """Serve what mkdocs-jupyter inlines in every notebook page (~600 KB of CSS, the copy-button
-    script and an icon per cell) once, as shared files, so a notebook page stays light."""
+    script and an icon per cell) once, as shared files, so a notebook page stays light.
+    Put the page's language on the interface strings that MkDocs and mkdocs-jupyter write in
+    English, and turn cell tags into marks a reader understands."""
+    labels = config.extra["labels"]
+    html = html.replace('title="Permanent link"', f'title="{escape(labels["permalink"])}"')
     if "notebook" not in page.meta:
         return html
+    html = html.replace('aria-label="Copy to Clipboard"', f'aria-label="{escape(labels["copy"])}"')
+    html = html.replace(">Copied!</span>", f">{escape(labels['copied'])}</span>")
+    html = TAG_TOOLBAR.sub(lambda m: _marks(m[1], page, config, files), html)
     html = UNUSED_SCRIPT.sub("", html)
     css = "\n".join(STYLE.findall(html) + [COPY_ICON_CSS])
     js = "\n;\n".join(INLINE_SCRIPT.findall(html))
@@ -191,6 +203,68 @@ def on_page_content(html, page, config, files):
                          INLINE_SCRIPT.sub("", STYLE.sub("", html)))
     # JupyterLab's cell collapsers are empty and do nothing on a static page (5 KB on a long one).
     return EMPTY_COLLAPSER.sub("", html)
+
+
+GPU_ONLY = "gpu-only"
+FACT_CHECK = "06-fact-check"  # the page with a section, and a verdict, for each popular claim
+# mkdocs-jupyter shows each cell tag as a gray chip above the code
+TAG_TOOLBAR = re.compile(r'<div class="celltoolbar">(.*?)</div>\s*(?=<div class="CodeMirror)', re.S)
+CELL_TAG = re.compile(r'<span class="cell-tag">([^<]*)</span>')
+MD_HEADING = re.compile(r"^##\s+(.+?)\s*#*\s*$", re.M)
+
+
+def _marks(toolbar, page, config, files):
+    """The cell's tags as marks: a claim checked on the fact-check page links to its section there
+    (same language), `gpu-only` says where its checks run; other tags are machinery: hidden."""
+    labels = config.extra["labels"]
+    marks = []
+    for tag in CELL_TAG.findall(toolbar):
+        tag = unescape(tag)
+        if tag == GPU_ONLY:
+            marks.append(f'<span class="nb-mark nb-mark--gpu" title="{escape(labels["gpu_only_title"])}">'
+                         f'{escape(labels["gpu_only"])}</span>')
+        elif tag.startswith("claim-"):
+            target = _fact_check_sections(*_fact_check_source(config, page)).get(tag)
+            if target is None:  # a fact the course teaches, not a popular claim with a verdict
+                continue
+            anchor, heading = target
+            other = files.get_file_from_path(f"{page.file.src_uri.split('/', 1)[0]}/{FACT_CHECK}.ipynb")
+            if other is None:
+                continue
+            href = other.url_relative_to(page.file) + "#" + anchor
+            marks.append(f'<a class="nb-mark nb-mark--claim" href="{escape(href)}" title="{escape(heading)}">'
+                         f'{escape(labels["claim"])}</a>')
+    return f'<div class="nb-marks">{"".join(marks)}</div>' if marks else ""
+
+
+def _fact_check_source(config, page):
+    path = Path(config.docs_dir) / page.file.src_uri.split("/", 1)[0] / f"{FACT_CHECK}.ipynb"
+    return str(path), path.stat().st_mtime_ns if path.is_file() else None
+
+
+@lru_cache(maxsize=None)
+def _fact_check_sections(path, mtime):
+    """{'claim-M1': (heading id, heading text)}: the fact-check section whose cells carry each tag."""
+    import markdown
+    from nbconvert.filters.strings import html2text
+
+    if mtime is None:
+        return {}
+    path = Path(path)
+    sections, heading = {}, None
+    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        if cell["cell_type"] == "markdown":
+            found = MD_HEADING.findall(source)
+            if found:
+                from xml.etree.ElementTree import fromstring
+                text = html2text(fromstring(markdown.markdown("## " + found[-1])))
+                heading = (_slugify(text, "-"), text)
+            continue
+        for tag in cell.get("metadata", {}).get("tags", []):
+            if tag.startswith("claim-") and heading is not None:
+                sections.setdefault(tag, heading)
+    return sections
 
 
 def _shared_file(config, text, suffix):
