@@ -34,6 +34,7 @@ import multiprocessing
 import os
 import sys
 import tempfile
+import warnings
 import zipfile
 
 import torch
@@ -48,7 +49,8 @@ def expect_error(kind, fragment):
         yield
     except kind as err:
         assert fragment in str(err), err
-        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+        sys.stdout.flush()
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
 
@@ -135,8 +137,8 @@ with expect_error(RuntimeError, MISMATCH):
 # The fix is to create the tensor where the input is. Three spellings do that: `device=x.device` in
 # any factory function, `x.new_zeros(...)` (also `new_ones`, `new_full`, `new_tensor`), which copies the
 # device and dtype of `x`, and `torch.zeros_like(x)` for a tensor of the same shape. A constant that
-# belongs to the model is better registered as a buffer, so that `model.to()` moves it (see the page on
-# moving models).
+# belongs to the model is better registered as a buffer, so that `model.to()` moves it (see the
+# [page on moving models](03-moving-models.ipynb)).
 
 # %%
 class ShiftedFixed(nn.Module):
@@ -403,9 +405,9 @@ assert here["weight"].device.type == device.type
 # is the device and the dtype together: `torch.FloatTensor` is float32 on the CPU,
 # `torch.cuda.FloatTensor` float32 on a CUDA GPU. The message therefore says that a CPU input reached a
 # convolution on the GPU (or the other way round), and the fix is the same as for a device mismatch:
-# move the input where the model is. With a CPU input, recent releases add a tail to the message: the
-# check in PyTorch 2.13's `Convolution.cpp` reads `Input type (...) and weight type (...) should be the
-# same or input should be a MKLDNN tensor and weight is a dense tensor`.
+# move the input where the model is. With a CPU input the message can go on: PyTorch 2.13 has a
+# variant of the check that reads `Input type (...) and weight type (...) should be the same or input
+# should be a MKLDNN tensor and weight is a dense tensor`.
 #
 # The same sentence for a dtype mismatch happens on any machine: a convolution converted to float64
 # and fed a float32 input. `x.to(conv.weight)` fixes both kinds at once: given a tensor, `to` copies its
@@ -451,6 +453,8 @@ else:
 seven = torch.device("cuda", 7)
 print(f"{seven=}, {torch.cuda.device_count()=}")
 assert seven.index == 7
+if TORCH >= (2, 8):
+    assert issubclass(torch.AcceleratorError, RuntimeError)
 
 # %% [markdown]
 # On a GPU, the next cell asks for one index past the last GPU, then uses a valid index: anything below
@@ -496,17 +500,21 @@ assert named.device.type == device.type
 #
 # `DataLoader(..., pin_memory=True)` returns batches in page-locked (pinned) CPU memory, and
 # `t.to(device, non_blocking=True)` can then queue the copy to the GPU and return at once. Without an
-# accelerator, the DataLoader does not fail: it returns ordinary batches (PyTorch 2.13 also warns), and
-# `to(..., non_blocking=True)` is an ordinary move. So the same loop runs everywhere. Whether pinning
-# makes training faster is a separate question; the page on moving tensors measures it.
+# accelerator, the DataLoader does not fail: it returns ordinary batches (some releases print a warning,
+# which the cell collects and prints), and `to(..., non_blocking=True)` is an ordinary move. So the same
+# loop runs everywhere. Whether pinning makes training faster is a separate question; the
+# [page on moving tensors](02-moving-tensors.ipynb) measures it.
 
 # %%
 loader = DataLoader(TensorDataset(torch.randn(8, 3), torch.arange(8)), batch_size=4, pin_memory=True)
-for features, labels in loader:
-    pinned = features.is_pinned()
-    features = features.to(device, non_blocking=True)
-    labels = labels.to(device, non_blocking=True)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    for features, labels in loader:
+        pinned = features.is_pinned()
+        features = features.to(device, non_blocking=True)
+        labels = labels.to(device, non_blocking=True)
 
+print([str(w.message) for w in caught])
 print(f"{pinned=}, {features.device=}, {labels.device=}")
 assert features.device.type == labels.device.type == device.type
 if torch.cuda.is_available():
@@ -516,14 +524,15 @@ elif not torch.accelerator.is_available():
 
 # %% [markdown]
 # A copy in the other direction, `to("cpu", non_blocking=True)`, may return before the data has
-# arrived: call `torch.cuda.synchronize()` before reading such a tensor.
+# arrived: call `torch.cuda.synchronize()` before reading such a tensor. The
+# [page on moving tensors](02-moving-tensors.ipynb) shows this on a GPU.
 
 # %% [markdown]
 # ## Cannot re-initialize CUDA in forked subprocess
 #
 # The full message: `Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing,
 # you must use the 'spawn' start method`. On Linux, `multiprocessing` and DataLoader workers start
-# child processes with `fork` by default: a copy of the parent. If the parent has already initialised
+# child processes with `fork` by default (up to Python 3.13): a copy of the parent. If the parent has already initialised
 # CUDA, a forked child cannot use CUDA at all.
 #
 # The cell forks a child that creates a tensor on `device`. On a GPU the parent has initialised CUDA
@@ -549,6 +558,8 @@ if sys.platform.startswith("linux"):
     outcome, result = queue.get()
     process.join()
     print(f"{torch.cuda.is_initialized()=}, {outcome=}, {result=}")
+    if sys.version_info < (3, 14):
+        assert multiprocessing.get_context().get_start_method() == "fork"
     if torch.cuda.is_initialized():
         assert outcome == "error" and "Cannot re-initialize CUDA in forked subprocess" in result
     else:
@@ -596,7 +607,8 @@ elif not torch.cuda.is_available():
     try:
         torch.zeros(1, device="cuda")
     except RuntimeError as err:  # the reason varies: no driver, a driver too old, no GPU
-        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+        sys.stdout.flush()
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError("expected RuntimeError")
 else:
@@ -611,7 +623,8 @@ assert torch.zeros(1, device=device).device.type == device.type
 # `nn.DataParallel` raises this on a machine with two or more GPUs when the wrapped model is not on the
 # first GPU in `device_ids`. With several GPUs it moves nothing itself; it checks, in its `forward`,
 # that every parameter and buffer is already there. (With exactly one device id it moves the model
-# for you, which is why the same code works on a one-GPU machine.) The fix: `model.to("cuda:0")` before
+# for you, which is why the same code works on a one-GPU machine; the [fact-check](06-fact-check.ipynb)
+# page tests each case.) The fix: `model.to("cuda:0")` before
 # wrapping, or better, `DistributedDataParallel`, which the documentation of `DataParallel` itself
 # recommends. A plain list of layers (see above) can hide parameters from this check as well as from
 # `model.to()`.
@@ -622,6 +635,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 source = inspect.getsource(nn.DataParallel.forward)
 print(f"{'module must have its parameters and buffers' in source=}")
 assert "module must have its parameters and buffers" in source
+assert "DistributedDataParallel" in nn.DataParallel.__doc__
 
 # %% [markdown]
 # With two or more GPUs, the next cell wraps a CPU model, shows the error, and then moves the model to
@@ -641,12 +655,11 @@ else:
 # %% [markdown]
 # ## CUDA out of memory
 #
-# The message (PyTorch 2.6) reads like this, with your numbers: `CUDA out of memory. Tried to allocate
-# 20.00 GiB. GPU 0 has a total capacity of 14.74 GiB of which 13.34 GiB is free. Including non-PyTorch
-# memory, this process has 1.40 GiB memory in use. Of the allocated memory 1.20 GiB is allocated by
-# PyTorch, and 64.00 MiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is
-# large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.` The
-# figures in it:
+# In PyTorch 2.6 the message has this form, with sizes where the dots are: `CUDA out of memory. Tried to
+# allocate …. GPU 0 has a total capacity of … of which … is free. Including non-PyTorch memory, this
+# process has … memory in use. Of the allocated memory … is allocated by PyTorch, and … is reserved by
+# PyTorch but unallocated. If reserved but unallocated memory is large try setting
+# PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.` The figures in it:
 #
 # - *allocated by PyTorch* (`torch.cuda.memory_allocated()`): memory held by live tensors;
 # - *reserved by PyTorch* (`torch.cuda.memory_reserved()`): what PyTorch's caching allocator has taken

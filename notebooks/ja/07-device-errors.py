@@ -13,18 +13,11 @@
 # ---
 
 # %% [markdown]
-# # Device errors, decoded
+# # デバイスのエラーを読み解く
 #
-# Each section of this page is headed with the error message it explains, so you can search the page
-# for the words in your traceback. Each section says what the message means, shows the everyday code
-# that causes it, and runs the fix right after it.
+# このページの各セクションは、説明するエラーメッセージそのものを見出しにしています。トレースバックに出た文言でページ内を検索すれば、該当するセクションが見つかります。各セクションでは、メッセージの意味と、そのエラーを起こす普段のコードを示し、その直後で修正したコードを実行します。
 #
-# Most of these errors can be produced without a GPU, and the page produces them: on a CPU-only build
-# of PyTorch, with the `meta` device (shapes and dtypes, no data) standing in for a second device, with
-# a checkpoint whose storages say `cuda`, and in a forked child process. Where a stand-in is used, the
-# section says what it shows and what it does not. Errors that only a GPU can produce are in cells that
-# run on a GPU; without one, such a cell prints the condition it needs, and the text quotes the message
-# with the PyTorch version it comes from.
+# ほとんどのエラーは GPU がなくても起こせるので、このページでは実際に起こしています。使う手段は、CPU 専用ビルドの PyTorch、2つ目のデバイスの代わりにする `meta` デバイス(形状と dtype だけを持ち、データを持たないデバイス)、ストレージのデバイスが `cuda` と記録されたチェックポイント、fork した子プロセスです。代わりの手段を使う箇所では、それで何がわかり、何がわからないかを書いています。GPU でしか起こせないエラーは、GPU で実行されるセルに入れています。GPU がない環境では、そのセルは必要な条件を式の形で表示し、本文ではそのメッセージを、それを出す PyTorch のバージョンとともに引用しています。
 
 # %%
 import contextlib
@@ -34,6 +27,7 @@ import multiprocessing
 import os
 import sys
 import tempfile
+import warnings
 import zipfile
 
 import torch
@@ -43,12 +37,13 @@ from torch.utils.data import DataLoader, TensorDataset
 
 @contextlib.contextmanager
 def expect_error(kind, fragment):
-    # The block must raise `kind` with `fragment` in its message; the error is shown and the notebook carries on.
+    # ブロックは `kind` を送出し、そのメッセージに `fragment` を含む必要があります。エラーを表示して、ノートブックは先へ進みます。
     try:
         yield
     except kind as err:
         assert fragment in str(err), err
-        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+        sys.stdout.flush()
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
 
@@ -60,20 +55,11 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # %% [markdown]
 # ## Expected all tensors to be on the same device
 #
-# One operation received tensors on two devices, usually a CUDA GPU and the CPU. The rest of the
-# message has changed between releases and differs between operations. Since PyTorch 2.8 a linear
-# layer on the GPU fed a CPU input says `Expected all tensors to be on the same device, but got mat1 is
-# on cpu, different from other tensors on cuda:0 (when checking argument in method
-# wrapper_CUDA_addmm)`, while element-wise operations such as `+` still say `Expected all tensors to be
-# on the same device, but found at least two devices, cuda:0 and cpu!`. Search your logs for the first
-# part.
+# 1つの演算が、2つのデバイス(たいていは CUDA GPU と CPU)にあるテンソルを受け取ったという意味です。メッセージの続きはリリースによって変わっており、演算によっても異なります。PyTorch 2.8 以降、GPU 上の線形層に CPU の入力を渡すと `Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)` となり、`+` などの要素ごとの演算では今も `Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!` となります。ログを検索するときは、最初の部分で検索してください。
 #
-# The fix is not "move the tensor the message names": if the *model* was left on the CPU, the message
-# names the input that is on the GPU. Put the model and every input on the one device you intend, and
-# keep the result of each tensor move: `x = x.to(device)`.
+# 直し方は「メッセージが名指ししたテンソルを移動する」ではありません。*モデル*を CPU に置いたままにしていると、メッセージは GPU 上にある入力のほうを名指しします。モデルとすべての入力を、使うつもりの1つのデバイスに置いてください。テンソルを移動したら、結果を受け取ります: `x = x.to(device)`。
 #
-# On a GPU the next cell feeds a CPU input to a layer on the GPU, then moves the input. Without a GPU it
-# prints the condition it needs.
+# GPU がある場合、次のセルは GPU 上の層に CPU の入力を渡し、そのあと入力を移動します。GPU がない場合は、必要な条件を表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -89,11 +75,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# Without a GPU, the `meta` device can play the second device. Mixing `meta` and CPU tensors is caught
-# too, but by a different check with a different message (`Tensor on device cpu is not on the expected
-# device meta!`), so the cells below expect that message on a CPU-only machine and the real one on a
-# GPU. What `meta` shows faithfully is *which* tensors end up on which device; it says nothing about
-# speed or memory. The cells use `target`: the GPU if there is one, otherwise `meta`.
+# GPU がない場合は、`meta` デバイスに2つ目のデバイスの役をさせられます。`meta` と CPU のテンソルを混ぜた場合もエラーになりますが、チェックが別物で、メッセージも異なります(`Tensor on device cpu is not on the expected device meta!`)。そのため以下のセルは、CPU だけのマシンではこのメッセージを、GPU では本物のメッセージを期待します。`meta` が正確に示すのは、*どの*テンソルがどのデバイスに置かれるかです。速度やメモリについては何もわかりません。以下のセルでは `target` を使います。GPU があれば GPU、なければ `meta` です。
 
 # %%
 target = device if device.type == "cuda" else torch.device("meta")
@@ -108,12 +90,9 @@ print(f"{y.device=}")
 assert y.device.type == target.type
 
 # %% [markdown]
-# ### Tensors created inside forward
+# ### forward の中で作ったテンソル
 #
-# The most common cause: a tensor created inside `forward` or a loss function without a device. A
-# factory function such as `torch.zeros(n)` or `torch.tensor(values)` creates its tensor on the CPU (or
-# on the default device), wherever the model and its input are. Moving the model does not help: the
-# tensor is created anew on every call.
+# いちばん多い原因は、`forward` や損失関数の中で、デバイスを指定せずに作ったテンソルです。`torch.zeros(n)` や `torch.tensor(values)` のようなファクトリ関数は、モデルや入力がどこにあっても、テンソルを CPU(またはデフォルトデバイス)に作ります。モデルを移動しても解決しません。このテンソルは呼び出しのたびに新しく作られるからです。
 
 # %%
 class Shifted(nn.Module):
@@ -122,7 +101,7 @@ class Shifted(nn.Module):
         self.linear = nn.Linear(3, 2)
 
     def forward(self, x):
-        shift = torch.tensor([1.0, -1.0])  # created on the CPU on every call
+        shift = torch.tensor([1.0, -1.0])  # 呼び出しのたびに CPU 上に作られる
         return self.linear(x) + shift
 
 
@@ -132,11 +111,7 @@ with expect_error(RuntimeError, MISMATCH):
     model(x)
 
 # %% [markdown]
-# The fix is to create the tensor where the input is. Three spellings do that: `device=x.device` in
-# any factory function, `x.new_zeros(...)` (also `new_ones`, `new_full`, `new_tensor`), which copies the
-# device and dtype of `x`, and `torch.zeros_like(x)` for a tensor of the same shape. A constant that
-# belongs to the model is better registered as a buffer, so that `model.to()` moves it (see the page on
-# moving models).
+# 直し方は、入力と同じ場所にテンソルを作ることです。書き方は3つあります。ファクトリ関数に `device=x.device` を渡す方法、`x` のデバイスと dtype を引き継ぐ `x.new_zeros(...)`(`new_ones`、`new_full`、`new_tensor` もあります)、同じ形状のテンソルを作る `torch.zeros_like(x)` です。モデルに属する定数は、バッファとして登録するほうが適切です。そうすれば `model.to()` で一緒に移動します([モデルの移動](03-moving-models.ipynb)のページを参照)。
 
 # %%
 class ShiftedFixed(nn.Module):
@@ -160,8 +135,7 @@ print(f"{y.device=}, {y.shape=}")
 assert y.device.type == target.type
 
 # %% [markdown]
-# One exception to the rule: a tensor with no dimensions (a single number, such as `torch.tensor(2.0)`)
-# may stay on the CPU; PyTorch treats it like a Python number.
+# 例外が1つあります。次元を持たないテンソル(`torch.tensor(2.0)` のような1つの数)は CPU にあってもかまいません。PyTorch はこれを Python の数値と同じように扱います。
 
 # %%
 scaled = x * torch.tensor(2.0)
@@ -169,12 +143,9 @@ print(f"{scaled.device=}")
 assert scaled.device.type == target.type
 
 # %% [markdown]
-# ### Submodules in plain lists and dicts
+# ### 普通のリストや辞書に入れたサブモジュール
 #
-# `nn.Module` finds its submodules through its attributes. Layers kept in a plain Python list or dict
-# are invisible to it: `model.to(device)` leaves them where they were, and `model.parameters()` does not
-# list them, so the optimizer never trains them. The first forward call then mixes devices. Keep them in
-# `nn.ModuleList` or `nn.ModuleDict` instead.
+# `nn.Module` は属性をたどってサブモジュールを見つけます。Python の普通のリストや辞書に入れた層は、モジュールからは見えません。`model.to(device)` はそれらを元の場所に残し、`model.parameters()` にも含まれないので、オプティマイザはそれらを学習しません。そして最初の forward 呼び出しでデバイスが混ざります。代わりに `nn.ModuleList` や `nn.ModuleDict` に入れてください。
 
 # %%
 class PlainContainers(nn.Module):
@@ -203,7 +174,7 @@ assert registered.blocks[0].weight.device.type == target.type
 assert registered.heads["score"].weight.device.type == target.type
 
 # %% [markdown]
-# An optimizer built from such a model gets no parameters at all:
+# このようなモデルからオプティマイザを作ると、パラメータが1つも渡りません。
 
 # %%
 with expect_error(ValueError, "empty parameter list"):
@@ -212,11 +183,9 @@ optimizer = torch.optim.SGD(registered.parameters(), lr=0.1)
 assert len(optimizer.param_groups[0]["params"]) == 6
 
 # %% [markdown]
-# ### Loss modules that hold tensors
+# ### テンソルを持つ損失モジュール
 #
-# A loss built with a tensor argument, such as `nn.CrossEntropyLoss(weight=...)` or
-# `nn.BCEWithLogitsLoss(pos_weight=...)`, keeps that tensor as a buffer. If you create it on the CPU and
-# compute the loss on the GPU, the loss call mixes devices. A loss is a module: move it like the model.
+# `nn.CrossEntropyLoss(weight=...)` や `nn.BCEWithLogitsLoss(pos_weight=...)` のように、テンソルを引数にして作った損失は、そのテンソルをバッファとして持ちます。損失を CPU で作って GPU 上で計算すると、損失の呼び出しでデバイスが混ざります。損失もモジュールなので、モデルと同じように移動してください。
 
 # %%
 class_weights = torch.tensor([1.0, 3.0])
@@ -233,15 +202,13 @@ loss_fn.to(target)
 loss = loss_fn(logits, labels)
 print(f"{loss_fn.weight.device=}, {class_weights.device=}, {loss.device=}")
 assert loss_fn.weight.device.type == target.type
-assert class_weights.device.type == "cpu"  # the tensor you passed in stays where it was
+assert class_weights.device.type == "cpu"  # 渡したテンソルは元の場所に残る
 assert loss.device.type == target.type
 
 # %% [markdown]
-# ### Moving a nested batch
+# ### 入れ子になったバッチの移動
 #
-# A batch is often a dict or a tuple of tensors. Containers have no `.to()`, and moving the container
-# is not possible anyway: each tensor must be moved and the result kept. A short recursive function
-# does it for dicts, lists and tuples and leaves everything else (strings, numbers) as it is.
+# バッチは、テンソルの辞書やタプルであることがよくあります。コンテナには `.to()` がなく、そもそもコンテナごと移動することはできません。テンソルを1つずつ移動し、結果を受け取る必要があります。短い再帰関数で辞書、リスト、タプルをたどり、それ以外(文字列や数値)はそのまま残せます。
 
 # %%
 batch = {"image": torch.randn(2, 3), "label": torch.tensor([0, 1]), "extra": ("id-7", [torch.arange(2)])}
@@ -264,20 +231,14 @@ print(f"{moved['image'].device=}, {moved['extra'][0]=}, {moved['extra'][1][0].de
 assert moved["image"].device.type == moved["label"].device.type == target.type
 assert moved["extra"][1][0].device.type == target.type
 assert moved["extra"][0] == "id-7" and isinstance(moved["extra"], tuple)
-assert batch["image"].device.type == "cpu"  # the original batch is unchanged
+assert batch["image"].device.type == "cpu"  # 元のバッチは変わらない
 
 # %% [markdown]
 # ## can't convert cuda:0 device type tensor to numpy
 #
-# A NumPy array lives in CPU memory, so `t.numpy()` works only on a CPU tensor, and only when the
-# tensor does not require gradients. The full message adds `Use Tensor.cpu() to copy the tensor to host
-# memory first.` The chain that works for every tensor is `t.detach().cpu().numpy()`: `detach()` drops
-# the autograd history, `cpu()` copies the data to the CPU (and does nothing for a tensor already there).
+# NumPy 配列は CPU のメモリに置かれるので、`t.numpy()` が使えるのは CPU 上のテンソルだけで、しかも勾配を必要としないテンソルに限られます。メッセージの全文では、このあとに `Use Tensor.cpu() to copy the tensor to host memory first.` が続きます。どのテンソルにも使える書き方は `t.detach().cpu().numpy()` です。`detach()` が autograd の履歴を切り離し、`cpu()` がデータを CPU にコピーします(すでに CPU にあるテンソルには何もしません)。
 #
-# Both checks run on any machine. The gradient check fires on the CPU; the device check is the same
-# line of code for every device, so a `meta` tensor shows the same sentence with `meta` where your
-# traceback says `cuda:0`. On a GPU the cell also shows the `cuda:0` message itself. The cell needs
-# NumPy, which PyTorch does not install; without it the cell prints that it is missing.
+# どちらのチェックもどのマシンでも実行できます。勾配のチェックは CPU で起きます。デバイスのチェックはどのデバイスでも同じコードなので、`meta` テンソルを使うと、トレースバックの `cuda:0` の部分が `meta` になった同じ文が出ます。GPU があれば、セルは `cuda:0` のメッセージそのものも表示します。このセルには NumPy が必要ですが、PyTorch は NumPy をインストールしません。NumPy がない場合、セルはそれがないことを表示します。
 
 # %%
 HAS_NUMPY = importlib.util.find_spec("numpy") is not None
@@ -297,15 +258,11 @@ else:
     print(f"{HAS_NUMPY=}")
 
 # %% [markdown]
-# ### item() and tolist() wait for the GPU
+# ### item() と tolist() は GPU を待つ
 #
-# `.item()`, `.tolist()`, `.numpy()` and `print(t)` on a CUDA tensor copy data to the CPU, so the CPU
-# must wait until the GPU has finished all the work queued before them. One `.item()` per step is
-# cheap; one per element in a loop is slow.
+# CUDA テンソルに対する `.item()`、`.tolist()`、`.numpy()`、`print(t)` はデータを CPU にコピーするので、CPU は、それより前にキューに積まれた GPU の処理がすべて終わるまで待ちます。1ステップに1回の `.item()` なら負担は小さいですが、ループの中で要素ごとに呼ぶと遅くなります。
 #
-# The opposite mistake is common in training loops: adding up `loss` instead of `loss.item()`. The sum
-# is then a tensor that stays on the GPU and carries the autograd graph of every step in it, so memory
-# grows with each step. `loss.item()` gives a plain Python number.
+# 学習ループでよくある逆の間違いは、`loss.item()` ではなく `loss` そのものを足し合わせることです。合計は GPU に残るテンソルになり、すべてのステップの autograd グラフを抱えたままになるので、ステップごとにメモリが増えていきます。`loss.item()` なら普通の Python の数値が得られます。
 
 # %%
 model = nn.Linear(3, 1).to(device)
@@ -322,16 +279,14 @@ assert isinstance(total_float, float)
 assert abs(total_tensor.item() - total_float) < 1e-4
 
 # %% [markdown]
-# On a GPU the next cell makes the waiting visible: it queues matrix products, reads one value with
-# `.item()` and then asks the CUDA stream whether all queued work is done. It is, because `.item()`
-# waited for it.
+# GPU がある場合、次のセルで待つ様子を確かめます。行列積をキューに積み、`.item()` で値を1つ読み出してから、積まれた処理がすべて終わったかを CUDA ストリームに問い合わせます。`.item()` が処理の終わりを待ったので、処理は終わっています。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
     stream = torch.cuda.current_stream()
     big = torch.randn(4096, 4096, device="cuda")
     out = torch.empty_like(big)
-    for _ in range(2):  # the first round only warms up
+    for _ in range(2):  # 1回目はウォームアップだけ
         for _ in range(10):
             torch.mm(big, big, out=out)
         value = out[0, 0].item()
@@ -344,22 +299,13 @@ else:
 # %% [markdown]
 # ## Attempting to deserialize object on a CUDA device
 #
-# The full message: `Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is
-# False. If you are running on a CPU-only machine, please use torch.load with
-# map_location=torch.device('cpu') to map your storages to the CPU.` A checkpoint records, for each
-# storage, the device it was saved from, and `torch.load` puts it back there. A file saved from a GPU
-# therefore says `cuda:0`, and a machine without a usable CUDA GPU cannot honour that. The fix is in the
-# message: `map_location`.
+# メッセージの全文は `Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.` です。チェックポイントにはストレージごとに保存元のデバイスが記録されていて、`torch.load` はストレージをそのデバイスに戻します。GPU から保存したファイルには `cuda:0` と記録されているので、使える CUDA GPU のないマシンではそれに応えられません。直し方はメッセージにあるとおり、`map_location` です。
 #
-# To produce such a file without a GPU, the cell saves a CPU tensor and rewrites the device string in
-# the file. A checkpoint is a zip archive; its `data.pkl` holds the pickled structure, with each
-# storage's device as a short string. The rewrite changes only that string, which is all `torch.load`
-# looks at to choose the device, so loading takes the same path as for a file saved on a GPU. It does
-# not show how a GPU writes the file.
+# GPU なしでこのようなファイルを作るため、セルは CPU のテンソルを保存し、ファイル中のデバイスの文字列を書き換えます。チェックポイントは zip アーカイブで、中の `data.pkl` に pickle された構造が入っており、各ストレージのデバイスは短い文字列として記録されています。書き換えるのはその文字列だけです。`torch.load` がデバイスを選ぶときに見るのはこの文字列だけなので、読み込みは GPU で保存したファイルと同じ経路をたどります。GPU がファイルをどう書くかは、これではわかりません。
 
 # %%
 def retag(path, old, new):
-    # Pickle protocol 2, which torch.save uses, writes a string as b"X" + 4-byte length + UTF-8 bytes.
+    # torch.save が使う pickle プロトコル 2 は、文字列を b"X" + 4バイトの長さ + UTF-8 のバイト列として書く
     old_bytes = b"X" + len(old).to_bytes(4, "little") + old.encode()
     new_bytes = b"X" + len(new).to_bytes(4, "little") + new.encode()
     with zipfile.ZipFile(path) as archive:
@@ -393,23 +339,14 @@ assert torch.equal(on_cpu["weight"], torch.arange(3.0))
 assert here["weight"].device.type == device.type
 
 # %% [markdown]
-# `weights_only=True` has been the default of `torch.load` since PyTorch 2.6; it is written out here so
-# that the cell does the same on older releases.
+# `torch.load` の `weights_only=True` は PyTorch 2.6 からデフォルトになっています。古いリリースでも同じ動作になるよう、ここでは明示しています。
 
 # %% [markdown]
 # ## Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same
 #
-# A convolution layer checks that its input has the same *type* as its weight and bias, where the type
-# is the device and the dtype together: `torch.FloatTensor` is float32 on the CPU,
-# `torch.cuda.FloatTensor` float32 on a CUDA GPU. The message therefore says that a CPU input reached a
-# convolution on the GPU (or the other way round), and the fix is the same as for a device mismatch:
-# move the input where the model is. With a CPU input, recent releases add a tail to the message: the
-# check in PyTorch 2.13's `Convolution.cpp` reads `Input type (...) and weight type (...) should be the
-# same or input should be a MKLDNN tensor and weight is a dense tensor`.
+# 畳み込み層は、入力の*型*が重みやバイアスの型と同じかどうかを確認します。ここでいう型はデバイスと dtype の組で、`torch.FloatTensor` は CPU 上の float32、`torch.cuda.FloatTensor` は CUDA GPU 上の float32 です。つまりこのメッセージは、CPU の入力が GPU 上の畳み込みに渡された(またはその逆)ことを示しています。直し方はデバイスの不一致と同じで、入力をモデルのある場所に移動します。CPU の入力では、メッセージに続きが付くことがあります。PyTorch 2.13 には `Input type (...) and weight type (...) should be the same or input should be a MKLDNN tensor and weight is a dense tensor` と書かれたチェックもあります。
 #
-# The same sentence for a dtype mismatch happens on any machine: a convolution converted to float64
-# and fed a float32 input. `x.to(conv.weight)` fixes both kinds at once: given a tensor, `to` copies its
-# device and dtype.
+# dtype の不一致による同じ文は、どのマシンでも起こせます。float64 に変換した畳み込みに float32 の入力を渡す場合です。`x.to(conv.weight)` なら両方を一度に直せます。テンソルを渡すと、`to` はそのテンソルのデバイスと dtype に合わせます。
 
 # %%
 conv = nn.Conv2d(1, 2, 3).double()
@@ -423,7 +360,7 @@ print(f"{image.dtype=}, {out.dtype=}")
 assert image.dtype == out.dtype == torch.float64
 
 # %% [markdown]
-# On a GPU, the next cell feeds a CPU image to a convolution on the GPU.
+# GPU がある場合、次のセルは GPU 上の畳み込みに CPU の画像を渡します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -439,22 +376,19 @@ else:
 # %% [markdown]
 # ## CUDA error: invalid device ordinal
 #
-# The GPU index does not exist: `cuda:1` on a machine with one GPU, for example, or an index that was
-# valid before `CUDA_VISIBLE_DEVICES` hid some GPUs (the visible GPUs are numbered again from 0). Up to
-# PyTorch 2.7 it is a `RuntimeError`; since 2.8 a `torch.AcceleratorError`, a subclass of
-# `RuntimeError`, with a hint line added.
+# その GPU 番号が存在しないという意味です。たとえば GPU が1枚のマシンでの `cuda:1` や、`CUDA_VISIBLE_DEVICES` で一部の GPU を隠す前には有効だった番号です(見える GPU には 0 から番号が振り直されます)。PyTorch 2.7 までは `RuntimeError`、2.8 以降は `RuntimeError` のサブクラスである `torch.AcceleratorError` で、ヒントの行が加わっています。
 #
-# Writing the device does not check anything: `torch.device("cuda", 7)` works on every machine, even
-# without CUDA. The error comes when a tensor is first put there.
+# デバイスを書いただけでは何も確認されません。`torch.device("cuda", 7)` は、CUDA のないマシンも含め、どのマシンでも作れます。エラーになるのは、そこに初めてテンソルを置いたときです。
 
 # %%
 seven = torch.device("cuda", 7)
 print(f"{seven=}, {torch.cuda.device_count()=}")
 assert seven.index == 7
+if TORCH >= (2, 8):
+    assert issubclass(torch.AcceleratorError, RuntimeError)
 
 # %% [markdown]
-# On a GPU, the next cell asks for one index past the last GPU, then uses a valid index: anything below
-# `torch.cuda.device_count()`.
+# GPU がある場合、次のセルは最後の GPU の1つ先の番号を指定し、そのあと有効な番号、つまり `torch.cuda.device_count()` より小さい番号を使います。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -469,12 +403,7 @@ else:
 # %% [markdown]
 # ## Cannot access accelerator device when none is available.
 #
-# Since PyTorch 2.5, an integer device (`device=0`, `.to(0)`, `torch.device(0)`) means an index on the
-# current accelerator: CUDA, Apple's MPS, Intel's XPU and others. When there is none, PyTorch raises
-# this error. It also comes from `pin_memory()`, which needs an accelerator. Both a CPU-only build and a
-# CUDA build on a machine without a usable GPU raise it (checked with PyTorch 2.6.0+cu124 on a machine
-# without an NVIDIA driver). The fix: name the device (`"cuda:0"`, or the `device` you chose once), and
-# pin memory only when there is an accelerator.
+# PyTorch 2.5 以降、整数のデバイス(`device=0`、`.to(0)`、`torch.device(0)`)は、現在のアクセラレータ(CUDA、Apple の MPS、Intel の XPU など)のインデックスを意味します。アクセラレータがないと、PyTorch はこのエラーを出します。アクセラレータを必要とする `pin_memory()` からも出ます。CPU 専用ビルドでも、使える GPU のないマシン上の CUDA ビルドでも出ます(NVIDIA ドライバのないマシンで PyTorch 2.6.0+cu124 を使って確認しました)。直し方は、デバイスを名前で書くこと(`"cuda:0"`、または一度決めた `device`)と、アクセラレータがあるときだけメモリをピン留めすることです。
 
 # %%
 if not torch.accelerator.is_available():
@@ -492,21 +421,20 @@ print(f"{named.device=}")
 assert named.device.type == device.type
 
 # %% [markdown]
-# ### pin_memory=True and non_blocking=True
+# ### pin_memory=True と non_blocking=True
 #
-# `DataLoader(..., pin_memory=True)` returns batches in page-locked (pinned) CPU memory, and
-# `t.to(device, non_blocking=True)` can then queue the copy to the GPU and return at once. Without an
-# accelerator, the DataLoader does not fail: it returns ordinary batches (PyTorch 2.13 also warns), and
-# `to(..., non_blocking=True)` is an ordinary move. So the same loop runs everywhere. Whether pinning
-# makes training faster is a separate question; the page on moving tensors measures it.
+# `DataLoader(..., pin_memory=True)` はページロックされた(ピン留めされた)CPU メモリでバッチを返し、`t.to(device, non_blocking=True)` は GPU へのコピーをキューに積むだけで、すぐに戻ることができます。アクセラレータがない場合、DataLoader は失敗せずに普通のバッチを返し(リリースによっては警告を出すので、セルはそれを集めて表示します)、`to(..., non_blocking=True)` も普通の移動になります。つまり同じループがどこでも動きます。ピン留めで学習が速くなるかどうかは別の問題で、[テンソルの移動](02-moving-tensors.ipynb)のページで測っています。
 
 # %%
 loader = DataLoader(TensorDataset(torch.randn(8, 3), torch.arange(8)), batch_size=4, pin_memory=True)
-for features, labels in loader:
-    pinned = features.is_pinned()
-    features = features.to(device, non_blocking=True)
-    labels = labels.to(device, non_blocking=True)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    for features, labels in loader:
+        pinned = features.is_pinned()
+        features = features.to(device, non_blocking=True)
+        labels = labels.to(device, non_blocking=True)
 
+print([str(w.message) for w in caught])
 print(f"{pinned=}, {features.device=}, {labels.device=}")
 assert features.device.type == labels.device.type == device.type
 if torch.cuda.is_available():
@@ -515,22 +443,14 @@ elif not torch.accelerator.is_available():
     assert not pinned
 
 # %% [markdown]
-# A copy in the other direction, `to("cpu", non_blocking=True)`, may return before the data has
-# arrived: call `torch.cuda.synchronize()` before reading such a tensor.
+# 逆方向のコピー `to("cpu", non_blocking=True)` は、データが届く前に戻ることがあります。そのようなテンソルを読む前に `torch.cuda.synchronize()` を呼んでください。[テンソルの移動](02-moving-tensors.ipynb)のページで、GPU を使ってこれを確かめています。
 
 # %% [markdown]
 # ## Cannot re-initialize CUDA in forked subprocess
 #
-# The full message: `Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing,
-# you must use the 'spawn' start method`. On Linux, `multiprocessing` and DataLoader workers start
-# child processes with `fork` by default: a copy of the parent. If the parent has already initialised
-# CUDA, a forked child cannot use CUDA at all.
+# メッセージの全文は `Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method` です。Linux では(Python 3.13 まで)、`multiprocessing` や DataLoader のワーカーは、デフォルトで `fork`、つまり親プロセスの複製として子プロセスを起動します。親がすでに CUDA を初期化していると、fork した子プロセスは CUDA をまったく使えません。
 #
-# The cell forks a child that creates a tensor on `device`. On a GPU the parent has initialised CUDA
-# (it created a tensor there), so the child fails with this message, which it sends back to the parent.
-# Without a GPU, CUDA was never initialised, the error cannot occur, and the child creates its CPU
-# tensor without trouble: the cell then shows `torch.cuda.is_initialized()` as `False` and the child's
-# result. The cell runs on Linux only, where `fork` is the default and safe to demonstrate.
+# このセルは子プロセスを fork し、子の中で `device` 上にテンソルを作ります。GPU がある場合、親は(そこにテンソルを作ったので)CUDA を初期化済みです。そのため子はこのメッセージで失敗し、メッセージを親に送り返します。GPU がない場合は CUDA が一度も初期化されないのでこのエラーは起こりえず、子は問題なく CPU のテンソルを作ります。そのときセルは、`torch.cuda.is_initialized()` が `False` であることと、子の結果を表示します。このセルは、`fork` がデフォルトで安全に実演できる Linux でだけ実行します。
 
 # %%
 def child(queue, device):
@@ -541,7 +461,7 @@ def child(queue, device):
 
 
 if sys.platform.startswith("linux"):
-    torch.ones(1, device=device)  # on a GPU, this initialises CUDA in this process
+    torch.ones(1, device=device)  # GPU があれば、ここでこのプロセスの CUDA が初期化される
     fork = multiprocessing.get_context("fork")
     queue = fork.SimpleQueue()
     process = fork.Process(target=child, args=(queue, device))
@@ -549,6 +469,8 @@ if sys.platform.startswith("linux"):
     outcome, result = queue.get()
     process.join()
     print(f"{torch.cuda.is_initialized()=}, {outcome=}, {result=}")
+    if sys.version_info < (3, 14):
+        assert multiprocessing.get_context().get_start_method() == "fork"
     if torch.cuda.is_initialized():
         assert outcome == "error" and "Cannot re-initialize CUDA in forked subprocess" in result
     else:
@@ -557,17 +479,13 @@ else:
     print(f"{sys.platform=}")
 
 # %% [markdown]
-# The usual fix is to keep CUDA out of the workers: DataLoader workers load and prepare CPU tensors,
-# and the training loop moves each batch to the device in the main process. That is also how the
-# DataLoader is meant to be used, and it works with `fork` even after the parent has used the GPU. If a
-# child process really must use CUDA, start it with `spawn`: `multiprocessing.get_context("spawn")`, or
-# `DataLoader(..., multiprocessing_context="spawn")`.
+# 普通の直し方は、ワーカーで CUDA を使わないことです。DataLoader のワーカーは CPU のテンソルを読み込んで準備し、学習ループがメインプロセスで各バッチをデバイスに移動します。これは DataLoader の本来の使い方でもあり、親が GPU を使ったあとでも `fork` で動きます。子プロセスでどうしても CUDA を使う必要があるなら、`spawn` で起動します。`multiprocessing.get_context("spawn")` や `DataLoader(..., multiprocessing_context="spawn")` を使います。
 
 # %%
 loader = DataLoader(TensorDataset(torch.randn(8, 3)), batch_size=4, num_workers=2)
 devices = set()
 for (features,) in loader:
-    devices.add(features.device.type)  # what the workers produced
+    devices.add(features.device.type)  # ワーカーが作ったテンソルのデバイス
     features = features.to(device)
 print(f"{devices=}, {features.device=}")
 assert devices == {"cpu"}
@@ -576,16 +494,9 @@ assert features.device.type == device.type
 # %% [markdown]
 # ## Torch not compiled with CUDA enabled
 #
-# The installed PyTorch is a CPU-only build (the wheel's version often ends in `+cpu`), and the code
-# asked for CUDA: `.cuda()`, `device="cuda"`, `torch.cuda.set_device(...)`. A CUDA build on a machine
-# where CUDA cannot start says something else, a `RuntimeError` whose text names the reason. With
-# PyTorch 2.6.0+cu124 on a machine without an NVIDIA driver, it reads `Found no NVIDIA driver on your
-# system. Please check that you have an NVIDIA GPU and installed a driver from
-# http://www.nvidia.com/Download/index.aspx`. The cell shows which case your machine is in.
+# インストールされている PyTorch が CPU 専用ビルドで(wheel のバージョンは `+cpu` で終わることが多いです)、コードが `.cuda()`、`device="cuda"`、`torch.cuda.set_device(...)` などで CUDA を要求した場合のエラーです。CUDA を起動できないマシン上の CUDA ビルドでは別のメッセージになり、理由を述べる `RuntimeError` が出ます。NVIDIA ドライバのないマシンで PyTorch 2.6.0+cu124 を使うと、`Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx` となります。セルは、お使いのマシンがどちらに当たるかを示します。
 #
-# The fixes: to use a GPU, install a CUDA build of PyTorch (the selector on pytorch.org gives the
-# command) on a machine with an NVIDIA GPU and driver; to run anywhere, choose the device once and use
-# it everywhere, as every page of this course does.
+# 直し方: GPU を使うなら、NVIDIA の GPU とドライバがあるマシンに CUDA ビルドの PyTorch をインストールします(コマンドは pytorch.org のセレクタで確認できます)。どこでも動かすなら、このコースのどのページでもしているように、デバイスを一度決めて、それをどこでも使います。
 
 # %%
 print(f"{torch.version.cuda=}, {torch.backends.cuda.is_built()=}, {torch.cuda.is_available()=}")
@@ -595,8 +506,9 @@ if not torch.backends.cuda.is_built():
 elif not torch.cuda.is_available():
     try:
         torch.zeros(1, device="cuda")
-    except RuntimeError as err:  # the reason varies: no driver, a driver too old, no GPU
-        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+    except RuntimeError as err:  # 理由はさまざま: ドライバがない、ドライバが古い、GPU がない
+        sys.stdout.flush()
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError("expected RuntimeError")
 else:
@@ -608,24 +520,18 @@ assert torch.zeros(1, device=device).device.type == device.type
 # %% [markdown]
 # ## module must have its parameters and buffers on device cuda:0 (device_ids[0]) but found one of them on device: cpu
 #
-# `nn.DataParallel` raises this on a machine with two or more GPUs when the wrapped model is not on the
-# first GPU in `device_ids`. With several GPUs it moves nothing itself; it checks, in its `forward`,
-# that every parameter and buffer is already there. (With exactly one device id it moves the model
-# for you, which is why the same code works on a one-GPU machine.) The fix: `model.to("cuda:0")` before
-# wrapping, or better, `DistributedDataParallel`, which the documentation of `DataParallel` itself
-# recommends. A plain list of layers (see above) can hide parameters from this check as well as from
-# `model.to()`.
+# `nn.DataParallel` は、GPU が2枚以上のマシンで、ラップしたモデルが `device_ids` の最初の GPU にないときにこのエラーを出します。GPU が複数あると、DataParallel は自分では何も移動せず、`forward` の中で、すべてのパラメータとバッファがすでにその GPU にあるかを確認します(デバイス ID がちょうど1つなら、モデルを移動してくれます。同じコードが GPU 1枚のマシンで動くのはそのためです。それぞれの場合は[ファクトチェック](06-fact-check.ipynb)のページで確かめています)。直し方は、ラップする前に `model.to("cuda:0")` とすることです。さらに良いのは、`DataParallel` 自身のドキュメントが勧める `DistributedDataParallel` を使うことです。普通のリストに入れた層(前述)は、`model.to()` からだけでなく、このチェックからもパラメータを隠してしまいます。
 #
-# The check is in the Python source of `DataParallel.forward`, which any machine can read:
+# このチェックは `DataParallel.forward` の Python ソースにあり、どのマシンでも読めます。
 
 # %%
 source = inspect.getsource(nn.DataParallel.forward)
 print(f"{'module must have its parameters and buffers' in source=}")
 assert "module must have its parameters and buffers" in source
+assert "DistributedDataParallel" in nn.DataParallel.__doc__
 
 # %% [markdown]
-# With two or more GPUs, the next cell wraps a CPU model, shows the error, and then moves the model to
-# `cuda:0` first. With fewer GPUs it prints the GPU count.
+# GPU が2枚以上ある場合、次のセルは CPU のモデルをラップしてエラーを示し、そのあとモデルを先に `cuda:0` に移動します。それより少ない場合は GPU の枚数を表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.device_count() >= 2:
@@ -641,32 +547,22 @@ else:
 # %% [markdown]
 # ## CUDA out of memory
 #
-# The message (PyTorch 2.6) reads like this, with your numbers: `CUDA out of memory. Tried to allocate
-# 20.00 GiB. GPU 0 has a total capacity of 14.74 GiB of which 13.34 GiB is free. Including non-PyTorch
-# memory, this process has 1.40 GiB memory in use. Of the allocated memory 1.20 GiB is allocated by
-# PyTorch, and 64.00 MiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is
-# large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.` The
-# figures in it:
+# PyTorch 2.6 では、メッセージは次の形をしています(… の部分にサイズが入ります): `CUDA out of memory. Tried to allocate …. GPU 0 has a total capacity of … of which … is free. Including non-PyTorch memory, this process has … memory in use. Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.` 含まれる数値の意味は次のとおりです。
 #
-# - *allocated by PyTorch* (`torch.cuda.memory_allocated()`): memory held by live tensors;
-# - *reserved by PyTorch* (`torch.cuda.memory_reserved()`): what PyTorch's caching allocator has taken
-#   from the GPU, allocated or not. Freed tensors go back to this cache, not to the GPU, so
-#   `nvidia-smi` still counts them;
-# - `nvidia-smi` also counts the CUDA context of each process and other processes on the same GPU.
+# - *allocated by PyTorch*(`torch.cuda.memory_allocated()`): 生きているテンソルが使っているメモリです。
+# - *reserved by PyTorch*(`torch.cuda.memory_reserved()`): PyTorch のキャッシングアロケータが GPU から確保したメモリで、テンソルに割り当て済みかどうかを問いません。解放したテンソルのメモリは GPU ではなくこのキャッシュに戻るので、`nvidia-smi` では使用中として数えられたままです。
+# - `nvidia-smi` はさらに、各プロセスの CUDA コンテキストと、同じ GPU を使うほかのプロセスの分も数えます。
 #
-# First things to try: a smaller batch; `loss.item()` instead of keeping `loss` tensors (see above);
-# `torch.no_grad()` for evaluation; `del` for large tensors you no longer need; and, when the reserved
-# but unallocated part is large, the `expandable_segments` setting from the message.
+# まず試すこと: バッチを小さくする、`loss` のテンソルを溜めずに `loss.item()` を使う(前述)、評価には `torch.no_grad()` を使う、不要になった大きなテンソルを `del` する、予約済みで未割り当ての部分が大きいときはメッセージにある `expandable_segments` の設定を使う、の順です。
 #
-# The error is `torch.cuda.OutOfMemoryError`, a subclass of `RuntimeError`, on every machine:
+# このエラーは `torch.cuda.OutOfMemoryError` で、どのマシンでも `RuntimeError` のサブクラスです。
 
 # %%
 print(f"{torch.cuda.OutOfMemoryError.__mro__[:2]=}")
 assert issubclass(torch.cuda.OutOfMemoryError, RuntimeError)
 
 # %% [markdown]
-# On a GPU, the next cell asks for twice the GPU's memory, then shows that a freed tensor leaves
-# *allocated* memory but stays *reserved* until `torch.cuda.empty_cache()`.
+# GPU がある場合、次のセルは GPU のメモリの2倍を要求します。そのあと、解放したテンソルのメモリが *allocated* からは外れても、`torch.cuda.empty_cache()` を呼ぶまでは *reserved* に残ることを示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -688,17 +584,17 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## Summary
+# ## まとめ
 #
-# | Message (fragment) | Usual cause | Fix |
+# | メッセージ(一部) | よくある原因 | 直し方 |
 # |---|---|---|
-# | `Expected all tensors to be on the same device` | an input, a tensor created in `forward`, a plain list of layers or a loss left on the CPU | one device for the model, the loss and every input; `device=x.device`, `x.new_zeros`, `zeros_like`; `ModuleList`, `ModuleDict`; `loss_fn.to(device)` |
-# | `can't convert cuda:0 device type tensor to numpy` | `.numpy()` on a GPU tensor | `t.detach().cpu().numpy()`; sum `loss.item()`, not `loss` |
-# | `Attempting to deserialize object on a CUDA device` | a GPU checkpoint loaded without a usable GPU | `torch.load(path, map_location=device)` |
-# | `Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)` | a CPU input to a convolution on the GPU | `x = x.to(device)`, or `x.to(conv.weight)` for device and dtype |
-# | `CUDA error: invalid device ordinal` | a GPU index that does not exist | an index below `torch.cuda.device_count()` |
-# | `Cannot access accelerator device when none is available.` | an integer device or `pin_memory()` without an accelerator | name the device; pin only with an accelerator |
-# | `Cannot re-initialize CUDA in forked subprocess` | CUDA in a forked child after the parent used it | CPU work in workers, move in the main process; or `spawn` |
-# | `Torch not compiled with CUDA enabled` | a CPU-only build asked for CUDA | a CUDA build, or choose the device once |
-# | `module must have its parameters and buffers on device cuda:0` | `DataParallel` on 2+ GPUs with the model on the CPU | `model.to("cuda:0")` first, or `DistributedDataParallel` |
-# | `CUDA out of memory` | more memory asked than the GPU has free | smaller batches, `loss.item()`, `no_grad()`, `del`; read allocated vs reserved |
+# | `Expected all tensors to be on the same device` | 入力、`forward` の中で作ったテンソル、普通のリストに入れた層、損失が CPU に残っている | モデル、損失、すべての入力を1つのデバイスに置く。`device=x.device`、`x.new_zeros`、`zeros_like`。`ModuleList`、`ModuleDict`。`loss_fn.to(device)` |
+# | `can't convert cuda:0 device type tensor to numpy` | GPU 上のテンソルに `.numpy()` | `t.detach().cpu().numpy()`。合計するのは `loss` ではなく `loss.item()` |
+# | `Attempting to deserialize object on a CUDA device` | 使える GPU がない環境で GPU のチェックポイントを読み込んだ | `torch.load(path, map_location=device)` |
+# | `Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)` | GPU 上の畳み込みに CPU の入力 | `x = x.to(device)`、デバイスと dtype の両方なら `x.to(conv.weight)` |
+# | `CUDA error: invalid device ordinal` | 存在しない GPU 番号 | `torch.cuda.device_count()` より小さい番号 |
+# | `Cannot access accelerator device when none is available.` | アクセラレータがない環境での整数のデバイスや `pin_memory()` | デバイスを名前で書く。ピン留めはアクセラレータがあるときだけ |
+# | `Cannot re-initialize CUDA in forked subprocess` | 親が CUDA を使ったあと、fork した子で CUDA を使った | ワーカーは CPU の処理だけにして、メインプロセスで移動する。または `spawn` |
+# | `Torch not compiled with CUDA enabled` | CPU 専用ビルドで CUDA を要求した | CUDA ビルドを入れる。またはデバイスを一度決めて使う |
+# | `module must have its parameters and buffers on device cuda:0` | GPU が2枚以上で、モデルが CPU にある `DataParallel` | 先に `model.to("cuda:0")`。または `DistributedDataParallel` |
+# | `CUDA out of memory` | GPU の空きより多くのメモリを要求した | バッチを小さく、`loss.item()`、`no_grad()`、`del`。allocated と reserved を読み分ける |
