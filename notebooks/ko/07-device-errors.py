@@ -13,18 +13,18 @@
 # ---
 
 # %% [markdown]
-# # Device errors, decoded
+# # 디바이스 오류 읽는 법
 #
-# Each section of this page is headed with the error message it explains, so you can search the page
-# for the words in your traceback. Each section says what the message means, shows the everyday code
-# that causes it, and runs the fix right after it.
+# 이 페이지의 각 섹션은 설명하는 오류 메시지를 그대로 제목으로 삼습니다. 트레이스백에 나온 문구로 페이지를
+# 검색하면 해당 섹션을 찾을 수 있습니다. 각 섹션은 메시지의 뜻과 그 오류를 일으키는 흔한 코드를 보여 주고,
+# 바로 다음에 고친 코드를 실행합니다.
 #
-# Most of these errors can be produced without a GPU, and the page produces them: on a CPU-only build
-# of PyTorch, with the `meta` device (shapes and dtypes, no data) standing in for a second device, with
-# a checkpoint whose storages say `cuda`, and in a forked child process. Where a stand-in is used, the
-# section says what it shows and what it does not. Errors that only a GPU can produce are in cells that
-# run on a GPU; without one, such a cell prints the condition it needs, and the text quotes the message
-# with the PyTorch version it comes from.
+# 이 오류들은 대부분 GPU 없이도 일으킬 수 있으므로, 이 페이지에서 실제로 일으킵니다. 사용하는 방법은 CPU 전용
+# 빌드의 PyTorch, 두 번째 디바이스 역할을 하는 `meta` 디바이스(형태와 dtype만 있고 데이터는 없는 디바이스),
+# 스토리지의 디바이스가 `cuda`로 기록된 체크포인트, fork한 자식 프로세스입니다. 대역을 쓰는 곳에서는 그것으로 무엇을
+# 알 수 있고 무엇을 알 수 없는지 적었습니다. GPU에서만 일으킬 수 있는 오류는 GPU에서 실행되는 셀에 넣었습니다.
+# GPU가 없으면 그 셀은 필요한 조건을 식의 형태로 출력하고, 본문은 그 메시지를 메시지가 나온 PyTorch 버전과
+# 함께 인용합니다.
 
 # %%
 import contextlib
@@ -44,7 +44,7 @@ from torch.utils.data import DataLoader, TensorDataset
 
 @contextlib.contextmanager
 def expect_error(kind, fragment):
-    # The block must raise `kind` with `fragment` in its message; the error is shown and the notebook carries on.
+    # 블록은 메시지에 `fragment`가 들어 있는 `kind` 오류를 일으켜야 합니다. 오류를 출력하고 노트북은 계속 진행합니다.
     try:
         yield
     except kind as err:
@@ -62,20 +62,18 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # %% [markdown]
 # ## Expected all tensors to be on the same device
 #
-# One operation received tensors on two devices, usually a CUDA GPU and the CPU. The rest of the
-# message has changed between releases and differs between operations. Since PyTorch 2.8 a linear
-# layer on the GPU fed a CPU input says `Expected all tensors to be on the same device, but got mat1 is
-# on cpu, different from other tensors on cuda:0 (when checking argument in method
-# wrapper_CUDA_addmm)`, while element-wise operations such as `+` still say `Expected all tensors to be
-# on the same device, but found at least two devices, cuda:0 and cpu!`. Search your logs for the first
-# part.
+# 한 연산이 두 디바이스(대개 CUDA GPU와 CPU)에 있는 텐서를 받았다는 뜻입니다. 메시지의 나머지 부분은 릴리스마다
+# 바뀌었고 연산마다 다릅니다. PyTorch 2.8부터는 GPU에 있는 선형 층에 CPU 입력을 넣으면 `Expected all tensors to be
+# on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in
+# method wrapper_CUDA_addmm)`가 나오고, `+` 같은 원소별 연산은 지금도 `Expected all tensors to be on the same
+# device, but found at least two devices, cuda:0 and cpu!`라고 합니다. 로그를 검색할 때는 앞부분으로 검색하십시오.
 #
-# The fix is not "move the tensor the message names": if the *model* was left on the CPU, the message
-# names the input that is on the GPU. Put the model and every input on the one device you intend, and
-# keep the result of each tensor move: `x = x.to(device)`.
+# 고치는 방법은 "메시지가 지목한 텐서를 옮긴다"가 아닙니다. *모델*을 CPU에 둔 채라면 메시지는 GPU에 있는 입력
+# 쪽을 지목합니다. 모델과 모든 입력을 쓰려는 한 디바이스에 두십시오. 텐서를 옮긴 뒤에는 결과를 받아야 합니다:
+# `x = x.to(device)`.
 #
-# On a GPU the next cell feeds a CPU input to a layer on the GPU, then moves the input. Without a GPU it
-# prints the condition it needs.
+# GPU가 있으면 다음 셀은 GPU에 있는 층에 CPU 입력을 넣은 뒤 입력을 옮깁니다. GPU가 없으면 필요한 조건을
+# 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -91,11 +89,11 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# Without a GPU, the `meta` device can play the second device. Mixing `meta` and CPU tensors is caught
-# too, but by a different check with a different message (`Tensor on device cpu is not on the expected
-# device meta!`), so the cells below expect that message on a CPU-only machine and the real one on a
-# GPU. What `meta` shows faithfully is *which* tensors end up on which device; it says nothing about
-# speed or memory. The cells use `target`: the GPU if there is one, otherwise `meta`.
+# GPU가 없으면 `meta` 디바이스가 두 번째 디바이스 역할을 할 수 있습니다. `meta` 텐서와 CPU 텐서를 섞어도 오류가
+# 나지만, 검사하는 곳이 다르고 메시지도 다릅니다(`Tensor on device cpu is not on the expected device meta!`).
+# 그래서 아래 셀들은 CPU만 있는 머신에서는 이 메시지를, GPU에서는 진짜 메시지를 기대합니다. `meta`가 정확히
+# 보여 주는 것은 *어떤* 텐서가 어느 디바이스에 놓이는지입니다. 속도나 메모리에 대해서는 아무것도 알려 주지
+# 않습니다. 아래 셀들은 `target`을 씁니다. GPU가 있으면 GPU, 없으면 `meta`입니다.
 
 # %%
 target = device if device.type == "cuda" else torch.device("meta")
@@ -110,12 +108,11 @@ print(f"{y.device=}")
 assert y.device.type == target.type
 
 # %% [markdown]
-# ### Tensors created inside forward
+# ### forward 안에서 만든 텐서
 #
-# The most common cause: a tensor created inside `forward` or a loss function without a device. A
-# factory function such as `torch.zeros(n)` or `torch.tensor(values)` creates its tensor on the CPU (or
-# on the default device), wherever the model and its input are. Moving the model does not help: the
-# tensor is created anew on every call.
+# 가장 흔한 원인은 `forward`나 손실 함수 안에서 디바이스를 지정하지 않고 만든 텐서입니다. `torch.zeros(n)`이나
+# `torch.tensor(values)` 같은 팩토리 함수는 모델과 입력이 어디에 있든 텐서를 CPU(또는 기본 디바이스)에 만듭니다.
+# 모델을 옮겨도 해결되지 않습니다. 이 텐서는 호출할 때마다 새로 만들어지기 때문입니다.
 
 # %%
 class Shifted(nn.Module):
@@ -124,7 +121,7 @@ class Shifted(nn.Module):
         self.linear = nn.Linear(3, 2)
 
     def forward(self, x):
-        shift = torch.tensor([1.0, -1.0])  # created on the CPU on every call
+        shift = torch.tensor([1.0, -1.0])  # 호출할 때마다 CPU에 만들어짐
         return self.linear(x) + shift
 
 
@@ -134,11 +131,11 @@ with expect_error(RuntimeError, MISMATCH):
     model(x)
 
 # %% [markdown]
-# The fix is to create the tensor where the input is. Three spellings do that: `device=x.device` in
-# any factory function, `x.new_zeros(...)` (also `new_ones`, `new_full`, `new_tensor`), which copies the
-# device and dtype of `x`, and `torch.zeros_like(x)` for a tensor of the same shape. A constant that
-# belongs to the model is better registered as a buffer, so that `model.to()` moves it (see the
-# [page on moving models](03-moving-models.ipynb)).
+# 고치는 방법은 입력이 있는 곳에 텐서를 만드는 것입니다. 쓰는 방법은 세 가지입니다. 팩토리 함수에
+# `device=x.device`를 넘기는 방법, `x`의 디바이스와 dtype을 그대로 쓰는 `x.new_zeros(...)`(`new_ones`,
+# `new_full`, `new_tensor`도 있습니다), 같은 형태의 텐서를 만드는 `torch.zeros_like(x)`입니다. 모델에 속한 상수는
+# 버퍼로 등록하는 편이 낫습니다. 그러면 `model.to()`가 함께 옮깁니다([모델 옮기기](03-moving-models.ipynb) 페이지
+# 참고).
 
 # %%
 class ShiftedFixed(nn.Module):
@@ -162,8 +159,8 @@ print(f"{y.device=}, {y.shape=}")
 assert y.device.type == target.type
 
 # %% [markdown]
-# One exception to the rule: a tensor with no dimensions (a single number, such as `torch.tensor(2.0)`)
-# may stay on the CPU; PyTorch treats it like a Python number.
+# 예외가 하나 있습니다. 차원이 없는 텐서(`torch.tensor(2.0)`처럼 수 하나)는 CPU에 있어도 됩니다. PyTorch는 이를
+# Python 숫자처럼 다룹니다.
 
 # %%
 scaled = x * torch.tensor(2.0)
@@ -171,12 +168,12 @@ print(f"{scaled.device=}")
 assert scaled.device.type == target.type
 
 # %% [markdown]
-# ### Submodules in plain lists and dicts
+# ### 일반 리스트나 딕셔너리에 넣은 하위 모듈
 #
-# `nn.Module` finds its submodules through its attributes. Layers kept in a plain Python list or dict
-# are invisible to it: `model.to(device)` leaves them where they were, and `model.parameters()` does not
-# list them, so the optimizer never trains them. The first forward call then mixes devices. Keep them in
-# `nn.ModuleList` or `nn.ModuleDict` instead.
+# `nn.Module`은 속성을 따라가며 하위 모듈을 찾습니다. Python의 일반 리스트나 딕셔너리에 넣은 층은 모듈에
+# 보이지 않습니다. `model.to(device)`는 그 층들을 원래 자리에 두고, `model.parameters()`에도 나오지 않으므로
+# 옵티마이저가 학습하지 않습니다. 그리고 첫 forward 호출에서 디바이스가 섞입니다. 대신 `nn.ModuleList`나
+# `nn.ModuleDict`에 넣으십시오.
 
 # %%
 class PlainContainers(nn.Module):
@@ -205,7 +202,7 @@ assert registered.blocks[0].weight.device.type == target.type
 assert registered.heads["score"].weight.device.type == target.type
 
 # %% [markdown]
-# An optimizer built from such a model gets no parameters at all:
+# 이런 모델로 옵티마이저를 만들면 파라미터를 하나도 받지 못합니다.
 
 # %%
 with expect_error(ValueError, "empty parameter list"):
@@ -214,11 +211,11 @@ optimizer = torch.optim.SGD(registered.parameters(), lr=0.1)
 assert len(optimizer.param_groups[0]["params"]) == 6
 
 # %% [markdown]
-# ### Loss modules that hold tensors
+# ### 텐서를 가진 손실 모듈
 #
-# A loss built with a tensor argument, such as `nn.CrossEntropyLoss(weight=...)` or
-# `nn.BCEWithLogitsLoss(pos_weight=...)`, keeps that tensor as a buffer. If you create it on the CPU and
-# compute the loss on the GPU, the loss call mixes devices. A loss is a module: move it like the model.
+# `nn.CrossEntropyLoss(weight=...)`나 `nn.BCEWithLogitsLoss(pos_weight=...)`처럼 텐서를 인자로 받아 만든 손실은
+# 그 텐서를 버퍼로 가집니다. 손실을 CPU에서 만들고 GPU에서 계산하면 손실을 호출할 때 디바이스가 섞입니다. 손실도
+# 모듈이므로 모델처럼 옮기십시오.
 
 # %%
 class_weights = torch.tensor([1.0, 3.0])
@@ -235,15 +232,15 @@ loss_fn.to(target)
 loss = loss_fn(logits, labels)
 print(f"{loss_fn.weight.device=}, {class_weights.device=}, {loss.device=}")
 assert loss_fn.weight.device.type == target.type
-assert class_weights.device.type == "cpu"  # the tensor you passed in stays where it was
+assert class_weights.device.type == "cpu"  # 넘긴 텐서는 원래 자리에 남음
 assert loss.device.type == target.type
 
 # %% [markdown]
-# ### Moving a nested batch
+# ### 중첩된 배치 옮기기
 #
-# A batch is often a dict or a tuple of tensors. Containers have no `.to()`, and moving the container
-# is not possible anyway: each tensor must be moved and the result kept. A short recursive function
-# does it for dicts, lists and tuples and leaves everything else (strings, numbers) as it is.
+# 배치는 텐서의 딕셔너리나 튜플인 경우가 많습니다. 컨테이너에는 `.to()`가 없고, 애초에 컨테이너째 옮길 수는
+# 없습니다. 텐서를 하나씩 옮기고 결과를 받아야 합니다. 짧은 재귀 함수로 딕셔너리, 리스트, 튜플을 처리하고 그 밖의
+# 것(문자열, 숫자)은 그대로 둘 수 있습니다.
 
 # %%
 batch = {"image": torch.randn(2, 3), "label": torch.tensor([0, 1]), "extra": ("id-7", [torch.arange(2)])}
@@ -266,20 +263,20 @@ print(f"{moved['image'].device=}, {moved['extra'][0]=}, {moved['extra'][1][0].de
 assert moved["image"].device.type == moved["label"].device.type == target.type
 assert moved["extra"][1][0].device.type == target.type
 assert moved["extra"][0] == "id-7" and isinstance(moved["extra"], tuple)
-assert batch["image"].device.type == "cpu"  # the original batch is unchanged
+assert batch["image"].device.type == "cpu"  # 원래 배치는 그대로
 
 # %% [markdown]
 # ## can't convert cuda:0 device type tensor to numpy
 #
-# A NumPy array lives in CPU memory, so `t.numpy()` works only on a CPU tensor, and only when the
-# tensor does not require gradients. The full message adds `Use Tensor.cpu() to copy the tensor to host
-# memory first.` The chain that works for every tensor is `t.detach().cpu().numpy()`: `detach()` drops
-# the autograd history, `cpu()` copies the data to the CPU (and does nothing for a tensor already there).
+# NumPy 배열은 CPU 메모리에 있으므로 `t.numpy()`는 CPU 텐서에만, 그것도 기울기가 필요 없는 텐서에만 쓸 수
+# 있습니다. 전체 메시지에는 `Use Tensor.cpu() to copy the tensor to host memory first.`가 이어집니다. 어떤 텐서에나
+# 통하는 방법은 `t.detach().cpu().numpy()`입니다. `detach()`는 autograd 기록을 떼어 내고, `cpu()`는 데이터를 CPU로
+# 복사합니다(이미 CPU에 있는 텐서에는 아무것도 하지 않습니다).
 #
-# Both checks run on any machine. The gradient check fires on the CPU; the device check is the same
-# line of code for every device, so a `meta` tensor shows the same sentence with `meta` where your
-# traceback says `cuda:0`. On a GPU the cell also shows the `cuda:0` message itself. The cell needs
-# NumPy, which PyTorch does not install; without it the cell prints that it is missing.
+# 두 검사 모두 어느 머신에서나 실행할 수 있습니다. 기울기 검사는 CPU에서 일어납니다. 디바이스 검사는 어느
+# 디바이스든 같은 코드이므로, `meta` 텐서를 쓰면 트레이스백의 `cuda:0` 자리에 `meta`가 들어간 같은 문장이
+# 나옵니다. GPU가 있으면 셀은 `cuda:0` 메시지 자체도 보여 줍니다. 이 셀에는 NumPy가 필요한데, PyTorch는 NumPy를
+# 설치하지 않습니다. NumPy가 없으면 셀은 없다는 사실을 출력합니다.
 
 # %%
 HAS_NUMPY = importlib.util.find_spec("numpy") is not None
@@ -299,15 +296,15 @@ else:
     print(f"{HAS_NUMPY=}")
 
 # %% [markdown]
-# ### item() and tolist() wait for the GPU
+# ### item()과 tolist()는 GPU를 기다립니다
 #
-# `.item()`, `.tolist()`, `.numpy()` and `print(t)` on a CUDA tensor copy data to the CPU, so the CPU
-# must wait until the GPU has finished all the work queued before them. One `.item()` per step is
-# cheap; one per element in a loop is slow.
+# CUDA 텐서에 대한 `.item()`, `.tolist()`, `.numpy()`, `print(t)`는 데이터를 CPU로 복사하므로, CPU는 그 전에 큐에
+# 쌓인 GPU 작업이 모두 끝날 때까지 기다립니다. 한 스텝에 한 번 부르는 `.item()`은 부담이 작지만, 루프 안에서
+# 원소마다 부르면 느려집니다.
 #
-# The opposite mistake is common in training loops: adding up `loss` instead of `loss.item()`. The sum
-# is then a tensor that stays on the GPU and carries the autograd graph of every step in it, so memory
-# grows with each step. `loss.item()` gives a plain Python number.
+# 학습 루프에서 흔한 반대쪽 실수는 `loss.item()`이 아니라 `loss` 자체를 더해 가는 것입니다. 합계는 GPU에 남는
+# 텐서가 되고 모든 스텝의 autograd 그래프를 붙든 채로 남으므로, 스텝마다 메모리가 늘어납니다. `loss.item()`은
+# 일반 Python 숫자를 돌려줍니다.
 
 # %%
 model = nn.Linear(3, 1).to(device)
@@ -324,16 +321,16 @@ assert isinstance(total_float, float)
 assert abs(total_tensor.item() - total_float) < 1e-4
 
 # %% [markdown]
-# On a GPU the next cell makes the waiting visible: it queues matrix products, reads one value with
-# `.item()` and then asks the CUDA stream whether all queued work is done. It is, because `.item()`
-# waited for it.
+# GPU가 있으면 다음 셀에서 기다리는 모습을 확인합니다. 행렬 곱을 큐에 쌓고, `.item()`으로 값 하나를 읽은 뒤,
+# 쌓인 작업이 모두 끝났는지 CUDA 스트림에 묻습니다. `.item()`이 작업이 끝나기를 기다렸으므로 작업은 끝나
+# 있습니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
     stream = torch.cuda.current_stream()
     big = torch.randn(4096, 4096, device="cuda")
     out = torch.empty_like(big)
-    for _ in range(2):  # the first round only warms up
+    for _ in range(2):  # 첫 번째 회차는 워밍업
         for _ in range(10):
             torch.mm(big, big, out=out)
         value = out[0, 0].item()
@@ -346,22 +343,21 @@ else:
 # %% [markdown]
 # ## Attempting to deserialize object on a CUDA device
 #
-# The full message: `Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is
-# False. If you are running on a CPU-only machine, please use torch.load with
-# map_location=torch.device('cpu') to map your storages to the CPU.` A checkpoint records, for each
-# storage, the device it was saved from, and `torch.load` puts it back there. A file saved from a GPU
-# therefore says `cuda:0`, and a machine without a usable CUDA GPU cannot honour that. The fix is in the
-# message: `map_location`.
+# 전체 메시지는 `Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you
+# are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your
+# storages to the CPU.`입니다. 체크포인트에는 스토리지마다 저장할 때의 디바이스가 기록되고, `torch.load`는
+# 스토리지를 그 디바이스로 되돌립니다. GPU에서 저장한 파일에는 `cuda:0`이 기록되어 있으므로, 쓸 수 있는 CUDA
+# GPU가 없는 머신은 이를 따를 수 없습니다. 고치는 방법은 메시지에 있는 대로 `map_location`입니다.
 #
-# To produce such a file without a GPU, the cell saves a CPU tensor and rewrites the device string in
-# the file. A checkpoint is a zip archive; its `data.pkl` holds the pickled structure, with each
-# storage's device as a short string. The rewrite changes only that string, which is all `torch.load`
-# looks at to choose the device, so loading takes the same path as for a file saved on a GPU. It does
-# not show how a GPU writes the file.
+# GPU 없이 이런 파일을 만들기 위해, 셀은 CPU 텐서를 저장한 뒤 파일 안의 디바이스 문자열을 바꿔 씁니다.
+# 체크포인트는 zip 아카이브이고, 그 안의 `data.pkl`에 pickle된 구조가 들어 있으며 각 스토리지의 디바이스는 짧은
+# 문자열로 기록됩니다. 셀이 바꾸는 것은 그 문자열뿐입니다. `torch.load`가 디바이스를 고를 때 보는 것도 이
+# 문자열뿐이므로, 불러오기는 GPU에서 저장한 파일과 같은 경로를 따릅니다. GPU가 파일을 어떻게 쓰는지는 이것으로
+# 알 수 없습니다.
 
 # %%
 def retag(path, old, new):
-    # Pickle protocol 2, which torch.save uses, writes a string as b"X" + 4-byte length + UTF-8 bytes.
+    # torch.save가 쓰는 pickle 프로토콜 2는 문자열을 b"X" + 4바이트 길이 + UTF-8 바이트로 기록함
     old_bytes = b"X" + len(old).to_bytes(4, "little") + old.encode()
     new_bytes = b"X" + len(new).to_bytes(4, "little") + new.encode()
     with zipfile.ZipFile(path) as archive:
@@ -395,23 +391,22 @@ assert torch.equal(on_cpu["weight"], torch.arange(3.0))
 assert here["weight"].device.type == device.type
 
 # %% [markdown]
-# `weights_only=True` has been the default of `torch.load` since PyTorch 2.6; it is written out here so
-# that the cell does the same on older releases.
+# `torch.load`의 `weights_only=True`는 PyTorch 2.6부터 기본값입니다. 이전 릴리스에서도 똑같이 동작하도록 여기서는
+# 명시했습니다.
 
 # %% [markdown]
 # ## Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same
 #
-# A convolution layer checks that its input has the same *type* as its weight and bias, where the type
-# is the device and the dtype together: `torch.FloatTensor` is float32 on the CPU,
-# `torch.cuda.FloatTensor` float32 on a CUDA GPU. The message therefore says that a CPU input reached a
-# convolution on the GPU (or the other way round), and the fix is the same as for a device mismatch:
-# move the input where the model is. With a CPU input the message can go on: PyTorch 2.13 has a
-# variant of the check that reads `Input type (...) and weight type (...) should be the same or input
-# should be a MKLDNN tensor and weight is a dense tensor`.
+# 합성곱 층은 입력의 *타입*이 가중치와 편향의 타입과 같은지 확인합니다. 여기서 타입은 디바이스와 dtype을 합친
+# 것으로, `torch.FloatTensor`는 CPU의 float32, `torch.cuda.FloatTensor`는 CUDA GPU의 float32입니다. 따라서 이
+# 메시지는 CPU 입력이 GPU에 있는 합성곱에 들어갔다(또는 그 반대)는 뜻이고, 고치는 방법은 디바이스 불일치와 같이
+# 입력을 모델이 있는 곳으로 옮기는 것입니다. CPU 입력이면 메시지가 더 이어질 수 있습니다. PyTorch 2.13에는
+# `Input type (...) and weight type (...) should be the same or input should be a MKLDNN tensor and weight is a
+# dense tensor`라고 쓰인 검사도 있습니다.
 #
-# The same sentence for a dtype mismatch happens on any machine: a convolution converted to float64
-# and fed a float32 input. `x.to(conv.weight)` fixes both kinds at once: given a tensor, `to` copies its
-# device and dtype.
+# dtype이 맞지 않아 생기는 같은 문장은 어느 머신에서나 일으킬 수 있습니다. float64로 변환한 합성곱에 float32
+# 입력을 넣는 경우입니다. `x.to(conv.weight)`는 두 가지를 한 번에 고칩니다. 텐서를 넘기면 `to`는 그 텐서의
+# 디바이스와 dtype에 맞춥니다.
 
 # %%
 conv = nn.Conv2d(1, 2, 3).double()
@@ -425,7 +420,7 @@ print(f"{image.dtype=}, {out.dtype=}")
 assert image.dtype == out.dtype == torch.float64
 
 # %% [markdown]
-# On a GPU, the next cell feeds a CPU image to a convolution on the GPU.
+# GPU가 있으면 다음 셀은 GPU에 있는 합성곱에 CPU 이미지를 넣습니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -441,13 +436,12 @@ else:
 # %% [markdown]
 # ## CUDA error: invalid device ordinal
 #
-# The GPU index does not exist: `cuda:1` on a machine with one GPU, for example, or an index that was
-# valid before `CUDA_VISIBLE_DEVICES` hid some GPUs (the visible GPUs are numbered again from 0). Up to
-# PyTorch 2.7 it is a `RuntimeError`; since 2.8 a `torch.AcceleratorError`, a subclass of
-# `RuntimeError`, with a hint line added.
+# 그 GPU 번호가 없다는 뜻입니다. 예를 들어 GPU가 하나인 머신의 `cuda:1`, 또는 `CUDA_VISIBLE_DEVICES`로 일부 GPU를
+# 숨기기 전에는 유효했던 번호입니다(보이는 GPU는 0부터 번호가 다시 매겨집니다). PyTorch 2.7까지는
+# `RuntimeError`이고, 2.8부터는 `RuntimeError`의 하위 클래스인 `torch.AcceleratorError`이며 힌트 줄이 붙습니다.
 #
-# Writing the device does not check anything: `torch.device("cuda", 7)` works on every machine, even
-# without CUDA. The error comes when a tensor is first put there.
+# 디바이스를 적는 것만으로는 아무것도 검사하지 않습니다. `torch.device("cuda", 7)`은 CUDA가 없는 머신을 포함해
+# 어느 머신에서나 만들어집니다. 오류는 그곳에 처음 텐서를 놓을 때 납니다.
 
 # %%
 seven = torch.device("cuda", 7)
@@ -457,8 +451,8 @@ if TORCH >= (2, 8):
     assert issubclass(torch.AcceleratorError, RuntimeError)
 
 # %% [markdown]
-# On a GPU, the next cell asks for one index past the last GPU, then uses a valid index: anything below
-# `torch.cuda.device_count()`.
+# GPU가 있으면 다음 셀은 마지막 GPU의 바로 다음 번호를 요청한 뒤, 유효한 번호, 즉
+# `torch.cuda.device_count()`보다 작은 번호를 씁니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -473,12 +467,11 @@ else:
 # %% [markdown]
 # ## Cannot access accelerator device when none is available.
 #
-# Since PyTorch 2.5, an integer device (`device=0`, `.to(0)`, `torch.device(0)`) means an index on the
-# current accelerator: CUDA, Apple's MPS, Intel's XPU and others. When there is none, PyTorch raises
-# this error. It also comes from `pin_memory()`, which needs an accelerator. Both a CPU-only build and a
-# CUDA build on a machine without a usable GPU raise it (checked with PyTorch 2.6.0+cu124 on a machine
-# without an NVIDIA driver). The fix: name the device (`"cuda:0"`, or the `device` you chose once), and
-# pin memory only when there is an accelerator.
+# PyTorch 2.5부터 정수 디바이스(`device=0`, `.to(0)`, `torch.device(0)`)는 현재 가속기(CUDA, Apple의 MPS, Intel의
+# XPU 등)의 인덱스를 뜻합니다. 가속기가 없으면 PyTorch는 이 오류를 냅니다. 가속기가 필요한 `pin_memory()`에서도
+# 납니다. CPU 전용 빌드에서도, 쓸 수 있는 GPU가 없는 머신의 CUDA 빌드에서도 납니다(NVIDIA 드라이버가 없는
+# 머신에서 PyTorch 2.6.0+cu124로 확인했습니다). 고치는 방법은 디바이스를 이름으로 적는 것(`"cuda:0"`, 또는 한 번
+# 정해 둔 `device`)과, 가속기가 있을 때만 메모리를 고정하는 것입니다.
 
 # %%
 if not torch.accelerator.is_available():
@@ -496,14 +489,13 @@ print(f"{named.device=}")
 assert named.device.type == device.type
 
 # %% [markdown]
-# ### pin_memory=True and non_blocking=True
+# ### pin_memory=True와 non_blocking=True
 #
-# `DataLoader(..., pin_memory=True)` returns batches in page-locked (pinned) CPU memory, and
-# `t.to(device, non_blocking=True)` can then queue the copy to the GPU and return at once. Without an
-# accelerator, the DataLoader does not fail: it returns ordinary batches (some releases print a warning,
-# which the cell collects and prints), and `to(..., non_blocking=True)` is an ordinary move. So the same
-# loop runs everywhere. Whether pinning makes training faster is a separate question; the
-# [page on moving tensors](02-moving-tensors.ipynb) measures it.
+# `DataLoader(..., pin_memory=True)`는 고정(pinned) CPU 메모리에 배치를 담아 돌려주고,
+# `t.to(device, non_blocking=True)`는 GPU로의 복사를 큐에 넣기만 하고 바로 돌아올 수 있습니다. 가속기가 없으면
+# DataLoader는 실패하지 않고 일반 배치를 돌려주며(릴리스에 따라 경고를 내므로 셀이 모아서 출력합니다),
+# `to(..., non_blocking=True)`도 일반적인 옮기기가 됩니다. 그래서 같은 루프가 어디서나 돌아갑니다. 메모리 고정으로
+# 학습이 빨라지는지는 별개의 문제이며, [텐서 옮기기](02-moving-tensors.ipynb) 페이지에서 측정합니다.
 
 # %%
 loader = DataLoader(TensorDataset(torch.randn(8, 3), torch.arange(8)), batch_size=4, pin_memory=True)
@@ -523,23 +515,23 @@ elif not torch.accelerator.is_available():
     assert not pinned
 
 # %% [markdown]
-# A copy in the other direction, `to("cpu", non_blocking=True)`, may return before the data has
-# arrived: call `torch.cuda.synchronize()` before reading such a tensor. The
-# [page on moving tensors](02-moving-tensors.ipynb) shows this on a GPU.
+# 반대 방향의 복사 `to("cpu", non_blocking=True)`는 데이터가 도착하기 전에 돌아올 수 있습니다. 그런 텐서를 읽기
+# 전에 `torch.cuda.synchronize()`를 호출하십시오. [텐서 옮기기](02-moving-tensors.ipynb) 페이지에서 GPU로 이를
+# 확인합니다.
 
 # %% [markdown]
 # ## Cannot re-initialize CUDA in forked subprocess
 #
-# The full message: `Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing,
-# you must use the 'spawn' start method`. On Linux, `multiprocessing` and DataLoader workers start
-# child processes with `fork` by default (up to Python 3.13): a copy of the parent. If the parent has already initialised
-# CUDA, a forked child cannot use CUDA at all.
+# 전체 메시지는 `Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the
+# 'spawn' start method`입니다. Linux에서는(Python 3.13까지) `multiprocessing`과 DataLoader 워커가 기본으로
+# `fork`, 즉 부모 프로세스의 복제로 자식 프로세스를 시작합니다. 부모가 이미 CUDA를 초기화했다면 fork한 자식은
+# CUDA를 전혀 쓸 수 없습니다.
 #
-# The cell forks a child that creates a tensor on `device`. On a GPU the parent has initialised CUDA
-# (it created a tensor there), so the child fails with this message, which it sends back to the parent.
-# Without a GPU, CUDA was never initialised, the error cannot occur, and the child creates its CPU
-# tensor without trouble: the cell then shows `torch.cuda.is_initialized()` as `False` and the child's
-# result. The cell runs on Linux only, where `fork` is the default and safe to demonstrate.
+# 이 셀은 자식 프로세스를 fork하고, 자식 안에서 `device`에 텐서를 만듭니다. GPU가 있으면 부모는 (그곳에 텐서를
+# 만들었으므로) CUDA를 초기화한 상태입니다. 그래서 자식은 이 메시지로 실패하고, 메시지를 부모에게 돌려보냅니다.
+# GPU가 없으면 CUDA가 한 번도 초기화되지 않으므로 이 오류는 일어날 수 없고, 자식은 문제없이 CPU 텐서를 만듭니다.
+# 이때 셀은 `torch.cuda.is_initialized()`가 `False`라는 것과 자식의 결과를 출력합니다. 이 셀은 `fork`가 기본이고
+# 안전하게 시연할 수 있는 Linux에서만 실행합니다.
 
 # %%
 def child(queue, device):
@@ -550,7 +542,7 @@ def child(queue, device):
 
 
 if sys.platform.startswith("linux"):
-    torch.ones(1, device=device)  # on a GPU, this initialises CUDA in this process
+    torch.ones(1, device=device)  # GPU가 있으면 여기서 이 프로세스의 CUDA가 초기화됨
     fork = multiprocessing.get_context("fork")
     queue = fork.SimpleQueue()
     process = fork.Process(target=child, args=(queue, device))
@@ -568,17 +560,16 @@ else:
     print(f"{sys.platform=}")
 
 # %% [markdown]
-# The usual fix is to keep CUDA out of the workers: DataLoader workers load and prepare CPU tensors,
-# and the training loop moves each batch to the device in the main process. That is also how the
-# DataLoader is meant to be used, and it works with `fork` even after the parent has used the GPU. If a
-# child process really must use CUDA, start it with `spawn`: `multiprocessing.get_context("spawn")`, or
-# `DataLoader(..., multiprocessing_context="spawn")`.
+# 흔한 해결책은 워커에서 CUDA를 쓰지 않는 것입니다. DataLoader 워커는 CPU 텐서를 읽고 준비하며, 학습 루프가
+# 메인 프로세스에서 배치마다 디바이스로 옮깁니다. 이것이 DataLoader를 쓰는 본래 방식이기도 하며, 부모가 GPU를 쓴
+# 뒤에도 `fork`로 동작합니다. 자식 프로세스에서 꼭 CUDA를 써야 한다면 `spawn`으로 시작하십시오.
+# `multiprocessing.get_context("spawn")`이나 `DataLoader(..., multiprocessing_context="spawn")`을 씁니다.
 
 # %%
 loader = DataLoader(TensorDataset(torch.randn(8, 3)), batch_size=4, num_workers=2)
 devices = set()
 for (features,) in loader:
-    devices.add(features.device.type)  # what the workers produced
+    devices.add(features.device.type)  # 워커가 만든 텐서의 디바이스
     features = features.to(device)
 print(f"{devices=}, {features.device=}")
 assert devices == {"cpu"}
@@ -587,16 +578,16 @@ assert features.device.type == device.type
 # %% [markdown]
 # ## Torch not compiled with CUDA enabled
 #
-# The installed PyTorch is a CPU-only build (the wheel's version often ends in `+cpu`), and the code
-# asked for CUDA: `.cuda()`, `device="cuda"`, `torch.cuda.set_device(...)`. A CUDA build on a machine
-# where CUDA cannot start says something else, a `RuntimeError` whose text names the reason. With
-# PyTorch 2.6.0+cu124 on a machine without an NVIDIA driver, it reads `Found no NVIDIA driver on your
-# system. Please check that you have an NVIDIA GPU and installed a driver from
-# http://www.nvidia.com/Download/index.aspx`. The cell shows which case your machine is in.
+# 설치된 PyTorch가 CPU 전용 빌드이고(wheel 버전이 `+cpu`로 끝나는 경우가 많습니다), 코드가 `.cuda()`,
+# `device="cuda"`, `torch.cuda.set_device(...)` 등으로 CUDA를 요구했을 때 나는 오류입니다. CUDA를 시작할 수 없는
+# 머신의 CUDA 빌드에서는 다른 메시지, 즉 이유를 밝히는 `RuntimeError`가 납니다. NVIDIA 드라이버가 없는 머신에서
+# PyTorch 2.6.0+cu124를 쓰면 `Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and
+# installed a driver from http://www.nvidia.com/Download/index.aspx`가 나옵니다. 셀은 지금 머신이 어느 쪽인지
+# 보여 줍니다.
 #
-# The fixes: to use a GPU, install a CUDA build of PyTorch (the selector on pytorch.org gives the
-# command) on a machine with an NVIDIA GPU and driver; to run anywhere, choose the device once and use
-# it everywhere, as every page of this course does.
+# 고치는 방법: GPU를 쓰려면 NVIDIA GPU와 드라이버가 있는 머신에 CUDA 빌드 PyTorch를 설치합니다(명령은
+# pytorch.org의 선택기에서 확인할 수 있습니다). 어디서나 실행하려면, 이 과정의 모든 페이지가 그렇게 하듯 디바이스를
+# 한 번 정해 두고 어디서나 그것을 씁니다.
 
 # %%
 print(f"{torch.version.cuda=}, {torch.backends.cuda.is_built()=}, {torch.cuda.is_available()=}")
@@ -606,7 +597,7 @@ if not torch.backends.cuda.is_built():
 elif not torch.cuda.is_available():
     try:
         torch.zeros(1, device="cuda")
-    except RuntimeError as err:  # the reason varies: no driver, a driver too old, no GPU
+    except RuntimeError as err:  # 이유는 여러 가지: 드라이버 없음, 오래된 드라이버, GPU 없음
         sys.stdout.flush()
         print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
@@ -620,16 +611,15 @@ assert torch.zeros(1, device=device).device.type == device.type
 # %% [markdown]
 # ## module must have its parameters and buffers on device cuda:0 (device_ids[0]) but found one of them on device: cpu
 #
-# `nn.DataParallel` raises this on a machine with two or more GPUs when the wrapped model is not on the
-# first GPU in `device_ids`. With several GPUs it moves nothing itself; it checks, in its `forward`,
-# that every parameter and buffer is already there. (With exactly one device id it moves the model
-# for you, which is why the same code works on a one-GPU machine; the [fact-check](06-fact-check.ipynb)
-# page tests each case.) The fix: `model.to("cuda:0")` before
-# wrapping, or better, `DistributedDataParallel`, which the documentation of `DataParallel` itself
-# recommends. A plain list of layers (see above) can hide parameters from this check as well as from
-# `model.to()`.
+# `nn.DataParallel`은 GPU가 2개 이상인 머신에서, 감싼 모델이 `device_ids`의 첫 GPU에 없을 때 이 오류를 냅니다. GPU가
+# 여러 개이면 DataParallel은 스스로 아무것도 옮기지 않고, `forward` 안에서 모든 파라미터와 버퍼가 이미 그 GPU에
+# 있는지 검사합니다(디바이스 ID가 정확히 하나이면 모델을 옮겨 줍니다. 같은 코드가 GPU 하나인 머신에서 동작하는
+# 이유입니다. 각 경우는 [팩트체크](06-fact-check.ipynb) 페이지에서 확인합니다). 고치는 방법은 감싸기 전에
+# `model.to("cuda:0")`을 하는 것이고, 더 나은 방법은 `DataParallel` 자신의 문서가 권하는
+# `DistributedDataParallel`을 쓰는 것입니다. 일반 리스트에 넣은 층(앞에서 설명)은 `model.to()`뿐 아니라 이
+# 검사에서도 파라미터를 숨깁니다.
 #
-# The check is in the Python source of `DataParallel.forward`, which any machine can read:
+# 이 검사는 `DataParallel.forward`의 Python 소스에 있으며, 어느 머신에서나 읽을 수 있습니다.
 
 # %%
 source = inspect.getsource(nn.DataParallel.forward)
@@ -638,8 +628,8 @@ assert "module must have its parameters and buffers" in source
 assert "DistributedDataParallel" in nn.DataParallel.__doc__
 
 # %% [markdown]
-# With two or more GPUs, the next cell wraps a CPU model, shows the error, and then moves the model to
-# `cuda:0` first. With fewer GPUs it prints the GPU count.
+# GPU가 2개 이상이면 다음 셀은 CPU 모델을 감싸 오류를 보여 준 뒤, 모델을 먼저 `cuda:0`으로 옮깁니다. 그보다 적으면
+# GPU 개수를 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.device_count() >= 2:
@@ -655,31 +645,31 @@ else:
 # %% [markdown]
 # ## CUDA out of memory
 #
-# In PyTorch 2.6 the message has this form, with sizes where the dots are: `CUDA out of memory. Tried to
-# allocate …. GPU 0 has a total capacity of … of which … is free. Including non-PyTorch memory, this
-# process has … memory in use. Of the allocated memory … is allocated by PyTorch, and … is reserved by
-# PyTorch but unallocated. If reserved but unallocated memory is large try setting
-# PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.` The figures in it:
+# PyTorch 2.6에서 메시지는 다음 형태이며, … 자리에 크기가 들어갑니다: `CUDA out of memory. Tried to allocate ….
+# GPU 0 has a total capacity of … of which … is free. Including non-PyTorch memory, this process has … memory in
+# use. Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved
+# but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid
+# fragmentation.` 여기 나오는 수치의 뜻은 다음과 같습니다.
 #
-# - *allocated by PyTorch* (`torch.cuda.memory_allocated()`): memory held by live tensors;
-# - *reserved by PyTorch* (`torch.cuda.memory_reserved()`): what PyTorch's caching allocator has taken
-#   from the GPU, allocated or not. Freed tensors go back to this cache, not to the GPU, so
-#   `nvidia-smi` still counts them;
-# - `nvidia-smi` also counts the CUDA context of each process and other processes on the same GPU.
+# - *allocated by PyTorch*(`torch.cuda.memory_allocated()`): 살아 있는 텐서가 쓰는 메모리입니다.
+# - *reserved by PyTorch*(`torch.cuda.memory_reserved()`): PyTorch의 캐싱 할당자가 GPU에서 확보한 메모리로, 텐서에
+#   할당되었는지와 관계없습니다. 해제된 텐서의 메모리는 GPU가 아니라 이 캐시로 돌아가므로 `nvidia-smi`에는 계속
+#   사용 중으로 잡힙니다.
+# - `nvidia-smi`는 여기에 각 프로세스의 CUDA 컨텍스트와 같은 GPU를 쓰는 다른 프로세스의 몫까지 셉니다.
 #
-# First things to try: a smaller batch; `loss.item()` instead of keeping `loss` tensors (see above);
-# `torch.no_grad()` for evaluation; `del` for large tensors you no longer need; and, when the reserved
-# but unallocated part is large, the `expandable_segments` setting from the message.
+# 먼저 해 볼 것: 배치를 줄이기, `loss` 텐서를 모으지 말고 `loss.item()` 쓰기(앞에서 설명), 평가할 때
+# `torch.no_grad()` 쓰기, 더는 필요 없는 큰 텐서를 `del`하기, 예약되었지만 할당되지 않은 부분이 크면 메시지에 나온
+# `expandable_segments` 설정 쓰기.
 #
-# The error is `torch.cuda.OutOfMemoryError`, a subclass of `RuntimeError`, on every machine:
+# 이 오류는 `torch.cuda.OutOfMemoryError`이며, 어느 머신에서나 `RuntimeError`의 하위 클래스입니다.
 
 # %%
 print(f"{torch.cuda.OutOfMemoryError.__mro__[:2]=}")
 assert issubclass(torch.cuda.OutOfMemoryError, RuntimeError)
 
 # %% [markdown]
-# On a GPU, the next cell asks for twice the GPU's memory, then shows that a freed tensor leaves
-# *allocated* memory but stays *reserved* until `torch.cuda.empty_cache()`.
+# GPU가 있으면 다음 셀은 GPU 메모리의 두 배를 요청합니다. 이어서 해제한 텐서의 메모리가 *allocated*에서는
+# 빠지지만 `torch.cuda.empty_cache()`를 호출할 때까지 *reserved*에 남는다는 것을 보여 줍니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -701,17 +691,17 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## Summary
+# ## 요약
 #
-# | Message (fragment) | Usual cause | Fix |
+# | 메시지(일부) | 흔한 원인 | 고치는 방법 |
 # |---|---|---|
-# | `Expected all tensors to be on the same device` | an input, a tensor created in `forward`, a plain list of layers or a loss left on the CPU | one device for the model, the loss and every input; `device=x.device`, `x.new_zeros`, `zeros_like`; `ModuleList`, `ModuleDict`; `loss_fn.to(device)` |
-# | `can't convert cuda:0 device type tensor to numpy` | `.numpy()` on a GPU tensor | `t.detach().cpu().numpy()`; sum `loss.item()`, not `loss` |
-# | `Attempting to deserialize object on a CUDA device` | a GPU checkpoint loaded without a usable GPU | `torch.load(path, map_location=device)` |
-# | `Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)` | a CPU input to a convolution on the GPU | `x = x.to(device)`, or `x.to(conv.weight)` for device and dtype |
-# | `CUDA error: invalid device ordinal` | a GPU index that does not exist | an index below `torch.cuda.device_count()` |
-# | `Cannot access accelerator device when none is available.` | an integer device or `pin_memory()` without an accelerator | name the device; pin only with an accelerator |
-# | `Cannot re-initialize CUDA in forked subprocess` | CUDA in a forked child after the parent used it | CPU work in workers, move in the main process; or `spawn` |
-# | `Torch not compiled with CUDA enabled` | a CPU-only build asked for CUDA | a CUDA build, or choose the device once |
-# | `module must have its parameters and buffers on device cuda:0` | `DataParallel` on 2+ GPUs with the model on the CPU | `model.to("cuda:0")` first, or `DistributedDataParallel` |
-# | `CUDA out of memory` | more memory asked than the GPU has free | smaller batches, `loss.item()`, `no_grad()`, `del`; read allocated vs reserved |
+# | `Expected all tensors to be on the same device` | 입력, `forward` 안에서 만든 텐서, 일반 리스트에 넣은 층, 손실이 CPU에 남음 | 모델, 손실, 모든 입력을 한 디바이스에 두기. `device=x.device`, `x.new_zeros`, `zeros_like`. `ModuleList`, `ModuleDict`. `loss_fn.to(device)` |
+# | `can't convert cuda:0 device type tensor to numpy` | GPU 텐서에 `.numpy()` | `t.detach().cpu().numpy()`. `loss`가 아니라 `loss.item()`을 더하기 |
+# | `Attempting to deserialize object on a CUDA device` | 쓸 수 있는 GPU가 없는 곳에서 GPU 체크포인트를 불러옴 | `torch.load(path, map_location=device)` |
+# | `Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)` | GPU에 있는 합성곱에 CPU 입력 | `x = x.to(device)`, 디바이스와 dtype 모두라면 `x.to(conv.weight)` |
+# | `CUDA error: invalid device ordinal` | 없는 GPU 번호 | `torch.cuda.device_count()`보다 작은 번호 |
+# | `Cannot access accelerator device when none is available.` | 가속기가 없는데 정수 디바이스나 `pin_memory()` | 디바이스를 이름으로 적기. 메모리 고정은 가속기가 있을 때만 |
+# | `Cannot re-initialize CUDA in forked subprocess` | 부모가 CUDA를 쓴 뒤 fork한 자식에서 CUDA 사용 | 워커는 CPU 작업만, 옮기기는 메인 프로세스에서. 또는 `spawn` |
+# | `Torch not compiled with CUDA enabled` | CPU 전용 빌드에서 CUDA 요청 | CUDA 빌드 설치. 또는 디바이스를 한 번 정해 쓰기 |
+# | `module must have its parameters and buffers on device cuda:0` | GPU 2개 이상에서 모델이 CPU에 있는 `DataParallel` | 먼저 `model.to("cuda:0")`. 또는 `DistributedDataParallel` |
+# | `CUDA out of memory` | GPU의 여유보다 많은 메모리 요청 | 배치 줄이기, `loss.item()`, `no_grad()`, `del`. allocated와 reserved 구분해 읽기 |
