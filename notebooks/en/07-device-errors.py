@@ -74,24 +74,8 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # names the input that is on the GPU. Put the model and every input on the one device you intend, and
 # keep the result of each tensor move: `x = x.to(device)`.
 #
-# On a GPU the next cell feeds a CPU input to a layer on the GPU, then moves the input. Without a GPU it
-# prints the condition it needs.
-
-# %% tags=["gpu-only"]
-if torch.cuda.is_available():
-    layer = nn.Linear(3, 2).to(device)
-    x = torch.randn(4, 3)
-    with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
-        layer(x)
-    x = x.to(device)
-    y = layer(x)
-    print(f"{y.device=}")
-    assert y.device == layer.weight.device
-else:
-    print(f"{torch.cuda.is_available()=}")
-
-# %% [markdown]
-# Without a GPU, the `meta` device can play the second device. Mixing `meta` and CPU tensors is caught
+# The cells below run on every machine. On a GPU they produce the real message; without one, the
+# `meta` device plays the second device. Mixing `meta` and CPU tensors is caught
 # too, but by a different check with a different message (`Tensor on device cpu is not on the expected
 # device meta!`), so the cells below expect that message on a CPU-only machine and the real one on a
 # GPU. What `meta` shows faithfully is *which* tensors end up on which device; it says nothing about
@@ -138,14 +122,10 @@ with expect_error(RuntimeError, MISMATCH):
 # any factory function, `x.new_zeros(...)` (also `new_ones`, `new_full`, `new_tensor`), which copies the
 # device and dtype of `x`, and `torch.zeros_like(x)` for a tensor of the same shape. A constant that
 # belongs to the model is better registered as a buffer, so that `model.to()` moves it (see the
-# [page on moving models](03-moving-models.ipynb)).
+# page on moving models).
 
 # %%
-class ShiftedFixed(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.linear = nn.Linear(3, 2)
-
+class ShiftedFixed(Shifted):
     def forward(self, x):
         shift = torch.tensor([1.0, -1.0], device=x.device)
         bias = x.new_zeros(x.shape[0], 2)
@@ -503,7 +483,7 @@ assert named.device.type == device.type
 # accelerator, the DataLoader does not fail: it returns ordinary batches (some releases print a warning,
 # which the cell collects and prints), and `to(..., non_blocking=True)` is an ordinary move. So the same
 # loop runs everywhere. Whether pinning makes training faster is a separate question; the
-# [page on moving tensors](02-moving-tensors.ipynb) measures it.
+# page on moving tensors measures it.
 
 # %%
 loader = DataLoader(TensorDataset(torch.randn(8, 3), torch.arange(8)), batch_size=4, pin_memory=True)
@@ -525,7 +505,7 @@ elif not torch.accelerator.is_available():
 # %% [markdown]
 # A copy in the other direction, `to("cpu", non_blocking=True)`, may return before the data has
 # arrived: call `torch.cuda.synchronize()` before reading such a tensor. The
-# [page on moving tensors](02-moving-tensors.ipynb) shows this on a GPU.
+# page on moving tensors shows this on a GPU.
 
 # %% [markdown]
 # ## Cannot re-initialize CUDA in forked subprocess
@@ -623,7 +603,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 # `nn.DataParallel` raises this on a machine with two or more GPUs when the wrapped model is not on the
 # first GPU in `device_ids`. With several GPUs it moves nothing itself; it checks, in its `forward`,
 # that every parameter and buffer is already there. (With exactly one device id it moves the model
-# for you, which is why the same code works on a one-GPU machine; the [fact-check](06-fact-check.ipynb)
+# for you, which is why the same code works on a one-GPU machine; the fact-check
 # page tests each case.) The fix: `model.to("cuda:0")` before
 # wrapping, or better, `DistributedDataParallel`, which the documentation of `DataParallel` itself
 # recommends. A plain list of layers (see above) can hide parameters from this check as well as from

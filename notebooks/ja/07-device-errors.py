@@ -59,23 +59,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # 直し方は「メッセージが名指ししたテンソルを移動する」ではありません。*モデル*を CPU に置いたままにしていると、メッセージは GPU 上にある入力のほうを名指しします。モデルとすべての入力を、使うつもりの1つのデバイスに置いてください。テンソルを移動したら、結果を受け取ります: `x = x.to(device)`。
 #
-# GPU がある場合、次のセルは GPU 上の層に CPU の入力を渡し、そのあと入力を移動します。GPU がない場合は、必要な条件を表示します。
-
-# %% tags=["gpu-only"]
-if torch.cuda.is_available():
-    layer = nn.Linear(3, 2).to(device)
-    x = torch.randn(4, 3)
-    with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
-        layer(x)
-    x = x.to(device)
-    y = layer(x)
-    print(f"{y.device=}")
-    assert y.device == layer.weight.device
-else:
-    print(f"{torch.cuda.is_available()=}")
-
-# %% [markdown]
-# GPU がない場合は、`meta` デバイスに2つ目のデバイスの役をさせられます。`meta` と CPU のテンソルを混ぜた場合もエラーになりますが、チェックが別物で、メッセージも異なります(`Tensor on device cpu is not on the expected device meta!`)。そのため以下のセルは、CPU だけのマシンではこのメッセージを、GPU では本物のメッセージを期待します。`meta` が正確に示すのは、*どの*テンソルがどのデバイスに置かれるかです。速度やメモリについては何もわかりません。以下のセルでは `target` を使います。GPU があれば GPU、なければ `meta` です。
+# 以下のセルはどのマシンでも実行できます。GPU があれば本物のメッセージが出ます。GPU がなければ、`meta` デバイスに2つ目のデバイスの役をさせます。`meta` と CPU のテンソルを混ぜた場合もエラーになりますが、チェックが別物で、メッセージも異なります(`Tensor on device cpu is not on the expected device meta!`)。そのため以下のセルは、CPU だけのマシンではこのメッセージを、GPU では本物のメッセージを期待します。`meta` が正確に示すのは、*どの*テンソルがどのデバイスに置かれるかです。速度やメモリについては何もわかりません。以下のセルでは `target` を使います。GPU があれば GPU、なければ `meta` です。
 
 # %%
 target = device if device.type == "cuda" else torch.device("meta")
@@ -111,14 +95,10 @@ with expect_error(RuntimeError, MISMATCH):
     model(x)
 
 # %% [markdown]
-# 直し方は、入力と同じ場所にテンソルを作ることです。書き方は3つあります。ファクトリ関数に `device=x.device` を渡す方法、`x` のデバイスと dtype を引き継ぐ `x.new_zeros(...)`(`new_ones`、`new_full`、`new_tensor` もあります)、同じ形状のテンソルを作る `torch.zeros_like(x)` です。モデルに属する定数は、バッファとして登録するほうが適切です。そうすれば `model.to()` で一緒に移動します([モデルの移動](03-moving-models.ipynb)のページを参照)。
+# 直し方は、入力と同じ場所にテンソルを作ることです。書き方は3つあります。ファクトリ関数に `device=x.device` を渡す方法、`x` のデバイスと dtype を引き継ぐ `x.new_zeros(...)`(`new_ones`、`new_full`、`new_tensor` もあります)、同じ形状のテンソルを作る `torch.zeros_like(x)` です。モデルに属する定数は、バッファとして登録するほうが適切です。そうすれば `model.to()` で一緒に移動します(「モデルの移動」のページを参照)。
 
 # %%
-class ShiftedFixed(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.linear = nn.Linear(3, 2)
-
+class ShiftedFixed(Shifted):
     def forward(self, x):
         shift = torch.tensor([1.0, -1.0], device=x.device)
         bias = x.new_zeros(x.shape[0], 2)
@@ -423,7 +403,7 @@ assert named.device.type == device.type
 # %% [markdown]
 # ### pin_memory=True と non_blocking=True
 #
-# `DataLoader(..., pin_memory=True)` はページロックされた(ピン留めされた)CPU メモリでバッチを返し、`t.to(device, non_blocking=True)` は GPU へのコピーをキューに積むだけで、すぐに戻ることができます。アクセラレータがない場合、DataLoader は失敗せずに普通のバッチを返し(リリースによっては警告を出すので、セルはそれを集めて表示します)、`to(..., non_blocking=True)` も普通の移動になります。つまり同じループがどこでも動きます。ピン留めで学習が速くなるかどうかは別の問題で、[テンソルの移動](02-moving-tensors.ipynb)のページで測っています。
+# `DataLoader(..., pin_memory=True)` はページロックされた(ピン留めされた)CPU メモリでバッチを返し、`t.to(device, non_blocking=True)` は GPU へのコピーをキューに積むだけで、すぐに戻ることができます。アクセラレータがない場合、DataLoader は失敗せずに普通のバッチを返し(リリースによっては警告を出すので、セルはそれを集めて表示します)、`to(..., non_blocking=True)` も普通の移動になります。つまり同じループがどこでも動きます。ピン留めで学習が速くなるかどうかは別の問題で、「テンソルの移動」のページで測っています。
 
 # %%
 loader = DataLoader(TensorDataset(torch.randn(8, 3), torch.arange(8)), batch_size=4, pin_memory=True)
@@ -443,7 +423,7 @@ elif not torch.accelerator.is_available():
     assert not pinned
 
 # %% [markdown]
-# 逆方向のコピー `to("cpu", non_blocking=True)` は、データが届く前に戻ることがあります。そのようなテンソルを読む前に `torch.cuda.synchronize()` を呼んでください。[テンソルの移動](02-moving-tensors.ipynb)のページで、GPU を使ってこれを確かめています。
+# 逆方向のコピー `to("cpu", non_blocking=True)` は、データが届く前に戻ることがあります。そのようなテンソルを読む前に `torch.cuda.synchronize()` を呼んでください。「テンソルの移動」のページで、GPU を使ってこれを確かめています。
 
 # %% [markdown]
 # ## Cannot re-initialize CUDA in forked subprocess
@@ -520,7 +500,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 # %% [markdown]
 # ## module must have its parameters and buffers on device cuda:0 (device_ids[0]) but found one of them on device: cpu
 #
-# `nn.DataParallel` は、GPU が2枚以上のマシンで、ラップしたモデルが `device_ids` の最初の GPU にないときにこのエラーを出します。GPU が複数あると、DataParallel は自分では何も移動せず、`forward` の中で、すべてのパラメータとバッファがすでにその GPU にあるかを確認します(デバイス ID がちょうど1つなら、モデルを移動してくれます。同じコードが GPU 1枚のマシンで動くのはそのためです。それぞれの場合は[ファクトチェック](06-fact-check.ipynb)のページで確かめています)。直し方は、ラップする前に `model.to("cuda:0")` とすることです。さらに良いのは、`DataParallel` 自身のドキュメントが勧める `DistributedDataParallel` を使うことです。普通のリストに入れた層(前述)は、`model.to()` からだけでなく、このチェックからもパラメータを隠してしまいます。
+# `nn.DataParallel` は、GPU が2枚以上のマシンで、ラップしたモデルが `device_ids` の最初の GPU にないときにこのエラーを出します。GPU が複数あると、DataParallel は自分では何も移動せず、`forward` の中で、すべてのパラメータとバッファがすでにその GPU にあるかを確認します(デバイス ID がちょうど1つなら、モデルを移動してくれます。同じコードが GPU 1枚のマシンで動くのはそのためです。それぞれの場合は「ファクトチェック」のページで確かめています)。直し方は、ラップする前に `model.to("cuda:0")` とすることです。さらに良いのは、`DataParallel` 自身のドキュメントが勧める `DistributedDataParallel` を使うことです。普通のリストに入れた層(前述)は、`model.to()` からだけでなく、このチェックからもパラメータを隠してしまいます。
 #
 # このチェックは `DataParallel.forward` の Python ソースにあり、どのマシンでも読めます。
 

@@ -72,24 +72,8 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # 쪽을 지목합니다. 모델과 모든 입력을 쓰려는 한 디바이스에 두십시오. 텐서를 옮긴 뒤에는 결과를 받아야 합니다:
 # `x = x.to(device)`.
 #
-# GPU가 있으면 다음 셀은 GPU에 있는 층에 CPU 입력을 넣은 뒤 입력을 옮깁니다. GPU가 없으면 필요한 조건을
-# 출력합니다.
-
-# %% tags=["gpu-only"]
-if torch.cuda.is_available():
-    layer = nn.Linear(3, 2).to(device)
-    x = torch.randn(4, 3)
-    with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
-        layer(x)
-    x = x.to(device)
-    y = layer(x)
-    print(f"{y.device=}")
-    assert y.device == layer.weight.device
-else:
-    print(f"{torch.cuda.is_available()=}")
-
-# %% [markdown]
-# GPU가 없으면 `meta` 디바이스가 두 번째 디바이스 역할을 할 수 있습니다. `meta` 텐서와 CPU 텐서를 섞어도 오류가
+# 아래 셀들은 어느 머신에서나 실행됩니다. GPU가 있으면 진짜 메시지가 나오고, GPU가 없으면 `meta` 디바이스가
+# 두 번째 디바이스 역할을 합니다. `meta` 텐서와 CPU 텐서를 섞어도 오류가
 # 나지만, 검사하는 곳이 다르고 메시지도 다릅니다(`Tensor on device cpu is not on the expected device meta!`).
 # 그래서 아래 셀들은 CPU만 있는 머신에서는 이 메시지를, GPU에서는 진짜 메시지를 기대합니다. `meta`가 정확히
 # 보여 주는 것은 *어떤* 텐서가 어느 디바이스에 놓이는지입니다. 속도나 메모리에 대해서는 아무것도 알려 주지
@@ -134,15 +118,11 @@ with expect_error(RuntimeError, MISMATCH):
 # 고치는 방법은 입력이 있는 곳에 텐서를 만드는 것입니다. 쓰는 방법은 세 가지입니다. 팩토리 함수에
 # `device=x.device`를 넘기는 방법, `x`의 디바이스와 dtype을 그대로 쓰는 `x.new_zeros(...)`(`new_ones`,
 # `new_full`, `new_tensor`도 있습니다), 같은 형태의 텐서를 만드는 `torch.zeros_like(x)`입니다. 모델에 속한 상수는
-# 버퍼로 등록하는 편이 낫습니다. 그러면 `model.to()`가 함께 옮깁니다([모델 옮기기](03-moving-models.ipynb) 페이지
+# 버퍼로 등록하는 편이 낫습니다. 그러면 `model.to()`가 함께 옮깁니다("모델 옮기기" 페이지
 # 참고).
 
 # %%
-class ShiftedFixed(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.linear = nn.Linear(3, 2)
-
+class ShiftedFixed(Shifted):
     def forward(self, x):
         shift = torch.tensor([1.0, -1.0], device=x.device)
         bias = x.new_zeros(x.shape[0], 2)
@@ -495,7 +475,7 @@ assert named.device.type == device.type
 # `t.to(device, non_blocking=True)`는 GPU로의 복사를 큐에 넣기만 하고 바로 돌아올 수 있습니다. 가속기가 없으면
 # DataLoader는 실패하지 않고 일반 배치를 돌려주며(릴리스에 따라 경고를 내므로 셀이 모아서 출력합니다),
 # `to(..., non_blocking=True)`도 일반적인 옮기기가 됩니다. 그래서 같은 루프가 어디서나 돌아갑니다. 메모리 고정으로
-# 학습이 빨라지는지는 별개의 문제이며, [텐서 옮기기](02-moving-tensors.ipynb) 페이지에서 측정합니다.
+# 학습이 빨라지는지는 별개의 문제이며, "텐서 옮기기" 페이지에서 측정합니다.
 
 # %%
 loader = DataLoader(TensorDataset(torch.randn(8, 3), torch.arange(8)), batch_size=4, pin_memory=True)
@@ -516,7 +496,7 @@ elif not torch.accelerator.is_available():
 
 # %% [markdown]
 # 반대 방향의 복사 `to("cpu", non_blocking=True)`는 데이터가 도착하기 전에 돌아올 수 있습니다. 그런 텐서를 읽기
-# 전에 `torch.cuda.synchronize()`를 호출하십시오. [텐서 옮기기](02-moving-tensors.ipynb) 페이지에서 GPU로 이를
+# 전에 `torch.cuda.synchronize()`를 호출하십시오. "텐서 옮기기" 페이지에서 GPU로 이를
 # 확인합니다.
 
 # %% [markdown]
@@ -614,7 +594,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 # `nn.DataParallel`은 GPU가 2개 이상인 머신에서, 감싼 모델이 `device_ids`의 첫 GPU에 없을 때 이 오류를 냅니다. GPU가
 # 여러 개이면 DataParallel은 스스로 아무것도 옮기지 않고, `forward` 안에서 모든 파라미터와 버퍼가 이미 그 GPU에
 # 있는지 검사합니다(디바이스 ID가 정확히 하나이면 모델을 옮겨 줍니다. 같은 코드가 GPU 하나인 머신에서 동작하는
-# 이유입니다. 각 경우는 [팩트체크](06-fact-check.ipynb) 페이지에서 확인합니다). 고치는 방법은 감싸기 전에
+# 이유입니다. 각 경우는 "팩트체크" 페이지에서 확인합니다). 고치는 방법은 감싸기 전에
 # `model.to("cuda:0")`을 하는 것이고, 더 나은 방법은 `DataParallel` 자신의 문서가 권하는
 # `DistributedDataParallel`을 쓰는 것입니다. 일반 리스트에 넣은 층(앞에서 설명)은 `model.to()`뿐 아니라 이
 # 검사에서도 파라미터를 숨깁니다.
