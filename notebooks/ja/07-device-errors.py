@@ -17,7 +17,7 @@
 #
 # このページの各セクションは、説明するエラーメッセージそのものを見出しにしています。トレースバックに出た文言でページ内を検索すれば、該当するセクションが見つかります。各セクションでは、メッセージの意味と、そのエラーを起こす普段のコードを示し、その直後で修正したコードを実行します。
 #
-# ほとんどのエラーは GPU がなくても起こせるので、このページでは実際に起こしています。使う手段は、CPU 専用ビルドの PyTorch、2つ目のデバイスの代わりにする `meta` デバイス(形状と dtype だけを持ち、データを持たないデバイス)、ストレージのデバイスが `cuda` と記録されたチェックポイント、fork した子プロセスです。代わりの手段を使う箇所では、それで何がわかり、何がわからないかを書いています。GPU でしか起こせないエラーは、GPU で実行されるセルに入れています。GPU がない環境では、そのセルは必要な条件を式の形で表示し、本文ではそのメッセージを、それを出す PyTorch のバージョンとともに引用しています。
+# ほとんどのエラーは GPU がなくても起こせるので、このページでは実際に起こしています。使う手段は、CPU 専用ビルドの PyTorch、2つ目のデバイスの代わりにする `meta` デバイス（形状と dtype だけを持ち、データを持たないデバイス）、ストレージのデバイスが `cuda` と記録されたチェックポイント、fork した子プロセスです。代わりの手段を使う箇所では、それで何がわかり、何がわからないかを書いています。GPU でしか起こせないエラーは、GPU で実行されるセルに入れています。GPU がない環境では、そのセルは必要な条件を式の形で表示し、本文ではそのメッセージを、それを出す PyTorch のバージョンとともに引用しています。
 
 # %%
 import contextlib
@@ -55,11 +55,11 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # %% [markdown]
 # ## Expected all tensors to be on the same device
 #
-# 1つの演算が、2つのデバイス(たいていは CUDA GPU と CPU)にあるテンソルを受け取ったという意味です。メッセージの続きはリリースによって変わっており、演算によっても異なります。PyTorch 2.8 以降、GPU 上の線形層に CPU の入力を渡すと `Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)` となり、`+` などの要素ごとの演算では今も `Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!` となります。ログを検索するときは、最初の部分で検索してください。
+# 1つの演算が、2つのデバイス（たいていは CUDA GPU と CPU）にあるテンソルを受け取ったという意味です。メッセージの続きはリリースによって変わっており、演算によっても異なります。PyTorch 2.8 以降、GPU 上の線形層に CPU の入力を渡すと `Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)` となり、`+` などの要素ごとの演算では今も `Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!` となります。ログを検索するときは、最初の部分で検索してください。
 #
 # 直し方は「メッセージが名指ししたテンソルを移動する」ではありません。*モデル*を CPU に置いたままにしていると、メッセージは GPU 上にある入力のほうを名指しします。モデルとすべての入力を、使うつもりの1つのデバイスに置いてください。テンソルを移動したら、結果を受け取ります: `x = x.to(device)`。
 #
-# 以下のセルはどのマシンでも実行できます。GPU があれば本物のメッセージが出ます。GPU がなければ、`meta` デバイスに2つ目のデバイスの役をさせます。`meta` と CPU のテンソルを混ぜた場合もエラーになりますが、チェックが別物で、メッセージも異なります(`Tensor on device cpu is not on the expected device meta!`)。そのため以下のセルは、CPU だけのマシンではこのメッセージを、GPU では本物のメッセージを期待します。`meta` が正確に示すのは、*どの*テンソルがどのデバイスに置かれるかです。速度やメモリについては何もわかりません。以下のセルでは `target` を使います。GPU があれば GPU、なければ `meta` です。
+# 以下のセルはどのマシンでも実行できます。GPU があれば本物のメッセージが出ます。GPU がなければ、`meta` デバイスに2つ目のデバイスの役をさせます。`meta` と CPU のテンソルを混ぜた場合もエラーになりますが、チェックが別物で、メッセージも異なります（`Tensor on device cpu is not on the expected device meta!`）。そのため以下のセルは、CPU だけのマシンではこのメッセージを、GPU では本物のメッセージを期待します。`meta` が正確に示すのは、*どの*テンソルがどのデバイスに置かれるかです。速度やメモリについては何もわかりません。以下のセルでは `target` を使います。GPU があれば GPU、なければ `meta` です。
 
 # %%
 target = device if device.type == "cuda" else torch.device("meta")
@@ -76,7 +76,7 @@ assert y.device.type == target.type
 # %% [markdown]
 # ### forward の中で作ったテンソル
 #
-# いちばん多い原因は、`forward` や損失関数の中で、デバイスを指定せずに作ったテンソルです。`torch.zeros(n)` や `torch.tensor(values)` のようなファクトリ関数は、モデルや入力がどこにあっても、テンソルを CPU(またはデフォルトデバイス)に作ります。モデルを移動しても解決しません。このテンソルは呼び出しのたびに新しく作られるからです。
+# いちばん多い原因は、`forward` や損失関数の中で、デバイスを指定せずに作ったテンソルです。`torch.zeros(n)` や `torch.tensor(values)` のようなファクトリ関数は、モデルや入力がどこにあっても、テンソルを CPU（またはデフォルトデバイス）に作ります。モデルを移動しても解決しません。このテンソルは呼び出しのたびに新しく作られるからです。
 
 # %%
 class Shifted(nn.Module):
@@ -95,7 +95,7 @@ with expect_error(RuntimeError, MISMATCH):
     model(x)
 
 # %% [markdown]
-# 直し方は、入力と同じ場所にテンソルを作ることです。書き方は3つあります。ファクトリ関数に `device=x.device` を渡す方法、`x` のデバイスと dtype を引き継ぐ `x.new_zeros(...)`(`new_ones`、`new_full`、`new_tensor` もあります)、同じ形状のテンソルを作る `torch.zeros_like(x)` です。モデルに属する定数は、バッファとして登録するほうが適切です。そうすれば `model.to()` で一緒に移動します(「モデルの移動」のページを参照)。
+# 直し方は、入力と同じ場所にテンソルを作ることです。書き方は3つあります。ファクトリ関数に `device=x.device` を渡す方法、`x` のデバイスと dtype を引き継ぐ `x.new_zeros(...)`（`new_ones`、`new_full`、`new_tensor` もあります）、同じ形状のテンソルを作る `torch.zeros_like(x)` です。モデルに属する定数は、バッファとして登録するほうが適切です。そうすれば `model.to()` で一緒に移動します（「モデルの移動」のページを参照）。
 
 # %%
 class ShiftedFixed(Shifted):
@@ -115,7 +115,7 @@ print(f"{y.device=}, {y.shape=}")
 assert y.device.type == target.type
 
 # %% [markdown]
-# 例外が1つあります。次元を持たないテンソル(`torch.tensor(2.0)` のような1つの数)は CPU にあってもかまいません。PyTorch はこれを Python の数値と同じように扱います。
+# 例外が1つあります。次元を持たないテンソル（`torch.tensor(2.0)` のような1つの数）は CPU にあってもかまいません。PyTorch はこれを Python の数値と同じように扱います。
 
 # %%
 scaled = x * torch.tensor(2.0)
@@ -188,7 +188,7 @@ assert loss.device.type == target.type
 # %% [markdown]
 # ### 入れ子になったバッチの移動
 #
-# バッチは、テンソルの辞書やタプルであることがよくあります。コンテナには `.to()` がなく、そもそもコンテナごと移動することはできません。テンソルを1つずつ移動し、結果を受け取る必要があります。短い再帰関数で辞書、リスト、タプルをたどり、それ以外(文字列や数値)はそのまま残せます。
+# バッチは、テンソルの辞書やタプルであることがよくあります。コンテナには `.to()` がなく、そもそもコンテナごと移動することはできません。テンソルを1つずつ移動し、結果を受け取る必要があります。短い再帰関数で辞書、リスト、タプルをたどり、それ以外（文字列や数値）はそのまま残せます。
 
 # %%
 batch = {"image": torch.randn(2, 3), "label": torch.tensor([0, 1]), "extra": ("id-7", [torch.arange(2)])}
@@ -216,7 +216,7 @@ assert batch["image"].device.type == "cpu"  # 元のバッチは変わらない
 # %% [markdown]
 # ## can't convert cuda:0 device type tensor to numpy
 #
-# NumPy 配列は CPU のメモリに置かれるので、`t.numpy()` が使えるのは CPU 上のテンソルだけで、しかも勾配を必要としないテンソルに限られます。メッセージの全文では、このあとに `Use Tensor.cpu() to copy the tensor to host memory first.` が続きます。どのテンソルにも使える書き方は `t.detach().cpu().numpy()` です。`detach()` が autograd の履歴を切り離し、`cpu()` がデータを CPU にコピーします(すでに CPU にあるテンソルには何もしません)。
+# NumPy 配列は CPU のメモリに置かれるので、`t.numpy()` が使えるのは CPU 上のテンソルだけで、しかも勾配を必要としないテンソルに限られます。メッセージの全文では、このあとに `Use Tensor.cpu() to copy the tensor to host memory first.` が続きます。どのテンソルにも使える書き方は `t.detach().cpu().numpy()` です。`detach()` が autograd の履歴を切り離し、`cpu()` がデータを CPU にコピーします（すでに CPU にあるテンソルには何もしません）。
 #
 # どちらのチェックもどのマシンでも実行できます。勾配のチェックは CPU で起きます。デバイスのチェックはどのデバイスでも同じコードなので、`meta` テンソルを使うと、トレースバックの `cuda:0` の部分が `meta` になった同じ文が出ます。GPU があれば、セルは `cuda:0` のメッセージそのものも表示します。このセルには NumPy が必要ですが、PyTorch は NumPy をインストールしません。NumPy がない場合、セルはそれがないことを表示します。
 
@@ -324,7 +324,7 @@ assert here["weight"].device.type == device.type
 # %% [markdown]
 # ## Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same
 #
-# 畳み込み層は、入力の*型*が重みやバイアスの型と同じかどうかを確認します。ここでいう型はデバイスと dtype の組で、`torch.FloatTensor` は CPU 上の float32、`torch.cuda.FloatTensor` は CUDA GPU 上の float32 です。つまりこのメッセージは、CPU の入力が GPU 上の畳み込みに渡された(またはその逆)ことを示しています。直し方はデバイスの不一致と同じで、入力をモデルのある場所に移動します。CPU の入力では、メッセージに続きが付くことがあります。PyTorch 2.13 には `Input type (...) and weight type (...) should be the same or input should be a MKLDNN tensor and weight is a dense tensor` と書かれたチェックもあります。
+# 畳み込み層は、入力の*型*が重みやバイアスの型と同じかどうかを確認します。ここでいう型はデバイスと dtype の組で、`torch.FloatTensor` は CPU 上の float32、`torch.cuda.FloatTensor` は CUDA GPU 上の float32 です。つまりこのメッセージは、CPU の入力が GPU 上の畳み込みに渡された（またはその逆）ことを示しています。直し方はデバイスの不一致と同じで、入力をモデルのある場所に移動します。CPU の入力では、メッセージに続きが付くことがあります。PyTorch 2.13 には `Input type (...) and weight type (...) should be the same or input should be a MKLDNN tensor and weight is a dense tensor` と書かれたチェックもあります。
 #
 # dtype の不一致による同じ文は、どのマシンでも起こせます。float64 に変換した畳み込みに float32 の入力を渡す場合です。`x.to(conv.weight)` なら両方を一度に直せます。テンソルを渡すと、`to` はそのテンソルのデバイスと dtype に合わせます。
 
@@ -356,7 +356,7 @@ else:
 # %% [markdown]
 # ## CUDA error: invalid device ordinal
 #
-# その GPU 番号が存在しないという意味です。たとえば GPU が1枚のマシンでの `cuda:1` や、`CUDA_VISIBLE_DEVICES` で一部の GPU を隠す前には有効だった番号です(見える GPU には 0 から番号が振り直されます)。PyTorch 2.7 までは `RuntimeError`、2.8 以降は `RuntimeError` のサブクラスである `torch.AcceleratorError` で、ヒントの行が加わっています。
+# その GPU 番号が存在しないという意味です。たとえば GPU が1枚のマシンでの `cuda:1` や、`CUDA_VISIBLE_DEVICES` で一部の GPU を隠す前には有効だった番号です（見える GPU には 0 から番号が振り直されます）。PyTorch 2.7 までは `RuntimeError`、2.8 以降は `RuntimeError` のサブクラスである `torch.AcceleratorError` で、ヒントの行が加わっています。
 #
 # デバイスを書いただけでは何も確認されません。`torch.device("cuda", 7)` は、CUDA のないマシンも含め、どのマシンでも作れます。エラーになるのは、そこに初めてテンソルを置いたときです。
 
@@ -383,7 +383,7 @@ else:
 # %% [markdown]
 # ## Cannot access accelerator device when none is available.
 #
-# PyTorch 2.5 以降、整数のデバイス(`device=0`、`.to(0)`、`torch.device(0)`)は、現在のアクセラレータ(CUDA、Apple の MPS、Intel の XPU など)のインデックスを意味します。アクセラレータがないと、PyTorch はこのエラーを出します。アクセラレータを必要とする `pin_memory()` からも出ます。CPU 専用ビルドでも、使える GPU のないマシン上の CUDA ビルドでも出ます(NVIDIA ドライバのないマシンで PyTorch 2.6.0+cu124 を使って確認しました)。直し方は、デバイスを名前で書くこと(`"cuda:0"`、または一度決めた `device`)と、アクセラレータがあるときだけメモリをピン留めすることです。
+# PyTorch 2.5 以降、整数のデバイス（`device=0`、`.to(0)`、`torch.device(0)`）は、現在のアクセラレータ（CUDA、Apple の MPS、Intel の XPU など）のインデックスを意味します。アクセラレータがないと、PyTorch はこのエラーを出します。アクセラレータを必要とする `pin_memory()` からも出ます。CPU 専用ビルドでも、使える GPU のないマシン上の CUDA ビルドでも出ます（NVIDIA ドライバのないマシンで PyTorch 2.6.0+cu124 を使って確認しました）。直し方は、デバイスを名前で書くこと（`"cuda:0"`、または一度決めた `device`）と、アクセラレータがあるときだけメモリをピン留めすることです。
 
 # %%
 if not torch.accelerator.is_available():
@@ -403,7 +403,7 @@ assert named.device.type == device.type
 # %% [markdown]
 # ### pin_memory=True と non_blocking=True
 #
-# `DataLoader(..., pin_memory=True)` はページロックされた(ピン留めされた)CPU メモリでバッチを返し、`t.to(device, non_blocking=True)` は GPU へのコピーをキューに積むだけで、すぐに戻ることができます。アクセラレータがない場合、DataLoader は失敗せずに普通のバッチを返し(リリースによっては警告を出すので、セルはそれを集めて表示します)、`to(..., non_blocking=True)` も普通の移動になります。つまり同じループがどこでも動きます。ピン留めで学習が速くなるかどうかは別の問題で、「テンソルの移動」のページで測っています。
+# `DataLoader(..., pin_memory=True)` はページロックされた（ピン留めされた）CPU メモリでバッチを返し、`t.to(device, non_blocking=True)` は GPU へのコピーをキューに積むだけで、すぐに戻ることができます。アクセラレータがない場合、DataLoader は失敗せずに普通のバッチを返し（リリースによっては警告を出すので、セルはそれを集めて表示します）、`to(..., non_blocking=True)` も普通の移動になります。つまり同じループがどこでも動きます。ピン留めで学習が速くなるかどうかは別の問題で、「テンソルの移動」のページで測っています。
 
 # %%
 loader = DataLoader(TensorDataset(torch.randn(8, 3), torch.arange(8)), batch_size=4, pin_memory=True)
@@ -428,9 +428,9 @@ elif not torch.accelerator.is_available():
 # %% [markdown]
 # ## Cannot re-initialize CUDA in forked subprocess
 #
-# メッセージの全文は `Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method` です。Linux では(Python 3.13 まで)、`multiprocessing` や DataLoader のワーカーは、デフォルトで `fork`、つまり親プロセスの複製として子プロセスを起動します。親がすでに CUDA を初期化していると、fork した子プロセスは CUDA をまったく使えません。
+# メッセージの全文は `Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method` です。Linux では（Python 3.13 まで）、`multiprocessing` や DataLoader のワーカーは、デフォルトで `fork`、つまり親プロセスの複製として子プロセスを起動します。親がすでに CUDA を初期化していると、fork した子プロセスは CUDA をまったく使えません。
 #
-# このセルは子プロセスを fork し、子の中で `device` 上にテンソルを作ります。GPU がある場合、親は(そこにテンソルを作ったので)CUDA を初期化済みです。そのため子はこのメッセージで失敗し、メッセージを親に送り返します。GPU がない場合は CUDA が一度も初期化されないのでこのエラーは起こりえず、子は問題なく CPU のテンソルを作ります。そのときセルは、`torch.cuda.is_initialized()` が `False` であることと、子の結果を表示します。このセルは、`fork` がデフォルトで安全に実演できる Linux でだけ実行します。
+# このセルは子プロセスを fork し、子の中で `device` 上にテンソルを作ります。GPU がある場合、親は（そこにテンソルを作ったので）CUDA を初期化済みです。そのため子はこのメッセージで失敗し、メッセージを親に送り返します。GPU がない場合は CUDA が一度も初期化されないのでこのエラーは起こりえず、子は問題なく CPU のテンソルを作ります。そのときセルは、`torch.cuda.is_initialized()` が `False` であることと、子の結果を表示します。このセルは、`fork` がデフォルトで安全に実演できる Linux でだけ実行します。
 
 # %%
 def child(queue, device):
@@ -474,9 +474,9 @@ assert features.device.type == device.type
 # %% [markdown]
 # ## Torch not compiled with CUDA enabled
 #
-# インストールされている PyTorch が CPU 専用ビルドで(wheel のバージョンは `+cpu` で終わることが多いです)、コードが `.cuda()`、`device="cuda"`、`torch.cuda.set_device(...)` などで CUDA を要求した場合のエラーです。CUDA を起動できないマシン上の CUDA ビルドでは別のメッセージになり、理由を述べる `RuntimeError` が出ます。NVIDIA ドライバのないマシンで PyTorch 2.6.0+cu124 を使うと、`Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx` となります。セルは、お使いのマシンがどちらに当たるかを示します。
+# インストールされている PyTorch が CPU 専用ビルドで（wheel のバージョンは `+cpu` で終わることが多いです）、コードが `.cuda()`、`device="cuda"`、`torch.cuda.set_device(...)` などで CUDA を要求した場合のエラーです。CUDA を起動できないマシン上の CUDA ビルドでは別のメッセージになり、理由を述べる `RuntimeError` が出ます。NVIDIA ドライバのないマシンで PyTorch 2.6.0+cu124 を使うと、`Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx` となります。セルは、お使いのマシンがどちらに当たるかを示します。
 #
-# 直し方: GPU を使うなら、NVIDIA の GPU とドライバがあるマシンに CUDA ビルドの PyTorch をインストールします(コマンドは pytorch.org のセレクタで確認できます)。どこでも動かすなら、このコースのどのページでもしているように、デバイスを一度決めて、それをどこでも使います。
+# 直し方: GPU を使うなら、NVIDIA の GPU とドライバがあるマシンに CUDA ビルドの PyTorch をインストールします（コマンドは pytorch.org のセレクタで確認できます）。どこでも動かすなら、このコースのどのページでもしているように、デバイスを一度決めて、それをどこでも使います。
 
 # %%
 print(f"{torch.version.cuda=}, {torch.backends.cuda.is_built()=}, {torch.cuda.is_available()=}")
@@ -500,7 +500,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 # %% [markdown]
 # ## module must have its parameters and buffers on device cuda:0 (device_ids[0]) but found one of them on device: cpu
 #
-# `nn.DataParallel` は、GPU が2枚以上のマシンで、ラップしたモデルが `device_ids` の最初の GPU にないときにこのエラーを出します。GPU が複数あると、DataParallel は自分では何も移動せず、`forward` の中で、すべてのパラメータとバッファがすでにその GPU にあるかを確認します(デバイス ID がちょうど1つなら、モデルを移動してくれます。同じコードが GPU 1枚のマシンで動くのはそのためです。それぞれの場合は「ファクトチェック」のページで確かめています)。直し方は、ラップする前に `model.to("cuda:0")` とすることです。さらに良いのは、`DataParallel` 自身のドキュメントが勧める `DistributedDataParallel` を使うことです。普通のリストに入れた層(前述)は、`model.to()` からだけでなく、このチェックからもパラメータを隠してしまいます。
+# `nn.DataParallel` は、GPU が2枚以上のマシンで、ラップしたモデルが `device_ids` の最初の GPU にないときにこのエラーを出します。GPU が複数あると、DataParallel は自分では何も移動せず、`forward` の中で、すべてのパラメータとバッファがすでにその GPU にあるかを確認します（デバイス ID がちょうど1つなら、モデルを移動してくれます。同じコードが GPU 1枚のマシンで動くのはそのためです。それぞれの場合は「ファクトチェック」のページで確かめています）。直し方は、ラップする前に `model.to("cuda:0")` とすることです。さらに良いのは、`DataParallel` 自身のドキュメントが勧める `DistributedDataParallel` を使うことです。普通のリストに入れた層（前述）は、`model.to()` からだけでなく、このチェックからもパラメータを隠してしまいます。
 #
 # このチェックは `DataParallel.forward` の Python ソースにあり、どのマシンでも読めます。
 
@@ -527,13 +527,13 @@ else:
 # %% [markdown]
 # ## CUDA out of memory
 #
-# PyTorch 2.6 では、メッセージは次の形をしています(… の部分にサイズが入ります): `CUDA out of memory. Tried to allocate …. GPU 0 has a total capacity of … of which … is free. Including non-PyTorch memory, this process has … memory in use. Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.` 含まれる数値の意味は次のとおりです。
+# PyTorch 2.6 では、メッセージは次の形をしています（… の部分にサイズが入ります）: `CUDA out of memory. Tried to allocate …. GPU 0 has a total capacity of … of which … is free. Including non-PyTorch memory, this process has … memory in use. Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.` 含まれる数値の意味は次のとおりです。
 #
-# - *allocated by PyTorch*(`torch.cuda.memory_allocated()`): 生きているテンソルが使っているメモリです。
-# - *reserved by PyTorch*(`torch.cuda.memory_reserved()`): PyTorch のキャッシングアロケータが GPU から確保したメモリで、テンソルに割り当て済みかどうかを問いません。解放したテンソルのメモリは GPU ではなくこのキャッシュに戻るので、`nvidia-smi` では使用中として数えられたままです。
+# - *allocated by PyTorch*（`torch.cuda.memory_allocated()`）: 生きているテンソルが使っているメモリです。
+# - *reserved by PyTorch*（`torch.cuda.memory_reserved()`）: PyTorch のキャッシングアロケータが GPU から確保したメモリで、テンソルに割り当て済みかどうかを問いません。解放したテンソルのメモリは GPU ではなくこのキャッシュに戻るので、`nvidia-smi` では使用中として数えられたままです。
 # - `nvidia-smi` はさらに、各プロセスの CUDA コンテキストと、同じ GPU を使うほかのプロセスの分も数えます。
 #
-# まず試すこと: バッチを小さくする、`loss` のテンソルを溜めずに `loss.item()` を使う(前述)、評価には `torch.no_grad()` を使う、不要になった大きなテンソルを `del` する、予約済みで未割り当ての部分が大きいときはメッセージにある `expandable_segments` の設定を使う、の順です。
+# まず試すこと: バッチを小さくする、`loss` のテンソルを溜めずに `loss.item()` を使う（前述）、評価には `torch.no_grad()` を使う、不要になった大きなテンソルを `del` する、予約済みで未割り当ての部分が大きいときはメッセージにある `expandable_segments` の設定を使う、の順です。
 #
 # このエラーは `torch.cuda.OutOfMemoryError` で、どのマシンでも `RuntimeError` のサブクラスです。
 
@@ -566,7 +566,7 @@ else:
 # %% [markdown]
 # ## まとめ
 #
-# | メッセージ(一部) | よくある原因 | 直し方 |
+# | メッセージ（一部） | よくある原因 | 直し方 |
 # |---|---|---|
 # | `Expected all tensors to be on the same device` | 入力、`forward` の中で作ったテンソル、普通のリストに入れた層、損失が CPU に残っている | モデル、損失、すべての入力を1つのデバイスに置く。`device=x.device`、`x.new_zeros`、`zeros_like`。`ModuleList`、`ModuleDict`。`loss_fn.to(device)` |
 # | `can't convert cuda:0 device type tensor to numpy` | GPU 上のテンソルに `.numpy()` | `t.detach().cpu().numpy()`。合計するのは `loss` ではなく `loss.item()` |
