@@ -300,6 +300,7 @@ for _ in range(3):
 
 print(f"{type(total_tensor).__name__=}, {total_tensor.grad_fn is not None=}, {type(total_float).__name__=}")
 assert isinstance(total_tensor, torch.Tensor) and total_tensor.grad_fn is not None
+assert total_tensor.device.type == device.type
 assert isinstance(total_float, float)
 assert abs(total_tensor.item() - total_float) < 1e-4
 
