@@ -307,7 +307,7 @@ assert abs(total_tensor.item() - total_float) < 1e-4
 # %% [markdown]
 # On a GPU the next cell makes the waiting visible: it queues matrix products, reads one value with
 # `.item()` and then asks the CUDA stream whether all queued work is done. It is, because `.item()`
-# waited for it.
+# waited for it. Without a GPU the cell prints the condition it needs.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -406,7 +406,8 @@ print(f"{image.dtype=}, {out.dtype=}")
 assert image.dtype == out.dtype == torch.float64
 
 # %% [markdown]
-# On a GPU, the next cell feeds a CPU image to a convolution on the GPU.
+# On a GPU, the next cell feeds a CPU image to a convolution on the GPU. Without a GPU it prints the
+# condition it needs.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -439,7 +440,7 @@ if TORCH >= (2, 8):
 
 # %% [markdown]
 # On a GPU, the next cell asks for one index past the last GPU, then uses a valid index: anything below
-# `torch.cuda.device_count()`.
+# `torch.cuda.device_count()`. Without a GPU it prints the condition it needs.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -660,7 +661,8 @@ assert issubclass(torch.cuda.OutOfMemoryError, RuntimeError)
 
 # %% [markdown]
 # On a GPU, the next cell asks for twice the GPU's memory, then shows that a freed tensor leaves
-# *allocated* memory but stays *reserved* until `torch.cuda.empty_cache()`.
+# *allocated* memory but stays *reserved* until `torch.cuda.empty_cache()`. Without a GPU it prints the
+# condition it needs.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():

@@ -260,7 +260,7 @@ assert isinstance(total_float, float)
 assert abs(total_tensor.item() - total_float) < 1e-4
 
 # %% [markdown]
-# GPU がある場合、次のセルで待つ様子を確かめます。行列積をキューに積み、`.item()` で値を1つ読み出してから、積まれた処理がすべて終わったかを CUDA ストリームに問い合わせます。`.item()` が処理の終わりを待ったので、処理は終わっています。
+# GPU がある場合、次のセルで待つ様子を確かめます。行列積をキューに積み、`.item()` で値を1つ読み出してから、積まれた処理がすべて終わったかを CUDA ストリームに問い合わせます。`.item()` が処理の終わりを待ったので、処理は終わっています。GPU がない場合は、必要な条件を表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -341,7 +341,7 @@ print(f"{image.dtype=}, {out.dtype=}")
 assert image.dtype == out.dtype == torch.float64
 
 # %% [markdown]
-# GPU がある場合、次のセルは GPU 上の畳み込みに CPU の画像を渡します。
+# GPU がある場合、次のセルは GPU 上の畳み込みに CPU の画像を渡します。GPU がない場合は、必要な条件を表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -369,7 +369,7 @@ if TORCH >= (2, 8):
     assert issubclass(torch.AcceleratorError, RuntimeError)
 
 # %% [markdown]
-# GPU がある場合、次のセルは最後の GPU の1つ先の番号を指定し、そのあと有効な番号、つまり `torch.cuda.device_count()` より小さい番号を使います。
+# GPU がある場合、次のセルは最後の GPU の1つ先の番号を指定し、そのあと有効な番号、つまり `torch.cuda.device_count()` より小さい番号を使います。GPU がない場合は、必要な条件を表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -543,7 +543,7 @@ print(f"{torch.cuda.OutOfMemoryError.__mro__[:2]=}")
 assert issubclass(torch.cuda.OutOfMemoryError, RuntimeError)
 
 # %% [markdown]
-# GPU がある場合、次のセルは GPU のメモリの2倍を要求します。そのあと、解放したテンソルのメモリが *allocated* からは外れても、`torch.cuda.empty_cache()` を呼ぶまでは *reserved* に残ることを示します。
+# GPU がある場合、次のセルは GPU のメモリの2倍を要求します。そのあと、解放したテンソルのメモリが *allocated* からは外れても、`torch.cuda.empty_cache()` を呼ぶまでは *reserved* に残ることを示します。GPU がない場合は、必要な条件を表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():

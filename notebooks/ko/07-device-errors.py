@@ -304,7 +304,7 @@ assert abs(total_tensor.item() - total_float) < 1e-4
 # %% [markdown]
 # GPU가 있으면 다음 셀에서 기다리는 모습을 확인합니다. 행렬 곱을 큐에 쌓고, `.item()`으로 값 하나를 읽은 뒤,
 # 쌓인 작업이 모두 끝났는지 CUDA 스트림에 묻습니다. `.item()`이 작업이 끝나기를 기다렸으므로 작업은 끝나
-# 있습니다.
+# 있습니다. GPU가 없으면 필요한 조건을 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -401,7 +401,7 @@ print(f"{image.dtype=}, {out.dtype=}")
 assert image.dtype == out.dtype == torch.float64
 
 # %% [markdown]
-# GPU가 있으면 다음 셀은 GPU에 있는 합성곱에 CPU 이미지를 넣습니다.
+# GPU가 있으면 다음 셀은 GPU에 있는 합성곱에 CPU 이미지를 넣습니다. GPU가 없으면 필요한 조건을 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -433,7 +433,7 @@ if TORCH >= (2, 8):
 
 # %% [markdown]
 # GPU가 있으면 다음 셀은 마지막 GPU의 바로 다음 번호를 요청한 뒤, 유효한 번호, 즉
-# `torch.cuda.device_count()`보다 작은 번호를 씁니다.
+# `torch.cuda.device_count()`보다 작은 번호를 씁니다. GPU가 없으면 필요한 조건을 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -650,7 +650,8 @@ assert issubclass(torch.cuda.OutOfMemoryError, RuntimeError)
 
 # %% [markdown]
 # GPU가 있으면 다음 셀은 GPU 메모리의 두 배를 요청합니다. 이어서 해제한 텐서의 메모리가 *allocated*에서는
-# 빠지지만 `torch.cuda.empty_cache()`를 호출할 때까지 *reserved*에 남는다는 것을 보여 줍니다.
+# 빠지지만 `torch.cuda.empty_cache()`를 호출할 때까지 *reserved*에 남는다는 것을 보여 줍니다. GPU가 없으면 필요한 조건을
+# 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
