@@ -1,0 +1,689 @@
+# ---
+# jupyter:
+#   accelerator: GPU
+#   colab:
+#     gpuType: T4
+#     provenance: []
+#   jupytext:
+#     formats: ipynb,py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 디바이스 오류 읽는 법
+#
+# 이 페이지의 각 섹션은 설명하는 오류 메시지를 그대로 제목으로 삼습니다. 트레이스백에 나온 문구로 페이지를
+# 검색하면 해당 섹션을 찾을 수 있습니다. 각 섹션은 메시지의 뜻과 그 오류를 일으키는 흔한 코드를 보여 주고,
+# 바로 다음에 고친 코드를 실행합니다.
+#
+# 이 오류들은 대부분 GPU 없이도 일으킬 수 있으므로, 이 페이지에서 실제로 일으킵니다. 사용하는 방법은 CPU 전용
+# 빌드의 PyTorch, 두 번째 디바이스 역할을 하는 `meta` 디바이스(형태와 dtype만 있고 데이터는 없는 디바이스),
+# 스토리지의 디바이스가 `cuda`로 기록된 체크포인트, fork한 자식 프로세스입니다. 대역을 쓰는 곳에서는 그것으로 무엇을
+# 알 수 있고 무엇을 알 수 없는지 적었습니다. GPU에서만 일으킬 수 있는 오류는 GPU에서 실행되는 셀에 넣었습니다.
+# GPU가 없으면 그 셀은 필요한 조건을 식의 형태로 출력하고, 본문은 그 메시지를 메시지가 나온 PyTorch 버전과
+# 함께 인용합니다.
+
+# %%
+import contextlib
+import importlib.util
+import inspect
+import multiprocessing
+import os
+import sys
+import tempfile
+import warnings
+import zipfile
+
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+@contextlib.contextmanager
+def expect_error(kind, fragment):
+    # 블록은 메시지에 `fragment`가 들어 있는 `kind` 오류를 일으켜야 합니다. 오류를 출력하고 노트북은 계속 진행합니다.
+    try:
+        yield
+    except kind as err:
+        assert fragment in str(err), err
+        sys.stdout.flush()
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
+    else:
+        raise AssertionError(f"expected {kind.__name__}")
+
+
+TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
+
+# %% [markdown]
+# ## Expected all tensors to be on the same device
+#
+# 한 연산이 두 디바이스(대개 CUDA GPU와 CPU)에 있는 텐서를 받았다는 뜻입니다. 메시지의 나머지 부분은 릴리스마다
+# 바뀌었고 연산마다 다릅니다. PyTorch 2.8부터는 GPU에 있는 선형 층에 CPU 입력을 넣으면 `Expected all tensors to be
+# on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in
+# method wrapper_CUDA_addmm)`가 나오고, `+` 같은 원소별 연산은 지금도 `Expected all tensors to be on the same
+# device, but found at least two devices, cuda:0 and cpu!`라고 합니다. 로그를 검색할 때는 앞부분으로 검색하십시오.
+#
+# 고치는 방법은 "메시지가 지목한 텐서를 옮긴다"가 아닙니다. *모델*을 CPU에 둔 채라면 메시지는 GPU에 있는 입력
+# 쪽을 지목합니다. 모델과 모든 입력을 쓰려는 한 디바이스에 두십시오. 텐서를 옮긴 뒤에는 결과를 받아야 합니다:
+# `x = x.to(device)`.
+#
+# 아래 셀들은 어느 머신에서나 실행됩니다. GPU가 있으면 진짜 메시지가 나오고, GPU가 없으면 `meta` 디바이스가
+# 두 번째 디바이스 역할을 합니다. `meta` 텐서와 CPU 텐서를 섞어도 오류가
+# 나지만, 검사하는 곳이 다르고 메시지도 다릅니다(`Tensor on device cpu is not on the expected device meta!`).
+# 그래서 아래 셀들은 CPU만 있는 머신에서는 이 메시지를, GPU에서는 진짜 메시지를 기대합니다. `meta`가 정확히
+# 보여 주는 것은 *어떤* 텐서가 어느 디바이스에 놓이는지입니다. 속도나 메모리에 대해서는 아무것도 알려 주지
+# 않습니다. 아래 셀들은 `target`을 씁니다. GPU가 있으면 GPU, 없으면 `meta`입니다.
+
+# %%
+target = device if device.type == "cuda" else torch.device("meta")
+MISMATCH = "Expected all tensors to be on the same device" if target.type == "cuda" else "is not on the expected device"
+print(f"{target=}")
+
+layer = nn.Linear(3, 2).to(target)
+with expect_error(RuntimeError, MISMATCH):
+    layer(torch.randn(4, 3))
+y = layer(torch.randn(4, 3, device=target))
+print(f"{y.device=}")
+assert y.device.type == target.type
+
+# %% [markdown]
+# ### forward 안에서 만든 텐서
+#
+# 가장 흔한 원인은 `forward`나 손실 함수 안에서 디바이스를 지정하지 않고 만든 텐서입니다. `torch.zeros(n)`이나
+# `torch.tensor(values)` 같은 팩토리 함수는 모델과 입력이 어디에 있든 텐서를 CPU(또는 기본 디바이스)에 만듭니다.
+# 모델을 옮겨도 해결되지 않습니다. 이 텐서는 호출할 때마다 새로 만들어지기 때문입니다.
+
+# %%
+class Shifted(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(3, 2)
+
+    def forward(self, x):
+        shift = torch.tensor([1.0, -1.0])  # 호출할 때마다 CPU에 만들어짐
+        return self.linear(x) + shift
+
+
+model = Shifted().to(target)
+x = torch.randn(4, 3, device=target)
+with expect_error(RuntimeError, MISMATCH):
+    model(x)
+
+# %% [markdown]
+# 고치는 방법은 입력이 있는 곳에 텐서를 만드는 것입니다. 쓰는 방법은 세 가지입니다. 팩토리 함수에
+# `device=x.device`를 넘기는 방법, `x`의 디바이스와 dtype을 그대로 쓰는 `x.new_zeros(...)`(`new_ones`,
+# `new_full`, `new_tensor`도 있습니다), 같은 형태의 텐서를 만드는 `torch.zeros_like(x)`입니다. 모델에 속한 상수는
+# 버퍼로 등록하는 편이 낫습니다. 그러면 `model.to()`가 함께 옮깁니다("모델 옮기기" 페이지
+# 참고).
+
+# %%
+class ShiftedFixed(Shifted):
+    def forward(self, x):
+        shift = torch.tensor([1.0, -1.0], device=x.device)
+        bias = x.new_zeros(x.shape[0], 2)
+        noise = torch.zeros_like(x)
+        for t in (shift, bias, noise):
+            assert t.device == x.device
+        assert bias.dtype == x.dtype
+        return self.linear(x + noise) + shift + bias
+
+
+model = ShiftedFixed().to(target)
+y = model(x)
+print(f"{y.device=}, {y.shape=}")
+assert y.device.type == target.type
+
+# %% [markdown]
+# 예외가 하나 있습니다. 차원이 없는 텐서(`torch.tensor(2.0)`처럼 수 하나)는 CPU에 있어도 됩니다. PyTorch는 이를
+# Python 숫자처럼 다룹니다.
+
+# %%
+scaled = x * torch.tensor(2.0)
+print(f"{scaled.device=}")
+assert scaled.device.type == target.type
+
+# %% [markdown]
+# ### 일반 리스트나 딕셔너리에 넣은 하위 모듈
+#
+# `nn.Module`은 속성을 따라가며 하위 모듈을 찾습니다. Python의 일반 리스트나 딕셔너리에 넣은 층은 모듈에
+# 보이지 않습니다. `model.to(device)`는 그 층들을 원래 자리에 두고, `model.parameters()`에도 나오지 않으므로
+# 옵티마이저가 학습하지 않습니다. 그리고 첫 forward 호출에서 디바이스가 섞입니다. 대신 `nn.ModuleList`나
+# `nn.ModuleDict`에 넣으십시오.
+
+# %%
+class PlainContainers(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = [nn.Linear(3, 3), nn.Linear(3, 3)]
+        self.heads = {"score": nn.Linear(3, 1)}
+
+
+class RegisteredContainers(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([nn.Linear(3, 3), nn.Linear(3, 3)])
+        self.heads = nn.ModuleDict({"score": nn.Linear(3, 1)})
+
+
+plain = PlainContainers().to(target)
+registered = RegisteredContainers().to(target)
+print(f"{len(list(plain.parameters()))=}, {len(list(registered.parameters()))=}")
+print(f"{plain.blocks[0].weight.device=}, {registered.blocks[0].weight.device=}")
+assert list(plain.parameters()) == []
+assert len(list(registered.parameters())) == 6
+assert plain.blocks[0].weight.device.type == "cpu"
+assert plain.heads["score"].weight.device.type == "cpu"
+assert registered.blocks[0].weight.device.type == target.type
+assert registered.heads["score"].weight.device.type == target.type
+
+# %% [markdown]
+# 이런 모델로 옵티마이저를 만들면 파라미터를 하나도 받지 못합니다.
+
+# %%
+with expect_error(ValueError, "empty parameter list"):
+    torch.optim.SGD(plain.parameters(), lr=0.1)
+optimizer = torch.optim.SGD(registered.parameters(), lr=0.1)
+assert len(optimizer.param_groups[0]["params"]) == 6
+
+# %% [markdown]
+# ### 텐서를 가진 손실 모듈
+#
+# `nn.CrossEntropyLoss(weight=...)`나 `nn.BCEWithLogitsLoss(pos_weight=...)`처럼 텐서를 인자로 받아 만든 손실은
+# 그 텐서를 버퍼로 가집니다. 손실을 CPU에서 만들고 GPU에서 계산하면 손실을 호출할 때 디바이스가 섞입니다. 손실도
+# 모듈이므로 모델처럼 옮기십시오.
+
+# %%
+class_weights = torch.tensor([1.0, 3.0])
+loss_fn = nn.CrossEntropyLoss(weight=class_weights)
+print(f"{list(dict(loss_fn.named_buffers()))=}")
+assert "pos_weight" in dict(nn.BCEWithLogitsLoss(pos_weight=torch.tensor([2.0])).named_buffers())
+
+logits = torch.randn(4, 2, device=target)
+labels = torch.tensor([0, 1, 1, 0], device=target)
+with expect_error(RuntimeError, MISMATCH):
+    loss_fn(logits, labels)
+
+loss_fn.to(target)
+loss = loss_fn(logits, labels)
+print(f"{loss_fn.weight.device=}, {class_weights.device=}, {loss.device=}")
+assert loss_fn.weight.device.type == target.type
+assert class_weights.device.type == "cpu"  # 넘긴 텐서는 원래 자리에 남음
+assert loss.device.type == target.type
+
+# %% [markdown]
+# ### 중첩된 배치 옮기기
+#
+# 배치는 텐서의 딕셔너리나 튜플인 경우가 많습니다. 컨테이너에는 `.to()`가 없고, 애초에 컨테이너째 옮길 수는
+# 없습니다. 텐서를 하나씩 옮기고 결과를 받아야 합니다. 짧은 재귀 함수로 딕셔너리, 리스트, 튜플을 처리하고 그 밖의
+# 것(문자열, 숫자)은 그대로 둘 수 있습니다.
+
+# %%
+batch = {"image": torch.randn(2, 3), "label": torch.tensor([0, 1]), "extra": ("id-7", [torch.arange(2)])}
+with expect_error(AttributeError, "has no attribute 'to'"):
+    batch.to(target)
+
+
+def to_device(obj, device):
+    if isinstance(obj, torch.Tensor):
+        return obj.to(device)
+    if isinstance(obj, dict):
+        return {key: to_device(value, device) for key, value in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(to_device(value, device) for value in obj)
+    return obj
+
+
+moved = to_device(batch, target)
+print(f"{moved['image'].device=}, {moved['extra'][0]=}, {moved['extra'][1][0].device=}")
+assert moved["image"].device.type == moved["label"].device.type == target.type
+assert moved["extra"][1][0].device.type == target.type
+assert moved["extra"][0] == "id-7" and isinstance(moved["extra"], tuple)
+assert batch["image"].device.type == "cpu"  # 원래 배치는 그대로
+
+# %% [markdown]
+# ## can't convert cuda:0 device type tensor to numpy
+#
+# NumPy 배열은 CPU 메모리에 있으므로 `t.numpy()`는 CPU 텐서에만, 그것도 기울기가 필요 없는 텐서에만 쓸 수
+# 있습니다. 전체 메시지에는 `Use Tensor.cpu() to copy the tensor to host memory first.`가 이어집니다. 어떤 텐서에나
+# 통하는 방법은 `t.detach().cpu().numpy()`입니다. `detach()`는 autograd 기록을 떼어 내고, `cpu()`는 데이터를 CPU로
+# 복사합니다(이미 CPU에 있는 텐서에는 아무것도 하지 않습니다).
+#
+# 두 검사 모두 어느 머신에서나 실행할 수 있습니다. 기울기 검사는 CPU에서 일어납니다. 디바이스 검사는 어느
+# 디바이스든 같은 코드이므로, `meta` 텐서를 쓰면 트레이스백의 `cuda:0` 자리에 `meta`가 들어간 같은 문장이
+# 나옵니다. GPU가 있으면 셀은 `cuda:0` 메시지 자체도 보여 줍니다. 이 셀에는 NumPy가 필요한데, PyTorch는 NumPy를
+# 설치하지 않습니다. NumPy가 없으면 셀은 없다는 사실을 출력합니다.
+
+# %%
+HAS_NUMPY = importlib.util.find_spec("numpy") is not None
+if HAS_NUMPY:
+    w = torch.ones(3, requires_grad=True)
+    with expect_error(RuntimeError, "requires grad"):
+        w.numpy()
+    with expect_error(TypeError, "can't convert meta device type tensor to numpy"):
+        torch.ones(3, device="meta").numpy()
+    if torch.cuda.is_available():
+        with expect_error(TypeError, "can't convert cuda:0 device type tensor to numpy"):
+            w.detach().to("cuda:0").numpy()
+    array = w.to(device).detach().cpu().numpy()
+    print(f"{type(array).__name__=}, {array.tolist()=}")
+    assert array.tolist() == [1.0, 1.0, 1.0]
+else:
+    print(f"{HAS_NUMPY=}")
+
+# %% [markdown]
+# ### item()과 tolist()는 GPU를 기다립니다
+#
+# CUDA 텐서에 대한 `.item()`, `.tolist()`, `.numpy()`, `print(t)`는 데이터를 CPU로 복사하므로, CPU는 그 전에 큐에
+# 쌓인 GPU 작업이 모두 끝날 때까지 기다립니다. 한 스텝에 한 번 부르는 `.item()`은 부담이 작지만, 루프 안에서
+# 원소마다 부르면 느려집니다.
+#
+# 학습 루프에서 흔한 반대쪽 실수는 `loss.item()`이 아니라 `loss` 자체를 더해 가는 것입니다. 합계는 GPU에 남는
+# 텐서가 되고 모든 스텝의 autograd 그래프를 붙든 채로 남으므로, 스텝마다 메모리가 늘어납니다. `loss.item()`은
+# 일반 Python 숫자를 돌려줍니다.
+
+# %%
+model = nn.Linear(3, 1).to(device)
+total_tensor = 0.0
+total_float = 0.0
+for _ in range(3):
+    loss = model(torch.randn(8, 3, device=device)).pow(2).mean()
+    total_tensor += loss
+    total_float += loss.item()
+
+print(f"{type(total_tensor).__name__=}, {total_tensor.grad_fn is not None=}, {type(total_float).__name__=}")
+assert isinstance(total_tensor, torch.Tensor) and total_tensor.grad_fn is not None
+assert total_tensor.device.type == device.type
+assert isinstance(total_float, float)
+assert abs(total_tensor.item() - total_float) < 1e-4
+
+# %% [markdown]
+# GPU가 있으면 다음 셀에서 기다리는 모습을 확인합니다. 행렬 곱을 큐에 쌓고, `.item()`으로 값 하나를 읽은 뒤,
+# 쌓인 작업이 모두 끝났는지 CUDA 스트림에 묻습니다. `.item()`이 작업이 끝나기를 기다렸으므로 작업은 끝나
+# 있습니다. GPU가 없으면 필요한 조건을 출력합니다.
+
+# %% tags=["gpu-only"]
+if torch.cuda.is_available():
+    stream = torch.cuda.current_stream()
+    big = torch.randn(4096, 4096, device="cuda")
+    out = torch.empty_like(big)
+    for _ in range(2):  # 첫 번째 회차는 워밍업
+        for _ in range(10):
+            torch.mm(big, big, out=out)
+        value = out[0, 0].item()
+        idle = stream.query()
+    print(f"{idle=}")
+    assert idle
+else:
+    print(f"{torch.cuda.is_available()=}")
+
+# %% [markdown]
+# ## Attempting to deserialize object on a CUDA device
+#
+# 전체 메시지는 `Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you
+# are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your
+# storages to the CPU.`입니다. 체크포인트에는 스토리지마다 저장할 때의 디바이스가 기록되고, `torch.load`는
+# 스토리지를 그 디바이스로 되돌립니다. GPU에서 저장한 파일에는 `cuda:0`이 기록되어 있으므로, 쓸 수 있는 CUDA
+# GPU가 없는 머신은 이를 따를 수 없습니다. 고치는 방법은 메시지에 있는 대로 `map_location`입니다.
+#
+# GPU 없이 이런 파일을 만들기 위해, 셀은 CPU 텐서를 저장한 뒤 파일 안의 디바이스 문자열을 바꿔 씁니다.
+# 체크포인트는 zip 아카이브이고, 그 안의 `data.pkl`에 pickle된 구조가 들어 있으며 각 스토리지의 디바이스는 짧은
+# 문자열로 기록됩니다. 셀이 바꾸는 것은 그 문자열뿐입니다. `torch.load`가 디바이스를 고를 때 보는 것도 이
+# 문자열뿐이므로, 불러오기는 GPU에서 저장한 파일과 같은 경로를 따릅니다. GPU가 파일을 어떻게 쓰는지는 이것으로
+# 알 수 없습니다.
+
+# %%
+def retag(path, old, new):
+    # torch.save가 쓰는 pickle 프로토콜 2는 문자열을 b"X" + 4바이트 길이 + UTF-8 바이트로 기록함
+    old_bytes = b"X" + len(old).to_bytes(4, "little") + old.encode()
+    new_bytes = b"X" + len(new).to_bytes(4, "little") + new.encode()
+    with zipfile.ZipFile(path) as archive:
+        records = [(info, archive.read(info)) for info in archive.infolist()]
+    with zipfile.ZipFile(path, "w") as archive:
+        for info, data in records:
+            if info.filename.endswith("/data.pkl"):
+                assert old_bytes in data
+                data = data.replace(old_bytes, new_bytes)
+            archive.writestr(info, data)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    path = os.path.join(tmp, "checkpoint.pt")
+    torch.save({"weight": torch.arange(3.0)}, path)
+    retag(path, "cpu", "cuda:0")
+
+    if torch.cuda.is_available():
+        loaded = torch.load(path, weights_only=True)
+        assert loaded["weight"].device == torch.device("cuda", 0)
+    else:
+        with expect_error(RuntimeError, "Attempting to deserialize object on a CUDA device"):
+            torch.load(path, weights_only=True)
+
+    on_cpu = torch.load(path, map_location="cpu", weights_only=True)
+    here = torch.load(path, map_location=device, weights_only=True)
+
+print(f"{on_cpu['weight']=}, {here['weight'].device=}")
+assert on_cpu["weight"].device.type == "cpu"
+assert torch.equal(on_cpu["weight"], torch.arange(3.0))
+assert here["weight"].device.type == device.type
+
+# %% [markdown]
+# `torch.load`의 `weights_only=True`는 PyTorch 2.6부터 기본값입니다. 이전 릴리스에서도 똑같이 동작하도록 여기서는
+# 명시했습니다.
+
+# %% [markdown]
+# ## Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same
+#
+# 합성곱 층은 입력의 *타입*이 가중치와 편향의 타입과 같은지 확인합니다. 여기서 타입은 디바이스와 dtype을 합친
+# 것으로, `torch.FloatTensor`는 CPU의 float32, `torch.cuda.FloatTensor`는 CUDA GPU의 float32입니다. 따라서 이
+# 메시지는 CPU 입력이 GPU에 있는 합성곱에 들어갔다(또는 그 반대)는 뜻이고, 고치는 방법은 디바이스 불일치와 같이
+# 입력을 모델이 있는 곳으로 옮기는 것입니다. CPU 입력이면 메시지가 더 이어질 수 있습니다. PyTorch 2.13에는
+# `Input type (...) and weight type (...) should be the same or input should be a MKLDNN tensor and weight is a
+# dense tensor`라고 쓰인 검사도 있습니다.
+#
+# dtype이 맞지 않아 생기는 같은 문장은 어느 머신에서나 일으킬 수 있습니다. float64로 변환한 합성곱에 float32
+# 입력을 넣는 경우입니다. `x.to(conv.weight)`는 두 가지를 한 번에 고칩니다. 텐서를 넘기면 `to`는 그 텐서의
+# 디바이스와 dtype에 맞춥니다.
+
+# %%
+conv = nn.Conv2d(1, 2, 3).double()
+image = torch.randn(1, 1, 5, 5)
+with expect_error(RuntimeError, "should be the same"):
+    conv(image)
+
+image = image.to(conv.weight)
+out = conv(image)
+print(f"{image.dtype=}, {out.dtype=}")
+assert image.dtype == out.dtype == torch.float64
+
+# %% [markdown]
+# GPU가 있으면 다음 셀은 GPU에 있는 합성곱에 CPU 이미지를 넣습니다. GPU가 없으면 필요한 조건을 출력합니다.
+
+# %% tags=["gpu-only"]
+if torch.cuda.is_available():
+    conv = nn.Conv2d(1, 2, 3).to(device)
+    image = torch.randn(1, 1, 5, 5)
+    with expect_error(RuntimeError, "weight type (torch.cuda.FloatTensor)"):
+        conv(image)
+    out = conv(image.to(device))
+    assert out.device == conv.weight.device
+else:
+    print(f"{torch.cuda.is_available()=}")
+
+# %% [markdown]
+# ## CUDA error: invalid device ordinal
+#
+# 그 GPU 번호가 없다는 뜻입니다. 예를 들어 GPU가 하나인 머신의 `cuda:1`, 또는 `CUDA_VISIBLE_DEVICES`로 일부 GPU를
+# 숨기기 전에는 유효했던 번호입니다(보이는 GPU는 0부터 번호가 다시 매겨집니다). PyTorch 2.7까지는
+# `RuntimeError`이고, 2.8부터는 `RuntimeError`의 하위 클래스인 `torch.AcceleratorError`이며 힌트 줄이 붙습니다.
+#
+# 디바이스를 적는 것만으로는 아무것도 검사하지 않습니다. `torch.device("cuda", 7)`은 CUDA가 없는 머신을 포함해
+# 어느 머신에서나 만들어집니다. 오류는 그곳에 처음 텐서를 놓을 때 납니다.
+
+# %%
+seven = torch.device("cuda", 7)
+print(f"{seven=}, {torch.cuda.device_count()=}")
+assert seven.index == 7
+if TORCH >= (2, 8):
+    assert issubclass(torch.AcceleratorError, RuntimeError)
+
+# %% [markdown]
+# GPU가 있으면 다음 셀은 마지막 GPU의 바로 다음 번호를 요청한 뒤, 유효한 번호, 즉
+# `torch.cuda.device_count()`보다 작은 번호를 씁니다. GPU가 없으면 필요한 조건을 출력합니다.
+
+# %% tags=["gpu-only"]
+if torch.cuda.is_available():
+    n = torch.cuda.device_count()
+    with expect_error(RuntimeError, "invalid device ordinal"):
+        torch.zeros(1, device=f"cuda:{n}")
+    last = torch.zeros(1, device=f"cuda:{n - 1}")
+    assert last.device.index == n - 1
+else:
+    print(f"{torch.cuda.is_available()=}")
+
+# %% [markdown]
+# ## Cannot access accelerator device when none is available.
+#
+# PyTorch 2.5부터 정수 디바이스(`device=0`, `.to(0)`, `torch.device(0)`)는 현재 가속기(CUDA, Apple의 MPS, Intel의
+# XPU 등)의 인덱스를 뜻합니다. 가속기가 없으면 PyTorch는 이 오류를 냅니다. 가속기가 필요한 `pin_memory()`에서도
+# 납니다. CPU 전용 빌드에서도, 쓸 수 있는 GPU가 없는 머신의 CUDA 빌드에서도 납니다(NVIDIA 드라이버가 없는
+# 머신에서 PyTorch 2.6.0+cu124로 확인했습니다). 고치는 방법은 디바이스를 이름으로 적는 것(`"cuda:0"`, 또는 한 번
+# 정해 둔 `device`)과, 가속기가 있을 때만 메모리를 고정하는 것입니다.
+
+# %%
+if not torch.accelerator.is_available():
+    with expect_error(RuntimeError, "none is available"):
+        torch.zeros(1, device=0)
+    with expect_error(RuntimeError, "none is available"):
+        torch.ones(3).pin_memory()
+else:
+    index_device = torch.zeros(1, device=0).device
+    print(f"{index_device=}")
+    assert index_device.type != "cpu"
+
+named = torch.zeros(1, device=device)
+print(f"{named.device=}")
+assert named.device.type == device.type
+
+# %% [markdown]
+# ### pin_memory=True와 non_blocking=True
+#
+# `DataLoader(..., pin_memory=True)`는 고정(pinned) CPU 메모리에 배치를 담아 돌려주고,
+# `t.to(device, non_blocking=True)`는 GPU로의 복사를 큐에 넣기만 하고 바로 돌아올 수 있습니다. 가속기가 없으면
+# DataLoader는 실패하지 않고 일반 배치를 돌려주며(릴리스에 따라 경고를 내므로 셀이 모아서 출력합니다),
+# `to(..., non_blocking=True)`도 일반적인 옮기기가 됩니다. 그래서 같은 루프가 어디서나 돌아갑니다. 메모리 고정으로
+# 학습이 빨라지는지는 별개의 문제이며, "텐서 옮기기" 페이지에서 측정합니다.
+
+# %%
+loader = DataLoader(TensorDataset(torch.randn(8, 3), torch.arange(8)), batch_size=4, pin_memory=True)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    for features, labels in loader:
+        pinned = features.is_pinned()
+        features = features.to(device, non_blocking=True)
+        labels = labels.to(device, non_blocking=True)
+
+print([str(w.message) for w in caught])
+print(f"{pinned=}, {features.device=}, {labels.device=}")
+assert features.device.type == labels.device.type == device.type
+if torch.cuda.is_available():
+    assert pinned
+elif not torch.accelerator.is_available():
+    assert not pinned
+
+# %% [markdown]
+# 반대 방향의 복사 `to("cpu", non_blocking=True)`는 데이터가 도착하기 전에 돌아올 수 있습니다. 그런 텐서를 읽기
+# 전에 `torch.cuda.synchronize()`를 호출하십시오. "텐서 옮기기" 페이지에서 GPU로 이를
+# 확인합니다.
+
+# %% [markdown]
+# ## Cannot re-initialize CUDA in forked subprocess
+#
+# 전체 메시지는 `Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the
+# 'spawn' start method`입니다. Linux에서는(Python 3.13까지) `multiprocessing`과 DataLoader 워커가 기본으로
+# `fork`, 즉 부모 프로세스의 복제로 자식 프로세스를 시작합니다. 부모가 이미 CUDA를 초기화했다면 fork한 자식은
+# CUDA를 전혀 쓸 수 없습니다.
+#
+# 이 셀은 자식 프로세스를 fork하고, 자식 안에서 `device`에 텐서를 만듭니다. GPU가 있으면 부모는 (그곳에 텐서를
+# 만들었으므로) CUDA를 초기화한 상태입니다. 그래서 자식은 이 메시지로 실패하고, 메시지를 부모에게 돌려보냅니다.
+# GPU가 없으면 CUDA가 한 번도 초기화되지 않으므로 이 오류는 일어날 수 없고, 자식은 문제없이 CPU 텐서를 만듭니다.
+# 이때 셀은 `torch.cuda.is_initialized()`가 `False`라는 것과 자식의 결과를 출력합니다. 이 셀은 `fork`가 기본이고
+# 안전하게 시연할 수 있는 Linux에서만 실행합니다.
+
+# %%
+def child(queue, device):
+    try:
+        queue.put(("ok", torch.ones(2, device=device).sum().item()))
+    except RuntimeError as err:
+        queue.put(("error", str(err)))
+
+
+if sys.platform.startswith("linux"):
+    torch.ones(1, device=device)  # GPU가 있으면 여기서 이 프로세스의 CUDA가 초기화됨
+    fork = multiprocessing.get_context("fork")
+    queue = fork.SimpleQueue()
+    process = fork.Process(target=child, args=(queue, device))
+    process.start()
+    outcome, result = queue.get()
+    process.join()
+    print(f"{torch.cuda.is_initialized()=}, {outcome=}, {result=}")
+    if sys.version_info < (3, 14):
+        assert multiprocessing.get_context().get_start_method() == "fork"
+    if torch.cuda.is_initialized():
+        assert outcome == "error" and "Cannot re-initialize CUDA in forked subprocess" in result
+    else:
+        assert outcome == "ok" and result == 2.0
+else:
+    print(f"{sys.platform=}")
+
+# %% [markdown]
+# 흔한 해결책은 워커에서 CUDA를 쓰지 않는 것입니다. DataLoader 워커는 CPU 텐서를 읽고 준비하며, 학습 루프가
+# 메인 프로세스에서 배치마다 디바이스로 옮깁니다. 이것이 DataLoader를 쓰는 본래 방식이기도 하며, 부모가 GPU를 쓴
+# 뒤에도 `fork`로 동작합니다. 자식 프로세스에서 꼭 CUDA를 써야 한다면 `spawn`으로 시작하십시오.
+# `multiprocessing.get_context("spawn")`이나 `DataLoader(..., multiprocessing_context="spawn")`을 씁니다.
+
+# %%
+loader = DataLoader(TensorDataset(torch.randn(8, 3)), batch_size=4, num_workers=2)
+devices = set()
+for (features,) in loader:
+    devices.add(features.device.type)  # 워커가 만든 텐서의 디바이스
+    features = features.to(device)
+print(f"{devices=}, {features.device=}")
+assert devices == {"cpu"}
+assert features.device.type == device.type
+
+# %% [markdown]
+# ## Torch not compiled with CUDA enabled
+#
+# 설치된 PyTorch가 CPU 전용 빌드이고(wheel 버전이 `+cpu`로 끝나는 경우가 많습니다), 코드가 `.cuda()`,
+# `device="cuda"`, `torch.cuda.set_device(...)` 등으로 CUDA를 요구했을 때 나는 오류입니다. CUDA를 시작할 수 없는
+# 머신의 CUDA 빌드에서는 다른 메시지, 즉 이유를 밝히는 `RuntimeError`가 납니다. NVIDIA 드라이버가 없는 머신에서
+# PyTorch 2.6.0+cu124를 쓰면 `Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and
+# installed a driver from http://www.nvidia.com/Download/index.aspx`가 나옵니다. 셀은 지금 머신이 어느 쪽인지
+# 보여 줍니다.
+#
+# 고치는 방법: GPU를 쓰려면 NVIDIA GPU와 드라이버가 있는 머신에 CUDA 빌드 PyTorch를 설치합니다(명령은
+# pytorch.org의 선택기에서 확인할 수 있습니다). 어디서나 실행하려면, 이 과정의 모든 페이지가 그렇게 하듯 디바이스를
+# 한 번 정해 두고 어디서나 그것을 씁니다.
+
+# %%
+print(f"{torch.version.cuda=}, {torch.backends.cuda.is_built()=}, {torch.cuda.is_available()=}")
+if not torch.backends.cuda.is_built():
+    with expect_error(AssertionError, "Torch not compiled with CUDA enabled"):
+        torch.zeros(1, device="cuda")
+elif not torch.cuda.is_available():
+    try:
+        torch.zeros(1, device="cuda")
+    except RuntimeError as err:  # 이유는 여러 가지: 드라이버 없음, 오래된 드라이버, GPU 없음
+        sys.stdout.flush()
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
+    else:
+        raise AssertionError("expected RuntimeError")
+else:
+    assert torch.zeros(1, device="cuda").is_cuda
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+assert torch.zeros(1, device=device).device.type == device.type
+
+# %% [markdown]
+# ## module must have its parameters and buffers on device cuda:0 (device_ids[0]) but found one of them on device: cpu
+#
+# `nn.DataParallel`은 GPU가 2개 이상인 머신에서, 감싼 모델이 `device_ids`의 첫 GPU에 없을 때 이 오류를 냅니다. GPU가
+# 여러 개이면 DataParallel은 스스로 아무것도 옮기지 않고, `forward` 안에서 모든 파라미터와 버퍼가 이미 그 GPU에
+# 있는지 검사합니다(디바이스 ID가 정확히 하나이면 모델을 옮겨 줍니다. 같은 코드가 GPU 하나인 머신에서 동작하는
+# 이유입니다. 각 경우는 "팩트체크" 페이지에서 확인합니다). 고치는 방법은 감싸기 전에
+# `model.to("cuda:0")`을 하는 것이고, 더 나은 방법은 `DataParallel` 자신의 문서가 권하는
+# `DistributedDataParallel`을 쓰는 것입니다. 일반 리스트에 넣은 층(앞에서 설명)은 `model.to()`뿐 아니라 이
+# 검사에서도 파라미터를 숨깁니다.
+#
+# 이 검사는 `DataParallel.forward`의 Python 소스에 있으며, 어느 머신에서나 읽을 수 있습니다.
+
+# %%
+source = inspect.getsource(nn.DataParallel.forward)
+print(f"{'module must have its parameters and buffers' in source=}")
+assert "module must have its parameters and buffers" in source
+assert "DistributedDataParallel" in nn.DataParallel.__doc__
+
+# %% [markdown]
+# GPU가 2개 이상이면 다음 셀은 CPU 모델을 감싸 오류를 보여 준 뒤, 모델을 먼저 `cuda:0`으로 옮깁니다. 그보다 적으면
+# GPU 개수를 출력합니다.
+
+# %% tags=["gpu-only"]
+if torch.cuda.device_count() >= 2:
+    dp = nn.DataParallel(nn.Linear(4, 2))
+    with expect_error(RuntimeError, "module must have its parameters and buffers on device cuda:0"):
+        dp(torch.randn(8, 4))
+    dp = nn.DataParallel(nn.Linear(4, 2).to("cuda:0"))
+    out = dp(torch.randn(8, 4))
+    assert out.device == torch.device("cuda", 0)
+else:
+    print(f"{torch.cuda.device_count()=}")
+
+# %% [markdown]
+# ## CUDA out of memory
+#
+# PyTorch 2.6에서 메시지는 다음 형태이며, … 자리에 크기가 들어갑니다: `CUDA out of memory. Tried to allocate ….
+# GPU 0 has a total capacity of … of which … is free. Including non-PyTorch memory, this process has … memory in
+# use. Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved
+# but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid
+# fragmentation.` 여기 나오는 수치의 뜻은 다음과 같습니다.
+#
+# - *allocated by PyTorch*(`torch.cuda.memory_allocated()`): 살아 있는 텐서가 쓰는 메모리입니다.
+# - *reserved by PyTorch*(`torch.cuda.memory_reserved()`): PyTorch의 캐싱 할당자가 GPU에서 확보한 메모리로, 텐서에
+#   할당되었는지와 관계없습니다. 해제된 텐서의 메모리는 GPU가 아니라 이 캐시로 돌아가므로 `nvidia-smi`에는 계속
+#   사용 중으로 잡힙니다.
+# - `nvidia-smi`는 여기에 각 프로세스의 CUDA 컨텍스트와 같은 GPU를 쓰는 다른 프로세스의 몫까지 셉니다.
+#
+# 먼저 해 볼 것: 배치를 줄이기, `loss` 텐서를 모으지 말고 `loss.item()` 쓰기(앞에서 설명), 평가할 때
+# `torch.no_grad()` 쓰기, 더는 필요 없는 큰 텐서를 `del`하기, 예약되었지만 할당되지 않은 부분이 크면 메시지에 나온
+# `expandable_segments` 설정 쓰기.
+#
+# 이 오류는 `torch.cuda.OutOfMemoryError`이며, 어느 머신에서나 `RuntimeError`의 하위 클래스입니다.
+
+# %%
+print(f"{torch.cuda.OutOfMemoryError.__mro__[:2]=}")
+assert issubclass(torch.cuda.OutOfMemoryError, RuntimeError)
+
+# %% [markdown]
+# GPU가 있으면 다음 셀은 GPU 메모리의 두 배를 요청합니다. 이어서 해제한 텐서의 메모리가 *allocated*에서는
+# 빠지지만 `torch.cuda.empty_cache()`를 호출할 때까지 *reserved*에 남는다는 것을 보여 줍니다. GPU가 없으면 필요한 조건을
+# 출력합니다.
+
+# %% tags=["gpu-only"]
+if torch.cuda.is_available():
+    total = torch.cuda.get_device_properties(0).total_memory
+    with expect_error(torch.cuda.OutOfMemoryError, "CUDA out of memory"):
+        torch.empty(2 * total, dtype=torch.uint8, device="cuda:0")
+
+    torch.cuda.empty_cache()
+    before = torch.cuda.memory_allocated(0)
+    block = torch.empty(256 * 2**20, dtype=torch.uint8, device="cuda:0")
+    del block
+    reserved = torch.cuda.memory_reserved(0)
+    torch.cuda.empty_cache()
+    print(f"{torch.cuda.memory_allocated(0) - before=}, {reserved=}, {torch.cuda.memory_reserved(0)=}")
+    assert torch.cuda.memory_allocated(0) == before
+    assert reserved >= 256 * 2**20
+    assert torch.cuda.memory_reserved(0) < reserved
+else:
+    print(f"{torch.cuda.is_available()=}")
+
+# %% [markdown]
+# ## 요약
+#
+# | 메시지(일부) | 흔한 원인 | 고치는 방법 |
+# |---|---|---|
+# | `Expected all tensors to be on the same device` | 입력, `forward` 안에서 만든 텐서, 일반 리스트에 넣은 층, 손실이 CPU에 남음 | 모델, 손실, 모든 입력을 한 디바이스에 두기. `device=x.device`, `x.new_zeros`, `zeros_like`. `ModuleList`, `ModuleDict`. `loss_fn.to(device)` |
+# | `can't convert cuda:0 device type tensor to numpy` | GPU 텐서에 `.numpy()` | `t.detach().cpu().numpy()`. `loss`가 아니라 `loss.item()`을 더하기 |
+# | `Attempting to deserialize object on a CUDA device` | 쓸 수 있는 GPU가 없는 곳에서 GPU 체크포인트를 불러옴 | `torch.load(path, map_location=device)` |
+# | `Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)` | GPU에 있는 합성곱에 CPU 입력 | `x = x.to(device)`, 디바이스와 dtype 모두라면 `x.to(conv.weight)` |
+# | `CUDA error: invalid device ordinal` | 없는 GPU 번호 | `torch.cuda.device_count()`보다 작은 번호 |
+# | `Cannot access accelerator device when none is available.` | 가속기가 없는데 정수 디바이스나 `pin_memory()` | 디바이스를 이름으로 적기. 메모리 고정은 가속기가 있을 때만 |
+# | `Cannot re-initialize CUDA in forked subprocess` | 부모가 CUDA를 쓴 뒤 fork한 자식에서 CUDA 사용 | 워커는 CPU 작업만, 옮기기는 메인 프로세스에서. 또는 `spawn` |
+# | `Torch not compiled with CUDA enabled` | CPU 전용 빌드에서 CUDA 요청 | CUDA 빌드 설치. 또는 디바이스를 한 번 정해 쓰기 |
+# | `module must have its parameters and buffers on device cuda:0` | GPU 2개 이상에서 모델이 CPU에 있는 `DataParallel` | 먼저 `model.to("cuda:0")`. 또는 `DistributedDataParallel` |
+# | `CUDA out of memory` | GPU의 여유보다 많은 메모리 요청 | 배치 줄이기, `loss.item()`, `no_grad()`, `del`. allocated와 reserved 구분해 읽기 |
