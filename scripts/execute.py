@@ -22,6 +22,7 @@ import datetime
 import hashlib
 import importlib.metadata
 import json
+import logging
 import os
 import platform
 import re
@@ -150,6 +151,12 @@ class _KernelManager(AsyncKernelManager):
             self.kernels.started(self)
 
 
+# nbclient logs the timeouts and kernel deaths that run_notebook reports in its own words.
+NBCLIENT_LOG = logging.getLogger("execute.nbclient")
+NBCLIENT_LOG.addFilter(lambda record: not record.getMessage().startswith(
+    ("Timeout waiting for execute reply", "Kernel died while waiting for execute reply")))
+
+
 def run_notebook(concept, nb, env, kernels=None):
     """Execute a notebook in the folder of its source; raise BuildError naming the failing cell.
 
@@ -170,7 +177,7 @@ def run_notebook(concept, nb, env, kernels=None):
         current["index"] = cell_index - 1
 
     client = NotebookClient(nb, km=km, timeout=timeout, allow_errors=False, on_cell_start=on_cell_start,
-                            resources={"metadata": {"path": str(path.parent)}})
+                            resources={"metadata": {"path": str(path.parent)}}, log=NBCLIENT_LOG)
 
     async def execute():
         try:
