@@ -468,6 +468,7 @@ def write_page(path, nb):
 
 def build_pages(records_dir=RECORDS, only=None, log=print):
     start = time.monotonic()
+    cell_timeout()  # a bad setting stops the build before anything runs
     problems = course.parity_problems(only) + twins.stale(only)
     if problems:
         raise BuildError("\n".join(str(p) for p in problems))
