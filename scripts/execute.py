@@ -143,7 +143,7 @@ def _kill(km):
 
 
 class _KernelManager(AsyncKernelManager):
-    kernels = None  # the build's Kernels, told when the process exists
+    kernels = None  # the build's Kernels, told as soon as the kernel's process runs
 
     async def _async_post_start_kernel(self, **kw):
         await super()._async_post_start_kernel(**kw)
@@ -311,8 +311,8 @@ def _executed(concept, env, log, kernels):
     start = time.monotonic()
     result = run_notebook(concept, nb, env, kernels)
     write_atomic(path, nbformat.writes(result))
-    for old in CACHE.glob(f"{concept}-*.ipynb"):
-        if old != path:
+    for old in CACHE.glob(f"{concept}-*.ipynb"):  # this concept's entries for older code
+        if old != path and re.fullmatch(rf"{re.escape(concept)}-[0-9a-f]{{24}}\.ipynb", old.name):
             old.unlink(missing_ok=True)
     return result, time.monotonic() - start
 

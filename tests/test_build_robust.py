@@ -50,8 +50,10 @@ def _fails(root, pattern, within, **kwargs):
 
 
 def _processes_in(root):
-    """Processes (kernels, their children) whose working directory is under root."""
+    """Processes (kernels, their children) whose working directory is under root (Linux: /proc)."""
     found = []
+    if not Path("/proc/self/cwd").exists():
+        return found
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
             try:
@@ -76,6 +78,22 @@ def _no_partial_files(root):
         nbformat.read(path, as_version=4)  # whole
 
 
+def _fake_run(calls):
+    """run_notebook without a kernel: for the tests about files, not about execution."""
+    def run(concept, nb, env, kernels=None):
+        calls.append(concept)
+        nb.metadata["course"] = {"provenance": dict(env, date="2026-01-01"), "code_hash": course.code_hash(nb)}
+        return nb
+    return run
+
+
+@pytest.fixture
+def no_kernel(monkeypatch):
+    calls = []
+    monkeypatch.setattr(execute, "run_notebook", _fake_run(calls))
+    return calls
+
+
 # --- 1. Nothing an author wrote is deleted or overwritten ---------------------------------------
 
 @pytest.mark.parametrize("where", ["en/my-notes.ipynb", "en/drafts/my-notes.ipynb", "assets/demo.ipynb",
@@ -96,7 +114,7 @@ def test_hand_written_notebook_under_docs_is_refused_by_name_and_kept(course_roo
     assert _processes_in(course_root) == []  # refused before any kernel started
 
 
-def test_generated_page_changed_by_hand_is_not_overwritten(course_root):
+def test_generated_page_changed_by_hand_is_not_overwritten(course_root, no_kernel):
     _course(course_root, ("", "print(6 * 7)"))
     _build(course_root)
     page = course_root / "docs" / "ko" / "01-x.ipynb"
@@ -107,7 +125,7 @@ def test_generated_page_changed_by_hand_is_not_overwritten(course_root):
     assert page.read_text(encoding="utf-8") == edited
 
 
-def test_checkpoints_and_hidden_files_are_left_alone(course_root):
+def test_checkpoints_and_hidden_files_are_left_alone(course_root, no_kernel):
     _course(course_root, ("", "x = 1"))
     checkpoint = course_root / "docs" / "en" / ".ipynb_checkpoints" / "01-x-checkpoint.ipynb"
     checkpoint.parent.mkdir()
@@ -116,7 +134,7 @@ def test_checkpoints_and_hidden_files_are_left_alone(course_root):
     assert checkpoint.read_text(encoding="utf-8") == "{}"
 
 
-def test_pages_the_build_wrote_are_replaced_and_removed_when_stale(course_root):
+def test_pages_the_build_wrote_are_replaced_and_removed_when_stale(course_root, no_kernel):
     _course(course_root, ("", "x = 1"))
     _course(course_root, ("", "y = 2"), name="02-y")
     _build(course_root)
@@ -130,7 +148,7 @@ def test_pages_the_build_wrote_are_replaced_and_removed_when_stale(course_root):
     assert any("removed docs/en/02-y.ipynb" in line for line in logged), logged
 
 
-def test_pages_from_before_pages_were_signed_are_still_the_builds(course_root):
+def test_pages_from_before_pages_were_signed_are_still_the_builds(course_root, no_kernel):
     _course(course_root, ("", "x = 1"))
     _build(course_root)
     page = course_root / "docs" / "en" / "01-x.ipynb"
@@ -230,14 +248,6 @@ def test_ctrl_c_stops_the_build_promptly_and_leaves_nothing_half_written(course_
 
 # --- 3. The caches heal -------------------------------------------------------------------------
 
-def _fake_run(calls):
-    def run(concept, nb, env, kernels=None):
-        calls.append(concept)
-        nb.metadata["course"] = {"provenance": dict(env, date="2026-01-01"), "code_hash": course.code_hash(nb)}
-        return nb
-    return run
-
-
 def test_damaged_cache_entry_is_a_miss_with_one_line_never_a_crash(course_root, monkeypatch):
     """Before, one truncated file in .cache/executed/ made every later build fail (NotJSONError)."""
     calls = []
@@ -254,6 +264,16 @@ def test_damaged_cache_entry_is_a_miss_with_one_line_never_a_crash(course_root, 
     nbformat.read(entry, as_version=4)  # healed
     _build(course_root)
     assert calls == ["01-x", "01-x"], "the healed entry is used"
+
+
+def test_a_concept_keeps_its_cache_entry_beside_one_with_a_longer_name(course_root, monkeypatch):
+    calls = []
+    monkeypatch.setattr(execute, "run_notebook", _fake_run(calls))
+    _course(course_root, ("", "x = 1"), name="01-x")
+    _course(course_root, ("", "x = 1"), name="01-x-more")
+    _build(course_root)
+    _build(course_root)
+    assert sorted(calls) == ["01-x", "01-x-more"], "each is executed once"
 
 
 def test_cache_entries_and_pages_are_written_whole(course_root, monkeypatch):
