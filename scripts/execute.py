@@ -266,11 +266,16 @@ def _error_output(cell):
     return next((o for o in cell.get("outputs", []) if o.get("output_type") == "error"), None)
 
 
+UMASK = os.umask(0o022)
+os.umask(UMASK)  # read once, at import (single-threaded): the mode an ordinary write would give
+
+
 def write_atomic(path, text):
     """Write a file whole or not at all: a reader (or the next build) never sees half of it."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o666 & ~UMASK)  # mkstemp makes files private to their owner
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(text)
         os.replace(tmp, path)

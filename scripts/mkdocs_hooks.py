@@ -86,12 +86,17 @@ def _keyed_with_hooks(*args):
     return hashlib.sha256((_cache_key(*args) + _HOOKS_DIGEST).encode()).hexdigest()
 
 
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+
+
 class _AtomicPath(type(Path())):
     """The plugin writes its entries with path.write_text: write them whole or not at all."""
 
     def write_text(self, data, encoding=None, errors=None, newline=None):
         fd, tmp = tempfile.mkstemp(dir=self.parent, prefix=f".{self.name}.", suffix=".tmp")
         try:
+            os.fchmod(fd, 0o666 & ~_UMASK)  # as an ordinary write would (mkstemp makes it private)
             with os.fdopen(fd, "w", encoding=encoding, errors=errors, newline=newline) as out:
                 out.write(data)
             os.replace(tmp, self)

@@ -297,6 +297,7 @@ def test_cache_entries_and_pages_are_written_whole(course_root, monkeypatch):
         execute.write_atomic(page, before.replace("x = 1", "x = 2"))
     assert page.read_text(encoding="utf-8") == before
     _no_partial_files(course_root)
+    assert page.stat().st_mode & 0o777 == 0o666 & ~execute.UMASK, "the mode an ordinary write gives"
 
 
 def test_damaged_render_cache_entry_is_a_miss(tmp_path, caplog):
