@@ -16,6 +16,7 @@ Usage: python scripts/execute.py [--records DIR] [--only CONCEPT ...]
 """
 import argparse
 import asyncio
+import atexit
 import contextlib
 import copy
 import datetime
@@ -184,6 +185,8 @@ def run_notebook(concept, nb, env, kernels=None):
             await client.async_execute()
         finally:
             kernels.finished(km)
+            # nbclient leaves this behind when the kernel dies while starting (a build stopping)
+            atexit.unregister(client._cleanup_kernel)
             if client.kc is not None:
                 client.kc.stop_channels()
             with contextlib.suppress(RuntimeError, OSError):
@@ -510,7 +513,7 @@ def build_pages(records_dir=RECORDS, only=None, log=print):
             wanted.update({page, cpu_page})
     removed = []
     if not only:
-        for old in course.DOCS.rglob("*.ipynb"):
+        for old in sorted(course.DOCS.rglob("*.ipynb")):  # a list: emptied view folders go
             if old not in wanted and not old.name.startswith(".") and written_by_build(old):
                 old.unlink()
                 removed.append(str(old.relative_to(course.ROOT)))

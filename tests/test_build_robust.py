@@ -24,7 +24,7 @@ from conftest import ROOT, write_notebook
 
 QUIET = {"log": lambda *_: None}
 NO_KERNEL = 10  # seconds: a check that needs no kernel fails well within this, even on a busy machine
-KERNEL = 60  # seconds: a failure that needs a kernel (which takes seconds to start) fails within this
+KERNEL = 90  # seconds: a failure that needs a kernel (2 s to start here; far more on a loaded machine)
 
 
 def _course(root, *cells, name="01-x", langs=course.LANGS):
@@ -148,6 +148,19 @@ def test_pages_the_build_wrote_are_replaced_and_removed_when_stale(course_root, 
     assert any("removed docs/en/02-y.ipynb" in line for line in logged), logged
 
 
+def test_view_folder_of_a_record_that_went_stale_is_removed(course_root, no_kernel):
+    _course(course_root, ("", "x = 1"))
+    _build(course_root)
+    for lang in course.LANGS:  # pages the build wrote for a record's CPU view
+        cpu = course_root / "docs" / lang / "cpu" / "01-x.ipynb"
+        nb = nbformat.read(course_root / "docs" / lang / "01-x.ipynb", as_version=4)
+        nb.metadata["course"].update(view="build", alternate="../01-x.ipynb")
+        cpu.parent.mkdir()
+        cpu.write_text(execute.page_text(nb, f"{lang}/cpu/01-x.ipynb"), encoding="utf-8")
+    _build(course_root)
+    assert not list(course_root.glob("docs/*/cpu"))
+
+
 def test_pages_from_before_pages_were_signed_are_still_the_builds(course_root, no_kernel):
     _course(course_root, ("", "x = 1"))
     _build(course_root)
@@ -176,7 +189,7 @@ def test_endless_cell_stops_at_its_time_limit_naming_notebook_cell_and_line(cour
     message, _ = _fails(course_root, r"^notebooks/en/01-x.py: cell 3 \(line 18\) was still running after 3 s, "
                                      r"the time limit for one cell.*NOTEBOOK_CELL_TIMEOUT=", KERNEL)
     started = float((course_root / "notebooks" / "en" / "started").read_text())
-    assert time.time() - started < 3 + 6, "the build must stop within seconds of the limit"
+    assert time.time() - started < 3 + 15, "the build must stop within seconds of the limit (about 1 s here)"
     _no_process_left(course_root)
 
 
@@ -240,7 +253,9 @@ def test_ctrl_c_stops_the_build_promptly_and_leaves_nothing_half_written(course_
             build.kill()
     assert build.returncode == 130, err
     assert "interrupted: kernels stopped" in err
-    assert took < 5, f"Ctrl-C took {took:.1f} s to stop the build"
+    # about 1.5 s here; 7 s was seen with the machine's load at ten times its cores: the bound proves
+    # the build did not wait for the cell (two minutes), not how fast a loaded machine is
+    assert took < 20, f"Ctrl-C took {took:.1f} s to stop the build"
     _no_process_left(course_root)
     _no_partial_files(course_root)
     assert not list((course_root / ".cache").glob("02-y-*"))
