@@ -6,25 +6,39 @@ and written to docs/<lang>/<concept>.ipynb for MkDocs to render. When a record o
 on a GPU (records/) matches the current code, the page shows those and a second page shows the
 CPU outputs from this build.
 
+Generated pages carry a signed mark (metadata.course.generated): the build overwrites or removes
+only files it wrote itself and nobody changed since; any other notebook under docs/ stops the build,
+naming it, before anything runs. Every cell has a time limit (NOTEBOOK_CELL_TIMEOUT, seconds;
+default 120); a failure, a timeout or Ctrl-C stops every kernel at once, and every file is written
+whole (a temporary file, then a rename) or not at all.
+
 Usage: python scripts/execute.py [--records DIR] [--only CONCEPT ...]
 """
 import argparse
+import asyncio
+import atexit
+import contextlib
 import copy
 import datetime
 import hashlib
 import importlib.metadata
 import json
+import logging
+import os
 import platform
 import re
+import signal
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
+import threading
+import time
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from pathlib import Path
 
 import nbformat
-from jupyter_client.manager import KernelManager
+from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
-from nbclient.exceptions import CellExecutionError
+from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
 import course
 import twins
@@ -36,6 +50,7 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # Run before the notebook, unseen: tracebacks show the error, not frames deep inside torch
 # (which would also print this machine's paths).
 SETUP = "%xmode Minimal"
+CELL_TIMEOUT = 120  # seconds one cell may run; NOTEBOOK_CELL_TIMEOUT overrides it for a run
 
 
 class BuildError(Exception):
@@ -76,25 +91,141 @@ def cache_key(nb, env):
     return hashlib.sha256("|".join(fields).encode()).hexdigest()[:24]
 
 
-def run_notebook(concept, nb, env):
-    """Execute a notebook in the folder of its source; raise BuildError naming the failing cell."""
-    path = course.source(course.REFERENCE, concept)
-    nb = copy.deepcopy(nb)
-    km = KernelManager(kernel_name="python3", transport="ipc",
-                       connection_file=tempfile.mktemp(suffix=".json"))
-    client = NotebookClient(nb, km=km, timeout=600, allow_errors=False,
-                            resources={"metadata": {"path": str(path.parent)}})
-    nb.cells.insert(0, nbformat.v4.new_code_cell(SETUP))
+def cell_timeout():
+    """Seconds one cell may run: NOTEBOOK_CELL_TIMEOUT, or two minutes."""
+    value = os.environ.get("NOTEBOOK_CELL_TIMEOUT", "").strip()
+    if not value:
+        return CELL_TIMEOUT
     try:
-        client.execute()
+        seconds = float(value)
+    except ValueError:
+        seconds = 0
+    if not seconds > 0:
+        raise BuildError(f"NOTEBOOK_CELL_TIMEOUT={value!r}: give the time limit of one cell in seconds, "
+                         "e.g. NOTEBOOK_CELL_TIMEOUT=300")
+    return seconds
+
+
+class Stopped(Exception):
+    """This notebook was stopped because the build is stopping (Ctrl-C, or a failure elsewhere)."""
+
+
+class Kernels:
+    """The kernels a build has running, so that Ctrl-C or a failure elsewhere stops them all at once."""
+
+    def __init__(self):
+        self.stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._running = set()
+
+    def started(self, km):
+        with self._lock:
+            self._running.add(km)
+            if self.stopping.is_set():
+                _kill(km)
+
+    def finished(self, km):
+        with self._lock:
+            self._running.discard(km)
+
+    def stop(self):
+        with self._lock:
+            self.stopping.set()
+            for km in self._running:
+                _kill(km)
+
+
+def _kill(km):
+    """Kill a kernel and whatever its cells started (the kernel leads its own process group)."""
+    pgid = getattr(km.provisioner, "pgid", None)
+    with contextlib.suppress(OSError):
+        if pgid:
+            os.killpg(pgid, signal.SIGKILL)
+
+
+class _KernelManager(AsyncKernelManager):
+    kernels = None  # the build's Kernels, told as soon as the kernel's process runs
+
+    async def _async_post_start_kernel(self, **kw):
+        await super()._async_post_start_kernel(**kw)
+        if self.kernels is not None:
+            self.kernels.started(self)
+
+
+# nbclient logs the timeouts and kernel deaths that run_notebook reports in its own words.
+NBCLIENT_LOG = logging.getLogger("execute.nbclient")
+NBCLIENT_LOG.addFilter(lambda record: not record.getMessage().startswith(
+    ("Timeout waiting for execute reply", "Kernel died while waiting for execute reply")))
+
+
+def run_notebook(concept, nb, env, kernels=None):
+    """Execute a notebook in the folder of its source; raise BuildError naming the failing cell.
+
+    The kernel is shut down however the run ends (with any process its cells started)."""
+    path = course.source(course.REFERENCE, concept)
+    timeout = cell_timeout()
+    kernels = kernels or Kernels()
+    nb = copy.deepcopy(nb)
+    nb.cells.insert(0, nbformat.v4.new_code_cell(SETUP))
+    km = _KernelManager(kernel_name="python3", transport="ipc",
+                        connection_file=tempfile.mktemp(prefix="course-kernel-", suffix=".json"))
+    km.kernels = kernels
+    current = {"index": None}  # the cell running now (index in the notebook without SETUP)
+
+    def on_cell_start(cell, cell_index):
+        if kernels.stopping.is_set():
+            raise Stopped(concept)
+        current["index"] = cell_index - 1
+
+    client = NotebookClient(nb, km=km, timeout=timeout, allow_errors=False, on_cell_start=on_cell_start,
+                            resources={"metadata": {"path": str(path.parent)}}, log=NBCLIENT_LOG)
+
+    async def execute():
+        try:
+            await client.async_execute()
+        finally:
+            kernels.finished(km)
+            # nbclient leaves this behind when the kernel dies while starting (a build stopping)
+            atexit.unregister(client._cleanup_kernel)
+            if client.kc is not None:
+                client.kc.stop_channels()
+            with contextlib.suppress(RuntimeError, OSError):
+                if km.has_kernel:
+                    await km.shutdown_kernel(now=True)  # kills the process group
+            await km.cleanup_resources()  # the connection file and sockets
+
+    def where():
+        index = current["index"]
+        if index is None or index < 0:
+            return "a cell"
+        return f"cell {index + 1} (line {course.cell_line(path, index)})"
+
+    name = path.relative_to(course.ROOT)
+    try:
+        _in_own_thread(execute, kernels)
     except CellExecutionError as err:
         nb.cells.pop(0)
-        index = _failed_cell(nb)
-        where = f"cell {index + 1} (line {course.cell_line(path, index)})" if index is not None else "a cell"
         raise BuildError(
-            f"{path.relative_to(course.ROOT)}: {where} raised {err.ename}: {ANSI.sub('', err.evalue)}\n"
+            f"{name}: {where()} raised {err.ename}: {ANSI.sub('', err.evalue)}\n"
             "  Fix the code; if the error is what the cell demonstrates, catch it with expect_error (notebooks/README.md)."
         ) from None
+    except CellTimeoutError:
+        if kernels.stopping.is_set():
+            raise Stopped(concept) from None
+        raise BuildError(
+            f"{name}: {where()} was still running after {timeout:g} s, the time limit for one cell; "
+            "the build stopped it.\n"
+            "  Look for a loop that never ends, make the cell faster, or allow more time for this run: "
+            "NOTEBOOK_CELL_TIMEOUT=600 ./scripts/build") from None
+    except DeadKernelError:
+        if kernels.stopping.is_set():
+            raise Stopped(concept) from None
+        raise BuildError(
+            f"{name}: the Python process running the notebook died during {where()} "
+            "(os._exit, a crash in native code, or out of memory).\n"
+            "  Run the notebook yourself to see which line ends the process, and fix it.") from None
+    if kernels.stopping.is_set():
+        raise Stopped(concept)
     nb.cells.pop(0)
     for count, cell in enumerate(course.code_cells(nb), 1):
         cell.execution_count = count
@@ -109,30 +240,116 @@ def run_notebook(concept, nb, env):
     return nb
 
 
+def _in_own_thread(coroutine, kernels):
+    """Run a coroutine in a thread of its own, with its own event loop (the caller may have one
+    running). Ctrl-C stops the kernels, so that the thread ends within seconds, then goes on."""
+    outcome = {}
+
+    def target():
+        try:
+            outcome["result"] = asyncio.run(coroutine())
+        except BaseException as err:  # handed to the caller
+            outcome["error"] = err
+
+    thread = threading.Thread(target=target, name="notebook")
+    thread.start()
+    try:
+        while thread.is_alive():
+            thread.join(0.2)
+    except BaseException:
+        kernels.stop()
+        thread.join()
+        raise
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome.get("result")
+
+
 def _error_output(cell):
     return next((o for o in cell.get("outputs", []) if o.get("output_type") == "error"), None)
 
 
-def _failed_cell(nb):
-    for i, cell in enumerate(nb.cells):
-        if cell.cell_type == "code" and _error_output(cell):
-            return i
-    return None
+UMASK = os.umask(0o022)
+os.umask(UMASK)  # read once, at import (single-threaded): the mode an ordinary write would give
 
 
-def executed(concept, env, log=print):
+def write_atomic(path, text):
+    """Write a file whole or not at all: a reader (or the next build) never sees half of it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.fchmod(fd, 0o666 & ~UMASK)  # mkstemp makes files private to their owner
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _from_cache(path, log):
+    """The cached notebook at path, or None (a miss) when there is none or it cannot be read."""
+    if not path.exists():
+        return None
+    try:
+        nb = nbformat.read(path, as_version=4)
+        nb.metadata["course"]["provenance"]["device"]
+        return nb
+    except Exception as err:  # a truncated or damaged entry is a miss, never a crash
+        log(f"cache entry {path.relative_to(course.ROOT)} is unreadable ({type(err).__name__}): executing again")
+        with contextlib.suppress(OSError):
+            path.unlink()
+        return None
+
+
+def executed(concept, env, log=print, kernels=None):
     """The executed reference notebook, from the cache when its code, device and versions match."""
+    return _executed(concept, env, log, kernels)[0]
+
+
+def _executed(concept, env, log, kernels):
+    """(notebook, seconds it took to execute, or None when it came from the cache)."""
     nb = course.read(course.REFERENCE, concept)
     path = CACHE / f"{concept}-{cache_key(nb, env)}.ipynb"
-    if path.exists():
-        return nbformat.read(path, as_version=4)
+    cached = _from_cache(path, log)
+    if cached is not None:
+        return cached, None
     log(f"executing {course.source(course.REFERENCE, concept).relative_to(course.ROOT)} on {env['device']}")
-    result = run_notebook(concept, nb, env)
-    CACHE.mkdir(parents=True, exist_ok=True)
-    for old in CACHE.glob(f"{concept}-*.ipynb"):
-        old.unlink()
-    nbformat.write(result, path)
-    return result
+    start = time.monotonic()
+    result = run_notebook(concept, nb, env, kernels)
+    write_atomic(path, nbformat.writes(result))
+    for old in CACHE.glob(f"{concept}-*.ipynb"):  # this concept's entries for older code
+        if old != path and re.fullmatch(rf"{re.escape(concept)}-[0-9a-f]{{24}}\.ipynb", old.name):
+            old.unlink(missing_ok=True)
+    return result, time.monotonic() - start
+
+
+def execute_all(names, env, log=print):
+    """{concept: (notebook, seconds or None)}, two notebooks at a time. The first failure, or Ctrl-C,
+    stops every other notebook at once (their kernels are killed) before it is raised."""
+    kernels = Kernels()
+    lock = threading.Lock()
+
+    def say(line):  # one whole line at a time from both threads
+        with lock:
+            log(line)
+
+    pool = ThreadPoolExecutor(max_workers=2)
+    futures = {pool.submit(_executed, name, env, say, kernels): name for name in names}
+    ok = False
+    try:
+        wait(futures, return_when=FIRST_EXCEPTION)
+        failures = [f for f in futures if f.done() and f.exception() is not None]
+        real = [f for f in failures if not isinstance(f.exception(), Stopped)]
+        if failures:
+            raise (real or failures)[0].exception()
+        ok = True
+        return {futures[f]: f.result() for f in futures}
+    finally:
+        if not ok:
+            kernels.stop()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def load_records(records_dir):
@@ -183,43 +400,129 @@ def with_outputs(lang, concept, run, view, alternate=None):
     return nb
 
 
-def write_if_changed(path, nb):
+# Every page the build writes carries this mark: the page's path under docs/ and a hash of the file
+# with the hash left out. A file under docs/ is the build's to overwrite or remove only when its mark
+# is there, names that very path and still matches the bytes (nobody changed the file since).
+UNSIGNED = "sha256-of-this-file-with-this-value"
+
+
+def page_text(nb, page):
+    """The text of a generated page, signed for its path under docs/."""
+    nb.metadata["course"]["generated"] = {"page": page, "sha256": UNSIGNED}
     text = nbformat.writes(nb)
-    if path.exists() and path.read_text(encoding="utf-8") == text:
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    return text.replace(UNSIGNED, hashlib.sha256(text.encode()).hexdigest(), 1)
+
+
+def written_by_build(path):
+    """Whether the build wrote this file under docs/ and nobody changed it since."""
+    page = path.relative_to(course.DOCS).as_posix()
+    try:
+        text = path.read_text(encoding="utf-8")
+        meta = json.loads(text)["metadata"]["course"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    mark = meta.get("generated") if isinstance(meta, dict) else None
+    if isinstance(mark, dict) and isinstance(mark.get("sha256"), str):
+        unsigned = text.replace(mark["sha256"], UNSIGNED, 1)
+        return mark.get("page") == page and hashlib.sha256(unsigned.encode()).hexdigest() == mark["sha256"]
+    # Pages written before pages were signed: the build's metadata, at the path it gives.
+    if mark is None and {"lang", "concept", "view"} <= set(meta):
+        folder = f"{CPU_VIEW}/" if meta["view"] == "build" and meta.get("alternate") else ""
+        return page == f"{meta['lang']}/{folder}{meta['concept']}.ipynb"
+    return False
+
+
+def foreign_notebooks():
+    """Notebooks under docs/ that the build did not write (MkDocs skips hidden files and folders)."""
+    found = []
+    for path in sorted(course.DOCS.rglob("*.ipynb")):
+        if any(part.startswith(".") for part in path.relative_to(course.DOCS).parts):
+            continue
+        if not written_by_build(path):
+            found.append(path)
+    return found
+
+
+def _refusal(paths):
+    lines = []
+    for path in paths:
+        name = path.relative_to(course.ROOT)
+        page = path.relative_to(course.DOCS)
+        concept = path.stem
+        if len(page.parts) >= 2 and page.parts[0] in course.LANGS and (course.NOTEBOOKS / page.parts[0] /
+                                                                      f"{concept}.py").exists():
+            lines.append(f"{name}: not the page the build wrote there (changed by hand?); the build will not "
+                         "overwrite it.\n"
+                         f"  Pages are generated from notebooks/{page.parts[0]}/{concept}.py: put your change "
+                         f"there, then delete {name}.")
+        else:
+            lines.append(f"{name}: a notebook the build did not write; it leaves it untouched but cannot "
+                         "publish it.\n  Pages come from notebooks/<lang>/NN-name.py (see notebooks/README.md): "
+                         f"write it there in every language, or move {name} out of docs/.")
+    return "\n".join(lines)
+
+
+def write_page(path, nb):
+    """Write a generated page (signed); True if the file changed."""
+    text = page_text(nb, path.relative_to(course.DOCS).as_posix())
+    if path.exists():
+        if path.read_text(encoding="utf-8") == text:
+            return False
+        if not written_by_build(path):  # checked before the build started; re-checked just before writing
+            raise BuildError(_refusal([path]))
+    write_atomic(path, text)
+    return True
 
 
 def build_pages(records_dir=RECORDS, only=None, log=print):
+    start = time.monotonic()
+    cell_timeout()  # a bad setting stops the build before anything runs
     problems = course.parity_problems(only) + course.tag_problems(only) + twins.stale(only)
     if problems:
         raise BuildError("\n".join(str(p) for p in problems))
+    foreign = foreign_notebooks()
+    if foreign:
+        raise BuildError(_refusal(foreign))
     env = environment()
     names = [c for c in course.concepts() if not only or c in only]
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        runs = dict(zip(names, pool.map(lambda c: executed(c, env, log), names)))
+    done = execute_all(names, env, log)
+    runs = {concept: nb for concept, (nb, _) in done.items()}
+    ran = [f"{c} ({s:.1f} s)" for c, (_, s) in done.items() if s is not None]
+    cached = [c for c, (_, s) in done.items() if s is None]
+    if ran:
+        log(f"executed on {env['device']}: {', '.join(ran)}")
+    if cached:
+        log(f"cached: {', '.join(cached)}")
     records, manifest = load_records(records_dir)
     stale = [c for c in records if fresh_record(c, records, manifest) is None]
     if stale:
         log(f"stale records (code changed since they were made; showing this build's outputs): {', '.join(stale)}")
     wanted = set()
+    changed = 0
     for concept, run in runs.items():
         record = fresh_record(concept, records, manifest)
         for lang in course.LANGS:
             page = course.DOCS / lang / f"{concept}.ipynb"
             if record is None:
-                write_if_changed(page, with_outputs(lang, concept, run, "build"))
+                changed += write_page(page, with_outputs(lang, concept, run, "build"))
                 wanted.add(page)
                 continue
             cpu_page = course.DOCS / lang / CPU_VIEW / f"{concept}.ipynb"
-            write_if_changed(page, with_outputs(lang, concept, record, "record", f"{CPU_VIEW}/{concept}.ipynb"))
-            write_if_changed(cpu_page, with_outputs(lang, concept, run, "build", f"../{concept}.ipynb"))
+            changed += write_page(page, with_outputs(lang, concept, record, "record", f"{CPU_VIEW}/{concept}.ipynb"))
+            changed += write_page(cpu_page, with_outputs(lang, concept, run, "build", f"../{concept}.ipynb"))
             wanted.update({page, cpu_page})
+    removed = []
     if not only:
-        for old in course.DOCS.glob("*/**/*.ipynb"):
-            if old not in wanted:
+        for old in sorted(course.DOCS.rglob("*.ipynb")):  # a list: emptied view folders go
+            if old not in wanted and not old.name.startswith(".") and written_by_build(old):
                 old.unlink()
+                removed.append(str(old.relative_to(course.ROOT)))
+                with contextlib.suppress(OSError):  # a view folder left empty
+                    if old.parent.name == CPU_VIEW:
+                        old.parent.rmdir()
+    log(f"pages: {len(wanted)} in docs/, {changed} written, {len(wanted) - changed} unchanged"
+        + (f", removed {', '.join(sorted(removed))}" if removed else ""))
+    log(f"notebooks done in {time.monotonic() - start:.1f} s")
     return runs, stale
 
 
@@ -228,11 +531,17 @@ def main(argv=None):
     parser.add_argument("--records", type=Path, default=RECORDS)
     parser.add_argument("--only", nargs="*")
     args = parser.parse_args(argv)
+    # CI cancels a job with SIGTERM: stop as Ctrl-C does, killing the kernels.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         build_pages(args.records, args.only)
     except BuildError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("interrupted: kernels stopped; every page and cache entry is either whole or not written",
+              file=sys.stderr)
+        return 130
     return 0
 
 

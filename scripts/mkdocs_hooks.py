@@ -4,10 +4,14 @@ Without them, notebook pages come out as raw source under i18n, Japanese and Kor
 empty ids, notebook pages do not switch language to the same page, and every notebook page inlines
 ~600 KB of CSS. They also give each notebook page its Colab link, download link and provenance
 (rendered by overrides/main.html)."""
+import contextlib
 import hashlib
 import json
+import logging
+import os
 import posixpath
 import re
+import tempfile
 from functools import lru_cache
 from html import escape, unescape
 from pathlib import Path
@@ -19,6 +23,21 @@ import mkdocs_jupyter.plugin
 from markdown.extensions.toc import TocExtension
 from mkdocs.plugins import event_priority
 from pymdownx.slugs import slugify
+
+log = logging.getLogger("mkdocs.hooks.course")
+
+
+def _only_warnings(record):
+    """Third-party chatter (a line per notebook and language: converted, cache hit, copied; i18n's
+    config overrides) is dropped; their warnings and errors still show."""
+    return record.levelno >= logging.WARNING
+
+
+for _name in ("mkdocs.plugins.mkdocs_jupyter", "mkdocs.mkdocs-jupyter",
+              "mkdocs.plugins.mkdocs_static_i18n.reconfigure"):
+    _logger = logging.getLogger(_name)
+    if not any(getattr(f, "__name__", None) == "_only_warnings" for f in _logger.filters):
+        _logger.addFilter(_only_warnings)
 
 # mkdocs-jupyter folds headings to ASCII, so Japanese and Korean headings get empty ids.
 # Use the same Unicode-preserving slugify for the heading ids and for the table of contents.
@@ -69,9 +88,44 @@ def _keyed_with_hooks(*args):
     return hashlib.sha256((_cache_key(*args) + _HOOKS_DIGEST).encode()).hexdigest()
 
 
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+
+
+class _AtomicPath(type(Path())):
+    """The plugin writes its entries with path.write_text: write them whole or not at all."""
+
+    def write_text(self, data, encoding=None, errors=None, newline=None):
+        fd, tmp = tempfile.mkstemp(dir=self.parent, prefix=f".{self.name}.", suffix=".tmp")
+        try:
+            os.fchmod(fd, 0o666 & ~_UMASK)  # as an ordinary write would (mkstemp makes it private)
+            with os.fdopen(fd, "w", encoding=encoding, errors=errors, newline=newline) as out:
+                out.write(data)
+            os.replace(tmp, self)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+
+_rendered = {"cached": 0, "rendered": 0}
+
+
 def _recorded_cache_path(cache_dir, cache_key):
-    path = _cache_path(cache_dir, cache_key)
+    path = _AtomicPath(_cache_path(cache_dir, cache_key))
     _used_cache_paths.add(path)
+    _rendered["cached" if path.exists() else "rendered"] += 1
+    if path.exists():  # a damaged entry (a killed write, a full disk) is a miss, never a crash
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+            entry["content"], entry["toc_tokens"]  # noqa: B018
+        except (OSError, ValueError, KeyError, TypeError) as err:
+            log.info("render cache entry %s is unreadable (%s): rendering the page again",
+                        path, type(err).__name__)
+            with contextlib.suppress(OSError):
+                path.unlink()
+            _rendered["cached"] -= 1
+            _rendered["rendered"] += 1
     return path
 
 
@@ -96,6 +150,8 @@ def on_post_build(config):
         if entry not in _used_cache_paths:
             entry.unlink()
     _used_cache_paths.clear()
+    log.info("notebook pages: %d rendered, %d from the render cache", _rendered["rendered"], _rendered["cached"])
+    _rendered.update(cached=0, rendered=0)
     # Material looks for sitemap.xml beside each hreflang alternate (it expects them to be language
     # roots), but i18n's alternates are the pages themselves: without a copy there, every page load
     # logs 404s. The sitemap maps each page to its translations, which the language switcher uses.
