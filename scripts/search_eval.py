@@ -113,6 +113,25 @@ def report(found):
     return "\n".join(lines)
 
 
+def downloads(site, lang):
+    """What search fetches on a page of `lang` (Material fetches it when the page loads, in a worker):
+    {file: gzip-compressed bytes}, as served (scripts/static_site.py compresses like GitHub Pages)."""
+    import gzip
+
+    site = Path(site)
+    index = site / "search" / f"search_index.{lang}.json"
+    workers = site / "assets" / "javascripts" / "workers"
+    files = [site / "search" / "search_index.json", index, *sorted(workers.glob("search*.js"))]
+    langs = json.loads(index.read_text(encoding="utf-8"))["config"]["lang"]
+    lunr = site / "assets" / "javascripts" / "lunr"
+    extra = [lunr / "min" / "lunr.stemmer.support.min.js"] if langs != ["en"] else []
+    for code in langs:  # what Material's worker loads for the index's languages
+        extra += [lunr / "tinyseg.js"] if code == "ja" else []
+        extra += [lunr / "min" / f"lunr.{code}.min.js"] if code != "en" else []
+    extra += [lunr / "min" / "lunr.multi.min.js"] if len(langs) > 1 else []
+    return {str(f.relative_to(site)): len(gzip.compress(f.read_bytes(), 6, mtime=0)) for f in files + extra}
+
+
 def measure(site, langs=("en", "ja", "ko")):
     """Serve `site` and run the query set in Chromium; the list of results."""
     from playwright.sync_api import sync_playwright
@@ -135,3 +154,7 @@ if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit("usage: python scripts/search_eval.py SITE_DIR")
     print(report(measure(sys.argv[1])))
+    for lang in ("en", "ja", "ko"):
+        got = downloads(sys.argv[1], lang)
+        print(f"  {lang}: search downloads {sum(got.values()) / 1000:.1f} KB gzip "
+              f"(index {got[f'search/search_index.{lang}.json'] / 1000:.1f} KB)")
