@@ -1,6 +1,7 @@
-"""Benchmark the build: cold and warm build times, and page weights. Prints numbers; asserts nothing.
+"""Benchmark the build: cold and warm build times, page weights, and search (hit rate of the query
+set per language, what search downloads per language). Prints numbers; asserts nothing.
 
-Usage: python scripts/bench.py [--no-lighthouse]
+Usage: python scripts/bench.py [--no-lighthouse] [--no-search]
 """
 import argparse
 import os
@@ -15,6 +16,7 @@ from urllib.parse import urlsplit
 from bs4 import BeautifulSoup
 
 import course
+import search_eval
 from static_site import free_port
 
 BUDGET_HTML = 150_000
@@ -45,9 +47,21 @@ def first_visit_bytes(site, page):
     return total
 
 
+def print_search(site):
+    """Search: the query set of tests/search_queries.yml in Chromium, and what a first search downloads."""
+    print(f"\nsearch (tests/search_queries.yml; a hit: the expected page in the first {search_eval.TOP}):")
+    print(search_eval.report(search_eval.measure(site, course.LANGS)))
+    print("  what a first search downloads (gzip; fetched in a worker when a page loads):")
+    for lang in course.LANGS:
+        got = search_eval.downloads(site, lang)
+        index = got[f"search/search_index.{lang}.json"]
+        print(f"    {lang}: {sum(got.values()) / 1000:6.1f} KB in {len(got)} files, of which the index {index / 1000:.1f} KB")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-lighthouse", action="store_true")
+    parser.add_argument("--no-search", action="store_true", help="skip the search query set (Chromium)")
     args = parser.parse_args(argv)
     port = free_port()
     # Built for the local server, so absolute URLs (canonical, hreflang) stay on this machine.
@@ -68,6 +82,8 @@ def main(argv=None):
                       f"{first_visit_bytes(site, page) / 1000:15.1f}")
         home = site / "index.html"
         print(f"  {'en/ (home)':40} {home.stat().st_size / 1000:8.1f} {first_visit_bytes(site, home) / 1000:15.1f}")
+        if not args.no_search:
+            print_search(site)
         lighthouse = course.ROOT / "scripts" / "bench_lighthouse.py"
         if not args.no_lighthouse and lighthouse.exists():
             print()

@@ -1,7 +1,9 @@
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -9,7 +11,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import course  # noqa: E402
-from static_site import free_port  # noqa: E402
+from browser_tools import CHROMIUM_ARGS, find_chromium  # noqa: E402
+from static_site import free_port, served  # noqa: E402
 
 
 # The site is built for the local server the browser tests start, so its absolute URLs
@@ -30,6 +33,46 @@ def site(tmp_path_factory):
     done = run(sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out))
     assert done.returncode == 0, done.stderr[-3000:]
     return out
+
+
+# ------------------------------------------------- the browser checks (test_browser, test_search)
+# Session-wide: Playwright's sync API allows one instance at a time.
+
+@pytest.fixture(scope="session")
+def chromium_path():
+    found = find_chromium()
+    if not found and hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        for cmd in (["apt-get", "update"], ["apt-get", "install", "-y", "--no-install-recommends", "chromium"]):
+            done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+            if done.returncode:
+                pytest.fail(f"{' '.join(cmd)} failed:\n{done.stderr[-2000:]}")
+        found = find_chromium()
+    if not found:
+        # Elsewhere (no root, no apt): Playwright's own Chromium, downloaded once into the user's cache.
+        done = subprocess.run([sys.executable, "-m", "playwright", "install", "chromium"],
+                              capture_output=True, text=True)
+        if done.returncode:
+            pytest.fail("No Chromium for the browser checks, and `playwright install chromium` failed:\n"
+                        f"{done.stderr[-2000:]}\nInstall Chromium or Chrome, or set CHROMIUM=/path/to/chrome.")
+    return found  # None: Playwright's own
+
+
+@pytest.fixture(scope="session")
+def base(site):
+    """URL of the home page of the site, served on 127.0.0.1 under site_url's path."""
+    with served(site, port=urlsplit(os.environ["SITE_URL"]).port) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def chromium(chromium_path):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
 
 
 @pytest.fixture

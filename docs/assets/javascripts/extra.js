@@ -15,4 +15,12 @@
   };
   reachable();
   addEventListener("resize", reachable);
+
+  // An Enter that confirms IME input (Japanese, Korean) must not open the first search result.
+  // Material ignores keys between compositionstart and compositionend, but Safari sends that Enter
+  // after compositionend, marked only by keyCode 229 (tests/test_search.py).
+  addEventListener("keydown", ev => {
+    if (ev.key === "Enter" && (ev.isComposing || ev.keyCode === 229) && ev.target === query)
+      ev.stopPropagation();
+  }, true);
 })();
