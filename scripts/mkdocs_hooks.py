@@ -118,6 +118,9 @@ COPY_ICON_CSS = """.jupyter-wrapper .clipboard-copy-icon { display: inline-block
   --nb-copy-icon: url("data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Cpath d='M0 6.75C0 5.784.784 5 1.75 5h1.5a.75.75 0 010 1.5h-1.5a.25.25 0 00-.25.25v7.5c0 .138.112.25.25.25h7.5a.25.25 0 00.25-.25v-1.5a.75.75 0 011.5 0v1.5A1.75 1.75 0 019.25 16h-7.5A1.75 1.75 0 010 14.25v-7.5z'/%3E%3Cpath d='M5 1.75C5 .784 5.784 0 6.75 0h7.5C15.216 0 16 .784 16 1.75v7.5A1.75 1.75 0 0114.25 11h-7.5A1.75 1.75 0 015 9.25v-7.5zm1.75-.25a.25.25 0 00-.25.25v7.5c0 .138.112.25.25.25h7.5a.25.25 0 00.25-.25v-7.5a.25.25 0 00-.25-.25h-7.5z'/%3E%3C/svg%3E"); }"""
 NOTEBOOK_ASSETS = "assets/notebook"
 EMPTY_COLLAPSER = re.compile(r'<div class="jp-Collapser[^"]*">\s*</div>\n?')
+TITLE = re.compile(r"<h1\b[^>]*>.*?</h1>", re.S)
+# Where overrides/main.html puts the Colab and download buttons and the provenance line: under the title.
+NB_HEAD = "<!-- nb-head -->"
 
 
 @event_priority(-200)  # after mkdocs-static-i18n (-100), which rebuilds every file as a plain File
@@ -190,7 +193,13 @@ def on_page_content(html, page, config, files):
     html = COPY_ICON.sub('<span class="clipboard-copy-icon" aria-hidden="true"></span>',
                          INLINE_SCRIPT.sub("", STYLE.sub("", html)))
     # JupyterLab's cell collapsers are empty and do nothing on a static page (5 KB on a long one).
-    return EMPTY_COLLAPSER.sub("", html)
+    html = EMPTY_COLLAPSER.sub("", html)
+    # The title first, as on the Markdown pages (and styled like them), then the buttons and provenance.
+    title = TITLE.search(html)
+    if title is None:
+        raise ValueError(f"{page.file.src_uri}: the notebook does not start with a '# title' cell")
+    heading = title[0].replace('class="anchor-link"', 'class="headerlink"', 1)
+    return heading + NB_HEAD + html[:title.start()] + html[title.end():]
 
 
 def _shared_file(config, text, suffix):

@@ -94,6 +94,16 @@ def test_colab_link_opens_the_same_language_notebook_committed_on_the_branch(sit
 
 
 @pytest.mark.parametrize("lang, concept", notebook_pages())
+def test_notebook_page_starts_with_its_title_then_buttons_and_provenance(site, lang, concept):
+    article = soup(site / page_path(lang, concept)).select_one("article.md-content__inner")
+    marks = ("nb-bar", "nb-provenance")
+    order = [el.name if el.name == "h1" else next(c for c in el["class"] if c in marks)
+             for el in article.find_all(lambda el: el.name == "h1" or set(el.get("class", [])) & set(marks))]
+    assert order == ["h1", "nb-bar", "nb-provenance"], f"{lang}/{concept}: page starts {order}"
+    assert article.h1.get_text(strip=True), f"{lang}/{concept}: empty title"
+
+
+@pytest.mark.parametrize("lang, concept", notebook_pages())
 def test_download_link_is_the_same_language_notebook(site, lang, concept):
     page = site / page_path(lang, concept)
     [link] = soup(page).select("a[download]")
