@@ -4,10 +4,12 @@ Without them, notebook pages come out as raw source under i18n, Japanese and Kor
 empty ids, notebook pages do not switch language to the same page, and every notebook page inlines
 ~600 KB of CSS. They also give each notebook page its Colab link, download link and provenance
 (rendered by overrides/main.html)."""
+import ast
 import hashlib
 import json
 import posixpath
 import re
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 from urllib.parse import urljoin
@@ -17,6 +19,9 @@ import mkdocs_jupyter.plugin
 from markdown.extensions.toc import TocExtension
 from mkdocs.plugins import event_priority
 from pymdownx.slugs import slugify
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import trim_css  # noqa: E402
 
 # mkdocs-jupyter folds headings to ASCII, so Japanese and Korean headings get empty ids.
 # Use the same Unicode-preserving slugify for the heading ids and for the table of contents.
@@ -77,6 +82,14 @@ mkdocs_jupyter.plugin._compute_cache_key = _keyed_with_hooks
 mkdocs_jupyter.plugin._get_cache_path = _recorded_cache_path
 
 
+_serving = False
+
+
+def on_startup(command, dirty):
+    global _serving
+    _serving = command == "serve"
+
+
 def on_config(config):
     """Drop mkdocs-jupyter's own cache eviction, which runs after each language (see on_post_build)."""
     jupyter = config.plugins["mkdocs-jupyter"]
@@ -102,6 +115,10 @@ def on_post_build(config):
     for index in site.rglob("index.html"):
         if index.parent != site:
             (index.parent / "sitemap.xml").write_bytes(sitemap)
+    # Only the styles the pages use (PurgeCSS, cached). Not while serving: a live reload must be quick,
+    # and the untrimmed stylesheets style the same pages the same way.
+    if not _serving:
+        trim_css.trim(site)
 
 
 STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.S)
@@ -186,7 +203,7 @@ def on_page_content(html, page, config, files):
     if "notebook" not in page.meta:
         return html
     html = UNUSED_SCRIPT.sub("", html)
-    css = "\n".join(STYLE.findall(html) + [COPY_ICON_CSS])
+    css = "\n".join(_stylesheets(STYLE.findall(html)) + [COPY_ICON_CSS])
     js = "\n;\n".join(INLINE_SCRIPT.findall(html))
     page.meta["notebook"]["css"] = _shared_file(config, css, "css")
     page.meta["notebook"]["js"] = _shared_file(config, js, "js")
@@ -200,6 +217,20 @@ def on_page_content(html, page, config, files):
         raise ValueError(f"{page.file.src_uri}: the notebook does not start with a '# title' cell")
     heading = title[0].replace('class="anchor-link"', 'class="headerlink"', 1)
     return heading + NB_HEAD + html[:title.start()] + html[title.end():]
+
+
+def _stylesheets(styles):
+    """The page's <style> texts. mkdocs-jupyter 0.26 also writes the Pygments styles as a Python list
+    (`['pre { ... }']`), which is not CSS: the browser drops it whole and PurgeCSS cannot parse it.
+    Its items are the Pygments styles the page already has; keep any that are not."""
+    kept = []
+    for text in styles:
+        if text.strip().startswith("['"):
+            items = ast.literal_eval(text.strip())
+            kept += [item for item in items if item.strip() not in {k.strip() for k in kept}]
+        else:
+            kept.append(text)
+    return kept
 
 
 def _shared_file(config, text, suffix):

@@ -15,6 +15,8 @@ SITE_URL = CONFIG["site_url"]
 BASE = urlsplit(SITE_URL).path  # the path the site is published under, e.g. /tutorial/
 DEFAULT = course.LANGS[0]
 PAGE_BUDGET = 150_000
+# A first visit (the page, and the stylesheets, scripts and images it loads up front), uncompressed.
+FIRST_VISIT_BUDGET = {"notebook": 400_000, "home": 300_000, "cheatsheet": 300_000}
 
 
 def page_path(lang, name):
@@ -173,3 +175,26 @@ def test_search_index_covers_all_languages(site):
     assert set(course.LANGS) <= set(index["config"]["lang"])
     locations = {doc["location"].split("/")[0] for doc in index["docs"]}
     assert {"ja", "ko"} <= locations
+
+
+def first_visit_pages():
+    return [(lang, "notebook", c) for lang, c in notebook_pages()] + \
+           [(lang, kind, kind if kind != "home" else "index") for lang in course.LANGS for kind in ("home", "cheatsheet")]
+
+
+@pytest.mark.parametrize("lang, kind, name", first_visit_pages())
+def test_first_visit_is_within_budget(site, lang, kind, name):
+    from bench import first_visit_bytes
+    size = first_visit_bytes(site, site / page_path(lang, name))
+    assert size <= FIRST_VISIT_BUDGET[kind], f"{lang}/{name}: a first visit loads {size} bytes (budget {FIRST_VISIT_BUDGET[kind]})"
+
+
+def test_stylesheets_are_trimmed_and_no_page_links_an_untrimmed_one(site):
+    """PurgeCSS ran (scripts/trim_css.py): JupyterLab's ~590 KB and Material's ~140 KB are gone."""
+    css = sorted(p.relative_to(site).as_posix() for p in site.glob("assets/*/*.css"))
+    assert [c for c in css if c.startswith("assets/notebook/")], css
+    untrimmed = [c for c in css if c.endswith(".css") and not c.endswith(".trimmed.css")
+                 and c != "assets/stylesheets/extra.css"]
+    assert not untrimmed, f"untrimmed stylesheets: {untrimmed}"
+    for c in css:
+        assert (site / c).stat().st_size < 100_000, f"{c} is {(site / c).stat().st_size} bytes"
