@@ -198,3 +198,23 @@ def test_stylesheets_are_trimmed_and_no_page_links_an_untrimmed_one(site):
     assert not untrimmed, f"untrimmed stylesheets: {untrimmed}"
     for c in css:
         assert (site / c).stat().st_size < 100_000, f"{c} is {(site / c).stat().st_size} bytes"
+
+
+def test_a_fork_builds_with_its_own_repository_branch_and_site_url(tmp_path):
+    """What .github/workflows/pages.yml passes in a fork: every Colab link and site_url are the fork's."""
+    import os
+    import sys
+    fork = {"COLAB_REPO": "someone/tensor-fork", "COLAB_BRANCH": "try-this", "REPO_URL": "https://github.com/someone/tensor-fork",
+            "SITE_URL": "https://someone.github.io/tensor-fork/"}
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path)],
+                          cwd=course.ROOT, capture_output=True, text=True, env={**os.environ, **fork})
+    assert done.returncode == 0, done.stderr[-3000:]
+    prefix = "https://colab.research.google.com/github/someone/tensor-fork/blob/try-this/"
+    for lang, concept in notebook_pages():
+        page = BeautifulSoup((tmp_path / page_path(lang, concept)).read_text(encoding="utf-8"), "html.parser")
+        colab = [a["href"] for a in page.find_all("a", href=True) if "colab.research.google.com" in a["href"]]
+        assert colab == [f"{prefix}notebooks/{lang}/{concept}.ipynb"], f"{lang}/{concept}: {colab}"
+        canonical = page.find("link", rel="canonical")["href"]
+        assert canonical.startswith(fork["SITE_URL"]), f"{lang}/{concept}: canonical {canonical}"
+        assert page.find("a", href=fork["REPO_URL"]), f"{lang}/{concept}: no link to the fork's repository"
+    assert fork["SITE_URL"] in (tmp_path / "sitemap.xml").read_text(encoding="utf-8")
