@@ -80,8 +80,15 @@ def main(argv=None):
                 page = site / ("" if lang == "en" else lang) / concept / "index.html"
                 print(f"  {lang + '/' + concept:40} {page.stat().st_size / 1000:8.1f} "
                       f"{first_visit_bytes(site, page) / 1000:15.1f}")
-        home = site / "index.html"
-        print(f"  {'en/ (home)':40} {home.stat().st_size / 1000:8.1f} {first_visit_bytes(site, home) / 1000:15.1f}")
+        print("\nhome pages and cheat sheets (first-visit budget 300 KB; notebook pages 400 KB):")
+        for lang in course.LANGS:
+            for name in ("index.html", "cheatsheet/index.html"):
+                page = site / ("" if lang == "en" else lang) / name
+                print(f"  {lang + '/' + name.removesuffix('index.html'):40} {page.stat().st_size / 1000:8.1f} "
+                      f"{first_visit_bytes(site, page) / 1000:15.1f}")
+        print("\nstylesheets trimmed by PurgeCSS (scripts/trim_css.py):")
+        for css in sorted(site.glob("assets/*/*.trimmed.css")):
+            print(f"  {css.relative_to(site).as_posix():60} {css.stat().st_size / 1000:8.1f} KB")
         if not args.no_search:
             print_search(site)
         lighthouse = course.ROOT / "scripts" / "bench_lighthouse.py"

@@ -4,6 +4,7 @@ Without them, notebook pages come out as raw source under i18n, Japanese and Kor
 empty ids, notebook pages do not switch language to the same page, and every notebook page inlines
 ~600 KB of CSS. They also give each notebook page its Colab link, download link and provenance
 (rendered by overrides/main.html)."""
+import ast
 import contextlib
 import hashlib
 import json
@@ -11,6 +12,7 @@ import logging
 import os
 import posixpath
 import re
+import sys
 import tempfile
 from functools import lru_cache
 from html import escape, unescape
@@ -38,6 +40,9 @@ for _name in ("mkdocs.plugins.mkdocs_jupyter", "mkdocs.mkdocs-jupyter",
     _logger = logging.getLogger(_name)
     if not any(getattr(f, "__name__", None) == "_only_warnings" for f in _logger.filters):
         _logger.addFilter(_only_warnings)
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import trim_css  # noqa: E402
 
 # mkdocs-jupyter folds headings to ASCII, so Japanese and Korean headings get empty ids.
 # Use the same Unicode-preserving slugify for the heading ids and for the table of contents.
@@ -133,6 +138,14 @@ mkdocs_jupyter.plugin._compute_cache_key = _keyed_with_hooks
 mkdocs_jupyter.plugin._get_cache_path = _recorded_cache_path
 
 
+_serving = False
+
+
+def on_startup(command, dirty):
+    global _serving
+    _serving = command == "serve"
+
+
 def on_config(config):
     """Drop mkdocs-jupyter's own cache eviction, which runs after each language (see on_post_build)."""
     jupyter = config.plugins["mkdocs-jupyter"]
@@ -160,6 +173,10 @@ def on_post_build(config):
     for index in site.rglob("index.html"):
         if index.parent != site:
             (index.parent / "sitemap.xml").write_bytes(sitemap)
+    # Only the styles the pages use (PurgeCSS, cached). Not while serving: a live reload must be quick,
+    # and the untrimmed stylesheets style the same pages the same way.
+    if not _serving:
+        trim_css.trim(site)
 
 
 STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.S)
@@ -176,6 +193,9 @@ COPY_ICON_CSS = """.jupyter-wrapper .clipboard-copy-icon { display: inline-block
   --nb-copy-icon: url("data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Cpath d='M0 6.75C0 5.784.784 5 1.75 5h1.5a.75.75 0 010 1.5h-1.5a.25.25 0 00-.25.25v7.5c0 .138.112.25.25.25h7.5a.25.25 0 00.25-.25v-1.5a.75.75 0 011.5 0v1.5A1.75 1.75 0 019.25 16h-7.5A1.75 1.75 0 010 14.25v-7.5z'/%3E%3Cpath d='M5 1.75C5 .784 5.784 0 6.75 0h7.5C15.216 0 16 .784 16 1.75v7.5A1.75 1.75 0 0114.25 11h-7.5A1.75 1.75 0 015 9.25v-7.5zm1.75-.25a.25.25 0 00-.25.25v7.5c0 .138.112.25.25.25h7.5a.25.25 0 00.25-.25v-7.5a.25.25 0 00-.25-.25h-7.5z'/%3E%3C/svg%3E"); }"""
 NOTEBOOK_ASSETS = "assets/notebook"
 EMPTY_COLLAPSER = re.compile(r'<div class="jp-Collapser[^"]*">\s*</div>\n?')
+TITLE = re.compile(r"<h1\b[^>]*>.*?</h1>", re.S)
+# Where overrides/main.html puts the Colab and download buttons and the provenance line: under the title.
+NB_HEAD = "<!-- nb-head -->"
 
 
 @event_priority(-200)  # after mkdocs-static-i18n (-100), which rebuilds every file as a plain File
@@ -251,14 +271,34 @@ def on_page_content(html, page, config, files):
     html = html.replace(">Copied!</span>", f">{escape(labels['copied'])}</span>")
     html = TAG_TOOLBAR.sub(lambda m: _marks(m[1], page, config, files), html)
     html = UNUSED_SCRIPT.sub("", html)
-    css = "\n".join(STYLE.findall(html) + [COPY_ICON_CSS])
+    css = "\n".join(_stylesheets(STYLE.findall(html)) + [COPY_ICON_CSS])
     js = "\n;\n".join(INLINE_SCRIPT.findall(html))
     page.meta["notebook"]["css"] = _shared_file(config, css, "css")
     page.meta["notebook"]["js"] = _shared_file(config, js, "js")
     html = COPY_ICON.sub('<span class="clipboard-copy-icon" aria-hidden="true"></span>',
                          INLINE_SCRIPT.sub("", STYLE.sub("", html)))
     # JupyterLab's cell collapsers are empty and do nothing on a static page (5 KB on a long one).
-    return EMPTY_COLLAPSER.sub("", html)
+    html = EMPTY_COLLAPSER.sub("", html)
+    # The title first, as on the Markdown pages (and styled like them), then the buttons and provenance.
+    title = TITLE.search(html)
+    if title is None:
+        raise ValueError(f"{page.file.src_uri}: the notebook does not start with a '# title' cell")
+    heading = title[0].replace('class="anchor-link"', 'class="headerlink"', 1)
+    return heading + NB_HEAD + html[:title.start()] + html[title.end():]
+
+
+def _stylesheets(styles):
+    """The page's <style> texts. mkdocs-jupyter 0.26 also writes the Pygments styles as a Python list
+    (`['pre { ... }']`), which is not CSS: the browser drops it whole and PurgeCSS cannot parse it.
+    Its items are the Pygments styles the page already has; keep any that are not."""
+    kept = []
+    for text in styles:
+        if text.strip().startswith("['"):
+            items = ast.literal_eval(text.strip())
+            kept += [item for item in items if item.strip() not in {k.strip() for k in kept}]
+        else:
+            kept.append(text)
+    return kept
 
 
 GPU_ONLY = "gpu-only"

@@ -257,6 +257,24 @@ def test_nothing_scrolls_sideways_on_a_phone(phone, base, lang, name):
     assert not found["wide"], f"{lang}/{name}: wider than the screen, outside a code block: {found['wide']}"
 
 
+FIRST_SCREEN = """() => {
+  const box = sel => document.querySelector('.md-content ' + sel).getBoundingClientRect();
+  const [title, bar, line] = [box('h1'), box('.nb-bar'), box('.nb-provenance')];
+  return {height: innerHeight, title: [title.top, title.bottom], bar: [bar.top, bar.bottom], line: [line.top, line.bottom]};
+}"""
+
+
+@pytest.mark.parametrize("lang, concept", NOTEBOOK_PAGES)
+def test_phone_first_screen_shows_the_title_then_the_buttons(phone, base, lang, concept):
+    with tab(phone) as (page, _):
+        page.goto(page_url(base, lang, concept))
+        found = page.evaluate(FIRST_SCREEN)
+    (top, bottom), bar, line = found["title"], found["bar"], found["line"]
+    assert 0 <= top and bottom <= found["height"] / 2, f"{lang}/{concept}: the title is at {top:.0f}..{bottom:.0f} px"
+    assert bottom <= bar[0] and bar[1] <= line[0], f"{lang}/{concept}: not title, buttons, provenance: {found}"
+    assert line[1] <= found["height"], f"{lang}/{concept}: buttons and provenance end below the first screen: {found}"
+
+
 LUMINANCE = """
 const rgba = c => (c.match(/[\\d.]+/g) || []).map(Number);
 const linear = v => (v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;

@@ -17,6 +17,8 @@ DEFAULT = course.LANGS[0]
 PAGE_BUDGET = 150_000
 # The device-errors page is a long reference page (ten error messages, each produced and fixed): its own budget.
 PAGE_BUDGETS = {"07-device-errors": 230_000}
+# A first visit (the page, and the stylesheets, scripts and images it loads up front), uncompressed.
+FIRST_VISIT_BUDGET = {"notebook": 400_000, "home": 300_000, "cheatsheet": 300_000}
 
 
 def page_path(lang, name):
@@ -96,6 +98,16 @@ def test_colab_link_opens_the_same_language_notebook_committed_on_the_branch(sit
 
 
 @pytest.mark.parametrize("lang, concept", notebook_pages())
+def test_notebook_page_starts_with_its_title_then_buttons_and_provenance(site, lang, concept):
+    article = soup(site / page_path(lang, concept)).select_one("article.md-content__inner")
+    marks = ("nb-bar", "nb-provenance")
+    order = [el.name if el.name == "h1" else next(c for c in el["class"] if c in marks)
+             for el in article.find_all(lambda el: el.name == "h1" or set(el.get("class", [])) & set(marks))]
+    assert order == ["h1", "nb-bar", "nb-provenance"], f"{lang}/{concept}: page starts {order}"
+    assert article.h1.get_text(strip=True), f"{lang}/{concept}: empty title"
+
+
+@pytest.mark.parametrize("lang, concept", notebook_pages())
 def test_download_link_is_the_same_language_notebook(site, lang, concept):
     page = site / page_path(lang, concept)
     [link] = soup(page).select("a[download]")
@@ -166,3 +178,46 @@ def test_search_index_covers_all_languages(site):
     for lang in course.LANGS:
         index = json.loads((site / "search" / f"search_index.{lang}.json").read_text(encoding="utf-8"))
         assert index["config"]["lang"] == [lang] and index["docs"]
+
+
+def first_visit_pages():
+    return [(lang, "notebook", c) for lang, c in notebook_pages()] + \
+           [(lang, kind, kind if kind != "home" else "index") for lang in course.LANGS for kind in ("home", "cheatsheet")]
+
+
+@pytest.mark.parametrize("lang, kind, name", first_visit_pages())
+def test_first_visit_is_within_budget(site, lang, kind, name):
+    from bench import first_visit_bytes
+    size = first_visit_bytes(site, site / page_path(lang, name))
+    assert size <= FIRST_VISIT_BUDGET[kind], f"{lang}/{name}: a first visit loads {size} bytes (budget {FIRST_VISIT_BUDGET[kind]})"
+
+
+def test_stylesheets_are_trimmed_and_no_page_links_an_untrimmed_one(site):
+    """PurgeCSS ran (scripts/trim_css.py): JupyterLab's ~590 KB and Material's ~140 KB are gone."""
+    css = sorted(p.relative_to(site).as_posix() for p in site.glob("assets/*/*.css"))
+    assert [c for c in css if c.startswith("assets/notebook/")], css
+    untrimmed = [c for c in css if c.endswith(".css") and not c.endswith(".trimmed.css")
+                 and c != "assets/stylesheets/extra.css"]
+    assert not untrimmed, f"untrimmed stylesheets: {untrimmed}"
+    for c in css:
+        assert (site / c).stat().st_size < 100_000, f"{c} is {(site / c).stat().st_size} bytes"
+
+
+def test_a_fork_builds_with_its_own_repository_branch_and_site_url(tmp_path):
+    """What .github/workflows/pages.yml passes in a fork: every Colab link and site_url are the fork's."""
+    import os
+    import sys
+    fork = {"COLAB_REPO": "someone/tensor-fork", "COLAB_BRANCH": "try-this", "REPO_URL": "https://github.com/someone/tensor-fork",
+            "SITE_URL": "https://someone.github.io/tensor-fork/"}
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path)],
+                          cwd=course.ROOT, capture_output=True, text=True, env={**os.environ, **fork})
+    assert done.returncode == 0, done.stderr[-3000:]
+    prefix = "https://colab.research.google.com/github/someone/tensor-fork/blob/try-this/"
+    for lang, concept in notebook_pages():
+        page = BeautifulSoup((tmp_path / page_path(lang, concept)).read_text(encoding="utf-8"), "html.parser")
+        colab = [a["href"] for a in page.find_all("a", href=True) if "colab.research.google.com" in a["href"]]
+        assert colab == [f"{prefix}notebooks/{lang}/{concept}.ipynb"], f"{lang}/{concept}: {colab}"
+        canonical = page.find("link", rel="canonical")["href"]
+        assert canonical.startswith(fork["SITE_URL"]), f"{lang}/{concept}: canonical {canonical}"
+        assert page.find("a", href=fork["REPO_URL"]), f"{lang}/{concept}: no link to the fork's repository"
+    assert fork["SITE_URL"] in (tmp_path / "sitemap.xml").read_text(encoding="utf-8")
