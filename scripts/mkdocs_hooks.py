@@ -257,6 +257,23 @@ def on_page_markdown(markdown, page, config, files):
     return markdown
 
 
+# a link in a notebook's Markdown to another notebook of its language: `07-device-errors.ipynb#...`
+NOTEBOOK_LINK = re.compile(r'href="(\d\d-[\w-]+\.ipynb)(#[^"]*)?"')
+
+
+def _notebook_link(match, page, files):
+    """The link as the site serves it: MkDocs rewrites links in Markdown pages, not in notebooks.
+    (JupyterLab, VS Code and GitHub follow the notebook link as written.)"""
+    target, anchor = match[1], match[2] or ""
+    lang = page.file.src_uri.split("/", 1)[0]  # from a page's CPU view too, to the page itself
+    other = files.get_file_from_path(f"{lang}/{target}")
+    if other is None:
+        source = Path(page.file.src_uri).stem
+        raise ValueError(f"notebooks/{lang}/{source}.py links to {target}, which is not a notebook of this "
+                         "language: link another notebook by its file name, e.g. 07-device-errors.ipynb#summary")
+    return f'href="{escape(other.url_relative_to(page.file))}{anchor}"'
+
+
 def _link(page, target, files):
     """URL of the page whose source is `target` (relative to this page's source), from this page."""
     src_uri = posixpath.normpath(posixpath.join(posixpath.dirname(page.file.src_uri), target))
@@ -278,6 +295,7 @@ def on_page_content(html, page, config, files):
     html = html.replace('aria-label="Copy to Clipboard"', f'aria-label="{escape(labels["copy"])}"')
     html = html.replace(">Copied!</span>", f">{escape(labels['copied'])}</span>")
     html = TAG_TOOLBAR.sub(lambda m: _marks(m[1], page, config, files), html)
+    html = NOTEBOOK_LINK.sub(lambda m: _notebook_link(m, page, files), html)
     html = UNUSED_SCRIPT.sub("", html)
     css = "\n".join(_stylesheets(STYLE.findall(html)) + [COPY_ICON_CSS])
     html = _plain_tokens(html, css)

@@ -134,6 +134,8 @@ assert model.offset is not offset  # a new buffer tensor
 # Coming back from `meta` is different: there is no data to copy, so `.to("cpu")` raises and
 # points to `to_empty()`. `to_empty(device=...)` gives the module uninitialised storage on the
 # device; fill in the values yourself, for built-in layers with `reset_parameters()`.
+#
+# In real code the usual cause is a tensor created inside `forward` or a loss without a device; [Device errors, decoded](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device) shows it, with its fixes.
 
 # %% tags=["claim-F7"]
 with expect_error(NotImplementedError, "to_empty"):
@@ -415,6 +417,8 @@ assert state["exp_avg"].device == model.weight.device
 # We also pass `weights_only=True`, which only unpickles tensors and plain containers: the safe
 # way to load a `state_dict` (more on it below). Without a GPU, the checkpoint below comes from the
 # CPU, and the next cell prints only `torch.cuda.is_available()=False`.
+#
+# Without `map_location`, loading such a checkpoint on a machine without a GPU stops with `Attempting to deserialize object on a CUDA device`; [Device errors, decoded](07-device-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device) produces that error.
 
 # %%
 tmp = tempfile.TemporaryDirectory()

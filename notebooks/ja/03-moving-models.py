@@ -116,6 +116,8 @@ assert model.offset is not offset  # 新しいバッファのテンソル
 
 # %% [markdown]
 # `meta` から戻すときは事情が違います。コピーするデータがないので `.to("cpu")` はエラーになり、メッセージは `to_empty()` を使うよう促します。`to_empty(device=...)` は移動先のデバイスに未初期化のストレージを確保するだけなので、値は自分で設定します。組み込みのレイヤーなら `reset_parameters()` で初期化できます。
+#
+# 実際のコードでよくある原因は、`forward` や損失関数の中でデバイスを指定せずに作ったテンソルです。その例と直し方は[デバイスのエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で紹介しています。
 
 # %% tags=["claim-F7"]
 with expect_error(NotImplementedError, "to_empty"):
@@ -358,6 +360,8 @@ assert state["exp_avg"].device == model.weight.device
 # - 呼び出し可能オブジェクト `(storage, location) -> storage`: テンソルのストレージごとに置き場所を決めます。`lambda storage, location: storage` なら、すべて CPU 上に置かれます。
 #
 # ここでは `weights_only=True` も指定しています。テンソルと基本的なコンテナだけを unpickle するオプションで、`state_dict` を安全に読み込む方法です（後で詳しく説明します）。GPU がなければ、次のチェックポイントは CPU から保存したもので、その次のセルは `torch.cuda.is_available()=False` だけを表示します。
+#
+# `map_location` を指定しないと、GPU のないマシンではこのようなチェックポイントの読み込みが `Attempting to deserialize object on a CUDA device` で止まります。このエラーは[デバイスのエラーを読み解く](07-device-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)で実際に起こしています。
 
 # %%
 tmp = tempfile.TemporaryDirectory()

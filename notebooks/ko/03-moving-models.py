@@ -130,6 +130,8 @@ assert model.offset is not offset  # 새 버퍼 텐서
 
 # %% [markdown]
 # `meta`에서 되돌아올 때는 사정이 다릅니다. 복사할 데이터가 없으므로 `.to("cpu")`는 오류를 일으키고, 오류 메시지는 `to_empty()`를 쓰라고 안내합니다. `to_empty(device=...)`는 대상 디바이스에 초기화되지 않은 스토리지만 할당하므로 값은 직접 채워야 합니다. 기본 제공 레이어라면 `reset_parameters()`로 초기화할 수 있습니다.
+#
+# 실제 코드에서 흔한 원인은 `forward`나 손실 함수 안에서 디바이스를 지정하지 않고 만든 텐서입니다. 그 예와 고치는 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)에서 다룹니다.
 
 # %% tags=["claim-F7"]
 with expect_error(NotImplementedError, "to_empty"):
@@ -410,6 +412,8 @@ assert state["exp_avg"].device == model.weight.device
 # 여기서는 `weights_only=True`도 함께 지정합니다. 텐서와 기본 컨테이너만 역직렬화(unpickle)하는
 # 옵션으로, `state_dict`를 안전하게 불러오는 방법입니다(아래에서 자세히 다룹니다). GPU가 없으면 아래
 # 체크포인트는 CPU에서 저장한 것이고, 그다음 셀은 `torch.cuda.is_available()=False`만 출력합니다.
+#
+# `map_location`을 지정하지 않으면 GPU가 없는 머신에서는 이런 체크포인트를 불러올 때 `Attempting to deserialize object on a CUDA device` 오류로 멈춥니다. 이 오류는 [디바이스 오류 읽는 법](07-device-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)에서 직접 재현합니다.
 
 # %%
 tmp = tempfile.TemporaryDirectory()
