@@ -152,7 +152,7 @@ assert torch.isfinite(layer.weight).all()
 # A dtype change (any machine) and a move to a GPU keep the `Parameter` objects, while the buffer is
 # still replaced.
 
-# %% tags=["claim-F3"]
+# %% tags=["claim-F3", "gpu-only"]
 model = Scaled()
 weight, offset = model.weight, model.offset
 
@@ -337,7 +337,7 @@ assert scaled.device.type == "meta"
 # `optimizer.load_state_dict(optimizer.state_dict())` converts the state to each parameter's device.
 # On a machine without a GPU the cell prints only `torch.cuda.is_available()=False`.
 
-# %% tags=["claim-F4"]
+# %% tags=["claim-F4", "gpu-only"]
 model = nn.Linear(4, 2)  # on the CPU
 optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
 model(torch.randn(8, 4)).sum().backward()
@@ -428,7 +428,7 @@ model = nn.Linear(4, 2).to(device)
 torch.save(model.state_dict(), path)
 print(f"{model.weight.device=}")
 
-# %% tags=["claim-F8"]
+# %% tags=["claim-F8", "gpu-only"]
 if torch.cuda.is_available():
     as_saved = torch.load(path, weights_only=True)
     on_cpu = torch.load(path, map_location="cpu", weights_only=True)

@@ -441,7 +441,7 @@ else:
 #
 # This section's error, with its causes and fixes, is decoded in [Device errors, decoded](07-device-errors.ipynb#cuda-error-invalid-device-ordinal).
 
-# %% tags=["claim-O4"]
+# %% tags=["claim-O4", "gpu-only"]
 if hasattr(torch, "AcceleratorError"):
     print(torch.AcceleratorError.__mro__)
     assert issubclass(torch.AcceleratorError, RuntimeError)

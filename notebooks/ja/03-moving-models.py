@@ -133,7 +133,7 @@ assert torch.isfinite(layer.weight).all()
 # %% [markdown]
 # dtype の変換（どのマシンでも可）と GPU への移動では `Parameter` オブジェクトはそのまま残りますが、バッファはやはり置き換わります。
 
-# %% tags=["claim-F3"]
+# %% tags=["claim-F3", "gpu-only"]
 model = Scaled()
 weight, offset = model.weight, model.offset
 
@@ -289,7 +289,7 @@ assert scaled.device.type == "meta"
 #
 # CPU → CUDA の移動では `Parameter` オブジェクトが変わらないので、移動前に作ったオプティマイザも正しいパラメータを保持しています。ただし、それで足りるのはオプティマイザにまだ状態がない間だけです。状態はモジュールの一部ではないので、`model.to()` を呼んでも元のデバイスに残ります。`optimizer.load_state_dict(optimizer.state_dict())` を呼ぶと、状態が各パラメータのデバイスに変換されます。GPU のないマシンでは、セルは `torch.cuda.is_available()=False` だけを表示します。
 
-# %% tags=["claim-F4"]
+# %% tags=["claim-F4", "gpu-only"]
 model = nn.Linear(4, 2)  # CPU 上
 optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
 model(torch.randn(8, 4)).sum().backward()
@@ -371,7 +371,7 @@ model = nn.Linear(4, 2).to(device)
 torch.save(model.state_dict(), path)
 print(f"{model.weight.device=}")
 
-# %% tags=["claim-F8"]
+# %% tags=["claim-F8", "gpu-only"]
 if torch.cuda.is_available():
     as_saved = torch.load(path, weights_only=True)
     on_cpu = torch.load(path, map_location="cpu", weights_only=True)

@@ -382,7 +382,7 @@ else:
 #
 # この節のエラーの原因と直し方は、[デバイスのエラーを読み解く](07-device-errors.ipynb#cuda-error-invalid-device-ordinal)で詳しく説明しています。
 
-# %% tags=["claim-O4"]
+# %% tags=["claim-O4", "gpu-only"]
 if hasattr(torch, "AcceleratorError"):
     print(torch.AcceleratorError.__mro__)
     assert issubclass(torch.AcceleratorError, RuntimeError)

@@ -148,7 +148,7 @@ assert torch.isfinite(layer.weight).all()
 # dtype 변환(어느 머신에서나 가능)과 GPU로의 이동에서는 `Parameter` 객체가 그대로 유지되지만, 버퍼는
 # 이때도 교체됩니다.
 
-# %% tags=["claim-F3"]
+# %% tags=["claim-F3", "gpu-only"]
 model = Scaled()
 weight, offset = model.weight, model.offset
 
@@ -333,7 +333,7 @@ assert scaled.device.type == "meta"
 # `optimizer.load_state_dict(optimizer.state_dict())`를 호출하면 상태가 각 파라미터의 디바이스로
 # 변환됩니다. GPU가 없는 머신에서 이 셀은 `torch.cuda.is_available()=False`만 출력합니다.
 
-# %% tags=["claim-F4"]
+# %% tags=["claim-F4", "gpu-only"]
 model = nn.Linear(4, 2)  # CPU에 있음
 optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
 model(torch.randn(8, 4)).sum().backward()
@@ -423,7 +423,7 @@ model = nn.Linear(4, 2).to(device)
 torch.save(model.state_dict(), path)
 print(f"{model.weight.device=}")
 
-# %% tags=["claim-F8"]
+# %% tags=["claim-F8", "gpu-only"]
 if torch.cuda.is_available():
     as_saved = torch.load(path, weights_only=True)
     on_cpu = torch.load(path, map_location="cpu", weights_only=True)

@@ -382,7 +382,7 @@ else:
 #
 # 이 절에서 보는 오류의 원인과 해결 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#cuda-error-invalid-device-ordinal)에서 자세히 다룹니다.
 
-# %% tags=["claim-O4"]
+# %% tags=["claim-O4", "gpu-only"]
 if hasattr(torch, "AcceleratorError"):
     print(torch.AcceleratorError.__mro__)
     assert issubclass(torch.AcceleratorError, RuntimeError)
