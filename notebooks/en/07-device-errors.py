@@ -457,21 +457,40 @@ else:
 #
 # Since PyTorch 2.5, an integer device (`device=0`, `.to(0)`, `torch.device(0)`) means an index on the
 # current accelerator: CUDA, Apple's MPS, Intel's XPU and others. When there is none, PyTorch raises
-# this error. It also comes from `pin_memory()`, which needs an accelerator. Both a CPU-only build and a
-# CUDA build on a machine without a usable GPU raise it (checked with PyTorch 2.6.0+cu124 on a machine
-# without an NVIDIA driver). The fix: name the device (`"cuda:0"`, or the `device` you chose once), and
-# pin memory only when there is an accelerator.
+# this error. It also comes from `pin_memory()`, which needs an accelerator. A CPU-only build raises
+# it, and so does a CUDA build on a machine without a usable GPU up to PyTorch 2.6 (checked with
+# 2.6.0+cu124 on a machine without an NVIDIA driver). From 2.7 such a build answers with the
+# accelerator it was built for: `torch.device(0)` is `cuda:0`, and the error comes when a tensor is
+# created there, with the reason, such as `Found no NVIDIA driver on your system` (checked with
+# 2.11.0+cu130, the build Colab's CPU runtime has). The fix: name the device (`"cuda:0"`, or the
+# `device` you chose once), and pin memory only when there is an accelerator.
 
 # %%
-if not torch.accelerator.is_available():
+usable = torch.accelerator.is_available()
+# From 2.7 current_accelerator() names the accelerator the build supports (None if none);
+# on 2.6 it raises when none is usable, so it is asked only from 2.7 on
+built_for = torch.accelerator.current_accelerator() if usable or TORCH >= (2, 7) else None
+print(f"{usable=}, {built_for=}")
+if usable:
+    index_device = torch.zeros(1, device=0).device
+    print(f"{index_device=}")
+    assert index_device.type != "cpu"
+elif built_for is None:
     with expect_error(RuntimeError, "none is available"):
         torch.zeros(1, device=0)
     with expect_error(RuntimeError, "none is available"):
         torch.ones(3).pin_memory()
 else:
-    index_device = torch.zeros(1, device=0).device
-    print(f"{index_device=}")
-    assert index_device.type != "cpu"
+    # a build for an accelerator, on a machine without one: index 0 of that accelerator
+    print(f"{torch.device(0)=}")
+    assert torch.device(0) == torch.device(built_for.type, 0)
+    try:
+        torch.zeros(1, device=0)
+    except RuntimeError as err:  # the reason, such as a missing driver
+        sys.stdout.flush()
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
+    else:
+        raise AssertionError("expected RuntimeError")
 
 named = torch.zeros(1, device=device)
 print(f"{named.device=}")

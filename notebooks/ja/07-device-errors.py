@@ -384,18 +384,34 @@ else:
 # %% [markdown]
 # ## Cannot access accelerator device when none is available.
 #
-# PyTorch 2.5 以降、整数のデバイス（`device=0`、`.to(0)`、`torch.device(0)`）は、現在のアクセラレータ（CUDA、Apple の MPS、Intel の XPU など）のインデックスを意味します。アクセラレータがないと、PyTorch はこのエラーを出します。アクセラレータを必要とする `pin_memory()` からも出ます。CPU 専用ビルドでも、使える GPU のないマシン上の CUDA ビルドでも出ます（NVIDIA ドライバのないマシンで PyTorch 2.6.0+cu124 を使って確認しました）。直し方は、デバイスを名前で書くこと（`"cuda:0"`、または一度決めた `device`）と、アクセラレータがあるときだけメモリをピン留めすることです。
+# PyTorch 2.5 以降、整数のデバイス（`device=0`、`.to(0)`、`torch.device(0)`）は、現在のアクセラレータ（CUDA、Apple の MPS、Intel の XPU など）のインデックスを意味します。アクセラレータがないと、PyTorch はこのエラーを出します。アクセラレータを必要とする `pin_memory()` からも出ます。CPU 専用ビルドでは必ず出ます。使える GPU のないマシン上の CUDA ビルドでも、PyTorch 2.6 までは出ます（NVIDIA ドライバのないマシンで 2.6.0+cu124 を使って確認しました）。2.7 以降のこうしたビルドは、ビルドが対応するアクセラレータを答えます。`torch.device(0)` は `cuda:0` になり、そこにテンソルを作ったときに、`Found no NVIDIA driver on your system` のような理由を述べるエラーが出ます（Colab の CPU ランタイムと同じ 2.11.0+cu130 で確認しました）。直し方は、デバイスを名前で書くこと（`"cuda:0"`、または一度決めた `device`）と、アクセラレータがあるときだけメモリをピン留めすることです。
 
 # %%
-if not torch.accelerator.is_available():
+usable = torch.accelerator.is_available()
+# 2.7 以降の current_accelerator() は、ビルドが対応するアクセラレータを返す（なければ None）。
+# 2.6 では使えるアクセラレータがないと例外になるので、2.7 以降でだけ呼ぶ
+built_for = torch.accelerator.current_accelerator() if usable or TORCH >= (2, 7) else None
+print(f"{usable=}, {built_for=}")
+if usable:
+    index_device = torch.zeros(1, device=0).device
+    print(f"{index_device=}")
+    assert index_device.type != "cpu"
+elif built_for is None:
     with expect_error(RuntimeError, "none is available"):
         torch.zeros(1, device=0)
     with expect_error(RuntimeError, "none is available"):
         torch.ones(3).pin_memory()
 else:
-    index_device = torch.zeros(1, device=0).device
-    print(f"{index_device=}")
-    assert index_device.type != "cpu"
+    # アクセラレータ向けのビルドを、アクセラレータのないマシンで使っている場合: そのアクセラレータの 0 番
+    print(f"{torch.device(0)=}")
+    assert torch.device(0) == torch.device(built_for.type, 0)
+    try:
+        torch.zeros(1, device=0)
+    except RuntimeError as err:  # 理由（ドライバがない、など）を述べるエラー
+        sys.stdout.flush()
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
+    else:
+        raise AssertionError("expected RuntimeError")
 
 named = torch.zeros(1, device=device)
 print(f"{named.device=}")

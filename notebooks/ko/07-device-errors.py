@@ -450,20 +450,39 @@ else:
 #
 # PyTorch 2.5부터 정수 디바이스(`device=0`, `.to(0)`, `torch.device(0)`)는 현재 가속기(CUDA, Apple의 MPS, Intel의
 # XPU 등)의 인덱스를 뜻합니다. 가속기가 없으면 PyTorch는 이 오류를 냅니다. 가속기가 필요한 `pin_memory()`에서도
-# 납니다. CPU 전용 빌드에서도, 쓸 수 있는 GPU가 없는 머신의 CUDA 빌드에서도 납니다(NVIDIA 드라이버가 없는
-# 머신에서 PyTorch 2.6.0+cu124로 확인했습니다). 고치는 방법은 디바이스를 이름으로 적는 것(`"cuda:0"`, 또는 한 번
+# 납니다. CPU 전용 빌드에서는 반드시 납니다. 쓸 수 있는 GPU가 없는 머신의 CUDA 빌드에서도 PyTorch 2.6까지는
+# 납니다(NVIDIA 드라이버가 없는 머신에서 2.6.0+cu124로 확인했습니다). 2.7부터 이런 빌드는 빌드가 지원하는
+# 가속기를 답합니다. `torch.device(0)`은 `cuda:0`이 되고, 그곳에 텐서를 만들 때
+# `Found no NVIDIA driver on your system`처럼 이유를 알려 주는 오류가 납니다(Colab의 CPU 런타임과 같은
+# 2.11.0+cu130으로 확인했습니다). 고치는 방법은 디바이스를 이름으로 적는 것(`"cuda:0"`, 또는 한 번
 # 정해 둔 `device`)과, 가속기가 있을 때만 메모리를 고정하는 것입니다.
 
 # %%
-if not torch.accelerator.is_available():
+usable = torch.accelerator.is_available()
+# 2.7부터 current_accelerator()는 빌드가 지원하는 가속기를 돌려준다(없으면 None).
+# 2.6에서는 쓸 수 있는 가속기가 없으면 예외가 나므로 2.7 이상에서만 호출한다
+built_for = torch.accelerator.current_accelerator() if usable or TORCH >= (2, 7) else None
+print(f"{usable=}, {built_for=}")
+if usable:
+    index_device = torch.zeros(1, device=0).device
+    print(f"{index_device=}")
+    assert index_device.type != "cpu"
+elif built_for is None:
     with expect_error(RuntimeError, "none is available"):
         torch.zeros(1, device=0)
     with expect_error(RuntimeError, "none is available"):
         torch.ones(3).pin_memory()
 else:
-    index_device = torch.zeros(1, device=0).device
-    print(f"{index_device=}")
-    assert index_device.type != "cpu"
+    # 가속기용 빌드를 가속기가 없는 머신에서 쓰는 경우: 그 가속기의 0번
+    print(f"{torch.device(0)=}")
+    assert torch.device(0) == torch.device(built_for.type, 0)
+    try:
+        torch.zeros(1, device=0)
+    except RuntimeError as err:  # 드라이버가 없다는 등 이유를 알려 주는 오류
+        sys.stdout.flush()
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
+    else:
+        raise AssertionError("expected RuntimeError")
 
 named = torch.zeros(1, device=device)
 print(f"{named.device=}")
