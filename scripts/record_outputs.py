@@ -48,6 +48,9 @@ def record(out, log=print):
             old.unlink()
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n",
                                        encoding="utf-8")
+    # The questions on a page are graded by the outputs it shows: say now if these outputs cannot grade them.
+    execute.check_answers([(concept, nbformat.read(out / f"{concept}.ipynb", as_version=4))
+                           for concept in manifest["concepts"]])
     return manifest
 
 
