@@ -14,7 +14,7 @@ CONFIG = load_config(str(course.ROOT / "mkdocs.yml"))
 SITE_URL = CONFIG["site_url"]
 BASE = urlsplit(SITE_URL).path  # the path the site is published under, e.g. /tutorial/
 DEFAULT = course.LANGS[0]
-PAGE_BUDGET = 150_000
+PAGE_BUDGET = 160_000  # 150 KB, plus the three questions before cells (prose and markup, about 6 KB in Japanese)
 # The device-errors page is a long reference page (ten error messages, each produced and fixed): its own budget.
 PAGE_BUDGETS = {"07-device-errors": 230_000}
 # A first visit (the page, and the stylesheets, scripts and images it loads up front), uncompressed.

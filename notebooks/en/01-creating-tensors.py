@@ -230,8 +230,8 @@ else:
 # with `device="cpu"`, then a third after the block. Which devices does it print, in that order?
 #
 # - `meta meta cpu` — this would mean the block overrides even an explicit `device=`; it does not.
-# - `meta cpu cpu` — the block only changes the default: an explicit `device="cpu"` wins inside it, and the default ends with the block.
 # - `meta cpu meta` — this would mean the default outlives the block; `with` restores the previous default when it ends.
+# - `meta cpu cpu` — the block only changes the default: an explicit `device="cpu"` wins inside it, and the default ends with the block.
 
 # %% tags=["claim-F6"]
 with torch.device("meta"):
@@ -273,8 +273,8 @@ assert torch.ones(3).device.type == "cpu"
 # **Predict:** With `torch.set_default_device("meta")` in effect, a new thread creates `torch.zeros(2)`.
 # Which device does the cell show for it, in `seen_by_thread`?
 #
-# - `[device(type='meta')]` — this would mean the default holds for the whole process; it holds only for the thread that set it.
 # - `[device(type='cpu')]` — the default device belongs to one thread; a new thread still creates its tensors on the CPU.
+# - `[device(type='meta')]` — this would mean the default holds for the whole process; it holds only for the thread that set it.
 
 # %% tags=["claim-F6"]
 torch.set_default_device("meta")

@@ -122,8 +122,8 @@ else:
 # %% [markdown] tags=["predict"]
 # **Predict:** `a` is already on `device`. Is `b = a.to(device)` the same object as `a`? The cell prints `b is a`.
 #
-# - `True` — nothing has to change, so `to` returns the tensor itself, not a copy.
 # - `False` — this would mean `to` always copies; it copies only when the device or dtype changes, or with `copy=True`.
+# - `True` — nothing has to change, so `to` returns the tensor itself, not a copy.
 
 # %% tags=["claim-F1"]
 a = torch.zeros(3, device=device)

@@ -68,8 +68,8 @@ def expect_error(kind, fragment):
 # **Predict:** The cell calls `model.double()` and then `model.to("meta")`, without assigning either result.
 # What does `print(model.weight.device, model.weight.dtype)` show?
 #
-# - `meta torch.float64` — `Module.to` and `.double()` change the module in place, so both conversions stick.
 # - `cpu torch.float32` — this would be so if they returned a converted copy, as `Tensor.to` does; they change the module itself.
+# - `meta torch.float64` — `Module.to` and `.double()` change the module in place, so both conversions stick.
 
 # %% tags=["claim-M1"]
 model = nn.Linear(3, 2)
@@ -239,8 +239,8 @@ assert "mask" not in model.state_dict()
 # %% [markdown] tags=["predict"]
 # **Predict:** `model.weight` is a `Parameter`. What type does `model.weight.to("meta")`, a real conversion, return?
 #
-# - `<class 'torch.Tensor'>` — a real conversion returns a plain tensor, which is why the module refuses it under a parameter's name.
 # - `<class 'torch.nn.parameter.Parameter'>` — only a `to()` with nothing to do gives back the `Parameter` itself.
+# - `<class 'torch.Tensor'>` — a real conversion returns a plain tensor, which is why the module refuses it under a parameter's name.
 
 # %% tags=["claim-F5"]
 model = nn.Linear(3, 2)

@@ -87,9 +87,9 @@ if mps_ok:
 # **Predict:** What does `torch.accelerator.current_accelerator()` return on the machine that runs this cell?
 # The cell prints it as `acc`.
 #
-# - `acc=None` — the PyTorch build supports no accelerator (a CPU-only build, torch 2.7 or later).
 # - `acc=device(type='cuda')` — a CUDA build: the kind of accelerator, without an index.
 # - `acc=device(type='cuda', index=0)` — `current_accelerator()` names a kind of accelerator, not a particular GPU, so its device has no index.
+# - `acc=None` — the PyTorch build supports no accelerator (a CPU-only build, torch 2.7 or later).
 
 # %% tags=["claim-O5"]
 if not hasattr(torch, "accelerator"):
@@ -143,8 +143,8 @@ else:
 # %% [markdown] tags=["predict"]
 # **Predict:** What does `print(device, y.device)` show on the machine that runs this cell?
 #
-# - `cpu cpu` — no usable accelerator: `pick_device()` falls back to the CPU.
 # - `cuda cuda:0` — a usable GPU: the helper's device has no index, but a tensor always lives on one particular GPU.
+# - `cpu cpu` — no usable accelerator: `pick_device()` falls back to the CPU.
 # - `cuda:0 cuda:0` — `current_accelerator()` returns a device without an index, so `device` prints as `cuda`.
 
 # %% tags=["claim-O5"]

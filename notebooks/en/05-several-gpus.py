@@ -89,8 +89,8 @@ else:
 # %% [markdown] tags=["predict"]
 # **Predict:** What is the index of `torch.device("cuda")`? The cell prints the device, then its `.index`.
 #
-# - `None` — `"cuda"` names no GPU; the current device is looked up only when a tensor is created or moved.
 # - `0` — this would make `"cuda"` a synonym for `cuda:0`; it is not.
+# - `None` — `"cuda"` names no GPU; the current device is looked up only when a tensor is created or moved.
 
 # %%
 d = torch.device("cuda")

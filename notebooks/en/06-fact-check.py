@@ -70,8 +70,8 @@ def expect_error(kind, fragment):
 # **Predict:** `returned = model.to(target)`, with no reassignment of `model`. Is `returned` the same object
 # as `model`? The cell prints `returned is model` first.
 #
-# - `True` — `nn.Module.to` converts the module in place and returns that same module.
 # - `False` — that is how `Tensor.to` behaves: it returns a new tensor when it converts.
+# - `True` — `nn.Module.to` converts the module in place and returns that same module.
 
 # %% tags=["claim-M1"]
 target = device if device.type == "cuda" else torch.device("meta")
@@ -230,8 +230,8 @@ assert "dtype" not in inspect.signature(nn.Module.cuda).parameters
 # **Predict:** Does `nn.Linear(2, 2).to(target, torch.float16)` change the dtype as well as the device, in
 # one call? The cell prints the weight's device and dtype.
 #
-# - `torch.float16` — `Module.to` takes a device and a dtype in the same call (`.cuda()` takes only a device).
 # - `torch.float32` — this would mean the second argument is ignored; `to` converts both.
+# - `torch.float16` — `Module.to` takes a device and a dtype in the same call (`.cuda()` takes only a device).
 
 # %% tags=["claim-M4"]
 both = nn.Linear(2, 2).to(target, torch.float16)

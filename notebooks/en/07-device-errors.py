@@ -300,8 +300,8 @@ else:
 # **Predict:** `total_tensor` starts at `0.0`, and `total_tensor += loss` runs for three steps. What type is
 # `total_tensor` at the end?
 #
-# - `type(total_tensor).__name__='float'` — that needs `loss.item()`; a float plus a tensor is a tensor.
 # - `type(total_tensor).__name__='Tensor'` — `0.0 + loss` is a tensor, on the loss's device and carrying its autograd graph.
+# - `type(total_tensor).__name__='float'` — that needs `loss.item()`; a float plus a tensor is a tensor.
 
 # %%
 model = nn.Linear(3, 1).to(device)
@@ -574,8 +574,8 @@ else:
 # **Predict:** Two DataLoader workers produce the batches, and the loop moves each batch to `device`. On which
 # device are the batches the workers produce?
 #
-# - `devices={'cpu'}` — the workers prepare CPU tensors; the move to the device happens in the main process.
 # - `devices={'cuda'}` — this would mean the workers used CUDA, which is what forked workers must not do.
+# - `devices={'cpu'}` — the workers prepare CPU tensors; the move to the device happens in the main process.
 
 # %%
 loader = DataLoader(TensorDataset(torch.randn(8, 3)), batch_size=4, num_workers=2)

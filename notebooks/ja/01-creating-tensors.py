@@ -203,8 +203,8 @@ else:
 # 作り、ブロックの後でもう一つ作ります。セルはこの順にどのデバイスを表示するでしょうか。
 #
 # - `meta meta cpu`：ブロックが明示した `device=` まで上書きすることになりますが、そうはなりません。
-# - `meta cpu cpu`：ブロックが変えるのはデフォルトだけです。中でも明示した `device="cpu"` が優先され、デフォルトはブロックの終わりで元に戻ります。
 # - `meta cpu meta`：デフォルトがブロックの後まで残ることになりますが、`with` は終わるときに元のデフォルトに戻します。
+# - `meta cpu cpu`：ブロックが変えるのはデフォルトだけです。中でも明示した `device="cpu"` が優先され、デフォルトはブロックの終わりで元に戻ります。
 
 # %% tags=["claim-F6"]
 with torch.device("meta"):
@@ -241,8 +241,8 @@ assert torch.ones(3).device.type == "cpu"
 # **予想：** `torch.set_default_device("meta")` が効いている間に、新しいスレッドで `torch.zeros(2)` を作ります。
 # セルは `seen_by_thread` にどのデバイスを表示するでしょうか。
 #
-# - `[device(type='meta')]`：デフォルトがプロセス全体に効くことになりますが、効くのは設定したスレッドだけです。
 # - `[device(type='cpu')]`：デフォルトのデバイスはスレッドごとの設定です。新しいスレッドは CPU 上にテンソルを作ります。
+# - `[device(type='meta')]`：デフォルトがプロセス全体に効くことになりますが、効くのは設定したスレッドだけです。
 
 # %% tags=["claim-F6"]
 torch.set_default_device("meta")

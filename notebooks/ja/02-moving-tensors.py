@@ -107,8 +107,8 @@ else:
 # %% [markdown] tags=["predict"]
 # **予想：** `a` はすでに `device` 上にあります。`b = a.to(device)` は `a` と同じオブジェクトでしょうか。セルは `b is a` を表示します。
 #
-# - `True`：変えるものが何もないので、`to` はコピーではなくテンソル自身を返します。
 # - `False`：`to` が常にコピーすることになりますが、コピーするのはデバイスか dtype が変わるとき、または `copy=True` のときだけです。
+# - `True`：変えるものが何もないので、`to` はコピーではなくテンソル自身を返します。
 
 # %% tags=["claim-F1"]
 a = torch.zeros(3, device=device)

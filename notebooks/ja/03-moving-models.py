@@ -58,8 +58,8 @@ def expect_error(kind, fragment):
 # **予想：** セルは `model.double()` と `model.to("meta")` を呼び、どちらの戻り値も代入しません。
 # `print(model.weight.device, model.weight.dtype)` は何を表示するでしょうか。
 #
-# - `meta torch.float64`：`Module.to` も `.double()` もモジュールをインプレースで変更するので、両方の変換が残ります。
 # - `cpu torch.float32`：`Tensor.to` のように変換したコピーを返すならこうなりますが、モジュールのメソッドはモジュール自体を変更します。
+# - `meta torch.float64`：`Module.to` も `.double()` もモジュールをインプレースで変更するので、両方の変換が残ります。
 
 # %% tags=["claim-M1"]
 model = nn.Linear(3, 2)
@@ -212,8 +212,8 @@ assert "mask" not in model.state_dict()
 # %% [markdown] tags=["predict"]
 # **予想：** `model.weight` は `Parameter` です。実際に変換が起きる `model.weight.to("meta")` は、どの型を返すでしょうか。
 #
-# - `<class 'torch.Tensor'>`：実際の変換はただのテンソルを返します。だからモジュールは、それをパラメータの名前で受け取るのを拒みます。
 # - `<class 'torch.nn.parameter.Parameter'>`：`Parameter` 自身が返るのは、`to()` にすることが何もないときだけです。
+# - `<class 'torch.Tensor'>`：実際の変換はただのテンソルを返します。だからモジュールは、それをパラメータの名前で受け取るのを拒みます。
 
 # %% tags=["claim-F5"]
 model = nn.Linear(3, 2)

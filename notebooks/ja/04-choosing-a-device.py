@@ -74,9 +74,9 @@ if mps_ok:
 # **予想：** このセルを実行するマシンで、`torch.accelerator.current_accelerator()` は何を返すでしょうか。
 # セルはそれを `acc` として表示します。
 #
-# - `acc=None`：その PyTorch のビルドはアクセラレータに対応していません（CPU 専用ビルド、torch 2.7 以降）。
 # - `acc=device(type='cuda')`：CUDA ビルドです。アクセラレータの種類だけで、インデックスはありません。
 # - `acc=device(type='cuda', index=0)`：`current_accelerator()` が示すのはアクセラレータの種類で、特定の GPU ではないので、インデックスは付きません。
+# - `acc=None`：その PyTorch のビルドはアクセラレータに対応していません（CPU 専用ビルド、torch 2.7 以降）。
 
 # %% tags=["claim-O5"]
 if not hasattr(torch, "accelerator"):
@@ -122,8 +122,8 @@ else:
 # %% [markdown] tags=["predict"]
 # **予想：** このセルを実行するマシンで、`print(device, y.device)` は何を表示するでしょうか。
 #
-# - `cpu cpu`：使えるアクセラレータがないので、`pick_device()` は CPU を選びます。
 # - `cuda cuda:0`：使える GPU があります。ヘルパーが返すデバイスにはインデックスがありませんが、テンソルは必ず特定の GPU 上にあります。
+# - `cpu cpu`：使えるアクセラレータがないので、`pick_device()` は CPU を選びます。
 # - `cuda:0 cuda:0`：`current_accelerator()` はインデックスのないデバイスを返すので、`device` は `cuda` と表示されます。
 
 # %% tags=["claim-O5"]

@@ -58,8 +58,8 @@ def expect_error(kind, fragment):
 # **予想：** `model` に代入し直さずに `returned = model.to(target)` とします。`returned` は `model` と同じ
 # オブジェクトでしょうか。セルは最初に `returned is model` を表示します。
 #
-# - `True`：`nn.Module.to` はモジュールをインプレースで変換し、そのモジュール自身を返します。
 # - `False`：これは `Tensor.to` の振る舞いです。変換するときは新しいテンソルを返します。
+# - `True`：`nn.Module.to` はモジュールをインプレースで変換し、そのモジュール自身を返します。
 
 # %% tags=["claim-M1"]
 target = device if device.type == "cuda" else torch.device("meta")
@@ -205,8 +205,8 @@ assert "dtype" not in inspect.signature(nn.Module.cuda).parameters
 # **予想：** `nn.Linear(2, 2).to(target, torch.float16)` は、一回の呼び出しでデバイスと一緒に dtype も変えるでしょうか。
 # セルは重みのデバイスと dtype を表示します。
 #
-# - `torch.float16`：`Module.to` は一回の呼び出しでデバイスと dtype を受け取れます（`.cuda()` が受け取るのはデバイスだけです）。
 # - `torch.float32`：二つ目の引数が無視されることになりますが、`to` は両方を変換します。
+# - `torch.float16`：`Module.to` は一回の呼び出しでデバイスと dtype を受け取れます（`.cuda()` が受け取るのはデバイスだけです）。
 
 # %% tags=["claim-M4"]
 both = nn.Linear(2, 2).to(target, torch.float16)

@@ -255,8 +255,8 @@ else:
 # **予想：** `total_tensor` は `0.0` から始まり、`total_tensor += loss` を 3 ステップ実行します。最後に
 # `total_tensor` の型は何でしょうか。
 #
-# - `type(total_tensor).__name__='float'`：そうするには `loss.item()` が必要です。float とテンソルの和はテンソルです。
 # - `type(total_tensor).__name__='Tensor'`：`0.0 + loss` はテンソルで、損失と同じデバイスにあり、その autograd のグラフを抱えています。
+# - `type(total_tensor).__name__='float'`：そうするには `loss.item()` が必要です。float とテンソルの和はテンソルです。
 
 # %%
 model = nn.Linear(3, 1).to(device)
@@ -480,8 +480,8 @@ else:
 # **予想：** 二つの DataLoader ワーカーがバッチを作り、ループが各バッチを `device` に移します。ワーカーが作る
 # バッチはどのデバイスにあるでしょうか。
 #
-# - `devices={'cpu'}`：ワーカーは CPU のテンソルを用意します。デバイスへの移動はメインプロセスで行います。
 # - `devices={'cuda'}`：ワーカーが CUDA を使ったことになりますが、fork されたワーカーがしてはいけないことです。
+# - `devices={'cpu'}`：ワーカーは CPU のテンソルを用意します。デバイスへの移動はメインプロセスで行います。
 
 # %%
 loader = DataLoader(TensorDataset(torch.randn(8, 3)), batch_size=4, num_workers=2)

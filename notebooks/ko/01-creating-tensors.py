@@ -203,8 +203,8 @@ else:
 # 만들고, 블록이 끝난 뒤에 하나를 더 만듭니다. 셀은 이 순서대로 어떤 디바이스를 출력할까요?
 #
 # - `meta meta cpu`: 블록이 명시한 `device=`까지 덮어쓴다는 뜻인데, 그렇지 않습니다.
-# - `meta cpu cpu`: 블록은 기본값만 바꿉니다. 블록 안에서도 명시한 `device="cpu"`가 우선하고, 기본값은 블록이 끝나면 원래대로 돌아갑니다.
 # - `meta cpu meta`: 기본값이 블록 뒤에도 남는다는 뜻인데, `with`는 끝날 때 이전 기본값으로 되돌립니다.
+# - `meta cpu cpu`: 블록은 기본값만 바꿉니다. 블록 안에서도 명시한 `device="cpu"`가 우선하고, 기본값은 블록이 끝나면 원래대로 돌아갑니다.
 
 # %% tags=["claim-F6"]
 with torch.device("meta"):
@@ -241,8 +241,8 @@ assert torch.ones(3).device.type == "cpu"
 # **예측해 보세요:** `torch.set_default_device("meta")`가 적용된 상태에서 새 스레드가 `torch.zeros(2)`를 만듭니다.
 # 셀은 `seen_by_thread`에 어떤 디바이스를 보여 줄까요?
 #
-# - `[device(type='meta')]`: 기본값이 프로세스 전체에 적용된다는 뜻인데, 설정한 스레드에만 적용됩니다.
 # - `[device(type='cpu')]`: 기본 디바이스는 스레드별 설정입니다. 새 스레드는 여전히 CPU에 텐서를 만듭니다.
+# - `[device(type='meta')]`: 기본값이 프로세스 전체에 적용된다는 뜻인데, 설정한 스레드에만 적용됩니다.
 
 # %% tags=["claim-F6"]
 torch.set_default_device("meta")

@@ -114,8 +114,8 @@ else:
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `a`는 이미 `device`에 있습니다. `b = a.to(device)`는 `a`와 같은 객체일까요? 셀은 `b is a`를 출력합니다.
 #
-# - `True`: 바꿀 것이 없으므로 `to`는 복사본이 아니라 텐서 자체를 반환합니다.
 # - `False`: `to`가 항상 복사한다는 뜻인데, 디바이스나 dtype이 바뀔 때, 또는 `copy=True`일 때만 복사합니다.
+# - `True`: 바꿀 것이 없으므로 `to`는 복사본이 아니라 텐서 자체를 반환합니다.
 
 # %% tags=["claim-F1"]
 a = torch.zeros(3, device=device)

@@ -67,8 +67,8 @@ def expect_error(kind, fragment):
 # **예측해 보세요:** 셀은 `model.double()`과 `model.to("meta")`를 호출하고 어느 반환값도 대입하지 않습니다.
 # `print(model.weight.device, model.weight.dtype)`는 무엇을 출력할까요?
 #
-# - `meta torch.float64`: `Module.to`와 `.double()`은 모듈을 제자리에서 바꾸므로 두 변환이 모두 남습니다.
 # - `cpu torch.float32`: `Tensor.to`처럼 변환된 복사본을 반환한다면 이렇게 되겠지만, 모듈의 메서드는 모듈 자체를 바꿉니다.
+# - `meta torch.float64`: `Module.to`와 `.double()`은 모듈을 제자리에서 바꾸므로 두 변환이 모두 남습니다.
 
 # %% tags=["claim-M1"]
 model = nn.Linear(3, 2)
@@ -234,8 +234,8 @@ assert "mask" not in model.state_dict()
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `model.weight`는 `Parameter`입니다. 실제로 변환이 일어나는 `model.weight.to("meta")`는 어떤 타입을 반환할까요?
 #
-# - `<class 'torch.Tensor'>`: 실제 변환은 일반 텐서를 반환합니다. 그래서 모듈은 이것을 파라미터 이름으로 받기를 거부합니다.
 # - `<class 'torch.nn.parameter.Parameter'>`: `Parameter` 자체가 돌아오는 것은 `to()`가 할 일이 없을 때뿐입니다.
+# - `<class 'torch.Tensor'>`: 실제 변환은 일반 텐서를 반환합니다. 그래서 모듈은 이것을 파라미터 이름으로 받기를 거부합니다.
 
 # %% tags=["claim-F5"]
 model = nn.Linear(3, 2)

@@ -74,9 +74,9 @@ if mps_ok:
 # **예측해 보세요:** 이 셀을 실행하는 머신에서 `torch.accelerator.current_accelerator()`는 무엇을 반환할까요?
 # 셀은 이것을 `acc`로 출력합니다.
 #
-# - `acc=None`: 이 PyTorch 빌드는 가속기를 지원하지 않습니다(CPU 전용 빌드, torch 2.7 이상).
 # - `acc=device(type='cuda')`: CUDA 빌드입니다. 가속기의 종류만 있고 인덱스는 없습니다.
 # - `acc=device(type='cuda', index=0)`: `current_accelerator()`가 가리키는 것은 특정 GPU가 아니라 가속기의 종류이므로 인덱스가 붙지 않습니다.
+# - `acc=None`: 이 PyTorch 빌드는 가속기를 지원하지 않습니다(CPU 전용 빌드, torch 2.7 이상).
 
 # %% tags=["claim-O5"]
 if not hasattr(torch, "accelerator"):
@@ -122,8 +122,8 @@ else:
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** 이 셀을 실행하는 머신에서 `print(device, y.device)`는 무엇을 출력할까요?
 #
-# - `cpu cpu`: 쓸 수 있는 가속기가 없으므로 `pick_device()`는 CPU를 고릅니다.
 # - `cuda cuda:0`: 쓸 수 있는 GPU가 있습니다. 헬퍼가 반환한 디바이스에는 인덱스가 없지만, 텐서는 항상 특정 GPU에 있습니다.
+# - `cpu cpu`: 쓸 수 있는 가속기가 없으므로 `pick_device()`는 CPU를 고릅니다.
 # - `cuda:0 cuda:0`: `current_accelerator()`는 인덱스 없는 디바이스를 반환하므로 `device`는 `cuda`로 출력됩니다.
 
 # %% tags=["claim-O5"]

@@ -58,8 +58,8 @@ def expect_error(kind, fragment):
 # **예측해 보세요:** `model`에 다시 대입하지 않고 `returned = model.to(target)`을 실행합니다. `returned`는 `model`과
 # 같은 객체일까요? 셀은 먼저 `returned is model`을 출력합니다.
 #
-# - `True`: `nn.Module.to`는 모듈을 제자리에서 변환하고 그 모듈 자신을 반환합니다.
 # - `False`: 이것은 `Tensor.to`의 동작입니다. 변환할 때 새 텐서를 반환합니다.
+# - `True`: `nn.Module.to`는 모듈을 제자리에서 변환하고 그 모듈 자신을 반환합니다.
 
 # %% tags=["claim-M1"]
 target = device if device.type == "cuda" else torch.device("meta")
@@ -205,8 +205,8 @@ assert "dtype" not in inspect.signature(nn.Module.cuda).parameters
 # **예측해 보세요:** `nn.Linear(2, 2).to(target, torch.float16)`는 한 번의 호출로 디바이스와 함께 dtype도 바꿀까요?
 # 셀은 가중치의 디바이스와 dtype을 출력합니다.
 #
-# - `torch.float16`: `Module.to`는 한 번의 호출로 디바이스와 dtype을 함께 받습니다(`.cuda()`는 디바이스만 받습니다).
 # - `torch.float32`: 두 번째 인자가 무시된다는 뜻인데, `to`는 둘 다 변환합니다.
+# - `torch.float16`: `Module.to`는 한 번의 호출로 디바이스와 dtype을 함께 받습니다(`.cuda()`는 디바이스만 받습니다).
 
 # %% tags=["claim-M4"]
 both = nn.Linear(2, 2).to(target, torch.float16)

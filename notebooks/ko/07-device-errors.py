@@ -297,8 +297,8 @@ else:
 # **예측해 보세요:** `total_tensor`는 `0.0`에서 시작하고, `total_tensor += loss`를 세 스텝 실행합니다. 마지막에
 # `total_tensor`의 타입은 무엇일까요?
 #
-# - `type(total_tensor).__name__='float'`: 그러려면 `loss.item()`이 필요합니다. float에 텐서를 더하면 텐서입니다.
 # - `type(total_tensor).__name__='Tensor'`: `0.0 + loss`는 텐서이고, 손실과 같은 디바이스에 있으며 autograd 그래프를 달고 있습니다.
+# - `type(total_tensor).__name__='float'`: 그러려면 `loss.item()`이 필요합니다. float에 텐서를 더하면 텐서입니다.
 
 # %%
 model = nn.Linear(3, 1).to(device)
@@ -564,8 +564,8 @@ else:
 # **예측해 보세요:** DataLoader 워커 두 개가 배치를 만들고, 루프가 각 배치를 `device`로 옮깁니다. 워커가 만든
 # 배치는 어느 디바이스에 있을까요?
 #
-# - `devices={'cpu'}`: 워커는 CPU 텐서를 준비하고, 디바이스로 옮기는 일은 메인 프로세스에서 합니다.
 # - `devices={'cuda'}`: 워커가 CUDA를 썼다는 뜻인데, 이것은 fork된 워커가 해서는 안 되는 일입니다.
+# - `devices={'cpu'}`: 워커는 CPU 텐서를 준비하고, 디바이스로 옮기는 일은 메인 프로세스에서 합니다.
 
 # %%
 loader = DataLoader(TensorDataset(torch.randn(8, 3)), batch_size=4, num_workers=2)
