@@ -194,6 +194,14 @@ COPY_ICON_CSS = """.jupyter-wrapper .clipboard-copy-icon { display: inline-block
   --nb-copy-icon: url("data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Cpath d='M0 6.75C0 5.784.784 5 1.75 5h1.5a.75.75 0 010 1.5h-1.5a.25.25 0 00-.25.25v7.5c0 .138.112.25.25.25h7.5a.25.25 0 00.25-.25v-1.5a.75.75 0 011.5 0v1.5A1.75 1.75 0 019.25 16h-7.5A1.75 1.75 0 010 14.25v-7.5z'/%3E%3Cpath d='M5 1.75C5 .784 5.784 0 6.75 0h7.5C15.216 0 16 .784 16 1.75v7.5A1.75 1.75 0 0114.25 11h-7.5A1.75 1.75 0 015 9.25v-7.5zm1.75-.25a.25.25 0 00-.25.25v7.5c0 .138.112.25.25.25h7.5a.25.25 0 00.25-.25v-7.5a.25.25 0 00-.25-.25h-7.5z'/%3E%3C/svg%3E"); }"""
 NOTEBOOK_ASSETS = "assets/notebook"
 EMPTY_COLLAPSER = re.compile(r'<div class="jp-Collapser[^"]*">\s*</div>\n?')
+CODE_BLOCK = re.compile(r'(<div class="highlight-ipynb[^"]*"><pre>)(.*?)(</pre>)', re.S)
+TOKEN = re.compile(r'<span class="([\w-]+)">([^<]*)</span>')
+TOKEN_STYLE = re.compile(r"\.highlight-ipynb \.([\w-]+)\s*\{([^}]*)\}")
+PLAIN_TOKENS = {"p"}  # punctuation
+# a token's text, then the next token: (kept text, class, next class)
+SAME_STYLE = re.compile(r'(<span class="([\w-]+)">[^<]*)</span><span class="([\w-]+)">')
+# nbconvert puts each of a cell's ~10 nested divs on its own line; the browser ignores that whitespace
+BEFORE_DIV = re.compile(r"(?<=>)\s+(?=</?div[\s>])")
 TITLE = re.compile(r"<h1\b[^>]*>.*?</h1>", re.S)
 # Where overrides/main.html puts the Colab and download buttons and the provenance line: under the title.
 NB_HEAD = "<!-- nb-head -->"
@@ -263,6 +271,23 @@ def _answer_key(page, nb):
     return key
 
 
+# a link in a notebook's Markdown to another notebook of its language: `07-device-errors.ipynb#...`
+NOTEBOOK_LINK = re.compile(r'href="(\d\d-[\w-]+\.ipynb)(#[^"]*)?"')
+
+
+def _notebook_link(match, page, files):
+    """The link as the site serves it: MkDocs rewrites links in Markdown pages, not in notebooks.
+    (JupyterLab, VS Code and GitHub follow the notebook link as written.)"""
+    target, anchor = match[1], match[2] or ""
+    lang = page.file.src_uri.split("/", 1)[0]  # from a page's CPU view too, to the page itself
+    other = files.get_file_from_path(f"{lang}/{target}")
+    if other is None:
+        source = Path(page.file.src_uri).stem
+        raise ValueError(f"notebooks/{lang}/{source}.py links to {target}, which is not a notebook of this "
+                         "language: link another notebook by its file name, e.g. 07-device-errors.ipynb#summary")
+    return f'href="{escape(other.url_relative_to(page.file))}{anchor}"'
+
+
 def _link(page, target, files):
     """URL of the page whose source is `target` (relative to this page's source), from this page."""
     src_uri = posixpath.normpath(posixpath.join(posixpath.dirname(page.file.src_uri), target))
@@ -285,15 +310,17 @@ def on_page_content(html, page, config, files):
     html = html.replace(">Copied!</span>", f">{escape(labels['copied'])}</span>")
     html = TAG_TOOLBAR.sub(lambda m: _marks(m[1], page, config, files), html)
     html = _questions(html, page, labels)
+    html = NOTEBOOK_LINK.sub(lambda m: _notebook_link(m, page, files), html)
     html = UNUSED_SCRIPT.sub("", html)
     css = "\n".join(_stylesheets(STYLE.findall(html)) + [COPY_ICON_CSS])
+    html = _plain_tokens(html, css)
     js = "\n;\n".join(INLINE_SCRIPT.findall(html))
     page.meta["notebook"]["css"] = _shared_file(config, css, "css")
     page.meta["notebook"]["js"] = _shared_file(config, js, "js")
     html = COPY_ICON.sub('<span class="clipboard-copy-icon" aria-hidden="true"></span>',
                          INLINE_SCRIPT.sub("", STYLE.sub("", html)))
     # JupyterLab's cell collapsers are empty and do nothing on a static page (5 KB on a long one).
-    html = EMPTY_COLLAPSER.sub("", html)
+    html = BEFORE_DIV.sub("", EMPTY_COLLAPSER.sub("", html))
     # The title first, as on the Markdown pages (and styled like them), then the buttons and provenance.
     title = TITLE.search(html)
     if title is None:
@@ -336,6 +363,30 @@ def _questions(html, page, labels):
         data = " ".join(f'data-{k.removeprefix("predict_")}="{escape(labels[k])}"' for k in PREDICT_LABELS)
         html += f'<div class="predict-tally" data-predict-tally {data} hidden></div>'
     return html
+
+
+def _plain_tokens(html, css):
+    """Pygments wraps every token of the code in a span, and most of them change nothing a reader
+    sees: names (no style), whitespace, the dot in `torch.cuda` (a bold dot looks like a plain one),
+    and neighbours of the same style (the pieces of an f-string). Brackets and commas are drawn in the
+    text colour. Together this takes a quarter off a long notebook page and keeps the longest within
+    the first-visit budget (tests/test_site.py)."""
+    style = dict(TOKEN_STYLE.findall(css))
+
+    def keep(token):
+        cls, text = token[1], token[2]
+        return token[0] if cls in style and cls not in PLAIN_TOKENS and text.strip() and text != "." else text
+
+    def join(pair):
+        return pair[1] if style.get(pair[2]) == style.get(pair[3]) else pair[0]
+
+    def code(block):
+        body, joined = TOKEN.sub(keep, block[2]).replace("<span></span>", "", 1), None
+        while joined != body:  # each pass joins every other neighbour of a run
+            joined, body = body, SAME_STYLE.sub(join, body)
+        return block[1] + body + block[3]
+
+    return CODE_BLOCK.sub(code, html)
 
 
 def _stylesheets(styles):

@@ -37,20 +37,23 @@ def gpu_details():
 def record(out, log=print):
     env = execute.environment()
     manifest = dict(env, **gpu_details(), date=datetime.date.today().isoformat(), concepts={})
-    out.mkdir(parents=True, exist_ok=True)
+    recorded = {}
     for concept in course.concepts():
         log(f"recording {concept} on {env['device']}")
-        nb = execute.run_notebook(concept, course.read(course.REFERENCE, concept), env)
-        nbformat.write(nb, out / f"{concept}.ipynb")
-        manifest["concepts"][concept] = {"code_hash": nb.metadata["course"]["code_hash"]}
+        recorded[concept] = execute.run_notebook(concept, course.read(course.REFERENCE, concept), env)
+        manifest["concepts"][concept] = {"code_hash": recorded[concept].metadata["course"]["code_hash"]}
+    # The questions on a page are graded by the outputs it shows: a record that cannot grade them
+    # would stop the build, so it is refused here, naming the notebook and cell.
+    execute.check_answers(list(recorded.items()))
+    # Written only once every notebook ran, each file whole or not at all: a failure or Ctrl-C leaves
+    # the previous record as it was.
+    out.mkdir(parents=True, exist_ok=True)
+    for concept, nb in recorded.items():
+        execute.write_atomic(out / f"{concept}.ipynb", nbformat.writes(nb))
     for old in out.glob("*.ipynb"):
         if old.stem not in manifest["concepts"]:
             old.unlink()
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n",
-                                       encoding="utf-8")
-    # The questions on a page are graded by the outputs it shows: say now if these outputs cannot grade them.
-    execute.check_answers([(concept, nbformat.read(out / f"{concept}.ipynb", as_version=4))
-                           for concept in manifest["concepts"]])
+    execute.write_atomic(out / "manifest.json", json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
     return manifest
 
 

@@ -397,7 +397,8 @@ def test_broken_link_stops_the_site_build(tmp_path):
     shutil.copytree(ROOT / "overrides", tmp_path / "overrides")
     shutil.copytree(ROOT / "docs" / "assets", tmp_path / "docs" / "assets")
     (tmp_path / "scripts").mkdir()
-    shutil.copy(ROOT / "scripts" / "mkdocs_hooks.py", tmp_path / "scripts")
+    for script in (ROOT / "scripts").glob("*.py"):  # the hooks mkdocs.yml names, and what they import
+        shutil.copy(script, tmp_path / "scripts")
     for lang in course.LANGS:
         (tmp_path / "docs" / lang).mkdir()
         (tmp_path / "docs" / lang / "index.md").write_text("# Home\n\nSee [the basics](01-basics.ipynb).\n")

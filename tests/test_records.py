@@ -25,6 +25,23 @@ def test_record_says_what_made_it_and_matches_the_code(course_root):
     assert saved["concepts"]["01-x"]["code_hash"] == course.code_hash(course.read("en", "01-x"))
 
 
+
+def test_a_recording_that_fails_leaves_the_previous_record_as_it_was(course_root):
+    _course(course_root)
+    record_outputs.record(course_root / "records", log=lambda *_: None)
+    before = {p.name: p.read_bytes() for p in (course_root / "records").iterdir()}
+    for lang in course.LANGS:  # the first concept changes and runs, the second fails
+        write_notebook(course_root, lang, "01-x", ("md", "# Title\n\n## Part"), ("", "print(7 * 7)"))
+        write_notebook(course_root, lang, "02-y", ("md", "# Title\n\n## Part"), ("", "1 / 0"))
+    twins.main()
+    try:
+        record_outputs.record(course_root / "records", log=lambda *_: None)
+    except execute.BuildError as err:
+        assert "ZeroDivisionError" in str(err)
+    else:
+        raise AssertionError("expected the recording to fail")
+    assert {p.name: p.read_bytes() for p in (course_root / "records").iterdir()} == before
+
 def test_fresh_record_is_shown_and_the_build_outputs_become_a_second_view(course_root):
     _course(course_root)
     record_outputs.record(course_root / "records", log=lambda *_: None)

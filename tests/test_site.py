@@ -14,7 +14,7 @@ CONFIG = load_config(str(course.ROOT / "mkdocs.yml"))
 SITE_URL = CONFIG["site_url"]
 BASE = urlsplit(SITE_URL).path  # the path the site is published under, e.g. /tutorial/
 DEFAULT = course.LANGS[0]
-PAGE_BUDGET = 160_000  # 150 KB, plus the three questions before cells (prose and markup, about 6 KB in Japanese)
+PAGE_BUDGET = 150_000
 # The device-errors page is a long reference page (ten error messages, each produced and fixed): its own budget.
 PAGE_BUDGETS = {"07-device-errors": 230_000}
 # A first visit (the page, and the stylesheets, scripts and images it loads up front), uncompressed.
@@ -158,6 +158,22 @@ def test_every_internal_link_and_anchor_resolves(site):
                 broken.append(f"{page.relative_to(site)} -> {url} (no such anchor)")
     assert not broken, "broken links:\n" + "\n".join(broken[:50])
 
+
+# Where a page meets an error, it links to that error's section on the errors page (issue: device errors).
+ERROR_SECTIONS = {
+    "03-moving-models": ["expected-all-tensors-to-be-on-the-same-device", "attempting-to-deserialize-object-on-a-cuda-device"],
+    "06-fact-check": ["expected-all-tensors-to-be-on-the-same-device", "cuda-error-invalid-device-ordinal",
+                      "cannot-access-accelerator-device-when-none-is-available",
+                      "module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu"],
+}
+
+
+@pytest.mark.parametrize("lang", course.LANGS)
+def test_pages_link_to_the_section_of_their_error(site, lang):
+    for concept, anchors in ERROR_SECTIONS.items():
+        links = {a["href"] for a in soup(site / page_path(lang, concept)).find_all("a", href=True)}
+        missing = [a for a in anchors if f"../07-device-errors/#{a}" not in links]
+        assert not missing, f"{lang}/{concept} does not link to these sections of 07-device-errors: {missing}"
 
 def test_pages_load_nothing_from_other_hosts(site):
     foreign = []

@@ -141,6 +141,8 @@ assert model.offset is not offset  # a new buffer tensor
 # Coming back from `meta` is different: there is no data to copy, so `.to("cpu")` raises and
 # points to `to_empty()`. `to_empty(device=...)` gives the module uninitialised storage on the
 # device; fill in the values yourself, for built-in layers with `reset_parameters()`.
+#
+# In real code the usual cause is a tensor created inside `forward` or a loss without a device; [Device errors, decoded](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device) shows it, with its fixes.
 
 # %% tags=["claim-F7"]
 with expect_error(NotImplementedError, "to_empty"):
@@ -164,7 +166,7 @@ assert torch.isfinite(layer.weight).all()
 # - `model.weight is weight=True` — for a dtype change (and between CPU and CUDA) PyTorch swaps the tensor behind the `Parameter` and keeps the object.
 # - `model.weight is weight=False` — that is what a move to `meta` does (see above); a dtype change keeps the `Parameter`.
 
-# %% tags=["claim-F3"]
+# %% tags=["claim-F3", "gpu-only"]
 model = Scaled()
 weight, offset = model.weight, model.offset
 
@@ -355,7 +357,7 @@ assert scaled.device.type == "meta"
 # `optimizer.load_state_dict(optimizer.state_dict())` converts the state to each parameter's device.
 # On a machine without a GPU the cell prints only `torch.cuda.is_available()=False`.
 
-# %% tags=["claim-F4"]
+# %% tags=["claim-F4", "gpu-only"]
 model = nn.Linear(4, 2)  # on the CPU
 optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
 model(torch.randn(8, 4)).sum().backward()
@@ -435,6 +437,8 @@ assert state["exp_avg"].device == model.weight.device
 # We also pass `weights_only=True`, which only unpickles tensors and plain containers: the safe
 # way to load a `state_dict` (more on it below). Without a GPU, the checkpoint below comes from the
 # CPU, and the next cell prints only `torch.cuda.is_available()=False`.
+#
+# Without `map_location`, loading such a checkpoint on a machine without a GPU stops with `Attempting to deserialize object on a CUDA device`; [Device errors, decoded](07-device-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device) produces that error.
 
 # %%
 tmp = tempfile.TemporaryDirectory()
@@ -444,7 +448,7 @@ model = nn.Linear(4, 2).to(device)
 torch.save(model.state_dict(), path)
 print(f"{model.weight.device=}")
 
-# %% tags=["claim-F8"]
+# %% tags=["claim-F8", "gpu-only"]
 if torch.cuda.is_available():
     as_saved = torch.load(path, weights_only=True)
     on_cpu = torch.load(path, map_location="cpu", weights_only=True)

@@ -280,6 +280,8 @@ else:
 #
 # The cell checks the branch that matches your machine; with several GPUs it also wraps a model with
 # a single device id.
+#
+# This section's error, with its causes and fixes, is decoded in [Device errors, decoded](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu).
 
 # %% tags=["claim-M5"]
 model = nn.Linear(4, 2)
@@ -371,6 +373,8 @@ assert y.device == net.weight.device
 # wheels), it raises `Cannot access accelerator device when none is available.` On other machines
 # without a usable GPU you get an error too. An integer never means the CPU. Write `"cuda:0"` when you
 # mean CUDA.
+#
+# This section's error, with its causes and fixes, is decoded in [Device errors, decoded](07-device-errors.ipynb#cannot-access-accelerator-device-when-none-is-available).
 
 # %% tags=["claim-O1"]
 cpu_only_build = (
@@ -428,6 +432,8 @@ assert torch.ones(1).is_cpu
 # changed between releases (it was reworded in 2.8), so search your logs for the first part. The cell
 # needs a GPU, because on the CPU alone there is no second device to mix up; without one it prints only
 # `torch.cuda.is_available()=False`. It shows both directions for a linear layer, and an addition.
+#
+# This section's error, with its causes and fixes, is decoded in [Device errors, decoded](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device).
 
 # %% tags=["claim-O3", "gpu-only"]
 if torch.cuda.is_available():
@@ -452,8 +458,10 @@ else:
 # **Now.** Since torch 2.8 the same error is a `torch.AcceleratorError`. It is a subclass of
 # `RuntimeError`, so existing `except RuntimeError:` code still catches it. Without a GPU the cell
 # checks only the class, and prints `torch.cuda.is_available()=False` for the rest.
+#
+# This section's error, with its causes and fixes, is decoded in [Device errors, decoded](07-device-errors.ipynb#cuda-error-invalid-device-ordinal).
 
-# %% tags=["claim-O4"]
+# %% tags=["claim-O4", "gpu-only"]
 if hasattr(torch, "AcceleratorError"):
     print(torch.AcceleratorError.__mro__)
     assert issubclass(torch.AcceleratorError, RuntimeError)

@@ -123,6 +123,8 @@ assert model.offset is not offset  # 新しいバッファのテンソル
 
 # %% [markdown]
 # `meta` から戻すときは事情が違います。コピーするデータがないので `.to("cpu")` はエラーになり、メッセージは `to_empty()` を使うよう促します。`to_empty(device=...)` は移動先のデバイスに未初期化のストレージを確保するだけなので、値は自分で設定します。組み込みのレイヤーなら `reset_parameters()` で初期化できます。
+#
+# 実際のコードでよくある原因は、`forward` や損失関数の中でデバイスを指定せずに作ったテンソルです。その例と直し方は[デバイスのエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で紹介しています。
 
 # %% tags=["claim-F7"]
 with expect_error(NotImplementedError, "to_empty"):
@@ -144,7 +146,7 @@ assert torch.isfinite(layer.weight).all()
 # - `model.weight is weight=True`：dtype の変更（および CPU と CUDA の間の移動）では、PyTorch は `Parameter` の中のテンソルを差し替え、オブジェクトはそのまま残します。
 # - `model.weight is weight=False`：これは `meta` への移動で起きること（上で見たとおり）です。dtype の変更では `Parameter` は同じです。
 
-# %% tags=["claim-F3"]
+# %% tags=["claim-F3", "gpu-only"]
 model = Scaled()
 weight, offset = model.weight, model.offset
 
@@ -306,7 +308,7 @@ assert scaled.device.type == "meta"
 #
 # CPU → CUDA の移動では `Parameter` オブジェクトが変わらないので、移動前に作ったオプティマイザも正しいパラメータを保持しています。ただし、それで足りるのはオプティマイザにまだ状態がない間だけです。状態はモジュールの一部ではないので、`model.to()` を呼んでも元のデバイスに残ります。`optimizer.load_state_dict(optimizer.state_dict())` を呼ぶと、状態が各パラメータのデバイスに変換されます。GPU のないマシンでは、セルは `torch.cuda.is_available()=False` だけを表示します。
 
-# %% tags=["claim-F4"]
+# %% tags=["claim-F4", "gpu-only"]
 model = nn.Linear(4, 2)  # CPU 上
 optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
 model(torch.randn(8, 4)).sum().backward()
@@ -377,6 +379,8 @@ assert state["exp_avg"].device == model.weight.device
 # - 呼び出し可能オブジェクト `(storage, location) -> storage`: テンソルのストレージごとに置き場所を決めます。`lambda storage, location: storage` なら、すべて CPU 上に置かれます。
 #
 # ここでは `weights_only=True` も指定しています。テンソルと基本的なコンテナだけを unpickle するオプションで、`state_dict` を安全に読み込む方法です（後で詳しく説明します）。GPU がなければ、次のチェックポイントは CPU から保存したもので、その次のセルは `torch.cuda.is_available()=False` だけを表示します。
+#
+# `map_location` を指定しないと、GPU のないマシンではこのようなチェックポイントの読み込みが `Attempting to deserialize object on a CUDA device` で止まります。このエラーは[デバイスのエラーを読み解く](07-device-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)で実際に起こしています。
 
 # %%
 tmp = tempfile.TemporaryDirectory()
@@ -386,7 +390,7 @@ model = nn.Linear(4, 2).to(device)
 torch.save(model.state_dict(), path)
 print(f"{model.weight.device=}")
 
-# %% tags=["claim-F8"]
+# %% tags=["claim-F8", "gpu-only"]
 if torch.cuda.is_available():
     as_saved = torch.load(path, weights_only=True)
     on_cpu = torch.load(path, map_location="cpu", weights_only=True)

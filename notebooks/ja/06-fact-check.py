@@ -249,6 +249,8 @@ else:
 # - デバイス ID が2つ以上: ラッパーは何も移動せず、最初の forward の呼び出しで、パラメータを `device_ids[0]` に置くよう求めるエラーが発生します。
 #
 # セルは、実行しているマシンに当てはまる分岐を検証します。GPU が複数枚あれば、デバイス ID を1つだけ渡したラップも試します。
+#
+# この節のエラーの原因と直し方は、[デバイスのエラーを読み解く](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)で詳しく説明しています。
 
 # %% tags=["claim-M5"]
 model = nn.Linear(4, 2)
@@ -328,6 +330,8 @@ assert y.device == net.weight.device
 # **当時（torch 1.7）**: `torch.device(0)` や `device=0` は `cuda:0` の省略形でした。
 #
 # **現在**: torch 2.5 以降、整数は現在の**アクセラレータ**上のインデックスを意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。アクセラレータにまったく対応していない torch のビルド（CPU 版の wheel など）では、`Cannot access accelerator device when none is available.` というエラーになります。使える GPU がないそれ以外のマシンでもエラーになります。整数が CPU を指すことはありません。CUDA を指したいときは `"cuda:0"` と書きましょう。
+#
+# この節のエラーの原因と直し方は、[デバイスのエラーを読み解く](07-device-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)で詳しく説明しています。
 
 # %% tags=["claim-O1"]
 cpu_only_build = (
@@ -372,6 +376,8 @@ assert torch.ones(1).is_cpu
 # - GPU の入力を CPU に残ったレイヤーに渡した場合: `Tensor for 'out' is on CPU, Tensor for argument #1 'self' is on CPU, but expected them to be on GPU (while checking arguments for addmm)`
 #
 # **現在**: どちらの場合も `Expected all tensors to be on the same device` で始まります。線形レイヤーでは、続きにどちらの向きでも入力の `mat1` の名前が入ります。チェックは各引数を最初の引数であるバイアスと比べるので、食い違うのは常に入力だからです。つまり引数の名前からは、どちらを移動すべきかはわかりません。モデルと入力のすべてを、使うつもりのデバイスに置きます。`+` や `*` のような要素ごとの演算は TensorIterator を通るので、今も `but found at least two devices, cuda:0 and cpu!` で終わり、引数の名前は入りません。それ以外の文言はリリースごとに変わってきた（2.8 でも変更されました）ので、ログはこの先頭部分で検索します。CPU だけでは取り違える2つ目のデバイスがないので、このセルには GPU が必要です。GPU がなければ `torch.cuda.is_available()=False` だけを表示します。線形レイヤーでの両方の向きと、加算の例を示します。
+#
+# この節のエラーの原因と直し方は、[デバイスのエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で詳しく説明しています。
 
 # %% tags=["claim-O3", "gpu-only"]
 if torch.cuda.is_available():
@@ -393,8 +399,10 @@ else:
 # **当時（torch 1.7）**: 存在しない GPU を指定すると（たとえば GPU が1枚のマシンで `t.cuda(1)`）、`RuntimeError: CUDA error: invalid device ordinal` が送出されました。
 #
 # **現在**: torch 2.8 以降、同じエラーが `torch.AcceleratorError` として送出されます。これは `RuntimeError` のサブクラスなので、既存の `except RuntimeError:` のコードでもそのまま捕捉できます。GPU がなければ、セルはクラスだけを検証し、残りについては `torch.cuda.is_available()=False` を表示します。
+#
+# この節のエラーの原因と直し方は、[デバイスのエラーを読み解く](07-device-errors.ipynb#cuda-error-invalid-device-ordinal)で詳しく説明しています。
 
-# %% tags=["claim-O4"]
+# %% tags=["claim-O4", "gpu-only"]
 if hasattr(torch, "AcceleratorError"):
     print(torch.AcceleratorError.__mro__)
     assert issubclass(torch.AcceleratorError, RuntimeError)

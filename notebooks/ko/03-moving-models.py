@@ -137,6 +137,8 @@ assert model.offset is not offset  # 새 버퍼 텐서
 
 # %% [markdown]
 # `meta`에서 되돌아올 때는 사정이 다릅니다. 복사할 데이터가 없으므로 `.to("cpu")`는 오류를 일으키고, 오류 메시지는 `to_empty()`를 쓰라고 안내합니다. `to_empty(device=...)`는 대상 디바이스에 초기화되지 않은 스토리지만 할당하므로 값은 직접 채워야 합니다. 기본 제공 레이어라면 `reset_parameters()`로 초기화할 수 있습니다.
+#
+# 실제 코드에서 흔한 원인은 `forward`나 손실 함수 안에서 디바이스를 지정하지 않고 만든 텐서입니다. 그 예와 고치는 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)에서 다룹니다.
 
 # %% tags=["claim-F7"]
 with expect_error(NotImplementedError, "to_empty"):
@@ -159,7 +161,7 @@ assert torch.isfinite(layer.weight).all()
 # - `model.weight is weight=True`: dtype을 바꿀 때(그리고 CPU와 CUDA 사이를 옮길 때) PyTorch는 `Parameter` 안의 텐서만 바꾸고 객체는 유지합니다.
 # - `model.weight is weight=False`: 이것은 `meta`로 옮길 때 일어나는 일입니다(위에서 본 대로). dtype을 바꾸면 `Parameter`는 그대로입니다.
 
-# %% tags=["claim-F3"]
+# %% tags=["claim-F3", "gpu-only"]
 model = Scaled()
 weight, offset = model.weight, model.offset
 
@@ -350,7 +352,7 @@ assert scaled.device.type == "meta"
 # `optimizer.load_state_dict(optimizer.state_dict())`를 호출하면 상태가 각 파라미터의 디바이스로
 # 변환됩니다. GPU가 없는 머신에서 이 셀은 `torch.cuda.is_available()=False`만 출력합니다.
 
-# %% tags=["claim-F4"]
+# %% tags=["claim-F4", "gpu-only"]
 model = nn.Linear(4, 2)  # CPU에 있음
 optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
 model(torch.randn(8, 4)).sum().backward()
@@ -429,6 +431,8 @@ assert state["exp_avg"].device == model.weight.device
 # 여기서는 `weights_only=True`도 함께 지정합니다. 텐서와 기본 컨테이너만 역직렬화(unpickle)하는
 # 옵션으로, `state_dict`를 안전하게 불러오는 방법입니다(아래에서 자세히 다룹니다). GPU가 없으면 아래
 # 체크포인트는 CPU에서 저장한 것이고, 그다음 셀은 `torch.cuda.is_available()=False`만 출력합니다.
+#
+# `map_location`을 지정하지 않으면 GPU가 없는 머신에서는 이런 체크포인트를 불러올 때 `Attempting to deserialize object on a CUDA device` 오류로 멈춥니다. 이 오류는 [디바이스 오류 읽는 법](07-device-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)에서 직접 재현합니다.
 
 # %%
 tmp = tempfile.TemporaryDirectory()
@@ -438,7 +442,7 @@ model = nn.Linear(4, 2).to(device)
 torch.save(model.state_dict(), path)
 print(f"{model.weight.device=}")
 
-# %% tags=["claim-F8"]
+# %% tags=["claim-F8", "gpu-only"]
 if torch.cuda.is_available():
     as_saved = torch.load(path, weights_only=True)
     on_cpu = torch.load(path, map_location="cpu", weights_only=True)
