@@ -374,6 +374,18 @@ def _record_provenance(manifest):
     return {k: manifest[k] for k in keys if k in manifest}
 
 
+def check_answers(shown):
+    """Raise BuildError unless exactly one choice of every question appears in the output that answers
+    it, for each (concept, executed notebook) a page shows."""
+    problems = []
+    for concept, run in shown:
+        nb = with_outputs(course.REFERENCE, concept, run, "check")
+        machine = run.metadata["course"]["provenance"]["device"]
+        problems += course.answer_problems(nb, course.source(course.REFERENCE, concept), machine)
+    if problems:
+        raise BuildError("\n".join(str(p) for p in problems))
+
+
 def with_outputs(lang, concept, run, view, alternate=None):
     """The language's notebook with the outputs of an executed run, and provenance for the page."""
     nb = course.read(lang, concept)
@@ -467,7 +479,8 @@ def write_page(path, nb):
 def build_pages(records_dir=RECORDS, only=None, log=print):
     start = time.monotonic()
     cell_timeout()  # a bad setting stops the build before anything runs
-    problems = course.parity_problems(only) + course.tag_problems(only) + twins.stale(only)
+    problems = (course.parity_problems(only) + course.tag_problems(only) + course.question_problems(only)
+                + twins.stale(only))
     if problems:
         raise BuildError("\n".join(str(p) for p in problems))
     foreign = foreign_notebooks()
@@ -487,6 +500,10 @@ def build_pages(records_dir=RECORDS, only=None, log=print):
     stale = [c for c in records if fresh_record(c, records, manifest) is None]
     if stale:
         log(f"stale records (code changed since they were made; showing this build's outputs): {', '.join(stale)}")
+    # Every page's questions are graded by the outputs it shows: this build's, and a fresh record's.
+    shown = [(c, run) for c, run in runs.items()] + \
+            [(c, rec) for c in runs if (rec := fresh_record(c, records, manifest)) is not None]
+    check_answers(shown)
     wanted = set()
     changed = 0
     for concept, run in runs.items():

@@ -42,6 +42,7 @@ for _name in ("mkdocs.plugins.mkdocs_jupyter", "mkdocs.mkdocs-jupyter",
         _logger.addFilter(_only_warnings)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import course  # noqa: E402
 import trim_css  # noqa: E402
 
 # mkdocs-jupyter folds headings to ASCII, so Japanese and Korean headings get empty ids.
@@ -253,8 +254,21 @@ def on_page_markdown(markdown, page, config, files):
         "alternate": meta["alternate"] and _link(page, meta["alternate"], files),
         # cells whose checks need a CUDA GPU: the provenance line says whether they ran here
         "gpu_only": sum(GPU_ONLY in c.get("metadata", {}).get("tags", []) for c in nb["cells"]),
+        "predict": _answer_key(page, nb),
     }
     return markdown
+
+
+def _answer_key(page, nb):
+    """[(question cell index, index of the choice the next cell's output shows)]. scripts/execute.py
+    refuses to write a page whose outputs do not pick exactly one choice of each question."""
+    key = []
+    for question, _, hits in course.answers(nb):
+        if len(hits) != 1 or question.problems:
+            raise ValueError(f"{page.file.src_uri}: cell {question.index + 1}, a question, is not answered by exactly "
+                             "one choice of the next cell's output; run ./scripts/build")
+        key.append((question.index, hits[0]))
+    return key
 
 
 # a link in a notebook's Markdown to another notebook of its language: `07-device-errors.ipynb#...`
@@ -295,6 +309,7 @@ def on_page_content(html, page, config, files):
     html = html.replace('aria-label="Copy to Clipboard"', f'aria-label="{escape(labels["copy"])}"')
     html = html.replace(">Copied!</span>", f">{escape(labels['copied'])}</span>")
     html = TAG_TOOLBAR.sub(lambda m: _marks(m[1], page, config, files), html)
+    html = _questions(html, page, labels)
     html = NOTEBOOK_LINK.sub(lambda m: _notebook_link(m, page, files), html)
     html = UNUSED_SCRIPT.sub("", html)
     css = "\n".join(_stylesheets(STYLE.findall(html)) + [COPY_ICON_CSS])
@@ -312,6 +327,42 @@ def on_page_content(html, page, config, files):
         raise ValueError(f"{page.file.src_uri}: the notebook does not start with a '# title' cell")
     heading = title[0].replace('class="anchor-link"', 'class="headerlink"', 1)
     return heading + NB_HEAD + html[:title.start()] + html[title.end():]
+
+
+MD_CELL = '<div class="jp-Cell jp-MarkdownCell jp-Notebook-cell'
+NEXT_CELL = re.compile(r'<div class="jp-Cell ')
+CHOICE_LIST = re.compile(r"<ul>(.*?)</ul>", re.S)
+PREDICT_LABELS = ("predict_correct", "predict_wrong", "predict_printed", "predict_pending", "predict_tally",
+                  "predict_reset")
+
+
+def _questions(html, page, labels):
+    """Mark each question cell (data-predict: its number on the page; data-answer: the choice that the
+    next cell's output shows) and its choices, for docs/assets/javascripts/predict.js, and end the page
+    with the tally the script keeps. Without JavaScript the question reads as written and the output shows."""
+    key = page.meta["notebook"].get("predict") or []
+    for number, (index, answer) in enumerate(key, 1):
+        opening = re.compile(re.escape(MD_CELL) + r'([^"]*)" id="cell-id=cell-' + str(index) + '">')
+        found = opening.search(html)
+        if found is None:
+            raise ValueError(f"{page.file.src_uri}: question cell {index + 1} not found in the rendered page")
+        end = NEXT_CELL.search(html, found.end())
+        end = end.start() if end else len(html)
+        cell = html[found.end():end]
+        lists = list(CHOICE_LIST.finditer(cell))
+        if not lists:
+            raise ValueError(f"{page.file.src_uri}: question cell {index + 1} has no list of choices")
+        last = lists[-1]
+        items = iter(range(100))
+        choices = re.sub(r"<li>", lambda m: f'<li data-choice="{next(items)}">', last[1])
+        cell = cell[:last.start()] + f'<ul class="predict-choices">{choices}</ul>' + cell[last.end():]
+        tag = (f'{MD_CELL}{found[1]} predict" id="cell-id=cell-{index}" data-predict="{number}" '
+               f'data-answer="{answer}" data-output="cell-id=cell-{index + 1}">')
+        html = html[:found.start()] + tag + cell + html[end:]
+    if key:
+        data = " ".join(f'data-{k.removeprefix("predict_")}="{escape(labels[k])}"' for k in PREDICT_LABELS)
+        html += f'<div class="predict-tally" data-predict-tally {data} hidden></div>'
+    return html
 
 
 def _plain_tokens(html, css):

@@ -100,11 +100,13 @@ HEADER = """# ---
 
 
 def write_notebook(root, lang, name, *cells):
-    """Write a percent-format notebook from (kind, text) cells; kind is 'md' or a tag list string."""
+    """Write a percent-format notebook from (kind, text) cells; kind is 'md' (or 'md tags=[...]' for a
+    tagged Markdown cell) or a tag list string."""
     parts = [HEADER]
     for kind, text in cells:
-        if kind == "md":
-            parts.append("# %% [markdown]\n" + "\n".join("# " + line if line else "#" for line in text.splitlines()))
+        if kind == "md" or kind.startswith("md "):
+            marker = f"# %% [markdown] {kind[2:].strip()}".rstrip()
+            parts.append(marker + "\n" + "\n".join("# " + line if line else "#" for line in text.splitlines()))
         else:
             parts.append(f"# %% {kind}".rstrip() + "\n" + text)
     path = root / "notebooks" / lang / f"{name}.py"

@@ -29,7 +29,9 @@ ENGLISH_UI = sorted({
     "Copy to Clipboard", "Copied!", "Permanent link", "Dark mode", "Light mode",  # plugin/markdown defaults
     CONFIG["copyright"], *(p["toggle"]["name"] for p in CONFIG["theme"]["palette"]),
     *(CONFIG["extra"]["labels"][k] for k in ("colab", "download", "outputs", "cpu_view", "record_view", "copy",
-                                            "permalink", "gpu_only", "gpu_only_title")),
+                                            "permalink", "gpu_only", "gpu_only_title", "predict_wrong",
+                                            "predict_printed", "predict_pending", "predict_reset")),
+    CONFIG["extra"]["labels"]["predict_tally"].split("{")[0],
     CONFIG["extra"]["labels"]["gpu_skipped"].split("{n}")[0], CONFIG["extra"]["labels"]["gpu_ran"].split("{n}")[0],
 })
 

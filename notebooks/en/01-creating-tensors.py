@@ -157,6 +157,14 @@ assert t.device.type == "cpu"
 # Compare a device with another `torch.device`, not with a string: `t.device == "cpu"` is `False`
 # even for a CPU tensor. Compare `.type` when any GPU will do, because `cuda:0` and `cuda` are not equal.
 
+# %% [markdown] tags=["predict"]
+# **Predict:** `t` is a CPU tensor. What does the next cell print for the three comparisons
+# `t.device == torch.device("cpu")`, `t.device == "cpu"` and `t.device.type == "cpu"`?
+#
+# - `True True True` — this would mean a device equals its name as a string; it does not.
+# - `True False True` — a device equals another `torch.device`, and `.type` is a string; the device itself never equals the string `"cpu"`.
+# - `True False False` — `.type` is the string `"cpu"`, so the last comparison is true.
+
 # %%
 print(t.device == torch.device("cpu"), t.device == "cpu", t.device.type == "cpu")
 assert t.device == torch.device("cpu")
@@ -217,6 +225,14 @@ else:
 # as with `device=`. An explicit `device=` still wins. The `meta` device (last section) lets these
 # cells run on any machine.
 
+# %% [markdown] tags=["predict"]
+# **Predict:** Inside `with torch.device("meta"):` the cell creates one tensor without `device=` and one
+# with `device="cpu"`, then a third after the block. Which devices does it print, in that order?
+#
+# - `meta meta cpu` — this would mean the block overrides even an explicit `device=`; it does not.
+# - `meta cpu meta` — this would mean the default outlives the block; `with` restores the previous default when it ends.
+# - `meta cpu cpu` — the block only changes the default: an explicit `device="cpu"` wins inside it, and the default ends with the block.
+
 # %% tags=["claim-F6"]
 with torch.device("meta"):
     inside = torch.zeros(2)
@@ -252,6 +268,13 @@ assert torch.ones(3).device.type == "cpu"
 #
 # For a whole program, passing `device=` (or `with torch.device(...)` around a block) is explicit and
 # has none of these surprises.
+
+# %% [markdown] tags=["predict"]
+# **Predict:** With `torch.set_default_device("meta")` in effect, a new thread creates `torch.zeros(2)`.
+# Which device does the cell show for it, in `seen_by_thread`?
+#
+# - `[device(type='cpu')]` — the default device belongs to one thread; a new thread still creates its tensors on the CPU.
+# - `[device(type='meta')]` — this would mean the default holds for the whole process; it holds only for the thread that set it.
 
 # %% tags=["claim-F6"]
 torch.set_default_device("meta")

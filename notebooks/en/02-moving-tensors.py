@@ -65,6 +65,12 @@ print(torch.__version__, device)
 # You can watch this without a GPU by using the `meta` device, which every PyTorch build
 # has. A meta tensor has a shape and a dtype but no data.
 
+# %% [markdown] tags=["predict"]
+# **Predict:** `x` is on the CPU. After `m = x.to("meta")`, what does `print(x.device, m.device)` show?
+#
+# - `meta meta` — this would mean `to` moved `x` itself; a tensor's `to` leaves `x` where it was.
+# - `cpu meta` — `to` returns a new tensor on `meta`, and `x` stays on the CPU.
+
 # %% tags=["claim-F7"]
 x = torch.arange(4.0)
 m = x.to("meta")
@@ -112,6 +118,12 @@ else:
 # and returns the tensor itself. The result is not a copy: writing into it writes into the
 # original. `t.cpu()` on a CPU tensor and `t.cuda()` on a tensor already on the current
 # GPU behave the same way.
+
+# %% [markdown] tags=["predict"]
+# **Predict:** `a` is already on `device`. Is `b = a.to(device)` the same object as `a`? The cell prints `b is a`.
+#
+# - `False` — this would mean `to` always copies; it copies only when the device or dtype changes, or with `copy=True`.
+# - `True` — nothing has to change, so `to` returns the tensor itself, not a copy.
 
 # %% tags=["claim-F1"]
 a = torch.zeros(3, device=device)
@@ -179,6 +191,12 @@ with expect_error(TypeError, "invalid combination of arguments"):
 #
 # `t.cuda("cpu")` is an error. PyTorch checks the argument before it touches CUDA, so the
 # error is the same on a CPU-only build and on a GPU machine.
+
+# %% [markdown] tags=["predict"]
+# **Predict:** What does `t.cuda("cpu")` raise, on a machine with or without a GPU?
+#
+# - `must be cuda device` — `cuda()` checks its argument first, and `"cpu"` is not a CUDA device.
+# - `Torch not compiled with CUDA enabled` — that error comes only when CUDA itself is needed; the argument is refused before that, on every machine.
 
 # %%
 with expect_error(RuntimeError, "must be cuda device"):

@@ -64,6 +64,13 @@ def expect_error(kind, fragment):
 # The `meta` device stores shapes and dtypes but no data. It exists on every machine, so it lets
 # you watch a move happen even without a GPU.
 
+# %% [markdown] tags=["predict"]
+# **Predict:** The cell calls `model.double()` and then `model.to("meta")`, without assigning either result.
+# What does `print(model.weight.device, model.weight.dtype)` show?
+#
+# - `cpu torch.float32` — this would be so if they returned a converted copy, as `Tensor.to` does; they change the module itself.
+# - `meta torch.float64` — `Module.to` and `.double()` change the module in place, so both conversions stick.
+
 # %% tags=["claim-M1"]
 model = nn.Linear(3, 2)
 
@@ -152,6 +159,13 @@ assert torch.isfinite(layer.weight).all()
 # A dtype change (any machine) and a move to a GPU keep the `Parameter` objects, while the buffer is
 # still replaced.
 
+# %% [markdown] tags=["predict"]
+# **Predict:** After `model.double()`, is `model.weight` still the same `Parameter` object as `weight`,
+# saved before the call?
+#
+# - `model.weight is weight=True` — for a dtype change (and between CPU and CUDA) PyTorch swaps the tensor behind the `Parameter` and keeps the object.
+# - `model.weight is weight=False` — that is what a move to `meta` does (see above); a dtype change keeps the `Parameter`.
+
 # %% tags=["claim-F3", "gpu-only"]
 model = Scaled()
 weight, offset = model.weight, model.offset
@@ -223,6 +237,12 @@ assert "mask" not in model.state_dict()
 # The trap: when nothing needs to change (say, `d` is the CPU and so is the weight), `.to()` returns
 # the parameter itself and the assignment works. The same line then fails the first time it runs on
 # a GPU. Move the whole module with `model.to(d)` instead.
+
+# %% [markdown] tags=["predict"]
+# **Predict:** `model.weight` is a `Parameter`. What type does `model.weight.to("meta")`, a real conversion, return?
+#
+# - `<class 'torch.nn.parameter.Parameter'>` — only a `to()` with nothing to do gives back the `Parameter` itself.
+# - `<class 'torch.Tensor'>` — a real conversion returns a plain tensor, which is why the module refuses it under a parameter's name.
 
 # %% tags=["claim-F5"]
 model = nn.Linear(3, 2)

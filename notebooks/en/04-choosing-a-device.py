@@ -83,6 +83,14 @@ if mps_ok:
 # instead. The cell asserts what this machine's torch does. The module does not exist before 2.6,
 # and an old environment may have an older torch, so the cell checks with `hasattr` first.
 
+# %% [markdown] tags=["predict"]
+# **Predict:** What does `torch.accelerator.current_accelerator()` return on the machine that runs this cell?
+# The cell prints it as `acc`.
+#
+# - `acc=device(type='cuda')` — a CUDA build: the kind of accelerator, without an index.
+# - `acc=device(type='cuda', index=0)` — `current_accelerator()` names a kind of accelerator, not a particular GPU, so its device has no index.
+# - `acc=None` — the PyTorch build supports no accelerator (a CPU-only build, torch 2.7 or later).
+
 # %% tags=["claim-O5"]
 if not hasattr(torch, "accelerator"):
     print(f"{hasattr(torch, 'accelerator')=}")
@@ -132,6 +140,13 @@ else:
 # or look for the fastest. On torch 2.6 and later it asks `torch.accelerator`; on older releases it
 # tries CUDA and MPS by name.
 
+# %% [markdown] tags=["predict"]
+# **Predict:** What does `print(device, y.device)` show on the machine that runs this cell?
+#
+# - `cuda cuda:0` — a usable GPU: the helper's device has no index, but a tensor always lives on one particular GPU.
+# - `cpu cpu` — no usable accelerator: `pick_device()` falls back to the CPU.
+# - `cuda:0 cuda:0` — `current_accelerator()` returns a device without an index, so `device` prints as `cuda`.
+
 # %% tags=["claim-O5"]
 # The usable accelerator if there is one, otherwise the CPU
 def pick_device() -> torch.device:
@@ -173,6 +188,13 @@ assert device.index is None
 # and the error comes when a tensor is created there.
 #
 # The cell asserts the outcome for the machine it runs on.
+
+# %% [markdown] tags=["predict"]
+# **Predict:** What does `device=0` give on the machine that runs this cell?
+#
+# - `Cannot access accelerator device when none is available` — no accelerator at all: there is nothing for index 0 to point at.
+# - `device(type='cuda', index=0)` — a CUDA build: 0 is index 0 of the current accelerator.
+# - `device(type='cpu')` — an integer never means the CPU.
 
 # %% tags=["claim-O1"]
 usable = torch.accelerator.is_available()

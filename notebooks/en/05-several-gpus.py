@@ -86,6 +86,12 @@ else:
 # `torch.device("cuda")` has no index. It is not a synonym for `cuda:0`: it means "the current
 # CUDA device", looked up when a tensor is created or moved.
 
+# %% [markdown] tags=["predict"]
+# **Predict:** What is the index of `torch.device("cuda")`? The cell prints the device, then its `.index`.
+#
+# - `0` — this would make `"cuda"` a synonym for `cuda:0`; it is not.
+# - `None` — `"cuda"` names no GPU; the current device is looked up only when a tensor is created or moved.
+
 # %%
 d = torch.device("cuda")
 print(repr(d), d.index)
@@ -222,6 +228,12 @@ print(f"{y.device=}")
 # load into an unwrapped model. And its own documentation recommends `DistributedDataParallel`
 # instead, even on a single machine.
 
+# %% [markdown] tags=["predict"]
+# **Predict:** `dp` wraps a `Linear` in `nn.DataParallel`. What are the keys of `dp.state_dict()`?
+#
+# - `['weight', 'bias']` — those are the keys of `dp.module.state_dict()`, the unwrapped model.
+# - `['module.weight', 'module.bias']` — the wrapper keeps the model as `dp.module`, so every key gains a `module.` prefix.
+
 # %% tags=["claim-M5"]
 keys = list(dp.state_dict())
 print(keys)
@@ -337,6 +349,14 @@ assert r0["params"] == r1["params"]  # yet identical parameters after training
 # %% [markdown]
 # The split DDP leaves to you: `DistributedSampler` gives each rank a different share of the dataset's
 # indices. Here it runs without processes, by naming the rank and the number of ranks.
+
+# %% [markdown] tags=["predict"]
+# **Predict:** `DistributedSampler` splits 8 samples between 2 ranks, without shuffling. Which indices does
+# each rank get?
+#
+# - `[[0, 1, 2, 3], [4, 5, 6, 7]]` — these would be contiguous halves; the sampler deals the indices out in turn instead.
+# - `[[0, 2, 4, 6], [1, 3, 5, 7]]` — rank `r` takes every second index from `r` on: every sample once, no overlap.
+# - `[[0, 1, 2, 3, 4, 5, 6, 7], [0, 1, 2, 3, 4, 5, 6, 7]]` — each rank would see all the data; splitting it is the sampler's job.
 
 # %% tags=["claim-F11"]
 data = range(8)

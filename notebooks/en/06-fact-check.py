@@ -66,6 +66,13 @@ def expect_error(kind, fragment):
 # speed or memory. One difference from a CPU-to-GPU move: moving to `meta` replaces the `Parameter`
 # objects, while a move between CPU and GPU keeps them (the cell checks whichever case ran).
 
+# %% [markdown] tags=["predict"]
+# **Predict:** `returned = model.to(target)`, with no reassignment of `model`. Is `returned` the same object
+# as `model`? The cell prints `returned is model` first.
+#
+# - `False` — that is how `Tensor.to` behaves: it returns a new tensor when it converts.
+# - `True` — `nn.Module.to` converts the module in place and returns that same module.
+
 # %% tags=["claim-M1"]
 target = device if device.type == "cuda" else torch.device("meta")
 
@@ -171,6 +178,12 @@ else:
 #
 # **Verdict: false.** No such function exists. Calling it fails on every machine, with or without a GPU:
 
+# %% [markdown] tags=["predict"]
+# **Predict:** What happens when you call `torch.cuda.copy(torch.ones(3))`?
+#
+# - `has no attribute 'copy'` — the function does not exist, on any machine.
+# - `Torch not compiled with CUDA enabled` — this would mean the function exists but needs CUDA; it fails before that, because there is no such function.
+
 # %% tags=["claim-M3"]
 assert not hasattr(torch.cuda, "copy")
 with expect_error(AttributeError, "has no attribute 'copy'"):
@@ -212,6 +225,13 @@ assert "dtype" not in inspect.signature(nn.Module.cuda).parameters
 # %% [markdown]
 # The real differences are small. `.cuda()` takes only a device, so it cannot change the dtype; `.to()`
 # can change both in one call. Without an index, both use the current CUDA device.
+
+# %% [markdown] tags=["predict"]
+# **Predict:** Does `nn.Linear(2, 2).to(target, torch.float16)` change the dtype as well as the device, in
+# one call? The cell prints the weight's device and dtype.
+#
+# - `torch.float32` — this would mean the second argument is ignored; `to` converts both.
+# - `torch.float16` — `Module.to` takes a device and a dtype in the same call (`.cuda()` takes only a device).
 
 # %% tags=["claim-M4"]
 both = nn.Linear(2, 2).to(target, torch.float16)

@@ -158,6 +158,13 @@ assert scaled.device.type == target.type
 # list them, so the optimizer never trains them. The first forward call then mixes devices. Keep them in
 # `nn.ModuleList` or `nn.ModuleDict` instead.
 
+# %% [markdown] tags=["predict"]
+# **Predict:** `PlainContainers` keeps two `Linear(3, 3)` layers in a Python list and a `Linear(3, 1)` in a
+# dict. How many parameters does `plain.parameters()` list?
+#
+# - `len(list(plain.parameters()))=6` — that is the count for `nn.ModuleList` and `nn.ModuleDict`, which register their layers.
+# - `len(list(plain.parameters()))=0` — a module does not look inside plain lists and dicts, so it finds no parameters at all.
+
 # %%
 class PlainContainers(nn.Module):
     def __init__(self):
@@ -288,6 +295,13 @@ else:
 # The opposite mistake is common in training loops: adding up `loss` instead of `loss.item()`. The sum
 # is then a tensor that stays on the GPU and carries the autograd graph of every step in it, so memory
 # grows with each step. `loss.item()` gives a plain Python number.
+
+# %% [markdown] tags=["predict"]
+# **Predict:** `total_tensor` starts at `0.0`, and `total_tensor += loss` runs for three steps. What type is
+# `total_tensor` at the end?
+#
+# - `type(total_tensor).__name__='Tensor'` — `0.0 + loss` is a tensor, on the loss's device and carrying its autograd graph.
+# - `type(total_tensor).__name__='float'` — that needs `loss.item()`; a float plus a tensor is a tensor.
 
 # %%
 model = nn.Linear(3, 1).to(device)
@@ -574,6 +588,13 @@ else:
 # DataLoader is meant to be used, and it works with `fork` even after the parent has used the GPU. If a
 # child process really must use CUDA, start it with `spawn`: `multiprocessing.get_context("spawn")`, or
 # `DataLoader(..., multiprocessing_context="spawn")`.
+
+# %% [markdown] tags=["predict"]
+# **Predict:** Two DataLoader workers produce the batches, and the loop moves each batch to `device`. On which
+# device are the batches the workers produce?
+#
+# - `devices={'cuda'}` — this would mean the workers used CUDA, which is what forked workers must not do.
+# - `devices={'cpu'}` — the workers prepare CPU tensors; the move to the device happens in the main process.
 
 # %%
 loader = DataLoader(TensorDataset(torch.randn(8, 3)), batch_size=4, num_workers=2)

@@ -139,6 +139,14 @@ assert t.device.type == "cpu"
 # %% [markdown]
 # デバイスは文字列とではなく、別の `torch.device` と比較してください。CPU 上のテンソルでも `t.device == "cpu"` は `False` になります。どの GPU でもよい場合は `.type` を比較します。`cuda:0` と `cuda` は等しくないからです。
 
+# %% [markdown] tags=["predict"]
+# **予想：** `t` は CPU 上のテンソルです。`t.device == torch.device("cpu")`、`t.device == "cpu"`、
+# `t.device.type == "cpu"` の三つの比較について、次のセルは何を表示するでしょうか。
+#
+# - `True True True`：デバイスが名前の文字列と等しいことになりますが、そうはなりません。
+# - `True False True`：デバイスは別の `torch.device` と比べれば等しく、`.type` は文字列です。デバイスそのものが文字列 `"cpu"` と等しくなることはありません。
+# - `True False False`：`.type` は文字列 `"cpu"` なので、最後の比較は `True` になります。
+
 # %%
 print(t.device == torch.device("cpu"), t.device == "cpu", t.device.type == "cpu")
 assert t.device == torch.device("cpu")
@@ -190,6 +198,14 @@ else:
 #
 # torch 2.0 以降では、ファクトリ関数が使うデフォルトのデバイスを変更できます。`with` ブロックの中だけで変更する方法と、`torch.set_default_device` で変更する方法があります。既存のテンソルが移動するわけではなく、`device=` を渡したときと同じく、テンソルが最初からそのデバイス上に作成されます。`device=` を明示した場合は、そちらが優先されます。最後の節で説明する `meta` デバイスを使うので、以下のセルはどのマシンでも実行できます。
 
+# %% [markdown] tags=["predict"]
+# **予想：** `with torch.device("meta"):` の中で、`device=` なしのテンソルと `device="cpu"` 付きのテンソルを
+# 作り、ブロックの後でもう一つ作ります。セルはこの順にどのデバイスを表示するでしょうか。
+#
+# - `meta meta cpu`：ブロックが明示した `device=` まで上書きすることになりますが、そうはなりません。
+# - `meta cpu meta`：デフォルトがブロックの後まで残ることになりますが、`with` は終わるときに元のデフォルトに戻します。
+# - `meta cpu cpu`：ブロックが変えるのはデフォルトだけです。中でも明示した `device="cpu"` が優先され、デフォルトはブロックの終わりで元に戻ります。
+
 # %% tags=["claim-F6"]
 with torch.device("meta"):
     inside = torch.zeros(2)
@@ -220,6 +236,13 @@ assert torch.ones(3).device.type == "cpu"
 # - ドキュメントには、ファクトリ関数に限らず、torch API へのすべての Python 呼び出しにわずかなコストが加わるという警告があります。セルでは、このマシンで小さな `add` の実行時間を設定ありとなしで計測し、その比を表示します。実行時間はばらつくので、この比については何も assert しません。
 #
 # プログラム全体では、`device=` を渡す（あるいはブロックを `with torch.device(...)` で囲む）ほうが明示的で、こうした意外な挙動もありません。
+
+# %% [markdown] tags=["predict"]
+# **予想：** `torch.set_default_device("meta")` が効いている間に、新しいスレッドで `torch.zeros(2)` を作ります。
+# セルは `seen_by_thread` にどのデバイスを表示するでしょうか。
+#
+# - `[device(type='cpu')]`：デフォルトのデバイスはスレッドごとの設定です。新しいスレッドは CPU 上にテンソルを作ります。
+# - `[device(type='meta')]`：デフォルトがプロセス全体に効くことになりますが、効くのは設定したスレッドだけです。
 
 # %% tags=["claim-F6"]
 torch.set_default_device("meta")

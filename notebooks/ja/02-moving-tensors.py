@@ -57,6 +57,12 @@ print(torch.__version__, device)
 #
 # GPU がなくても、どの PyTorch ビルドにもある `meta` デバイスを使えば、この動きを確かめられます。meta テンソルは形状と dtype を持ちますが、データは持ちません。
 
+# %% [markdown] tags=["predict"]
+# **予想：** `x` は CPU 上にあります。`m = x.to("meta")` の後、`print(x.device, m.device)` は何を表示するでしょうか。
+#
+# - `meta meta`：`to` が `x` 自体を移動したことになりますが、テンソルの `to` は `x` を元の場所に残します。
+# - `cpu meta`：`to` は `meta` 上の新しいテンソルを返し、`x` は CPU に残ります。
+
 # %% tags=["claim-F7"]
 x = torch.arange(4.0)
 m = x.to("meta")
@@ -97,6 +103,12 @@ else:
 # ## 移動が不要なら同じテンソルが返る
 #
 # テンソルがすでに指定したデバイス（と dtype）にある場合、`to` は何も変える必要がないので、そのテンソル自身を返します。戻り値はコピーではないので、そこに書き込むと元のテンソルに書き込まれます。CPU 上のテンソルに対する `t.cpu()` や、すでに現在の GPU 上にあるテンソルに対する `t.cuda()` も同じ振る舞いです。
+
+# %% [markdown] tags=["predict"]
+# **予想：** `a` はすでに `device` 上にあります。`b = a.to(device)` は `a` と同じオブジェクトでしょうか。セルは `b is a` を表示します。
+#
+# - `False`：`to` が常にコピーすることになりますが、コピーするのはデバイスか dtype が変わるとき、または `copy=True` のときだけです。
+# - `True`：変えるものが何もないので、`to` はコピーではなくテンソル自身を返します。
 
 # %% tags=["claim-F1"]
 a = torch.zeros(3, device=device)
@@ -161,6 +173,12 @@ with expect_error(TypeError, "invalid combination of arguments"):
 # ## cuda に渡せるのは CUDA デバイスだけ
 #
 # `t.cuda("cpu")` はエラーになります。PyTorch は CUDA に触れる前に引数を検査するので、CPU 版のビルドでも GPU マシンでも同じエラーになります。
+
+# %% [markdown] tags=["predict"]
+# **予想：** `t.cuda("cpu")` は、GPU があってもなくても、どんなエラーを出すでしょうか。
+#
+# - `must be cuda device`：`cuda()` はまず引数を確かめます。`"cpu"` は CUDA のデバイスではありません。
+# - `Torch not compiled with CUDA enabled`：このエラーは CUDA そのものが必要になったときに出ます。引数はその前に拒否されるので、どのマシンでもこうはなりません。
 
 # %%
 with expect_error(RuntimeError, "must be cuda device"):

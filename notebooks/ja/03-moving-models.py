@@ -54,6 +54,13 @@ def expect_error(kind, fragment):
 #
 # `meta` デバイスは形状と dtype を保持しますが、データは持ちません。どのマシンにも存在するので、GPU がなくても移動の様子を確かめられます。
 
+# %% [markdown] tags=["predict"]
+# **予想：** セルは `model.double()` と `model.to("meta")` を呼び、どちらの戻り値も代入しません。
+# `print(model.weight.device, model.weight.dtype)` は何を表示するでしょうか。
+#
+# - `cpu torch.float32`：`Tensor.to` のように変換したコピーを返すならこうなりますが、モジュールのメソッドはモジュール自体を変更します。
+# - `meta torch.float64`：`Module.to` も `.double()` もモジュールをインプレースで変更するので、両方の変換が残ります。
+
 # %% tags=["claim-M1"]
 model = nn.Linear(3, 2)
 
@@ -133,6 +140,12 @@ assert torch.isfinite(layer.weight).all()
 # %% [markdown]
 # dtype の変換（どのマシンでも可）と GPU への移動では `Parameter` オブジェクトはそのまま残りますが、バッファはやはり置き換わります。
 
+# %% [markdown] tags=["predict"]
+# **予想：** `model.double()` の後も、`model.weight` は呼び出し前に保存した `weight` と同じ `Parameter` オブジェクトでしょうか。
+#
+# - `model.weight is weight=True`：dtype の変更（および CPU と CUDA の間の移動）では、PyTorch は `Parameter` の中のテンソルを差し替え、オブジェクトはそのまま残します。
+# - `model.weight is weight=False`：これは `meta` への移動で起きること（上で見たとおり）です。dtype の変更では `Parameter` は同じです。
+
 # %% tags=["claim-F3", "gpu-only"]
 model = Scaled()
 weight, offset = model.weight, model.offset
@@ -197,6 +210,12 @@ assert "mask" not in model.state_dict()
 # `model.weight = model.weight.to(d)` のようにパラメータを1つだけ手作業で移動することはできません。実際に変換が行われると、戻り値は `Parameter` ではなく普通の `Tensor` になります。モジュールはパラメータの名前に普通のテンソルを代入することを拒否し、`TypeError` を送出します。
 #
 # 落とし穴は、変換が不要な場合（たとえば `d` が CPU で、重みも CPU 上にある場合）です。このとき `.to()` はパラメータ自身を返すので、代入は成功します。ところが、同じ行が GPU で初めて実行されたときに失敗します。代わりに、モジュール全体を `model.to(d)` で移動しましょう。
+
+# %% [markdown] tags=["predict"]
+# **予想：** `model.weight` は `Parameter` です。実際に変換が起きる `model.weight.to("meta")` は、どの型を返すでしょうか。
+#
+# - `<class 'torch.nn.parameter.Parameter'>`：`Parameter` 自身が返るのは、`to()` にすることが何もないときだけです。
+# - `<class 'torch.Tensor'>`：実際の変換はただのテンソルを返します。だからモジュールは、それをパラメータの名前で受け取るのを拒みます。
 
 # %% tags=["claim-F5"]
 model = nn.Linear(3, 2)

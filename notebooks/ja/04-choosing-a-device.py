@@ -70,6 +70,14 @@ if mps_ok:
 #
 # 使えるアクセラレータがない場合の振る舞いは、リリースによって異なります。2.7 以降の `current_accelerator()` は、アクセラレータに対応していないビルドでは `None` を返します。2.6 では代わりに `RuntimeError` を送出します。セルでは、このマシンの torch での振る舞いを assert で検証します。このモジュールは 2.6 より前には存在せず、古い環境ではそれより古い torch が入っていることもあるので、セルではまず `hasattr` で確認します。
 
+# %% [markdown] tags=["predict"]
+# **予想：** このセルを実行するマシンで、`torch.accelerator.current_accelerator()` は何を返すでしょうか。
+# セルはそれを `acc` として表示します。
+#
+# - `acc=device(type='cuda')`：CUDA ビルドです。アクセラレータの種類だけで、インデックスはありません。
+# - `acc=device(type='cuda', index=0)`：`current_accelerator()` が示すのはアクセラレータの種類で、特定の GPU ではないので、インデックスは付きません。
+# - `acc=None`：その PyTorch のビルドはアクセラレータに対応していません（CPU 専用ビルド、torch 2.7 以降）。
+
 # %% tags=["claim-O5"]
 if not hasattr(torch, "accelerator"):
     print(f"{hasattr(torch, 'accelerator')=}")
@@ -111,6 +119,13 @@ else:
 #
 # デバイスの選択は1つの関数にまとめ、スクリプトの冒頭で一度だけ呼び出します。この関数は、今使えるアクセラレータがあればそれを選び、なければ CPU を選びます。デバイスどうしを比較したり、最も速いものを探したりはしません。torch 2.6 以降では `torch.accelerator` に問い合わせ、それより古いリリースでは CUDA と MPS を名前で順に試します。
 
+# %% [markdown] tags=["predict"]
+# **予想：** このセルを実行するマシンで、`print(device, y.device)` は何を表示するでしょうか。
+#
+# - `cuda cuda:0`：使える GPU があります。ヘルパーが返すデバイスにはインデックスがありませんが、テンソルは必ず特定の GPU 上にあります。
+# - `cpu cpu`：使えるアクセラレータがないので、`pick_device()` は CPU を選びます。
+# - `cuda:0 cuda:0`：`current_accelerator()` はインデックスのないデバイスを返すので、`device` は `cuda` と表示されます。
+
 # %% tags=["claim-O5"]
 # 使えるアクセラレータがあればそれを、なければ CPU を返す
 def pick_device() -> torch.device:
@@ -145,6 +160,13 @@ assert device.index is None
 # 古いコードでは、「1枚目の GPU」のつもりで `torch.device(0)`、`device=0`、`.to(0)` と書かれていることがあります。PyTorch 2.4 までは、整数は常に CUDA を指していました。2.5 以降は「現在のアクセラレータのインデックス 0」を意味し、NVIDIA のマシンでは `cuda:0`、Mac では `mps:0`、Intel の GPU では `xpu:0` になります。アクセラレータがなければ指す先がないので、`torch.device(0)` そのものが `RuntimeError: Cannot access accelerator device when none is available.` を送出します。2.7 以降では、アクセラレータ向けにビルドされた PyTorch（GPU のないマシン上の CUDA ビルド）は `0` をそのまま `cuda:0` に変換し、エラーはそこにテンソルを作成した時点で発生します。
 #
 # セルでは、実行しているマシンでの結果を assert で検証します。
+
+# %% [markdown] tags=["predict"]
+# **予想：** このセルを実行するマシンで、`device=0` は何になるでしょうか。
+#
+# - `Cannot access accelerator device when none is available`：アクセラレータがまったくないので、インデックス 0 が指すものがありません。
+# - `device(type='cuda', index=0)`：CUDA ビルドです。0 は現在のアクセラレータのインデックス 0 です。
+# - `device(type='cpu')`：整数が CPU を意味することはありません。
 
 # %% tags=["claim-O1"]
 usable = torch.accelerator.is_available()

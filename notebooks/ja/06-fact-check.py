@@ -54,6 +54,13 @@ def expect_error(kind, fragment):
 #
 # GPU がない場合、このセルは代わりにモデルを `meta` に移動します。`meta` は形状と dtype を保持し、データを持たないデバイスです。パラメータがどこに移動したか、どのオブジェクトが返ってきたかはわかりますが、速度やメモリについては何もわかりません。CPU から GPU への移動とは1つ違いがあります。`meta` への移動では `Parameter` オブジェクトが置き換わりますが、CPU と GPU の間の移動では同じオブジェクトが保たれます（セルは実際に実行されたほうのケースを検証します）。
 
+# %% [markdown] tags=["predict"]
+# **予想：** `model` に代入し直さずに `returned = model.to(target)` とします。`returned` は `model` と同じ
+# オブジェクトでしょうか。セルは最初に `returned is model` を表示します。
+#
+# - `False`：これは `Tensor.to` の振る舞いです。変換するときは新しいテンソルを返します。
+# - `True`：`nn.Module.to` はモジュールをインプレースで変換し、そのモジュール自身を返します。
+
 # %% tags=["claim-M1"]
 target = device if device.type == "cuda" else torch.device("meta")
 
@@ -150,6 +157,12 @@ else:
 #
 # **判定: 誤り**。そのような関数は存在しません。GPU の有無にかかわらず、どのマシンでも呼び出しは失敗します。
 
+# %% [markdown] tags=["predict"]
+# **予想：** `torch.cuda.copy(torch.ones(3))` を呼ぶとどうなるでしょうか。
+#
+# - `has no attribute 'copy'`：この関数はどのマシンにも存在しません。
+# - `Torch not compiled with CUDA enabled`：関数はあるが CUDA が必要、ということになりますが、そもそもそんな関数がないので、その前に失敗します。
+
 # %% tags=["claim-M3"]
 assert not hasattr(torch.cuda, "copy")
 with expect_error(AttributeError, "has no attribute 'copy'"):
@@ -187,6 +200,13 @@ assert "dtype" not in inspect.signature(nn.Module.cuda).parameters
 
 # %% [markdown]
 # 実際の違いはわずかです。`.cuda()` はデバイスしか受け取らないので、dtype は変えられません。`.to()` なら1回の呼び出しで両方を変えられます。インデックスを指定しなければ、どちらも現在の CUDA デバイスを使います。
+
+# %% [markdown] tags=["predict"]
+# **予想：** `nn.Linear(2, 2).to(target, torch.float16)` は、一回の呼び出しでデバイスと一緒に dtype も変えるでしょうか。
+# セルは重みのデバイスと dtype を表示します。
+#
+# - `torch.float32`：二つ目の引数が無視されることになりますが、`to` は両方を変換します。
+# - `torch.float16`：`Module.to` は一回の呼び出しでデバイスと dtype を受け取れます（`.cuda()` が受け取るのはデバイスだけです）。
 
 # %% tags=["claim-M4"]
 both = nn.Linear(2, 2).to(target, torch.float16)

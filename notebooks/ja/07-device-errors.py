@@ -127,6 +127,13 @@ assert scaled.device.type == target.type
 #
 # `nn.Module` は属性をたどってサブモジュールを見つけます。Python の普通のリストや辞書に入れた層は、モジュールからは見えません。`model.to(device)` はそれらを元の場所に残し、`model.parameters()` にも含まれないので、オプティマイザはそれらを学習しません。そして最初の forward 呼び出しでデバイスが混ざります。代わりに `nn.ModuleList` や `nn.ModuleDict` に入れてください。
 
+# %% [markdown] tags=["predict"]
+# **予想：** `PlainContainers` は二つの `Linear(3, 3)` を Python のリストに、`Linear(3, 1)` を辞書に入れています。
+# `plain.parameters()` はいくつのパラメータを返すでしょうか。
+#
+# - `len(list(plain.parameters()))=6`：これは層を登録する `nn.ModuleList` と `nn.ModuleDict` を使った場合の数です。
+# - `len(list(plain.parameters()))=0`：モジュールはただのリストや辞書の中を見ないので、パラメータを一つも見つけません。
+
 # %%
 class PlainContainers(nn.Module):
     def __init__(self):
@@ -243,6 +250,13 @@ else:
 # CUDA テンソルに対する `.item()`、`.tolist()`、`.numpy()`、`print(t)` はデータを CPU にコピーするので、CPU は、それより前にキューに積まれた GPU の処理がすべて終わるまで待ちます。1ステップに1回の `.item()` なら負担は小さいですが、ループの中で要素ごとに呼ぶと遅くなります。
 #
 # 学習ループでよくある逆の間違いは、`loss.item()` ではなく `loss` そのものを足し合わせることです。合計は GPU に残るテンソルになり、すべてのステップの autograd グラフを抱えたままになるので、ステップごとにメモリが増えていきます。`loss.item()` なら普通の Python の数値が得られます。
+
+# %% [markdown] tags=["predict"]
+# **予想：** `total_tensor` は `0.0` から始まり、`total_tensor += loss` を 3 ステップ実行します。最後に
+# `total_tensor` の型は何でしょうか。
+#
+# - `type(total_tensor).__name__='Tensor'`：`0.0 + loss` はテンソルで、損失と同じデバイスにあり、その autograd のグラフを抱えています。
+# - `type(total_tensor).__name__='float'`：そうするには `loss.item()` が必要です。float とテンソルの和はテンソルです。
 
 # %%
 model = nn.Linear(3, 1).to(device)
@@ -477,6 +491,13 @@ else:
 
 # %% [markdown]
 # 普通の直し方は、ワーカーで CUDA を使わないことです。DataLoader のワーカーは CPU のテンソルを読み込んで準備し、学習ループがメインプロセスで各バッチをデバイスに移動します。これは DataLoader の本来の使い方でもあり、親が GPU を使ったあとでも `fork` で動きます。子プロセスでどうしても CUDA を使う必要があるなら、`spawn` で起動します。`multiprocessing.get_context("spawn")` や `DataLoader(..., multiprocessing_context="spawn")` を使います。
+
+# %% [markdown] tags=["predict"]
+# **予想：** 二つの DataLoader ワーカーがバッチを作り、ループが各バッチを `device` に移します。ワーカーが作る
+# バッチはどのデバイスにあるでしょうか。
+#
+# - `devices={'cuda'}`：ワーカーが CUDA を使ったことになりますが、fork されたワーカーがしてはいけないことです。
+# - `devices={'cpu'}`：ワーカーは CPU のテンソルを用意します。デバイスへの移動はメインプロセスで行います。
 
 # %%
 loader = DataLoader(TensorDataset(torch.randn(8, 3)), batch_size=4, num_workers=2)

@@ -139,6 +139,14 @@ assert t.device.type == "cpu"
 # %% [markdown]
 # 디바이스는 문자열이 아니라 다른 `torch.device`와 비교해야 합니다. CPU 텐서라도 `t.device == "cpu"`는 `False`입니다. 어느 GPU든 상관없다면 `.type`을 비교하십시오. `cuda:0`과 `cuda`는 서로 같지 않기 때문입니다.
 
+# %% [markdown] tags=["predict"]
+# **예측해 보세요:** `t`는 CPU 텐서입니다. `t.device == torch.device("cpu")`, `t.device == "cpu"`,
+# `t.device.type == "cpu"` 세 비교에 대해 다음 셀은 무엇을 출력할까요?
+#
+# - `True True True`: 디바이스가 이름 문자열과 같다는 뜻이 되는데, 그렇지 않습니다.
+# - `True False True`: 디바이스는 다른 `torch.device`와 비교해야 같고, `.type`은 문자열입니다. 디바이스 자체는 문자열 `"cpu"`와 같아지지 않습니다.
+# - `True False False`: `.type`은 문자열 `"cpu"`이므로 마지막 비교는 참입니다.
+
 # %%
 print(t.device == torch.device("cpu"), t.device == "cpu", t.device.type == "cpu")
 assert t.device == torch.device("cpu")
@@ -190,6 +198,14 @@ else:
 #
 # torch 2.0부터는 팩토리 함수가 사용할 기본 디바이스를 지정할 수 있습니다. `with` 블록 안에서만 적용할 수도 있고, `torch.set_default_device`로 지정할 수도 있습니다. 텐서를 옮기는 것이 아니라 `device=`를 넘겼을 때처럼 처음부터 그 디바이스에 생성합니다. `device=`를 명시하면 여전히 그 값이 우선합니다. 아래 셀은 `meta` 디바이스(마지막 섹션에서 설명합니다)를 사용하므로 어떤 머신에서든 실행됩니다.
 
+# %% [markdown] tags=["predict"]
+# **예측해 보세요:** `with torch.device("meta"):` 안에서 `device=` 없이 텐서 하나, `device="cpu"`로 텐서 하나를
+# 만들고, 블록이 끝난 뒤에 하나를 더 만듭니다. 셀은 이 순서대로 어떤 디바이스를 출력할까요?
+#
+# - `meta meta cpu`: 블록이 명시한 `device=`까지 덮어쓴다는 뜻인데, 그렇지 않습니다.
+# - `meta cpu meta`: 기본값이 블록 뒤에도 남는다는 뜻인데, `with`는 끝날 때 이전 기본값으로 되돌립니다.
+# - `meta cpu cpu`: 블록은 기본값만 바꿉니다. 블록 안에서도 명시한 `device="cpu"`가 우선하고, 기본값은 블록이 끝나면 원래대로 돌아갑니다.
+
 # %% tags=["claim-F6"]
 with torch.device("meta"):
     inside = torch.zeros(2)
@@ -220,6 +236,13 @@ assert torch.ones(3).device.type == "cpu"
 # - 공식 문서는 이 함수가 팩토리 함수뿐 아니라 torch API에 대한 모든 Python 호출에 약간의 비용을 더한다고 경고합니다. 셀은 이 머신에서 작은 `add`의 실행 시간을 설정한 경우와 하지 않은 경우로 재고 그 비율을 출력합니다. 실행 시간은 들쭉날쭉하므로 이 비율은 `assert`로 검증하지 않습니다.
 #
 # 프로그램 전체에서는 `device=`를 넘기는 방식(또는 블록을 `with torch.device(...)`로 감싸는 방식)이 명시적이고 이런 뜻밖의 동작도 없습니다.
+
+# %% [markdown] tags=["predict"]
+# **예측해 보세요:** `torch.set_default_device("meta")`가 적용된 상태에서 새 스레드가 `torch.zeros(2)`를 만듭니다.
+# 셀은 `seen_by_thread`에 어떤 디바이스를 보여 줄까요?
+#
+# - `[device(type='cpu')]`: 기본 디바이스는 스레드별 설정입니다. 새 스레드는 여전히 CPU에 텐서를 만듭니다.
+# - `[device(type='meta')]`: 기본값이 프로세스 전체에 적용된다는 뜻인데, 설정한 스레드에만 적용됩니다.
 
 # %% tags=["claim-F6"]
 torch.set_default_device("meta")

@@ -60,6 +60,12 @@ print(torch.__version__, device)
 # GPU가 없어도 `meta` 디바이스로 이 동작을 확인할 수 있습니다. `meta`는 모든 PyTorch
 # 빌드에 있는 디바이스로, meta 텐서에는 형태(shape)와 dtype만 있고 데이터는 없습니다.
 
+# %% [markdown] tags=["predict"]
+# **예측해 보세요:** `x`는 CPU에 있습니다. `m = x.to("meta")` 다음에 `print(x.device, m.device)`는 무엇을 출력할까요?
+#
+# - `meta meta`: `to`가 `x` 자체를 옮겼다는 뜻인데, 텐서의 `to`는 `x`를 원래 자리에 둡니다.
+# - `cpu meta`: `to`는 `meta`에 있는 새 텐서를 반환하고, `x`는 CPU에 그대로 있습니다.
+
 # %% tags=["claim-F7"]
 x = torch.arange(4.0)
 m = x.to("meta")
@@ -104,6 +110,12 @@ else:
 # 텐서가 이미 요청한 디바이스에 있고 dtype도 같다면 `to`는 할 일이 없으므로 텐서 자신을
 # 반환합니다. 반환값은 복사본이 아니므로, 여기에 값을 쓰면 원래 텐서에 쓰입니다. CPU 텐서에
 # 대한 `t.cpu()`, 이미 현재 GPU에 있는 텐서에 대한 `t.cuda()`도 마찬가지입니다.
+
+# %% [markdown] tags=["predict"]
+# **예측해 보세요:** `a`는 이미 `device`에 있습니다. `b = a.to(device)`는 `a`와 같은 객체일까요? 셀은 `b is a`를 출력합니다.
+#
+# - `False`: `to`가 항상 복사한다는 뜻인데, 디바이스나 dtype이 바뀔 때, 또는 `copy=True`일 때만 복사합니다.
+# - `True`: 바꿀 것이 없으므로 `to`는 복사본이 아니라 텐서 자체를 반환합니다.
 
 # %% tags=["claim-F1"]
 a = torch.zeros(3, device=device)
@@ -172,6 +184,12 @@ with expect_error(TypeError, "invalid combination of arguments"):
 #
 # `t.cuda("cpu")`는 오류가 납니다. PyTorch는 CUDA에 접근하기 전에 인자부터 검사하므로, CPU
 # 전용 빌드에서도 GPU 머신에서도 같은 오류가 발생합니다.
+
+# %% [markdown] tags=["predict"]
+# **예측해 보세요:** `t.cuda("cpu")`는 GPU가 있든 없든 어떤 오류를 낼까요?
+#
+# - `must be cuda device`: `cuda()`는 먼저 인자를 확인하는데, `"cpu"`는 CUDA 디바이스가 아닙니다.
+# - `Torch not compiled with CUDA enabled`: 이 오류는 CUDA 자체가 필요할 때 납니다. 인자는 그보다 먼저 거부되므로 어느 머신에서도 이 오류는 나지 않습니다.
 
 # %%
 with expect_error(RuntimeError, "must be cuda device"):

@@ -63,6 +63,13 @@ def expect_error(kind, fragment):
 # `meta` 디바이스는 형태와 dtype만 저장하고 데이터는 저장하지 않습니다. 어느 머신에나 있으므로
 # GPU가 없어도 이동이 일어나는 모습을 확인할 수 있습니다.
 
+# %% [markdown] tags=["predict"]
+# **예측해 보세요:** 셀은 `model.double()`과 `model.to("meta")`를 호출하고 어느 반환값도 대입하지 않습니다.
+# `print(model.weight.device, model.weight.dtype)`는 무엇을 출력할까요?
+#
+# - `cpu torch.float32`: `Tensor.to`처럼 변환된 복사본을 반환한다면 이렇게 되겠지만, 모듈의 메서드는 모듈 자체를 바꿉니다.
+# - `meta torch.float64`: `Module.to`와 `.double()`은 모듈을 제자리에서 바꾸므로 두 변환이 모두 남습니다.
+
 # %% tags=["claim-M1"]
 model = nn.Linear(3, 2)
 
@@ -148,6 +155,12 @@ assert torch.isfinite(layer.weight).all()
 # dtype 변환(어느 머신에서나 가능)과 GPU로의 이동에서는 `Parameter` 객체가 그대로 유지되지만, 버퍼는
 # 이때도 교체됩니다.
 
+# %% [markdown] tags=["predict"]
+# **예측해 보세요:** `model.double()` 다음에도 `model.weight`는 호출 전에 저장해 둔 `weight`와 같은 `Parameter` 객체일까요?
+#
+# - `model.weight is weight=True`: dtype을 바꿀 때(그리고 CPU와 CUDA 사이를 옮길 때) PyTorch는 `Parameter` 안의 텐서만 바꾸고 객체는 유지합니다.
+# - `model.weight is weight=False`: 이것은 `meta`로 옮길 때 일어나는 일입니다(위에서 본 대로). dtype을 바꾸면 `Parameter`는 그대로입니다.
+
 # %% tags=["claim-F3", "gpu-only"]
 model = Scaled()
 weight, offset = model.weight, model.offset
@@ -219,6 +232,12 @@ assert "mask" not in model.state_dict()
 # 함정은 변환할 것이 없는 경우입니다(예: `d`가 CPU이고 가중치도 CPU에 있을 때). 이때는 `.to()`가
 # 파라미터 자체를 반환하므로 대입이 성공합니다. 그러다 같은 코드가 GPU에서 처음 실행될 때 실패합니다.
 # 파라미터를 따로 옮기지 말고 `model.to(d)`로 모듈 전체를 옮기십시오.
+
+# %% [markdown] tags=["predict"]
+# **예측해 보세요:** `model.weight`는 `Parameter`입니다. 실제로 변환이 일어나는 `model.weight.to("meta")`는 어떤 타입을 반환할까요?
+#
+# - `<class 'torch.nn.parameter.Parameter'>`: `Parameter` 자체가 돌아오는 것은 `to()`가 할 일이 없을 때뿐입니다.
+# - `<class 'torch.Tensor'>`: 실제 변환은 일반 텐서를 반환합니다. 그래서 모듈은 이것을 파라미터 이름으로 받기를 거부합니다.
 
 # %% tags=["claim-F5"]
 model = nn.Linear(3, 2)

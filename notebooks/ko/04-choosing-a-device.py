@@ -70,6 +70,14 @@ if mps_ok:
 #
 # 쓸 수 있는 가속기가 없을 때의 동작은 릴리스마다 다릅니다. 2.7부터 `current_accelerator()`는 가속기를 지원하지 않는 빌드에서 `None`을 반환합니다. 2.6에서는 대신 `RuntimeError`가 발생합니다. 셀은 이 머신의 torch에서 어떻게 동작하는지 `assert`로 검증합니다. 이 모듈은 2.6 전에는 아예 없고, 오래된 환경에는 그보다 오래된 torch가 설치되어 있을 수 있으므로, 셀에서는 먼저 `hasattr`로 확인합니다.
 
+# %% [markdown] tags=["predict"]
+# **예측해 보세요:** 이 셀을 실행하는 머신에서 `torch.accelerator.current_accelerator()`는 무엇을 반환할까요?
+# 셀은 이것을 `acc`로 출력합니다.
+#
+# - `acc=device(type='cuda')`: CUDA 빌드입니다. 가속기의 종류만 있고 인덱스는 없습니다.
+# - `acc=device(type='cuda', index=0)`: `current_accelerator()`가 가리키는 것은 특정 GPU가 아니라 가속기의 종류이므로 인덱스가 붙지 않습니다.
+# - `acc=None`: 이 PyTorch 빌드는 가속기를 지원하지 않습니다(CPU 전용 빌드, torch 2.7 이상).
+
 # %% tags=["claim-O5"]
 if not hasattr(torch, "accelerator"):
     print(f"{hasattr(torch, 'accelerator')=}")
@@ -111,6 +119,13 @@ else:
 #
 # 디바이스 선택은 함수 하나에 모아 두고 스크립트 맨 앞에서 한 번만 호출합니다. 이 함수는 지금 쓸 수 있는 가속기가 있으면 그것을, 없으면 CPU를 고릅니다. 디바이스끼리 비교하거나 가장 빠른 것을 찾지는 않습니다. torch 2.6 이상에서는 `torch.accelerator`에 묻고, 그보다 오래된 릴리스에서는 CUDA와 MPS를 이름으로 차례로 확인합니다.
 
+# %% [markdown] tags=["predict"]
+# **예측해 보세요:** 이 셀을 실행하는 머신에서 `print(device, y.device)`는 무엇을 출력할까요?
+#
+# - `cuda cuda:0`: 쓸 수 있는 GPU가 있습니다. 헬퍼가 반환한 디바이스에는 인덱스가 없지만, 텐서는 항상 특정 GPU에 있습니다.
+# - `cpu cpu`: 쓸 수 있는 가속기가 없으므로 `pick_device()`는 CPU를 고릅니다.
+# - `cuda:0 cuda:0`: `current_accelerator()`는 인덱스 없는 디바이스를 반환하므로 `device`는 `cuda`로 출력됩니다.
+
 # %% tags=["claim-O5"]
 # 쓸 수 있는 가속기가 있으면 그것을, 없으면 CPU를 반환한다
 def pick_device() -> torch.device:
@@ -145,6 +160,13 @@ assert device.index is None
 # 오래된 코드에는 "첫 번째 GPU"라는 뜻으로 `torch.device(0)`, `device=0`, `.to(0)`이라고 쓴 곳이 있습니다. PyTorch 2.4까지는 정수가 항상 CUDA를 가리켰습니다. 2.5부터는 "현재 가속기의 인덱스 0"을 뜻합니다. NVIDIA 머신에서는 `cuda:0`, Mac에서는 `mps:0`, Intel GPU에서는 `xpu:0`입니다. 가속기가 없으면 가리킬 대상이 없으므로 `torch.device(0)` 자체가 `RuntimeError: Cannot access accelerator device when none is available.`를 발생시킵니다. 2.7부터는 가속기용으로 빌드된 PyTorch(GPU가 없는 머신의 CUDA 빌드)가 `0`을 그대로 `cuda:0`으로 바꾸고, 오류는 그 디바이스에 텐서를 생성할 때 발생합니다.
 #
 # 셀에서는 실행 중인 머신에서 나와야 할 결과를 `assert`로 검증합니다.
+
+# %% [markdown] tags=["predict"]
+# **예측해 보세요:** 이 셀을 실행하는 머신에서 `device=0`은 무엇이 될까요?
+#
+# - `Cannot access accelerator device when none is available`: 가속기가 전혀 없어서 인덱스 0이 가리킬 대상이 없습니다.
+# - `device(type='cuda', index=0)`: CUDA 빌드입니다. 0은 현재 가속기의 인덱스 0입니다.
+# - `device(type='cpu')`: 정수는 결코 CPU를 뜻하지 않습니다.
 
 # %% tags=["claim-O1"]
 usable = torch.accelerator.is_available()

@@ -79,6 +79,12 @@ else:
 #
 # `torch.device("cuda")`에는 인덱스가 없습니다. `cuda:0`의 별칭이 아니라 "현재 CUDA 디바이스"를 뜻하며, 실제로 어느 디바이스인지는 텐서를 만들거나 옮기는 시점에 정해집니다.
 
+# %% [markdown] tags=["predict"]
+# **예측해 보세요:** `torch.device("cuda")`의 인덱스는 무엇일까요? 셀은 디바이스와 그 `.index`를 출력합니다.
+#
+# - `0`: 그렇다면 `"cuda"`가 `cuda:0`과 같은 뜻이 되는데, 그렇지 않습니다.
+# - `None`: `"cuda"`는 어떤 GPU도 가리키지 않습니다. 현재 디바이스는 텐서를 만들거나 옮길 때 비로소 조회됩니다.
+
 # %%
 d = torch.device("cuda")
 print(repr(d), d.index)
@@ -192,6 +198,12 @@ print(f"{y.device=}")
 # %% [markdown]
 # 알아 둘 점이 두 가지 더 있습니다. 래퍼는 모델을 `dp.module`로 갖고 있으므로, 래퍼의 `state_dict`에서는 모든 키 앞에 `module.`이 붙습니다. 감싸지 않은 모델에 불러올 체크포인트라면 `dp.module.state_dict()`를 저장하십시오. 또 `DataParallel`의 문서 자체가, 머신이 한 대뿐이더라도 `DistributedDataParallel`을 쓰라고 권장합니다.
 
+# %% [markdown] tags=["predict"]
+# **예측해 보세요:** `dp`는 `Linear`를 `nn.DataParallel`로 감싼 것입니다. `dp.state_dict()`의 키는 무엇일까요?
+#
+# - `['weight', 'bias']`: 이것은 감싸기 전 모델인 `dp.module.state_dict()`의 키입니다.
+# - `['module.weight', 'module.bias']`: 래퍼는 모델을 `dp.module`로 가지고 있으므로 모든 키 앞에 `module.`이 붙습니다.
+
 # %% tags=["claim-M5"]
 keys = list(dp.state_dict())
 print(keys)
@@ -293,6 +305,14 @@ assert r0["params"] == r1["params"]  # 그런데도 학습 후 파라미터는 �
 
 # %% [markdown]
 # DDP가 사용자에게 맡기는 데이터 분할은 `DistributedSampler`가 합니다. 데이터셋의 인덱스를 랭크마다 겹치지 않게 나눠 줍니다. 여기서는 랭크와 전체 랭크 수를 직접 지정해서 프로세스 없이 실행합니다.
+
+# %% [markdown] tags=["predict"]
+# **예측해 보세요:** `DistributedSampler`가 샘플 8개를 섞지 않고 랭크 2개에 나눕니다.
+# 각 랭크는 어떤 인덱스를 받을까요?
+#
+# - `[[0, 1, 2, 3], [4, 5, 6, 7]]`: 앞뒤 절반으로 나눈다는 뜻인데, 샘플러는 인덱스를 차례로 번갈아 나눠 줍니다.
+# - `[[0, 2, 4, 6], [1, 3, 5, 7]]`: 랭크 `r`은 `r`부터 하나 걸러 인덱스를 받습니다. 모든 샘플이 한 번씩, 겹침 없이 나뉩니다.
+# - `[[0, 1, 2, 3, 4, 5, 6, 7], [0, 1, 2, 3, 4, 5, 6, 7]]`: 모든 랭크가 전체 데이터를 본다는 뜻인데, 데이터를 나누는 것이 샘플러의 일입니다.
 
 # %% tags=["claim-F11"]
 data = range(8)

@@ -54,6 +54,13 @@ def expect_error(kind, fragment):
 #
 # GPU가 없으면 이 셀은 모델을 대신 `meta` 디바이스로 옮깁니다. `meta`는 형태와 dtype만 있고 데이터는 없는 디바이스입니다. 파라미터가 어디로 갔는지, 어떤 객체가 반환되는지는 확인할 수 있지만 속도나 메모리에 대해서는 알 수 없습니다. CPU에서 GPU로 옮길 때와 다른 점이 하나 있는데, `meta`로 옮기면 `Parameter` 객체가 새 객체로 교체됩니다. CPU와 GPU 사이에서는 같은 객체가 유지됩니다(셀은 실제로 실행된 경우를 확인합니다).
 
+# %% [markdown] tags=["predict"]
+# **예측해 보세요:** `model`에 다시 대입하지 않고 `returned = model.to(target)`을 실행합니다. `returned`는 `model`과
+# 같은 객체일까요? 셀은 먼저 `returned is model`을 출력합니다.
+#
+# - `False`: 이것은 `Tensor.to`의 동작입니다. 변환할 때 새 텐서를 반환합니다.
+# - `True`: `nn.Module.to`는 모듈을 제자리에서 변환하고 그 모듈 자신을 반환합니다.
+
 # %% tags=["claim-M1"]
 target = device if device.type == "cuda" else torch.device("meta")
 
@@ -150,6 +157,12 @@ else:
 #
 # **판정: 틀림**. 그런 함수는 없습니다. GPU가 있든 없든 어떤 머신에서도 호출하면 실패합니다.
 
+# %% [markdown] tags=["predict"]
+# **예측해 보세요:** `torch.cuda.copy(torch.ones(3))`를 호출하면 어떻게 될까요?
+#
+# - `has no attribute 'copy'`: 이 함수는 어느 머신에도 없습니다.
+# - `Torch not compiled with CUDA enabled`: 함수는 있지만 CUDA가 필요하다는 뜻인데, 그런 함수가 아예 없으므로 그 전에 실패합니다.
+
 # %% tags=["claim-M3"]
 assert not hasattr(torch.cuda, "copy")
 with expect_error(AttributeError, "has no attribute 'copy'"):
@@ -187,6 +200,13 @@ assert "dtype" not in inspect.signature(nn.Module.cuda).parameters
 
 # %% [markdown]
 # 실제 차이는 작습니다. `.cuda()`는 디바이스만 받으므로 dtype을 바꿀 수 없고, `.to()`는 한 번의 호출로 둘 다 바꿀 수 있습니다. 인덱스를 붙이지 않으면 둘 다 현재 CUDA 디바이스를 씁니다.
+
+# %% [markdown] tags=["predict"]
+# **예측해 보세요:** `nn.Linear(2, 2).to(target, torch.float16)`는 한 번의 호출로 디바이스와 함께 dtype도 바꿀까요?
+# 셀은 가중치의 디바이스와 dtype을 출력합니다.
+#
+# - `torch.float32`: 두 번째 인자가 무시된다는 뜻인데, `to`는 둘 다 변환합니다.
+# - `torch.float16`: `Module.to`는 한 번의 호출로 디바이스와 dtype을 함께 받습니다(`.cuda()`는 디바이스만 받습니다).
 
 # %% tags=["claim-M4"]
 both = nn.Linear(2, 2).to(target, torch.float16)

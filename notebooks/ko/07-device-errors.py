@@ -155,6 +155,13 @@ assert scaled.device.type == target.type
 # 옵티마이저가 학습하지 않습니다. 그리고 첫 forward 호출에서 디바이스가 섞입니다. 대신 `nn.ModuleList`나
 # `nn.ModuleDict`에 넣으십시오.
 
+# %% [markdown] tags=["predict"]
+# **예측해 보세요:** `PlainContainers`는 `Linear(3, 3)` 두 개를 파이썬 리스트에, `Linear(3, 1)`을 딕셔너리에 넣어 둡니다.
+# `plain.parameters()`는 파라미터를 몇 개 내놓을까요?
+#
+# - `len(list(plain.parameters()))=6`: 이것은 층을 등록하는 `nn.ModuleList`와 `nn.ModuleDict`를 쓸 때의 개수입니다.
+# - `len(list(plain.parameters()))=0`: 모듈은 일반 리스트와 딕셔너리 안을 들여다보지 않으므로 파라미터를 하나도 찾지 못합니다.
+
 # %%
 class PlainContainers(nn.Module):
     def __init__(self):
@@ -285,6 +292,13 @@ else:
 # 학습 루프에서 흔한 반대쪽 실수는 `loss.item()`이 아니라 `loss` 자체를 더해 가는 것입니다. 합계는 GPU에 남는
 # 텐서가 되고 모든 스텝의 autograd 그래프를 붙든 채로 남으므로, 스텝마다 메모리가 늘어납니다. `loss.item()`은
 # 일반 Python 숫자를 돌려줍니다.
+
+# %% [markdown] tags=["predict"]
+# **예측해 보세요:** `total_tensor`는 `0.0`에서 시작하고, `total_tensor += loss`를 세 스텝 실행합니다. 마지막에
+# `total_tensor`의 타입은 무엇일까요?
+#
+# - `type(total_tensor).__name__='Tensor'`: `0.0 + loss`는 텐서이고, 손실과 같은 디바이스에 있으며 autograd 그래프를 달고 있습니다.
+# - `type(total_tensor).__name__='float'`: 그러려면 `loss.item()`이 필요합니다. float에 텐서를 더하면 텐서입니다.
 
 # %%
 model = nn.Linear(3, 1).to(device)
@@ -564,6 +578,13 @@ else:
 # 메인 프로세스에서 배치마다 디바이스로 옮깁니다. 이것이 DataLoader를 쓰는 본래 방식이기도 하며, 부모가 GPU를 쓴
 # 뒤에도 `fork`로 동작합니다. 자식 프로세스에서 꼭 CUDA를 써야 한다면 `spawn`으로 시작하십시오.
 # `multiprocessing.get_context("spawn")`이나 `DataLoader(..., multiprocessing_context="spawn")`을 씁니다.
+
+# %% [markdown] tags=["predict"]
+# **예측해 보세요:** DataLoader 워커 두 개가 배치를 만들고, 루프가 각 배치를 `device`로 옮깁니다. 워커가 만든
+# 배치는 어느 디바이스에 있을까요?
+#
+# - `devices={'cuda'}`: 워커가 CUDA를 썼다는 뜻인데, 이것은 fork된 워커가 해서는 안 되는 일입니다.
+# - `devices={'cpu'}`: 워커는 CPU 텐서를 준비하고, 디바이스로 옮기는 일은 메인 프로세스에서 합니다.
 
 # %%
 loader = DataLoader(TensorDataset(torch.randn(8, 3)), batch_size=4, num_workers=2)
