@@ -322,6 +322,10 @@ def test_dark_mode_switches_and_keeps_notebook_code_readable(chromium, base, axe
                                  {runOnly: ['color-contrast']})).violations.flatMap(v => v.nodes)
                                  .map(n => n.target.join(' ') + ': ' + n.any[0].message)""")
         assert not low, f"{lang}/{concept}: low contrast in dark mode:\n" + "\n".join(low[:10])
+        serious = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']}))
+            .violations.filter(v => ['serious', 'critical'].includes(v.impact))
+            .map(v => `${v.impact} ${v.id}: ${v.help} (e.g. ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')})`)""")
+        assert not serious, f"{lang}/{concept} in dark mode:\n" + "\n".join(serious)
 
 
 # --------------------------------------------------------------------- 6. accessibility
