@@ -41,7 +41,8 @@ print(torch.__version__, device, n_gpus)
 
 @contextlib.contextmanager
 def expect_error(kind, fragment):
-    # ブロックは、メッセージに `fragment` を含む `kind` のエラーを発生させなければなりません。エラーを表示して、ノートブックは先に進みます。
+    # ブロックは `kind` の例外を送出し、そのメッセージに `fragment` が含まれていなければならない。
+    # エラーは表示され、ノートブックはそのまま先に進む
     try:
         yield
     except kind as err:

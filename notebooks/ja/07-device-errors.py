@@ -37,7 +37,8 @@ from torch.utils.data import DataLoader, TensorDataset
 
 @contextlib.contextmanager
 def expect_error(kind, fragment):
-    # ブロックは `kind` を送出し、そのメッセージに `fragment` を含む必要があります。エラーを表示して、ノートブックは先へ進みます。
+    # ブロックは `kind` の例外を送出し、そのメッセージに `fragment` が含まれていなければならない。
+    # エラーは表示され、ノートブックはそのまま先に進む
     try:
         yield
     except kind as err:
