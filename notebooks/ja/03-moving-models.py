@@ -125,7 +125,7 @@ assert model.offset is not offset  # 新しいバッファのテンソル
 # %% [markdown]
 # `meta` から戻すときは事情が違います。コピーするデータがないので `.to("cpu")` はエラーになり、メッセージは `to_empty()` を使うよう促します。`to_empty(device=...)` は移動先のデバイスに未初期化のストレージを確保するだけなので、値は自分で設定します。組み込みのレイヤーなら `reset_parameters()` で初期化できます。
 #
-# 実際のコードでよくある原因は、`forward` や損失関数の中でデバイスを指定せずに作ったテンソルです。その例と直し方は[デバイスのエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で紹介しています。
+# なお、実際のコードでデバイス不一致エラーが起きる原因として多いのは、`forward` や損失関数の中でデバイスを指定せずに作ったテンソルです。その例と直し方は[デバイスのエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で紹介しています。
 
 # %% tags=["claim-F7"]
 with expect_error(NotImplementedError, "to_empty"):
@@ -145,7 +145,7 @@ assert torch.isfinite(layer.weight).all()
 # **予想：** `model.double()` の後も、`model.weight` は呼び出し前に保存した `weight` と同じ `Parameter` オブジェクトでしょうか。
 #
 # - `model.weight is weight=True`：dtype の変更（および CPU と CUDA の間の移動）では、PyTorch は `Parameter` の中のテンソルを差し替え、オブジェクトはそのまま残します。
-# - `model.weight is weight=False`：これは `meta` への移動で起きること（上で見たとおり）です。dtype の変更では `Parameter` は同じです。
+# - `model.weight is weight=False`：これは（上で見たとおり）`meta` へ移動したときに起きることです。dtype の変更では `Parameter` は同じオブジェクトのままです。
 
 # %% tags=["claim-F3", "gpu-only"]
 model = Scaled()
@@ -213,10 +213,10 @@ assert "mask" not in model.state_dict()
 # 落とし穴は、変換が不要な場合（たとえば `d` が CPU で、重みも CPU 上にある場合）です。このとき `.to()` はパラメータ自身を返すので、代入は成功します。ところが、同じ行が GPU で初めて実行されたときに失敗します。代わりに、モジュール全体を `model.to(d)` で移動しましょう。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `model.weight` は `Parameter` です。実際に変換が起きる `model.weight.to("meta")` は、どの型を返すでしょうか。
+# **予想：** `model.weight` は `Parameter` です。実際に変換が起きる `model.weight.to("meta")` は、どの型のオブジェクトを返すでしょうか。
 #
-# - `<class 'torch.nn.parameter.Parameter'>`：`Parameter` 自身が返るのは、`to()` にすることが何もないときだけです。
-# - `<class 'torch.Tensor'>`：実際の変換はただのテンソルを返します。だからモジュールは、それをパラメータの名前で受け取るのを拒みます。
+# - `<class 'torch.nn.parameter.Parameter'>`：`Parameter` 自身が返るのは、`to()` が何も変換する必要がないときだけです。
+# - `<class 'torch.Tensor'>`：実際に変換すると、返るのはただのテンソルです。そのため、モジュールはそれをパラメータの名前に代入されるのを拒否します。
 
 # %% tags=["claim-F5"]
 model = nn.Linear(3, 2)
@@ -428,7 +428,7 @@ with expect_error(TypeError, "not callable"):
     torch.load(path, map_location=0, weights_only=True)
 
 # %% [markdown]
-# torch 2.6 以降、`weights_only=True` は `torch.load` の既定値です。ここで明示しているのは、古いリリースでも同じように読めるようにするためです。`torch.load` が任意のクラスを unpickle しなくなったため、2.6 では pickle で保存したモデル全体（`torch.save(model, path)` で保存したもの）を読み込めなくなった人が大勢いました。`state_dict()` を保存して読み込むか、信頼できるファイルに限って `weights_only=False` を渡します。
+# torch 2.6 以降、`weights_only=True` は `torch.load` のデフォルトです。ここで明示しているのは、古いリリースでも同じように読めるようにするためです。`torch.load` が任意のクラスを unpickle しなくなったため、2.6 では pickle で保存したモデル全体（`torch.save(model, path)` で保存したもの）を読み込めなくなった人が大勢いました。`state_dict()` を保存して読み込むか、信頼できるファイルに限って `weights_only=False` を渡します。
 
 # %%
 whole = os.path.join(tmp.name, "whole-model.pt")
@@ -452,7 +452,7 @@ tmp.cleanup()
 # - CPU と CUDA の間の移動では `Parameter` オブジェクトは同じまま、`meta` への移動では置き換わります。変換されたバッファは常に新しいテンソルです。`meta` から戻すには `to_empty()` を使い、そのあと初期化します。
 # - 移動するのはパラメータ、バッファ、サブモジュールだけです。それ以外のテンソルは `register_buffer` で登録します。
 # - 変換したテンソルをパラメータの名前に代入してはいけません。モジュール全体を移動します。
-# - モデルには単一のデバイスというものがありません。`next(model.parameters()).device` は慣例的な書き方です。
+# - モデル全体に1つのデバイスが決まっているわけではありません。`next(model.parameters()).device` は、モデル全体をまとめて移動している場合に使える慣用的な書き方です。
 # - デバイス不一致エラーが出たら、モデルとすべての入力を1つのデバイスに置きます（`model.to(device)`、`x = x.to(device)`）。メッセージが名前を挙げた引数が、移動すべきものとは限りません。
 # - 先にモデルを移動し、それからオプティマイザを作ります。状態を持つオプティマイザでは、その状態が元のデバイスと dtype のまま残ります。
-# - GPU のチェックポイントは `torch.load(path, map_location="cpu", weights_only=True)` で CPU に読み込みます。torch 2.6 以降、`weights_only=True` は既定値です。
+# - GPU のチェックポイントは `torch.load(path, map_location="cpu", weights_only=True)` で CPU に読み込みます。torch 2.6 以降、`weights_only=True` はデフォルトです。
