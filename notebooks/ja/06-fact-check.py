@@ -56,10 +56,10 @@ def expect_error(kind, fragment):
 # GPU がない場合、このセルは代わりにモデルを `meta` に移動します。`meta` は形状と dtype を保持し、データを持たないデバイスです。パラメータがどこに移動したか、どのオブジェクトが返ってきたかはわかりますが、速度やメモリについては何もわかりません。CPU から GPU への移動とは1つ違いがあります。`meta` への移動では `Parameter` オブジェクトが置き換わりますが、CPU と GPU の間の移動では同じオブジェクトが保たれます（セルは実際に実行されたほうのケースを検証します）。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `model` に代入し直さずに `returned = model.to(target)` とします。`returned` は `model` と同じ
+# **予想：** `model` に代入し直さずに `returned = model.to(target)` としたとします。`returned` は `model` と同じ
 # オブジェクトでしょうか。セルは最初に `returned is model` を表示します。
 #
-# - `False`：これは `Tensor.to` の振る舞いです。変換するときは新しいテンソルを返します。
+# - `False`：これはテンソルの場合の振る舞いです。`Tensor.to` は、変換するときに新しいテンソルを返します。
 # - `True`：`nn.Module.to` はモジュールをインプレースで変換し、そのモジュール自身を返します。
 
 # %% tags=["claim-M1"]
@@ -161,8 +161,8 @@ else:
 # %% [markdown] tags=["predict"]
 # **予想：** `torch.cuda.copy(torch.ones(3))` を呼ぶとどうなるでしょうか。
 #
-# - `has no attribute 'copy'`：この関数はどのマシンにも存在しません。
-# - `Torch not compiled with CUDA enabled`：関数はあるが CUDA が必要、ということになりますが、そもそもそんな関数がないので、その前に失敗します。
+# - `has no attribute 'copy'`：この関数は、どのマシンの PyTorch にも存在しません。
+# - `Torch not compiled with CUDA enabled`：これだと関数は存在していて CUDA を必要とすることになりますが、そもそもそのような関数がないので、その前に失敗します。
 
 # %% tags=["claim-M3"]
 assert not hasattr(torch.cuda, "copy")
@@ -203,11 +203,11 @@ assert "dtype" not in inspect.signature(nn.Module.cuda).parameters
 # 実際の違いはわずかです。`.cuda()` はデバイスしか受け取らないので、dtype は変えられません。`.to()` なら1回の呼び出しで両方を変えられます。インデックスを指定しなければ、どちらも現在の CUDA デバイスを使います。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `nn.Linear(2, 2).to(target, torch.float16)` は、一回の呼び出しでデバイスと一緒に dtype も変えるでしょうか。
+# **予想：** `nn.Linear(2, 2).to(target, torch.float16)` は、1回の呼び出しでデバイスと一緒に dtype も変えるでしょうか。
 # セルは重みのデバイスと dtype を表示します。
 #
-# - `torch.float32`：二つ目の引数が無視されることになりますが、`to` は両方を変換します。
-# - `torch.float16`：`Module.to` は一回の呼び出しでデバイスと dtype を受け取れます（`.cuda()` が受け取るのはデバイスだけです）。
+# - `torch.float32`：これだと2つ目の引数（dtype）が無視されることになりますが、`to` はデバイスと dtype の両方を変換します。
+# - `torch.float16`：`Module.to` は1回の呼び出しでデバイスと dtype の両方を受け取れます（`.cuda()` が受け取るのはデバイスだけです）。
 
 # %% tags=["claim-M4"]
 both = nn.Linear(2, 2).to(target, torch.float16)
@@ -246,7 +246,7 @@ else:
 # **判定: ほぼ誤り**。どうなるかは、ラッパーが受け取るデバイス ID（`device_ids`、省略すると見えているすべての GPU）の数で決まります。
 #
 # - GPU なし: ラッパーはモデルを CPU 上でそのまま呼び出すだけです。
-# - デバイス ID がちょうど1つ: コンストラクタがモデルをその GPU に移動します。GPU が1枚のマシンでの既定の動作がこれで、GPU が複数枚あるマシンで `device_ids=[1]` を渡した場合も同じです（モデルは `cuda:1` に移動します）。
+# - デバイス ID がちょうど1つ: コンストラクタがモデルをその GPU に移動します。GPU が1枚のマシンでのデフォルトの動作がこれで、GPU が複数枚あるマシンで `device_ids=[1]` を渡した場合も同じです（モデルは `cuda:1` に移動します）。
 # - デバイス ID が2つ以上: ラッパーは何も移動せず、最初の forward の呼び出しで、パラメータを `device_ids[0]` に置くよう求めるエラーが発生します。
 #
 # セルは、実行しているマシンに当てはまる分岐を検証します。GPU が複数枚あれば、デバイス ID を1つだけ渡したラップも試します。
@@ -294,7 +294,7 @@ assert "DistributedDataParallel" in nn.DataParallel.__doc__
 # %% [markdown]
 # ## 主張: GPU 上の Linear(10, 1) に torch.randn(10, 1) を入力できる
 #
-# **主張**: 動くコードとして出回っているサンプルがある。`nn.Linear(10, 1)` をデバイスに移動し、CPU 上で作った `torch.randn(10, 1)` を入力するものだ。
+# **主張**: 動くコードとして出回っている、次のようなサンプルがある。`nn.Linear(10, 1)` をデバイスに移動し、CPU 上で作った `torch.randn(10, 1)` を入力する。
 #
 # **判定: 誤り（バグが2つある）**。レイヤーは GPU 上にあるのに入力は CPU 上に残っており、しかも形状が間違っています。`Linear(10, 1)` が受け取るのは形状 `(N, 10)`、つまり最後の次元に10個の特徴量を持つ入力です。書かれたままでは、このサンプルはどのマシンでも失敗します。どちらのバグが先に表面化するかはマシン次第です。GPU では何よりも先にデバイスのチェックが行われます。CPU だけのマシンではすべてが CPU 上にあるので、形状のエラーだけが残ります。
 
@@ -330,7 +330,7 @@ assert y.device == net.weight.device
 #
 # **当時（torch 1.7）**: `torch.device(0)` や `device=0` は `cuda:0` の省略形でした。
 #
-# **現在**: torch 2.5 以降、整数は現在の**アクセラレータ**上のインデックスを意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。アクセラレータにまったく対応していない torch のビルド（CPU 版の wheel など）では、`Cannot access accelerator device when none is available.` というエラーになります。使える GPU がないそれ以外のマシンでもエラーになります。整数が CPU を指すことはありません。CUDA を指したいときは `"cuda:0"` と書きましょう。
+# **現在**: torch 2.5 以降、整数は現在の**アクセラレータ**上のインデックスを意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。アクセラレータにまったく対応していない torch のビルド（CPU 版の wheel など）では、`Cannot access accelerator device when none is available.` というエラーになります。それ以外のマシンでも、使える GPU がなければやはりエラーになります。整数が CPU を指すことはありません。CUDA を指したいときは `"cuda:0"` と書きましょう。
 #
 # この節のエラーの原因と直し方は、[デバイスのエラーを読み解く](07-device-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)で詳しく説明しています。
 
@@ -429,7 +429,7 @@ else:
 #
 # **当時（torch 1.7）**: `"cuda" if torch.cuda.is_available() else "cpu"` が定番の書き方でした。
 #
-# **現在**: この書き方は NVIDIA の GPU なら今でも使えますし、このページでも使っています。移植性の高い方法は `torch.accelerator` モジュール（torch 2.6）で、CUDA、MPS、XPU などを扱えます。`torch.accelerator.current_accelerator()` は、使っている torch のビルドが対応するアクセラレータを返し、どれにも対応していなければ `None` を返します（torch 2.7 以降）。これはビルドについての情報なので、いまデバイスを実際に使えるかどうかを返す `torch.accelerator.is_available()` と組み合わせて使います。torch 2.6 では、セルは見つけたバージョン `TORCH=(2, 6)` だけを表示します。
+# **現在**: この書き方は NVIDIA の GPU なら今でも使えますし、このページでも使っています。移植性の高い方法は `torch.accelerator` モジュール（torch 2.6 以降）で、CUDA、MPS、XPU などを扱えます。`torch.accelerator.current_accelerator()` は、使っている torch のビルドが対応するアクセラレータを返し、どれにも対応していなければ `None` を返します（torch 2.7 以降）。これはビルドについての情報なので、いまデバイスを実際に使えるかどうかを返す `torch.accelerator.is_available()` と組み合わせて使います。torch 2.6 では、セルは見つけたバージョン `TORCH=(2, 6)` だけを表示します。
 
 # %% tags=["claim-O5"]
 if TORCH >= (2, 7):
