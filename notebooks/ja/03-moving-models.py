@@ -123,7 +123,7 @@ assert model.weight is not weight  # 新しい Parameter オブジェクト
 assert model.offset is not offset  # 新しいバッファのテンソル
 
 # %% [markdown]
-# `meta` から戻すときは事情が違います。コピーするデータがないので `.to("cpu")` はエラーになり、メッセージは `to_empty()` を使うよう促します。`to_empty(device=...)` は移動先のデバイスに未初期化のストレージを確保するだけなので、値は自分で設定します。組み込みのレイヤーなら `reset_parameters()` で初期化できます。
+# `meta` から戻すときは事情が違います。コピーするデータがないので `.to("cpu")` はエラーになり、メッセージは `to_empty()` を使うよう促します。`to_empty(device=...)` は移動先のデバイスに未初期化のストレージを確保するだけなので、値は自分で設定します。組み込みの層なら `reset_parameters()` で初期化できます。
 #
 # なお、実際のコードでデバイス不一致エラーが起きる原因として多いのは、`forward` や損失関数の中でデバイスを指定せずに作ったテンソルです。その例と直し方は[デバイスのエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で紹介しています。
 
@@ -257,7 +257,7 @@ assert len(devices(model)) == 2
 #
 # モデルと入力が別々のデバイスにあると、両者を混ぜる演算が `RuntimeError` で失敗します。対処法はいつも同じで、モデルとすべての入力を、使うつもりの1つのデバイスに置きます。`model.to(device)` と `x = x.to(device)` です。`Tensor.to` は新しいテンソルを返し、`x` 自体は元の場所に残るので、代入の形で書きます。
 #
-# メッセージが名前を挙げたテンソルを移動すればよい、とは限りません。torch 2.8 以降、CPU の入力を受け取った線形レイヤーは `Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)` と報告します。
+# メッセージが名前を挙げたテンソルを移動すればよい、とは限りません。torch 2.8 以降、CPU の入力を受け取った線形層は `Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)` と報告します。
 #
 # - 2次元の入力に対して `nn.Linear` は `addmm(bias, input, weight.T)` を実行するので、`mat1` は入力そのものです。`wrapper_CUDA_addmm` は不一致を検出した演算です。
 # - チェックは各引数を最初の引数であるバイアスと比べます。**モデル**を CPU に残したまま GPU 上の入力を渡した場合も、メッセージが名前を挙げるのはやはり `mat1` で、今度は `mat1 is on cuda:0, different from other tensors on cpu` となります。メッセージに従って `mat1` を移動すると、入力を CPU に戻すことになります。

@@ -296,7 +296,7 @@ assert "DistributedDataParallel" in nn.DataParallel.__doc__
 #
 # **主張**: 動くコードとして出回っている、次のようなサンプルがある。`nn.Linear(10, 1)` をデバイスに移動し、CPU 上で作った `torch.randn(10, 1)` を入力する。
 #
-# **判定: 誤り（バグが2つある）**。レイヤーは GPU 上にあるのに入力は CPU 上に残っており、しかも形状が間違っています。`Linear(10, 1)` が受け取るのは形状 `(N, 10)`、つまり最後の次元に10個の特徴量を持つ入力です。書かれたままでは、このサンプルはどのマシンでも失敗します。どちらのバグが先に表面化するかはマシン次第です。GPU では何よりも先にデバイスのチェックが行われます。CPU だけのマシンではすべてが CPU 上にあるので、形状のエラーだけが残ります。
+# **判定: 誤り（バグが2つある）**。層は GPU 上にあるのに入力は CPU 上に残っており、しかも形状が間違っています。`Linear(10, 1)` が受け取るのは形状 `(N, 10)`、つまり最後の次元に10個の特徴量を持つ入力です。書かれたままでは、このサンプルはどのマシンでも失敗します。どちらのバグが先に表面化するかはマシン次第です。GPU では何よりも先にデバイスのチェックが行われます。CPU だけのマシンではすべてが CPU 上にあるので、形状のエラーだけが残ります。
 
 # %%
 net = nn.Linear(10, 1).to(device)
@@ -314,7 +314,7 @@ with expect_error(RuntimeError, "shapes cannot be multiplied"):
     net(x)
 
 # %% [markdown]
-# 正しくは、10個の特徴量を持つサンプル `N` 個からなるバッチを、レイヤーと同じデバイス上に作ります。
+# 正しくは、10個の特徴量を持つサンプル `N` 個からなるバッチを、層と同じデバイス上に作ります。
 
 # %% tags=["claim-M6"]
 N = 4
@@ -373,10 +373,10 @@ assert torch.ones(1).is_cpu
 #
 # **当時（torch 1.7）**: CUDA の行列積は、すべてのテンソルが GPU 上にあるかを確認し（ATen の `checkAllSameGPU`）、CPU 上にあるものを列挙しました。引数は `addmm(bias, input, weight.T)` の `self`、`mat1`、`mat2` と、バイアスと同じデバイスに作られる出力 `out` です。そのため、どちらが CPU に残っていたかでメッセージが変わりました。
 #
-# - CPU の入力を GPU 上のレイヤーに渡した場合: `Tensor for argument #2 'mat1' is on CPU, but expected it to be on GPU (while checking arguments for addmm)`
-# - GPU の入力を CPU に残ったレイヤーに渡した場合: `Tensor for 'out' is on CPU, Tensor for argument #1 'self' is on CPU, but expected them to be on GPU (while checking arguments for addmm)`
+# - CPU の入力を GPU 上の層に渡した場合: `Tensor for argument #2 'mat1' is on CPU, but expected it to be on GPU (while checking arguments for addmm)`
+# - GPU の入力を CPU に残った層に渡した場合: `Tensor for 'out' is on CPU, Tensor for argument #1 'self' is on CPU, but expected them to be on GPU (while checking arguments for addmm)`
 #
-# **現在**: どちらの場合も `Expected all tensors to be on the same device` で始まります。線形レイヤーでは、続きにどちらの向きでも入力の `mat1` の名前が入ります。チェックは各引数を最初の引数であるバイアスと比べるので、食い違うのは常に入力だからです。つまり引数の名前からは、どちらを移動すべきかはわかりません。モデルと入力のすべてを、使うつもりのデバイスに置きます。`+` や `*` のような要素ごとの演算は TensorIterator を通るので、今も `but found at least two devices, cuda:0 and cpu!` で終わり、引数の名前は入りません。それ以外の文言はリリースごとに変わってきた（2.8 でも変更されました）ので、ログはこの先頭部分で検索します。CPU だけでは取り違える2つ目のデバイスがないので、このセルには GPU が必要です。GPU がなければ `torch.cuda.is_available()=False` だけを表示します。線形レイヤーでの両方の向きと、加算の例を示します。
+# **現在**: どちらの場合も `Expected all tensors to be on the same device` で始まります。線形層では、続きにどちらの向きでも入力の `mat1` の名前が入ります。チェックは各引数を最初の引数であるバイアスと比べるので、食い違うのは常に入力だからです。つまり引数の名前からは、どちらを移動すべきかはわかりません。モデルと入力のすべてを、使うつもりのデバイスに置きます。`+` や `*` のような要素ごとの演算は TensorIterator を通るので、今も `but found at least two devices, cuda:0 and cpu!` で終わり、引数の名前は入りません。それ以外の文言はリリースごとに変わってきた（2.8 でも変更されました）ので、ログはこの先頭部分で検索します。CPU だけでは取り違える2つ目のデバイスがないので、このセルには GPU が必要です。GPU がなければ `torch.cuda.is_available()=False` だけを表示します。線形層での両方の向きと、加算の例を示します。
 #
 # この節のエラーの原因と直し方は、[デバイスのエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で詳しく説明しています。
 
