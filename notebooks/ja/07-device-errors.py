@@ -77,7 +77,7 @@ assert y.device.type == target.type
 # %% [markdown]
 # ### forward の中で作ったテンソル
 #
-# いちばん多い原因は、`forward` や損失関数の中で、デバイスを指定せずに作ったテンソルです。`torch.zeros(n)` や `torch.tensor(values)` のようなファクトリ関数は、モデルや入力がどこにあっても、テンソルを CPU（またはデフォルトデバイス）に作ります。モデルを移動しても解決しません。このテンソルは呼び出しのたびに新しく作られるからです。
+# いちばん多い原因は、`forward` や損失関数の中で、デバイスを指定せずに作ったテンソルです。`torch.zeros(n)` や `torch.tensor(values)` のようなファクトリ関数は、モデルや入力がどこにあっても、テンソルを CPU（またはデフォルトのデバイス）に作ります。モデルを移動しても解決しません。このテンソルは呼び出しのたびに新しく作られるからです。
 
 # %%
 class Shifted(nn.Module):
@@ -126,7 +126,7 @@ assert scaled.device.type == target.type
 # %% [markdown]
 # ### 普通のリストや辞書に入れたサブモジュール
 #
-# `nn.Module` は属性をたどってサブモジュールを見つけます。Python の普通のリストや辞書に入れた層は、モジュールからは見えません。`model.to(device)` はそれらを元の場所に残し、`model.parameters()` にも含まれないので、オプティマイザはそれらを学習しません。そして最初の forward 呼び出しでデバイスが混ざります。代わりに `nn.ModuleList` や `nn.ModuleDict` に入れてください。
+# `nn.Module` は属性をたどってサブモジュールを見つけます。Python の普通のリストや辞書に入れた層は、モジュールからは見えません。`model.to(device)` はそれらを元の場所に残し、`model.parameters()` にも含まれないので、オプティマイザに渡らず学習もされません。そして最初の forward 呼び出しでデバイスが混ざります。代わりに `nn.ModuleList` や `nn.ModuleDict` に入れてください。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `PlainContainers` は2つの `Linear(3, 3)` を Python のリストに、`Linear(3, 1)` を辞書に入れています。
@@ -399,7 +399,7 @@ else:
 # %% [markdown]
 # ## Cannot access accelerator device when none is available.
 #
-# PyTorch 2.5 以降、整数のデバイス（`device=0`、`.to(0)`、`torch.device(0)`）は、現在のアクセラレータ（CUDA、Apple の MPS、Intel の XPU など）のインデックスを意味します。アクセラレータがないと、PyTorch はこのエラーを出します。アクセラレータを必要とする `pin_memory()` からも出ます。CPU 専用ビルドでは必ず出ます。使える GPU のないマシン上の CUDA ビルドでも、PyTorch 2.6 までは出ます（NVIDIA ドライバのないマシンで 2.6.0+cu124 を使って確認しました）。2.7 以降のこうしたビルドは、ビルドが対応するアクセラレータを答えます。`torch.device(0)` は `cuda:0` になり、そこにテンソルを作ったときに、`Found no NVIDIA driver on your system` のような理由を述べるエラーが出ます（Colab の CPU ランタイムと同じ 2.11.0+cu130 で確認しました）。直し方は、デバイスを名前で書くこと（`"cuda:0"`、または一度決めた `device`）と、アクセラレータがあるときだけメモリをピン留めすることです。
+# PyTorch 2.5 以降、整数のデバイス（`device=0`、`.to(0)`、`torch.device(0)`）は、現在のアクセラレータ（CUDA、Apple の MPS、Intel の XPU など）のインデックスを意味します。アクセラレータがないと、PyTorch はこのエラーを出します。アクセラレータを必要とする `pin_memory()` からも出ます。CPU 専用ビルドでは必ず出ます。使える GPU のないマシン上の CUDA ビルドでも、PyTorch 2.6 までは出ます（NVIDIA ドライバのないマシンで 2.6.0+cu124 を使って確認しました）。2.7 以降のこうしたビルドは、ビルドが対応するアクセラレータを返します。`torch.device(0)` は `cuda:0` になり、そこにテンソルを作ったときに、`Found no NVIDIA driver on your system` のような理由を述べるエラーが出ます（Colab の CPU ランタイムと同じ 2.11.0+cu130 で確認しました）。直し方は、デバイスを名前で書くこと（`"cuda:0"`、または一度決めた `device`）と、アクセラレータがあるときだけメモリをピン留めすることです。
 
 # %%
 usable = torch.accelerator.is_available()
@@ -462,7 +462,7 @@ elif not torch.accelerator.is_available():
 #
 # メッセージの全文は `Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method` です。Linux では（Python 3.13 まで）、`multiprocessing` や DataLoader のワーカーは、デフォルトで `fork`、つまり親プロセスの複製として子プロセスを起動します。親がすでに CUDA を初期化していると、fork した子プロセスは CUDA をまったく使えません。
 #
-# このセルは子プロセスを fork し、子の中で `device` 上にテンソルを作ります。GPU がある場合、親は（そこにテンソルを作ったので）CUDA を初期化済みです。そのため子はこのメッセージで失敗し、メッセージを親に送り返します。GPU がない場合は CUDA が一度も初期化されないのでこのエラーは起こりえず、子は問題なく CPU のテンソルを作ります。そのときセルは、`torch.cuda.is_initialized()` が `False` であることと、子の結果を表示します。このセルは、`fork` がデフォルトで安全に実演できる Linux でだけ実行します。
+# このセルは子プロセスを fork し、子の中で `device` 上にテンソルを作ります。GPU がある場合、親は（そこにテンソルを作ったので）CUDA を初期化済みです。そのため子はこのメッセージで失敗し、メッセージを親に送り返します。GPU がない場合は CUDA が一度も初期化されないのでこのエラーは起こりえず、子は問題なく CPU のテンソルを作ります。そのときセルは、`torch.cuda.is_initialized()` が `False` であることと、子の結果を表示します。このセルは Linux でだけ実行します。Linux では `fork` がデフォルトで、安全に実演できるからです。
 
 # %%
 def child(queue, device):
