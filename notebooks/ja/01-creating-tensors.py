@@ -141,10 +141,10 @@ assert t.device.type == "cpu"
 
 # %% [markdown] tags=["predict"]
 # **予想：** `t` は CPU 上のテンソルです。`t.device == torch.device("cpu")`、`t.device == "cpu"`、
-# `t.device.type == "cpu"` の三つの比較について、次のセルは何を表示するでしょうか。
+# `t.device.type == "cpu"` の3つの比較について、次のセルは何を表示するでしょうか。
 #
-# - `True True True`：デバイスが名前の文字列と等しいことになりますが、そうはなりません。
-# - `True False True`：デバイスは別の `torch.device` と比べれば等しく、`.type` は文字列です。デバイスそのものが文字列 `"cpu"` と等しくなることはありません。
+# - `True True True`：これだとデバイスが文字列 `"cpu"` と等しいことになりますが、そうはなりません。
+# - `True False True`：デバイスは `torch.device` どうしで比べれば等しくなり、`.type` は文字列です。デバイスそのものが文字列 `"cpu"` と等しくなることはありません。
 # - `True False False`：`.type` は文字列 `"cpu"` なので、最後の比較は `True` になります。
 
 # %%
@@ -200,11 +200,11 @@ else:
 
 # %% [markdown] tags=["predict"]
 # **予想：** `with torch.device("meta"):` の中で、`device=` なしのテンソルと `device="cpu"` 付きのテンソルを
-# 作り、ブロックの後でもう一つ作ります。セルはこの順にどのデバイスを表示するでしょうか。
+# 作り、ブロックを抜けてからもう1つ作ります。セルはこの順にどのデバイスを表示するでしょうか。
 #
-# - `meta meta cpu`：ブロックが明示した `device=` まで上書きすることになりますが、そうはなりません。
-# - `meta cpu meta`：デフォルトがブロックの後まで残ることになりますが、`with` は終わるときに元のデフォルトに戻します。
-# - `meta cpu cpu`：ブロックが変えるのはデフォルトだけです。中でも明示した `device="cpu"` が優先され、デフォルトはブロックの終わりで元に戻ります。
+# - `meta meta cpu`：これだとブロックが明示的な `device=` まで上書きすることになりますが、そうはなりません。
+# - `meta cpu meta`：これだとデフォルトがブロックの後まで残ることになりますが、`with` はブロックを抜けるときに元のデフォルトに戻します。
+# - `meta cpu cpu`：ブロックが変えるのはデフォルトだけです。ブロック内でも明示した `device="cpu"` が優先され、デフォルトはブロックを抜けると元に戻ります。
 
 # %% tags=["claim-F6"]
 with torch.device("meta"):
@@ -229,20 +229,20 @@ finally:
 assert torch.ones(3).device.type == "cpu"
 
 # %% [markdown]
-# `torch.set_default_device` は、見た目ほど全体には効かず、コストもかかります。
+# `torch.set_default_device` は、見た目ほど広くは効かず、コストもかかります。
 #
 # - 効果があるのは、呼び出したスレッドだけです。新しいスレッド（データ読み込み用のスレッドや Web サーバーのワーカーなど）では、テンソルは CPU 上に作成されます。
 # - 既存のメモリをそのまま使う関数は新たにメモリを確保しないので、デフォルトのデバイスは適用されません。`torch.frombuffer` と `torch.from_numpy` は CPU 上のテンソルを返します。
 # - ドキュメントには、ファクトリ関数に限らず、torch API へのすべての Python 呼び出しにわずかなコストが加わるという警告があります。セルでは、このマシンで小さな `add` の実行時間を設定ありとなしで計測し、その比を表示します。実行時間はばらつくので、この比については何も assert しません。
 #
-# プログラム全体では、`device=` を渡す（あるいはブロックを `with torch.device(...)` で囲む）ほうが明示的で、こうした意外な挙動もありません。
+# プログラム全体では、`device=` を渡す（あるいはブロックを `with torch.device(...)` で囲む）ほうが明示的で、こうした思わぬ挙動もありません。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `torch.set_default_device("meta")` が効いている間に、新しいスレッドで `torch.zeros(2)` を作ります。
-# セルは `seen_by_thread` にどのデバイスを表示するでしょうか。
+# **予想：** `torch.set_default_device("meta")` が効いている間に、新しいスレッドで `torch.zeros(2)` を作ったとします。
+# セルが表示する `seen_by_thread`（そのスレッドで作ったテンソルのデバイス）はどれでしょうか。
 #
-# - `[device(type='cpu')]`：デフォルトのデバイスはスレッドごとの設定です。新しいスレッドは CPU 上にテンソルを作ります。
-# - `[device(type='meta')]`：デフォルトがプロセス全体に効くことになりますが、効くのは設定したスレッドだけです。
+# - `[device(type='cpu')]`：デフォルトのデバイスはスレッドごとの設定なので、新しいスレッドは CPU 上にテンソルを作ります。
+# - `[device(type='meta')]`：これだとデフォルトがプロセス全体に効くことになりますが、効くのは設定したスレッドだけです。
 
 # %% tags=["claim-F6"]
 torch.set_default_device("meta")

@@ -60,7 +60,7 @@ print(torch.__version__, device)
 # %% [markdown] tags=["predict"]
 # **予想：** `x` は CPU 上にあります。`m = x.to("meta")` の後、`print(x.device, m.device)` は何を表示するでしょうか。
 #
-# - `meta meta`：`to` が `x` 自体を移動したことになりますが、テンソルの `to` は `x` を元の場所に残します。
+# - `meta meta`：これだと `to` が `x` 自体を移動したことになりますが、テンソルの `to` は `x` を元の場所に残します。
 # - `cpu meta`：`to` は `meta` 上の新しいテンソルを返し、`x` は CPU に残ります。
 
 # %% tags=["claim-F7"]
@@ -107,7 +107,7 @@ else:
 # %% [markdown] tags=["predict"]
 # **予想：** `a` はすでに `device` 上にあります。`b = a.to(device)` は `a` と同じオブジェクトでしょうか。セルは `b is a` を表示します。
 #
-# - `False`：`to` が常にコピーすることになりますが、コピーするのはデバイスか dtype が変わるとき、または `copy=True` のときだけです。
+# - `False`：これだと `to` が常にコピーすることになりますが、コピーするのはデバイスか dtype が変わるとき、または `copy=True` を指定したときだけです。
 # - `True`：変えるものが何もないので、`to` はコピーではなくテンソル自身を返します。
 
 # %% tags=["claim-F1"]
@@ -175,9 +175,9 @@ with expect_error(TypeError, "invalid combination of arguments"):
 # `t.cuda("cpu")` はエラーになります。PyTorch は CUDA に触れる前に引数を検査するので、CPU 版のビルドでも GPU マシンでも同じエラーになります。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `t.cuda("cpu")` は、GPU があってもなくても、どんなエラーを出すでしょうか。
+# **予想：** `t.cuda("cpu")` を呼ぶと、GPU の有無にかかわらず、どんなエラーが出るでしょうか。
 #
-# - `must be cuda device`：`cuda()` はまず引数を確かめます。`"cpu"` は CUDA のデバイスではありません。
+# - `must be cuda device`：`cuda()` は最初に引数を確かめます。`"cpu"` は CUDA のデバイスではありません。
 # - `Torch not compiled with CUDA enabled`：このエラーは CUDA そのものが必要になったときに出ます。引数はその前に拒否されるので、どのマシンでもこうはなりません。
 
 # %%
@@ -187,7 +187,7 @@ with expect_error(RuntimeError, "must be cuda device"):
 # %% [markdown]
 # ## 存在しない GPU インデックス
 #
-# 存在しない GPU（GPU が1枚のマシンでの `cuda:1` など）を指定すると、以前は `CUDA error: invalid device ordinal` というメッセージの素の `RuntimeError` が送出されていました。PyTorch 2.8 以降は、同じメッセージの `torch.AcceleratorError` が送出されます。`AcceleratorError` は `RuntimeError` のサブクラスなので、古いバージョン向けに書いた `except RuntimeError` でもそのまま捕捉できます。このセルでは、最後の GPU の次のインデックスである `torch.cuda.device_count()` を指定します。GPU がなければ間違えるインデックスもないので、このセルは `torch.cuda.is_available()=False` と表示します。
+# 存在しない GPU（GPU が1枚のマシンでの `cuda:1` など）を指定すると、以前は `CUDA error: invalid device ordinal` というメッセージの素の `RuntimeError` が送出されていました。PyTorch 2.8 以降は、同じメッセージの `torch.AcceleratorError` が送出されます。`AcceleratorError` は `RuntimeError` のサブクラスなので、古いバージョン向けに書いた `except RuntimeError` でもそのまま捕捉できます。このセルでは、最後の GPU の次のインデックスである `torch.cuda.device_count()` を指定します。GPU がなければ指定を誤るインデックスもないので、このセルは `torch.cuda.is_available()=False` と表示します。
 
 # %% tags=["claim-O4", "gpu-only"]
 if torch.cuda.is_available():
@@ -207,7 +207,7 @@ else:
 # %% [markdown]
 # ## ピン留めメモリと non_blocking
 #
-# 通常の（ページング可能な）CPU メモリから GPU へコピーすると、CPU はコピーが終わるまで待たされます。コピー元がページロックされた（ピン留めされた）メモリにあれば、`to("cuda", non_blocking=True)` は現在の CUDA ストリームにコピーをキューイングするだけで、すぐに戻ります。そのため、GPU がコピーや計算をしている間に、CPU は別の処理を進められます。
+# 通常の（ページング可能な）CPU メモリから GPU へコピーすると、CPU はコピーが終わるまで待たされます。コピー元がページロックされた（ピン留めされた）メモリにあれば、`to("cuda", non_blocking=True)` は現在の CUDA ストリームにコピーを積むだけで、すぐに戻ります。そのため、GPU がコピーや計算をしている間に、CPU は別の処理を進められます。
 #
 # ただし、それで自動的に速くなるわけではありません。`pin_memory()` 自体がコピーです。ピン留めメモリ上の新しいテンソルを返し、元のテンソルはそのまま残します。また、ピン留めにはアクセラレータが必要です。
 #
@@ -243,11 +243,11 @@ else:
         raise AssertionError("expected RuntimeError")
 
 # %% [markdown]
-# 次のセルでは、この待ち時間を目に見える形にします。行列積を GPU に投入し続け（キューイングするだけなので呼び出しはすぐに戻ります）、その間にコピーを行ってから、ストリームに積まれた処理がすべて終わったかを問い合わせます。
+# 次のセルでは、この待ち時間を目に見える形にします。行列積を GPU に次々と投入し（キューに積むだけなので呼び出しはすぐに戻ります）、その間にコピーを行ってから、ストリームに積まれた処理がすべて終わったかを問い合わせます。
 #
 # - ページング可能なメモリからの通常のコピーの後は `True` と表示されます。CPU は積まれていた処理とコピーが終わるまで待っていたからです。
 # - `pinned.to("cuda", non_blocking=True)` の後は `False` と表示されます。GPU がまだ処理している間に呼び出しが戻ってきたからです。
-# - 逆方向の `to("cpu", non_blocking=True)` もすぐに戻る（`False`）ので、CPU 側のテンソルの値は `torch.cuda.synchronize()` が戻るまで保証されません。値を読む前に同期してください。
+# - 逆方向の `to("cpu", non_blocking=True)` もすぐに戻る（`False`）ので、CPU 側のテンソルに正しい値が入っている保証は、`torch.cuda.synchronize()` が戻るまでありません。値を読む前に同期してください。
 #
 # 関数は2回実行します。1回目は GPU ライブラリとメモリキャッシュのウォームアップのためだけの実行です。GPU のないマシンでは、このセルは `torch.cuda.is_available()=False` と表示します。
 
@@ -273,7 +273,7 @@ if torch.cuda.is_available():
         keep_gpu_busy()
         host_again = x2.to("cpu", non_blocking=True)
         idle_after_to_cpu = stream.query()
-        torch.cuda.synchronize()  # ここから先で初めて host_again の値が保証される
+        torch.cuda.synchronize()  # これ以降は host_again の値を安全に読める
         same = torch.equal(x1, x2) and torch.equal(host_again, host)
         return idle_after_blocking, idle_after_non_blocking, idle_after_to_cpu, same
 

@@ -36,7 +36,8 @@ print(torch.__version__, device)
 
 @contextlib.contextmanager
 def expect_error(kind, fragment):
-    # ブロックは、メッセージに `fragment` を含む `kind` のエラーを発生させなければなりません。エラーを表示して、ノートブックは先に進みます。
+    # ブロックは `kind` の例外を送出し、そのメッセージに `fragment` が含まれていなければならない。
+    # エラーは表示され、ノートブックはそのまま先に進む
     try:
         yield
     except kind as err:
@@ -122,9 +123,9 @@ assert model.weight is not weight  # 新しい Parameter オブジェクト
 assert model.offset is not offset  # 新しいバッファのテンソル
 
 # %% [markdown]
-# `meta` から戻すときは事情が違います。コピーするデータがないので `.to("cpu")` はエラーになり、メッセージは `to_empty()` を使うよう促します。`to_empty(device=...)` は移動先のデバイスに未初期化のストレージを確保するだけなので、値は自分で設定します。組み込みのレイヤーなら `reset_parameters()` で初期化できます。
+# `meta` から戻すときは事情が違います。コピーするデータがないので `.to("cpu")` はエラーになり、メッセージは `to_empty()` を使うよう促します。`to_empty(device=...)` は移動先のデバイスに未初期化のストレージを確保するだけなので、値は自分で設定します。組み込みの層なら `reset_parameters()` で初期化できます。
 #
-# 実際のコードでよくある原因は、`forward` や損失関数の中でデバイスを指定せずに作ったテンソルです。その例と直し方は[デバイスのエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で紹介しています。
+# なお、実際のコードでデバイス不一致エラーが起きる原因として多いのは、`forward` や損失関数の中でデバイスを指定せずに作ったテンソルです。その例と直し方は[デバイスのエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で紹介しています。
 
 # %% tags=["claim-F7"]
 with expect_error(NotImplementedError, "to_empty"):
@@ -144,7 +145,7 @@ assert torch.isfinite(layer.weight).all()
 # **予想：** `model.double()` の後も、`model.weight` は呼び出し前に保存した `weight` と同じ `Parameter` オブジェクトでしょうか。
 #
 # - `model.weight is weight=True`：dtype の変更（および CPU と CUDA の間の移動）では、PyTorch は `Parameter` の中のテンソルを差し替え、オブジェクトはそのまま残します。
-# - `model.weight is weight=False`：これは `meta` への移動で起きること（上で見たとおり）です。dtype の変更では `Parameter` は同じです。
+# - `model.weight is weight=False`：これは（上で見たとおり）`meta` へ移動したときに起きることです。dtype の変更では `Parameter` は同じオブジェクトのままです。
 
 # %% tags=["claim-F3", "gpu-only"]
 model = Scaled()
@@ -212,10 +213,10 @@ assert "mask" not in model.state_dict()
 # 落とし穴は、変換が不要な場合（たとえば `d` が CPU で、重みも CPU 上にある場合）です。このとき `.to()` はパラメータ自身を返すので、代入は成功します。ところが、同じ行が GPU で初めて実行されたときに失敗します。代わりに、モジュール全体を `model.to(d)` で移動しましょう。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `model.weight` は `Parameter` です。実際に変換が起きる `model.weight.to("meta")` は、どの型を返すでしょうか。
+# **予想：** `model.weight` は `Parameter` です。実際に変換が起きる `model.weight.to("meta")` は、どの型のオブジェクトを返すでしょうか。
 #
-# - `<class 'torch.nn.parameter.Parameter'>`：`Parameter` 自身が返るのは、`to()` にすることが何もないときだけです。
-# - `<class 'torch.Tensor'>`：実際の変換はただのテンソルを返します。だからモジュールは、それをパラメータの名前で受け取るのを拒みます。
+# - `<class 'torch.nn.parameter.Parameter'>`：`Parameter` 自身が返るのは、`to()` が何も変換する必要がないときだけです。
+# - `<class 'torch.Tensor'>`：実際に変換すると、返るのはただのテンソルです。そのため、モジュールはそれをパラメータの名前に代入されるのを拒否します。
 
 # %% tags=["claim-F5"]
 model = nn.Linear(3, 2)
@@ -256,7 +257,7 @@ assert len(devices(model)) == 2
 #
 # モデルと入力が別々のデバイスにあると、両者を混ぜる演算が `RuntimeError` で失敗します。対処法はいつも同じで、モデルとすべての入力を、使うつもりの1つのデバイスに置きます。`model.to(device)` と `x = x.to(device)` です。`Tensor.to` は新しいテンソルを返し、`x` 自体は元の場所に残るので、代入の形で書きます。
 #
-# メッセージが名前を挙げたテンソルを移動すればよい、とは限りません。torch 2.8 以降、CPU の入力を受け取った線形レイヤーは `Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)` と報告します。
+# メッセージが名前を挙げたテンソルを移動すればよい、とは限りません。torch 2.8 以降、CPU の入力を受け取った線形層は `Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)` と報告します。
 #
 # - 2次元の入力に対して `nn.Linear` は `addmm(bias, input, weight.T)` を実行するので、`mat1` は入力そのものです。`wrapper_CUDA_addmm` は不一致を検出した演算です。
 # - チェックは各引数を最初の引数であるバイアスと比べます。**モデル**を CPU に残したまま GPU 上の入力を渡した場合も、メッセージが名前を挙げるのはやはり `mat1` で、今度は `mat1 is on cuda:0, different from other tensors on cpu` となります。メッセージに従って `mat1` を移動すると、入力を CPU に戻すことになります。
@@ -427,7 +428,7 @@ with expect_error(TypeError, "not callable"):
     torch.load(path, map_location=0, weights_only=True)
 
 # %% [markdown]
-# torch 2.6 以降、`weights_only=True` は `torch.load` の既定値です。ここで明示しているのは、古いリリースでも同じように読めるようにするためです。`torch.load` が任意のクラスを unpickle しなくなったため、2.6 では pickle で保存したモデル全体（`torch.save(model, path)` で保存したもの）を読み込めなくなった人が大勢いました。`state_dict()` を保存して読み込むか、信頼できるファイルに限って `weights_only=False` を渡します。
+# torch 2.6 以降、`weights_only=True` は `torch.load` のデフォルトです。ここで明示しているのは、古いリリースでも同じように読めるようにするためです。`torch.load` が任意のクラスを unpickle しなくなったため、2.6 では pickle で保存したモデル全体（`torch.save(model, path)` で保存したもの）を読み込めなくなった人が大勢いました。`state_dict()` を保存して読み込むか、信頼できるファイルに限って `weights_only=False` を渡します。
 
 # %%
 whole = os.path.join(tmp.name, "whole-model.pt")
@@ -451,7 +452,7 @@ tmp.cleanup()
 # - CPU と CUDA の間の移動では `Parameter` オブジェクトは同じまま、`meta` への移動では置き換わります。変換されたバッファは常に新しいテンソルです。`meta` から戻すには `to_empty()` を使い、そのあと初期化します。
 # - 移動するのはパラメータ、バッファ、サブモジュールだけです。それ以外のテンソルは `register_buffer` で登録します。
 # - 変換したテンソルをパラメータの名前に代入してはいけません。モジュール全体を移動します。
-# - モデルには単一のデバイスというものがありません。`next(model.parameters()).device` は慣例的な書き方です。
+# - モデル全体に1つのデバイスが決まっているわけではありません。`next(model.parameters()).device` は、モデル全体をまとめて移動している場合に使える慣用的な書き方です。
 # - デバイス不一致エラーが出たら、モデルとすべての入力を1つのデバイスに置きます（`model.to(device)`、`x = x.to(device)`）。メッセージが名前を挙げた引数が、移動すべきものとは限りません。
 # - 先にモデルを移動し、それからオプティマイザを作ります。状態を持つオプティマイザでは、その状態が元のデバイスと dtype のまま残ります。
-# - GPU のチェックポイントは `torch.load(path, map_location="cpu", weights_only=True)` で CPU に読み込みます。torch 2.6 以降、`weights_only=True` は既定値です。
+# - GPU のチェックポイントは `torch.load(path, map_location="cpu", weights_only=True)` で CPU に読み込みます。torch 2.6 以降、`weights_only=True` はデフォルトです。

@@ -15,7 +15,7 @@
 # %% [markdown]
 # # どこでも動くデバイスの選び方
 #
-# `"cuda"` をハードコードしたコードは、Mac でも、NVIDIA の GPU を積んでいないノート PC でも、CPU だけの CI ランナーでも失敗します。このページでは、使えるアクセラレータがあればそれを使い、なければ CPU にフォールバックする小さなヘルパー関数を作ります。また、`device=0` のような整数だけのデバイス指定は 2.5 で意味が変わったので、現在の PyTorch で何を意味するのかも説明します。
+# `"cuda"` をハードコードしたコードは、Mac でも、NVIDIA の GPU を搭載していないノート PC でも、CPU だけの CI ランナーでも失敗します。このページでは、使えるアクセラレータがあればそれを使い、なければ CPU にフォールバックする小さなヘルパー関数を作ります。また、`device=0` のような整数だけのデバイス指定は 2.5 で意味が変わったので、現在の PyTorch で何を意味するのかも説明します。
 #
 # このマシンにないものがチェックに必要なセルは、満たされなかった条件を `hasattr(torch, 'accelerator')=False` のようにコードの形で表示します。最初のセルでは `expect_error` も定義します。このページでは、想定どおりのエラーを表示したうえで先に進むためにこれを使います。
 
@@ -74,9 +74,9 @@ if mps_ok:
 # **予想：** このセルを実行するマシンで、`torch.accelerator.current_accelerator()` は何を返すでしょうか。
 # セルはそれを `acc` として表示します。
 #
-# - `acc=device(type='cuda')`：CUDA ビルドです。アクセラレータの種類だけで、インデックスはありません。
-# - `acc=device(type='cuda', index=0)`：`current_accelerator()` が示すのはアクセラレータの種類で、特定の GPU ではないので、インデックスは付きません。
-# - `acc=None`：その PyTorch のビルドはアクセラレータに対応していません（CPU 専用ビルド、torch 2.7 以降）。
+# - `acc=device(type='cuda')`：CUDA ビルドの PyTorch の場合です。返るのはアクセラレータの種類だけで、インデックスはありません。
+# - `acc=device(type='cuda', index=0)`：`current_accelerator()` が表すのは特定の GPU ではなくアクセラレータの種類なので、インデックスは付きません。
+# - `acc=None`：PyTorch のビルドがどのアクセラレータにも対応していない場合です（CPU 専用ビルドで、torch 2.7 以降）。
 
 # %% tags=["claim-O5"]
 if not hasattr(torch, "accelerator"):
@@ -117,14 +117,14 @@ else:
 # %% [markdown]
 # ## CPU にフォールバックするヘルパー
 #
-# デバイスの選択は1つの関数にまとめ、スクリプトの冒頭で一度だけ呼び出します。この関数は、今使えるアクセラレータがあればそれを選び、なければ CPU を選びます。デバイスどうしを比較したり、最も速いものを探したりはしません。torch 2.6 以降では `torch.accelerator` に問い合わせ、それより古いリリースでは CUDA と MPS を名前で順に試します。
+# デバイスの選択は1つの関数にまとめ、スクリプトの冒頭で一度だけ呼び出します。この関数は、いま使えるアクセラレータがあればそれを選び、なければ CPU を選びます。デバイスどうしを比較したり、最も速いものを探したりはしません。torch 2.6 以降では `torch.accelerator` に問い合わせ、それより古いリリースでは CUDA と MPS を名前で順に試します。
 
 # %% [markdown] tags=["predict"]
 # **予想：** このセルを実行するマシンで、`print(device, y.device)` は何を表示するでしょうか。
 #
-# - `cuda cuda:0`：使える GPU があります。ヘルパーが返すデバイスにはインデックスがありませんが、テンソルは必ず特定の GPU 上にあります。
-# - `cpu cpu`：使えるアクセラレータがないので、`pick_device()` は CPU を選びます。
-# - `cuda:0 cuda:0`：`current_accelerator()` はインデックスのないデバイスを返すので、`device` は `cuda` と表示されます。
+# - `cuda cuda:0`：使える GPU がある場合です。ヘルパーが返す `device` にはインデックスがありませんが、テンソルは必ず特定の1枚の GPU 上に作られるので、`y.device` は `cuda:0` になります。
+# - `cpu cpu`：使えるアクセラレータがない場合です。`pick_device()` は CPU を選びます。
+# - `cuda:0 cuda:0`：これは `device` がインデックス付きの場合の表示です。`pick_device()` が返す `current_accelerator()` の値にはインデックスがないので、GPU があっても `device` は `cuda:0` ではなく `cuda` と表示されます。インデックスが付くのは、実際に作られたテンソルの `y.device` だけです。
 
 # %% tags=["claim-O5"]
 # 使えるアクセラレータがあればそれを、なければ CPU を返す
@@ -162,11 +162,11 @@ assert device.index is None
 # セルでは、実行しているマシンでの結果を assert で検証します。
 
 # %% [markdown] tags=["predict"]
-# **予想：** このセルを実行するマシンで、`device=0` は何になるでしょうか。
+# **予想：** このセルを実行するマシンで、`device=0` を指定するとどうなるでしょうか。
 #
-# - `Cannot access accelerator device when none is available`：アクセラレータがまったくないので、インデックス 0 が指すものがありません。
-# - `device(type='cuda', index=0)`：CUDA ビルドです。0 は現在のアクセラレータのインデックス 0 です。
-# - `device(type='cpu')`：整数が CPU を意味することはありません。
+# - `Cannot access accelerator device when none is available`：アクセラレータがまったくない場合です。インデックス 0 が指す先がありません。
+# - `device(type='cuda', index=0)`：CUDA ビルドの PyTorch の場合です。0 は現在のアクセラレータ（CUDA）のインデックス 0 を指します。
+# - `device(type='cpu')`：整数が CPU を指すことはありません。
 
 # %% tags=["claim-O1"]
 usable = torch.accelerator.is_available()

@@ -36,7 +36,8 @@ print(torch.__version__, device)
 
 @contextlib.contextmanager
 def expect_error(kind, fragment):
-    # ブロックは、メッセージに `fragment` を含む `kind` のエラーを発生させなければなりません。エラーを表示して、ノートブックは先に進みます。
+    # ブロックは `kind` の例外を送出し、そのメッセージに `fragment` が含まれていなければならない。
+    # エラーは表示され、ノートブックはそのまま先に進む
     try:
         yield
     except kind as err:
@@ -55,10 +56,10 @@ def expect_error(kind, fragment):
 # GPU がない場合、このセルは代わりにモデルを `meta` に移動します。`meta` は形状と dtype を保持し、データを持たないデバイスです。パラメータがどこに移動したか、どのオブジェクトが返ってきたかはわかりますが、速度やメモリについては何もわかりません。CPU から GPU への移動とは1つ違いがあります。`meta` への移動では `Parameter` オブジェクトが置き換わりますが、CPU と GPU の間の移動では同じオブジェクトが保たれます（セルは実際に実行されたほうのケースを検証します）。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `model` に代入し直さずに `returned = model.to(target)` とします。`returned` は `model` と同じ
+# **予想：** `model` に代入し直さずに `returned = model.to(target)` としたとします。`returned` は `model` と同じ
 # オブジェクトでしょうか。セルは最初に `returned is model` を表示します。
 #
-# - `False`：これは `Tensor.to` の振る舞いです。変換するときは新しいテンソルを返します。
+# - `False`：これはテンソルの場合の振る舞いです。`Tensor.to` は、変換するときに新しいテンソルを返します。
 # - `True`：`nn.Module.to` はモジュールをインプレースで変換し、そのモジュール自身を返します。
 
 # %% tags=["claim-M1"]
@@ -160,8 +161,8 @@ else:
 # %% [markdown] tags=["predict"]
 # **予想：** `torch.cuda.copy(torch.ones(3))` を呼ぶとどうなるでしょうか。
 #
-# - `has no attribute 'copy'`：この関数はどのマシンにも存在しません。
-# - `Torch not compiled with CUDA enabled`：関数はあるが CUDA が必要、ということになりますが、そもそもそんな関数がないので、その前に失敗します。
+# - `has no attribute 'copy'`：この関数は、どのマシンの PyTorch にも存在しません。
+# - `Torch not compiled with CUDA enabled`：これだと関数は存在していて CUDA を必要とすることになりますが、そもそもそのような関数がないので、その前に失敗します。
 
 # %% tags=["claim-M3"]
 assert not hasattr(torch.cuda, "copy")
@@ -202,11 +203,11 @@ assert "dtype" not in inspect.signature(nn.Module.cuda).parameters
 # 実際の違いはわずかです。`.cuda()` はデバイスしか受け取らないので、dtype は変えられません。`.to()` なら1回の呼び出しで両方を変えられます。インデックスを指定しなければ、どちらも現在の CUDA デバイスを使います。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `nn.Linear(2, 2).to(target, torch.float16)` は、一回の呼び出しでデバイスと一緒に dtype も変えるでしょうか。
+# **予想：** `nn.Linear(2, 2).to(target, torch.float16)` は、1回の呼び出しでデバイスと一緒に dtype も変えるでしょうか。
 # セルは重みのデバイスと dtype を表示します。
 #
-# - `torch.float32`：二つ目の引数が無視されることになりますが、`to` は両方を変換します。
-# - `torch.float16`：`Module.to` は一回の呼び出しでデバイスと dtype を受け取れます（`.cuda()` が受け取るのはデバイスだけです）。
+# - `torch.float32`：これだと2つ目の引数（dtype）が無視されることになりますが、`to` はデバイスと dtype の両方を変換します。
+# - `torch.float16`：`Module.to` は1回の呼び出しでデバイスと dtype の両方を受け取れます（`.cuda()` が受け取るのはデバイスだけです）。
 
 # %% tags=["claim-M4"]
 both = nn.Linear(2, 2).to(target, torch.float16)
@@ -245,7 +246,7 @@ else:
 # **判定: ほぼ誤り**。どうなるかは、ラッパーが受け取るデバイス ID（`device_ids`、省略すると見えているすべての GPU）の数で決まります。
 #
 # - GPU なし: ラッパーはモデルを CPU 上でそのまま呼び出すだけです。
-# - デバイス ID がちょうど1つ: コンストラクタがモデルをその GPU に移動します。GPU が1枚のマシンでの既定の動作がこれで、GPU が複数枚あるマシンで `device_ids=[1]` を渡した場合も同じです（モデルは `cuda:1` に移動します）。
+# - デバイス ID がちょうど1つ: コンストラクタがモデルをその GPU に移動します。GPU が1枚のマシンでのデフォルトの動作がこれで、GPU が複数枚あるマシンで `device_ids=[1]` を渡した場合も同じです（モデルは `cuda:1` に移動します）。
 # - デバイス ID が2つ以上: ラッパーは何も移動せず、最初の forward の呼び出しで、パラメータを `device_ids[0]` に置くよう求めるエラーが発生します。
 #
 # セルは、実行しているマシンに当てはまる分岐を検証します。GPU が複数枚あれば、デバイス ID を1つだけ渡したラップも試します。
@@ -293,9 +294,9 @@ assert "DistributedDataParallel" in nn.DataParallel.__doc__
 # %% [markdown]
 # ## 主張: GPU 上の Linear(10, 1) に torch.randn(10, 1) を入力できる
 #
-# **主張**: 動くコードとして出回っているサンプルがある。`nn.Linear(10, 1)` をデバイスに移動し、CPU 上で作った `torch.randn(10, 1)` を入力するものだ。
+# **主張**: 動くコードとして出回っている、次のようなサンプルがある。`nn.Linear(10, 1)` をデバイスに移動し、CPU 上で作った `torch.randn(10, 1)` を入力する。
 #
-# **判定: 誤り（バグが2つある）**。レイヤーは GPU 上にあるのに入力は CPU 上に残っており、しかも形状が間違っています。`Linear(10, 1)` が受け取るのは形状 `(N, 10)`、つまり最後の次元に10個の特徴量を持つ入力です。書かれたままでは、このサンプルはどのマシンでも失敗します。どちらのバグが先に表面化するかはマシン次第です。GPU では何よりも先にデバイスのチェックが行われます。CPU だけのマシンではすべてが CPU 上にあるので、形状のエラーだけが残ります。
+# **判定: 誤り（バグが2つある）**。層は GPU 上にあるのに入力は CPU 上に残っており、しかも形状が間違っています。`Linear(10, 1)` が受け取るのは形状 `(N, 10)`、つまり最後の次元に10個の特徴量を持つ入力です。書かれたままでは、このサンプルはどのマシンでも失敗します。どちらのバグが先に表面化するかはマシン次第です。GPU では何よりも先にデバイスのチェックが行われます。CPU だけのマシンではすべてが CPU 上にあるので、形状のエラーだけが残ります。
 
 # %%
 net = nn.Linear(10, 1).to(device)
@@ -313,7 +314,7 @@ with expect_error(RuntimeError, "shapes cannot be multiplied"):
     net(x)
 
 # %% [markdown]
-# 正しくは、10個の特徴量を持つサンプル `N` 個からなるバッチを、レイヤーと同じデバイス上に作ります。
+# 正しくは、10個の特徴量を持つサンプル `N` 個からなるバッチを、層と同じデバイス上に作ります。
 
 # %% tags=["claim-M6"]
 N = 4
@@ -329,7 +330,7 @@ assert y.device == net.weight.device
 #
 # **当時（torch 1.7）**: `torch.device(0)` や `device=0` は `cuda:0` の省略形でした。
 #
-# **現在**: torch 2.5 以降、整数は現在の**アクセラレータ**上のインデックスを意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。アクセラレータにまったく対応していない torch のビルド（CPU 版の wheel など）では、`Cannot access accelerator device when none is available.` というエラーになります。使える GPU がないそれ以外のマシンでもエラーになります。整数が CPU を指すことはありません。CUDA を指したいときは `"cuda:0"` と書きましょう。
+# **現在**: torch 2.5 以降、整数は現在の**アクセラレータ**上のインデックスを意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。アクセラレータにまったく対応していない torch のビルド（CPU 版の wheel など）では、`Cannot access accelerator device when none is available.` というエラーになります。それ以外のマシンでも、使える GPU がなければやはりエラーになります。整数が CPU を指すことはありません。CUDA を指したいときは `"cuda:0"` と書きましょう。
 #
 # この節のエラーの原因と直し方は、[デバイスのエラーを読み解く](07-device-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)で詳しく説明しています。
 
@@ -372,10 +373,10 @@ assert torch.ones(1).is_cpu
 #
 # **当時（torch 1.7）**: CUDA の行列積は、すべてのテンソルが GPU 上にあるかを確認し（ATen の `checkAllSameGPU`）、CPU 上にあるものを列挙しました。引数は `addmm(bias, input, weight.T)` の `self`、`mat1`、`mat2` と、バイアスと同じデバイスに作られる出力 `out` です。そのため、どちらが CPU に残っていたかでメッセージが変わりました。
 #
-# - CPU の入力を GPU 上のレイヤーに渡した場合: `Tensor for argument #2 'mat1' is on CPU, but expected it to be on GPU (while checking arguments for addmm)`
-# - GPU の入力を CPU に残ったレイヤーに渡した場合: `Tensor for 'out' is on CPU, Tensor for argument #1 'self' is on CPU, but expected them to be on GPU (while checking arguments for addmm)`
+# - CPU の入力を GPU 上の層に渡した場合: `Tensor for argument #2 'mat1' is on CPU, but expected it to be on GPU (while checking arguments for addmm)`
+# - GPU の入力を CPU に残った層に渡した場合: `Tensor for 'out' is on CPU, Tensor for argument #1 'self' is on CPU, but expected them to be on GPU (while checking arguments for addmm)`
 #
-# **現在**: どちらの場合も `Expected all tensors to be on the same device` で始まります。線形レイヤーでは、続きにどちらの向きでも入力の `mat1` の名前が入ります。チェックは各引数を最初の引数であるバイアスと比べるので、食い違うのは常に入力だからです。つまり引数の名前からは、どちらを移動すべきかはわかりません。モデルと入力のすべてを、使うつもりのデバイスに置きます。`+` や `*` のような要素ごとの演算は TensorIterator を通るので、今も `but found at least two devices, cuda:0 and cpu!` で終わり、引数の名前は入りません。それ以外の文言はリリースごとに変わってきた（2.8 でも変更されました）ので、ログはこの先頭部分で検索します。CPU だけでは取り違える2つ目のデバイスがないので、このセルには GPU が必要です。GPU がなければ `torch.cuda.is_available()=False` だけを表示します。線形レイヤーでの両方の向きと、加算の例を示します。
+# **現在**: どちらの場合も `Expected all tensors to be on the same device` で始まります。線形層では、続きにどちらの向きでも入力の `mat1` の名前が入ります。チェックは各引数を最初の引数であるバイアスと比べるので、食い違うのは常に入力だからです。つまり引数の名前からは、どちらを移動すべきかはわかりません。モデルと入力のすべてを、使うつもりのデバイスに置きます。`+` や `*` のような要素ごとの演算は TensorIterator を通るので、今も `but found at least two devices, cuda:0 and cpu!` で終わり、引数の名前は入りません。それ以外の文言はリリースごとに変わってきた（2.8 でも変更されました）ので、ログはこの先頭部分で検索します。CPU だけでは取り違える2つ目のデバイスがないので、このセルには GPU が必要です。GPU がなければ `torch.cuda.is_available()=False` だけを表示します。線形層での両方の向きと、加算の例を示します。
 #
 # この節のエラーの原因と直し方は、[デバイスのエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で詳しく説明しています。
 
@@ -428,7 +429,7 @@ else:
 #
 # **当時（torch 1.7）**: `"cuda" if torch.cuda.is_available() else "cpu"` が定番の書き方でした。
 #
-# **現在**: この書き方は NVIDIA の GPU なら今でも使えますし、このページでも使っています。移植性の高い方法は `torch.accelerator` モジュール（torch 2.6）で、CUDA、MPS、XPU などを扱えます。`torch.accelerator.current_accelerator()` は、使っている torch のビルドが対応するアクセラレータを返し、どれにも対応していなければ `None` を返します（torch 2.7 以降）。これはビルドについての情報なので、いまデバイスを実際に使えるかどうかを返す `torch.accelerator.is_available()` と組み合わせて使います。torch 2.6 では、セルは見つけたバージョン `TORCH=(2, 6)` だけを表示します。
+# **現在**: この書き方は NVIDIA の GPU なら今でも使えますし、このページでも使っています。移植性の高い方法は `torch.accelerator` モジュール（torch 2.6 以降）で、CUDA、MPS、XPU などを扱えます。`torch.accelerator.current_accelerator()` は、使っている torch のビルドが対応するアクセラレータを返し、どれにも対応していなければ `None` を返します（torch 2.7 以降）。これはビルドについての情報なので、いまデバイスを実際に使えるかどうかを返す `torch.accelerator.is_available()` と組み合わせて使います。torch 2.6 では、セルは見つけたバージョン `TORCH=(2, 6)` だけを表示します。
 
 # %% tags=["claim-O5"]
 if TORCH >= (2, 7):

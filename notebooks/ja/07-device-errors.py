@@ -15,7 +15,7 @@
 # %% [markdown]
 # # デバイスのエラーを読み解く
 #
-# このページの各セクションは、説明するエラーメッセージそのものを見出しにしています。トレースバックに出た文言でページ内を検索すれば、該当するセクションが見つかります。各セクションでは、メッセージの意味と、そのエラーを起こす普段のコードを示し、その直後で修正したコードを実行します。
+# このページの各セクションは、説明するエラーメッセージそのものを見出しにしています。トレースバックに出た文言でページ内を検索すれば、該当するセクションが見つかります。各セクションでは、メッセージの意味と、そのエラーを起こすよくある書き方を示し、その直後に修正したコードを実行します。
 #
 # ほとんどのエラーは GPU がなくても起こせるので、このページでは実際に起こしています。使う手段は、CPU 専用ビルドの PyTorch、2つ目のデバイスの代わりにする `meta` デバイス（形状と dtype だけを持ち、データを持たないデバイス）、ストレージのデバイスが `cuda` と記録されたチェックポイント、fork した子プロセスです。代わりの手段を使う箇所では、それで何がわかり、何がわからないかを書いています。GPU でしか起こせないエラーは、GPU で実行されるセルに入れています。GPU がない環境では、そのセルは必要な条件を式の形で表示し、本文ではそのメッセージを、それを出す PyTorch のバージョンとともに引用しています。
 
@@ -37,7 +37,8 @@ from torch.utils.data import DataLoader, TensorDataset
 
 @contextlib.contextmanager
 def expect_error(kind, fragment):
-    # ブロックは `kind` を送出し、そのメッセージに `fragment` を含む必要があります。エラーを表示して、ノートブックは先へ進みます。
+    # ブロックは `kind` の例外を送出し、そのメッセージに `fragment` が含まれていなければならない。
+    # エラーは表示され、ノートブックはそのまま先に進む
     try:
         yield
     except kind as err:
@@ -57,7 +58,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # 1つの演算が、2つのデバイス（たいていは CUDA GPU と CPU）にあるテンソルを受け取ったという意味です。メッセージの続きはリリースによって変わっており、演算によっても異なります。PyTorch 2.8 以降、GPU 上の線形層に CPU の入力を渡すと `Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)` となり、`+` などの要素ごとの演算では今も `Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!` となります。ログを検索するときは、最初の部分で検索してください。
 #
-# 直し方は「メッセージが名指ししたテンソルを移動する」ではありません。*モデル*を CPU に置いたままにしていると、メッセージは GPU 上にある入力のほうを名指しします。モデルとすべての入力を、使うつもりの1つのデバイスに置いてください。テンソルを移動したら、結果を受け取ります: `x = x.to(device)`。
+# 直し方は「メッセージが名指ししたテンソルを移動する」ではありません。*モデル*を CPU に置いたままにしていると、メッセージは GPU 上にある入力のほうを名指しします。モデルとすべての入力を、使うつもりの1つのデバイスに置いてください。テンソルを移動したら、`x = x.to(device)` のように戻り値を受け取ります。
 #
 # 以下のセルはどのマシンでも実行できます。GPU があれば本物のメッセージが出ます。GPU がなければ、`meta` デバイスに2つ目のデバイスの役をさせます。`meta` と CPU のテンソルを混ぜた場合もエラーになりますが、チェックが別物で、メッセージも異なります（`Tensor on device cpu is not on the expected device meta!`）。そのため以下のセルは、CPU だけのマシンではこのメッセージを、GPU では本物のメッセージを期待します。`meta` が正確に示すのは、*どの*テンソルがどのデバイスに置かれるかです。速度やメモリについては何もわかりません。以下のセルでは `target` を使います。GPU があれば GPU、なければ `meta` です。
 
@@ -76,7 +77,7 @@ assert y.device.type == target.type
 # %% [markdown]
 # ### forward の中で作ったテンソル
 #
-# いちばん多い原因は、`forward` や損失関数の中で、デバイスを指定せずに作ったテンソルです。`torch.zeros(n)` や `torch.tensor(values)` のようなファクトリ関数は、モデルや入力がどこにあっても、テンソルを CPU（またはデフォルトデバイス）に作ります。モデルを移動しても解決しません。このテンソルは呼び出しのたびに新しく作られるからです。
+# いちばん多い原因は、`forward` や損失関数の中で、デバイスを指定せずに作ったテンソルです。`torch.zeros(n)` や `torch.tensor(values)` のようなファクトリ関数は、モデルや入力がどこにあっても、テンソルを CPU（またはデフォルトのデバイス）に作ります。モデルを移動しても解決しません。このテンソルは呼び出しのたびに新しく作られるからです。
 
 # %%
 class Shifted(nn.Module):
@@ -125,14 +126,14 @@ assert scaled.device.type == target.type
 # %% [markdown]
 # ### 普通のリストや辞書に入れたサブモジュール
 #
-# `nn.Module` は属性をたどってサブモジュールを見つけます。Python の普通のリストや辞書に入れた層は、モジュールからは見えません。`model.to(device)` はそれらを元の場所に残し、`model.parameters()` にも含まれないので、オプティマイザはそれらを学習しません。そして最初の forward 呼び出しでデバイスが混ざります。代わりに `nn.ModuleList` や `nn.ModuleDict` に入れてください。
+# `nn.Module` は属性をたどってサブモジュールを見つけます。Python の普通のリストや辞書に入れた層は、モジュールからは見えません。`model.to(device)` はそれらを元の場所に残し、`model.parameters()` にも含まれないので、オプティマイザに渡らず学習もされません。そして最初の forward 呼び出しでデバイスが混ざります。代わりに `nn.ModuleList` や `nn.ModuleDict` に入れてください。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `PlainContainers` は二つの `Linear(3, 3)` を Python のリストに、`Linear(3, 1)` を辞書に入れています。
+# **予想：** `PlainContainers` は2つの `Linear(3, 3)` を Python のリストに、`Linear(3, 1)` を辞書に入れています。
 # `plain.parameters()` はいくつのパラメータを返すでしょうか。
 #
-# - `len(list(plain.parameters()))=6`：これは層を登録する `nn.ModuleList` と `nn.ModuleDict` を使った場合の数です。
-# - `len(list(plain.parameters()))=0`：モジュールはただのリストや辞書の中を見ないので、パラメータを一つも見つけません。
+# - `len(list(plain.parameters()))=6`：これは、層を登録してくれる `nn.ModuleList` と `nn.ModuleDict` を使った場合の数です。
+# - `len(list(plain.parameters()))=0`：モジュールは普通のリストや辞書の中までは探さないので、パラメータを1つも見つけられません。
 
 # %%
 class PlainContainers(nn.Module):
@@ -252,11 +253,11 @@ else:
 # 学習ループでよくある逆の間違いは、`loss.item()` ではなく `loss` そのものを足し合わせることです。合計は GPU に残るテンソルになり、すべてのステップの autograd グラフを抱えたままになるので、ステップごとにメモリが増えていきます。`loss.item()` なら普通の Python の数値が得られます。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `total_tensor` は `0.0` から始まり、`total_tensor += loss` を 3 ステップ実行します。最後に
+# **予想：** `total_tensor = 0.0` から始めて、`total_tensor += loss` を3ステップ繰り返したとします。最後の
 # `total_tensor` の型は何でしょうか。
 #
-# - `type(total_tensor).__name__='Tensor'`：`0.0 + loss` はテンソルで、損失と同じデバイスにあり、その autograd のグラフを抱えています。
-# - `type(total_tensor).__name__='float'`：そうするには `loss.item()` が必要です。float とテンソルの和はテンソルです。
+# - `type(total_tensor).__name__='Tensor'`：`0.0 + loss` はテンソルになり、損失と同じデバイスに置かれ、その autograd のグラフも抱えたままです。
+# - `type(total_tensor).__name__='float'`：float のままにするには `loss.item()` を足す必要があります。float にテンソルを足すとテンソルになります。
 
 # %%
 model = nn.Linear(3, 1).to(device)
@@ -294,7 +295,7 @@ else:
 # %% [markdown]
 # ## Attempting to deserialize object on a CUDA device
 #
-# メッセージの全文は `Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.` です。チェックポイントにはストレージごとに保存元のデバイスが記録されていて、`torch.load` はストレージをそのデバイスに戻します。GPU から保存したファイルには `cuda:0` と記録されているので、使える CUDA GPU のないマシンではそれに応えられません。直し方はメッセージにあるとおり、`map_location` です。
+# メッセージの全文は `Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.` です。チェックポイントにはストレージごとに保存元のデバイスが記録されていて、`torch.load` はストレージをそのデバイスに戻します。GPU から保存したファイルには `cuda:0` と記録されているので、使える CUDA GPU のないマシンではそのデバイスに戻せません。直し方はメッセージにあるとおり、`map_location` です。
 #
 # GPU なしでこのようなファイルを作るため、セルは CPU のテンソルを保存し、ファイル中のデバイスの文字列を書き換えます。チェックポイントは zip アーカイブで、中の `data.pkl` に pickle された構造が入っており、各ストレージのデバイスは短い文字列として記録されています。書き換えるのはその文字列だけです。`torch.load` がデバイスを選ぶときに見るのはこの文字列だけなので、読み込みは GPU で保存したファイルと同じ経路をたどります。GPU がファイルをどう書くかは、これではわかりません。
 
@@ -398,7 +399,7 @@ else:
 # %% [markdown]
 # ## Cannot access accelerator device when none is available.
 #
-# PyTorch 2.5 以降、整数のデバイス（`device=0`、`.to(0)`、`torch.device(0)`）は、現在のアクセラレータ（CUDA、Apple の MPS、Intel の XPU など）のインデックスを意味します。アクセラレータがないと、PyTorch はこのエラーを出します。アクセラレータを必要とする `pin_memory()` からも出ます。CPU 専用ビルドでは必ず出ます。使える GPU のないマシン上の CUDA ビルドでも、PyTorch 2.6 までは出ます（NVIDIA ドライバのないマシンで 2.6.0+cu124 を使って確認しました）。2.7 以降のこうしたビルドは、ビルドが対応するアクセラレータを答えます。`torch.device(0)` は `cuda:0` になり、そこにテンソルを作ったときに、`Found no NVIDIA driver on your system` のような理由を述べるエラーが出ます（Colab の CPU ランタイムと同じ 2.11.0+cu130 で確認しました）。直し方は、デバイスを名前で書くこと（`"cuda:0"`、または一度決めた `device`）と、アクセラレータがあるときだけメモリをピン留めすることです。
+# PyTorch 2.5 以降、整数のデバイス（`device=0`、`.to(0)`、`torch.device(0)`）は、現在のアクセラレータ（CUDA、Apple の MPS、Intel の XPU など）のインデックスを意味します。アクセラレータがないと、PyTorch はこのエラーを出します。アクセラレータを必要とする `pin_memory()` からも出ます。CPU 専用ビルドでは必ず出ます。使える GPU のないマシン上の CUDA ビルドでも、PyTorch 2.6 までは出ます（NVIDIA ドライバのないマシンで 2.6.0+cu124 を使って確認しました）。2.7 以降のこうしたビルドは、ビルドが対応するアクセラレータを返します。`torch.device(0)` は `cuda:0` になり、そこにテンソルを作ったときに、`Found no NVIDIA driver on your system` のような理由を述べるエラーが出ます（Colab の CPU ランタイムと同じ 2.11.0+cu130 で確認しました）。直し方は、デバイスを名前で書くこと（`"cuda:0"`、または一度決めた `device`）と、アクセラレータがあるときだけメモリをピン留めすることです。
 
 # %%
 usable = torch.accelerator.is_available()
@@ -461,7 +462,7 @@ elif not torch.accelerator.is_available():
 #
 # メッセージの全文は `Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method` です。Linux では（Python 3.13 まで）、`multiprocessing` や DataLoader のワーカーは、デフォルトで `fork`、つまり親プロセスの複製として子プロセスを起動します。親がすでに CUDA を初期化していると、fork した子プロセスは CUDA をまったく使えません。
 #
-# このセルは子プロセスを fork し、子の中で `device` 上にテンソルを作ります。GPU がある場合、親は（そこにテンソルを作ったので）CUDA を初期化済みです。そのため子はこのメッセージで失敗し、メッセージを親に送り返します。GPU がない場合は CUDA が一度も初期化されないのでこのエラーは起こりえず、子は問題なく CPU のテンソルを作ります。そのときセルは、`torch.cuda.is_initialized()` が `False` であることと、子の結果を表示します。このセルは、`fork` がデフォルトで安全に実演できる Linux でだけ実行します。
+# このセルは子プロセスを fork し、子の中で `device` 上にテンソルを作ります。GPU がある場合、親は（そこにテンソルを作ったので）CUDA を初期化済みです。そのため子はこのメッセージで失敗し、メッセージを親に送り返します。GPU がない場合は CUDA が一度も初期化されないのでこのエラーは起こりえず、子は問題なく CPU のテンソルを作ります。そのときセルは、`torch.cuda.is_initialized()` が `False` であることと、子の結果を表示します。このセルは Linux でだけ実行します。Linux では `fork` がデフォルトで、安全に実演できるからです。
 
 # %%
 def child(queue, device):
@@ -493,11 +494,11 @@ else:
 # 普通の直し方は、ワーカーで CUDA を使わないことです。DataLoader のワーカーは CPU のテンソルを読み込んで準備し、学習ループがメインプロセスで各バッチをデバイスに移動します。これは DataLoader の本来の使い方でもあり、親が GPU を使ったあとでも `fork` で動きます。子プロセスでどうしても CUDA を使う必要があるなら、`spawn` で起動します。`multiprocessing.get_context("spawn")` や `DataLoader(..., multiprocessing_context="spawn")` を使います。
 
 # %% [markdown] tags=["predict"]
-# **予想：** 二つの DataLoader ワーカーがバッチを作り、ループが各バッチを `device` に移します。ワーカーが作る
+# **予想：** 2つの DataLoader ワーカーがバッチを作り、学習ループが各バッチを `device` に移動するとします。ワーカーが作る
 # バッチはどのデバイスにあるでしょうか。
 #
-# - `devices={'cuda'}`：ワーカーが CUDA を使ったことになりますが、fork されたワーカーがしてはいけないことです。
-# - `devices={'cpu'}`：ワーカーは CPU のテンソルを用意します。デバイスへの移動はメインプロセスで行います。
+# - `devices={'cuda'}`：これだとワーカーが CUDA を使ったことになりますが、fork で起動したワーカーで CUDA を使ってはいけません。
+# - `devices={'cpu'}`：ワーカーは CPU のテンソルを用意し、デバイスへの移動はメインプロセスが行います。
 
 # %%
 loader = DataLoader(TensorDataset(torch.randn(8, 3)), batch_size=4, num_workers=2)
