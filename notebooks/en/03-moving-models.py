@@ -141,8 +141,6 @@ assert model.offset is not offset  # a new buffer tensor
 # Coming back from `meta` is different: there is no data to copy, so `.to("cpu")` raises and
 # points to `to_empty()`. `to_empty(device=...)` gives the module uninitialised storage on the
 # device; fill in the values yourself, for built-in layers with `reset_parameters()`.
-#
-# In real code the usual cause is a tensor created inside `forward` or a loss without a device; [Device errors, decoded](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device) shows it, with its fixes.
 
 # %% tags=["claim-F7"]
 with expect_error(NotImplementedError, "to_empty"):
@@ -302,6 +300,10 @@ assert len(devices(model)) == 2
 # Before 2.8 the same check said `but found at least two devices, cuda:0 and cpu!` and named the
 # argument at the end. Element-wise operations (`+`, `*`, ...) are checked by TensorIterator, and
 # still say `but found at least two devices, cuda:0 and cpu!`, without an argument name.
+#
+# In real code the usual cause of a mismatch is a tensor created inside `forward` or a loss without a
+# device; [Device errors, decoded](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)
+# shows it, with its fixes.
 #
 # One mix is allowed: a 0-dim CPU tensor such as `torch.tensor(2.0)` can take part in a CUDA
 # operation, as if it were a Python number. On a machine without a GPU the cell prints only

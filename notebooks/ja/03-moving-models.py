@@ -124,8 +124,6 @@ assert model.offset is not offset  # 新しいバッファのテンソル
 
 # %% [markdown]
 # `meta` から戻すときは事情が違います。コピーするデータがないので `.to("cpu")` はエラーになり、メッセージは `to_empty()` を使うよう促します。`to_empty(device=...)` は移動先のデバイスに未初期化のストレージを確保するだけなので、値は自分で設定します。組み込みの層なら `reset_parameters()` で初期化できます。
-#
-# なお、実際のコードでデバイス不一致エラーが起きる原因として多いのは、`forward` や損失関数の中でデバイスを指定せずに作ったテンソルです。その例と直し方は[デバイスのエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で紹介しています。
 
 # %% tags=["claim-F7"]
 with expect_error(NotImplementedError, "to_empty"):
@@ -263,6 +261,8 @@ assert len(devices(model)) == 2
 # - チェックは各引数を最初の引数であるバイアスと比べます。**モデル**を CPU に残したまま GPU 上の入力を渡した場合も、メッセージが名前を挙げるのはやはり `mat1` で、今度は `mat1 is on cuda:0, different from other tensors on cpu` となります。メッセージに従って `mat1` を移動すると、入力を CPU に戻すことになります。
 #
 # 2.8 より前は、同じチェックが `but found at least two devices, cuda:0 and cpu!` と表示し、引数の名前は末尾にありました。要素ごとの演算（`+`、`*` など）は TensorIterator がチェックするので、今も引数の名前なしで `but found at least two devices, cuda:0 and cpu!` と表示されます。
+#
+# 実際のコードでデバイス不一致エラーが起きる原因として多いのは、`forward` や損失関数の中でデバイスを指定せずに作ったテンソルです。その例と直し方は[デバイスのエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で紹介しています。
 #
 # 1つだけ許される組み合わせがあります。`torch.tensor(2.0)` のような0次元の CPU テンソルは、Python の数値と同じように CUDA の演算に使えます。GPU のないマシンでは、セルは `torch.cuda.is_available()=False` だけを表示します。
 
