@@ -1,15 +1,20 @@
 """The course's notebooks: where they live, how they are read, and what must match across languages."""
+import contextlib
 import copy
 import functools
 import hashlib
 import io
 import json
+import os
 import re
+import shutil
+import tempfile
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
 import jupytext
+import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -25,6 +30,18 @@ class Problem:
 
     def __str__(self):
         return f"{self.path.relative_to(ROOT)}: {self.message}"
+
+
+def copy_project(dest, caches=True):
+    """Copy what the build reads (and its caches) to dest, to try edits without touching the author's
+    files (tests, benchmarks)."""
+    for name in ("mkdocs.yml", "docs", "notebooks", "overrides", "scripts", "records") + ((".cache",) if caches else ()):
+        src = ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, Path(dest) / name, ignore=shutil.ignore_patterns("__pycache__", "site"))
+        elif src.exists():
+            shutil.copy2(src, Path(dest) / name)
+    return Path(dest)
 
 
 def concepts():
@@ -43,10 +60,45 @@ def read(lang, concept):
 
 @functools.lru_cache(maxsize=None)
 def _parsed(path, mtime):
-    nb = jupytext.read(path)
+    """The notebook in a .py file. Parsing is most of an unchanged build's time (jupytext validates
+    every cell), so each parse is kept in .cache/parsed/ under a hash of the file and jupytext's
+    version; an entry that cannot be read is a miss."""
+    text = path.read_bytes()
+    key = hashlib.sha256(text + jupytext.__version__.encode()).hexdigest()[:24]
+    folder = ROOT / ".cache" / "parsed"
+    prefix = f"{path.parent.name}-{path.stem}-"
+    entry = folder / f"{prefix}{key}.json"
+    with contextlib.suppress(OSError, ValueError):
+        return nbformat.from_dict(json.loads(entry.read_text(encoding="utf-8")))
+    nb = jupytext.reads(text.decode("utf-8"), fmt="py")
     for i, cell in enumerate(nb.cells):
         cell.id = f"cell-{i}"  # jupytext makes random ids; stable ones keep generated files reproducible
+    with contextlib.suppress(OSError):  # the cache is a convenience: a full disk must not stop the build
+        write_atomic(entry, json.dumps(nb, ensure_ascii=False))
+        for old in folder.glob(f"{prefix}*.json"):  # this file's entries for older text
+            if old != entry and re.fullmatch(re.escape(prefix) + "[0-9a-f]{24}\\.json", old.name):
+                old.unlink(missing_ok=True)
     return nb
+
+
+UMASK = os.umask(0o022)
+os.umask(UMASK)  # read once, at import (single-threaded): the mode an ordinary write would give
+
+
+def write_atomic(path, data):
+    """Write a file (text as UTF-8, or bytes) whole or not at all: a reader (or the next build) never
+    sees half of it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.fchmod(fd, 0o666 & ~UMASK)  # mkstemp makes files private to their owner
+        with (os.fdopen(fd, "wb") if isinstance(data, bytes) else os.fdopen(fd, "w", encoding="utf-8")) as out:
+            out.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def strip_comments(code):

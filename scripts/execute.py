@@ -259,25 +259,6 @@ def _in_own_thread(coroutine, kernels):
     return outcome.get("result")
 
 
-UMASK = os.umask(0o022)
-os.umask(UMASK)  # read once, at import (single-threaded): the mode an ordinary write would give
-
-
-def write_atomic(path, text):
-    """Write a file whole or not at all: a reader (or the next build) never sees half of it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.fchmod(fd, 0o666 & ~UMASK)  # mkstemp makes files private to their owner
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 def _from_cache(path, log):
     """The cached notebook at path, or None (a miss) when there is none or it cannot be read."""
     if not path.exists():
@@ -308,7 +289,7 @@ def _executed(concept, env, log, kernels):
     log(f"executing {course.source(course.REFERENCE, concept).relative_to(course.ROOT)} on {env['device']}")
     start = time.monotonic()
     result = run_notebook(concept, nb, env, kernels)
-    write_atomic(path, nbformat.writes(result))
+    course.write_atomic(path, nbformat.writes(result))
     for old in CACHE.glob(f"{concept}-*.ipynb"):  # this concept's entries for older code
         if old != path and re.fullmatch(rf"{re.escape(concept)}-[0-9a-f]{{24}}\.ipynb", old.name):
             old.unlink(missing_ok=True)
@@ -472,7 +453,7 @@ def write_page(path, nb):
             return False
         if not written_by_build(path):  # checked before the build started; re-checked just before writing
             raise BuildError(_refusal([path]))
-    write_atomic(path, text)
+    course.write_atomic(path, text)
     return True
 
 
@@ -538,10 +519,15 @@ def main(argv=None):
     parser.add_argument("--records", type=Path, default=RECORDS)
     parser.add_argument("--only", nargs="*")
     args = parser.parse_args(argv)
+    return build_or_explain(args.records, args.only)
+
+
+def build_or_explain(records_dir=RECORDS, only=None):
+    """build_pages for a command line: 0; 1 with the author's error printed; 130 after Ctrl-C."""
     # CI cancels a job with SIGTERM: stop as Ctrl-C does, killing the kernels.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
-        build_pages(args.records, args.only)
+        build_pages(records_dir, only)
     except BuildError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1

@@ -49,11 +49,11 @@ def record(out, log=print):
     # the previous record as it was.
     out.mkdir(parents=True, exist_ok=True)
     for concept, nb in recorded.items():
-        execute.write_atomic(out / f"{concept}.ipynb", nbformat.writes(nb))
+        course.write_atomic(out / f"{concept}.ipynb", nbformat.writes(nb))
     for old in out.glob("*.ipynb"):
         if old.stem not in manifest["concepts"]:
             old.unlink()
-    execute.write_atomic(out / "manifest.json", json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+    course.write_atomic(out / "manifest.json", json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
     return manifest
 
 

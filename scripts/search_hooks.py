@@ -7,16 +7,61 @@ queries are looked up unsegmented and Korean words only by their exact beginning
    search/search_index.json, which Material's page script always fetches, only the configuration;
 2. point every page's search worker at search-i18n.js, which loads the page's language index into
    Material's worker and segments (ja) or stems (ko) the query as the index was.
+3. keep each page's sections, as Material's search parser splits them, between builds (parsing every
+   page's HTML again is a tenth of an unchanged build).
 The query set in tests/search_queries.yml measures the outcome (tests/test_search.py)."""
+import contextlib
+import hashlib
+import importlib.metadata
 import json
+import pickle
 import re
+import sys
 from pathlib import Path
 
+from material.plugins.search import plugin as search_plugin
 from mkdocs.plugins import event_priority
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import course  # noqa: E402
 
 WORKER = "search-i18n.js"
 # "search": "../../assets/javascripts/workers/search.a7633da7.min.js" in the page's __config
 CONFIG_WORKER = re.compile(r'("search": ")([^"]*assets/javascripts/workers/)(search\.[0-9a-f]+\.min\.js)(")')
+
+
+SECTIONS = course.ROOT / ".cache" / "search-sections"
+_MATERIAL = importlib.metadata.version("mkdocs-material").encode()
+_used_sections = set()
+
+
+def _sections(html):
+    """Material's search Parser(...).data for this HTML, from the cache when the same HTML was parsed
+    before with the same Material; an unreadable entry is a miss."""
+    entry = SECTIONS / f"{hashlib.sha256(html.encode() + _MATERIAL).hexdigest()[:24]}.pickle"
+    _used_sections.add(entry)
+    with contextlib.suppress(OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
+        return pickle.loads(entry.read_bytes())
+    parser = search_plugin.Parser()
+    parser.feed(html)
+    parser.close()
+    with contextlib.suppress(OSError):
+        SECTIONS.mkdir(parents=True, exist_ok=True)
+        course.write_atomic(entry, pickle.dumps(parser.data))
+    return parser.data
+
+
+def _add_entry_from_context(self, page):
+    """SearchIndex.add_entry_from_context (Material 9.8), with the parsed sections cached."""
+    search = page.meta.get("search") or {}
+    if search.get("exclude"):
+        return
+    for section in _sections(page.content):
+        if not section.is_excluded():
+            self.create_entry_for_section(section, page.toc, page.url, page)
+
+
+search_plugin.SearchIndex.add_entry_from_context = _add_entry_from_context
 
 
 def _languages(config):
@@ -42,6 +87,10 @@ def language_of(location, default, langs):
 def on_post_build(config):
     if config.plugins["i18n"].building:  # one language of several: the index is not complete yet
         return
+    for entry in SECTIONS.glob("*.pickle"):
+        if entry not in _used_sections:
+            entry.unlink(missing_ok=True)
+    _used_sections.clear()
     folder = Path(config.site_dir) / "search"
     merged = json.loads((folder / "search_index.json").read_text(encoding="utf-8"))
     default, langs = _languages(config)

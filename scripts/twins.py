@@ -32,13 +32,18 @@ def stale(only=None):
     return problems
 
 
-def main():
-    for lang, concept in all_notebooks():
+def write(only=None, log=print):
+    """Rewrite the twins that are missing or out of date."""
+    for lang, concept in all_notebooks(only):
         text = expected(lang, concept)
         twin = path(lang, concept)
         if not twin.exists() or twin.read_text(encoding="utf-8") != text:
-            twin.write_text(text, encoding="utf-8")
-            print(f"wrote {twin.relative_to(course.ROOT)}")
+            course.write_atomic(twin, text)
+            log(f"wrote {twin.relative_to(course.ROOT)}")
+
+
+def main():
+    write()
     return 0
 
 

@@ -2,6 +2,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -88,6 +89,28 @@ def course_root(tmp_path, monkeypatch):
 
     monkeypatch.setattr(execute, "CACHE", tmp_path / ".cache")
     return tmp_path
+
+
+def processes_in(root):
+    """Processes (kernels, their children) whose working directory is under root (Linux: /proc)."""
+    found = []
+    if not Path("/proc/self/cwd").exists():
+        return found
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                if os.readlink(proc / "cwd").startswith(str(root)):
+                    found.append(int(proc.name))
+            except OSError:
+                pass
+    return found
+
+
+def no_process_left(root, grace=3.0):
+    deadline = time.monotonic() + grace
+    while processes_in(root) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert processes_in(root) == [], "a kernel (or a process it started) is still running"
 
 
 HEADER = """# ---

@@ -13,14 +13,13 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import course
 import execute
 import nbformat
 import pytest
 import twins
-from conftest import ROOT, write_notebook
+from conftest import ROOT, no_process_left, processes_in, write_notebook
 
 QUIET = {"log": lambda *_: None}
 NO_KERNEL = 10  # seconds: a check that needs no kernel fails well within this, even on a busy machine
@@ -47,28 +46,6 @@ def _fails(root, pattern, within, **kwargs):
     assert re.search(pattern, message, re.S), message
     assert took < within, f"took {took:.1f} s to fail: {message}"
     return message, took
-
-
-def _processes_in(root):
-    """Processes (kernels, their children) whose working directory is under root (Linux: /proc)."""
-    found = []
-    if not Path("/proc/self/cwd").exists():
-        return found
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                if os.readlink(proc / "cwd").startswith(str(root)):
-                    found.append(int(proc.name))
-            except OSError:
-                pass
-    return found
-
-
-def _no_process_left(root, grace=3.0):
-    deadline = time.monotonic() + grace
-    while _processes_in(root) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert _processes_in(root) == [], "a kernel (or a process it started) is still running"
 
 
 def _no_partial_files(root):
@@ -111,7 +88,7 @@ def test_hand_written_notebook_under_docs_is_refused_by_name_and_kept(course_roo
                         NO_KERNEL)
     assert "leaves it untouched" in message or "will not overwrite it" in message
     assert mine.read_text(encoding="utf-8") == text
-    assert _processes_in(course_root) == []  # refused before any kernel started
+    assert processes_in(course_root) == []  # refused before any kernel started
 
 
 def test_generated_page_changed_by_hand_is_not_overwritten(course_root, no_kernel):
@@ -190,7 +167,7 @@ def test_endless_cell_stops_at_its_time_limit_naming_notebook_cell_and_line(cour
                                      r"the time limit for one cell.*NOTEBOOK_CELL_TIMEOUT=", KERNEL)
     started = float((course_root / "notebooks" / "en" / "started").read_text())
     assert time.time() - started < 3 + 15, "the build must stop within seconds of the limit (about 1 s here)"
-    _no_process_left(course_root)
+    no_process_left(course_root)
 
 
 def test_a_failure_stops_the_other_notebooks_at_once(course_root):
@@ -199,7 +176,7 @@ def test_a_failure_stops_the_other_notebooks_at_once(course_root):
     _course(course_root, ("", START), ("", "import time\ntime.sleep(120)"), name="02-y")
     message, took = _fails(course_root, r"^notebooks/en/01-x.py: cell 2 \(line 14\) raised AssertionError: "
                                         r"not the answer\n  Fix the code", KERNEL)
-    _no_process_left(course_root)
+    no_process_left(course_root)
     assert not list((course_root / ".cache").glob("02-y-*")), "a stopped notebook is not cached"
 
 
@@ -207,7 +184,7 @@ def test_kernel_that_dies_names_the_cell(course_root):
     _course(course_root, ("", "x = 1"), ("", "import os\nos._exit(3)"))
     _fails(course_root, r"^notebooks/en/01-x.py: the Python process running the notebook died during "
                         r"cell 3 \(line 17\)", KERNEL)
-    _no_process_left(course_root)
+    no_process_left(course_root)
 
 
 @pytest.mark.parametrize("value", ["two minutes", "0", "-5"])
@@ -256,7 +233,7 @@ def test_ctrl_c_stops_the_build_promptly_and_leaves_nothing_half_written(course_
     # about 1.5 s here; 7 s was seen with the machine's load at ten times its cores: the bound proves
     # the build did not wait for the cell (two minutes), not how fast a loaded machine is
     assert took < 20, f"Ctrl-C took {took:.1f} s to stop the build"
-    _no_process_left(course_root)
+    no_process_left(course_root)
     _no_partial_files(course_root)
     assert not list((course_root / ".cache").glob("02-y-*"))
 
@@ -279,6 +256,23 @@ def test_damaged_cache_entry_is_a_miss_with_one_line_never_a_crash(course_root, 
     nbformat.read(entry, as_version=4)  # healed
     _build(course_root)
     assert calls == ["01-x", "01-x"], "the healed entry is used"
+
+
+def test_parsed_notebook_cache_heals_and_keeps_one_entry_per_file(course_root):
+    """Parsed .py notebooks are kept in .cache/parsed/ (an unchanged build's largest cost): a damaged
+    entry is parsed again, and an edit replaces the file's entry."""
+    path = write_notebook(course_root, "en", "01-x", ("md", "# Title"), ("", "x = 1"))
+    first = course.read("en", "01-x")
+    [entry] = (course_root / ".cache" / "parsed").glob("en-01-x-*.json")
+    entry.write_text(entry.read_text(encoding="utf-8")[:50], encoding="utf-8")  # a killed write
+    course._parsed.cache_clear()
+    assert course.read("en", "01-x") == first
+    assert json.loads(entry.read_text(encoding="utf-8")) == first, "healed"
+    path.write_text(path.read_text(encoding="utf-8").replace("x = 1", "x = 2"), encoding="utf-8")
+    os.utime(path, ns=(time.time_ns(), time.time_ns() + 10**9))  # a new mtime even on a coarse clock
+    assert course.code_cells(course.read("en", "01-x"))[0].source == "x = 2"
+    [newer] = (course_root / ".cache" / "parsed").glob("en-01-x-*.json")
+    assert newer != entry
 
 
 def test_a_concept_keeps_its_cache_entry_beside_one_with_a_longer_name(course_root, monkeypatch):
@@ -307,12 +301,12 @@ def test_cache_entries_and_pages_are_written_whole(course_root, monkeypatch):
         handle.write = lambda text: (_ for _ in ()).throw(Full())
         return handle
 
-    monkeypatch.setattr(execute.os, "fdopen", full_disk)
+    monkeypatch.setattr(course.os, "fdopen", full_disk)
     with pytest.raises(Full):
-        execute.write_atomic(page, before.replace("x = 1", "x = 2"))
+        course.write_atomic(page, before.replace("x = 1", "x = 2"))
     assert page.read_text(encoding="utf-8") == before
     _no_partial_files(course_root)
-    assert page.stat().st_mode & 0o777 == 0o666 & ~execute.UMASK, "the mode an ordinary write gives"
+    assert page.stat().st_mode & 0o777 == 0o666 & ~course.UMASK, "the mode an ordinary write gives"
 
 
 def test_damaged_render_cache_entry_is_a_miss(tmp_path, caplog):

@@ -14,7 +14,6 @@ import importlib.metadata
 import platform
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import course
 import pytest
