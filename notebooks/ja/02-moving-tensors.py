@@ -19,7 +19,7 @@
 #
 # このページで扱うのはテンソルです。`nn.Module.to` は別のルールに従うので、別のページで説明します。
 #
-# どのセルも CPU だけのマシンで実行できます。CUDA GPU が必要なセルは、チェックを実行する代わりに、満たされなかった条件 `torch.cuda.is_available()=False` を表示します。
+# どのセルも CPU だけのマシンで実行できます。CUDA GPU が必要なセルは、検証を実行する代わりに、満たされなかった条件 `torch.cuda.is_available()=False` を表示します。
 #
 # 最初のセルでは `expect_error` も定義します。このページでは、想定どおりのエラーを表示したうえで次のセルへ進むためにこれを使います。
 
@@ -84,7 +84,7 @@ assert m.is_meta
 # %% [markdown]
 # ## cuda と cpu のショートカット
 #
-# `t.cuda()` は `t.to("cuda")` と同じく現在の CUDA デバイスへ、`t.cuda(i)` は `cuda:i` へテンソルを移動します。`t.cpu()` は `t.to("cpu")` と同じです。どちらも `to` と同じように新しいテンソルを返します。CUDA が使えるマシンでは、次のセルで実際に GPU へ移動してから CPU へ戻します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示します。
+# `t.cuda()` は `t.to("cuda")` と同じく現在の CUDA デバイスへ、`t.cuda(i)` は `cuda:i` へテンソルを移動します。`t.cpu()` は `t.to("cpu")` と同じです。いずれも `to` と同じように新しいテンソルを返します。CUDA が使えるマシンでは、次のセルで実際に GPU へ移動してから CPU へ戻します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -177,7 +177,7 @@ with expect_error(TypeError, "invalid combination of arguments"):
 # %% [markdown] tags=["predict"]
 # **予想：** `t.cuda("cpu")` を呼ぶと、GPU の有無にかかわらず、どんなエラーが出るでしょうか。
 #
-# - `must be cuda device`：`cuda()` は最初に引数を確かめます。`"cpu"` は CUDA のデバイスではありません。
+# - `must be cuda device`：`cuda()` は最初に引数を検査します。`"cpu"` は CUDA のデバイスではありません。
 # - `Torch not compiled with CUDA enabled`：このエラーは CUDA そのものが必要になったときに出ます。引数はその前に拒否されるので、どのマシンでもこうはなりません。
 
 # %%
@@ -293,7 +293,7 @@ else:
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
     big = torch.randn(4096, 4096)
-    big.to("cuda")  # ウォームアップ: 両方のやり方を1回ずつ、計測せずに実行する
+    big.to("cuda")  # ウォームアップとして、両方のやり方を1回ずつ計測せずに実行する
     big.pin_memory().to("cuda", non_blocking=True)
     torch.cuda.synchronize()
 

@@ -56,8 +56,7 @@ def expect_error(kind, fragment):
 # `meta` デバイスは形状と dtype を保持しますが、データは持ちません。どのマシンにも存在するので、GPU がなくても移動の様子を確かめられます。
 
 # %% [markdown] tags=["predict"]
-# **予想：** セルは `model.double()` と `model.to("meta")` を呼び、どちらの戻り値も代入しません。
-# `print(model.weight.device, model.weight.dtype)` は何を表示するでしょうか。
+# **予想：** セルは `model.double()`、`model.to("meta")` の順に呼び出し、どちらの戻り値も代入しません。`print(model.weight.device, model.weight.dtype)` は何を表示するでしょうか。
 #
 # - `cpu torch.float32`：`Tensor.to` のように変換したコピーを返すならこうなりますが、モジュールのメソッドはモジュール自体を変更します。
 # - `meta torch.float64`：`Module.to` も `.double()` もモジュールをインプレースで変更するので、両方の変換が残ります。
@@ -332,7 +331,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# dtype の変換でも同じことが起き、こちらはどのマシンでも確認できます。状態は元の dtype のままなので、次の `step()` では float64 の新しい勾配と float32 のままの状態が混在し、失敗します。state dict を読み込み直すと、状態が各パラメータの dtype（とデバイス）に変換され、`step()` はまた動くようになります。
+# dtype の変換でも同じことが起き、こちらはどのマシンでも確認できます。状態は元の dtype のままなので、次の `step()` では float64 の新しい勾配と float32 のままの状態が混在し、失敗します。`state_dict` を読み込み直すと、状態が各パラメータの dtype（とデバイス）に変換され、`step()` はまた動くようになります。
 
 # %% tags=["claim-F4"]
 model = nn.Linear(4, 2)
@@ -452,7 +451,7 @@ tmp.cleanup()
 # - CPU と CUDA の間の移動では `Parameter` オブジェクトは同じまま、`meta` への移動では置き換わります。変換されたバッファは常に新しいテンソルです。`meta` から戻すには `to_empty()` を使い、そのあと初期化します。
 # - 移動するのはパラメータ、バッファ、サブモジュールだけです。それ以外のテンソルは `register_buffer` で登録します。
 # - 変換したテンソルをパラメータの名前に代入してはいけません。モジュール全体を移動します。
-# - モデル全体に1つのデバイスが決まっているわけではありません。`next(model.parameters()).device` は、モデル全体をまとめて移動している場合に使える慣用的な書き方です。
+# - モデルには、全体で1つのデバイスというものがありません。`next(model.parameters()).device` は慣例的な書き方にすぎません。
 # - デバイス不一致エラーが出たら、モデルとすべての入力を1つのデバイスに置きます（`model.to(device)`、`x = x.to(device)`）。メッセージが名前を挙げた引数が、移動すべきものとは限りません。
-# - 先にモデルを移動し、それからオプティマイザを作ります。状態を持つオプティマイザでは、その状態が元のデバイスと dtype のまま残ります。
+# - 先にモデルを移動し、それからオプティマイザを作ります。すでに状態を持っているオプティマイザでは、状態が元のデバイスと dtype のまま残るからです。
 # - GPU のチェックポイントは `torch.load(path, map_location="cpu", weights_only=True)` で CPU に読み込みます。torch 2.6 以降、`weights_only=True` はデフォルトです。

@@ -17,7 +17,7 @@
 #
 # `"cuda"` をハードコードしたコードは、Mac でも、NVIDIA の GPU を搭載していないノート PC でも、CPU だけの CI ランナーでも失敗します。このページでは、使えるアクセラレータがあればそれを使い、なければ CPU にフォールバックする小さなヘルパー関数を作ります。また、`device=0` のような整数だけのデバイス指定は 2.5 で意味が変わったので、現在の PyTorch で何を意味するのかも説明します。
 #
-# このマシンにないものがチェックに必要なセルは、満たされなかった条件を `hasattr(torch, 'accelerator')=False` のようにコードの形で表示します。最初のセルでは `expect_error` も定義します。このページでは、想定どおりのエラーを表示したうえで先に進むためにこれを使います。
+# 検証に必要なものがこのマシンにない場合、セルは満たされなかった条件を `hasattr(torch, 'accelerator')=False` のようにコードの形で表示します。最初のセルでは `expect_error` も定義します。このページでは、想定どおりのエラーを表示したうえで先に進むためにこれを使います。
 
 # %%
 import contextlib
@@ -71,8 +71,7 @@ if mps_ok:
 # 使えるアクセラレータがない場合の振る舞いは、リリースによって異なります。2.7 以降の `current_accelerator()` は、アクセラレータに対応していないビルドでは `None` を返します。2.6 では代わりに `RuntimeError` を送出します。セルでは、このマシンの torch での振る舞いを assert で検証します。このモジュールは 2.6 より前には存在せず、古い環境ではそれより古い torch が入っていることもあるので、セルではまず `hasattr` で確認します。
 
 # %% [markdown] tags=["predict"]
-# **予想：** このセルを実行するマシンで、`torch.accelerator.current_accelerator()` は何を返すでしょうか。
-# セルはそれを `acc` として表示します。
+# **予想：** このセルを実行するマシンで、`torch.accelerator.current_accelerator()` は何を返すでしょうか。セルはそれを `acc` として表示します。
 #
 # - `acc=device(type='cuda')`：CUDA ビルドの PyTorch の場合です。返るのはアクセラレータの種類だけで、インデックスはありません。
 # - `acc=device(type='cuda', index=0)`：`current_accelerator()` が表すのは特定の GPU ではなくアクセラレータの種類なので、インデックスは付きません。
@@ -98,7 +97,7 @@ else:
             torch.accelerator.current_accelerator()
 
 # %% [markdown]
-# 2.7 以降には落とし穴が1つあります。`current_accelerator()` が表すのはマシンではなく**ビルド**です。GPU のないマシン（たとえば Colab の CPU ランタイム）で CUDA ビルドの PyTorch を使うと、`is_available()` は `False` を返すのに、`current_accelerator()` はそれでも `cuda` を返します（2.6 では、このようなマシンで同じ呼び出しが例外を送出します）。ですから、先に `is_available()` で確認するか、2.7 以降なら `current_accelerator(check_available=True)` を呼び出してください。こちらは、アクセラレータが使えなければ `None` を返します。それより古い torch では、このセルは `TORCH >= (2, 7)=False` と表示します。
+# 2.7 以降には落とし穴が1つあります。`current_accelerator()` が表すのはマシンではなく**ビルド**です。GPU のないマシン（たとえば Colab の CPU ランタイム）で CUDA ビルドの PyTorch を使うと、`is_available()` は `False` を返すのに、`current_accelerator()` はそれでも `cuda` を返します（2.6 では、このようなマシンで同じ呼び出しが例外を送出します）。そのため、先に `is_available()` で確認するか、2.7 以降なら `current_accelerator(check_available=True)` を呼び出してください。こちらは、アクセラレータが使えなければ `None` を返します。それより古い torch では、このセルは `TORCH >= (2, 7)=False` と表示します。
 
 # %% tags=["claim-O5"]
 if TORCH >= (2, 7):
@@ -123,8 +122,8 @@ else:
 # **予想：** このセルを実行するマシンで、`print(device, y.device)` は何を表示するでしょうか。
 #
 # - `cuda cuda:0`：使える GPU がある場合です。ヘルパーが返す `device` にはインデックスがありませんが、テンソルは必ず特定の1枚の GPU 上に作られるので、`y.device` は `cuda:0` になります。
-# - `cpu cpu`：使えるアクセラレータがない場合です。`pick_device()` は CPU を選びます。
-# - `cuda:0 cuda:0`：これは `device` がインデックス付きの場合の表示です。`pick_device()` が返す `current_accelerator()` の値にはインデックスがないので、GPU があっても `device` は `cuda:0` ではなく `cuda` と表示されます。インデックスが付くのは、実際に作られたテンソルの `y.device` だけです。
+# - `cpu cpu`：使えるアクセラレータがない場合です。`pick_device()` は CPU にフォールバックします。
+# - `cuda:0 cuda:0`：`current_accelerator()` が返すデバイスにはインデックスがないので、`device` は `cuda:0` ではなく `cuda` と表示されます。
 
 # %% tags=["claim-O5"]
 # 使えるアクセラレータがあればそれを、なければ CPU を返す

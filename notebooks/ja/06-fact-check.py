@@ -56,8 +56,7 @@ def expect_error(kind, fragment):
 # GPU がない場合、このセルは代わりにモデルを `meta` に移動します。`meta` は形状と dtype を保持し、データを持たないデバイスです。パラメータがどこに移動したか、どのオブジェクトが返ってきたかはわかりますが、速度やメモリについては何もわかりません。CPU から GPU への移動とは1つ違いがあります。`meta` への移動では `Parameter` オブジェクトが置き換わりますが、CPU と GPU の間の移動では同じオブジェクトが保たれます（セルは実際に実行されたほうのケースを検証します）。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `model` に代入し直さずに `returned = model.to(target)` としたとします。`returned` は `model` と同じ
-# オブジェクトでしょうか。セルは最初に `returned is model` を表示します。
+# **予想：** `model` に代入し直さずに `returned = model.to(target)` としたとします。`returned` は `model` と同じオブジェクトでしょうか。セルは最初に `returned is model` を表示します。
 #
 # - `False`：これはテンソルの場合の振る舞いです。`Tensor.to` は、変換するときに新しいテンソルを返します。
 # - `True`：`nn.Module.to` はモジュールをインプレースで変換し、そのモジュール自身を返します。
@@ -170,7 +169,7 @@ with expect_error(AttributeError, "has no attribute 'copy'"):
     torch.cuda.copy(torch.ones(3))
 
 # %% [markdown]
-# 実際に使う道具はこちらです。`dst.copy_(src)` は既存のテンソルに値をコピーし（デバイスは問いません）、`t.to(device)` は指定したデバイス上のテンソルを返し、`t.clone()` は同じデバイス上に新しいメモリを確保してコピーします。モデル全体を移動するなら `model.to(device)` を使います。
+# 実際に使うべきものは次のとおりです。`dst.copy_(src)` は既存のテンソルに値をコピーし（デバイスは問いません）、`t.to(device)` は指定したデバイス上のテンソルを返し、`t.clone()` は同じデバイス上に新しいメモリを確保してコピーします。モデル全体を移動するなら `model.to(device)` を使います。
 
 # %% tags=["claim-M3"]
 src = torch.arange(4.0)
@@ -203,8 +202,7 @@ assert "dtype" not in inspect.signature(nn.Module.cuda).parameters
 # 実際の違いはわずかです。`.cuda()` はデバイスしか受け取らないので、dtype は変えられません。`.to()` なら1回の呼び出しで両方を変えられます。インデックスを指定しなければ、どちらも現在の CUDA デバイスを使います。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `nn.Linear(2, 2).to(target, torch.float16)` は、1回の呼び出しでデバイスと一緒に dtype も変えるでしょうか。
-# セルは重みのデバイスと dtype を表示します。
+# **予想：** `nn.Linear(2, 2).to(target, torch.float16)` は、1回の呼び出しでデバイスと一緒に dtype も変えるでしょうか。セルは重みのデバイスと dtype を表示します。
 #
 # - `torch.float32`：これだと2つ目の引数（dtype）が無視されることになりますが、`to` はデバイスと dtype の両方を変換します。
 # - `torch.float16`：`Module.to` は1回の呼び出しでデバイスと dtype の両方を受け取れます（`.cuda()` が受け取るのはデバイスだけです）。
@@ -278,7 +276,7 @@ else:
     assert one.module.weight.device == torch.device("cuda", last)
 
 # %% [markdown]
-# ですから、ラップする前に自分でモデルを移動しましょう。そうすれば GPU が何枚あっても動きます。ほかに知っておきたい点が2つあります。ラッパーは自身の `state_dict` のすべてのキーに `module.` という接頭辞を付けます（接頭辞のないキーが必要なら `dp.module.state_dict()` を保存します）。また、`DataParallel` 自身のドキュメントでは、マシンが1台だけの場合でも `DistributedDataParallel` を使うよう推奨しています。
+# したがって、ラップする前に自分でモデルを移動しましょう。そうすれば GPU が何枚あっても動きます。ほかに知っておきたい点が2つあります。ラッパーは自身の `state_dict` のすべてのキーに `module.` という接頭辞を付けます（接頭辞のないキーが必要なら `dp.module.state_dict()` を保存します）。また、`DataParallel` 自身のドキュメントでは、マシンが1台だけの場合でも `DistributedDataParallel` を使うよう推奨しています。
 
 # %% tags=["claim-M5"]
 wrapped = nn.DataParallel(nn.Linear(4, 2).to(device))

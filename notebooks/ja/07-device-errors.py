@@ -60,7 +60,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # 直し方は「メッセージが名指ししたテンソルを移動する」ではありません。*モデル*を CPU に置いたままにしていると、メッセージは GPU 上にある入力のほうを名指しします。モデルとすべての入力を、使うつもりの1つのデバイスに置いてください。テンソルを移動したら、`x = x.to(device)` のように戻り値を受け取ります。
 #
-# 以下のセルはどのマシンでも実行できます。GPU があれば本物のメッセージが出ます。GPU がなければ、`meta` デバイスに2つ目のデバイスの役をさせます。`meta` と CPU のテンソルを混ぜた場合もエラーになりますが、チェックが別物で、メッセージも異なります（`Tensor on device cpu is not on the expected device meta!`）。そのため以下のセルは、CPU だけのマシンではこのメッセージを、GPU では本物のメッセージを期待します。`meta` が正確に示すのは、*どの*テンソルがどのデバイスに置かれるかです。速度やメモリについては何もわかりません。以下のセルでは `target` を使います。GPU があれば GPU、なければ `meta` です。
+# 以下のセルはどのマシンでも実行できます。GPU があれば本物のメッセージが出ます。GPU がなければ、`meta` デバイスに2つ目のデバイスの役をさせます。`meta` と CPU のテンソルを混ぜた場合もエラーになりますが、別のチェックで検出されるので、メッセージも異なります（`Tensor on device cpu is not on the expected device meta!`）。そのため以下のセルは、CPU だけのマシンではこのメッセージを、GPU では本物のメッセージを期待します。`meta` が正確に示すのは、*どの*テンソルがどのデバイスに置かれるかです。速度やメモリについては何もわかりません。以下のセルでは `target` を使います。GPU があれば GPU、なければ `meta` です。
 
 # %%
 target = device if device.type == "cuda" else torch.device("meta")
@@ -129,8 +129,7 @@ assert scaled.device.type == target.type
 # `nn.Module` は属性をたどってサブモジュールを見つけます。Python の普通のリストや辞書に入れた層は、モジュールからは見えません。`model.to(device)` はそれらを元の場所に残し、`model.parameters()` にも含まれないので、オプティマイザに渡らず学習もされません。そして最初の forward 呼び出しでデバイスが混ざります。代わりに `nn.ModuleList` や `nn.ModuleDict` に入れてください。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `PlainContainers` は2つの `Linear(3, 3)` を Python のリストに、`Linear(3, 1)` を辞書に入れています。
-# `plain.parameters()` はいくつのパラメータを返すでしょうか。
+# **予想：** `PlainContainers` は2つの `Linear(3, 3)` を Python のリストに、`Linear(3, 1)` を辞書に入れています。`plain.parameters()` はいくつのパラメータを返すでしょうか。
 #
 # - `len(list(plain.parameters()))=6`：これは、層を登録してくれる `nn.ModuleList` と `nn.ModuleDict` を使った場合の数です。
 # - `len(list(plain.parameters()))=0`：モジュールは普通のリストや辞書の中までは探さないので、パラメータを1つも見つけられません。
@@ -253,8 +252,7 @@ else:
 # 学習ループでよくある逆の間違いは、`loss.item()` ではなく `loss` そのものを足し合わせることです。合計は GPU に残るテンソルになり、すべてのステップの autograd グラフを抱えたままになるので、ステップごとにメモリが増えていきます。`loss.item()` なら普通の Python の数値が得られます。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `total_tensor = 0.0` から始めて、`total_tensor += loss` を3ステップ繰り返したとします。最後の
-# `total_tensor` の型は何でしょうか。
+# **予想：** `total_tensor = 0.0` から始めて、`total_tensor += loss` を3ステップ繰り返したとします。最後の `total_tensor` の型は何でしょうか。
 #
 # - `type(total_tensor).__name__='Tensor'`：`0.0 + loss` はテンソルになり、損失と同じデバイスに置かれ、その autograd のグラフも抱えたままです。
 # - `type(total_tensor).__name__='float'`：float のままにするには `loss.item()` を足す必要があります。float にテンソルを足すとテンソルになります。
@@ -372,7 +370,7 @@ else:
 # %% [markdown]
 # ## CUDA error: invalid device ordinal
 #
-# その GPU 番号が存在しないという意味です。たとえば GPU が1枚のマシンでの `cuda:1` や、`CUDA_VISIBLE_DEVICES` で一部の GPU を隠す前には有効だった番号です（見える GPU には 0 から番号が振り直されます）。PyTorch 2.7 までは `RuntimeError`、2.8 以降は `RuntimeError` のサブクラスである `torch.AcceleratorError` で、ヒントの行が加わっています。
+# 指定した GPU インデックスが存在しないという意味です。たとえば GPU が1枚のマシンでの `cuda:1` や、`CUDA_VISIBLE_DEVICES` で一部の GPU を隠す前には有効だったインデックスです（見える GPU には 0 から番号が振り直されます）。PyTorch 2.7 までは `RuntimeError`、2.8 以降は `RuntimeError` のサブクラスである `torch.AcceleratorError` で、ヒントの行が加わっています。
 #
 # デバイスを書いただけでは何も確認されません。`torch.device("cuda", 7)` は、CUDA のないマシンも含め、どのマシンでも作れます。エラーになるのは、そこに初めてテンソルを置いたときです。
 
@@ -384,7 +382,7 @@ if TORCH >= (2, 8):
     assert issubclass(torch.AcceleratorError, RuntimeError)
 
 # %% [markdown]
-# GPU がある場合、次のセルは最後の GPU の1つ先の番号を指定し、そのあと有効な番号、つまり `torch.cuda.device_count()` より小さい番号を使います。GPU がない場合は、必要な条件を表示します。
+# GPU がある場合、次のセルは最後の GPU の1つ先のインデックスを指定し、そのあと有効なインデックス、つまり `torch.cuda.device_count()` より小さいインデックスを使います。GPU がない場合は、必要な条件を表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -417,7 +415,7 @@ elif built_for is None:
     with expect_error(RuntimeError, "none is available"):
         torch.ones(3).pin_memory()
 else:
-    # アクセラレータ向けのビルドを、アクセラレータのないマシンで使っている場合: そのアクセラレータの 0 番
+    # アクセラレータ向けのビルドを、アクセラレータのないマシンで使っている場合は、そのアクセラレータのインデックス 0 になる
     print(f"{torch.device(0)=}")
     assert torch.device(0) == torch.device(built_for.type, 0)
     try:
@@ -491,11 +489,10 @@ else:
     print(f"{sys.platform=}")
 
 # %% [markdown]
-# 普通の直し方は、ワーカーで CUDA を使わないことです。DataLoader のワーカーは CPU のテンソルを読み込んで準備し、学習ループがメインプロセスで各バッチをデバイスに移動します。これは DataLoader の本来の使い方でもあり、親が GPU を使ったあとでも `fork` で動きます。子プロセスでどうしても CUDA を使う必要があるなら、`spawn` で起動します。`multiprocessing.get_context("spawn")` や `DataLoader(..., multiprocessing_context="spawn")` を使います。
+# 一般的な直し方は、ワーカーで CUDA を使わないことです。DataLoader のワーカーは CPU のテンソルを読み込んで準備し、学習ループがメインプロセスで各バッチをデバイスに移動します。これは DataLoader の本来の使い方でもあり、親が GPU を使ったあとでも `fork` で動きます。子プロセスでどうしても CUDA を使う必要があるなら、`spawn` で起動します。`multiprocessing.get_context("spawn")` や `DataLoader(..., multiprocessing_context="spawn")` を使います。
 
 # %% [markdown] tags=["predict"]
-# **予想：** 2つの DataLoader ワーカーがバッチを作り、学習ループが各バッチを `device` に移動するとします。ワーカーが作る
-# バッチはどのデバイスにあるでしょうか。
+# **予想：** 2つの DataLoader ワーカーがバッチを作り、学習ループが各バッチを `device` に移動するとします。ワーカーが作るバッチはどのデバイスにあるでしょうか。
 #
 # - `devices={'cuda'}`：これだとワーカーが CUDA を使ったことになりますが、fork で起動したワーカーで CUDA を使ってはいけません。
 # - `devices={'cpu'}`：ワーカーは CPU のテンソルを用意し、デバイスへの移動はメインプロセスが行います。
@@ -539,7 +536,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 # %% [markdown]
 # ## module must have its parameters and buffers on device cuda:0 (device_ids[0]) but found one of them on device: cpu
 #
-# `nn.DataParallel` は、GPU が2枚以上のマシンで、ラップしたモデルが `device_ids` の最初の GPU にないときにこのエラーを出します。GPU が複数あると、DataParallel は自分では何も移動せず、`forward` の中で、すべてのパラメータとバッファがすでにその GPU にあるかを確認します（デバイス ID がちょうど1つなら、モデルを移動してくれます。同じコードが GPU 1枚のマシンで動くのはそのためです。それぞれの場合は「ファクトチェック」のページで確かめています）。直し方は、ラップする前に `model.to("cuda:0")` とすることです。さらに良いのは、`DataParallel` 自身のドキュメントが勧める `DistributedDataParallel` を使うことです。普通のリストに入れた層（前述）は、`model.to()` からだけでなく、このチェックからもパラメータを隠してしまいます。
+# `nn.DataParallel` は、GPU が2枚以上のマシンで、ラップしたモデルが `device_ids` の最初の GPU にないときにこのエラーを出します。GPU が複数枚あると、DataParallel は自分では何も移動せず、`forward` の中で、すべてのパラメータとバッファがすでにその GPU にあるかを確認します（デバイス ID がちょうど1つなら、モデルを移動してくれます。同じコードが GPU 1枚のマシンで動くのはそのためです。それぞれの場合は「ファクトチェック」のページで確かめています）。直し方は、ラップする前に `model.to("cuda:0")` とすることです。さらに良いのは、`DataParallel` 自身のドキュメントが勧める `DistributedDataParallel` を使うことです。普通のリストに入れた層（前述）は、`model.to()` からだけでなく、このチェックからもパラメータを隠してしまいます。
 #
 # このチェックは `DataParallel.forward` の Python ソースにあり、どのマシンでも読めます。
 
@@ -572,7 +569,7 @@ else:
 # - *reserved by PyTorch*（`torch.cuda.memory_reserved()`）: PyTorch のキャッシングアロケータが GPU から確保したメモリで、テンソルに割り当て済みかどうかを問いません。解放したテンソルのメモリは GPU ではなくこのキャッシュに戻るので、`nvidia-smi` では使用中として数えられたままです。
 # - `nvidia-smi` はさらに、各プロセスの CUDA コンテキストと、同じ GPU を使うほかのプロセスの分も数えます。
 #
-# まず試すこと: バッチを小さくする、`loss` のテンソルを溜めずに `loss.item()` を使う（前述）、評価には `torch.no_grad()` を使う、不要になった大きなテンソルを `del` する、予約済みで未割り当ての部分が大きいときはメッセージにある `expandable_segments` の設定を使う、の順です。
+# まず試したいのは、バッチを小さくする、`loss` のテンソルを溜めずに `loss.item()` を使う（前述）、評価には `torch.no_grad()` を使う、不要になった大きなテンソルを `del` する、予約済みで未割り当ての部分が大きいときはメッセージにある `expandable_segments` の設定を使う、といった対策です。
 #
 # このエラーは `torch.cuda.OutOfMemoryError` で、どのマシンでも `RuntimeError` のサブクラスです。
 
@@ -611,7 +608,7 @@ else:
 # | `can't convert cuda:0 device type tensor to numpy` | GPU 上のテンソルに `.numpy()` | `t.detach().cpu().numpy()`。合計するのは `loss` ではなく `loss.item()` |
 # | `Attempting to deserialize object on a CUDA device` | 使える GPU がない環境で GPU のチェックポイントを読み込んだ | `torch.load(path, map_location=device)` |
 # | `Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)` | GPU 上の畳み込みに CPU の入力 | `x = x.to(device)`、デバイスと dtype の両方なら `x.to(conv.weight)` |
-# | `CUDA error: invalid device ordinal` | 存在しない GPU 番号 | `torch.cuda.device_count()` より小さい番号 |
+# | `CUDA error: invalid device ordinal` | 存在しない GPU インデックス | `torch.cuda.device_count()` より小さいインデックス |
 # | `Cannot access accelerator device when none is available.` | アクセラレータがない環境での整数のデバイスや `pin_memory()` | デバイスを名前で書く。ピン留めはアクセラレータがあるときだけ |
 # | `Cannot re-initialize CUDA in forked subprocess` | 親が CUDA を使ったあと、fork した子で CUDA を使った | ワーカーは CPU の処理だけにして、メインプロセスで移動する。または `spawn` |
 # | `Torch not compiled with CUDA enabled` | CPU 専用ビルドで CUDA を要求した | CUDA ビルドを入れる。またはデバイスを一度決めて使う |
