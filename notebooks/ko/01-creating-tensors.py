@@ -160,7 +160,7 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 # 예전에는 `device=0`이나 `torch.device(0)`이 `cuda:0`을 뜻했습니다. torch 2.5부터 정수는 "현재 가속기에서 그 인덱스에 해당하는 디바이스"를 뜻합니다. 가속기는 CUDA일 수도 있고, Apple의 MPS나 Intel의 XPU일 수도 있습니다. 즉 문자열과 달리 정수는 PyTorch에 어떤 가속기가 있는지 물어서 디바이스로 바뀌므로, 텐서를 만들기도 전에 실패할 수 있습니다.
 #
 # - 쓸 수 있는 가속기가 있으면 `torch.device(0)`은 그 가속기의 인덱스 0(예: `cuda:0`)입니다.
-# - 가속기가 없는 머신에서는 `torch.device(0)` 자체가 `RuntimeError: Cannot access accelerator device when none is available.`를 발생시킵니다(`device=0`과 `model.to(0)`도 마찬가지입니다).
+# - 가속기가 없는 머신에서는 `torch.device(0)` 자체가 `RuntimeError: Cannot access accelerator device when none is available.`을 발생시킵니다(`device=0`과 `model.to(0)`도 마찬가지입니다).
 # - 예외가 하나 있습니다. torch 2.7부터는 가속기용으로 빌드된 PyTorch를 가속기가 없는 머신에서 쓰면(예: Colab CPU 런타임의 CUDA 빌드) 빌드가 지원하는 가속기를 돌려줍니다. 이때 `torch.device(0)`은 `cuda:0`이 되고, 오류는 그 디바이스에 텐서를 생성할 때 비로소 발생합니다.
 #
 # 셀은 이 머신이 어느 경우에 해당하는지 확인하고 그 결과를 `assert`로 검증합니다.

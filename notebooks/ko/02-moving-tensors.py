@@ -223,7 +223,7 @@ else:
 # 그렇다고 저절로 빨라지는 것은 아닙니다. `pin_memory()` 자체가 복사입니다. 고정 메모리에 새 텐서를 만들어 반환하고, 원래 텐서는 그대로 둡니다. 또한 메모리 고정에는 가속기가 필요합니다.
 #
 # - 쓸 수 있는 가속기가 있으면 `pin_memory()`는 고정 메모리에 만든 복사본을 반환합니다.
-# - 가속기가 없는 머신에서는 `RuntimeError: Cannot access accelerator device when none is available.`가 발생합니다.
+# - 가속기가 없는 머신에서는 `RuntimeError: Cannot access accelerator device when none is available.`이 발생합니다.
 # - torch 2.7부터는 가속기용으로 빌드된 PyTorch를 가속기가 없는 머신에서 쓰면(예: Colab CPU 런타임의 CUDA 빌드) 대신 그 가속기 자체의 `RuntimeError`가 발생합니다. 메시지는 드라이버에 따라 달라집니다.
 #
 # 셀은 실행 중인 머신에서 나와야 할 결과를 `assert`로 검증합니다.

@@ -158,7 +158,7 @@ else:
 # **판정: 틀림**. 그런 함수는 없습니다. GPU가 있든 없든 어떤 머신에서도 호출하면 실패합니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `torch.cuda.copy(torch.ones(3))`를 호출하면 어떻게 될까요?
+# **예측해 보세요:** `torch.cuda.copy(torch.ones(3))`을 호출하면 어떻게 될까요?
 #
 # - `has no attribute 'copy'`: 이 함수는 어느 머신에도 없습니다.
 # - `Torch not compiled with CUDA enabled`: 함수는 있지만 CUDA가 필요하다는 뜻인데, 그런 함수가 아예 없으므로 그 전에 실패합니다.
@@ -202,7 +202,7 @@ assert "dtype" not in inspect.signature(nn.Module.cuda).parameters
 # 실제 차이는 작습니다. `.cuda()`는 디바이스만 받으므로 dtype을 바꿀 수 없고, `.to()`는 한 번의 호출로 둘 다 바꿀 수 있습니다. 인덱스를 붙이지 않으면 둘 다 현재 CUDA 디바이스를 씁니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `nn.Linear(2, 2).to(target, torch.float16)`는 한 번의 호출로 디바이스와 함께 dtype도 바꿀까요?
+# **예측해 보세요:** `nn.Linear(2, 2).to(target, torch.float16)`은 한 번의 호출로 디바이스와 함께 dtype도 바꿀까요?
 # 셀은 가중치의 디바이스와 dtype을 출력합니다.
 #
 # - `torch.float32`: 두 번째 인자가 무시된다는 뜻인데, `to`는 둘 다 변환합니다.
