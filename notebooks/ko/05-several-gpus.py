@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown]
-# # 여러 개의 GPU
+# # 여러 GPU
 #
 # GPU가 두 개 이상이면, 인덱스를 지정하지 않은 CUDA 호출은 모두 **현재 디바이스**로 갑니다. 이 페이지에서는 현재 디바이스가 정해지는 방식, 프로세스에서 GPU를 숨기는 방법, `nn.DataParallel`이 실제로 하는 일, `DistributedDataParallel`의 동작 방식을 살펴봅니다. DDP는 CPU 프로세스 두 개로 실제로 실행합니다.
 #
