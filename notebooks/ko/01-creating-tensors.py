@@ -17,7 +17,7 @@
 #
 # 모든 텐서는 정확히 하나의 디바이스에 존재합니다. CPU일 수도, GPU일 수도, `meta` 같은 특수한 디바이스일 수도 있습니다. 이 페이지에서는 텐서를 어디에 생성할지 지정하는 방법과 텐서가 어디에 있는지 확인하는 방법을 알아봅니다. 아래 셀은 모두 GPU가 없는 머신에서도 실행됩니다. GPU가 필요한 셀은 검사를 실행하는 대신 충족되지 않은 조건을 `torch.cuda.is_available()=False`처럼 출력합니다.
 #
-# 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지는 오류를 보여 주고 노트북을 계속 진행하기 위해 이 함수를 사용합니다.
+# 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지에서는 오류를 보여 준 뒤에도 노트북이 멈추지 않고 계속 진행되도록 이 함수를 씁니다.
 
 # %%
 import contextlib
@@ -96,7 +96,7 @@ else:
 #
 # GPU에서 쓸 텐서는 처음부터 GPU에 생성하십시오. `torch.randn(64, 3, device=device)`처럼 씁니다. 대신 `torch.randn(64, 3).to(device)`라고 쓰면 먼저 CPU 메모리에 텐서를 만들어 값을 채운 다음 GPU로 복사합니다. `device=`를 넘기면 CPU 텐서도, 호스트에서 디바이스로의 복사도 필요 없습니다.
 #
-# 주의할 점이 하나 있습니다. CPU와 CUDA의 난수 생성기는 서로 다른 알고리즘입니다. 같은 `torch.manual_seed(0)` 뒤에도 `torch.randn(3)`과 `torch.randn(3, device="cuda")`는 서로 다른 값을 돌려줍니다. 각 디바이스 안에서는 재현성이 있어 다시 실행하면 같은 값이 나오지만, GPU에 바로 생성한 텐서는 CPU에서 만든 뒤 옮기는 방식으로 얻은 값과 일치하지 않습니다.
+# 주의할 점이 하나 있습니다. CPU와 CUDA는 서로 다른 난수 생성 알고리즘을 씁니다. 그래서 같은 `torch.manual_seed(0)` 뒤에도 `torch.randn(3)`과 `torch.randn(3, device="cuda")`는 서로 다른 값을 돌려줍니다. 각 디바이스 안에서는 재현성이 있어 다시 실행하면 같은 값이 나오지만, GPU에 바로 생성한 텐서는 CPU에서 만든 뒤 옮기는 방식으로 얻은 값과 일치하지 않습니다.
 
 # %%
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -144,7 +144,7 @@ assert t.device.type == "cpu"
 # `t.device.type == "cpu"` 세 비교에 대해 다음 셀은 무엇을 출력할까요?
 #
 # - `True True True`: 디바이스가 이름 문자열과 같다는 뜻이 되는데, 그렇지 않습니다.
-# - `True False True`: 디바이스는 다른 `torch.device`와 비교해야 같고, `.type`은 문자열입니다. 디바이스 자체는 문자열 `"cpu"`와 같아지지 않습니다.
+# - `True False True`: 디바이스는 다른 `torch.device`와만 같을 수 있고, `.type`은 문자열입니다. 디바이스 자체가 문자열 `"cpu"`와 같은 경우는 없습니다.
 # - `True False False`: `.type`은 문자열 `"cpu"`이므로 마지막 비교는 참입니다.
 
 # %%
@@ -160,7 +160,7 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 # 예전에는 `device=0`이나 `torch.device(0)`이 `cuda:0`을 뜻했습니다. torch 2.5부터 정수는 "현재 가속기에서 그 인덱스에 해당하는 디바이스"를 뜻합니다. 가속기는 CUDA일 수도 있고, Apple의 MPS나 Intel의 XPU일 수도 있습니다. 즉 문자열과 달리 정수는 PyTorch에 어떤 가속기가 있는지 물어서 디바이스로 바뀌므로, 텐서를 만들기도 전에 실패할 수 있습니다.
 #
 # - 쓸 수 있는 가속기가 있으면 `torch.device(0)`은 그 가속기의 인덱스 0(예: `cuda:0`)입니다.
-# - 가속기가 없는 머신에서는 `torch.device(0)` 자체가 `RuntimeError: Cannot access accelerator device when none is available.`를 발생시킵니다(`device=0`과 `model.to(0)`도 마찬가지입니다).
+# - 가속기가 없는 머신에서는 `torch.device(0)` 자체가 `RuntimeError: Cannot access accelerator device when none is available.`을 발생시킵니다(`device=0`과 `model.to(0)`도 마찬가지입니다).
 # - 예외가 하나 있습니다. torch 2.7부터는 가속기용으로 빌드된 PyTorch를 가속기가 없는 머신에서 쓰면(예: Colab CPU 런타임의 CUDA 빌드) 빌드가 지원하는 가속기를 돌려줍니다. 이때 `torch.device(0)`은 `cuda:0`이 되고, 오류는 그 디바이스에 텐서를 생성할 때 비로소 발생합니다.
 #
 # 셀은 이 머신이 어느 경우에 해당하는지 확인하고 그 결과를 `assert`로 검증합니다.
@@ -202,7 +202,7 @@ else:
 # **예측해 보세요:** `with torch.device("meta"):` 안에서 `device=` 없이 텐서 하나, `device="cpu"`로 텐서 하나를
 # 만들고, 블록이 끝난 뒤에 하나를 더 만듭니다. 셀은 이 순서대로 어떤 디바이스를 출력할까요?
 #
-# - `meta meta cpu`: 블록이 명시한 `device=`까지 덮어쓴다는 뜻인데, 그렇지 않습니다.
+# - `meta meta cpu`: 블록이 명시적으로 넘긴 `device=`까지 덮어쓴다는 뜻인데, 그렇지 않습니다.
 # - `meta cpu meta`: 기본값이 블록 뒤에도 남는다는 뜻인데, `with`는 끝날 때 이전 기본값으로 되돌립니다.
 # - `meta cpu cpu`: 블록은 기본값만 바꿉니다. 블록 안에서도 명시한 `device="cpu"`가 우선하고, 기본값은 블록이 끝나면 원래대로 돌아갑니다.
 
@@ -233,7 +233,7 @@ assert torch.ones(3).device.type == "cpu"
 #
 # - 호출한 스레드에만 적용됩니다. 새 스레드(데이터 로딩 스레드, 웹 서버의 워커 등)는 여전히 CPU에 텐서를 생성합니다.
 # - 이미 있는 메모리를 그대로 쓰는 함수는 메모리를 새로 할당하지 않으므로 기본 디바이스가 적용되지 않습니다. `torch.frombuffer`와 `torch.from_numpy`는 CPU 텐서를 반환합니다.
-# - 공식 문서는 이 함수가 팩토리 함수뿐 아니라 torch API에 대한 모든 Python 호출에 약간의 비용을 더한다고 경고합니다. 셀은 이 머신에서 작은 `add`의 실행 시간을 설정한 경우와 하지 않은 경우로 재고 그 비율을 출력합니다. 실행 시간은 들쭉날쭉하므로 이 비율은 `assert`로 검증하지 않습니다.
+# - 공식 문서는 이 함수가 팩토리 함수뿐 아니라 torch API에 대한 모든 Python 호출에 약간의 비용을 더한다고 경고합니다. 셀은 이 머신에서 기본 디바이스를 설정했을 때와 설정하지 않았을 때 작은 `add`의 실행 시간을 각각 재고 그 비율을 출력합니다. 실행 시간은 들쭉날쭉하므로 이 비율은 `assert`로 검증하지 않습니다.
 #
 # 프로그램 전체에서는 `device=`를 넘기는 방식(또는 블록을 `with torch.device(...)`로 감싸는 방식)이 명시적이고 이런 뜻밖의 동작도 없습니다.
 
@@ -292,7 +292,7 @@ else:
 # %% [markdown]
 # ## meta 디바이스
 #
-# `meta` 디바이스의 텐서에는 형태와 dtype만 있고 데이터는 없습니다. 그래서 메모리를 차지하지 않고, 어떤 머신에서든 만들 수 있습니다. 모델 출력의 형태를 미리 따져 보는 것처럼 계획을 세울 때 유용하고, 이 사이트에서는 GPU가 없을 때 이동이 어떻게 동작하는지 보여 주는 데에도 사용합니다. 다만 한계도 있습니다. 출력할 값이 없고, 오류 메시지까지 GPU와 똑같이 재현해 주지는 못합니다.
+# `meta` 디바이스의 텐서에는 형태(shape)와 dtype만 있고 데이터는 없습니다. 그래서 메모리를 차지하지 않고, 어떤 머신에서든 만들 수 있습니다. 모델 출력의 형태를 미리 따져 보는 것처럼 계획을 세울 때 유용하고, 이 사이트에서는 GPU가 없을 때 이동이 어떻게 동작하는지 보여 주는 데에도 사용합니다. 다만 한계도 있습니다. 출력할 값이 없고, 오류 메시지까지 GPU와 똑같이 재현해 주지는 못합니다.
 
 # %% tags=["claim-F7"]
 m = torch.empty(1000, 1000, device="meta")
@@ -312,3 +312,4 @@ with expect_error(NotImplementedError, "no data"):
 # - `torch.set_default_device`는 한 스레드에만 적용되고, `torch.from_numpy`는 이를 무시하며, 모든 torch 호출에 약간의 비용을 더합니다.
 # - 텐서의 위치는 `.device`로 확인합니다. `.is_cpu`와 `.is_cuda`는 단축 속성입니다.
 # - 정수로 지정한 디바이스는 현재 가속기의 인덱스이며, 반드시 CUDA인 것은 아닙니다. 가속기가 없으면 `torch.device(0)` 자체가 오류를 냅니다.
+# - `meta` 텐서에는 형태만 있고 데이터는 없으며, 어느 머신에서나 실행됩니다.

@@ -15,13 +15,13 @@
 # %% [markdown]
 # # 텐서 옮기기
 #
-# 텐서를 다른 디바이스로 옮길 때는 `t.to(...)`나 단축 메서드인 `t.cuda()`, `t.cpu()`를 사용합니다. 세 가지 모두 같은 규칙을 따릅니다. `t` 자체는 바뀌지 않고, 대상 디바이스에 있는 텐서가 반환되며, 원래 텐서는 있던 곳에 그대로 남습니다. 단, 예외가 하나 있는데 바꿀 것이 전혀 없는 경우입니다. 이때는 복사본이 아니라 `t` 자신이 그대로 반환됩니다.
+# 텐서를 다른 디바이스로 옮길 때는 `t.to(...)`나 단축 메서드인 `t.cuda()`, `t.cpu()`를 사용합니다. 세 가지 모두 같은 규칙을 따릅니다. `t` 자체는 바뀌지 않고, 대상 디바이스에 있는 텐서가 반환되며, 원래 텐서는 있던 곳에 그대로 남습니다. 다만 바꿀 것이 전혀 없을 때는 예외입니다. 이때는 복사본이 아니라 `t` 자신이 그대로 반환됩니다.
 #
 # 이 페이지는 텐서를 다룹니다. `nn.Module.to`는 다른 규칙을 따르므로 별도 페이지에서 설명합니다.
 #
 # 모든 셀은 CPU만 있는 머신에서도 실행됩니다. CUDA GPU가 필요한 셀은 검사를 실행하는 대신 충족되지 않은 조건인 `torch.cuda.is_available()=False`를 출력합니다.
 #
-# 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지는 예상된 오류를 보여 주고 다음 셀로 계속 진행하기 위해 이 함수를 사용합니다.
+# 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지에서는 예상된 오류를 보여 준 뒤 다음 셀로 계속 넘어가도록 이 함수를 씁니다.
 
 # %%
 import contextlib
@@ -115,7 +115,7 @@ else:
 # **예측해 보세요:** `a`는 이미 `device`에 있습니다. `b = a.to(device)`는 `a`와 같은 객체일까요? 셀은 `b is a`를 출력합니다.
 #
 # - `False`: `to`가 항상 복사한다는 뜻인데, 디바이스나 dtype이 바뀔 때, 또는 `copy=True`일 때만 복사합니다.
-# - `True`: 바꿀 것이 없으므로 `to`는 복사본이 아니라 텐서 자체를 반환합니다.
+# - `True`: 바꿀 것이 없으므로 `to`는 복사본이 아니라 텐서 자신을 반환합니다.
 
 # %% tags=["claim-F1"]
 a = torch.zeros(3, device=device)
@@ -180,9 +180,9 @@ with expect_error(TypeError, "invalid combination of arguments"):
     t.to(torch.float16, device)
 
 # %% [markdown]
-# ## CUDA 디바이스만 받는 cuda
+# ## cuda는 CUDA 디바이스만 받는다
 #
-# `t.cuda("cpu")`는 오류가 납니다. PyTorch는 CUDA에 접근하기 전에 인자부터 검사하므로, CPU
+# `t.cuda("cpu")`는 오류입니다. PyTorch는 CUDA에 접근하기 전에 인자부터 검사하므로, CPU
 # 전용 빌드에서도 GPU 머신에서도 같은 오류가 발생합니다.
 
 # %% [markdown] tags=["predict"]
@@ -223,7 +223,7 @@ else:
 # 그렇다고 저절로 빨라지는 것은 아닙니다. `pin_memory()` 자체가 복사입니다. 고정 메모리에 새 텐서를 만들어 반환하고, 원래 텐서는 그대로 둡니다. 또한 메모리 고정에는 가속기가 필요합니다.
 #
 # - 쓸 수 있는 가속기가 있으면 `pin_memory()`는 고정 메모리에 만든 복사본을 반환합니다.
-# - 가속기가 없는 머신에서는 `RuntimeError: Cannot access accelerator device when none is available.`가 발생합니다.
+# - 가속기가 없는 머신에서는 `RuntimeError: Cannot access accelerator device when none is available.`이 발생합니다.
 # - torch 2.7부터는 가속기용으로 빌드된 PyTorch를 가속기가 없는 머신에서 쓰면(예: Colab CPU 런타임의 CUDA 빌드) 대신 그 가속기 자체의 `RuntimeError`가 발생합니다. 메시지는 드라이버에 따라 달라집니다.
 #
 # 셀은 실행 중인 머신에서 나와야 할 결과를 `assert`로 검증합니다.

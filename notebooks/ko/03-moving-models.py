@@ -41,7 +41,7 @@ print(torch.__version__, device)
 
 @contextlib.contextmanager
 def expect_error(kind, fragment):
-    # 블록은 메시지에 `fragment`가 들어 있는 `kind` 오류를 일으켜야 합니다. 오류를 표시하고 노트북은 계속 진행합니다.
+    # 블록은 메시지에 `fragment`가 들어 있는 `kind` 예외를 발생시켜야 한다. 오류를 출력하고 노트북은 계속 진행한다.
     try:
         yield
     except kind as err:
@@ -53,7 +53,7 @@ def expect_error(kind, fragment):
 # %% [markdown]
 # ## 제자리 변환, 같은 객체 반환
 #
-# `Tensor.to`는 원래 텐서를 바꾸지 않습니다. 변환된 텐서(변환할 것이 없으면 그 텐서 자체)를 반환하므로
+# `Tensor.to`는 원래 텐서를 바꾸지 않습니다. 변환된 텐서(변환할 것이 없으면 그 텐서 자신)를 반환하므로
 # 반환값을 받아 두어야 합니다.
 #
 # 반면 `Module.to`는 파라미터와 버퍼를 변환해 모듈 자체를 **제자리(in-place)에서** 바꾸고, 모듈 자신을 반환합니다.
@@ -137,15 +137,13 @@ assert model.offset is not offset  # 새 버퍼 텐서
 
 # %% [markdown]
 # `meta`에서 되돌아올 때는 사정이 다릅니다. 복사할 데이터가 없으므로 `.to("cpu")`는 오류를 일으키고, 오류 메시지는 `to_empty()`를 쓰라고 안내합니다. `to_empty(device=...)`는 대상 디바이스에 초기화되지 않은 스토리지만 할당하므로 값은 직접 채워야 합니다. 기본 제공 레이어라면 `reset_parameters()`로 초기화할 수 있습니다.
-#
-# 실제 코드에서 흔한 원인은 `forward`나 손실 함수 안에서 디바이스를 지정하지 않고 만든 텐서입니다. 그 예와 고치는 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)에서 다룹니다.
 
 # %% tags=["claim-F7"]
 with expect_error(NotImplementedError, "to_empty"):
     model.to("cpu")
 
 layer = nn.Linear(3, 2, device="meta")
-layer.to_empty(device="cpu")  # 저장 공간만 할당하며 값은 아직 없음
+layer.to_empty(device="cpu")  # 스토리지만 할당하며 값은 아직 없음
 layer.reset_parameters()
 print(layer.weight.device, layer.weight.is_meta)
 assert layer.weight.device.type == "cpu"
@@ -299,6 +297,9 @@ assert len(devices(model)) == 2
 # 끝에 붙였습니다. 요소별 연산(`+`, `*` 등)은 TensorIterator가 검사하므로 지금도 인자 이름 없이
 # `but found at least two devices, cuda:0 and cpu!`라고 표시합니다.
 #
+# 실제 코드에서 불일치의 흔한 원인은 `forward`나 손실 함수 안에서 디바이스를 지정하지 않고 만든 텐서입니다.
+# 그 예와 고치는 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)에서 다룹니다.
+#
 # 허용되는 조합이 하나 있습니다. `torch.tensor(2.0)` 같은 0차원 CPU 텐서는 Python 숫자처럼 CUDA 연산에
 # 함께 쓸 수 있습니다. GPU가 없는 머신에서 이 셀은 `torch.cuda.is_available()=False`만 출력합니다.
 
@@ -341,7 +342,7 @@ print(f"{y.device=}, {scaled.device=}")
 assert scaled.device.type == "meta"
 
 # %% [markdown]
-# ## 옵티마이저는 옮긴 다음에 만들기
+# ## 옵티마이저는 모델을 옮긴 다음에 만들기
 #
 # 옵티마이저는 모델의 `Parameter` 객체에 대한 참조와 함께, 첫 `step()`에서 만드는 파라미터별
 # **상태**를 갖고 있습니다(Adam은 `exp_avg`와 `exp_avg_sq`라는 두 가지 이동 평균을 유지합니다).
@@ -481,7 +482,7 @@ with expect_error(TypeError, "not callable"):
     torch.load(path, map_location=0, weights_only=True)
 
 # %% [markdown]
-# torch 2.6부터 `weights_only=True`는 `torch.load`의 기본값입니다. 여기서 명시하는 것은 예전 릴리스에서도 코드가 똑같이 읽히게 하기 위해서입니다. 이제 `torch.load`가 임의의 클래스를 unpickle하지 않기 때문에, 2.6에서 pickle로 저장한 모델 전체(`torch.save(model, path)`로 저장한 것)를 불러오지 못하게 된 사람이 많았습니다. `state_dict()`를 저장하고 불러오거나, 신뢰할 수 있는 파일에 한해 `weights_only=False`를 넘기십시오.
+# torch 2.6부터 `weights_only=True`는 `torch.load`의 기본값입니다. 여기서 명시하는 것은 예전 릴리스에서도 코드의 뜻이 같도록 하기 위해서일 뿐입니다. 2.6에서 pickle로 저장한 모델 전체(`torch.save(model, path)`로 저장한 것)를 불러오지 못하게 된 사람이 많았던 것도 이 때문입니다. 이제 `torch.load`는 임의의 클래스를 역직렬화하지 않습니다. `state_dict()`를 저장하고 불러오거나, 신뢰할 수 있는 파일에 한해 `weights_only=False`를 넘기십시오.
 
 # %%
 whole = os.path.join(tmp.name, "whole-model.pt")

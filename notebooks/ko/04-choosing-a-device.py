@@ -17,7 +17,7 @@
 #
 # `"cuda"`를 하드코딩한 코드는 Mac에서도, NVIDIA GPU가 없는 랩톱에서도, CPU만 있는 CI 러너에서도 실패합니다. 이 페이지에서는 쓸 수 있는 가속기가 있으면 그것을 쓰고, 없으면 CPU로 폴백하는 작은 헬퍼 함수를 만듭니다. 또한 `device=0`처럼 정수만 쓴 디바이스 지정은 2.5에서 의미가 바뀌었으므로, 현재 PyTorch에서 그것이 무엇을 뜻하는지도 설명합니다.
 #
-# 이 머신에 없는 것이 검사에 필요한 셀은 충족되지 않은 조건을 `hasattr(torch, 'accelerator')=False`처럼 코드 형태로 출력합니다. 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지는 예상된 오류를 보여 주고 계속 진행하기 위해 이 함수를 사용합니다.
+# 검사에 필요한 것이 이 머신에 없으면, 셀은 충족되지 않은 조건을 `hasattr(torch, 'accelerator')=False`처럼 코드 형태로 출력합니다. 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지에서는 예상된 오류를 보여 준 뒤 계속 진행하도록 이 함수를 씁니다.
 
 # %%
 import contextlib
@@ -157,7 +157,7 @@ assert device.index is None
 # %% [markdown]
 # ## 정수 디바이스의 의미
 #
-# 오래된 코드에는 "첫 번째 GPU"라는 뜻으로 `torch.device(0)`, `device=0`, `.to(0)`이라고 쓴 곳이 있습니다. PyTorch 2.4까지는 정수가 항상 CUDA를 가리켰습니다. 2.5부터는 "현재 가속기의 인덱스 0"을 뜻합니다. NVIDIA 머신에서는 `cuda:0`, Mac에서는 `mps:0`, Intel GPU에서는 `xpu:0`입니다. 가속기가 없으면 가리킬 대상이 없으므로 `torch.device(0)` 자체가 `RuntimeError: Cannot access accelerator device when none is available.`를 발생시킵니다. 2.7부터는 가속기용으로 빌드된 PyTorch(GPU가 없는 머신의 CUDA 빌드)가 `0`을 그대로 `cuda:0`으로 바꾸고, 오류는 그 디바이스에 텐서를 생성할 때 발생합니다.
+# 오래된 코드에는 "첫 번째 GPU"라는 뜻으로 `torch.device(0)`, `device=0`, `.to(0)`이라고 쓴 곳이 있습니다. PyTorch 2.4까지는 정수가 항상 CUDA를 가리켰습니다. 2.5부터는 "현재 가속기의 인덱스 0"을 뜻합니다. NVIDIA 머신에서는 `cuda:0`, Mac에서는 `mps:0`, Intel GPU에서는 `xpu:0`입니다. 가속기가 없으면 가리킬 대상이 없으므로 `torch.device(0)` 자체가 `RuntimeError: Cannot access accelerator device when none is available.`을 발생시킵니다. 2.7부터는 가속기용으로 빌드된 PyTorch(GPU가 없는 머신의 CUDA 빌드)가 `0`을 그대로 `cuda:0`으로 바꾸고, 오류는 그 디바이스에 텐서를 생성할 때 발생합니다.
 #
 # 셀에서는 실행 중인 머신에서 나와야 할 결과를 `assert`로 검증합니다.
 

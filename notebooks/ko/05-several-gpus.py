@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown]
-# # 여러 개의 GPU
+# # 여러 GPU
 #
 # GPU가 두 개 이상이면, 인덱스를 지정하지 않은 CUDA 호출은 모두 **현재 디바이스**로 갑니다. 이 페이지에서는 현재 디바이스가 정해지는 방식, 프로세스에서 GPU를 숨기는 방법, `nn.DataParallel`이 실제로 하는 일, `DistributedDataParallel`의 동작 방식을 살펴봅니다. DDP는 CPU 프로세스 두 개로 실제로 실행합니다.
 #
@@ -41,7 +41,7 @@ print(torch.__version__, device, n_gpus)
 
 @contextlib.contextmanager
 def expect_error(kind, fragment):
-    # 블록은 메시지에 `fragment`가 들어 있는 `kind` 오류를 일으켜야 합니다. 오류를 표시하고 노트북은 계속 진행합니다.
+    # 블록은 메시지에 `fragment`가 들어 있는 `kind` 예외를 발생시켜야 한다. 오류를 출력하고 노트북은 계속 진행한다.
     try:
         yield
     except kind as err:
@@ -92,7 +92,7 @@ assert d.index is None
 assert d != torch.device("cuda", 0)
 
 # %% [markdown]
-# GPU가 하나뿐이면 이렇게 정해지는 디바이스는 항상 `cuda:0`입니다. 두 개 이상이면 차이가 생깁니다. `cuda:1`에 있는 텐서 `t`에 `t.to("cuda")`를 호출하면, 현재 디바이스가 GPU 0일 때는 `cuda:0`으로 복사되고, GPU 1일 때는 `t` 자신이 그대로 반환됩니다. 셀은 GPU가 두 개이면 복사를, 하나이면 GPU가 하나인 경우를 보여 주고, GPU가 없으면 `n_gpus=0`을 출력합니다.
+# GPU가 하나뿐이면 이렇게 정해지는 디바이스는 항상 `cuda:0`입니다. 두 개 이상이면 차이가 생깁니다. `cuda:1`에 있는 텐서 `t`에 `t.to("cuda")`를 호출하면, 현재 디바이스가 GPU 0일 때는 `cuda:0`으로 복사되고, GPU 1일 때는 `t` 자신이 그대로 반환됩니다. GPU가 두 개 이상이면 셀은 복사되는 모습을, 하나뿐이면 `t` 자신이 반환되는 모습을 보여 주고, GPU가 없으면 `n_gpus=0`을 출력합니다.
 
 # %% tags=["claim-F2", "gpu-only"]
 if n_gpus >= 2:
@@ -221,7 +221,7 @@ assert advice
 # %% [markdown]
 # ## 권장되는 방법: DistributedDataParallel
 #
-# `DistributedDataParallel`(DDP)은 디바이스마다 프로세스를 하나씩 실행하며, 보통 `torchrun --nproc-per-node=N train.py`로 시작합니다. 프로세스마다 모델 전체의 복사본을 갖습니다. DDP는 모델을 감쌀 때 랭크 0의 파라미터와 **버퍼**를 모든 프로세스에 복사하고(기본 설정에서는 forward를 실행할 때마다 랭크 0의 버퍼를 다시 복사합니다), `backward()` 중에 프로세스 간 기울기를 평균합니다. 그래서 모든 복사본이 같은 만큼 업데이트되고, 계속 똑같은 상태로 유지됩니다.
+# `DistributedDataParallel`(DDP)은 디바이스마다 프로세스를 하나씩 실행하며, 보통 `torchrun --nproc-per-node=N train.py`로 시작합니다. 프로세스마다 모델 전체의 복사본을 갖습니다. DDP는 모델을 감쌀 때 랭크 0의 파라미터와 **버퍼**를 모든 프로세스에 복사하고(기본 설정에서는 순전파를 할 때마다 그 전에 랭크 0의 버퍼를 다시 복사합니다), `backward()` 중에는 프로세스 간 기울기를 평균합니다. 그래서 모든 복사본이 똑같이 업데이트되어 계속 같은 상태를 유지합니다.
 #
 # DDP는 데이터를 나누지 않습니다. 프로세스마다 자기 몫의 데이터를 직접 불러와야 하며, 보통은 `DistributedSampler`를 지정한 `DataLoader`를 씁니다(실행 예 다음에 보여 줍니다). 아래 데모는 데이터 분할을 흉내만 냅니다. 프로세스마다 랭크에 따라 다른 시드로 자기 몫의 무작위 데이터를 만듭니다.
 #
@@ -304,7 +304,7 @@ assert r0["loss"] != r1["loss"]  # 데이터도 다르다
 assert r0["params"] == r1["params"]  # 그런데도 학습 후 파라미터는 같다
 
 # %% [markdown]
-# DDP가 사용자에게 맡기는 데이터 분할은 `DistributedSampler`가 합니다. 데이터셋의 인덱스를 랭크마다 겹치지 않게 나눠 줍니다. 여기서는 랭크와 전체 랭크 수를 직접 지정해서 프로세스 없이 실행합니다.
+# DDP가 사용자에게 맡기는 데이터 분할은 `DistributedSampler`가 합니다. 데이터셋의 인덱스를 랭크마다 다른 몫으로 나눠 줍니다. 여기서는 랭크와 전체 랭크 수를 직접 지정해서 프로세스 없이 실행합니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `DistributedSampler`가 샘플 8개를 섞지 않고 랭크 2개에 나눕니다.

@@ -36,7 +36,7 @@ print(torch.__version__, device)
 
 @contextlib.contextmanager
 def expect_error(kind, fragment):
-    # 블록은 메시지에 `fragment`가 들어 있는 `kind` 오류를 일으켜야 합니다. 오류를 표시하고 노트북은 계속 진행합니다.
+    # 블록은 메시지에 `fragment`가 들어 있는 `kind` 예외를 발생시켜야 한다. 오류를 출력하고 노트북은 계속 진행한다.
     try:
         yield
     except kind as err:
@@ -158,7 +158,7 @@ else:
 # **판정: 틀림**. 그런 함수는 없습니다. GPU가 있든 없든 어떤 머신에서도 호출하면 실패합니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `torch.cuda.copy(torch.ones(3))`를 호출하면 어떻게 될까요?
+# **예측해 보세요:** `torch.cuda.copy(torch.ones(3))`을 호출하면 어떻게 될까요?
 #
 # - `has no attribute 'copy'`: 이 함수는 어느 머신에도 없습니다.
 # - `Torch not compiled with CUDA enabled`: 함수는 있지만 CUDA가 필요하다는 뜻인데, 그런 함수가 아예 없으므로 그 전에 실패합니다.
@@ -202,7 +202,7 @@ assert "dtype" not in inspect.signature(nn.Module.cuda).parameters
 # 실제 차이는 작습니다. `.cuda()`는 디바이스만 받으므로 dtype을 바꿀 수 없고, `.to()`는 한 번의 호출로 둘 다 바꿀 수 있습니다. 인덱스를 붙이지 않으면 둘 다 현재 CUDA 디바이스를 씁니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `nn.Linear(2, 2).to(target, torch.float16)`는 한 번의 호출로 디바이스와 함께 dtype도 바꿀까요?
+# **예측해 보세요:** `nn.Linear(2, 2).to(target, torch.float16)`은 한 번의 호출로 디바이스와 함께 dtype도 바꿀까요?
 # 셀은 가중치의 디바이스와 dtype을 출력합니다.
 #
 # - `torch.float32`: 두 번째 인자가 무시된다는 뜻인데, `to`는 둘 다 변환합니다.
@@ -250,7 +250,7 @@ else:
 #
 # 셀은 실행 중인 머신에 해당하는 분기를 확인합니다. GPU가 여러 개이면 디바이스 ID를 하나만 넘겨 감싼 경우도 확인합니다.
 #
-# 이 절에서 보는 오류의 원인과 해결 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)에서 자세히 다룹니다.
+# 이 섹션에서 보는 오류의 원인과 해결 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)에서 자세히 다룹니다.
 
 # %% tags=["claim-M5"]
 model = nn.Linear(4, 2)
@@ -331,7 +331,7 @@ assert y.device == net.weight.device
 #
 # **지금**: torch 2.5부터 정수는 현재 **가속기**의 인덱스를 뜻합니다. 가속기는 CUDA일 수도 있고, Apple의 MPS나 Intel의 XPU일 수도 있습니다. 가속기를 전혀 지원하지 않는 torch 빌드(CPU용 wheel 등)에서는 `Cannot access accelerator device when none is available.` 오류가 발생합니다. 그 밖에 쓸 수 있는 GPU가 없는 머신에서도 오류가 발생합니다. 정수가 CPU를 뜻하는 경우는 없습니다. CUDA를 가리키려면 `"cuda:0"`이라고 쓰십시오.
 #
-# 이 절에서 보는 오류의 원인과 해결 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)에서 자세히 다룹니다.
+# 이 섹션에서 보는 오류의 원인과 해결 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)에서 자세히 다룹니다.
 
 # %% tags=["claim-O1"]
 cpu_only_build = (
@@ -377,7 +377,7 @@ assert torch.ones(1).is_cpu
 #
 # **지금**: 두 경우 모두 `Expected all tensors to be on the same device`로 시작합니다. 선형 레이어라면 어느 방향이든 뒤에 입력인 `mat1`의 이름이 나옵니다. 검사가 모든 인자를 첫 번째 인자인 편향과 비교하므로, 다른 디바이스에 있는 쪽은 언제나 입력이기 때문입니다. 따라서 인자 이름만 보고는 어느 쪽을 옮겨야 할지 알 수 없습니다. 모델과 모든 입력을 사용하려는 디바이스 하나에 두십시오. `+`나 `*` 같은 요소별 연산은 TensorIterator를 거치므로 지금도 인자 이름 없이 `but found at least two devices, cuda:0 and cpu!`로 끝납니다. 나머지 문구는 릴리스마다 바뀌어 왔으므로(2.8에서도 바뀌었습니다) 로그는 이 앞부분으로 검색하십시오. CPU만 있으면 섞일 두 번째 디바이스가 없으므로 이 셀에는 GPU가 필요하며, GPU가 없으면 `torch.cuda.is_available()=False`만 출력합니다. 선형 레이어의 두 방향과 덧셈의 예를 보여 줍니다.
 #
-# 이 절에서 보는 오류의 원인과 해결 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)에서 자세히 다룹니다.
+# 이 섹션에서 보는 오류의 원인과 해결 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)에서 자세히 다룹니다.
 
 # %% tags=["claim-O3", "gpu-only"]
 if torch.cuda.is_available():
@@ -398,9 +398,9 @@ else:
 #
 # **예전(torch 1.7)**: 없는 GPU를 요청하면(예: GPU가 하나인 머신에서 `t.cuda(1)`) `RuntimeError: CUDA error: invalid device ordinal`이 발생했습니다.
 #
-# **지금**: torch 2.8부터는 같은 오류가 `torch.AcceleratorError`로 발생합니다. `RuntimeError`의 하위 클래스이므로 기존의 `except RuntimeError:` 코드로도 그대로 잡힙니다. GPU가 없으면 셀은 클래스만 확인하고, 나머지는 `torch.cuda.is_available()=False`를 출력합니다.
+# **지금**: torch 2.8부터는 같은 오류가 `torch.AcceleratorError`로 발생합니다. `RuntimeError`의 하위 클래스이므로 기존의 `except RuntimeError:` 코드로도 그대로 잡힙니다. GPU가 없으면 셀은 클래스만 확인하고, 나머지 검사 대신 `torch.cuda.is_available()=False`를 출력합니다.
 #
-# 이 절에서 보는 오류의 원인과 해결 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#cuda-error-invalid-device-ordinal)에서 자세히 다룹니다.
+# 이 섹션에서 보는 오류의 원인과 해결 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#cuda-error-invalid-device-ordinal)에서 자세히 다룹니다.
 
 # %% tags=["claim-O4", "gpu-only"]
 if hasattr(torch, "AcceleratorError"):
@@ -446,7 +446,7 @@ else:
     print(f"{TORCH=}")
 
 # %% [markdown]
-# ## 요약
+# ## 정리
 #
 # | 주장 | 판정 | 실제로는 |
 # |---|---|---|

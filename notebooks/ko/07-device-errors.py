@@ -23,8 +23,7 @@
 # 빌드의 PyTorch, 두 번째 디바이스 역할을 하는 `meta` 디바이스(형태와 dtype만 있고 데이터는 없는 디바이스),
 # 스토리지의 디바이스가 `cuda`로 기록된 체크포인트, fork한 자식 프로세스입니다. 대역을 쓰는 곳에서는 그것으로 무엇을
 # 알 수 있고 무엇을 알 수 없는지 적었습니다. GPU에서만 일으킬 수 있는 오류는 GPU에서 실행되는 셀에 넣었습니다.
-# GPU가 없으면 그 셀은 필요한 조건을 식의 형태로 출력하고, 본문은 그 메시지를 메시지가 나온 PyTorch 버전과
-# 함께 인용합니다.
+# GPU가 없으면 그 셀은 필요한 조건을 출력하고, 본문에서는 그 메시지를 해당 PyTorch 버전과 함께 인용합니다.
 
 # %%
 import contextlib
@@ -44,7 +43,7 @@ from torch.utils.data import DataLoader, TensorDataset
 
 @contextlib.contextmanager
 def expect_error(kind, fragment):
-    # 블록은 메시지에 `fragment`가 들어 있는 `kind` 오류를 일으켜야 합니다. 오류를 출력하고 노트북은 계속 진행합니다.
+    # 블록은 메시지에 `fragment`가 들어 있는 `kind` 예외를 발생시켜야 한다. 오류를 출력하고 노트북은 계속 진행한다.
     try:
         yield
     except kind as err:
@@ -63,18 +62,17 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # ## Expected all tensors to be on the same device
 #
 # 한 연산이 두 디바이스(대개 CUDA GPU와 CPU)에 있는 텐서를 받았다는 뜻입니다. 메시지의 나머지 부분은 릴리스마다
-# 바뀌었고 연산마다 다릅니다. PyTorch 2.8부터는 GPU에 있는 선형 층에 CPU 입력을 넣으면 `Expected all tensors to be
+# 바뀌었고 연산마다 다릅니다. PyTorch 2.8부터는 GPU에 있는 선형 레이어에 CPU 입력을 넣으면 `Expected all tensors to be
 # on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in
-# method wrapper_CUDA_addmm)`가 나오고, `+` 같은 원소별 연산은 지금도 `Expected all tensors to be on the same
+# method wrapper_CUDA_addmm)`가 나오고, `+` 같은 요소별 연산은 지금도 `Expected all tensors to be on the same
 # device, but found at least two devices, cuda:0 and cpu!`라고 합니다. 로그를 검색할 때는 앞부분으로 검색하십시오.
 #
 # 고치는 방법은 "메시지가 지목한 텐서를 옮긴다"가 아닙니다. *모델*을 CPU에 둔 채라면 메시지는 GPU에 있는 입력
-# 쪽을 지목합니다. 모델과 모든 입력을 쓰려는 한 디바이스에 두십시오. 텐서를 옮긴 뒤에는 결과를 받아야 합니다:
-# `x = x.to(device)`.
+# 쪽을 지목합니다. 모델과 모든 입력을 쓰려는 한 디바이스에 두십시오. 텐서를 옮길 때는
+# 반환값을 받아 두십시오(`x = x.to(device)`).
 #
 # 아래 셀들은 어느 머신에서나 실행됩니다. GPU가 있으면 진짜 메시지가 나오고, GPU가 없으면 `meta` 디바이스가
-# 두 번째 디바이스 역할을 합니다. `meta` 텐서와 CPU 텐서를 섞어도 오류가
-# 나지만, 검사하는 곳이 다르고 메시지도 다릅니다(`Tensor on device cpu is not on the expected device meta!`).
+# 두 번째 디바이스 역할을 합니다. `meta` 텐서와 CPU 텐서를 섞어도 오류가 나지만, 검사하는 곳이 다르고 메시지도 다릅니다(`Tensor on device cpu is not on the expected device meta!`).
 # 그래서 아래 셀들은 CPU만 있는 머신에서는 이 메시지를, GPU에서는 진짜 메시지를 기대합니다. `meta`가 정확히
 # 보여 주는 것은 *어떤* 텐서가 어느 디바이스에 놓이는지입니다. 속도나 메모리에 대해서는 아무것도 알려 주지
 # 않습니다. 아래 셀들은 `target`을 씁니다. GPU가 있으면 GPU, 없으면 `meta`입니다.
@@ -148,18 +146,18 @@ print(f"{scaled.device=}")
 assert scaled.device.type == target.type
 
 # %% [markdown]
-# ### 일반 리스트나 딕셔너리에 넣은 하위 모듈
+# ### 일반 리스트나 딕셔너리에 넣은 서브모듈
 #
-# `nn.Module`은 속성을 따라가며 하위 모듈을 찾습니다. Python의 일반 리스트나 딕셔너리에 넣은 층은 모듈에
-# 보이지 않습니다. `model.to(device)`는 그 층들을 원래 자리에 두고, `model.parameters()`에도 나오지 않으므로
+# `nn.Module`은 속성을 따라가며 서브모듈을 찾습니다. Python의 일반 리스트나 딕셔너리에 넣은 레이어는 모듈에
+# 보이지 않습니다. `model.to(device)`는 그 레이어들을 원래 자리에 두고, `model.parameters()`에도 나오지 않으므로
 # 옵티마이저가 학습하지 않습니다. 그리고 첫 forward 호출에서 디바이스가 섞입니다. 대신 `nn.ModuleList`나
 # `nn.ModuleDict`에 넣으십시오.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `PlainContainers`는 `Linear(3, 3)` 두 개를 파이썬 리스트에, `Linear(3, 1)`을 딕셔너리에 넣어 둡니다.
-# `plain.parameters()`는 파라미터를 몇 개 내놓을까요?
+# **예측해 보세요:** `PlainContainers`는 `Linear(3, 3)` 두 개를 Python 리스트에, `Linear(3, 1)`을 딕셔너리에 넣어 둡니다.
+# `plain.parameters()`가 나열하는 파라미터는 몇 개일까요?
 #
-# - `len(list(plain.parameters()))=6`: 이것은 층을 등록하는 `nn.ModuleList`와 `nn.ModuleDict`를 쓸 때의 개수입니다.
+# - `len(list(plain.parameters()))=6`: 이것은 레이어를 등록하는 `nn.ModuleList`와 `nn.ModuleDict`를 쓸 때의 개수입니다.
 # - `len(list(plain.parameters()))=0`: 모듈은 일반 리스트와 딕셔너리 안을 들여다보지 않으므로 파라미터를 하나도 찾지 못합니다.
 
 # %%
@@ -226,7 +224,7 @@ assert loss.device.type == target.type
 # ### 중첩된 배치 옮기기
 #
 # 배치는 텐서의 딕셔너리나 튜플인 경우가 많습니다. 컨테이너에는 `.to()`가 없고, 애초에 컨테이너째 옮길 수는
-# 없습니다. 텐서를 하나씩 옮기고 결과를 받아야 합니다. 짧은 재귀 함수로 딕셔너리, 리스트, 튜플을 처리하고 그 밖의
+# 없습니다. 텐서를 하나씩 옮기고 반환값을 받아 두어야 합니다. 짧은 재귀 함수로 딕셔너리, 리스트, 튜플을 처리하고 그 밖의
 # 것(문자열, 숫자)은 그대로 둘 수 있습니다.
 
 # %%
@@ -283,14 +281,14 @@ else:
     print(f"{HAS_NUMPY=}")
 
 # %% [markdown]
-# ### item()과 tolist()는 GPU를 기다립니다
+# ### item()과 tolist()는 GPU를 기다린다
 #
 # CUDA 텐서에 대한 `.item()`, `.tolist()`, `.numpy()`, `print(t)`는 데이터를 CPU로 복사하므로, CPU는 그 전에 큐에
 # 쌓인 GPU 작업이 모두 끝날 때까지 기다립니다. 한 스텝에 한 번 부르는 `.item()`은 부담이 작지만, 루프 안에서
-# 원소마다 부르면 느려집니다.
+# 요소마다 부르면 느려집니다.
 #
-# 학습 루프에서 흔한 반대쪽 실수는 `loss.item()`이 아니라 `loss` 자체를 더해 가는 것입니다. 합계는 GPU에 남는
-# 텐서가 되고 모든 스텝의 autograd 그래프를 붙든 채로 남으므로, 스텝마다 메모리가 늘어납니다. `loss.item()`은
+# 학습 루프에서는 반대 방향의 실수도 흔합니다. `loss.item()` 대신 `loss` 자체를 더해 가는 것입니다. 그러면 합계는
+# GPU에 있는 텐서가 되고 모든 스텝의 autograd 그래프를 계속 붙들고 있으므로, 스텝마다 메모리가 늘어납니다. `loss.item()`은
 # 일반 Python 숫자를 돌려줍니다.
 
 # %% [markdown] tags=["predict"]
@@ -392,15 +390,15 @@ assert here["weight"].device.type == device.type
 # %% [markdown]
 # ## Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same
 #
-# 합성곱 층은 입력의 *타입*이 가중치와 편향의 타입과 같은지 확인합니다. 여기서 타입은 디바이스와 dtype을 합친
+# 합성곱 레이어는 입력의 *타입*이 가중치와 편향의 타입과 같은지 확인합니다. 여기서 타입은 디바이스와 dtype을 합친
 # 것으로, `torch.FloatTensor`는 CPU의 float32, `torch.cuda.FloatTensor`는 CUDA GPU의 float32입니다. 따라서 이
 # 메시지는 CPU 입력이 GPU에 있는 합성곱에 들어갔다(또는 그 반대)는 뜻이고, 고치는 방법은 디바이스 불일치와 같이
 # 입력을 모델이 있는 곳으로 옮기는 것입니다. CPU 입력이면 메시지가 더 이어질 수 있습니다. PyTorch 2.13에는
 # `Input type (...) and weight type (...) should be the same or input should be a MKLDNN tensor and weight is a
 # dense tensor`라고 쓰인 검사도 있습니다.
 #
-# dtype이 맞지 않아 생기는 같은 문장은 어느 머신에서나 일으킬 수 있습니다. float64로 변환한 합성곱에 float32
-# 입력을 넣는 경우입니다. `x.to(conv.weight)`는 두 가지를 한 번에 고칩니다. 텐서를 넘기면 `to`는 그 텐서의
+# dtype이 맞지 않을 때도 같은 문장이 나오며, 이쪽은 어느 머신에서나 재현할 수 있습니다. float64로 변환한 합성곱에
+# float32 입력을 넣으면 됩니다. `x.to(conv.weight)`는 두 가지를 한 번에 고칩니다. 텐서를 넘기면 `to`는 그 텐서의
 # 디바이스와 dtype에 맞춥니다.
 
 # %%
@@ -431,8 +429,8 @@ else:
 # %% [markdown]
 # ## CUDA error: invalid device ordinal
 #
-# 그 GPU 번호가 없다는 뜻입니다. 예를 들어 GPU가 하나인 머신의 `cuda:1`, 또는 `CUDA_VISIBLE_DEVICES`로 일부 GPU를
-# 숨기기 전에는 유효했던 번호입니다(보이는 GPU는 0부터 번호가 다시 매겨집니다). PyTorch 2.7까지는
+# 그 GPU 인덱스가 없다는 뜻입니다. 예를 들어 GPU가 하나인 머신의 `cuda:1`, 또는 `CUDA_VISIBLE_DEVICES`로 일부 GPU를
+# 숨기기 전에는 유효했던 인덱스입니다(보이는 GPU는 0부터 번호가 다시 매겨집니다). PyTorch 2.7까지는
 # `RuntimeError`이고, 2.8부터는 `RuntimeError`의 하위 클래스인 `torch.AcceleratorError`이며 힌트 줄이 붙습니다.
 #
 # 디바이스를 적는 것만으로는 아무것도 검사하지 않습니다. `torch.device("cuda", 7)`은 CUDA가 없는 머신을 포함해
@@ -446,8 +444,8 @@ if TORCH >= (2, 8):
     assert issubclass(torch.AcceleratorError, RuntimeError)
 
 # %% [markdown]
-# GPU가 있으면 다음 셀은 마지막 GPU의 바로 다음 번호를 요청한 뒤, 유효한 번호, 즉
-# `torch.cuda.device_count()`보다 작은 번호를 씁니다. GPU가 없으면 필요한 조건을 출력합니다.
+# GPU가 있으면 다음 셀은 마지막 GPU의 바로 다음 인덱스를 요청한 뒤, 유효한 인덱스, 즉
+# `torch.cuda.device_count()`보다 작은 인덱스를 씁니다. GPU가 없으면 필요한 조건을 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -464,9 +462,9 @@ else:
 #
 # PyTorch 2.5부터 정수 디바이스(`device=0`, `.to(0)`, `torch.device(0)`)는 현재 가속기(CUDA, Apple의 MPS, Intel의
 # XPU 등)의 인덱스를 뜻합니다. 가속기가 없으면 PyTorch는 이 오류를 냅니다. 가속기가 필요한 `pin_memory()`에서도
-# 납니다. CPU 전용 빌드에서는 반드시 납니다. 쓸 수 있는 GPU가 없는 머신의 CUDA 빌드에서도 PyTorch 2.6까지는
-# 납니다(NVIDIA 드라이버가 없는 머신에서 2.6.0+cu124로 확인했습니다). 2.7부터 이런 빌드는 빌드가 지원하는
-# 가속기를 답합니다. `torch.device(0)`은 `cuda:0`이 되고, 그곳에 텐서를 만들 때
+# 납니다. CPU 전용 빌드에서 나고, 쓸 수 있는 GPU가 없는 머신의 CUDA 빌드에서도 PyTorch 2.6까지는
+# 납니다(NVIDIA 드라이버가 없는 머신에서 2.6.0+cu124로 확인했습니다). 2.7부터 이런 빌드는 자신이 지원하는
+# 가속기를 돌려줍니다. `torch.device(0)`은 `cuda:0`이 되고, 그곳에 텐서를 만들 때
 # `Found no NVIDIA driver on your system`처럼 이유를 알려 주는 오류가 납니다(Colab의 CPU 런타임과 같은
 # 2.11.0+cu130으로 확인했습니다). 고치는 방법은 디바이스를 이름으로 적는 것(`"cuda:0"`, 또는 한 번
 # 정해 둔 `device`)과, 가속기가 있을 때만 메모리를 고정하는 것입니다.
@@ -487,7 +485,7 @@ elif built_for is None:
     with expect_error(RuntimeError, "none is available"):
         torch.ones(3).pin_memory()
 else:
-    # 가속기용 빌드를 가속기가 없는 머신에서 쓰는 경우: 그 가속기의 0번
+    # 가속기용 빌드를 가속기가 없는 머신에서 쓰는 경우: 그 가속기의 인덱스 0
     print(f"{torch.device(0)=}")
     assert torch.device(0) == torch.device(built_for.type, 0)
     try:
@@ -508,7 +506,7 @@ assert named.device.type == device.type
 # `DataLoader(..., pin_memory=True)`는 고정(pinned) CPU 메모리에 배치를 담아 돌려주고,
 # `t.to(device, non_blocking=True)`는 GPU로의 복사를 큐에 넣기만 하고 바로 돌아올 수 있습니다. 가속기가 없으면
 # DataLoader는 실패하지 않고 일반 배치를 돌려주며(릴리스에 따라 경고를 내므로 셀이 모아서 출력합니다),
-# `to(..., non_blocking=True)`도 일반적인 옮기기가 됩니다. 그래서 같은 루프가 어디서나 돌아갑니다. 메모리 고정으로
+# `to(..., non_blocking=True)`도 일반 이동이 됩니다. 그래서 같은 루프가 어디서나 돌아갑니다. 메모리 고정으로
 # 학습이 빨라지는지는 별개의 문제이며, "텐서 옮기기" 페이지에서 측정합니다.
 
 # %%
@@ -574,7 +572,7 @@ else:
     print(f"{sys.platform=}")
 
 # %% [markdown]
-# 흔한 해결책은 워커에서 CUDA를 쓰지 않는 것입니다. DataLoader 워커는 CPU 텐서를 읽고 준비하며, 학습 루프가
+# 흔한 해결책은 워커에서 CUDA를 쓰지 않는 것입니다. DataLoader 워커는 데이터를 불러와 CPU 텐서로 준비하고, 학습 루프가
 # 메인 프로세스에서 배치마다 디바이스로 옮깁니다. 이것이 DataLoader를 쓰는 본래 방식이기도 하며, 부모가 GPU를 쓴
 # 뒤에도 `fork`로 동작합니다. 자식 프로세스에서 꼭 CUDA를 써야 한다면 `spawn`으로 시작하십시오.
 # `multiprocessing.get_context("spawn")`이나 `DataLoader(..., multiprocessing_context="spawn")`을 씁니다.
@@ -607,7 +605,7 @@ assert features.device.type == device.type
 # 보여 줍니다.
 #
 # 고치는 방법: GPU를 쓰려면 NVIDIA GPU와 드라이버가 있는 머신에 CUDA 빌드 PyTorch를 설치합니다(명령은
-# pytorch.org의 선택기에서 확인할 수 있습니다). 어디서나 실행하려면, 이 과정의 모든 페이지가 그렇게 하듯 디바이스를
+# pytorch.org의 선택기에서 확인할 수 있습니다). 어디서나 실행하려면, 이 코스의 모든 페이지가 그렇게 하듯 디바이스를
 # 한 번 정해 두고 어디서나 그것을 씁니다.
 
 # %%
@@ -637,7 +635,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 # 있는지 검사합니다(디바이스 ID가 정확히 하나이면 모델을 옮겨 줍니다. 같은 코드가 GPU 하나인 머신에서 동작하는
 # 이유입니다. 각 경우는 "팩트체크" 페이지에서 확인합니다). 고치는 방법은 감싸기 전에
 # `model.to("cuda:0")`을 하는 것이고, 더 나은 방법은 `DataParallel` 자신의 문서가 권하는
-# `DistributedDataParallel`을 쓰는 것입니다. 일반 리스트에 넣은 층(앞에서 설명)은 `model.to()`뿐 아니라 이
+# `DistributedDataParallel`을 쓰는 것입니다. 일반 리스트에 넣은 레이어(앞에서 설명)는 `model.to()`뿐 아니라 이
 # 검사에서도 파라미터를 숨깁니다.
 #
 # 이 검사는 `DataParallel.forward`의 Python 소스에 있으며, 어느 머신에서나 읽을 수 있습니다.
@@ -713,17 +711,17 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## 요약
+# ## 정리
 #
 # | 메시지(일부) | 흔한 원인 | 고치는 방법 |
 # |---|---|---|
-# | `Expected all tensors to be on the same device` | 입력, `forward` 안에서 만든 텐서, 일반 리스트에 넣은 층, 손실이 CPU에 남음 | 모델, 손실, 모든 입력을 한 디바이스에 두기. `device=x.device`, `x.new_zeros`, `zeros_like`. `ModuleList`, `ModuleDict`. `loss_fn.to(device)` |
+# | `Expected all tensors to be on the same device` | 입력, `forward` 안에서 만든 텐서, 일반 리스트에 넣은 레이어, 손실이 CPU에 남음 | 모델, 손실, 모든 입력을 한 디바이스에 두기. `device=x.device`, `x.new_zeros`, `zeros_like`. `ModuleList`, `ModuleDict`. `loss_fn.to(device)` |
 # | `can't convert cuda:0 device type tensor to numpy` | GPU 텐서에 `.numpy()` | `t.detach().cpu().numpy()`. `loss`가 아니라 `loss.item()`을 더하기 |
 # | `Attempting to deserialize object on a CUDA device` | 쓸 수 있는 GPU가 없는 곳에서 GPU 체크포인트를 불러옴 | `torch.load(path, map_location=device)` |
 # | `Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)` | GPU에 있는 합성곱에 CPU 입력 | `x = x.to(device)`, 디바이스와 dtype 모두라면 `x.to(conv.weight)` |
-# | `CUDA error: invalid device ordinal` | 없는 GPU 번호 | `torch.cuda.device_count()`보다 작은 번호 |
+# | `CUDA error: invalid device ordinal` | 없는 GPU 인덱스 | `torch.cuda.device_count()`보다 작은 인덱스 |
 # | `Cannot access accelerator device when none is available.` | 가속기가 없는데 정수 디바이스나 `pin_memory()` | 디바이스를 이름으로 적기. 메모리 고정은 가속기가 있을 때만 |
-# | `Cannot re-initialize CUDA in forked subprocess` | 부모가 CUDA를 쓴 뒤 fork한 자식에서 CUDA 사용 | 워커는 CPU 작업만, 옮기기는 메인 프로세스에서. 또는 `spawn` |
+# | `Cannot re-initialize CUDA in forked subprocess` | 부모가 CUDA를 쓴 뒤 fork한 자식에서 CUDA 사용 | 워커는 CPU 작업만, 이동은 메인 프로세스에서. 또는 `spawn` |
 # | `Torch not compiled with CUDA enabled` | CPU 전용 빌드에서 CUDA 요청 | CUDA 빌드 설치. 또는 디바이스를 한 번 정해 쓰기 |
 # | `module must have its parameters and buffers on device cuda:0` | GPU 2개 이상에서 모델이 CPU에 있는 `DataParallel` | 먼저 `model.to("cuda:0")`. 또는 `DistributedDataParallel` |
 # | `CUDA out of memory` | GPU의 여유보다 많은 메모리 요청 | 배치 줄이기, `loss.item()`, `no_grad()`, `del`. allocated와 reserved 구분해 읽기 |
