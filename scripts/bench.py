@@ -4,12 +4,16 @@ set per language, what search downloads per language). Prints numbers; asserts n
 Usage: python scripts/bench.py [--no-lighthouse] [--no-search]
 """
 import argparse
+import contextlib
 import os
+import re
+import signal
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -22,12 +26,55 @@ from static_site import free_port
 BUDGET_HTML = 150_000
 
 
-def timed_build(site_dir):
+def timed_build(site_dir, root=course.ROOT):
     """Seconds that ./scripts/build takes (the same command, without the virtual-environment check)."""
     start = time.perf_counter()
-    subprocess.run([sys.executable, "scripts/build_site.py", "-q", "-d", str(site_dir)], cwd=course.ROOT,
+    subprocess.run([sys.executable, "scripts/build_site.py", "-q", "-d", str(site_dir)], cwd=root,
                    check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - start
+
+
+PROSE_EDITED = "notebooks/ja/04-choosing-a-device.py"
+
+
+def _edit_prose(root, words):
+    """Add a sentence under the title of a Japanese notebook (in a copy of the project)."""
+    path = root / PROSE_EDITED
+    text = path.read_text(encoding="utf-8")
+    path.write_text(re.sub(r"^(# # .*)$", rf"\1\n#\n# {words}", text, count=1, flags=re.M), encoding="utf-8")
+
+
+def prose_edit_seconds(tmp):
+    """(./scripts/build after a one-sentence edit, edit to page served by ./scripts/serve), measured in
+    a copy of the project."""
+    root = course.copy_project(Path(tmp) / "project")
+    site = Path(tmp) / "edited-site"
+    timed_build(site, root)
+    _edit_prose(root, "一文を足しました。")
+    subprocess.run([sys.executable, "scripts/twins.py"], cwd=root, check=True, stdout=subprocess.DEVNULL)  # ./scripts/sync
+    rebuild = timed_build(site, root)
+    port = free_port()
+    with subprocess.Popen([sys.executable, "scripts/live_preview.py", "-a", f"127.0.0.1:{port}"], cwd=root,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as preview:
+        try:
+            url = f"http://127.0.0.1:{port}/tutorial/ja/04-choosing-a-device/"
+            _served(url, "", timeout=180)
+            start = time.perf_counter()
+            _edit_prose(root, "プレビューで確かめます。")
+            _served(url, "プレビューで確かめます。", timeout=60)
+            return rebuild, time.perf_counter() - start
+        finally:
+            preview.send_signal(signal.SIGINT)
+
+
+def _served(url, text, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError):
+            if text in urllib.request.urlopen(url, timeout=5).read().decode():
+                return
+        time.sleep(0.05)
+    raise TimeoutError(f"{url} did not show {text!r} within {timeout} s")
 
 
 def first_visit_bytes(site, page):
@@ -73,6 +120,10 @@ def main(argv=None):
         warm = min(timed_build(site) for _ in range(3))
         print(f"cold build (execute + render):  {cold:6.1f} s")
         print(f"unchanged build (best of 3):    {warm:6.1f} s   ({cold / warm:.1f}x faster; budget >= 10x)")
+        rebuild, preview = prose_edit_seconds(tmp)
+        print(f"build after a one-sentence edit: {rebuild:5.1f} s   ({PROSE_EDITED})")
+        print(f"./scripts/serve, edit to page:  {preview:6.1f} s   (budget 3 s; the browser reloads when the "
+              "page is served)")
         print(f"\nnotebook pages (HTML budget {BUDGET_HTML // 1000} KB):")
         print(f"  {'page':40} {'HTML KB':>8} {'first visit KB':>15}")
         for lang in course.LANGS:
