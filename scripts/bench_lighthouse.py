@@ -3,8 +3,8 @@
     python scripts/bench_lighthouse.py SITE_DIR [--page PATH ...] [--json]
 
 Runs Lighthouse (npm, pinned in package.json; `npm ci` when node_modules lacks it) with its mobile
-defaults and simulated throttling on the home page and a notebook page (or the --page paths,
-relative to the site's root), and prints the four category scores and the bytes transferred.
+defaults and simulated throttling on the home page, the heaviest notebook page and the cheat sheet
+of every language (or the --page paths, relative to the site's root), and prints the four category scores and the bytes transferred.
 Nothing but 127.0.0.1 is contacted. Not a test: scores move with the machine's load."""
 import argparse
 import json
@@ -26,9 +26,16 @@ def lighthouse():
 
 
 def notebook_page(site):
-    """The first notebook page of the default language: a folder holding an .ipynb."""
-    pages = sorted(p.parent.name for p in Path(site).glob("*/*.ipynb"))
-    return f"{pages[0]}/" if pages else None
+    """The heaviest notebook page of the default language: a folder holding an .ipynb."""
+    pages = sorted(Path(site).glob("*/*.ipynb"), key=lambda p: (p.parent / "index.html").stat().st_size)
+    return f"{pages[-1].parent.name}/" if pages else None
+
+
+def default_pages(site):
+    """Home, heaviest notebook page and cheat sheet, in each language (folders at the root)."""
+    langs = [""] + sorted(f"{p.parent.name}/" for p in Path(site).glob("*/index.html")
+                          if len(p.parent.name) == 2 and (p.parent / "cheatsheet").is_dir())
+    return [lang + page for lang in langs for page in ("", notebook_page(site), "cheatsheet/") if page is not None]
 
 
 def run(url, chrome_path):
@@ -65,7 +72,7 @@ def main():
     args = parser.parse_args()
     if not (args.site / "index.html").is_file():
         parser.error(f"{args.site} has no index.html: build the site first (./scripts/build)")
-    pages = args.page or ["", notebook_page(args.site)]
+    pages = args.page or default_pages(args.site)
     chrome_path = find_chromium()
     if chrome_path is None:
         sys.exit("no Chromium found: install it or set CHROME_PATH")

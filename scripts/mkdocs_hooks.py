@@ -16,7 +16,7 @@ from functools import lru_cache
 from html import escape, unescape
 from pathlib import Path
 from types import SimpleNamespace
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 import jinja2
 import mkdocs_jupyter.convert
@@ -174,10 +174,11 @@ def on_post_build(config):
     for index in site.rglob("index.html"):
         if index.parent != site:
             (index.parent / "sitemap.xml").write_bytes(sitemap)
-    # Only the styles the pages use (PurgeCSS, cached). Not while serving: a live reload must be quick,
-    # and the untrimmed stylesheets style the same pages the same way.
+    # Only the styles the pages use (PurgeCSS, cached), inline in each page. Not while serving: a live
+    # reload must be quick, and the untrimmed stylesheets style the same pages the same way.
     if not _serving:
         trim_css.trim(site)
+        trim_css.inline(site, urlsplit(config.site_url or "/").path or "/")
 
 
 STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.S)
@@ -475,11 +476,27 @@ def _shared_file(config, text, suffix):
 
 
 ALTERNATE = re.compile(r'(<link rel="alternate" href=")([^"]+)(" hreflang=")')
+# Material's script, at the end of <body>: deferred, it runs at the same point (after the page is
+# parsed, in order with the others) without holding up the first paint.
+BUNDLE = re.compile(r'(<script src="[^"]*assets/javascripts/bundle\.[0-9a-f]+\.min\.js")(></script>)')
+
+
+def _deferred_bundle(html, name):
+    if not BUNDLE.search(html):
+        raise ValueError(f"{name}: Material's bundle script not found; scripts/mkdocs_hooks.py must learn this "
+                         "Material version")
+    return BUNDLE.sub(r"\1 defer\2", html, count=1)
+
+
+def on_post_template(output, template_name, config):
+    """Pages MkDocs renders from a template alone (404.html) load Material's script too."""
+    return BUNDLE.sub(r"\1 defer\2", output, count=1)
 
 
 def on_post_page(output, page, config):
     """Notebook pages must come out rendered; a silently raw page is a build error."""
     if page.file.src_uri.endswith(".ipynb") and "jupyter-wrapper" not in output:
         raise ValueError(f"{page.file.src_uri}: rendered as raw source, not as a notebook")
+    output = _deferred_bundle(output, page.file.src_uri)
     # Search engines need the other-language alternates as absolute URLs.
     return ALTERNATE.sub(lambda m: m[1] + urljoin(page.canonical_url, m[2]) + m[3], output)

@@ -129,9 +129,24 @@ def test_page_says_what_produced_its_outputs(site, lang, concept):
 
 @pytest.mark.parametrize("lang, concept", notebook_pages())
 def test_notebook_page_html_is_within_budget(site, lang, concept):
-    size = (site / page_path(lang, concept)).stat().st_size
+    """The page's own HTML; its stylesheets, inline since they are the same on every page, count in the
+    first-visit budget below."""
+    from bench import html_bytes
+    size = html_bytes(site / page_path(lang, concept))
     budget = PAGE_BUDGETS.get(concept, PAGE_BUDGET)
     assert size < budget, f"{lang}/{concept}: {size} bytes of HTML (budget {budget})"
+
+
+def test_pages_link_no_stylesheet_and_inline_the_trimmed_ones(site):
+    """A stylesheet link holds up the first paint (Lighthouse's render-blocking audit): pages carry
+    their trimmed stylesheets inline, and load their scripts deferred."""
+    for page in site.rglob("*.html"):
+        doc = soup(page)
+        assert not doc.find_all("link", rel="stylesheet"), f"{page.relative_to(site)} links a stylesheet"
+        if doc.find("article"):
+            assert doc.find_all("style"), f"{page.relative_to(site)} has no styles"
+            blocking = [s["src"] for s in doc.find_all("script", src=True) if not s.has_attr("defer")]
+            assert not blocking, f"{page.relative_to(site)}: scripts that hold up the first paint: {blocking}"
 
 
 def test_every_language_has_a_home_page_with_its_lang(site):

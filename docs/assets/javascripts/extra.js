@@ -1,5 +1,5 @@
 /* Accessibility fixes that Material and nbconvert leave out (checked by tests/test_browser.py with
-   axe-core). Loaded at the end of <body> by overrides/main.html. */
+   axe-core). Loaded (deferred) at the end of <body> by overrides/main.html. */
 (() => {
   // The search overlay has role="dialog" but no name: give it the search box's.
   const search = document.querySelector(".md-search[role=dialog]");
