@@ -189,7 +189,7 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 #
 # The cell finds out which case this machine is and asserts that outcome.
 
-# %% tags=["claim-O1"]
+# %% tags=["claim-O1", "gpu-only"]
 usable = torch.accelerator.is_available()
 # From 2.7 current_accelerator() names the accelerator the build supports (None if none);
 # on 2.6 it raises when none is usable, so it is asked only from 2.7 on

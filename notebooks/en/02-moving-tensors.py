@@ -114,18 +114,20 @@ else:
 # %% [markdown]
 # ## Nothing to move: the same tensor
 #
-# When the tensor already has the device (and dtype) you ask for, `to` has nothing to do
-# and returns the tensor itself. The result is not a copy: writing into it writes into the
-# original. `t.cpu()` on a CPU tensor and `t.cuda()` on a tensor already on the current
-# GPU behave the same way.
+# When the tensor already has the device and dtype you ask for (and the memory format, if you
+# ask for one), `to` has nothing to do and returns the tensor itself. The result is not a copy:
+# writing into it writes into the original. `t.cpu()` on a CPU tensor and `t.cuda()` on a
+# tensor already on the current GPU behave the same way (the cell checks `t.cuda()` only on a
+# GPU). A new memory format is a change too: `t.to(memory_format=torch.channels_last)` on a
+# 4-D tensor in the usual layout returns a rearranged copy.
 
 # %% [markdown] tags=["predict"]
 # **Predict:** `a` is already on `device`. Is `b = a.to(device)` the same object as `a`? The cell prints `b is a`.
 #
-# - `False` — this would mean `to` always copies; it copies only when the device or dtype changes, or with `copy=True`.
+# - `False` — this would mean `to` always copies; it copies only when the device, the dtype or a requested memory format changes, or with `copy=True`.
 # - `True` — nothing has to change, so `to` returns the tensor itself, not a copy.
 
-# %% tags=["claim-F1"]
+# %% tags=["claim-F1", "gpu-only"]
 a = torch.zeros(3, device=device)
 b = a.to(device)
 print(b is a)
@@ -137,6 +139,11 @@ assert a.to(a.dtype) is a
 assert a.to(device, torch.float32) is a
 same = a.cuda() if a.is_cuda else a.cpu()
 assert same is a
+images = torch.zeros(2, 3, 4, 5, device=device)
+assert images.to(memory_format=torch.contiguous_format) is images  # already in that format
+rearranged = images.to(memory_format=torch.channels_last)  # a new memory format: a copy
+assert rearranged is not images and rearranged.data_ptr() != images.data_ptr()
+assert rearranged.is_contiguous(memory_format=torch.channels_last)
 
 # %% [markdown]
 # ## Forcing a copy
@@ -247,7 +254,7 @@ else:
 #
 # The cell asserts the outcome for the machine it runs on.
 
-# %% tags=["claim-F10"]
+# %% tags=["claim-F10", "gpu-only"]
 host = torch.randn(1024, 1024)
 usable = torch.accelerator.is_available()
 # From 2.7 current_accelerator() names the accelerator the build supports (None if none);

@@ -20,10 +20,12 @@
 # find out where a model lives, how to read a device-mismatch error, what happens to an optimizer,
 # and how to load a checkpoint saved on a GPU onto a CPU.
 #
-# Every statement is checked by an `assert` in the code cell after it. Cells that need a GPU check
-# for one first; on a CPU-only machine they print `torch.cuda.is_available()=False` instead. An
-# expected error is caught, checked and shown by `expect_error`, defined in the first cell, and the
-# page carries on.
+# Each statement about PyTorch's behaviour is checked by an `assert` in the code cell after it, on the
+# machine that produced this page's outputs. Cells that need a GPU check for one first; on a CPU-only
+# machine they print `torch.cuda.is_available()=False` instead, so their GPU checks did not run there
+# (the line above the notebook says how many such cells there are). Error messages that only a GPU
+# prints are quoted with the PyTorch version they come from. An expected error is caught, checked and
+# shown by `expect_error`, defined in the first cell, and the page carries on.
 
 # %%
 import contextlib
@@ -62,7 +64,8 @@ def expect_error(kind, fragment):
 # is harmless, but `model.to(device)` on its own is enough.
 #
 # The `meta` device stores shapes and dtypes but no data. It exists on every machine, so it lets
-# you watch a move happen even without a GPU.
+# you watch a move happen even without a GPU. The cell checks `.cuda()` only on a GPU; without one it
+# prints `torch.cuda.is_available()=False` for it.
 
 # %% [markdown] tags=["predict"]
 # **Predict:** The cell calls `model.double()` and then `model.to("meta")`, without assigning either result.
@@ -71,7 +74,7 @@ def expect_error(kind, fragment):
 # - `cpu torch.float32` — this would be so if they returned a converted copy, as `Tensor.to` does; they change the module itself.
 # - `meta torch.float64` — `Module.to` and `.double()` change the module in place, so both conversions stick.
 
-# %% tags=["claim-M1"]
+# %% tags=["claim-M1", "gpu-only"]
 model = nn.Linear(3, 2)
 
 assert model.to(device) is model
@@ -305,8 +308,10 @@ assert len(devices(model)) == 2
 # device; [Device errors, decoded](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)
 # shows it, with its fixes.
 #
-# One mix is allowed: a 0-dim CPU tensor such as `torch.tensor(2.0)` can take part in a CUDA
-# operation, as if it were a Python number. On a machine without a GPU the cell prints only
+# One mix is allowed, in element-wise operations only: a 0-dim CPU tensor such as `torch.tensor(2.0)`
+# can take part in `+`, `*` and the like on CUDA tensors, as if it were a Python number. Other
+# operations make no such exception: `torch.addmm(torch.tensor(1.0), a, b)`, with `a` and `b` on the
+# GPU, fails the device check. On a machine without a GPU the cell prints only
 # `torch.cuda.is_available()=False`.
 
 # %% tags=["claim-O3", "gpu-only"]
@@ -325,15 +330,18 @@ if torch.cuda.is_available():
     y = model(x)
     print(f"{y.device=}")
     assert y.device == model.weight.device
-    assert (y * torch.tensor(2.0)).device == y.device  # a 0-dim CPU tensor is allowed
+    assert (y * torch.tensor(2.0)).device == y.device  # element-wise: a 0-dim CPU tensor is allowed
+    with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
+        torch.addmm(torch.tensor(1.0), x.T, x)  # not element-wise: no exception
 else:
     print(f"{torch.cuda.is_available()=}")
     assert model(x).device.type == "cpu"
 
 # %% [markdown]
 # Without a GPU you cannot see CUDA's message, but the `meta` device runs a device check of its own,
-# with its own wording (`is not on the expected device`). It shows on any machine that the mismatch
-# fails in both directions, and that a 0-dim CPU tensor is allowed.
+# with its own wording (`is not on the expected device`). It shows on any machine that a linear layer
+# fails with the mismatch in both directions, and that a 0-dim CPU tensor is allowed in an element-wise
+# operation.
 
 # %% tags=["claim-F7"]
 meta_model = nn.Linear(4, 2).to("meta")
@@ -343,7 +351,7 @@ with expect_error(RuntimeError, "is not on the expected device"):
     nn.Linear(4, 2)(torch.randn(8, 4, device="meta"))  # the model was left on the CPU
 
 y = meta_model(torch.randn(8, 4, device="meta"))  # both on meta
-scaled = y * torch.tensor(2.0)  # a 0-dim CPU tensor is allowed
+scaled = y * torch.tensor(2.0)  # element-wise: a 0-dim CPU tensor is allowed
 print(f"{y.device=}, {scaled.device=}")
 assert scaled.device.type == "meta"
 

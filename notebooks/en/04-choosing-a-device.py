@@ -56,9 +56,10 @@ print(torch.__version__, device)
 # `torch.cuda.is_available()` is `True` only when this PyTorch build supports CUDA, a driver works
 # and at least one GPU is visible. It is still the right test before CUDA-specific code. But it
 # knows about CUDA only (AMD GPUs on ROCm builds also appear as `cuda`): on a Mac it is `False`
-# even when the Apple GPU (the `mps` device) is there to use.
+# even when the Apple GPU (the `mps` device) is there to use. Without a GPU the cell prints
+# `cuda_ok=False` and has no GPU count to check.
 
-# %%
+# %% tags=["gpu-only"]
 cuda_ok = torch.cuda.is_available()
 mps_ok = torch.backends.mps.is_available()
 print(f"{cuda_ok=}, {torch.cuda.device_count()=}, {mps_ok=}")
@@ -80,8 +81,9 @@ if mps_ok:
 #
 # When no accelerator is usable, 2.6 and later releases differ: since 2.7, `current_accelerator()`
 # returns `None` on a build with no accelerator support; in 2.6 it raises a `RuntimeError`
-# instead. The cell asserts what this machine's torch does. The module does not exist before 2.6,
-# and an old environment may have an older torch, so the cell checks with `hasattr` first.
+# instead. The cell asserts what this machine's torch does; the checks for a usable accelerator run
+# only on a machine that has one. The module does not exist before 2.6, and an old environment may
+# have an older torch, so the cell checks with `hasattr` first.
 
 # %% [markdown] tags=["predict"]
 # **Predict:** What does `torch.accelerator.current_accelerator()` return on the machine that runs this cell?
@@ -91,7 +93,7 @@ if mps_ok:
 # - `acc=device(type='cuda', index=0)` — `current_accelerator()` names a kind of accelerator, not a particular GPU, so its device has no index.
 # - `acc=None` — the PyTorch build supports no accelerator (a CPU-only build, torch 2.7 or later).
 
-# %% tags=["claim-O5"]
+# %% tags=["claim-O5", "gpu-only"]
 if not hasattr(torch, "accelerator"):
     print(f"{hasattr(torch, 'accelerator')=}")
 else:
@@ -115,10 +117,10 @@ else:
 # of PyTorch on a machine without a GPU (a Colab CPU runtime, for instance) still reports `cuda`,
 # while `is_available()` says `False`. (In 2.6 the same call raises on such a machine.) So ask
 # `is_available()` first, or, since 2.7, call `current_accelerator(check_available=True)`, which
-# returns `None` unless the accelerator is usable. On an older torch the cell prints
-# `TORCH >= (2, 7)=False`.
+# returns `None` unless the accelerator is usable. Without a GPU the cell checks that this call
+# returns `None`; on an older torch it prints `TORCH >= (2, 7)=False`.
 
-# %% tags=["claim-O5"]
+# %% tags=["claim-O5", "gpu-only"]
 if TORCH >= (2, 7):
     acc = torch.accelerator.current_accelerator()
     usable = torch.accelerator.current_accelerator(check_available=True)
@@ -196,7 +198,7 @@ assert device.index is None
 # - `device(type='cuda', index=0)` — a CUDA build: 0 is index 0 of the current accelerator.
 # - `device(type='cpu')` — an integer never means the CPU.
 
-# %% tags=["claim-O1"]
+# %% tags=["claim-O1", "gpu-only"]
 usable = torch.accelerator.is_available()
 # From 2.7 current_accelerator() names the accelerator the build supports (None if none);
 # on 2.6 it raises when none is usable, so it is asked only from 2.7 on

@@ -136,7 +136,7 @@ else:
 # new process. Here a child Python process gets an empty string and sees no GPU at all; with a GPU
 # present, a second child sees only the last one.
 
-# %% tags=["claim-F9"]
+# %% tags=["claim-F9", "gpu-only"]
 probe = "import torch; print(torch.cuda.device_count())"
 settings = [""]
 if n_gpus:
@@ -181,31 +181,36 @@ else:
 # ## What nn.DataParallel really does
 #
 # `nn.DataParallel(model)` is often read as "put my model on the GPUs". What it does depends on the
-# device ids it ends up with (`device_ids`, by default every visible GPU):
+# accelerator it finds (it looks for a CUDA GPU, then Apple's MPS, Intel's XPU, MTIA and a PrivateUse1
+# backend, in that order) and on the device ids it ends up with (`device_ids`, by default every
+# visible device of that kind):
 #
-# - no CUDA GPU (or an Apple GPU): it keeps the model and calls it; nothing moves;
-# - exactly one device id: its constructor moves the model to that GPU. That is the default on a
-#   one-GPU machine, and also what `device_ids=[1]` does on a machine with several GPUs: the model
-#   goes to `cuda:1`;
+# - no accelerator at all, or an Apple GPU (MPS, which `DataParallel` does not support): `device_ids`
+#   is empty, and it keeps the model where it is and calls it; nothing moves;
+# - exactly one device id: its constructor moves the model to that device. That is the default on a
+#   one-GPU machine (an XPU or another accelerator from the list counts too), and also what
+#   `device_ids=[1]` does on a machine with several GPUs: the model goes to `cuda:1`;
 # - two or more device ids: it moves nothing. `forward` checks that the parameters are on
 #   `device_ids[0]` and raises a `RuntimeError` if they are not, so you must move the model there
 #   yourself.
 #
 # The cell checks the branch that applies to this machine; with several GPUs it also wraps a model
-# with a single device id.
+# with a single device id. Without a GPU it checks the first case only.
 
-# %% tags=["claim-M5"]
+# %% tags=["claim-M5", "gpu-only"]
 model = nn.Linear(4, 2)
 dp = nn.DataParallel(model)
 x = torch.randn(8, 4)
 where = next(model.parameters()).device
 print(f"{dp.device_ids=}, {where=}")
+if not torch.accelerator.is_available() or torch.backends.mps.is_available():
+    assert dp.device_ids == []  # no accelerator, or MPS: nothing to spread the work over
 
 if len(dp.device_ids) == 0:
     y = dp(x)  # just calls the module
     assert where.type == "cpu" and y.device.type == "cpu"
 elif len(dp.device_ids) == 1:
-    assert where == torch.device("cuda", dp.device_ids[0])  # moved by the constructor
+    assert where.type != "cpu" and where.index == dp.device_ids[0]  # moved by the constructor
     y = dp(x)
     assert y.device == where
 else:

@@ -73,7 +73,7 @@ def expect_error(kind, fragment):
 # - `False` — that is how `Tensor.to` behaves: it returns a new tensor when it converts.
 # - `True` — `nn.Module.to` converts the module in place and returns that same module.
 
-# %% tags=["claim-M1"]
+# %% tags=["claim-M1", "gpu-only"]
 target = device if device.type == "cuda" else torch.device("meta")
 
 model = nn.Linear(4, 2)
@@ -271,19 +271,21 @@ else:
 # **Verdict: mostly false.** What happens depends on the device ids the wrapper ends up with
 # (`device_ids`, by default every visible GPU):
 #
-# - no GPU: the wrapper just calls the model, on the CPU;
+# - no accelerator, or an Apple GPU (MPS, which `DataParallel` does not support): `device_ids` is empty,
+#   and the wrapper just calls the model where it is;
 # - exactly one device id: the constructor moves the model to that GPU. This is the default on a
 #   one-GPU machine, and also what `device_ids=[1]` does on a machine with several GPUs: the model
 #   goes to `cuda:1`;
 # - two or more device ids: the wrapper moves nothing, and the first forward call raises an error that
 #   asks for the parameters on `device_ids[0]`.
 #
-# The cell checks the branch that matches your machine; with several GPUs it also wraps a model with
-# a single device id.
+# (An Intel XPU or another accelerator that `DataParallel` knows counts as a GPU here; see the page on
+# several GPUs.) The cell checks the branch that matches your machine; with several GPUs it also wraps
+# a model with a single device id. Without a GPU it checks the first case only.
 #
 # This section's error, with its causes and fixes, is decoded in [Device errors, decoded](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu).
 
-# %% tags=["claim-M5"]
+# %% tags=["claim-M5", "gpu-only"]
 model = nn.Linear(4, 2)
 dp = nn.DataParallel(model)
 x = torch.randn(3, 4)
@@ -296,7 +298,7 @@ if len(dp.device_ids) == 0:
     assert out.device.type == "cpu"
 elif len(dp.device_ids) == 1:
     out = dp(x)
-    assert model.weight.device == torch.device("cuda", dp.device_ids[0])
+    assert model.weight.device.type != "cpu" and model.weight.device.index == dp.device_ids[0]
     assert out.device == model.weight.device
 else:
     assert model.weight.device.type == "cpu"
@@ -334,9 +336,9 @@ assert "DistributedDataParallel" in nn.DataParallel.__doc__
 # is wrong: `Linear(10, 1)` expects inputs of shape `(N, 10)`, with 10 features in the last dimension.
 # As written, the sample fails on every machine. Which bug you see first depends on the machine: on a
 # GPU the device check runs before anything else; on a CPU-only machine everything is on the CPU, so
-# only the shape error is left.
+# only the shape error is left, and that is what the cell shows there.
 
-# %%
+# %% tags=["gpu-only"]
 net = nn.Linear(10, 1).to(device)
 x = torch.randn(10, 1)
 first = "same device" if device.type == "cuda" else "shapes cannot be multiplied"
@@ -372,11 +374,11 @@ assert y.device == net.weight.device
 # Apple's MPS or Intel's XPU. With a torch build that supports no accelerator at all (such as the CPU
 # wheels), it raises `Cannot access accelerator device when none is available.` On other machines
 # without a usable GPU you get an error too. An integer never means the CPU. Write `"cuda:0"` when you
-# mean CUDA.
+# mean CUDA. The cell checks the outcome for the machine it runs on.
 #
 # This section's error, with its causes and fixes, is decoded in [Device errors, decoded](07-device-errors.ipynb#cannot-access-accelerator-device-when-none-is-available).
 
-# %% tags=["claim-O1"]
+# %% tags=["claim-O1", "gpu-only"]
 cpu_only_build = (
     torch.version.cuda is None
     and torch.version.hip is None
@@ -491,10 +493,11 @@ else:
 # `torch.accelerator` module (torch 2.6), which knows about CUDA, MPS, XPU and others:
 # `torch.accelerator.current_accelerator()` names the accelerator that your torch build supports and
 # returns `None` when it supports none (from torch 2.7). It describes the build, so pair it with
-# `torch.accelerator.is_available()`, which says whether a device is usable right now. On torch 2.6
-# the cell prints only the version it found, `TORCH=(2, 6)`.
+# `torch.accelerator.is_available()`, which says whether a device is usable right now. Without a GPU
+# the cell checks that no CUDA device is picked; on torch 2.6 it prints only the version it found,
+# `TORCH=(2, 6)`.
 
-# %% tags=["claim-O5"]
+# %% tags=["claim-O5", "gpu-only"]
 if TORCH >= (2, 7):
     accelerator = torch.accelerator.current_accelerator()
     usable = torch.accelerator.is_available()

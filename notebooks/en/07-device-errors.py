@@ -75,13 +75,16 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # keep the result of each tensor move: `x = x.to(device)`.
 #
 # The cells below run on every machine. On a GPU they produce the real message; without one, the
-# `meta` device plays the second device. Mixing `meta` and CPU tensors is caught
-# too, but by a different check with a different message (`Tensor on device cpu is not on the expected
-# device meta!`), so the cells below expect that message on a CPU-only machine and the real one on a
-# GPU. What `meta` shows faithfully is *which* tensors end up on which device; it says nothing about
+# `meta` device plays the second device. In the operations these cells use (a linear layer, `+`, a
+# loss), mixing `meta` and CPU tensors is caught too, but by a different check with a different message
+# (`Tensor on device cpu is not on the expected device meta!`), so the cells below expect that message
+# on a CPU-only machine and the real one on a GPU; the real message is checked only on a GPU. Not every
+# operation makes that check for `meta`: `torch.mm` of a `meta` and a CPU matrix returns a `meta` tensor
+# without an error, as the first cell shows, so `meta` stands in for a GPU only where a cell shows the
+# error. What `meta` shows faithfully is *which* tensors end up on which device; it says nothing about
 # speed or memory. The cells use `target`: the GPU if there is one, otherwise `meta`.
 
-# %%
+# %% tags=["gpu-only"]
 target = device if device.type == "cuda" else torch.device("meta")
 MISMATCH = "Expected all tensors to be on the same device" if target.type == "cuda" else "is not on the expected device"
 print(f"{target=}")
@@ -93,15 +96,19 @@ y = layer(torch.randn(4, 3, device=target))
 print(f"{y.device=}")
 assert y.device.type == target.type
 
+unchecked = torch.mm(torch.ones(2, 2, device="meta"), torch.ones(2, 2))  # no device check here
+print(f"{unchecked.device=}")
+assert unchecked.device.type == "meta"
+
 # %% [markdown]
 # ### Tensors created inside forward
 #
 # The most common cause: a tensor created inside `forward` or a loss function without a device. A
 # factory function such as `torch.zeros(n)` or `torch.tensor(values)` creates its tensor on the CPU (or
 # on the default device), wherever the model and its input are. Moving the model does not help: the
-# tensor is created anew on every call.
+# tensor is created anew on every call. Without a GPU, the cell shows the `meta` message instead.
 
-# %%
+# %% tags=["gpu-only"]
 class Shifted(nn.Module):
     def __init__(self):
         super().__init__()
@@ -142,13 +149,23 @@ print(f"{y.device=}, {y.shape=}")
 assert y.device.type == target.type
 
 # %% [markdown]
-# One exception to the rule: a tensor with no dimensions (a single number, such as `torch.tensor(2.0)`)
-# may stay on the CPU; PyTorch treats it like a Python number.
+# One exception to the rule, for element-wise operations only (`+`, `*`, comparisons and the like): a
+# tensor with no dimensions (a single number, such as `torch.tensor(2.0)`) may stay on the CPU, and
+# PyTorch treats it like a Python number. Other operations make no such exception:
+# `torch.addmm(torch.tensor(1.0), a, b)`, with `a` and `b` on the GPU, fails the device check. The cell
+# shows the element-wise case on every machine (with `meta` as the GPU when there is none); the
+# `addmm` case needs a GPU, and without one the cell prints `torch.cuda.is_available()=False`.
 
-# %%
-scaled = x * torch.tensor(2.0)
+# %% tags=["gpu-only"]
+scaled = x * torch.tensor(2.0)  # element-wise: a 0-dim CPU tensor is allowed
 print(f"{scaled.device=}")
 assert scaled.device.type == target.type
+if torch.cuda.is_available():
+    a = torch.randn(2, 2, device="cuda")
+    with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
+        torch.addmm(torch.tensor(1.0), a, a)  # not element-wise: no exception
+else:
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ### Submodules in plain lists and dicts
@@ -206,8 +223,9 @@ assert len(optimizer.param_groups[0]["params"]) == 6
 # A loss built with a tensor argument, such as `nn.CrossEntropyLoss(weight=...)` or
 # `nn.BCEWithLogitsLoss(pos_weight=...)`, keeps that tensor as a buffer. If you create it on the CPU and
 # compute the loss on the GPU, the loss call mixes devices. A loss is a module: move it like the model.
+# Without a GPU, `meta` plays the GPU again, and the cell shows the `meta` message.
 
-# %%
+# %% tags=["gpu-only"]
 class_weights = torch.tensor([1.0, 3.0])
 loss_fn = nn.CrossEntropyLoss(weight=class_weights)
 print(f"{list(dict(loss_fn.named_buffers()))=}")
@@ -260,15 +278,19 @@ assert batch["image"].device.type == "cpu"  # the original batch is unchanged
 #
 # A NumPy array lives in CPU memory, so `t.numpy()` works only on a CPU tensor, and only when the
 # tensor does not require gradients. The full message adds `Use Tensor.cpu() to copy the tensor to host
-# memory first.` The chain that works for every tensor is `t.detach().cpu().numpy()`: `detach()` drops
-# the autograd history, `cpu()` copies the data to the CPU (and does nothing for a tensor already there).
+# memory first.` The usual chain is `t.detach().cpu().numpy()`: `detach()` drops the autograd history,
+# `cpu()` copies the data to the CPU (and does nothing for a tensor already there). `t.numpy(force=True)`
+# does the same in one call, and also resolves a conjugated or negated view, which a plain `numpy()`
+# refuses. Neither works for a `bfloat16` tensor: NumPy has no such dtype, and both raise `TypeError:
+# Got unsupported ScalarType BFloat16`. Convert it first: `t.detach().cpu().float().numpy()`.
 #
-# Both checks run on any machine. The gradient check fires on the CPU; the device check is the same
+# These checks run on any machine. The gradient check fires on the CPU; the device check is the same
 # line of code for every device, so a `meta` tensor shows the same sentence with `meta` where your
-# traceback says `cuda:0`. On a GPU the cell also shows the `cuda:0` message itself. The cell needs
-# NumPy, which PyTorch does not install; without it the cell prints that it is missing.
+# traceback says `cuda:0`. On a GPU the cell also shows the `cuda:0` message itself; without one, that
+# check does not run. The cell needs NumPy, which PyTorch does not install; without it the cell prints
+# that it is missing.
 
-# %%
+# %% tags=["gpu-only"]
 HAS_NUMPY = importlib.util.find_spec("numpy") is not None
 if HAS_NUMPY:
     w = torch.ones(3, requires_grad=True)
@@ -282,6 +304,15 @@ if HAS_NUMPY:
     array = w.to(device).detach().cpu().numpy()
     print(f"{type(array).__name__=}, {array.tolist()=}")
     assert array.tolist() == [1.0, 1.0, 1.0]
+    assert w.to(device).numpy(force=True).tolist() == [1.0, 1.0, 1.0]
+    assert torch.tensor([1 + 2j]).conj().numpy(force=True).tolist() == [1 - 2j]
+
+    bf16 = torch.ones(3, dtype=torch.bfloat16, device=device)
+    with expect_error(TypeError, "Got unsupported ScalarType BFloat16"):
+        bf16.detach().cpu().numpy()
+    with expect_error(TypeError, "Got unsupported ScalarType BFloat16"):
+        bf16.numpy(force=True)
+    assert bf16.detach().cpu().float().numpy().tolist() == [1.0, 1.0, 1.0]
 else:
     print(f"{HAS_NUMPY=}")
 
@@ -352,9 +383,10 @@ else:
 # the file. A checkpoint is a zip archive; its `data.pkl` holds the pickled structure, with each
 # storage's device as a short string. The rewrite changes only that string, which is all `torch.load`
 # looks at to choose the device, so loading takes the same path as for a file saved on a GPU. It does
-# not show how a GPU writes the file.
+# not show how a GPU writes the file. On a GPU the file loads onto `cuda:0`; without one, the cell shows
+# the error, then the fix.
 
-# %%
+# %% tags=["gpu-only"]
 def retag(path, old, new):
     # Pickle protocol 2, which torch.save uses, writes a string as b"X" + 4-byte length + UTF-8 bytes.
     old_bytes = b"X" + len(old).to_bytes(4, "little") + old.encode()
@@ -400,19 +432,25 @@ assert here["weight"].device.type == device.type
 # is the device and the dtype together: `torch.FloatTensor` is float32 on the CPU,
 # `torch.cuda.FloatTensor` float32 on a CUDA GPU. The message therefore says that a CPU input reached a
 # convolution on the GPU (or the other way round), and the fix is the same as for a device mismatch:
-# move the input where the model is. With a CPU input the message can go on: PyTorch 2.13 has a
-# variant of the check that reads `Input type (...) and weight type (...) should be the same or input
-# should be a MKLDNN tensor and weight is a dense tensor`.
+# move the input where the model is. With a CPU input the message can go on, when PyTorch has chosen
+# its oneDNN (MKLDNN) code for that input: `Input type (...) and weight type (...) should be the same or
+# input should be a MKLDNN tensor and weight is a dense tensor`. Both wordings are old: PyTorch 2.6 has
+# them, as 2.13 does. Only a GPU produces them, so they are quoted here, and the GPU cell below checks
+# the common part.
 #
-# The same sentence for a dtype mismatch happens on any machine: a convolution converted to float64
-# and fed a float32 input. `x.to(conv.weight)` fixes both kinds at once: given a tensor, `to` copies its
-# device and dtype.
+# A dtype mismatch, which happens on any machine, words it differently. A convolution converted to
+# float64 and fed a float32 input says `Input type (float) and bias type (double) should be the same`,
+# with dtype names instead of tensor types; without a bias it says `expected scalar type Float but found
+# Double`. `x.to(conv.weight)` fixes a dtype and a device mismatch at once: given a tensor, `to` copies
+# its device and dtype.
 
 # %%
 conv = nn.Conv2d(1, 2, 3).double()
 image = torch.randn(1, 1, 5, 5)
-with expect_error(RuntimeError, "should be the same"):
+with expect_error(RuntimeError, "Input type (float) and bias type (double) should be the same"):
     conv(image)
+with expect_error(RuntimeError, "expected scalar type Float but found Double"):
+    nn.Conv2d(1, 2, 3, bias=False).double()(image)
 
 image = image.to(conv.weight)
 out = conv(image)
@@ -440,7 +478,8 @@ else:
 # The GPU index does not exist: `cuda:1` on a machine with one GPU, for example, or an index that was
 # valid before `CUDA_VISIBLE_DEVICES` hid some GPUs (the visible GPUs are numbered again from 0). Up to
 # PyTorch 2.7 it is a `RuntimeError`; since 2.8 a `torch.AcceleratorError`, a subclass of
-# `RuntimeError`, with a hint line added.
+# `RuntimeError`. Since 2.9 the message has a second line, a hint: `GPU device may be out of range, do
+# you have enough GPUs?` (2.8 does not have it yet).
 #
 # Writing the device does not check anything: `torch.device("cuda", 7)` works on every machine, even
 # without CUDA. The error comes when a tensor is first put there.
@@ -453,14 +492,18 @@ if TORCH >= (2, 8):
     assert issubclass(torch.AcceleratorError, RuntimeError)
 
 # %% [markdown]
-# On a GPU, the next cell asks for one index past the last GPU, then uses a valid index: anything below
-# `torch.cuda.device_count()`. Without a GPU it prints the condition it needs.
+# On a GPU, the next cell asks for one index past the last GPU (and, from 2.9, checks the hint line),
+# then uses a valid index: anything below `torch.cuda.device_count()`. Without a GPU it prints the
+# condition it needs.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
     n = torch.cuda.device_count()
-    with expect_error(RuntimeError, "invalid device ordinal"):
+    with expect_error(torch.AcceleratorError if TORCH >= (2, 8) else RuntimeError, "invalid device ordinal"):
         torch.zeros(1, device=f"cuda:{n}")
+    if TORCH >= (2, 9):
+        with expect_error(RuntimeError, "do you have enough GPUs?"):
+            torch.zeros(1, device=f"cuda:{n}")
     last = torch.zeros(1, device=f"cuda:{n - 1}")
     assert last.device.index == n - 1
 else:
@@ -477,9 +520,10 @@ else:
 # accelerator it was built for: `torch.device(0)` is `cuda:0`, and the error comes when a tensor is
 # created there, with the reason, such as `Found no NVIDIA driver on your system` (checked with
 # 2.11.0+cu130, the build Colab's CPU runtime has). The fix: name the device (`"cuda:0"`, or the
-# `device` you chose once), and pin memory only when there is an accelerator.
+# `device` you chose once), and pin memory only when there is an accelerator. The cell shows which case
+# this machine is in; on a GPU it creates a tensor on index 0.
 
-# %%
+# %% tags=["gpu-only"]
 usable = torch.accelerator.is_available()
 # From 2.7 current_accelerator() names the accelerator the build supports (None if none);
 # on 2.6 it raises when none is usable, so it is asked only from 2.7 on
@@ -518,9 +562,9 @@ assert named.device.type == device.type
 # accelerator, the DataLoader does not fail: it returns ordinary batches (some releases print a warning,
 # which the cell collects and prints), and `to(..., non_blocking=True)` is an ordinary move. So the same
 # loop runs everywhere. Whether pinning makes training faster is a separate question; the
-# page on moving tensors measures it.
+# page on moving tensors measures it. On a GPU the cell also checks that the batches were pinned.
 
-# %%
+# %% tags=["gpu-only"]
 loader = DataLoader(TensorDataset(torch.randn(8, 3), torch.arange(8)), batch_size=4, pin_memory=True)
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
@@ -556,7 +600,7 @@ elif not torch.accelerator.is_available():
 # tensor without trouble: the cell then shows `torch.cuda.is_initialized()` as `False` and the child's
 # result. The cell runs on Linux only, where `fork` is the default and safe to demonstrate.
 
-# %%
+# %% tags=["gpu-only"]
 def child(queue, device):
     try:
         queue.put(("ok", torch.ones(2, device=device).sum().item()))
@@ -610,21 +654,28 @@ assert features.device.type == device.type
 # ## Torch not compiled with CUDA enabled
 #
 # The installed PyTorch is a CPU-only build (the wheel's version often ends in `+cpu`), and the code
-# asked for CUDA: `.cuda()`, `device="cuda"`, `torch.cuda.set_device(...)`. A CUDA build on a machine
-# where CUDA cannot start says something else, a `RuntimeError` whose text names the reason. With
-# PyTorch 2.6.0+cu124 on a machine without an NVIDIA driver, it reads `Found no NVIDIA driver on your
-# system. Please check that you have an NVIDIA GPU and installed a driver from
-# http://www.nvidia.com/Download/index.aspx`. The cell shows which case your machine is in.
+# asked for CUDA, with `.cuda()` or `device="cuda"` for example: an `AssertionError`. Not every CUDA call
+# on such a build says so: `torch.cuda.set_device(0)` fails with `AttributeError: module 'torch._C' has
+# no attribute '_cuda_setDevice'`, which means the same thing. A CUDA build on a machine where CUDA
+# cannot start says something else, a `RuntimeError` whose text names the reason. With PyTorch
+# 2.6.0+cu124 on a machine without an NVIDIA driver, it reads `Found no NVIDIA driver on your system.
+# Please check that you have an NVIDIA GPU and installed a driver from
+# http://www.nvidia.com/Download/index.aspx`. The cell shows which case your machine is in; on a GPU it
+# creates a CUDA tensor.
 #
 # The fixes: to use a GPU, install a CUDA build of PyTorch (the selector on pytorch.org gives the
 # command) on a machine with an NVIDIA GPU and driver; to run anywhere, choose the device once and use
 # it everywhere, as every page of this course does.
 
-# %%
+# %% tags=["gpu-only"]
 print(f"{torch.version.cuda=}, {torch.backends.cuda.is_built()=}, {torch.cuda.is_available()=}")
 if not torch.backends.cuda.is_built():
     with expect_error(AssertionError, "Torch not compiled with CUDA enabled"):
         torch.zeros(1, device="cuda")
+    with expect_error(AssertionError, "Torch not compiled with CUDA enabled"):
+        torch.ones(1).cuda()
+    with expect_error(AttributeError, "_cuda_setDevice"):
+        torch.cuda.set_device(0)
 elif not torch.cuda.is_available():
     try:
         torch.zeros(1, device="cuda")
@@ -729,12 +780,12 @@ else:
 # | Message (fragment) | Usual cause | Fix |
 # |---|---|---|
 # | `Expected all tensors to be on the same device` | an input, a tensor created in `forward`, a plain list of layers or a loss left on the CPU | one device for the model, the loss and every input; `device=x.device`, `x.new_zeros`, `zeros_like`; `ModuleList`, `ModuleDict`; `loss_fn.to(device)` |
-# | `can't convert cuda:0 device type tensor to numpy` | `.numpy()` on a GPU tensor | `t.detach().cpu().numpy()`; sum `loss.item()`, not `loss` |
+# | `can't convert cuda:0 device type tensor to numpy` | `.numpy()` on a GPU tensor | `t.detach().cpu().numpy()` or `t.numpy(force=True)`, with `.float()` first for `bfloat16`; sum `loss.item()`, not `loss` |
 # | `Attempting to deserialize object on a CUDA device` | a GPU checkpoint loaded without a usable GPU | `torch.load(path, map_location=device)` |
 # | `Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)` | a CPU input to a convolution on the GPU | `x = x.to(device)`, or `x.to(conv.weight)` for device and dtype |
 # | `CUDA error: invalid device ordinal` | a GPU index that does not exist | an index below `torch.cuda.device_count()` |
 # | `Cannot access accelerator device when none is available.` | an integer device or `pin_memory()` without an accelerator | name the device; pin only with an accelerator |
 # | `Cannot re-initialize CUDA in forked subprocess` | CUDA in a forked child after the parent used it | CPU work in workers, move in the main process; or `spawn` |
-# | `Torch not compiled with CUDA enabled` | a CPU-only build asked for CUDA | a CUDA build, or choose the device once |
+# | `Torch not compiled with CUDA enabled` | a CPU-only build asked for CUDA (`set_device` says `no attribute '_cuda_setDevice'`) | a CUDA build, or choose the device once |
 # | `module must have its parameters and buffers on device cuda:0` | `DataParallel` on 2+ GPUs with the model on the CPU | `model.to("cuda:0")` first, or `DistributedDataParallel` |
 # | `CUDA out of memory` | more memory asked than the GPU has free | smaller batches, `loss.item()`, `no_grad()`, `del`; read allocated vs reserved |

@@ -164,7 +164,7 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 #
 # セルでは、このマシンがどの場合に当たるかを調べ、その場合の結果を assert で検証します。
 
-# %% tags=["claim-O1"]
+# %% tags=["claim-O1", "gpu-only"]
 usable = torch.accelerator.is_available()
 # 2.7 以降の current_accelerator() は、ビルドが対応しているアクセラレータを返す（なければ None）。
 # 2.6 では使えるアクセラレータがないと例外になるので、問い合わせるのは 2.7 以降だけにする

@@ -102,15 +102,15 @@ else:
 # %% [markdown]
 # ## 移動が不要なら同じテンソルが返る
 #
-# テンソルがすでに指定したデバイス（と dtype）にある場合、`to` は何も変える必要がないので、そのテンソル自身を返します。戻り値はコピーではないので、そこに書き込むと元のテンソルに書き込まれます。CPU 上のテンソルに対する `t.cpu()` や、すでに現在の GPU 上にあるテンソルに対する `t.cuda()` も同じ振る舞いです。
+# テンソルがすでに指定したデバイスと dtype（メモリフォーマットも指定した場合はそのフォーマット）になっている場合、`to` は何も変える必要がないので、そのテンソル自身を返します。戻り値はコピーではないので、そこに書き込むと元のテンソルに書き込まれます。CPU 上のテンソルに対する `t.cpu()` や、すでに現在の GPU 上にあるテンソルに対する `t.cuda()` も同じ振る舞いです（`t.cuda()` を検証するのは GPU があるときだけです）。メモリフォーマットが変わるのも変更のうちです。通常のレイアウトの4次元テンソルに `t.to(memory_format=torch.channels_last)` を使うと、並べ替えたコピーが返ります。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `a` はすでに `device` 上にあります。`b = a.to(device)` は `a` と同じオブジェクトでしょうか。セルは `b is a` を表示します。
 #
-# - `False`：これだと `to` が常にコピーすることになりますが、コピーするのはデバイスか dtype が変わるとき、または `copy=True` を指定したときだけです。
+# - `False`：これだと `to` が常にコピーすることになりますが、コピーするのはデバイス、dtype、指定したメモリフォーマットのいずれかが変わるとき、または `copy=True` を指定したときだけです。
 # - `True`：変えるものが何もないので、`to` はコピーではなくテンソル自身を返します。
 
-# %% tags=["claim-F1"]
+# %% tags=["claim-F1", "gpu-only"]
 a = torch.zeros(3, device=device)
 b = a.to(device)
 print(b is a)
@@ -122,6 +122,11 @@ assert a.to(a.dtype) is a
 assert a.to(device, torch.float32) is a
 same = a.cuda() if a.is_cuda else a.cpu()
 assert same is a
+images = torch.zeros(2, 3, 4, 5, device=device)
+assert images.to(memory_format=torch.contiguous_format) is images  # すでにそのフォーマット
+rearranged = images.to(memory_format=torch.channels_last)  # 新しいメモリフォーマット: コピーになる
+assert rearranged is not images and rearranged.data_ptr() != images.data_ptr()
+assert rearranged.is_contiguous(memory_format=torch.channels_last)
 
 # %% [markdown]
 # ## コピーを強制する
@@ -217,7 +222,7 @@ else:
 #
 # セルでは、実行しているマシンでの結果を assert で検証します。
 
-# %% tags=["claim-F10"]
+# %% tags=["claim-F10", "gpu-only"]
 host = torch.randn(1024, 1024)
 usable = torch.accelerator.is_available()
 # 2.7 以降の current_accelerator() は、ビルドが対応しているアクセラレータを返す（なければ None）。

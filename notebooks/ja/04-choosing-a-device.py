@@ -48,9 +48,9 @@ print(torch.__version__, device)
 # %% [markdown]
 # ## 昔ながらのチェック
 #
-# `torch.cuda.is_available()` が `True` になるのは、その PyTorch ビルドが CUDA に対応していて、ドライバが動作し、GPU が1枚以上見えているときだけです。CUDA 固有のコードの前に置く判定としては、今でもこれが正しい方法です。ただし、この関数がわかるのは CUDA のことだけです（ROCm ビルドの AMD GPU も `cuda` として見えます）。そのため Mac では、Apple の GPU（`mps` デバイス）が使える状態でも `False` になります。
+# `torch.cuda.is_available()` が `True` になるのは、その PyTorch ビルドが CUDA に対応していて、ドライバが動作し、GPU が1枚以上見えているときだけです。CUDA 固有のコードの前に置く判定としては、今でもこれが正しい方法です。ただし、この関数がわかるのは CUDA のことだけです（ROCm ビルドの AMD GPU も `cuda` として見えます）。そのため Mac では、Apple の GPU（`mps` デバイス）が使える状態でも `False` になります。GPU がなければ、セルは `cuda_ok=False` と表示し、GPU の枚数は検証しません。
 
-# %%
+# %% tags=["gpu-only"]
 cuda_ok = torch.cuda.is_available()
 mps_ok = torch.backends.mps.is_available()
 print(f"{cuda_ok=}, {torch.cuda.device_count()=}, {mps_ok=}")
@@ -68,7 +68,7 @@ if mps_ok:
 # - `torch.accelerator.is_available()`: 今、アクセラレータを使えるか。
 # - `torch.accelerator.current_accelerator()`: どの種類か。`device(type='cuda')` のような、インデックスを持たない `torch.device` を返します。
 #
-# 使えるアクセラレータがない場合の振る舞いは、リリースによって異なります。2.7 以降の `current_accelerator()` は、アクセラレータに対応していないビルドでは `None` を返します。2.6 では代わりに `RuntimeError` を送出します。セルでは、このマシンの torch での振る舞いを assert で検証します。このモジュールは 2.6 より前には存在せず、古い環境ではそれより古い torch が入っていることもあるので、セルではまず `hasattr` で確認します。
+# 使えるアクセラレータがない場合の振る舞いは、リリースによって異なります。2.7 以降の `current_accelerator()` は、アクセラレータに対応していないビルドでは `None` を返します。2.6 では代わりに `RuntimeError` を送出します。セルでは、このマシンの torch での振る舞いを assert で検証します。使えるアクセラレータについての検証は、それがあるマシンでだけ実行されます。このモジュールは 2.6 より前には存在せず、古い環境ではそれより古い torch が入っていることもあるので、セルではまず `hasattr` で確認します。
 
 # %% [markdown] tags=["predict"]
 # **予想：** このセルを実行するマシンで、`torch.accelerator.current_accelerator()` は何を返すでしょうか。セルはそれを `acc` として表示します。
@@ -77,7 +77,7 @@ if mps_ok:
 # - `acc=device(type='cuda', index=0)`：`current_accelerator()` が表すのは特定の GPU ではなくアクセラレータの種類なので、インデックスは付きません。
 # - `acc=None`：PyTorch のビルドがどのアクセラレータにも対応していない場合です（CPU 専用ビルドで、torch 2.7 以降）。
 
-# %% tags=["claim-O5"]
+# %% tags=["claim-O5", "gpu-only"]
 if not hasattr(torch, "accelerator"):
     print(f"{hasattr(torch, 'accelerator')=}")
 else:
@@ -97,9 +97,9 @@ else:
             torch.accelerator.current_accelerator()
 
 # %% [markdown]
-# 2.7 以降には落とし穴が1つあります。`current_accelerator()` が表すのはマシンではなく**ビルド**です。GPU のないマシン（たとえば Colab の CPU ランタイム）で CUDA ビルドの PyTorch を使うと、`is_available()` は `False` を返すのに、`current_accelerator()` はそれでも `cuda` を返します（2.6 では、このようなマシンで同じ呼び出しが例外を送出します）。そのため、先に `is_available()` で確認するか、2.7 以降なら `current_accelerator(check_available=True)` を呼び出してください。こちらは、アクセラレータが使えなければ `None` を返します。それより古い torch では、このセルは `TORCH >= (2, 7)=False` と表示します。
+# 2.7 以降には落とし穴が1つあります。`current_accelerator()` が表すのはマシンではなく**ビルド**です。GPU のないマシン（たとえば Colab の CPU ランタイム）で CUDA ビルドの PyTorch を使うと、`is_available()` は `False` を返すのに、`current_accelerator()` はそれでも `cuda` を返します（2.6 では、このようなマシンで同じ呼び出しが例外を送出します）。そのため、先に `is_available()` で確認するか、2.7 以降なら `current_accelerator(check_available=True)` を呼び出してください。こちらは、アクセラレータが使えなければ `None` を返します。GPU がなければ、セルはこの呼び出しが `None` を返すことを検証します。それより古い torch では、このセルは `TORCH >= (2, 7)=False` と表示します。
 
-# %% tags=["claim-O5"]
+# %% tags=["claim-O5", "gpu-only"]
 if TORCH >= (2, 7):
     acc = torch.accelerator.current_accelerator()
     usable = torch.accelerator.current_accelerator(check_available=True)
@@ -167,7 +167,7 @@ assert device.index is None
 # - `device(type='cuda', index=0)`：CUDA ビルドの PyTorch の場合です。0 は現在のアクセラレータ（CUDA）のインデックス 0 を指します。
 # - `device(type='cpu')`：整数が CPU を指すことはありません。
 
-# %% tags=["claim-O1"]
+# %% tags=["claim-O1", "gpu-only"]
 usable = torch.accelerator.is_available()
 # 2.7 以降の current_accelerator() は、ビルドが対応しているアクセラレータを返す（なければ None）。
 # 2.6 では使えるアクセラレータがないと例外になるので、問い合わせるのは 2.7 以降だけにする

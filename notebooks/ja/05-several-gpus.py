@@ -120,7 +120,7 @@ else:
 #
 # CUDA がこれらの変数を読むのは、プロセス内で CUDA が初期化されるときの一度だけです。シェルで設定するか（`CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=1 python train.py`）、新しく起動するプロセスの環境変数として設定します。ここでは子プロセスの Python に空文字列を渡し、GPU が1枚も見えないことを確かめます。GPU があるマシンでは、2つ目の子プロセスには最後の GPU だけが見えます。
 
-# %% tags=["claim-F9"]
+# %% tags=["claim-F9", "gpu-only"]
 probe = "import torch; print(torch.cuda.device_count())"
 settings = [""]
 if n_gpus:
@@ -160,26 +160,28 @@ else:
 # %% [markdown]
 # ## nn.DataParallel が実際にすること
 #
-# `nn.DataParallel(model)` は「モデルを GPU に載せてくれるもの」と受け取られがちですが、実際の動作は、受け取るデバイス ID（`device_ids`、省略すると見えているすべての GPU）によって異なります。
+# `nn.DataParallel(model)` は「モデルを GPU に載せてくれるもの」と受け取られがちですが、実際の動作は、見つけたアクセラレータ（CUDA の GPU、Apple の MPS、Intel の XPU、MTIA、PrivateUse1 のバックエンドの順に探します）と、受け取るデバイス ID（`device_ids`、省略するとその種類の見えているすべてのデバイス）によって異なります。
 #
-# - CUDA GPU がない（Apple の GPU しかない場合も含む）: モデルを保持して呼び出すだけで、何も移動しません。
-# - デバイス ID がちょうど1つ: コンストラクタがモデルをその GPU に移動します。GPU が1枚のマシンでのデフォルトの動作がこれで、GPU が複数枚あるマシンで `device_ids=[1]` を渡した場合も同じです（モデルは `cuda:1` に移動します）。
+# - アクセラレータがまったくない、または Apple の GPU（`DataParallel` が対応していない MPS）しかない: `device_ids` は空になり、モデルを今ある場所に置いたまま呼び出すだけで、何も移動しません。
+# - デバイス ID がちょうど1つ: コンストラクタがモデルをそのデバイスに移動します。GPU が1枚のマシンでのデフォルトの動作がこれで（XPU など、上に挙げたほかのアクセラレータでも同じです）、GPU が複数枚あるマシンで `device_ids=[1]` を渡した場合も同じです（モデルは `cuda:1` に移動します）。
 # - デバイス ID が2つ以上: 何も移動しません。`forward` はパラメータが `device_ids[0]` 上にあるかを確認し、なければ `RuntimeError` を送出します。そのため、モデルは自分でそこへ移動する必要があります。
 #
-# セルでは、このマシンに当てはまる分岐を検証します。GPU が複数枚あれば、デバイス ID を1つだけ渡したラップも試します。
+# セルでは、このマシンに当てはまる分岐を検証します。GPU が複数枚あれば、デバイス ID を1つだけ渡したラップも試します。GPU がなければ、最初の場合だけを検証します。
 
-# %% tags=["claim-M5"]
+# %% tags=["claim-M5", "gpu-only"]
 model = nn.Linear(4, 2)
 dp = nn.DataParallel(model)
 x = torch.randn(8, 4)
 where = next(model.parameters()).device
 print(f"{dp.device_ids=}, {where=}")
+if not torch.accelerator.is_available() or torch.backends.mps.is_available():
+    assert dp.device_ids == []  # アクセラレータがない、または MPS: 処理を分散させる先がない
 
 if len(dp.device_ids) == 0:
     y = dp(x)  # モジュールを呼ぶだけ
     assert where.type == "cpu" and y.device.type == "cpu"
 elif len(dp.device_ids) == 1:
-    assert where == torch.device("cuda", dp.device_ids[0])  # コンストラクタが移動した
+    assert where.type != "cpu" and where.index == dp.device_ids[0]  # コンストラクタが移動した
     y = dp(x)
     assert y.device == where
 else:

@@ -61,7 +61,7 @@ def expect_error(kind, fragment):
 # - `False`：これはテンソルの場合の振る舞いです。`Tensor.to` は、変換するときに新しいテンソルを返します。
 # - `True`：`nn.Module.to` はモジュールをインプレースで変換し、そのモジュール自身を返します。
 
-# %% tags=["claim-M1"]
+# %% tags=["claim-M1", "gpu-only"]
 target = device if device.type == "cuda" else torch.device("meta")
 
 model = nn.Linear(4, 2)
@@ -243,15 +243,15 @@ else:
 #
 # **判定: ほぼ誤り**。どうなるかは、ラッパーが受け取るデバイス ID（`device_ids`、省略すると見えているすべての GPU）の数で決まります。
 #
-# - GPU なし: ラッパーはモデルを CPU 上でそのまま呼び出すだけです。
+# - アクセラレータがない、または Apple の GPU（`DataParallel` が対応していない MPS）しかない: `device_ids` は空になり、ラッパーはモデルを今ある場所でそのまま呼び出すだけです。
 # - デバイス ID がちょうど1つ: コンストラクタがモデルをその GPU に移動します。GPU が1枚のマシンでのデフォルトの動作がこれで、GPU が複数枚あるマシンで `device_ids=[1]` を渡した場合も同じです（モデルは `cuda:1` に移動します）。
 # - デバイス ID が2つ以上: ラッパーは何も移動せず、最初の forward の呼び出しで、パラメータを `device_ids[0]` に置くよう求めるエラーが発生します。
 #
-# セルは、実行しているマシンに当てはまる分岐を検証します。GPU が複数枚あれば、デバイス ID を1つだけ渡したラップも試します。
+# （Intel の XPU など、`DataParallel` が扱えるほかのアクセラレータも、ここでは GPU と同じように数えます。詳しくは「複数の GPU」のページを参照してください。）セルは、実行しているマシンに当てはまる分岐を検証します。GPU が複数枚あれば、デバイス ID を1つだけ渡したラップも試します。GPU がなければ、最初の場合だけを検証します。
 #
 # この節のエラーの原因と直し方は、[デバイスのエラーを読み解く](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)で詳しく説明しています。
 
-# %% tags=["claim-M5"]
+# %% tags=["claim-M5", "gpu-only"]
 model = nn.Linear(4, 2)
 dp = nn.DataParallel(model)
 x = torch.randn(3, 4)
@@ -264,7 +264,7 @@ if len(dp.device_ids) == 0:
     assert out.device.type == "cpu"
 elif len(dp.device_ids) == 1:
     out = dp(x)
-    assert model.weight.device == torch.device("cuda", dp.device_ids[0])
+    assert model.weight.device.type != "cpu" and model.weight.device.index == dp.device_ids[0]
     assert out.device == model.weight.device
 else:
     assert model.weight.device.type == "cpu"
@@ -294,9 +294,9 @@ assert "DistributedDataParallel" in nn.DataParallel.__doc__
 #
 # **主張**: 動くコードとして出回っている、次のようなサンプルがある。`nn.Linear(10, 1)` をデバイスに移動し、CPU 上で作った `torch.randn(10, 1)` を入力する。
 #
-# **判定: 誤り（バグが2つある）**。層は GPU 上にあるのに入力は CPU 上に残っており、しかも形状が間違っています。`Linear(10, 1)` が受け取るのは形状 `(N, 10)`、つまり最後の次元に10個の特徴量を持つ入力です。書かれたままでは、このサンプルはどのマシンでも失敗します。どちらのバグが先に表面化するかはマシン次第です。GPU では何よりも先にデバイスのチェックが行われます。CPU だけのマシンではすべてが CPU 上にあるので、形状のエラーだけが残ります。
+# **判定: 誤り（バグが2つある）**。層は GPU 上にあるのに入力は CPU 上に残っており、しかも形状が間違っています。`Linear(10, 1)` が受け取るのは形状 `(N, 10)`、つまり最後の次元に10個の特徴量を持つ入力です。書かれたままでは、このサンプルはどのマシンでも失敗します。どちらのバグが先に表面化するかはマシン次第です。GPU では何よりも先にデバイスのチェックが行われます。CPU だけのマシンではすべてが CPU 上にあるので、形状のエラーだけが残り、セルもそのエラーを示します。
 
-# %%
+# %% tags=["gpu-only"]
 net = nn.Linear(10, 1).to(device)
 x = torch.randn(10, 1)
 first = "same device" if device.type == "cuda" else "shapes cannot be multiplied"
@@ -328,11 +328,11 @@ assert y.device == net.weight.device
 #
 # **当時（torch 1.7）**: `torch.device(0)` や `device=0` は `cuda:0` の省略形でした。
 #
-# **現在**: torch 2.5 以降、整数は現在の**アクセラレータ**上のインデックスを意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。アクセラレータにまったく対応していない torch のビルド（CPU 版の wheel など）では、`Cannot access accelerator device when none is available.` というエラーになります。それ以外のマシンでも、使える GPU がなければやはりエラーになります。整数が CPU を指すことはありません。CUDA を指したいときは `"cuda:0"` と書きましょう。
+# **現在**: torch 2.5 以降、整数は現在の**アクセラレータ**上のインデックスを意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。アクセラレータにまったく対応していない torch のビルド（CPU 版の wheel など）では、`Cannot access accelerator device when none is available.` というエラーになります。それ以外のマシンでも、使える GPU がなければやはりエラーになります。整数が CPU を指すことはありません。CUDA を指したいときは `"cuda:0"` と書きましょう。セルは、実行しているマシンでの結果を検証します。
 #
 # この節のエラーの原因と直し方は、[デバイスのエラーを読み解く](07-device-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)で詳しく説明しています。
 
-# %% tags=["claim-O1"]
+# %% tags=["claim-O1", "gpu-only"]
 cpu_only_build = (
     torch.version.cuda is None
     and torch.version.hip is None
@@ -427,9 +427,9 @@ else:
 #
 # **当時（torch 1.7）**: `"cuda" if torch.cuda.is_available() else "cpu"` が定番の書き方でした。
 #
-# **現在**: この書き方は NVIDIA の GPU なら今でも使えますし、このページでも使っています。移植性の高い方法は `torch.accelerator` モジュール（torch 2.6 以降）で、CUDA、MPS、XPU などを扱えます。`torch.accelerator.current_accelerator()` は、使っている torch のビルドが対応するアクセラレータを返し、どれにも対応していなければ `None` を返します（torch 2.7 以降）。これはビルドについての情報なので、いまデバイスを実際に使えるかどうかを返す `torch.accelerator.is_available()` と組み合わせて使います。torch 2.6 では、セルは見つけたバージョン `TORCH=(2, 6)` だけを表示します。
+# **現在**: この書き方は NVIDIA の GPU なら今でも使えますし、このページでも使っています。移植性の高い方法は `torch.accelerator` モジュール（torch 2.6 以降）で、CUDA、MPS、XPU などを扱えます。`torch.accelerator.current_accelerator()` は、使っている torch のビルドが対応するアクセラレータを返し、どれにも対応していなければ `None` を返します（torch 2.7 以降）。これはビルドについての情報なので、いまデバイスを実際に使えるかどうかを返す `torch.accelerator.is_available()` と組み合わせて使います。GPU がなければ、セルは CUDA のデバイスが選ばれないことを検証します。torch 2.6 では、セルは見つけたバージョン `TORCH=(2, 6)` だけを表示します。
 
-# %% tags=["claim-O5"]
+# %% tags=["claim-O5", "gpu-only"]
 if TORCH >= (2, 7):
     accelerator = torch.accelerator.current_accelerator()
     usable = torch.accelerator.is_available()

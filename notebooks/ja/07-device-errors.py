@@ -60,9 +60,9 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # 直し方は「メッセージが名指ししたテンソルを移動する」ではありません。*モデル*を CPU に置いたままにしていると、メッセージは GPU 上にある入力のほうを名指しします。モデルとすべての入力を、使うつもりの1つのデバイスに置いてください。テンソルを移動したら、`x = x.to(device)` のように戻り値を受け取ります。
 #
-# 以下のセルはどのマシンでも実行できます。GPU があれば本物のメッセージが出ます。GPU がなければ、`meta` デバイスに2つ目のデバイスの役をさせます。`meta` と CPU のテンソルを混ぜた場合もエラーになりますが、別のチェックで検出されるので、メッセージも異なります（`Tensor on device cpu is not on the expected device meta!`）。そのため以下のセルは、CPU だけのマシンではこのメッセージを、GPU では本物のメッセージを期待します。`meta` が正確に示すのは、*どの*テンソルがどのデバイスに置かれるかです。速度やメモリについては何もわかりません。以下のセルでは `target` を使います。GPU があれば GPU、なければ `meta` です。
+# 以下のセルはどのマシンでも実行できます。GPU があれば本物のメッセージが出ます。GPU がなければ、`meta` デバイスに2つ目のデバイスの役をさせます。以下のセルで使う演算（線形層、`+`、損失）では、`meta` と CPU のテンソルを混ぜた場合もエラーになりますが、別のチェックで検出されるので、メッセージも異なります（`Tensor on device cpu is not on the expected device meta!`）。そのため以下のセルは、CPU だけのマシンではこのメッセージを、GPU では本物のメッセージを期待します。本物のメッセージを検証するのは GPU があるときだけです。また、すべての演算が `meta` に対してこのチェックを行うわけではありません。最初のセルで示すように、`meta` の行列と CPU の行列の `torch.mm` はエラーにならずに `meta` のテンソルを返します。`meta` が GPU の代わりになるのは、セルがエラーを示している場合に限られます。`meta` が正確に示すのは、*どの*テンソルがどのデバイスに置かれるかです。速度やメモリについては何もわかりません。以下のセルでは `target` を使います。GPU があれば GPU、なければ `meta` です。
 
-# %%
+# %% tags=["gpu-only"]
 target = device if device.type == "cuda" else torch.device("meta")
 MISMATCH = "Expected all tensors to be on the same device" if target.type == "cuda" else "is not on the expected device"
 print(f"{target=}")
@@ -74,12 +74,16 @@ y = layer(torch.randn(4, 3, device=target))
 print(f"{y.device=}")
 assert y.device.type == target.type
 
+unchecked = torch.mm(torch.ones(2, 2, device="meta"), torch.ones(2, 2))  # ここではデバイスのチェックが行われない
+print(f"{unchecked.device=}")
+assert unchecked.device.type == "meta"
+
 # %% [markdown]
 # ### forward の中で作ったテンソル
 #
-# いちばん多い原因は、`forward` や損失関数の中で、デバイスを指定せずに作ったテンソルです。`torch.zeros(n)` や `torch.tensor(values)` のようなファクトリ関数は、モデルや入力がどこにあっても、テンソルを CPU（またはデフォルトのデバイス）に作ります。モデルを移動しても解決しません。このテンソルは呼び出しのたびに新しく作られるからです。
+# いちばん多い原因は、`forward` や損失関数の中で、デバイスを指定せずに作ったテンソルです。`torch.zeros(n)` や `torch.tensor(values)` のようなファクトリ関数は、モデルや入力がどこにあっても、テンソルを CPU（またはデフォルトのデバイス）に作ります。モデルを移動しても解決しません。このテンソルは呼び出しのたびに新しく作られるからです。GPU がなければ、セルは代わりに `meta` のメッセージを示します。
 
-# %%
+# %% tags=["gpu-only"]
 class Shifted(nn.Module):
     def __init__(self):
         super().__init__()
@@ -116,12 +120,18 @@ print(f"{y.device=}, {y.shape=}")
 assert y.device.type == target.type
 
 # %% [markdown]
-# 例外が1つあります。次元を持たないテンソル（`torch.tensor(2.0)` のような1つの数）は CPU にあってもかまいません。PyTorch はこれを Python の数値と同じように扱います。
+# 例外が1つありますが、要素ごとの演算（`+`、`*`、比較など）に限られます。次元を持たないテンソル（`torch.tensor(2.0)` のような1つの数）は CPU にあってもかまわず、PyTorch はこれを Python の数値と同じように扱います。ほかの演算にはこの例外はなく、`a` と `b` が GPU 上にあっても、`torch.addmm(torch.tensor(1.0), a, b)` はデバイスのチェックで失敗します。要素ごとの演算の場合はどのマシンでもセルが示します（GPU がなければ `meta` が GPU の役をします）。`addmm` の場合は GPU が必要で、GPU がなければセルは `torch.cuda.is_available()=False` と表示します。
 
-# %%
-scaled = x * torch.tensor(2.0)
+# %% tags=["gpu-only"]
+scaled = x * torch.tensor(2.0)  # 要素ごとの演算: 0次元の CPU テンソルは使える
 print(f"{scaled.device=}")
 assert scaled.device.type == target.type
+if torch.cuda.is_available():
+    a = torch.randn(2, 2, device="cuda")
+    with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
+        torch.addmm(torch.tensor(1.0), a, a)  # 要素ごとの演算ではない: 例外はない
+else:
+    print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ### 普通のリストや辞書に入れたサブモジュール
@@ -172,9 +182,9 @@ assert len(optimizer.param_groups[0]["params"]) == 6
 # %% [markdown]
 # ### テンソルを持つ損失モジュール
 #
-# `nn.CrossEntropyLoss(weight=...)` や `nn.BCEWithLogitsLoss(pos_weight=...)` のように、テンソルを引数にして作った損失は、そのテンソルをバッファとして持ちます。損失を CPU で作って GPU 上で計算すると、損失の呼び出しでデバイスが混ざります。損失もモジュールなので、モデルと同じように移動してください。
+# `nn.CrossEntropyLoss(weight=...)` や `nn.BCEWithLogitsLoss(pos_weight=...)` のように、テンソルを引数にして作った損失は、そのテンソルをバッファとして持ちます。損失を CPU で作って GPU 上で計算すると、損失の呼び出しでデバイスが混ざります。損失もモジュールなので、モデルと同じように移動してください。GPU がなければ、ここでも `meta` が GPU の役をし、セルは `meta` のメッセージを示します。
 
-# %%
+# %% tags=["gpu-only"]
 class_weights = torch.tensor([1.0, 3.0])
 loss_fn = nn.CrossEntropyLoss(weight=class_weights)
 print(f"{list(dict(loss_fn.named_buffers()))=}")
@@ -223,11 +233,11 @@ assert batch["image"].device.type == "cpu"  # 元のバッチは変わらない
 # %% [markdown]
 # ## can't convert cuda:0 device type tensor to numpy
 #
-# NumPy 配列は CPU のメモリに置かれるので、`t.numpy()` が使えるのは CPU 上のテンソルだけで、しかも勾配を必要としないテンソルに限られます。メッセージの全文では、このあとに `Use Tensor.cpu() to copy the tensor to host memory first.` が続きます。どのテンソルにも使える書き方は `t.detach().cpu().numpy()` です。`detach()` が autograd の履歴を切り離し、`cpu()` がデータを CPU にコピーします（すでに CPU にあるテンソルには何もしません）。
+# NumPy 配列は CPU のメモリに置かれるので、`t.numpy()` が使えるのは CPU 上のテンソルだけで、しかも勾配を必要としないテンソルに限られます。メッセージの全文では、このあとに `Use Tensor.cpu() to copy the tensor to host memory first.` が続きます。よく使う書き方は `t.detach().cpu().numpy()` です。`detach()` が autograd の履歴を切り離し、`cpu()` がデータを CPU にコピーします（すでに CPU にあるテンソルには何もしません）。`t.numpy(force=True)` は同じことを1回の呼び出しで行い、さらに、普通の `numpy()` では受け付けない共役や符号反転のビューも解決します。ただし、`bfloat16` のテンソルにはどちらも使えません。NumPy にはこの dtype がないので、どちらも `TypeError: Got unsupported ScalarType BFloat16` を送出します。先に変換してください（`t.detach().cpu().float().numpy()`）。
 #
-# どちらのチェックもどのマシンでも実行できます。勾配のチェックは CPU で起きます。デバイスのチェックはどのデバイスでも同じコードなので、`meta` テンソルを使うと、トレースバックの `cuda:0` の部分が `meta` になった同じ文が出ます。GPU があれば、セルは `cuda:0` のメッセージそのものも表示します。このセルには NumPy が必要ですが、PyTorch は NumPy をインストールしません。NumPy がない場合、セルはそれがないことを表示します。
+# これらのチェックはどのマシンでも実行できます。勾配のチェックは CPU で起きます。デバイスのチェックはどのデバイスでも同じコードなので、`meta` テンソルを使うと、トレースバックの `cuda:0` の部分が `meta` になった同じ文が出ます。GPU があれば、セルは `cuda:0` のメッセージそのものも表示します。GPU がなければ、このチェックは実行されません。このセルには NumPy が必要ですが、PyTorch は NumPy をインストールしません。NumPy がない場合、セルはそれがないことを表示します。
 
-# %%
+# %% tags=["gpu-only"]
 HAS_NUMPY = importlib.util.find_spec("numpy") is not None
 if HAS_NUMPY:
     w = torch.ones(3, requires_grad=True)
@@ -241,6 +251,15 @@ if HAS_NUMPY:
     array = w.to(device).detach().cpu().numpy()
     print(f"{type(array).__name__=}, {array.tolist()=}")
     assert array.tolist() == [1.0, 1.0, 1.0]
+    assert w.to(device).numpy(force=True).tolist() == [1.0, 1.0, 1.0]
+    assert torch.tensor([1 + 2j]).conj().numpy(force=True).tolist() == [1 - 2j]
+
+    bf16 = torch.ones(3, dtype=torch.bfloat16, device=device)
+    with expect_error(TypeError, "Got unsupported ScalarType BFloat16"):
+        bf16.detach().cpu().numpy()
+    with expect_error(TypeError, "Got unsupported ScalarType BFloat16"):
+        bf16.numpy(force=True)
+    assert bf16.detach().cpu().float().numpy().tolist() == [1.0, 1.0, 1.0]
 else:
     print(f"{HAS_NUMPY=}")
 
@@ -295,9 +314,9 @@ else:
 #
 # メッセージの全文は `Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.` です。チェックポイントにはストレージごとに保存元のデバイスが記録されていて、`torch.load` はストレージをそのデバイスに戻します。GPU から保存したファイルには `cuda:0` と記録されているので、使える CUDA GPU のないマシンではそのデバイスに戻せません。直し方はメッセージにあるとおり、`map_location` です。
 #
-# GPU なしでこのようなファイルを作るため、セルは CPU のテンソルを保存し、ファイル中のデバイスの文字列を書き換えます。チェックポイントは zip アーカイブで、中の `data.pkl` に pickle された構造が入っており、各ストレージのデバイスは短い文字列として記録されています。書き換えるのはその文字列だけです。`torch.load` がデバイスを選ぶときに見るのはこの文字列だけなので、読み込みは GPU で保存したファイルと同じ経路をたどります。GPU がファイルをどう書くかは、これではわかりません。
+# GPU なしでこのようなファイルを作るため、セルは CPU のテンソルを保存し、ファイル中のデバイスの文字列を書き換えます。チェックポイントは zip アーカイブで、中の `data.pkl` に pickle された構造が入っており、各ストレージのデバイスは短い文字列として記録されています。書き換えるのはその文字列だけです。`torch.load` がデバイスを選ぶときに見るのはこの文字列だけなので、読み込みは GPU で保存したファイルと同じ経路をたどります。GPU がファイルをどう書くかは、これではわかりません。GPU があれば、ファイルは `cuda:0` に読み込まれます。GPU がなければ、セルはエラーを示し、続いて直し方を示します。
 
-# %%
+# %% tags=["gpu-only"]
 def retag(path, old, new):
     # torch.save が使う pickle プロトコル 2 は、文字列を b"X" + 4バイトの長さ + UTF-8 のバイト列として書く
     old_bytes = b"X" + len(old).to_bytes(4, "little") + old.encode()
@@ -338,15 +357,17 @@ assert here["weight"].device.type == device.type
 # %% [markdown]
 # ## Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same
 #
-# 畳み込み層は、入力の*型*が重みやバイアスの型と同じかどうかを確認します。ここでいう型はデバイスと dtype の組で、`torch.FloatTensor` は CPU 上の float32、`torch.cuda.FloatTensor` は CUDA GPU 上の float32 です。つまりこのメッセージは、CPU の入力が GPU 上の畳み込みに渡された（またはその逆）ことを示しています。直し方はデバイスの不一致と同じで、入力をモデルのある場所に移動します。CPU の入力では、メッセージに続きが付くことがあります。PyTorch 2.13 には `Input type (...) and weight type (...) should be the same or input should be a MKLDNN tensor and weight is a dense tensor` と書かれたチェックもあります。
+# 畳み込み層は、入力の*型*が重みやバイアスの型と同じかどうかを確認します。ここでいう型はデバイスと dtype の組で、`torch.FloatTensor` は CPU 上の float32、`torch.cuda.FloatTensor` は CUDA GPU 上の float32 です。つまりこのメッセージは、CPU の入力が GPU 上の畳み込みに渡された（またはその逆）ことを示しています。直し方はデバイスの不一致と同じで、入力をモデルのある場所に移動します。CPU の入力に対して PyTorch が oneDNN（MKLDNN）のコードを選んだ場合は、メッセージに続きが付き、`Input type (...) and weight type (...) should be the same or input should be a MKLDNN tensor and weight is a dense tensor` となります。どちらの文言も以前からあり、2.13 と同じく PyTorch 2.6 にもあります。これらは GPU でしか出ないので、ここでは引用にとどめ、共通の部分を下の GPU のセルで検証します。
 #
-# dtype の不一致による同じ文は、どのマシンでも起こせます。float64 に変換した畳み込みに float32 の入力を渡す場合です。`x.to(conv.weight)` なら両方を一度に直せます。テンソルを渡すと、`to` はそのテンソルのデバイスと dtype に合わせます。
+# dtype の不一致はどのマシンでも起こせますが、メッセージの文言は異なります。float64 に変換した畳み込みに float32 の入力を渡すと、テンソルの型ではなく dtype の名前を使った `Input type (float) and bias type (double) should be the same` になり、バイアスがなければ `expected scalar type Float but found Double` になります。`x.to(conv.weight)` なら dtype とデバイスの不一致を一度に直せます。テンソルを渡すと、`to` はそのテンソルのデバイスと dtype に合わせます。
 
 # %%
 conv = nn.Conv2d(1, 2, 3).double()
 image = torch.randn(1, 1, 5, 5)
-with expect_error(RuntimeError, "should be the same"):
+with expect_error(RuntimeError, "Input type (float) and bias type (double) should be the same"):
     conv(image)
+with expect_error(RuntimeError, "expected scalar type Float but found Double"):
+    nn.Conv2d(1, 2, 3, bias=False).double()(image)
 
 image = image.to(conv.weight)
 out = conv(image)
@@ -370,7 +391,7 @@ else:
 # %% [markdown]
 # ## CUDA error: invalid device ordinal
 #
-# 指定した GPU インデックスが存在しないという意味です。たとえば GPU が1枚のマシンでの `cuda:1` や、`CUDA_VISIBLE_DEVICES` で一部の GPU を隠す前には有効だったインデックスです（見える GPU には 0 から番号が振り直されます）。PyTorch 2.7 までは `RuntimeError`、2.8 以降は `RuntimeError` のサブクラスである `torch.AcceleratorError` で、ヒントの行が加わっています。
+# 指定した GPU インデックスが存在しないという意味です。たとえば GPU が1枚のマシンでの `cuda:1` や、`CUDA_VISIBLE_DEVICES` で一部の GPU を隠す前には有効だったインデックスです（見える GPU には 0 から番号が振り直されます）。PyTorch 2.7 までは `RuntimeError`、2.8 以降は `RuntimeError` のサブクラスである `torch.AcceleratorError` です。2.9 以降は、メッセージの2行目にヒント `GPU device may be out of range, do you have enough GPUs?` が加わります（2.8 にはまだありません）。
 #
 # デバイスを書いただけでは何も確認されません。`torch.device("cuda", 7)` は、CUDA のないマシンも含め、どのマシンでも作れます。エラーになるのは、そこに初めてテンソルを置いたときです。
 
@@ -382,13 +403,16 @@ if TORCH >= (2, 8):
     assert issubclass(torch.AcceleratorError, RuntimeError)
 
 # %% [markdown]
-# GPU がある場合、次のセルは最後の GPU の1つ先のインデックスを指定し、そのあと有効なインデックス、つまり `torch.cuda.device_count()` より小さいインデックスを使います。GPU がない場合は、必要な条件を表示します。
+# GPU がある場合、次のセルは最後の GPU の1つ先のインデックスを指定し（2.9 以降ではヒントの行も検証します）、そのあと有効なインデックス、つまり `torch.cuda.device_count()` より小さいインデックスを使います。GPU がない場合は、必要な条件を表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
     n = torch.cuda.device_count()
-    with expect_error(RuntimeError, "invalid device ordinal"):
+    with expect_error(torch.AcceleratorError if TORCH >= (2, 8) else RuntimeError, "invalid device ordinal"):
         torch.zeros(1, device=f"cuda:{n}")
+    if TORCH >= (2, 9):
+        with expect_error(RuntimeError, "do you have enough GPUs?"):
+            torch.zeros(1, device=f"cuda:{n}")
     last = torch.zeros(1, device=f"cuda:{n - 1}")
     assert last.device.index == n - 1
 else:
@@ -397,9 +421,9 @@ else:
 # %% [markdown]
 # ## Cannot access accelerator device when none is available.
 #
-# PyTorch 2.5 以降、整数のデバイス（`device=0`、`.to(0)`、`torch.device(0)`）は、現在のアクセラレータ（CUDA、Apple の MPS、Intel の XPU など）のインデックスを意味します。アクセラレータがないと、PyTorch はこのエラーを出します。アクセラレータを必要とする `pin_memory()` からも出ます。CPU 専用ビルドでは必ず出ます。使える GPU のないマシン上の CUDA ビルドでも、PyTorch 2.6 までは出ます（NVIDIA ドライバのないマシンで 2.6.0+cu124 を使って確認しました）。2.7 以降のこうしたビルドは、ビルドが対応するアクセラレータを返します。`torch.device(0)` は `cuda:0` になり、そこにテンソルを作ったときに、`Found no NVIDIA driver on your system` のような理由を述べるエラーが出ます（Colab の CPU ランタイムと同じ 2.11.0+cu130 で確認しました）。直し方は、デバイスを名前で書くこと（`"cuda:0"`、または一度決めた `device`）と、アクセラレータがあるときだけメモリをピン留めすることです。
+# PyTorch 2.5 以降、整数のデバイス（`device=0`、`.to(0)`、`torch.device(0)`）は、現在のアクセラレータ（CUDA、Apple の MPS、Intel の XPU など）のインデックスを意味します。アクセラレータがないと、PyTorch はこのエラーを出します。アクセラレータを必要とする `pin_memory()` からも出ます。CPU 専用ビルドでは必ず出ます。使える GPU のないマシン上の CUDA ビルドでも、PyTorch 2.6 までは出ます（NVIDIA ドライバのないマシンで 2.6.0+cu124 を使って確認しました）。2.7 以降のこうしたビルドは、ビルドが対応するアクセラレータを返します。`torch.device(0)` は `cuda:0` になり、そこにテンソルを作ったときに、`Found no NVIDIA driver on your system` のような理由を述べるエラーが出ます（Colab の CPU ランタイムと同じ 2.11.0+cu130 で確認しました）。直し方は、デバイスを名前で書くこと（`"cuda:0"`、または一度決めた `device`）と、アクセラレータがあるときだけメモリをピン留めすることです。セルは、このマシンがどの場合に当たるかを示します。GPU があれば、インデックス 0 にテンソルを作ります。
 
-# %%
+# %% tags=["gpu-only"]
 usable = torch.accelerator.is_available()
 # 2.7 以降の current_accelerator() は、ビルドが対応するアクセラレータを返す（なければ None）。
 # 2.6 では使えるアクセラレータがないと例外になるので、2.7 以降でだけ呼ぶ
@@ -433,9 +457,9 @@ assert named.device.type == device.type
 # %% [markdown]
 # ### pin_memory=True と non_blocking=True
 #
-# `DataLoader(..., pin_memory=True)` はページロックされた（ピン留めされた）CPU メモリでバッチを返し、`t.to(device, non_blocking=True)` は GPU へのコピーをキューに積むだけで、すぐに戻ることができます。アクセラレータがない場合、DataLoader は失敗せずに普通のバッチを返し（リリースによっては警告を出すので、セルはそれを集めて表示します）、`to(..., non_blocking=True)` も普通の移動になります。つまり同じループがどこでも動きます。ピン留めで学習が速くなるかどうかは別の問題で、「テンソルの移動」のページで測っています。
+# `DataLoader(..., pin_memory=True)` はページロックされた（ピン留めされた）CPU メモリでバッチを返し、`t.to(device, non_blocking=True)` は GPU へのコピーをキューに積むだけで、すぐに戻ることができます。アクセラレータがない場合、DataLoader は失敗せずに普通のバッチを返し（リリースによっては警告を出すので、セルはそれを集めて表示します）、`to(..., non_blocking=True)` も普通の移動になります。つまり同じループがどこでも動きます。ピン留めで学習が速くなるかどうかは別の問題で、「テンソルの移動」のページで測っています。GPU があれば、セルはバッチがピン留めされていたことも検証します。
 
-# %%
+# %% tags=["gpu-only"]
 loader = DataLoader(TensorDataset(torch.randn(8, 3), torch.arange(8)), batch_size=4, pin_memory=True)
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
@@ -462,7 +486,7 @@ elif not torch.accelerator.is_available():
 #
 # このセルは子プロセスを fork し、子の中で `device` 上にテンソルを作ります。GPU がある場合、親は（そこにテンソルを作ったので）CUDA を初期化済みです。そのため子はこのメッセージで失敗し、メッセージを親に送り返します。GPU がない場合は CUDA が一度も初期化されないのでこのエラーは起こりえず、子は問題なく CPU のテンソルを作ります。そのときセルは、`torch.cuda.is_initialized()` が `False` であることと、子の結果を表示します。このセルは Linux でだけ実行します。Linux では `fork` がデフォルトで、安全に実演できるからです。
 
-# %%
+# %% tags=["gpu-only"]
 def child(queue, device):
     try:
         queue.put(("ok", torch.ones(2, device=device).sum().item()))
@@ -510,15 +534,19 @@ assert features.device.type == device.type
 # %% [markdown]
 # ## Torch not compiled with CUDA enabled
 #
-# インストールされている PyTorch が CPU 専用ビルドで（wheel のバージョンは `+cpu` で終わることが多いです）、コードが `.cuda()`、`device="cuda"`、`torch.cuda.set_device(...)` などで CUDA を要求した場合のエラーです。CUDA を起動できないマシン上の CUDA ビルドでは別のメッセージになり、理由を述べる `RuntimeError` が出ます。NVIDIA ドライバのないマシンで PyTorch 2.6.0+cu124 を使うと、`Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx` となります。セルは、お使いのマシンがどちらに当たるかを示します。
+# インストールされている PyTorch が CPU 専用ビルドで（wheel のバージョンは `+cpu` で終わることが多いです）、コードが `.cuda()` や `device="cuda"` などで CUDA を要求した場合のエラー（`AssertionError`）です。このようなビルドでも、CUDA の呼び出しがすべてこう伝えるわけではありません。`torch.cuda.set_device(0)` は `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'` で失敗しますが、意味は同じです。CUDA を起動できないマシン上の CUDA ビルドでは別のメッセージになり、理由を述べる `RuntimeError` が出ます。NVIDIA ドライバのないマシンで PyTorch 2.6.0+cu124 を使うと、`Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx` となります。セルは、お使いのマシンがどちらに当たるかを示します。GPU があれば、CUDA のテンソルを作ります。
 #
 # 直し方: GPU を使うなら、NVIDIA の GPU とドライバがあるマシンに CUDA ビルドの PyTorch をインストールします（コマンドは pytorch.org のセレクタで確認できます）。どこでも動かすなら、このコースのどのページでもしているように、デバイスを一度決めて、それをどこでも使います。
 
-# %%
+# %% tags=["gpu-only"]
 print(f"{torch.version.cuda=}, {torch.backends.cuda.is_built()=}, {torch.cuda.is_available()=}")
 if not torch.backends.cuda.is_built():
     with expect_error(AssertionError, "Torch not compiled with CUDA enabled"):
         torch.zeros(1, device="cuda")
+    with expect_error(AssertionError, "Torch not compiled with CUDA enabled"):
+        torch.ones(1).cuda()
+    with expect_error(AttributeError, "_cuda_setDevice"):
+        torch.cuda.set_device(0)
 elif not torch.cuda.is_available():
     try:
         torch.zeros(1, device="cuda")
@@ -605,12 +633,12 @@ else:
 # | メッセージ（一部） | よくある原因 | 直し方 |
 # |---|---|---|
 # | `Expected all tensors to be on the same device` | 入力、`forward` の中で作ったテンソル、普通のリストに入れた層、損失が CPU に残っている | モデル、損失、すべての入力を1つのデバイスに置く。`device=x.device`、`x.new_zeros`、`zeros_like`。`ModuleList`、`ModuleDict`。`loss_fn.to(device)` |
-# | `can't convert cuda:0 device type tensor to numpy` | GPU 上のテンソルに `.numpy()` | `t.detach().cpu().numpy()`。合計するのは `loss` ではなく `loss.item()` |
+# | `can't convert cuda:0 device type tensor to numpy` | GPU 上のテンソルに `.numpy()` | `t.detach().cpu().numpy()` または `t.numpy(force=True)`（`bfloat16` なら先に `.float()`）。合計するのは `loss` ではなく `loss.item()` |
 # | `Attempting to deserialize object on a CUDA device` | 使える GPU がない環境で GPU のチェックポイントを読み込んだ | `torch.load(path, map_location=device)` |
 # | `Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)` | GPU 上の畳み込みに CPU の入力 | `x = x.to(device)`、デバイスと dtype の両方なら `x.to(conv.weight)` |
 # | `CUDA error: invalid device ordinal` | 存在しない GPU インデックス | `torch.cuda.device_count()` より小さいインデックス |
 # | `Cannot access accelerator device when none is available.` | アクセラレータがない環境での整数のデバイスや `pin_memory()` | デバイスを名前で書く。ピン留めはアクセラレータがあるときだけ |
 # | `Cannot re-initialize CUDA in forked subprocess` | 親が CUDA を使ったあと、fork した子で CUDA を使った | ワーカーは CPU の処理だけにして、メインプロセスで移動する。または `spawn` |
-# | `Torch not compiled with CUDA enabled` | CPU 専用ビルドで CUDA を要求した | CUDA ビルドを入れる。またはデバイスを一度決めて使う |
+# | `Torch not compiled with CUDA enabled` | CPU 専用ビルドで CUDA を要求した（`set_device` では `no attribute '_cuda_setDevice'`） | CUDA ビルドを入れる。またはデバイスを一度決めて使う |
 # | `module must have its parameters and buffers on device cuda:0` | GPU が2枚以上で、モデルが CPU にある `DataParallel` | 先に `model.to("cuda:0")`。または `DistributedDataParallel` |
 # | `CUDA out of memory` | GPU の空きより多くのメモリを要求した | バッチを小さく、`loss.item()`、`no_grad()`、`del`。allocated と reserved を読み分ける |

@@ -165,7 +165,7 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 #
 # 셀은 이 머신이 어느 경우에 해당하는지 확인하고 그 결과를 `assert`로 검증합니다.
 
-# %% tags=["claim-O1"]
+# %% tags=["claim-O1", "gpu-only"]
 usable = torch.accelerator.is_available()
 # 2.7부터 current_accelerator()는 빌드가 지원하는 가속기를 돌려준다(없으면 None).
 # 2.6에서는 쓸 수 있는 가속기가 없으면 예외가 발생하므로 2.7부터만 호출한다

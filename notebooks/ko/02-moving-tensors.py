@@ -107,17 +107,19 @@ else:
 # %% [markdown]
 # ## 옮길 필요가 없으면 같은 텐서
 #
-# 텐서가 이미 요청한 디바이스에 있고 dtype도 같다면 `to`는 할 일이 없으므로 텐서 자신을
-# 반환합니다. 반환값은 복사본이 아니므로, 여기에 값을 쓰면 원래 텐서에 쓰입니다. CPU 텐서에
-# 대한 `t.cpu()`, 이미 현재 GPU에 있는 텐서에 대한 `t.cuda()`도 마찬가지입니다.
+# 텐서가 이미 요청한 디바이스에 있고 dtype도 같다면(메모리 형식을 지정했다면 그 형식까지 같다면) `to`는
+# 할 일이 없으므로 텐서 자신을 반환합니다. 반환값은 복사본이 아니므로, 여기에 값을 쓰면 원래 텐서에
+# 쓰입니다. CPU 텐서에 대한 `t.cpu()`, 이미 현재 GPU에 있는 텐서에 대한 `t.cuda()`도 마찬가지입니다
+# (`t.cuda()`는 GPU가 있을 때만 검증합니다). 메모리 형식이 바뀌는 것도 변경입니다. 기본 레이아웃의 4차원
+# 텐서에 `t.to(memory_format=torch.channels_last)`를 쓰면 재배치된 복사본이 반환됩니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `a`는 이미 `device`에 있습니다. `b = a.to(device)`는 `a`와 같은 객체일까요? 셀은 `b is a`를 출력합니다.
 #
-# - `False`: `to`가 항상 복사한다는 뜻인데, 디바이스나 dtype이 바뀔 때, 또는 `copy=True`일 때만 복사합니다.
+# - `False`: `to`가 항상 복사한다는 뜻인데, 디바이스, dtype, 지정한 메모리 형식 중 하나가 바뀔 때, 또는 `copy=True`일 때만 복사합니다.
 # - `True`: 바꿀 것이 없으므로 `to`는 복사본이 아니라 텐서 자신을 반환합니다.
 
-# %% tags=["claim-F1"]
+# %% tags=["claim-F1", "gpu-only"]
 a = torch.zeros(3, device=device)
 b = a.to(device)
 print(b is a)
@@ -129,6 +131,11 @@ assert a.to(a.dtype) is a
 assert a.to(device, torch.float32) is a
 same = a.cuda() if a.is_cuda else a.cpu()
 assert same is a
+images = torch.zeros(2, 3, 4, 5, device=device)
+assert images.to(memory_format=torch.contiguous_format) is images  # 이미 그 형식이다
+rearranged = images.to(memory_format=torch.channels_last)  # 새 메모리 형식: 복사된다
+assert rearranged is not images and rearranged.data_ptr() != images.data_ptr()
+assert rearranged.is_contiguous(memory_format=torch.channels_last)
 
 # %% [markdown]
 # ## 복사를 강제하기
@@ -228,7 +235,7 @@ else:
 #
 # 셀은 실행 중인 머신에서 나와야 할 결과를 `assert`로 검증합니다.
 
-# %% tags=["claim-F10"]
+# %% tags=["claim-F10", "gpu-only"]
 host = torch.randn(1024, 1024)
 usable = torch.accelerator.is_available()
 # 2.7부터 current_accelerator()는 빌드가 지원하는 가속기를 돌려준다(없으면 None).

@@ -48,9 +48,9 @@ print(torch.__version__, device)
 # %% [markdown]
 # ## 전통적인 확인 방법
 #
-# `torch.cuda.is_available()`은 해당 PyTorch 빌드가 CUDA를 지원하고, 드라이버가 동작하고, GPU가 하나 이상 보일 때만 `True`입니다. CUDA 전용 코드를 실행하기 전의 검사로는 지금도 이것이 올바른 방법입니다. 하지만 이 함수는 CUDA만 압니다(ROCm 빌드의 AMD GPU도 `cuda`로 보입니다). 그래서 Mac에서는 Apple GPU(`mps` 디바이스)를 쓸 수 있어도 `False`입니다.
+# `torch.cuda.is_available()`은 해당 PyTorch 빌드가 CUDA를 지원하고, 드라이버가 동작하고, GPU가 하나 이상 보일 때만 `True`입니다. CUDA 전용 코드를 실행하기 전의 검사로는 지금도 이것이 올바른 방법입니다. 하지만 이 함수는 CUDA만 압니다(ROCm 빌드의 AMD GPU도 `cuda`로 보입니다). 그래서 Mac에서는 Apple GPU(`mps` 디바이스)를 쓸 수 있어도 `False`입니다. GPU가 없으면 셀은 `cuda_ok=False`를 출력하고, GPU 개수는 검증하지 않습니다.
 
-# %%
+# %% tags=["gpu-only"]
 cuda_ok = torch.cuda.is_available()
 mps_ok = torch.backends.mps.is_available()
 print(f"{cuda_ok=}, {torch.cuda.device_count()=}, {mps_ok=}")
@@ -68,7 +68,7 @@ if mps_ok:
 # - `torch.accelerator.is_available()`: 지금 가속기를 쓸 수 있는가?
 # - `torch.accelerator.current_accelerator()`: 어떤 종류인가? `device(type='cuda')`처럼 인덱스가 없는 `torch.device`를 반환합니다.
 #
-# 쓸 수 있는 가속기가 없을 때의 동작은 릴리스마다 다릅니다. 2.7부터 `current_accelerator()`는 가속기를 지원하지 않는 빌드에서 `None`을 반환합니다. 2.6에서는 대신 `RuntimeError`가 발생합니다. 셀은 이 머신의 torch에서 어떻게 동작하는지 `assert`로 검증합니다. 이 모듈은 2.6 전에는 아예 없고, 오래된 환경에는 그보다 오래된 torch가 설치되어 있을 수 있으므로, 셀에서는 먼저 `hasattr`로 확인합니다.
+# 쓸 수 있는 가속기가 없을 때의 동작은 릴리스마다 다릅니다. 2.7부터 `current_accelerator()`는 가속기를 지원하지 않는 빌드에서 `None`을 반환합니다. 2.6에서는 대신 `RuntimeError`가 발생합니다. 셀은 이 머신의 torch에서 어떻게 동작하는지 `assert`로 검증합니다. 쓸 수 있는 가속기에 대한 검증은 가속기가 있는 머신에서만 실행됩니다. 이 모듈은 2.6 전에는 아예 없고, 오래된 환경에는 그보다 오래된 torch가 설치되어 있을 수 있으므로, 셀에서는 먼저 `hasattr`로 확인합니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** 이 셀을 실행하는 머신에서 `torch.accelerator.current_accelerator()`는 무엇을 반환할까요?
@@ -78,7 +78,7 @@ if mps_ok:
 # - `acc=device(type='cuda', index=0)`: `current_accelerator()`가 가리키는 것은 특정 GPU가 아니라 가속기의 종류이므로 인덱스가 붙지 않습니다.
 # - `acc=None`: 이 PyTorch 빌드는 가속기를 지원하지 않습니다(CPU 전용 빌드, torch 2.7 이상).
 
-# %% tags=["claim-O5"]
+# %% tags=["claim-O5", "gpu-only"]
 if not hasattr(torch, "accelerator"):
     print(f"{hasattr(torch, 'accelerator')=}")
 else:
@@ -98,9 +98,9 @@ else:
             torch.accelerator.current_accelerator()
 
 # %% [markdown]
-# 2.7부터는 함정이 하나 있습니다. `current_accelerator()`가 나타내는 것은 머신이 아니라 **빌드**입니다. GPU가 없는 머신(예: Colab CPU 런타임)에서 CUDA 빌드 PyTorch를 쓰면, `is_available()`은 `False`인데도 `current_accelerator()`는 여전히 `cuda`를 반환합니다(2.6에서는 이런 머신에서 같은 호출이 예외를 발생시킵니다). 그러니 먼저 `is_available()`을 확인하거나, 2.7부터는 `current_accelerator(check_available=True)`를 호출하십시오. 이 호출은 가속기를 쓸 수 없으면 `None`을 반환합니다. 그보다 오래된 torch에서 이 셀은 `TORCH >= (2, 7)=False`를 출력합니다.
+# 2.7부터는 함정이 하나 있습니다. `current_accelerator()`가 나타내는 것은 머신이 아니라 **빌드**입니다. GPU가 없는 머신(예: Colab CPU 런타임)에서 CUDA 빌드 PyTorch를 쓰면, `is_available()`은 `False`인데도 `current_accelerator()`는 여전히 `cuda`를 반환합니다(2.6에서는 이런 머신에서 같은 호출이 예외를 발생시킵니다). 그러니 먼저 `is_available()`을 확인하거나, 2.7부터는 `current_accelerator(check_available=True)`를 호출하십시오. 이 호출은 가속기를 쓸 수 없으면 `None`을 반환합니다. GPU가 없으면 셀은 이 호출이 `None`을 반환하는지 검증합니다. 그보다 오래된 torch에서 이 셀은 `TORCH >= (2, 7)=False`를 출력합니다.
 
-# %% tags=["claim-O5"]
+# %% tags=["claim-O5", "gpu-only"]
 if TORCH >= (2, 7):
     acc = torch.accelerator.current_accelerator()
     usable = torch.accelerator.current_accelerator(check_available=True)
@@ -168,7 +168,7 @@ assert device.index is None
 # - `device(type='cuda', index=0)`: CUDA 빌드입니다. 0은 현재 가속기의 인덱스 0입니다.
 # - `device(type='cpu')`: 정수는 결코 CPU를 뜻하지 않습니다.
 
-# %% tags=["claim-O1"]
+# %% tags=["claim-O1", "gpu-only"]
 usable = torch.accelerator.is_available()
 # 2.7부터 current_accelerator()는 빌드가 지원하는 가속기를 돌려준다(없으면 None).
 # 2.6에서는 쓸 수 있는 가속기가 없으면 예외가 발생하므로 2.7부터만 호출한다

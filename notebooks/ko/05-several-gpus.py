@@ -119,7 +119,7 @@ else:
 #
 # CUDA는 이 변수들을 프로세스 안에서 초기화될 때 한 번만 읽습니다. 셸에서 설정하거나(`CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=1 python train.py`), 새로 시작하는 프로세스의 환경 변수로 설정하십시오. 여기서는 Python 자식 프로세스에 빈 문자열을 넘겨 GPU가 하나도 보이지 않는 것을 확인합니다. GPU가 있는 머신에서는 두 번째 자식 프로세스에 마지막 GPU 하나만 보입니다.
 
-# %% tags=["claim-F9"]
+# %% tags=["claim-F9", "gpu-only"]
 probe = "import torch; print(torch.cuda.device_count())"
 settings = [""]
 if n_gpus:
@@ -159,26 +159,28 @@ else:
 # %% [markdown]
 # ## nn.DataParallel이 실제로 하는 일
 #
-# `nn.DataParallel(model)`은 흔히 "모델을 GPU에 올려 주는 것"으로 여겨집니다. 실제 동작은 래퍼가 받는 디바이스 ID(`device_ids`, 생략하면 보이는 모든 GPU)에 따라 다릅니다.
+# `nn.DataParallel(model)`은 흔히 "모델을 GPU에 올려 주는 것"으로 여겨집니다. 실제 동작은 래퍼가 찾은 가속기(CUDA GPU, Apple MPS, Intel XPU, MTIA, PrivateUse1 백엔드 순으로 찾습니다)와 래퍼가 받는 디바이스 ID(`device_ids`, 생략하면 그 종류의 보이는 모든 디바이스)에 따라 다릅니다.
 #
-# - CUDA GPU가 없을 때(또는 Apple GPU일 때): 모델을 갖고 있다가 호출할 뿐, 아무것도 옮기지 않습니다.
-# - 디바이스 ID가 정확히 하나일 때: 생성자가 모델을 그 GPU로 옮깁니다. GPU가 하나인 머신의 기본 동작이 이것이고, GPU가 여러 개인 머신에서 `device_ids=[1]`을 넘길 때도 마찬가지입니다(모델은 `cuda:1`로 옮겨집니다).
+# - 가속기가 전혀 없거나 Apple GPU(`DataParallel`이 지원하지 않는 MPS)만 있을 때: `device_ids`가 비고, 모델을 지금 있는 자리에 둔 채 호출할 뿐, 아무것도 옮기지 않습니다.
+# - 디바이스 ID가 정확히 하나일 때: 생성자가 모델을 그 디바이스로 옮깁니다. GPU가 하나인 머신의 기본 동작이 이것이고(XPU 등 위에 든 다른 가속기도 마찬가지입니다), GPU가 여러 개인 머신에서 `device_ids=[1]`을 넘길 때도 마찬가지입니다(모델은 `cuda:1`로 옮겨집니다).
 # - 디바이스 ID가 두 개 이상일 때: 아무것도 옮기지 않습니다. `forward`는 파라미터가 `device_ids[0]`에 있는지 확인하고, 없으면 `RuntimeError`를 일으킵니다. 따라서 모델을 직접 그곳으로 옮겨야 합니다.
 #
-# 셀에서는 이 머신에 해당하는 분기를 확인합니다. GPU가 여러 개이면 디바이스 ID를 하나만 넘겨 감싼 경우도 확인합니다.
+# 셀에서는 이 머신에 해당하는 분기를 확인합니다. GPU가 여러 개이면 디바이스 ID를 하나만 넘겨 감싼 경우도 확인합니다. GPU가 없으면 첫 번째 경우만 확인합니다.
 
-# %% tags=["claim-M5"]
+# %% tags=["claim-M5", "gpu-only"]
 model = nn.Linear(4, 2)
 dp = nn.DataParallel(model)
 x = torch.randn(8, 4)
 where = next(model.parameters()).device
 print(f"{dp.device_ids=}, {where=}")
+if not torch.accelerator.is_available() or torch.backends.mps.is_available():
+    assert dp.device_ids == []  # 가속기가 없거나 MPS: 작업을 나눌 곳이 없다
 
 if len(dp.device_ids) == 0:
     y = dp(x)  # 모듈을 호출하기만 한다
     assert where.type == "cpu" and y.device.type == "cpu"
 elif len(dp.device_ids) == 1:
-    assert where == torch.device("cuda", dp.device_ids[0])  # 생성자가 옮겼다
+    assert where.type != "cpu" and where.index == dp.device_ids[0]  # 생성자가 옮겼다
     y = dp(x)
     assert y.device == where
 else:

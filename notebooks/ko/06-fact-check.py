@@ -61,7 +61,7 @@ def expect_error(kind, fragment):
 # - `False`: 이것은 `Tensor.to`의 동작입니다. 변환할 때 새 텐서를 반환합니다.
 # - `True`: `nn.Module.to`는 모듈을 제자리에서 변환하고 그 모듈 자신을 반환합니다.
 
-# %% tags=["claim-M1"]
+# %% tags=["claim-M1", "gpu-only"]
 target = device if device.type == "cuda" else torch.device("meta")
 
 model = nn.Linear(4, 2)
@@ -244,15 +244,15 @@ else:
 #
 # **판정: 대체로 틀림**. 결과는 래퍼가 받는 디바이스 ID(`device_ids`, 생략하면 보이는 모든 GPU)의 개수에 따라 달라집니다.
 #
-# - GPU 없음: 래퍼는 그냥 CPU에서 모델을 호출합니다.
+# - 가속기가 없거나 Apple GPU(`DataParallel`이 지원하지 않는 MPS)만 있음: `device_ids`가 비고, 래퍼는 모델을 지금 있는 자리에서 그냥 호출합니다.
 # - 디바이스 ID가 정확히 1개: 생성자가 모델을 그 GPU로 옮깁니다. GPU가 1개인 머신의 기본 동작이 이것이고, GPU가 여러 개인 머신에서 `device_ids=[1]`을 넘길 때도 마찬가지입니다(모델은 `cuda:1`로 옮겨집니다).
 # - 디바이스 ID가 2개 이상: 래퍼는 아무것도 옮기지 않고, 첫 forward 호출에서 파라미터를 `device_ids[0]`에 두라는 오류가 발생합니다.
 #
-# 셀은 실행 중인 머신에 해당하는 분기를 확인합니다. GPU가 여러 개이면 디바이스 ID를 하나만 넘겨 감싼 경우도 확인합니다.
+# (Intel XPU처럼 `DataParallel`이 다룰 수 있는 다른 가속기도 여기서는 GPU와 똑같이 셉니다. 자세한 내용은 "여러 GPU" 페이지를 참고하십시오.) 셀은 실행 중인 머신에 해당하는 분기를 확인합니다. GPU가 여러 개이면 디바이스 ID를 하나만 넘겨 감싼 경우도 확인합니다. GPU가 없으면 첫 번째 경우만 확인합니다.
 #
 # 이 섹션에서 보는 오류의 원인과 해결 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)에서 자세히 다룹니다.
 
-# %% tags=["claim-M5"]
+# %% tags=["claim-M5", "gpu-only"]
 model = nn.Linear(4, 2)
 dp = nn.DataParallel(model)
 x = torch.randn(3, 4)
@@ -265,7 +265,7 @@ if len(dp.device_ids) == 0:
     assert out.device.type == "cpu"
 elif len(dp.device_ids) == 1:
     out = dp(x)
-    assert model.weight.device == torch.device("cuda", dp.device_ids[0])
+    assert model.weight.device.type != "cpu" and model.weight.device.index == dp.device_ids[0]
     assert out.device == model.weight.device
 else:
     assert model.weight.device.type == "cpu"
@@ -295,9 +295,9 @@ assert "DistributedDataParallel" in nn.DataParallel.__doc__
 #
 # **주장**: 동작하는 코드라며 널리 퍼진 예제가 있습니다. `nn.Linear(10, 1)`을 디바이스로 옮긴 다음, CPU에서 만든 `torch.randn(10, 1)`을 넣어 호출하는 코드입니다.
 #
-# **판정: 틀림(버그 두 개)**. 레이어는 GPU에 있는데 입력은 CPU에 남아 있고, 형태도 틀렸습니다. `Linear(10, 1)`은 형태가 `(N, 10)`인 입력, 즉 마지막 차원에 특성(feature)이 10개 있는 입력을 받습니다. 예제 그대로 실행하면 어떤 머신에서든 실패합니다. 어느 버그가 먼저 드러나는지는 머신에 따라 다릅니다. GPU에서는 다른 어떤 검사보다 디바이스 검사가 먼저 실행되고, CPU만 있는 머신에서는 모든 것이 CPU에 있으므로 형태 오류만 남습니다.
+# **판정: 틀림(버그 두 개)**. 레이어는 GPU에 있는데 입력은 CPU에 남아 있고, 형태도 틀렸습니다. `Linear(10, 1)`은 형태가 `(N, 10)`인 입력, 즉 마지막 차원에 특성(feature)이 10개 있는 입력을 받습니다. 예제 그대로 실행하면 어떤 머신에서든 실패합니다. 어느 버그가 먼저 드러나는지는 머신에 따라 다릅니다. GPU에서는 다른 어떤 검사보다 디바이스 검사가 먼저 실행되고, CPU만 있는 머신에서는 모든 것이 CPU에 있으므로 형태 오류만 남고, 셀도 그 오류를 보여 줍니다.
 
-# %%
+# %% tags=["gpu-only"]
 net = nn.Linear(10, 1).to(device)
 x = torch.randn(10, 1)
 first = "same device" if device.type == "cuda" else "shapes cannot be multiplied"
@@ -329,11 +329,11 @@ assert y.device == net.weight.device
 #
 # **예전(torch 1.7)**: `torch.device(0)`과 `device=0`은 `cuda:0`의 줄임말이었습니다.
 #
-# **지금**: torch 2.5부터 정수는 현재 **가속기**의 인덱스를 뜻합니다. 가속기는 CUDA일 수도 있고, Apple의 MPS나 Intel의 XPU일 수도 있습니다. 가속기를 전혀 지원하지 않는 torch 빌드(CPU용 wheel 등)에서는 `Cannot access accelerator device when none is available.` 오류가 발생합니다. 그 밖에 쓸 수 있는 GPU가 없는 머신에서도 오류가 발생합니다. 정수가 CPU를 뜻하는 경우는 없습니다. CUDA를 가리키려면 `"cuda:0"`이라고 쓰십시오.
+# **지금**: torch 2.5부터 정수는 현재 **가속기**의 인덱스를 뜻합니다. 가속기는 CUDA일 수도 있고, Apple의 MPS나 Intel의 XPU일 수도 있습니다. 가속기를 전혀 지원하지 않는 torch 빌드(CPU용 wheel 등)에서는 `Cannot access accelerator device when none is available.` 오류가 발생합니다. 그 밖에 쓸 수 있는 GPU가 없는 머신에서도 오류가 발생합니다. 정수가 CPU를 뜻하는 경우는 없습니다. CUDA를 가리키려면 `"cuda:0"`이라고 쓰십시오. 셀은 실행 중인 머신에서 나오는 결과를 확인합니다.
 #
 # 이 섹션에서 보는 오류의 원인과 해결 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)에서 자세히 다룹니다.
 
-# %% tags=["claim-O1"]
+# %% tags=["claim-O1", "gpu-only"]
 cpu_only_build = (
     torch.version.cuda is None
     and torch.version.hip is None
@@ -428,9 +428,9 @@ else:
 #
 # **예전(torch 1.7)**: `"cuda" if torch.cuda.is_available() else "cpu"`가 흔히 쓰는 방법이었습니다.
 #
-# **지금**: 이 방법은 NVIDIA GPU에서는 지금도 잘 동작하며, 이 페이지에서도 씁니다. 이식성 있는 방법은 `torch.accelerator` 모듈(torch 2.6)로, CUDA, MPS, XPU 등을 모두 인식합니다. `torch.accelerator.current_accelerator()`는 사용 중인 torch 빌드가 지원하는 가속기를 알려 주고, 지원하는 가속기가 없으면 `None`을 반환합니다(torch 2.7부터). 이는 빌드에 대한 정보이므로, 지금 실제로 디바이스를 쓸 수 있는지 알려 주는 `torch.accelerator.is_available()`과 함께 쓰십시오. torch 2.6에서는 셀이 찾은 버전인 `TORCH=(2, 6)`만 출력합니다.
+# **지금**: 이 방법은 NVIDIA GPU에서는 지금도 잘 동작하며, 이 페이지에서도 씁니다. 이식성 있는 방법은 `torch.accelerator` 모듈(torch 2.6)로, CUDA, MPS, XPU 등을 모두 인식합니다. `torch.accelerator.current_accelerator()`는 사용 중인 torch 빌드가 지원하는 가속기를 알려 주고, 지원하는 가속기가 없으면 `None`을 반환합니다(torch 2.7부터). 이는 빌드에 대한 정보이므로, 지금 실제로 디바이스를 쓸 수 있는지 알려 주는 `torch.accelerator.is_available()`과 함께 쓰십시오. GPU가 없으면 셀은 CUDA 디바이스가 선택되지 않는지 확인합니다. torch 2.6에서는 셀이 찾은 버전인 `TORCH=(2, 6)`만 출력합니다.
 
-# %% tags=["claim-O5"]
+# %% tags=["claim-O5", "gpu-only"]
 if TORCH >= (2, 7):
     accelerator = torch.accelerator.current_accelerator()
     usable = torch.accelerator.is_available()
