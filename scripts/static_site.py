@@ -4,6 +4,7 @@ scripts/bench_lighthouse.py; run it alone to look at a build: python scripts/sta
 import contextlib
 import functools
 import gzip
+import html.parser
 import http.server
 import io
 import re
@@ -18,14 +19,23 @@ from urllib.parse import unquote, urlsplit
 TYPES = {".ipynb": "application/x-ipynb+json", ".xml": "application/xml", ".js": "text/javascript",
          ".map": "application/json", ".json": "application/json", ".svg": "image/svg+xml"}
 COMPRESSED = re.compile(r"^(text/|application/(json|xml|javascript|x-ipynb\+json)|image/svg)")
-CANONICAL = re.compile(r'<link rel="canonical" href="([^"]+)"')
+class _Canonical(html.parser.HTMLParser):
+    """The href of <link rel="canonical">, however the page writes its attributes (minified or not)."""
+    href = None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "link" and attrs.get("rel") == "canonical" and self.href is None:
+            self.href = attrs.get("href")
 
 
 def base_path(site):
     """The path the site is published under (site_url's path, e.g. /tutorial/), from the build."""
     index = Path(site) / "index.html"
-    found = CANONICAL.search(index.read_text(encoding="utf-8")) if index.is_file() else None
-    path = urlsplit(found.group(1)).path if found else "/"
+    parser = _Canonical()
+    if index.is_file():
+        parser.feed(index.read_text(encoding="utf-8"))
+    path = urlsplit(parser.href).path if parser.href else "/"
     return path if path.endswith("/") else path + "/"
 
 
