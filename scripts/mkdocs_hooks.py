@@ -11,6 +11,7 @@ import json
 import logging
 import posixpath
 import re
+import shutil
 import sys
 from functools import lru_cache
 from html import escape, unescape
@@ -42,6 +43,7 @@ for _name in ("mkdocs.plugins.mkdocs_jupyter", "mkdocs.mkdocs-jupyter",
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import course  # noqa: E402
+import minify_pages  # noqa: E402
 import trim_css  # noqa: E402
 
 # mkdocs-jupyter folds headings to ASCII, so Japanese and Korean headings get empty ids.
@@ -110,7 +112,8 @@ def _recorded_cache_path(cache_dir, cache_key):
     if path.exists():  # a damaged entry (a killed write, a full disk) is a miss, never a crash
         try:
             entry = json.loads(path.read_text(encoding="utf-8"))
-            entry["content"], entry["toc_tokens"]  # noqa: B018
+            entry["toc_tokens"]  # noqa: B018
+            _assets_of(entry["content"])
         except (OSError, ValueError, KeyError, TypeError) as err:
             log.info("render cache entry %s is unreadable (%s): rendering the page again",
                         path, type(err).__name__)
@@ -174,11 +177,12 @@ def on_post_build(config):
     for index in site.rglob("index.html"):
         if index.parent != site:
             (index.parent / "sitemap.xml").write_bytes(sitemap)
-    # Only the styles the pages use (PurgeCSS, cached), inline in each page. Not while serving: a live
-    # reload must be quick, and the untrimmed stylesheets style the same pages the same way.
+    # Only the styles the pages use (PurgeCSS, cached), inline in each page, then the pages minified.
+    # Not while serving: a live reload must be quick, and it shows the same pages the same way.
     if not _serving:
         trim_css.trim(site)
         trim_css.inline(site, urlsplit(config.site_url or "/").path or "/")
+        minify_pages.minify(site)
 
 
 STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.S)
@@ -206,6 +210,49 @@ BEFORE_DIV = re.compile(r"(?<=>)\s+(?=</?div[\s>])")
 TITLE = re.compile(r"<h1\b[^>]*>.*?</h1>", re.S)
 # Where overrides/main.html puts the Colab and download buttons and the provenance line: under the title.
 NB_HEAD = "<!-- nb-head -->"
+
+
+# What every notebook page gets the same: mkdocs-jupyter inlines ~600 KB of CSS, the copy-button
+# script and an icon per cell. _lean_nb2html puts the first two aside once, in files named by their
+# hash, and leaves a mark that on_page_content turns into links to shared files.
+ASSET_STORE = course.ROOT / ".cache" / "notebook-assets"
+ASSETS = re.compile(r"<!-- nb-assets (\S+\.css) (\S+\.js) -->")
+_nb2html = mkdocs_jupyter.convert.nb2html
+
+
+def _lean_nb2html(*args, **kwargs):
+    """mkdocs-jupyter's conversion, with the work that is the same for every page done before its
+    render cache keeps the result (an unchanged build then reads and edits pages a quarter the size):
+    CSS and script put aside, the copy icon as CSS, empty collapsers gone, code tokens unwrapped."""
+    html = UNUSED_SCRIPT.sub("", _nb2html(*args, **kwargs))
+    css = "\n".join(_stylesheets(STYLE.findall(html)) + [COPY_ICON_CSS])
+    html = _plain_tokens(html, css)
+    js = "\n;\n".join(INLINE_SCRIPT.findall(html))
+    names = [_stored(css, "css"), _stored(js, "js")]
+    html = COPY_ICON.sub('<span class="clipboard-copy-icon" aria-hidden="true"></span>',
+                         INLINE_SCRIPT.sub("", STYLE.sub("", html)))
+    # JupyterLab's cell collapsers are empty and do nothing on a static page (5 KB on a long one).
+    html = BEFORE_DIV.sub("", EMPTY_COLLAPSER.sub("", html))
+    return f"<!-- nb-assets {names[0]} {names[1]} -->" + html
+
+
+mkdocs_jupyter.convert.nb2html = _lean_nb2html
+
+
+def _stored(text, suffix):
+    name = f"{hashlib.sha256(text.encode()).hexdigest()[:12]}.{suffix}"
+    if not (ASSET_STORE / name).exists():
+        course.write_atomic(ASSET_STORE / name, text)
+    return name
+
+
+def _assets_of(html):
+    """(css, js) names a converted page marks; ValueError when the mark or a file is missing (the
+    render cache entry is then rendered again)."""
+    mark = ASSETS.match(html)
+    if mark is None or not all((ASSET_STORE / name).is_file() for name in mark.groups()):
+        raise ValueError("notebook assets missing")
+    return mark.groups()
 
 
 @event_priority(-200)  # after mkdocs-static-i18n (-100), which rebuilds every file as a plain File
@@ -299,29 +346,22 @@ def _link(page, target, files):
 
 
 def on_page_content(html, page, config, files):
-    """Serve what mkdocs-jupyter inlines in every notebook page (~600 KB of CSS, the copy-button
-    script and an icon per cell) once, as shared files, so a notebook page stays light.
+    """Link the shared files that _lean_nb2html put aside (the CSS and the copy-button script).
     Put the page's language on the interface strings that MkDocs and mkdocs-jupyter write in
     English, and turn cell tags into marks a reader understands."""
     labels = config.extra["labels"]
     html = html.replace('title="Permanent link"', f'title="{escape(labels["permalink"])}"')
     if "notebook" not in page.meta:
         return html
+    css, js = _assets_of(html)
+    html = html[ASSETS.match(html).end():]
+    page.meta["notebook"]["css"] = _shared_file(config, css)
+    page.meta["notebook"]["js"] = _shared_file(config, js)
     html = html.replace('aria-label="Copy to Clipboard"', f'aria-label="{escape(labels["copy"])}"')
     html = html.replace(">Copied!</span>", f">{escape(labels['copied'])}</span>")
     html = TAG_TOOLBAR.sub(lambda m: _marks(m[1], page, config, files), html)
     html = _questions(html, page, labels)
     html = NOTEBOOK_LINK.sub(lambda m: _notebook_link(m, page, files), html)
-    html = UNUSED_SCRIPT.sub("", html)
-    css = "\n".join(_stylesheets(STYLE.findall(html)) + [COPY_ICON_CSS])
-    html = _plain_tokens(html, css)
-    js = "\n;\n".join(INLINE_SCRIPT.findall(html))
-    page.meta["notebook"]["css"] = _shared_file(config, css, "css")
-    page.meta["notebook"]["js"] = _shared_file(config, js, "js")
-    html = COPY_ICON.sub('<span class="clipboard-copy-icon" aria-hidden="true"></span>',
-                         INLINE_SCRIPT.sub("", STYLE.sub("", html)))
-    # JupyterLab's cell collapsers are empty and do nothing on a static page (5 KB on a long one).
-    html = BEFORE_DIV.sub("", EMPTY_COLLAPSER.sub("", html))
     # The title first, as on the Markdown pages (and styled like them), then the buttons and provenance.
     title = TITLE.search(html)
     if title is None:
@@ -466,13 +506,13 @@ def _fact_check_sections(path, mtime):
     return sections
 
 
-def _shared_file(config, text, suffix):
-    name = f"{NOTEBOOK_ASSETS}/{hashlib.sha256(text.encode()).hexdigest()[:12]}.{suffix}"
-    target = Path(config.site_dir) / name
+def _shared_file(config, name):
+    """The asset `name` (from the asset store) in the site, once for all pages; its URL from the root."""
+    target = Path(config.site_dir) / NOTEBOOK_ASSETS / name
     if not target.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    return name
+        shutil.copyfile(ASSET_STORE / name, target)
+    return f"{NOTEBOOK_ASSETS}/{name}"
 
 
 ALTERNATE = re.compile(r'(<link rel="alternate" href=")([^"]+)(" hreflang=")')
