@@ -325,6 +325,22 @@ def test_damaged_render_cache_entry_is_a_miss(tmp_path, caplog):
     assert [p.name for p in tmp_path.iterdir()] == [entry.name], "no temporary file left"
 
 
+def test_render_cache_entry_whose_notebook_assets_are_gone_is_a_miss(tmp_path, monkeypatch):
+    """A cached page names the CSS and script it shares with the others (kept by hash in
+    .cache/notebook-assets/); if one is gone, the page is rendered again rather than linking nothing."""
+    import mkdocs_hooks
+
+    monkeypatch.setattr(mkdocs_hooks, "ASSET_STORE", tmp_path / "assets")
+    css, js = mkdocs_hooks._stored("p { }", "css"), mkdocs_hooks._stored("x;", "js")
+    key = "a" * 64
+    entry = tmp_path / f"{key}.json"
+    entry.write_text(json.dumps({"content": f"<!-- nb-assets {css} {js} --><p>x</p>", "toc_tokens": []}),
+                     encoding="utf-8")
+    assert mkdocs_hooks._recorded_cache_path(str(tmp_path), key).exists(), "whole: used as it is"
+    (tmp_path / "assets" / js).unlink()
+    assert not mkdocs_hooks._recorded_cache_path(str(tmp_path), key).exists(), "rendered again"
+
+
 # --- 4. The build log ---------------------------------------------------------------------------
 
 def test_build_log_says_what_it_did_in_a_few_lines(course_root, monkeypatch):
