@@ -341,6 +341,20 @@ def test_render_cache_entry_whose_notebook_assets_are_gone_is_a_miss(tmp_path, m
     assert not mkdocs_hooks._recorded_cache_path(str(tmp_path), key).exists(), "rendered again"
 
 
+def test_search_sections_cache_heals(tmp_path, monkeypatch):
+    """Material's search parser output is kept per page HTML; a damaged entry is parsed again."""
+    import search_hooks
+
+    monkeypatch.setattr(search_hooks, "SECTIONS", tmp_path)
+    html = "<h2 id='a'>Title</h2><p>Some text</p>"
+    first = search_hooks._sections(html)
+    [entry] = tmp_path.glob("*.pickle")
+    entry.write_bytes(entry.read_bytes()[:10])  # a killed write
+    again = search_hooks._sections(html)
+    assert [(s.id, s.title, s.text) for s in again] == [(s.id, s.title, s.text) for s in first]
+    assert [s.id for s in search_hooks._sections(html)] == [s.id for s in first], "healed entry read back"
+
+
 # --- 4. The build log ---------------------------------------------------------------------------
 
 def test_build_log_says_what_it_did_in_a_few_lines(course_root, monkeypatch):
