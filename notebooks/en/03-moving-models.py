@@ -332,7 +332,7 @@ if torch.cuda.is_available():
     assert y.device == model.weight.device
     assert (y * torch.tensor(2.0)).device == y.device  # element-wise: a 0-dim CPU tensor is allowed
     with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
-        torch.addmm(torch.tensor(1.0), x.T, x)  # not element-wise: no exception
+        torch.addmm(torch.tensor(1.0), x.T, x)  # not element-wise: the 0-dim exception does not apply
 else:
     print(f"{torch.cuda.is_available()=}")
     assert model(x).device.type == "cpu"

@@ -80,7 +80,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # (`Tensor on device cpu is not on the expected device meta!`), so the cells below expect that message
 # on a CPU-only machine and the real one on a GPU; the real message is checked only on a GPU. Not every
 # operation makes that check for `meta`: `torch.mm` of a `meta` and a CPU matrix returns a `meta` tensor
-# without an error, as the first cell shows, so `meta` stands in for a GPU only where a cell shows the
+# without an error, as the cell below shows, so `meta` stands in for a GPU only where a cell shows the
 # error. What `meta` shows faithfully is *which* tensors end up on which device; it says nothing about
 # speed or memory. The cells use `target`: the GPU if there is one, otherwise `meta`.
 
@@ -163,7 +163,7 @@ assert scaled.device.type == target.type
 if torch.cuda.is_available():
     a = torch.randn(2, 2, device="cuda")
     with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
-        torch.addmm(torch.tensor(1.0), a, a)  # not element-wise: no exception
+        torch.addmm(torch.tensor(1.0), a, a)  # not element-wise: the 0-dim exception does not apply
 else:
     print(f"{torch.cuda.is_available()=}")
 
@@ -284,7 +284,7 @@ assert batch["image"].device.type == "cpu"  # the original batch is unchanged
 # refuses. Neither works for a `bfloat16` tensor: NumPy has no such dtype, and both raise `TypeError:
 # Got unsupported ScalarType BFloat16`. Convert it first: `t.detach().cpu().float().numpy()`.
 #
-# These checks run on any machine. The gradient check fires on the CPU; the device check is the same
+# The cell runs on any machine. The gradient check fires on the CPU; the device check is the same
 # line of code for every device, so a `meta` tensor shows the same sentence with `meta` where your
 # traceback says `cuda:0`. On a GPU the cell also shows the `cuda:0` message itself; without one, that
 # check does not run. The cell needs NumPy, which PyTorch does not install; without it the cell prints
