@@ -102,7 +102,7 @@ else:
 # %% [markdown]
 # ## 移動が不要なら同じテンソルが返る
 #
-# テンソルがすでに指定したデバイスと dtype（メモリフォーマットも指定した場合はそのフォーマット）になっている場合、`to` は何も変える必要がないので、そのテンソル自身を返します。戻り値はコピーではないので、そこに書き込むと元のテンソルに書き込まれます。CPU 上のテンソルに対する `t.cpu()` や、すでに現在の GPU 上にあるテンソルに対する `t.cuda()` も同じ振る舞いです（`t.cuda()` を検証するのは GPU があるときだけです）。メモリフォーマットが変わるのも変更のうちです。通常のレイアウトの4次元テンソルに `t.to(memory_format=torch.channels_last)` を使うと、並べ替えたコピーが返ります。
+# テンソルがすでに指定したデバイスにあり、dtype も（メモリフォーマットを指定した場合はメモリフォーマットも）指定どおりなら、`to` は何も変える必要がないので、そのテンソル自身を返します。戻り値はコピーではないので、そこに書き込むと元のテンソルに書き込まれます。CPU 上のテンソルに対する `t.cpu()` や、すでに現在の GPU 上にあるテンソルに対する `t.cuda()` も同じ振る舞いです（セルが `t.cuda()` を検証するのは、GPU があるときだけです）。メモリフォーマットを変えることも変更にあたります。通常のレイアウトの4次元テンソルに対して `t.to(memory_format=torch.channels_last)` を呼び出すと、要素を並べ替えたコピーが返ります。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `a` はすでに `device` 上にあります。`b = a.to(device)` は `a` と同じオブジェクトでしょうか。セルは `b is a` を表示します。
@@ -123,8 +123,8 @@ assert a.to(device, torch.float32) is a
 same = a.cuda() if a.is_cuda else a.cpu()
 assert same is a
 images = torch.zeros(2, 3, 4, 5, device=device)
-assert images.to(memory_format=torch.contiguous_format) is images  # すでにそのフォーマット
-rearranged = images.to(memory_format=torch.channels_last)  # 新しいメモリフォーマット: コピーになる
+assert images.to(memory_format=torch.contiguous_format) is images  # すでにそのフォーマットになっている
+rearranged = images.to(memory_format=torch.channels_last)  # メモリフォーマットが変わるので、コピーになる
 assert rearranged is not images and rearranged.data_ptr() != images.data_ptr()
 assert rearranged.is_contiguous(memory_format=torch.channels_last)
 

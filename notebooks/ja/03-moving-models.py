@@ -17,7 +17,7 @@
 #
 # テンソルにもモデルにも `.to()` メソッドがありますが、両者の振る舞いは異なります。このページでは、`Module.to` がモデルとそのパラメータ・バッファに何をするのか、何を元のデバイスに残すのかを確認したうえで、モデルがどのデバイスにあるかの調べ方、デバイス不一致エラーの読み方、オプティマイザに何が起きるか、GPU で保存したチェックポイントを CPU に読み込む方法を説明します。
 #
-# PyTorch の挙動についての本文の記述は、このページの出力を作ったマシンで、直後のコードセルの `assert` によって検証しています。GPU が必要なセルは、まず GPU があるかを確認し、CPU だけのマシンでは代わりに `torch.cuda.is_available()=False` を表示します。そのため、そうしたセルの GPU での検証はそのマシンでは実行されていません（該当するセルの数はノートブックの上の行に表示しています）。GPU でしか表示されないエラーメッセージは、出典の PyTorch のバージョンを添えて引用しています。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉して検証し、表示します。ページはそのまま先に進みます。
+# PyTorch の挙動について本文で述べていることは、このページの出力を作ったマシン上で、直後のコードセルの `assert` によって検証しています。GPU が必要なセルは、まず GPU があるかを確認し、CPU だけのマシンでは代わりに `torch.cuda.is_available()=False` を表示します。そのため CPU だけのマシンでは、こうしたセルの GPU での検証は実行されません（該当するセルの数は、ノートブックの上の行に表示しています）。GPU でしか表示されないエラーメッセージは、どのバージョンの PyTorch のものかを明記して引用しています。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉して検証し、表示します。ページはそのまま先に進みます。
 
 # %%
 import contextlib
@@ -53,7 +53,7 @@ def expect_error(kind, fragment):
 #
 # 一方、`Module.to` はモジュールそのものを**インプレースで**変更し（パラメータとバッファを変換します）、モジュール自身を返します。`.cpu()`、`.double()`、そして GPU がある場合の `.cuda()` も同じです。`model = model.to(device)` と書いても害はありませんが、`model.to(device)` だけで十分です。
 #
-# `meta` デバイスは形状と dtype を保持しますが、データは持ちません。どのマシンにも存在するので、GPU がなくても移動の様子を確かめられます。`.cuda()` を検証するのは GPU があるときだけで、GPU がなければセルはその代わりに `torch.cuda.is_available()=False` を表示します。
+# `meta` デバイスは形状と dtype を保持しますが、データは持ちません。どのマシンにも存在するので、GPU がなくても移動の様子を確かめられます。セルが `.cuda()` を検証するのは GPU があるときだけです。GPU がなければ、代わりに `torch.cuda.is_available()=False` を表示します。
 
 # %% [markdown] tags=["predict"]
 # **予想：** セルは `model.double()`、`model.to("meta")` の順に呼び出し、どちらの戻り値も代入しません。`print(model.weight.device, model.weight.dtype)` は何を表示するでしょうか。
@@ -263,7 +263,7 @@ assert len(devices(model)) == 2
 #
 # 実際のコードでデバイス不一致エラーが起きる原因として多いのは、`forward` や損失関数の中でデバイスを指定せずに作ったテンソルです。その例と直し方は[デバイスのエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で紹介しています。
 #
-# 1つだけ許される組み合わせがありますが、要素ごとの演算に限られます。`torch.tensor(2.0)` のような0次元の CPU テンソルは、CUDA テンソルとの `+` や `*` などに Python の数値と同じように使えます。ほかの演算にはこの例外はなく、`a` と `b` が GPU 上にあっても `torch.addmm(torch.tensor(1.0), a, b)` はデバイスのチェックで失敗します。GPU のないマシンでは、セルは `torch.cuda.is_available()=False` だけを表示します。
+# 例外として、要素ごとの演算に限り、1つだけ許される組み合わせがあります。`torch.tensor(2.0)` のような0次元の CPU テンソルは、CUDA テンソルとの `+` や `*` などの演算で、Python の数値と同じように使えます。ほかの演算ではこの組み合わせは許されず、`a` と `b` が GPU 上にあっても、`torch.addmm(torch.tensor(1.0), a, b)` はデバイスのチェックで失敗します。GPU のないマシンでは、セルは `torch.cuda.is_available()=False` だけを表示します。
 
 # %% tags=["claim-O3", "gpu-only"]
 model = nn.Linear(4, 2).to(device)
@@ -283,7 +283,7 @@ if torch.cuda.is_available():
     assert y.device == model.weight.device
     assert (y * torch.tensor(2.0)).device == y.device  # 要素ごとの演算: 0次元の CPU テンソルは使える
     with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
-        torch.addmm(torch.tensor(1.0), x.T, x)  # 要素ごとの演算ではない: 例外はない
+        torch.addmm(torch.tensor(1.0), x.T, x)  # 要素ごとの演算ではないので、0次元でも許されない
 else:
     print(f"{torch.cuda.is_available()=}")
     assert model(x).device.type == "cpu"

@@ -68,7 +68,7 @@ if mps_ok:
 # - `torch.accelerator.is_available()`: 今、アクセラレータを使えるか。
 # - `torch.accelerator.current_accelerator()`: どの種類か。`device(type='cuda')` のような、インデックスを持たない `torch.device` を返します。
 #
-# 使えるアクセラレータがない場合の振る舞いは、リリースによって異なります。2.7 以降の `current_accelerator()` は、アクセラレータに対応していないビルドでは `None` を返します。2.6 では代わりに `RuntimeError` を送出します。セルでは、このマシンの torch での振る舞いを assert で検証します。使えるアクセラレータについての検証は、それがあるマシンでだけ実行されます。このモジュールは 2.6 より前には存在せず、古い環境ではそれより古い torch が入っていることもあるので、セルではまず `hasattr` で確認します。
+# 使えるアクセラレータがない場合の振る舞いは、リリースによって異なります。2.7 以降の `current_accelerator()` は、アクセラレータに対応していないビルドでは `None` を返します。2.6 では代わりに `RuntimeError` を送出します。セルでは、このマシンの torch での振る舞いを assert で検証します。アクセラレータが使える場合の検証は、アクセラレータのあるマシンでだけ実行されます。このモジュールは 2.6 より前には存在せず、古い環境ではそれより古い torch が入っていることもあるので、セルではまず `hasattr` で確認します。
 
 # %% [markdown] tags=["predict"]
 # **予想：** このセルを実行するマシンで、`torch.accelerator.current_accelerator()` は何を返すでしょうか。セルはそれを `acc` として表示します。

@@ -160,7 +160,7 @@ else:
 # %% [markdown]
 # ## nn.DataParallel が実際にすること
 #
-# `nn.DataParallel(model)` は「モデルを GPU に載せてくれるもの」と受け取られがちですが、実際の動作は、見つけたアクセラレータ（CUDA の GPU、Apple の MPS、Intel の XPU、MTIA、PrivateUse1 のバックエンドの順に探します）と、受け取るデバイス ID（`device_ids`、省略するとその種類の見えているすべてのデバイス）によって異なります。
+# `nn.DataParallel(model)` は「モデルを GPU に載せてくれるもの」と受け取られがちですが、実際の動作は、見つけたアクセラレータ（CUDA の GPU、Apple の MPS、Intel の XPU、MTIA、PrivateUse1 のバックエンドの順に探します）と、受け取るデバイス ID（`device_ids`、省略すると、見えているその種類のデバイスすべて）によって異なります。
 #
 # - アクセラレータがまったくない、または Apple の GPU（`DataParallel` が対応していない MPS）しかない: `device_ids` は空になり、モデルを今ある場所に置いたまま呼び出すだけで、何も移動しません。
 # - デバイス ID がちょうど1つ: コンストラクタがモデルをそのデバイスに移動します。GPU が1枚のマシンでのデフォルトの動作がこれで（XPU など、上に挙げたほかのアクセラレータでも同じです）、GPU が複数枚あるマシンで `device_ids=[1]` を渡した場合も同じです（モデルは `cuda:1` に移動します）。

@@ -60,7 +60,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # 直し方は「メッセージが名指ししたテンソルを移動する」ではありません。*モデル*を CPU に置いたままにしていると、メッセージは GPU 上にある入力のほうを名指しします。モデルとすべての入力を、使うつもりの1つのデバイスに置いてください。テンソルを移動したら、`x = x.to(device)` のように戻り値を受け取ります。
 #
-# 以下のセルはどのマシンでも実行できます。GPU があれば本物のメッセージが出ます。GPU がなければ、`meta` デバイスに2つ目のデバイスの役をさせます。以下のセルで使う演算（線形層、`+`、損失）では、`meta` と CPU のテンソルを混ぜた場合もエラーになりますが、別のチェックで検出されるので、メッセージも異なります（`Tensor on device cpu is not on the expected device meta!`）。そのため以下のセルは、CPU だけのマシンではこのメッセージを、GPU では本物のメッセージを期待します。本物のメッセージを検証するのは GPU があるときだけです。また、すべての演算が `meta` に対してこのチェックを行うわけではありません。最初のセルで示すように、`meta` の行列と CPU の行列の `torch.mm` はエラーにならずに `meta` のテンソルを返します。`meta` が GPU の代わりになるのは、セルがエラーを示している場合に限られます。`meta` が正確に示すのは、*どの*テンソルがどのデバイスに置かれるかです。速度やメモリについては何もわかりません。以下のセルでは `target` を使います。GPU があれば GPU、なければ `meta` です。
+# 以下のセルはどのマシンでも実行できます。GPU があれば本物のメッセージが出ます。GPU がなければ、`meta` デバイスに2つ目のデバイスの役をさせます。以下のセルで使う演算（線形層、`+`、損失）では、`meta` と CPU のテンソルを混ぜた場合もエラーになりますが、別のチェックで検出されるので、メッセージも異なります（`Tensor on device cpu is not on the expected device meta!`）。そのため以下のセルは、CPU だけのマシンではこのメッセージを、GPU では本物のメッセージを期待します。本物のメッセージを検証するのは GPU があるときだけです。また、すべての演算が `meta` に対してこのチェックを行うわけではありません。最初のセルで示すように、`meta` の行列と CPU の行列の `torch.mm` はエラーにならず、`meta` のテンソルを返します。そのため `meta` を GPU の代わりにできるのは、セルで実際にエラーが出ることを示している場合だけです。`meta` が正確に示すのは、*どの*テンソルがどのデバイスに置かれるかです。速度やメモリについては何もわかりません。以下のセルでは `target` を使います。GPU があれば GPU、なければ `meta` です。
 
 # %% tags=["gpu-only"]
 target = device if device.type == "cuda" else torch.device("meta")
@@ -120,7 +120,7 @@ print(f"{y.device=}, {y.shape=}")
 assert y.device.type == target.type
 
 # %% [markdown]
-# 例外が1つありますが、要素ごとの演算（`+`、`*`、比較など）に限られます。次元を持たないテンソル（`torch.tensor(2.0)` のような1つの数）は CPU にあってもかまわず、PyTorch はこれを Python の数値と同じように扱います。ほかの演算にはこの例外はなく、`a` と `b` が GPU 上にあっても、`torch.addmm(torch.tensor(1.0), a, b)` はデバイスのチェックで失敗します。要素ごとの演算の場合はどのマシンでもセルが示します（GPU がなければ `meta` が GPU の役をします）。`addmm` の場合は GPU が必要で、GPU がなければセルは `torch.cuda.is_available()=False` と表示します。
+# ただし、要素ごとの演算（`+`、`*`、比較など）に限って例外が1つあります。次元を持たないテンソル（`torch.tensor(2.0)` のような1つの数）は CPU にあってもかまいません。PyTorch はこれを Python の数値と同じように扱います。ほかの演算ではこの例外は認められず、`a` と `b` が GPU 上にあっても、`torch.addmm(torch.tensor(1.0), a, b)` はデバイスのチェックで失敗します。セルは要素ごとの演算の場合をどのマシンでも示します（GPU がなければ `meta` が GPU の役をします）。`addmm` の場合は GPU が必要なので、GPU がなければ `torch.cuda.is_available()=False` と表示します。
 
 # %% tags=["gpu-only"]
 scaled = x * torch.tensor(2.0)  # 要素ごとの演算: 0次元の CPU テンソルは使える
@@ -129,7 +129,7 @@ assert scaled.device.type == target.type
 if torch.cuda.is_available():
     a = torch.randn(2, 2, device="cuda")
     with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
-        torch.addmm(torch.tensor(1.0), a, a)  # 要素ごとの演算ではない: 例外はない
+        torch.addmm(torch.tensor(1.0), a, a)  # 要素ごとの演算ではないので、0次元でも許されない
 else:
     print(f"{torch.cuda.is_available()=}")
 
@@ -182,7 +182,7 @@ assert len(optimizer.param_groups[0]["params"]) == 6
 # %% [markdown]
 # ### テンソルを持つ損失モジュール
 #
-# `nn.CrossEntropyLoss(weight=...)` や `nn.BCEWithLogitsLoss(pos_weight=...)` のように、テンソルを引数にして作った損失は、そのテンソルをバッファとして持ちます。損失を CPU で作って GPU 上で計算すると、損失の呼び出しでデバイスが混ざります。損失もモジュールなので、モデルと同じように移動してください。GPU がなければ、ここでも `meta` が GPU の役をし、セルは `meta` のメッセージを示します。
+# `nn.CrossEntropyLoss(weight=...)` や `nn.BCEWithLogitsLoss(pos_weight=...)` のように、テンソルを引数にして作った損失は、そのテンソルをバッファとして持ちます。損失を CPU で作って GPU 上で計算すると、損失の呼び出しでデバイスが混ざります。損失もモジュールなので、モデルと同じように移動してください。GPU がなければ、ここでも `meta` が GPU の役をするので、セルは `meta` のメッセージを示します。
 
 # %% tags=["gpu-only"]
 class_weights = torch.tensor([1.0, 3.0])
@@ -233,9 +233,9 @@ assert batch["image"].device.type == "cpu"  # 元のバッチは変わらない
 # %% [markdown]
 # ## can't convert cuda:0 device type tensor to numpy
 #
-# NumPy 配列は CPU のメモリに置かれるので、`t.numpy()` が使えるのは CPU 上のテンソルだけで、しかも勾配を必要としないテンソルに限られます。メッセージの全文では、このあとに `Use Tensor.cpu() to copy the tensor to host memory first.` が続きます。よく使う書き方は `t.detach().cpu().numpy()` です。`detach()` が autograd の履歴を切り離し、`cpu()` がデータを CPU にコピーします（すでに CPU にあるテンソルには何もしません）。`t.numpy(force=True)` は同じことを1回の呼び出しで行い、さらに、普通の `numpy()` では受け付けない共役や符号反転のビューも解決します。ただし、`bfloat16` のテンソルにはどちらも使えません。NumPy にはこの dtype がないので、どちらも `TypeError: Got unsupported ScalarType BFloat16` を送出します。先に変換してください（`t.detach().cpu().float().numpy()`）。
+# NumPy 配列は CPU のメモリに置かれるので、`t.numpy()` が使えるのは CPU 上のテンソルだけで、しかも勾配を必要としないテンソルに限られます。メッセージの全文では、このあとに `Use Tensor.cpu() to copy the tensor to host memory first.` が続きます。よく使う書き方は `t.detach().cpu().numpy()` です。`detach()` が autograd の履歴を切り離し、`cpu()` がデータを CPU にコピーします（すでに CPU にあるテンソルには何もしません）。`t.numpy(force=True)` は同じことを1回の呼び出しで行い、さらに、普通の `numpy()` が受け付けない共役ビューや符号反転ビューも解決します。ただし、`bfloat16` のテンソルにはどちらも使えません。NumPy にはこの dtype がないので、どちらも `TypeError: Got unsupported ScalarType BFloat16` を送出します。先に float32 などに変換してください（`t.detach().cpu().float().numpy()`）。
 #
-# これらのチェックはどのマシンでも実行できます。勾配のチェックは CPU で起きます。デバイスのチェックはどのデバイスでも同じコードなので、`meta` テンソルを使うと、トレースバックの `cuda:0` の部分が `meta` になった同じ文が出ます。GPU があれば、セルは `cuda:0` のメッセージそのものも表示します。GPU がなければ、このチェックは実行されません。このセルには NumPy が必要ですが、PyTorch は NumPy をインストールしません。NumPy がない場合、セルはそれがないことを表示します。
+# これらのチェックはどのマシンでも実行できます。勾配のチェックは CPU で起きます。デバイスのチェックはどのデバイスでも同じコードなので、`meta` テンソルを使うと、トレースバックの `cuda:0` の部分が `meta` になった同じ文が出ます。GPU があれば、セルは `cuda:0` のメッセージそのものも表示します。GPU がなければ、この `cuda:0` のチェックは実行されません。このセルには NumPy が必要ですが、PyTorch は NumPy をインストールしません。NumPy がない場合、セルはそれがないことを表示します。
 
 # %% tags=["gpu-only"]
 HAS_NUMPY = importlib.util.find_spec("numpy") is not None
@@ -314,7 +314,7 @@ else:
 #
 # メッセージの全文は `Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.` です。チェックポイントにはストレージごとに保存元のデバイスが記録されていて、`torch.load` はストレージをそのデバイスに戻します。GPU から保存したファイルには `cuda:0` と記録されているので、使える CUDA GPU のないマシンではそのデバイスに戻せません。直し方はメッセージにあるとおり、`map_location` です。
 #
-# GPU なしでこのようなファイルを作るため、セルは CPU のテンソルを保存し、ファイル中のデバイスの文字列を書き換えます。チェックポイントは zip アーカイブで、中の `data.pkl` に pickle された構造が入っており、各ストレージのデバイスは短い文字列として記録されています。書き換えるのはその文字列だけです。`torch.load` がデバイスを選ぶときに見るのはこの文字列だけなので、読み込みは GPU で保存したファイルと同じ経路をたどります。GPU がファイルをどう書くかは、これではわかりません。GPU があれば、ファイルは `cuda:0` に読み込まれます。GPU がなければ、セルはエラーを示し、続いて直し方を示します。
+# GPU なしでこのようなファイルを作るため、セルは CPU のテンソルを保存し、ファイル中のデバイスの文字列を書き換えます。チェックポイントは zip アーカイブで、中の `data.pkl` に pickle された構造が入っており、各ストレージのデバイスは短い文字列として記録されています。書き換えるのはその文字列だけです。`torch.load` がデバイスを選ぶときに見るのはこの文字列だけなので、読み込みは GPU で保存したファイルと同じ経路をたどります。GPU がファイルをどう書くかは、これではわかりません。GPU があれば、ファイルは `cuda:0` に読み込まれます。GPU がなければ、セルはまずエラーを示し、次に直し方を示します。
 
 # %% tags=["gpu-only"]
 def retag(path, old, new):
@@ -357,7 +357,7 @@ assert here["weight"].device.type == device.type
 # %% [markdown]
 # ## Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same
 #
-# 畳み込み層は、入力の*型*が重みやバイアスの型と同じかどうかを確認します。ここでいう型はデバイスと dtype の組で、`torch.FloatTensor` は CPU 上の float32、`torch.cuda.FloatTensor` は CUDA GPU 上の float32 です。つまりこのメッセージは、CPU の入力が GPU 上の畳み込みに渡された（またはその逆）ことを示しています。直し方はデバイスの不一致と同じで、入力をモデルのある場所に移動します。CPU の入力に対して PyTorch が oneDNN（MKLDNN）のコードを選んだ場合は、メッセージに続きが付き、`Input type (...) and weight type (...) should be the same or input should be a MKLDNN tensor and weight is a dense tensor` となります。どちらの文言も以前からあり、2.13 と同じく PyTorch 2.6 にもあります。これらは GPU でしか出ないので、ここでは引用にとどめ、共通の部分を下の GPU のセルで検証します。
+# 畳み込み層は、入力の*型*が重みやバイアスの型と同じかどうかを確認します。ここでいう型はデバイスと dtype の組で、`torch.FloatTensor` は CPU 上の float32、`torch.cuda.FloatTensor` は CUDA GPU 上の float32 です。つまりこのメッセージは、CPU の入力が GPU 上の畳み込みに渡された（またはその逆）ことを示しています。直し方はデバイスの不一致と同じで、入力をモデルのある場所に移動します。CPU の入力に対して PyTorch が oneDNN（MKLDNN）のコードを選んだ場合は、メッセージに続きが付き、`Input type (...) and weight type (...) should be the same or input should be a MKLDNN tensor and weight is a dense tensor` となります。どちらの文言も最近のものではなく、PyTorch 2.13 にも 2.6 にもあります。これらは GPU でしか出ないので、ここでは引用にとどめ、共通の部分を下の GPU のセルで検証します。
 #
 # dtype の不一致はどのマシンでも起こせますが、メッセージの文言は異なります。float64 に変換した畳み込みに float32 の入力を渡すと、テンソルの型ではなく dtype の名前を使った `Input type (float) and bias type (double) should be the same` になり、バイアスがなければ `expected scalar type Float but found Double` になります。`x.to(conv.weight)` なら dtype とデバイスの不一致を一度に直せます。テンソルを渡すと、`to` はそのテンソルのデバイスと dtype に合わせます。
 
@@ -534,7 +534,7 @@ assert features.device.type == device.type
 # %% [markdown]
 # ## Torch not compiled with CUDA enabled
 #
-# インストールされている PyTorch が CPU 専用ビルドで（wheel のバージョンは `+cpu` で終わることが多いです）、コードが `.cuda()` や `device="cuda"` などで CUDA を要求した場合のエラー（`AssertionError`）です。このようなビルドでも、CUDA の呼び出しがすべてこう伝えるわけではありません。`torch.cuda.set_device(0)` は `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'` で失敗しますが、意味は同じです。CUDA を起動できないマシン上の CUDA ビルドでは別のメッセージになり、理由を述べる `RuntimeError` が出ます。NVIDIA ドライバのないマシンで PyTorch 2.6.0+cu124 を使うと、`Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx` となります。セルは、お使いのマシンがどちらに当たるかを示します。GPU があれば、CUDA のテンソルを作ります。
+# インストールされている PyTorch が CPU 専用ビルドで（wheel のバージョンは `+cpu` で終わることが多いです）、コードが `.cuda()` や `device="cuda"` などで CUDA を要求した場合のエラー（`AssertionError`）です。ただし、このようなビルドでも、すべての CUDA の呼び出しがこのメッセージを出すわけではありません。`torch.cuda.set_device(0)` は `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'` で失敗しますが、原因は同じです。CUDA を起動できないマシン上の CUDA ビルドでは別のメッセージになり、理由を述べる `RuntimeError` が出ます。NVIDIA ドライバのないマシンで PyTorch 2.6.0+cu124 を使うと、`Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx` となります。セルは、お使いのマシンがどちらに当たるかを示します。GPU があれば、CUDA のテンソルを作ります。
 #
 # 直し方: GPU を使うなら、NVIDIA の GPU とドライバがあるマシンに CUDA ビルドの PyTorch をインストールします（コマンドは pytorch.org のセレクタで確認できます）。どこでも動かすなら、このコースのどのページでもしているように、デバイスを一度決めて、それをどこでも使います。
 
