@@ -20,12 +20,12 @@
 # 어느 디바이스에 있는지 알아내는 방법, 디바이스 불일치 오류를 읽는 법, 옵티마이저에 생기는 일,
 # GPU에서 저장한 체크포인트를 CPU에서 불러오는 방법을 다룹니다.
 #
-# PyTorch의 동작에 관한 본문의 설명은 이 페이지의 출력을 만든 머신에서 바로 다음 코드 셀의 `assert`로
-# 검증합니다. GPU가 필요한 셀은 먼저 GPU가 있는지 확인하고, CPU만 있는 머신에서는 대신
-# `torch.cuda.is_available()=False`를 출력합니다. 따라서 그런 셀의 GPU 검증은 그 머신에서 실행되지
-# 않았습니다(해당 셀의 개수는 노트북 위의 줄에 밝혀 두었습니다). GPU에서만 나오는 오류 메시지는 출처가 된
-# PyTorch 버전과 함께 인용합니다. 예상된 오류는
-# 첫 번째 셀에서 정의하는 `expect_error`가 잡아서 확인하고 표시하며, 페이지는 계속 진행됩니다.
+# 본문에서 설명하는 PyTorch의 동작은 이 페이지의 출력을 만든 머신에서 바로 다음 코드 셀의 `assert`로
+# 검증했습니다. GPU가 필요한 셀은 먼저 GPU가 있는지 확인하고, CPU만 있는 머신에서는 대신
+# `torch.cuda.is_available()=False`를 출력합니다. 이때 그런 셀의 GPU 검증은 실행되지 않습니다(이런 셀이
+# 몇 개인지는 노트북 위의 줄에 밝혀 두었습니다). GPU에서만 나오는 오류 메시지는 어느 PyTorch 버전의
+# 메시지인지 밝혀 인용합니다. 예상된 오류는 첫 번째 셀에서 정의하는 `expect_error`가 잡아서 확인하고
+# 표시하며, 페이지는 계속 진행됩니다.
 
 # %%
 import contextlib
@@ -64,8 +64,8 @@ def expect_error(kind, fragment):
 # `model = model.to(device)`라고 써도 문제는 없지만, `model.to(device)`만으로 충분합니다.
 #
 # `meta` 디바이스는 형태와 dtype만 저장하고 데이터는 저장하지 않습니다. 어느 머신에나 있으므로
-# GPU가 없어도 이동이 일어나는 모습을 확인할 수 있습니다. `.cuda()`는 GPU가 있을 때만 검증하며, GPU가
-# 없으면 셀은 그 대신 `torch.cuda.is_available()=False`를 출력합니다.
+# GPU가 없어도 이동이 일어나는 모습을 확인할 수 있습니다. 셀은 `.cuda()`를 GPU가 있을 때만 검증하고,
+# GPU가 없으면 그 대신 `torch.cuda.is_available()=False`를 출력합니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** 셀은 `model.double()`과 `model.to("meta")`를 호출하고 어느 반환값도 대입하지 않습니다.
@@ -304,10 +304,10 @@ assert len(devices(model)) == 2
 # 실제 코드에서 불일치의 흔한 원인은 `forward`나 손실 함수 안에서 디바이스를 지정하지 않고 만든 텐서입니다.
 # 그 예와 고치는 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)에서 다룹니다.
 #
-# 허용되는 조합이 하나 있지만, 요소별 연산에 한해서입니다. `torch.tensor(2.0)` 같은 0차원 CPU 텐서는 CUDA
-# 텐서와의 `+`, `*` 같은 연산에 Python 숫자처럼 함께 쓸 수 있습니다. 다른 연산에는 이런 예외가 없어서, `a`와
-# `b`가 GPU에 있어도 `torch.addmm(torch.tensor(1.0), a, b)`는 디바이스 검사에서 실패합니다. GPU가 없는
-# 머신에서 이 셀은 `torch.cuda.is_available()=False`만 출력합니다.
+# 요소별 연산에서만 허용되는 조합이 하나 있습니다. `torch.tensor(2.0)` 같은 0차원 CPU 텐서는 CUDA 텐서와의
+# `+`, `*` 같은 연산에서 Python 숫자처럼 쓸 수 있습니다. 다른 연산에는 이런 예외가 없어서, `a`와 `b`가 GPU에
+# 있어도 `torch.addmm(torch.tensor(1.0), a, b)`는 디바이스 검사에서 실패합니다. GPU가 없는 머신에서 이 셀은
+# `torch.cuda.is_available()=False`만 출력합니다.
 
 # %% tags=["claim-O3", "gpu-only"]
 model = nn.Linear(4, 2).to(device)
@@ -327,16 +327,16 @@ if torch.cuda.is_available():
     assert y.device == model.weight.device
     assert (y * torch.tensor(2.0)).device == y.device  # 요소별 연산: 0차원 CPU 텐서는 허용된다
     with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
-        torch.addmm(torch.tensor(1.0), x.T, x)  # 요소별 연산이 아니다: 예외 없음
+        torch.addmm(torch.tensor(1.0), x.T, x)  # 요소별 연산이 아니므로 허용되지 않는다
 else:
     print(f"{torch.cuda.is_available()=}")
     assert model(x).device.type == "cpu"
 
 # %% [markdown]
 # GPU가 없으면 CUDA의 메시지는 볼 수 없지만, `meta` 디바이스에는 자체 디바이스 검사가 있습니다(메시지
-# 문구는 `is not on the expected device`로 CUDA와 다릅니다). 이를 이용하면 어느 머신에서나 선형 레이어가
-# 양방향 불일치 모두에서 실패한다는 것과, 요소별 연산에서는 0차원 CPU 텐서가 허용된다는 것을 확인할 수
-# 있습니다.
+# 문구는 `is not on the expected device`로 CUDA와 다릅니다). 이를 이용하면 모델과 입력 중 어느 쪽을 CPU에
+# 남겨도 선형 레이어가 실패한다는 것과, 요소별 연산에서는 0차원 CPU 텐서가 허용된다는 것을 어느 머신에서나
+# 확인할 수 있습니다.
 
 # %% tags=["claim-F7"]
 meta_model = nn.Linear(4, 2).to("meta")

@@ -68,7 +68,7 @@ if mps_ok:
 # - `torch.accelerator.is_available()`: 지금 가속기를 쓸 수 있는가?
 # - `torch.accelerator.current_accelerator()`: 어떤 종류인가? `device(type='cuda')`처럼 인덱스가 없는 `torch.device`를 반환합니다.
 #
-# 쓸 수 있는 가속기가 없을 때의 동작은 릴리스마다 다릅니다. 2.7부터 `current_accelerator()`는 가속기를 지원하지 않는 빌드에서 `None`을 반환합니다. 2.6에서는 대신 `RuntimeError`가 발생합니다. 셀은 이 머신의 torch에서 어떻게 동작하는지 `assert`로 검증합니다. 쓸 수 있는 가속기에 대한 검증은 가속기가 있는 머신에서만 실행됩니다. 이 모듈은 2.6 전에는 아예 없고, 오래된 환경에는 그보다 오래된 torch가 설치되어 있을 수 있으므로, 셀에서는 먼저 `hasattr`로 확인합니다.
+# 쓸 수 있는 가속기가 없을 때의 동작은 릴리스마다 다릅니다. 2.7부터 `current_accelerator()`는 가속기를 지원하지 않는 빌드에서 `None`을 반환합니다. 2.6에서는 대신 `RuntimeError`가 발생합니다. 셀은 이 머신의 torch에서 어떻게 동작하는지 `assert`로 검증합니다. 가속기를 쓸 수 있을 때의 검증은 가속기가 있는 머신에서만 실행됩니다. 이 모듈은 2.6 전에는 아예 없고, 오래된 환경에는 그보다 오래된 torch가 설치되어 있을 수 있으므로, 셀에서는 먼저 `hasattr`로 확인합니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** 이 셀을 실행하는 머신에서 `torch.accelerator.current_accelerator()`는 무엇을 반환할까요?
@@ -98,7 +98,7 @@ else:
             torch.accelerator.current_accelerator()
 
 # %% [markdown]
-# 2.7부터는 함정이 하나 있습니다. `current_accelerator()`가 나타내는 것은 머신이 아니라 **빌드**입니다. GPU가 없는 머신(예: Colab CPU 런타임)에서 CUDA 빌드 PyTorch를 쓰면, `is_available()`은 `False`인데도 `current_accelerator()`는 여전히 `cuda`를 반환합니다(2.6에서는 이런 머신에서 같은 호출이 예외를 발생시킵니다). 그러니 먼저 `is_available()`을 확인하거나, 2.7부터는 `current_accelerator(check_available=True)`를 호출하십시오. 이 호출은 가속기를 쓸 수 없으면 `None`을 반환합니다. GPU가 없으면 셀은 이 호출이 `None`을 반환하는지 검증합니다. 그보다 오래된 torch에서 이 셀은 `TORCH >= (2, 7)=False`를 출력합니다.
+# 2.7부터는 함정이 하나 있습니다. `current_accelerator()`가 나타내는 것은 머신이 아니라 **빌드**입니다. GPU가 없는 머신(예: Colab CPU 런타임)에서 CUDA 빌드 PyTorch를 쓰면, `is_available()`은 `False`인데도 `current_accelerator()`는 여전히 `cuda`를 반환합니다(2.6에서는 이런 머신에서 같은 호출이 예외를 발생시킵니다). 그러니 먼저 `is_available()`을 확인하거나, 2.7부터는 `current_accelerator(check_available=True)`를 호출하십시오. 이 호출은 가속기를 쓸 수 없으면 `None`을 반환합니다. GPU가 없으면 셀은 이 호출이 `None`을 반환하는지 검증합니다. 2.7보다 오래된 torch에서는 셀이 `TORCH >= (2, 7)=False`를 출력합니다.
 
 # %% tags=["claim-O5", "gpu-only"]
 if TORCH >= (2, 7):

@@ -75,11 +75,11 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # 두 번째 디바이스 역할을 합니다. 아래 셀들이 쓰는 연산(선형 레이어, `+`, 손실)에서는 `meta` 텐서와 CPU 텐서를
 # 섞어도 오류가 나지만, 검사하는 곳이 다르고 메시지도 다릅니다(`Tensor on device cpu is not on the expected device
 # meta!`). 그래서 아래 셀들은 CPU만 있는 머신에서는 이 메시지를, GPU에서는 진짜 메시지를 기대하며, 진짜 메시지는
-# GPU에서만 검증합니다. 모든 연산이 `meta`에 대해 이 검사를 하는 것은 아닙니다. 첫 번째 셀에서 보듯, `meta`
-# 행렬과 CPU 행렬의 `torch.mm`은 오류 없이 `meta` 텐서를 반환합니다. 따라서 `meta`가 GPU를 대신하는 것은 셀이
-# 오류를 보여 주는 경우뿐입니다. `meta`가 정확히
-# 보여 주는 것은 *어떤* 텐서가 어느 디바이스에 놓이는지입니다. 속도나 메모리에 대해서는 아무것도 알려 주지
-# 않습니다. 아래 셀들은 `target`을 씁니다. GPU가 있으면 GPU, 없으면 `meta`입니다.
+# GPU에서만 검증됩니다. 다만 모든 연산이 `meta`에 대해 이 검사를 하지는 않습니다. 바로 아래 셀에서 보듯, `meta`
+# 행렬과 CPU 행렬을 `torch.mm`으로 곱하면 오류 없이 `meta` 텐서가 반환됩니다. 따라서 `meta`가 GPU를 대신한다고
+# 볼 수 있는 것은 셀에서 실제로 오류가 나는 경우뿐입니다. `meta`가 정확히 보여 주는 것은 *어떤* 텐서가 어느
+# 디바이스에 놓이는지입니다. 속도나 메모리에 대해서는 아무것도 알려 주지 않습니다. 아래 셀들은 `target`을
+# 씁니다. GPU가 있으면 GPU, 없으면 `meta`입니다.
 
 # %% tags=["gpu-only"]
 target = device if device.type == "cuda" else torch.device("meta")
@@ -146,11 +146,11 @@ print(f"{y.device=}, {y.shape=}")
 assert y.device.type == target.type
 
 # %% [markdown]
-# 예외가 하나 있지만, 요소별 연산(`+`, `*`, 비교 등)에 한해서입니다. 차원이 없는 텐서(`torch.tensor(2.0)`처럼
+# 예외가 하나 있는데, 요소별 연산(`+`, `*`, 비교 등)에만 해당합니다. 차원이 없는 텐서(`torch.tensor(2.0)`처럼
 # 수 하나)는 CPU에 있어도 되며, PyTorch는 이를 Python 숫자처럼 다룹니다. 다른 연산에는 이런 예외가 없어서, `a`와
-# `b`가 GPU에 있어도 `torch.addmm(torch.tensor(1.0), a, b)`는 디바이스 검사에서 실패합니다. 요소별 연산의 경우는
-# 셀이 어느 머신에서나 보여 줍니다(GPU가 없으면 `meta`가 GPU 역할을 합니다). `addmm`의 경우는 GPU가 필요하며,
-# GPU가 없으면 셀은 `torch.cuda.is_available()=False`를 출력합니다.
+# `b`가 GPU에 있어도 `torch.addmm(torch.tensor(1.0), a, b)`는 디바이스 검사에서 실패합니다. 셀은 요소별 연산의
+# 경우를 어느 머신에서나 보여 줍니다(GPU가 없으면 `meta`가 GPU 역할을 합니다). `addmm`의 경우는 GPU가 있어야
+# 볼 수 있으며, GPU가 없으면 셀은 `torch.cuda.is_available()=False`를 출력합니다.
 
 # %% tags=["gpu-only"]
 scaled = x * torch.tensor(2.0)  # 요소별 연산: 0차원 CPU 텐서는 허용된다
@@ -159,7 +159,7 @@ assert scaled.device.type == target.type
 if torch.cuda.is_available():
     a = torch.randn(2, 2, device="cuda")
     with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
-        torch.addmm(torch.tensor(1.0), a, a)  # 요소별 연산이 아니다: 예외 없음
+        torch.addmm(torch.tensor(1.0), a, a)  # 요소별 연산이 아니므로 허용되지 않는다
 else:
     print(f"{torch.cuda.is_available()=}")
 
@@ -275,16 +275,17 @@ assert batch["image"].device.type == "cpu"  # 원래 배치는 그대로
 # NumPy 배열은 CPU 메모리에 있으므로 `t.numpy()`는 CPU 텐서에만, 그것도 기울기가 필요 없는 텐서에만 쓸 수
 # 있습니다. 전체 메시지에는 `Use Tensor.cpu() to copy the tensor to host memory first.`가 이어집니다. 흔히 쓰는
 # 방법은 `t.detach().cpu().numpy()`입니다. `detach()`는 autograd 기록을 떼어 내고, `cpu()`는 데이터를 CPU로
-# 복사합니다(이미 CPU에 있는 텐서에는 아무것도 하지 않습니다). `t.numpy(force=True)`는 같은 일을 한 번의 호출로
-# 하며, 일반 `numpy()`가 거부하는 켤레(conjugate) 뷰나 부호 반전(negative) 뷰도 풀어 줍니다. 다만 `bfloat16`
-# 텐서에는 둘 다 쓸 수 없습니다. NumPy에는 이 dtype이 없어서 둘 다 `TypeError: Got unsupported ScalarType
-# BFloat16`을 일으킵니다. 먼저 변환하십시오(`t.detach().cpu().float().numpy()`).
+# 복사합니다(이미 CPU에 있는 텐서에는 아무것도 하지 않습니다). `t.numpy(force=True)`는 같은 일을 한 번에
+# 처리하며, 일반 `numpy()`가 거부하는 켤레(conjugate) 뷰나 부호 반전(negative) 뷰도 풀어서 변환합니다. 다만
+# `bfloat16` 텐서에는 어느 쪽도 쓸 수 없습니다. NumPy에 이 dtype이 없으므로 두 방법 모두 `TypeError: Got
+# unsupported ScalarType BFloat16`으로 실패합니다. 먼저 다른 dtype으로
+# 변환하십시오(`t.detach().cpu().float().numpy()`).
 #
 # 이 검사들은 어느 머신에서나 실행할 수 있습니다. 기울기 검사는 CPU에서 일어납니다. 디바이스 검사는 어느
 # 디바이스든 같은 코드이므로, `meta` 텐서를 쓰면 트레이스백의 `cuda:0` 자리에 `meta`가 들어간 같은 문장이
-# 나옵니다. GPU가 있으면 셀은 `cuda:0` 메시지 자체도 보여
-# 주며, GPU가 없으면 이 검사는 실행되지 않습니다. 이 셀에는 NumPy가 필요한데, PyTorch는 NumPy를
-# 설치하지 않습니다. NumPy가 없으면 셀은 없다는 사실을 출력합니다.
+# 나옵니다. GPU가 있으면 셀은 `cuda:0` 메시지 자체도 보여 주며, GPU가 없으면 이 `cuda:0` 검사는 실행되지
+# 않습니다. 이 셀에는 NumPy가 필요한데, PyTorch는 NumPy를 설치하지 않습니다. NumPy가 없으면 셀은 없다는
+# 사실을 출력합니다.
 
 # %% tags=["gpu-only"]
 HAS_NUMPY = importlib.util.find_spec("numpy") is not None
@@ -378,7 +379,7 @@ else:
 # 체크포인트는 zip 아카이브이고, 그 안의 `data.pkl`에 pickle된 구조가 들어 있으며 각 스토리지의 디바이스는 짧은
 # 문자열로 기록됩니다. 셀이 바꾸는 것은 그 문자열뿐입니다. `torch.load`가 디바이스를 고를 때 보는 것도 이
 # 문자열뿐이므로, 불러오기는 GPU에서 저장한 파일과 같은 경로를 따릅니다. GPU가 파일을 어떻게 쓰는지는 이것으로
-# 알 수 없습니다. GPU가 있으면 파일은 `cuda:0`으로 불러와지고, GPU가 없으면 셀은 오류를 보여 준 다음 고치는
+# 알 수 없습니다. GPU가 있으면 셀은 파일을 `cuda:0`으로 불러오고, GPU가 없으면 오류를 보여 준 다음 고치는
 # 방법을 보여 줍니다.
 
 # %% tags=["gpu-only"]
@@ -426,17 +427,15 @@ assert here["weight"].device.type == device.type
 # 합성곱 레이어는 입력의 *타입*이 가중치와 편향의 타입과 같은지 확인합니다. 여기서 타입은 디바이스와 dtype을 합친
 # 것으로, `torch.FloatTensor`는 CPU의 float32, `torch.cuda.FloatTensor`는 CUDA GPU의 float32입니다. 따라서 이
 # 메시지는 CPU 입력이 GPU에 있는 합성곱에 들어갔다(또는 그 반대)는 뜻이고, 고치는 방법은 디바이스 불일치와 같이
-# 입력을 모델이 있는 곳으로 옮기는 것입니다. CPU 입력에 대해 PyTorch가 oneDNN(MKLDNN)
-# 코드를 골랐다면 메시지가 더 이어져 `Input type (...) and weight type (...) should be the same or input should be
-# a MKLDNN tensor and weight is a dense tensor`가 됩니다. 두 문구 모두 예전부터 있었으며, 2.13과 마찬가지로
-# PyTorch 2.6에도 있습니다. 이 메시지들은 GPU에서만 나오므로 여기서는 인용만 하고, 공통 부분은 아래 GPU 셀에서
-# 검증합니다.
+# 입력을 모델이 있는 곳으로 옮기는 것입니다. CPU 입력에 대해 PyTorch가 oneDNN(MKLDNN) 코드를 골랐다면 메시지가
+# 더 이어져 `Input type (...) and weight type (...) should be the same or input should be a MKLDNN tensor and
+# weight is a dense tensor`가 됩니다. 두 문구 모두 오래전부터 있던 것으로, 2.13은 물론 PyTorch 2.6에도 있습니다.
+# 이 메시지들은 GPU에서만 나오므로 여기서는 인용만 하고, 공통 부분은 아래 GPU 셀에서 검증합니다.
 #
 # dtype 불일치는 어느 머신에서나 재현할 수 있지만, 메시지 문구는 다릅니다. float64로 변환한 합성곱에 float32 입력을
 # 넣으면 텐서 타입 대신 dtype 이름을 쓴 `Input type (float) and bias type (double) should be the same`이 나오고,
 # 편향이 없으면 `expected scalar type Float but found Double`이 나옵니다. `x.to(conv.weight)`는 dtype 불일치와
-# 디바이스 불일치를 한 번에 고칩니다. 텐서를 넘기면 `to`는 그 텐서의
-# 디바이스와 dtype에 맞춥니다.
+# 디바이스 불일치를 한 번에 고칩니다. 텐서를 넘기면 `to`는 그 텐서의 디바이스와 dtype에 맞춥니다.
 
 # %%
 conv = nn.Conv2d(1, 2, 3).double()
@@ -471,7 +470,7 @@ else:
 # 그 GPU 인덱스가 없다는 뜻입니다. 예를 들어 GPU가 하나인 머신의 `cuda:1`, 또는 `CUDA_VISIBLE_DEVICES`로 일부 GPU를
 # 숨기기 전에는 유효했던 인덱스입니다(보이는 GPU는 0부터 번호가 다시 매겨집니다). PyTorch 2.7까지는
 # `RuntimeError`이고, 2.8부터는 `RuntimeError`의 하위 클래스인 `torch.AcceleratorError`입니다. 2.9부터는 메시지의
-# 두 번째 줄에 힌트 `GPU device may be out of range, do you have enough GPUs?`가 붙습니다(2.8에는 아직 없습니다).
+# 두 번째 줄에 `GPU device may be out of range, do you have enough GPUs?`라는 힌트가 붙습니다(2.8에는 아직 없습니다).
 #
 # 디바이스를 적는 것만으로는 아무것도 검사하지 않습니다. `torch.device("cuda", 7)`은 CUDA가 없는 머신을 포함해
 # 어느 머신에서나 만들어집니다. 오류는 그곳에 처음 텐서를 놓을 때 납니다.
@@ -485,8 +484,8 @@ if TORCH >= (2, 8):
 
 # %% [markdown]
 # GPU가 있으면 다음 셀은 마지막 GPU의 바로 다음 인덱스를 요청하고(2.9부터는 힌트 줄도 검증합니다), 그다음
-# 유효한 인덱스, 즉
-# `torch.cuda.device_count()`보다 작은 인덱스를 씁니다. GPU가 없으면 필요한 조건을 출력합니다.
+# 유효한 인덱스, 즉 `torch.cuda.device_count()`보다 작은 인덱스를 씁니다. GPU가 없으면 필요한 조건을
+# 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -511,8 +510,8 @@ else:
 # 가속기를 돌려줍니다. `torch.device(0)`은 `cuda:0`이 되고, 그곳에 텐서를 만들 때
 # `Found no NVIDIA driver on your system`처럼 이유를 알려 주는 오류가 납니다(Colab의 CPU 런타임과 같은
 # 2.11.0+cu130으로 확인했습니다). 고치는 방법은 디바이스를 이름으로 적는 것(`"cuda:0"`, 또는 한 번
-# 정해 둔 `device`)과, 가속기가 있을 때만 메모리를 고정하는 것입니다. 셀은 이 머신이 어느 경우에 해당하는지 보여 주며, GPU가 있으면
-# 인덱스 0에 텐서를 만듭니다.
+# 정해 둔 `device`)과, 가속기가 있을 때만 메모리를 고정하는 것입니다. 셀은 이 머신이 어느 경우에 해당하는지
+# 보여 주며, GPU가 있으면 인덱스 0에 텐서를 만듭니다.
 
 # %% tags=["gpu-only"]
 usable = torch.accelerator.is_available()
@@ -644,10 +643,10 @@ assert features.device.type == device.type
 # ## Torch not compiled with CUDA enabled
 #
 # 설치된 PyTorch가 CPU 전용 빌드이고(wheel 버전이 `+cpu`로 끝나는 경우가 많습니다), 코드가 `.cuda()`나
-# `device="cuda"` 등으로 CUDA를 요구했을 때 나는 오류(`AssertionError`)입니다. 이런 빌드에서도 모든 CUDA 호출이
-# 이렇게 알려 주지는 않습니다. `torch.cuda.set_device(0)`은 `AttributeError: module 'torch._C' has no attribute
-# '_cuda_setDevice'`로 실패하는데, 뜻은 같습니다. CUDA를 시작할 수 없는
-# 머신의 CUDA 빌드에서는 다른 메시지, 즉 이유를 밝히는 `RuntimeError`가 납니다. NVIDIA 드라이버가 없는 머신에서
+# `device="cuda"` 등으로 CUDA를 요구했을 때 나는 오류(`AssertionError`)입니다. 다만 이런 빌드라도 모든 CUDA 호출이
+# 이 메시지를 내지는 않습니다. `torch.cuda.set_device(0)`은 `AttributeError: module 'torch._C' has no attribute
+# '_cuda_setDevice'`로 실패하는데, 의미는 같습니다. CUDA를 시작할 수 없는 머신의 CUDA 빌드에서는 다른 메시지,
+# 즉 이유를 밝히는 `RuntimeError`가 납니다. NVIDIA 드라이버가 없는 머신에서
 # PyTorch 2.6.0+cu124를 쓰면 `Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and
 # installed a driver from http://www.nvidia.com/Download/index.aspx`가 나옵니다. 셀은 지금 머신이 어느 쪽인지
 # 보여 주며, GPU가 있으면 CUDA 텐서를 만듭니다.
