@@ -8,6 +8,7 @@ import nbformat
 import record_outputs
 import twins
 from conftest import run, write_notebook
+from test_site import soup
 
 
 def _course(root, answer="6 * 7"):
@@ -92,10 +93,11 @@ def test_site_shows_recorded_outputs_with_a_link_to_the_cpu_view(tmp_path):
         assert done.returncode == 0, done.stderr
         done = run(sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site"))
         assert done.returncode == 0, done.stderr[-3000:]
-        html = (tmp_path / "site" / concept / "index.html").read_text(encoding="utf-8")
-        assert "Recorded CPU test device" in html and "2026-01-02" in html
-        assert 'href="../cpu/' in html
-        cpu_html = (tmp_path / "site" / "ja" / "cpu" / concept / "index.html").read_text(encoding="utf-8")
-        assert "CPU" in cpu_html and f'href="../../{concept}/"' in cpu_html
+        page = soup(tmp_path / "site" / concept / "index.html")
+        line = page.select_one(".nb-provenance")
+        assert "Recorded CPU test device" in line.get_text() and "2026-01-02" in line.get_text()
+        assert line.find("a")["href"].startswith("../cpu/")
+        cpu_line = soup(tmp_path / "site" / "ja" / "cpu" / concept / "index.html").select_one(".nb-provenance")
+        assert "CPU" in cpu_line.get_text() and cpu_line.find("a")["href"] == f"../../{concept}/"
     finally:
         assert run(sys.executable, "scripts/execute.py").returncode == 0
