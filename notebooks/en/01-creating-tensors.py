@@ -142,7 +142,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## Checking where a tensor lives
+# ## Check which device a tensor is on
 #
 # `t.device` is the full answer. `t.is_cuda` and `t.is_cpu` are shortcuts for the common questions;
 # `is_cpu` has existed since torch 1.13 (older tutorials say it does not).

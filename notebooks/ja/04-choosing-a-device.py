@@ -46,7 +46,7 @@ device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.__version__, device)
 
 # %% [markdown]
-# ## 昔ながらのチェック
+# ## 従来の方法：GPU が使えるかを確認する
 #
 # `torch.cuda.is_available()` が `True` になるのは、その PyTorch ビルドが CUDA に対応していて、ドライバが動作し、GPU が1枚以上見えているときだけです。CUDA 固有のコードの前に置く判定としては、今でもこれが正しい方法です。ただし、この関数がわかるのは CUDA のことだけです（ROCm ビルドの AMD GPU も `cuda` として見えます）。そのため Mac では、Apple の GPU（`mps` デバイス）が使える状態でも `False` になります。GPU がなければ、セルは `cuda_ok=False` と表示し、GPU の枚数は検証しません。
 
