@@ -54,7 +54,8 @@ def main():
                     name = (urlsplit(path).path.strip("/").replace("/", "_") or "home")
                     page.screenshot(path=args.out / f"{name}-{scheme}-{screen}.png", full_page=args.full)
                     for kind, selector in OUTPUTS.items():
-                        found = page.locator(selector).first
+                        # the first one shown: an output that answers a question is hidden until answered
+                        found = page.locator(f"{selector} >> visible=true").first
                         if found.count():
                             found.scroll_into_view_if_needed()
                             box = found.locator("xpath=ancestor-or-self::div[contains(@class,'jp-Cell ')][1]")
