@@ -19,6 +19,8 @@ from urllib.parse import unquote, urlsplit
 TYPES = {".ipynb": "application/x-ipynb+json", ".xml": "application/xml", ".js": "text/javascript",
          ".map": "application/json", ".json": "application/json", ".svg": "image/svg+xml"}
 COMPRESSED = re.compile(r"^(text/|application/(json|xml|javascript|x-ipynb\+json)|image/svg)")
+
+
 class _Canonical(html.parser.HTMLParser):
     """The href of <link rel="canonical">, however the page writes its attributes (minified or not)."""
     href = None
