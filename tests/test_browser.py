@@ -6,6 +6,7 @@ search finds, whether the notebook download arrives as a file, what a page reque
 it looks on a phone and in dark mode, and what axe-core finds."""
 import contextlib
 import json
+import re
 from urllib.parse import unquote, urlsplit
 
 import course
@@ -309,7 +310,7 @@ def test_dark_mode_switches_and_keeps_notebook_code_readable(chromium, base, axe
     with private_tab(chromium) as (page, _):
         page.goto(page_url(base, lang, concept))
         assert page.locator("body").get_attribute("data-md-color-scheme") == "default"
-        page.locator("form[data-md-component=palette] label:not([hidden])").click()
+        page.locator("form[data-palette] label:not([hidden])").click()
         page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
         found = page.evaluate(f"() => {{ {DARK} }}")
         assert found["body"] < 0.05, f"{lang}/{concept}: the dark page background has luminance {found['body']:.2f}"
@@ -331,6 +332,43 @@ def test_dark_mode_switches_and_keeps_notebook_code_readable(chromium, base, axe
 # --------------------------------------------------------------------- 6. accessibility
 
 AXE_PAGES = [(lang, kind) for lang in LANGS for kind in PAGE_TYPES]
+
+
+def test_palette_starts_in_the_stored_or_the_system_choice_and_switches(chromium, base):
+    """overrides/partials/javascripts/palette.html stands in for Material's palette component: the
+    page starts in the reader's stored choice (else the system's), with one colour-scheme meta that
+    matches it, and Material does not mount its own toggle (which restyles the whole page at load)."""
+    url = page_url(base, "en", SAMPLE_NOTEBOOK["en"])
+    meta = "() => [...document.querySelectorAll('meta[name=color-scheme]')].map(m => m.content)"
+    with private_tab(chromium) as (page, log):
+        page.goto(url)
+        assert page.locator("body").get_attribute("data-md-color-scheme") == "default"
+        assert page.evaluate(meta) == ["light"]
+        assert page.locator("form[data-palette] label:not([hidden])").count() == 1
+        assert not page.locator("[data-md-component=palette]").count()
+        theme = page.evaluate("document.querySelector('meta[name=theme-color]').content")
+        header = page.evaluate("getComputedStyle(document.querySelector('.md-header')).backgroundColor")
+        assert theme == "#" + "".join(f"{int(v):02x}" for v in re.findall(r"\d+", header)[:3])
+        page.locator("form[data-palette] label:not([hidden])").click()
+        page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
+        assert page.evaluate(meta) == ["dark"]
+        page.reload()
+        assert page.locator("body").get_attribute("data-md-color-scheme") == "slate"
+        assert page.evaluate(meta) == ["dark"]
+        # the keyboard: Enter on the toggle switches back, as with Material's component
+        page.locator("form[data-palette] input").first.focus()
+        page.keyboard.press("Enter")
+        page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'default'")
+        assert page.evaluate(meta) == ["light"]
+        assert not log.errors, log.errors
+    dark = chromium.new_context(**DESKTOP, color_scheme="dark")
+    try:
+        page = dark.new_page()
+        page.goto(url)
+        assert page.locator("body").get_attribute("data-md-color-scheme") == "slate"
+        assert page.evaluate(meta) == ["dark"]
+    finally:
+        dark.close()
 
 
 @pytest.mark.parametrize("lang, kind", AXE_PAGES)
