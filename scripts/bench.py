@@ -89,7 +89,7 @@ def first_visit_bytes(site, page):
     for el in soup.find_all(["link", "script", "img"]):
         if el.name == "link" and not {"stylesheet", "icon", "preload"} & set(el.get("rel", [])):
             continue
-        url = el.get("href") or el.get("src")
+        url = el.get("href") or el.get("src") or el.get("data-after-paint")  # scripts start after the paint
         if not url or urlsplit(url).scheme:
             continue
         target = (page.parent / urlsplit(url).path).resolve()

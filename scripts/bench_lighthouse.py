@@ -3,8 +3,8 @@
     python scripts/bench_lighthouse.py SITE_DIR [--page PATH ...] [--json]
 
 Runs Lighthouse (npm, pinned in package.json; `npm ci` when node_modules lacks it) with its mobile
-defaults and simulated throttling on the home page, the heaviest notebook page and the cheat sheet
-of every language (or the --page paths, relative to the site's root), three times each, and prints
+defaults and simulated throttling on the home page, the median-size and the largest notebook page and
+the cheat sheet of every language (or the --page paths, relative to the site's root), three times each, and prints
 the four category scores of the median run and the bytes transferred. Nothing but 127.0.0.1 is
 contacted. Not a test: scores move with the machine's load."""
 import argparse
@@ -26,17 +26,17 @@ def lighthouse():
     return npm_package("lighthouse").parent / ".bin" / "lighthouse"
 
 
-def notebook_page(site):
-    """The heaviest notebook page of the default language: a folder holding an .ipynb."""
+def notebook_pages(site):
+    """The notebook pages of median and of largest size in the default language (folders holding an .ipynb)."""
     pages = sorted(Path(site).glob("*/*.ipynb"), key=lambda p: (p.parent / "index.html").stat().st_size)
-    return f"{pages[-1].parent.name}/" if pages else None
+    return [f"{p.parent.name}/" for p in dict.fromkeys(pages[len(pages) // 2:][:1] + pages[-1:])]
 
 
 def default_pages(site):
-    """Home, heaviest notebook page and cheat sheet, in each language (folders at the root)."""
+    """Home, a typical and the heaviest notebook page, and the cheat sheet, in each language."""
     langs = [""] + sorted(f"{p.parent.name}/" for p in Path(site).glob("*/index.html")
                           if len(p.parent.name) == 2 and (p.parent / "cheatsheet").is_dir())
-    return [lang + page for lang in langs for page in ("", notebook_page(site), "cheatsheet/") if page is not None]
+    return [lang + page for lang in langs for page in ("", *notebook_pages(site), "cheatsheet/")]
 
 
 def run(url, chrome_path):

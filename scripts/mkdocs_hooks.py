@@ -516,27 +516,28 @@ def _shared_file(config, name):
 
 
 ALTERNATE = re.compile(r'(<link rel="alternate" href=")([^"]+)(" hreflang=")')
-# Material's script, at the end of <body>: deferred, it runs at the same point (after the page is
-# parsed, in order with the others) without holding up the first paint.
-BUNDLE = re.compile(r'(<script src="[^"]*assets/javascripts/bundle\.[0-9a-f]+\.min\.js")(></script>)')
+# Material's script tag, at the end of <body>: it waits with the page's other scripts until the page
+# has been painted (overrides/partials/after-paint.html starts them and Material with them).
+BUNDLE = re.compile(r'<script src="([^"]*assets/javascripts/bundle\.[0-9a-f]+\.min\.js)"></script>')
+AFTER_PAINT = r'<script type="text/plain" data-after-paint="\1" data-material></script>'
 
 
-def _deferred_bundle(html, name):
+def _bundle_after_paint(html, name):
     if not BUNDLE.search(html):
         raise ValueError(f"{name}: Material's bundle script not found; scripts/mkdocs_hooks.py must learn this "
                          "Material version")
-    return BUNDLE.sub(r"\1 defer\2", html, count=1)
+    return BUNDLE.sub(AFTER_PAINT, html, count=1)
 
 
 def on_post_template(output, template_name, config):
     """Pages MkDocs renders from a template alone (404.html) load Material's script too."""
-    return BUNDLE.sub(r"\1 defer\2", output, count=1)
+    return BUNDLE.sub(AFTER_PAINT, output, count=1)
 
 
 def on_post_page(output, page, config):
     """Notebook pages must come out rendered; a silently raw page is a build error."""
     if page.file.src_uri.endswith(".ipynb") and "jupyter-wrapper" not in output:
         raise ValueError(f"{page.file.src_uri}: rendered as raw source, not as a notebook")
-    output = _deferred_bundle(output, page.file.src_uri)
+    output = _bundle_after_paint(output, page.file.src_uri)
     # Search engines need the other-language alternates as absolute URLs.
     return ALTERNATE.sub(lambda m: m[1] + urljoin(page.canonical_url, m[2]) + m[3], output)

@@ -237,7 +237,9 @@ PHONE_PAGES = [(DEFAULT, name) for name in ("index", "cheatsheet", *CONCEPTS)] +
               [(lang, PAGE_TYPES[kind](lang)) for lang in LANGS[1:] for kind in PAGE_TYPES]
 OVERFLOW = """() => {
   const width = document.documentElement.clientWidth, wide = [];
-  const allowed = 'pre, .highlight, .highlight-ipynb, .jp-OutputArea, .md-typeset__scrollwrap';
+  // what scrolls on its own: code, outputs, and tables (Material's script wraps them in a scrolling
+  // box; before it runs, Material's stylesheet makes the table itself scroll)
+  const allowed = 'pre, .highlight, .highlight-ipynb, .jp-OutputArea, .md-typeset__scrollwrap, .md-typeset table:not([class])';
   for (const el of document.querySelectorAll('.md-container *')) {
     const box = el.getBoundingClientRect();
     if ((box.right > width + 1 || box.width > width + 1) && !el.closest(allowed)
@@ -251,11 +253,18 @@ OVERFLOW = """() => {
 @pytest.mark.parametrize("lang, name", PHONE_PAGES)
 def test_nothing_scrolls_sideways_on_a_phone(phone, base, lang, name):
     with tab(phone) as (page, _):
+        # before Material's script (it starts after the first paint) and after it
+        page.route("**/assets/javascripts/bundle.*.js", lambda route: route.abort())
         page.goto(page_url(base, lang, name))
-        found = page.evaluate(OVERFLOW)
-    assert found["width"] == 375
-    assert found["scrollWidth"] <= 375, f"{lang}/{name} is {found['scrollWidth']} px wide: {found['wide']}"
-    assert not found["wide"], f"{lang}/{name}: wider than the screen, outside a code block: {found['wide']}"
+        before = page.evaluate(OVERFLOW)
+        page.unroute("**/assets/javascripts/bundle.*.js")
+        page.reload()
+        page.wait_for_function("document.documentElement.classList.contains('js')")
+        after = page.evaluate(OVERFLOW)
+    for when, found in (("before its scripts run", before), ("with its scripts", after)):
+        assert found["width"] == 375
+        assert found["scrollWidth"] <= 375, f"{lang}/{name} {when} is {found['scrollWidth']} px wide: {found['wide']}"
+        assert not found["wide"], f"{lang}/{name} {when}: wider than the screen, outside a code block: {found['wide']}"
 
 
 FIRST_SCREEN = """() => {
@@ -332,6 +341,28 @@ def test_dark_mode_switches_and_keeps_notebook_code_readable(chromium, base, axe
 # --------------------------------------------------------------------- 6. accessibility
 
 AXE_PAGES = [(lang, kind) for lang in LANGS for kind in PAGE_TYPES]
+
+
+@pytest.mark.parametrize("kind", ["notebook", "cheatsheet"])
+def test_scripts_start_after_the_first_paint_and_material_starts_once(chromium, base, kind):
+    """overrides/partials/after-paint.html starts the scripts once the page is painted, and hands
+    Material the document whose DOMContentLoaded it missed, once."""
+    with private_tab(chromium) as (page, log):
+        # when Material's script runs, it marks <html> with the class "js"
+        page.add_init_script("""new MutationObserver((_, seen) => {
+            if (document.documentElement?.classList.contains("js")) { window.materialRan = performance.now(); seen.disconnect(); }
+          }).observe(document, {attributes: true, subtree: true})""")
+        page.goto(page_url(base, "en", PAGE_TYPES[kind]("en")))
+        page.wait_for_function("window.materialRan")
+        paint, ran = page.evaluate("[performance.getEntriesByName('first-paint')[0]?.startTime, window.materialRan]")
+        assert paint is not None and ran > paint, f"Material's script ran at {ran:.0f} ms, the first paint was at {paint} ms"
+        # Material handles each document it is given once: one sitemap.xml per hreflang alternate
+        # (a second document$ would fetch them all again). Its search working is tested above.
+        page.wait_for_load_state("networkidle")
+        alternates = page.locator("link[rel=alternate][hreflang]").count()
+        sitemaps = [u for u in log.requests if u.endswith("/sitemap.xml")]
+        assert alternates and len(sitemaps) == alternates, sitemaps
+        assert not log.errors, log.errors
 
 
 def test_palette_starts_in_the_stored_or_the_system_choice_and_switches(chromium, base):

@@ -160,6 +160,8 @@ def test_a_key_opens_search(context, base, key):
     page = context.new_page()
     try:
         page.goto(home(base, "ja"))
+        # Material's script starts after the first paint (overrides/partials/after-paint.html)
+        page.wait_for_function("document.documentElement.classList.contains('js')")
         page.keyboard.press(key)
         page.wait_for_function("document.activeElement && document.activeElement.matches('.md-search__input')")
         assert page.locator("#__search").is_checked()

@@ -137,16 +137,21 @@ def test_notebook_page_html_is_within_budget(site, lang, concept):
     assert size < budget, f"{lang}/{concept}: {size} bytes of HTML (budget {budget})"
 
 
-def test_pages_link_no_stylesheet_and_inline_the_trimmed_ones(site):
+def test_pages_link_no_stylesheet_and_start_their_scripts_after_the_first_paint(site):
     """A stylesheet link holds up the first paint (Lighthouse's render-blocking audit): pages carry
-    their trimmed stylesheets inline, and load their scripts deferred."""
+    their trimmed stylesheets inline. No script is loaded by the parser: overrides/partials/after-paint.html
+    starts them all, Material's first, once the page is painted."""
     for page in site.rglob("*.html"):
         doc = soup(page)
-        assert not doc.find_all("link", rel="stylesheet"), f"{page.relative_to(site)} links a stylesheet"
+        name = page.relative_to(site)
+        assert not doc.find_all("link", rel="stylesheet"), f"{name} links a stylesheet"
         if doc.find("article"):
-            assert doc.find_all("style"), f"{page.relative_to(site)} has no styles"
-            blocking = [s["src"] for s in doc.find_all("script", src=True) if not s.has_attr("defer")]
-            assert not blocking, f"{page.relative_to(site)}: scripts that hold up the first paint: {blocking}"
+            assert doc.find_all("style"), f"{name} has no styles"
+            assert not doc.find_all("script", src=True), f"{name}: scripts the parser loads: " \
+                f"{[s['src'] for s in doc.find_all('script', src=True)]}"
+            later = doc.find_all("script", attrs={"data-after-paint": True})
+            assert later and later[0].has_attr("data-material"), f"{name}: Material's script is not the first to start"
+            assert all(s.get("type") == "text/plain" for s in later), f"{name}: a data-after-paint script would run at once"
 
 
 def test_every_language_has_a_home_page_with_its_lang(site):
@@ -159,7 +164,7 @@ def test_every_internal_link_and_anchor_resolves(site):
     broken = []
     for page in html_files(site):
         for el in soup(page).find_all(["a", "link", "script", "img"]):
-            url = el.get("href") or el.get("src")
+            url = el.get("href") or el.get("src") or el.get("data-after-paint")
             if not url or url.startswith(("mailto:", "javascript:")):
                 continue
             hit = resolve(site, page, url)
