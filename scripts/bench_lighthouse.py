@@ -3,10 +3,10 @@
     python scripts/bench_lighthouse.py SITE_DIR [--page PATH ...] [--json]
 
 Runs Lighthouse (npm, pinned in package.json; `npm ci` when node_modules lacks it) with its mobile
-defaults and simulated throttling on the home page, the median-size and the largest notebook page and
-the cheat sheet of every language (or the --page paths, relative to the site's root), three times each, and prints
-the four category scores of the median run and the bytes transferred. Nothing but 127.0.0.1 is
-contacted. Not a test: scores move with the machine's load."""
+defaults and simulated throttling on the home page, the median-size and the largest notebook page
+and the cheat sheet of every language (or the --page paths, relative to the site's root), three
+times each, and prints the four category scores of the median run and the bytes transferred.
+Nothing but 127.0.0.1 is contacted. Not a test: scores move with the machine's load."""
 import argparse
 import json
 import os
@@ -29,7 +29,8 @@ def lighthouse():
 def notebook_pages(site):
     """The notebook pages of median and of largest size in the default language (folders holding an .ipynb)."""
     pages = sorted(Path(site).glob("*/*.ipynb"), key=lambda p: (p.parent / "index.html").stat().st_size)
-    return [f"{p.parent.name}/" for p in dict.fromkeys(pages[len(pages) // 2:][:1] + pages[-1:])]
+    picked = [pages[len(pages) // 2], pages[-1]] if pages else []
+    return [f"{p.parent.name}/" for p in dict.fromkeys(picked)]
 
 
 def default_pages(site):
