@@ -82,7 +82,7 @@ def main():
         sys.exit("no Chromium found: install it or set CHROME_PATH")
     results = []
     with served(args.site, port=args.port) as base:
-        for path in filter(lambda p: p is not None, pages):
+        for path in pages:
             runs = sorted((run(base + path.lstrip("/"), chrome_path) for _ in range(args.runs)),
                           key=lambda r: r["performance"])
             results.append(runs[len(runs) // 2])  # Lighthouse's advice: the median of several runs

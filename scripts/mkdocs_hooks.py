@@ -247,12 +247,12 @@ def _stored(text, suffix):
 
 
 def _assets_of(html):
-    """(css, js) names a converted page marks; ValueError when the mark or a file is missing (the
-    render cache entry is then rendered again)."""
+    """The mark of a converted page, naming its (css, js) assets; ValueError when the mark or a file is
+    missing (the render cache entry is then rendered again)."""
     mark = ASSETS.match(html)
     if mark is None or not all((ASSET_STORE / name).is_file() for name in mark.groups()):
         raise ValueError("notebook assets missing")
-    return mark.groups()
+    return mark
 
 
 @event_priority(-200)  # after mkdocs-static-i18n (-100), which rebuilds every file as a plain File
@@ -353,8 +353,9 @@ def on_page_content(html, page, config, files):
     html = html.replace('title="Permanent link"', f'title="{escape(labels["permalink"])}"')
     if "notebook" not in page.meta:
         return html
-    css, js = _assets_of(html)
-    html = html[ASSETS.match(html).end():]
+    mark = _assets_of(html)
+    css, js = mark.groups()
+    html = html[mark.end():]
     page.meta["notebook"]["css"] = _shared_file(config, css)
     page.meta["notebook"]["js"] = _shared_file(config, js)
     html = html.replace('aria-label="Copy to Clipboard"', f'aria-label="{escape(labels["copy"])}"')
