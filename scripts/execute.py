@@ -41,6 +41,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
 import course
+import questions
 import twins
 
 CACHE = course.ROOT / ".cache" / "executed"
@@ -362,7 +363,7 @@ def check_answers(shown):
     for concept, run in shown:
         nb = with_outputs(course.REFERENCE, concept, run, "check")
         machine = run.metadata["course"]["provenance"]["device"]
-        problems += course.answer_problems(nb, course.source(course.REFERENCE, concept), machine)
+        problems += questions.answer_problems(nb, course.source(course.REFERENCE, concept), machine)
     if problems:
         raise BuildError("\n".join(str(p) for p in problems))
 
@@ -460,7 +461,7 @@ def write_page(path, nb):
 def build_pages(records_dir=RECORDS, only=None, log=print):
     start = time.monotonic()
     cell_timeout()  # a bad setting stops the build before anything runs
-    problems = (course.parity_problems(only) + course.tag_problems(only) + course.question_problems(only)
+    problems = (course.parity_problems(only) + course.tag_problems(only) + questions.question_problems(only)
                 + twins.stale(only))
     if problems:
         raise BuildError("\n".join(str(p) for p in problems))

@@ -29,26 +29,39 @@
 # The first cell also defines `expect_error`, which this page uses to show an expected error
 # and carry on with the next cell.
 
-# %%
+# %% tags=["setup"]
 import contextlib
 import sys
 import time
+import types
 
 import torch
 
-# The torch version as numbers, (2, 13) for "2.13.0+cpu", to compare with tuples such as (2, 7)
+# The torch version as numbers: (2, 13) for "2.13.0+cpu", to compare with (2, 7)
 TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+# The notebooks need torch.accelerator (torch 2.6 or newer): say so and stop
+TOO_OLD_TEXT = (
+    "This notebook needs torch 2.6 or newer (it uses torch.accelerator), "
+    "and this is torch {}. Upgrade torch (pip install -U torch), "
+    "then restart the kernel."
+)
+if TORCH < (2, 6):
+    raise RuntimeError(TOO_OLD_TEXT.format(torch.__version__))
 
 
 @contextlib.contextmanager
-def expect_error(kind, fragment):
-    # The block must raise `kind` with `fragment` in its message;
-    # the error is shown and the notebook carries on
+def expect_error(kind, fragment=""):
+    # The block must raise `kind` with `fragment` in its message. The error is
+    # shown and kept in `caught.error` for later checks; the notebook carries on
+    caught = types.SimpleNamespace(error=None)
     try:
-        yield
+        yield caught
     except kind as err:
         assert fragment in str(err), err
-        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+        caught.error = err
+        sys.stdout.flush()  # what the block printed first
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
 
@@ -66,20 +79,29 @@ print(torch.__version__, device)
 # has. A meta tensor has a shape and a dtype but no data.
 
 # %% [markdown] tags=["predict"]
-# **Predict:** `x` is on the CPU. After `m = x.to("meta")`, what does `print(x.device, m.device)` show?
+# **Predict:** `x` is on the CPU. After `m = x.to("meta")`, what does
+# `print(x.device, m.device)` show?
 #
-# - `meta meta` — this would mean `to` moved `x` itself; a tensor's `to` leaves `x` where it was.
-# - `cpu meta` — `to` returns a new tensor on `meta`, and `x` stays on the CPU.
+# - `meta meta`
+# - `cpu meta`
+# - `cpu cpu`
 
-# %% tags=["claim-F7"]
+# %%
 x = torch.arange(4.0)
 m = x.to("meta")
 print(x.device, m.device)
+
+# %% tags=["claim-F7", "answer"]
 print(m)
 assert m is not x
 assert x.device.type == "cpu"  # the original stayed on the CPU
 assert m.device.type == "meta"
 assert m.shape == x.shape and m.dtype == x.dtype
+
+# %% [markdown] tags=["answer"]
+# **Answer:** `cpu meta`. `to` returns a new tensor on `meta` and leaves `x` where it was.
+# `meta meta` would mean that `to` moved `x` itself, and `cpu cpu` that it did not move
+# anything. The checks above confirm it: `m` is a new tensor with the same shape and dtype.
 
 # %% [markdown]
 # Because a meta tensor has no data, `meta` shows what a move does to your variables, not
@@ -122,17 +144,20 @@ else:
 # 4-D tensor in the usual layout returns a rearranged copy.
 
 # %% [markdown] tags=["predict"]
-# **Predict:** `a` is already on `device`. Is `b = a.to(device)` the same object as `a`? The cell prints `b is a`.
+# **Predict:** `a` is already on `device`. Is `b = a.to(device)` the same object as `a`?
+# The cell prints `b is a`.
 #
-# - `False` — this would mean `to` always copies; it copies only when the device, the dtype or a requested memory format changes, or with `copy=True`.
-# - `True` — nothing has to change, so `to` returns the tensor itself, not a copy.
+# - `b is a=False`
+# - `b is a=True`
 
-# %% tags=["claim-F1", "gpu-only"]
+# %%
 a = torch.zeros(3, device=device)
 b = a.to(device)
-print(b is a)
+print(f"{b is a=}")
 b[0] = 1.0
 print(a)
+
+# %% tags=["claim-F1", "gpu-only", "answer"]
 assert b is a
 assert a[0].item() == 1.0  # the write into b changed a
 assert a.to(a.dtype) is a
@@ -144,6 +169,12 @@ assert images.to(memory_format=torch.contiguous_format) is images  # already in 
 rearranged = images.to(memory_format=torch.channels_last)  # a new memory format: a copy
 assert rearranged is not images and rearranged.data_ptr() != images.data_ptr()
 assert rearranged.is_contiguous(memory_format=torch.channels_last)
+
+# %% [markdown] tags=["answer"]
+# **Answer:** `b is a=True`. Nothing has to change, so `to` returns the tensor itself, and
+# the write into `b` shows up in `a`. `to` copies only when the device, the dtype or a
+# requested memory format changes, or with `copy=True`. The checks also cover `t.cpu()`
+# on a CPU tensor and `t.cuda()` on a tensor already on the current GPU (on a GPU only).
 
 # %% [markdown]
 # ## Forcing a copy
@@ -196,18 +227,28 @@ with expect_error(TypeError, "invalid combination of arguments"):
 # %% [markdown]
 # ## cuda only takes CUDA devices
 #
-# `t.cuda("cpu")` is an error. PyTorch checks the argument before it touches CUDA, so the
-# error is the same on a CPU-only build and on a GPU machine.
+# `t.cuda()` takes a CUDA device, or an index of one. Handing it another device is an error,
+# and the question is which one.
 
 # %% [markdown] tags=["predict"]
 # **Predict:** What does `t.cuda("cpu")` raise, on a machine with or without a GPU?
 #
-# - `must be cuda device` — `cuda()` checks its argument first, and `"cpu"` is not a CUDA device.
-# - `Torch not compiled with CUDA enabled` — that error comes only when CUDA itself is needed; the argument is refused before that, on every machine.
+# - `Torch not compiled with CUDA enabled`
+# - `TypeError`
+# - `must be cuda device`
 
 # %%
-with expect_error(RuntimeError, "must be cuda device"):
+with expect_error(Exception) as caught:
     t.cuda("cpu")
+
+# %% tags=["answer"]
+assert type(caught.error) is RuntimeError
+assert "must be cuda device" in str(caught.error)
+
+# %% [markdown] tags=["answer"]
+# **Answer:** `must be cuda device`, a `RuntimeError`. `cuda()` checks its argument before
+# it needs CUDA, so the message is the same on every machine. "Torch not compiled with CUDA
+# enabled" comes only when CUDA itself is needed, and the argument is refused before that.
 
 # %% [markdown]
 # ## A GPU index that does not exist

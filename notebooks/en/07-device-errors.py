@@ -26,7 +26,7 @@
 # run on a GPU; without one, such a cell prints the condition it needs, and the text quotes the message
 # with the PyTorch version it comes from.
 
-# %%
+# %% tags=["setup"]
 import contextlib
 import importlib.util
 import inspect
@@ -34,6 +34,7 @@ import multiprocessing
 import os
 import sys
 import tempfile
+import types
 import warnings
 import zipfile
 
@@ -41,21 +42,35 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
+# The torch version as numbers: (2, 13) for "2.13.0+cpu", to compare with (2, 7)
+TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+# The notebooks need torch.accelerator (torch 2.6 or newer): say so and stop
+TOO_OLD_TEXT = (
+    "This notebook needs torch 2.6 or newer (it uses torch.accelerator), "
+    "and this is torch {}. Upgrade torch (pip install -U torch), "
+    "then restart the kernel."
+)
+if TORCH < (2, 6):
+    raise RuntimeError(TOO_OLD_TEXT.format(torch.__version__))
+
 
 @contextlib.contextmanager
-def expect_error(kind, fragment):
-    # The block must raise `kind` with `fragment` in its message; the error is shown and the notebook carries on.
+def expect_error(kind, fragment=""):
+    # The block must raise `kind` with `fragment` in its message. The error is
+    # shown and kept in `caught.error` for later checks; the notebook carries on
+    caught = types.SimpleNamespace(error=None)
     try:
-        yield
+        yield caught
     except kind as err:
         assert fragment in str(err), err
-        sys.stdout.flush()
+        caught.error = err
+        sys.stdout.flush()  # what the block printed first
         print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
 
 
-TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 

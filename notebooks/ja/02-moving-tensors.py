@@ -23,26 +23,42 @@
 #
 # 最初のセルでは `expect_error` も定義します。このページでは、想定どおりのエラーを表示したうえで次のセルへ進むためにこれを使います。
 
-# %%
+# %% tags=["setup"]
 import contextlib
 import sys
 import time
+import types
 
 import torch
 
-# torch のバージョンを数値のタプルにする（"2.13.0+cpu" なら (2, 13)）。(2, 7) などのタプルと比較する
+# torch のバージョンを数値のタプルにする（"2.13.0+cpu" なら (2, 13)）
+# (2, 7) などのタプルと比較するため
 TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+# torch.accelerator（torch 2.6 以降）を使うので、古い torch ではここで止める
+TOO_OLD_TEXT = (
+    "このノートブックには torch 2.6 以降が必要です"
+    "（torch.accelerator を使うため）。いまの torch は {} です。"
+    "torch を更新して（pip install -U torch）、"
+    "カーネルを再起動してください。"
+)
+if TORCH < (2, 6):
+    raise RuntimeError(TOO_OLD_TEXT.format(torch.__version__))
 
 
 @contextlib.contextmanager
-def expect_error(kind, fragment):
-    # ブロックは `kind` の例外を送出し、そのメッセージに `fragment` が含まれていなければならない。
-    # エラーは表示され、ノートブックはそのまま先に進む
+def expect_error(kind, fragment=""):
+    # ブロックが `kind` の例外を送出し、メッセージに `fragment` を
+    # 含むことを確かめる。エラーは表示して `caught.error` に残し
+    # （後のセルの検証で使う）、ノートブックは先に進む
+    caught = types.SimpleNamespace(error=None)
     try:
-        yield
+        yield caught
     except kind as err:
         assert fragment in str(err), err
-        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+        caught.error = err
+        sys.stdout.flush()  # ブロックが先に出力したものを先に表示する
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
 
@@ -60,18 +76,29 @@ print(torch.__version__, device)
 # %% [markdown] tags=["predict"]
 # **予想：** `x` は CPU 上にあります。`m = x.to("meta")` の後、`print(x.device, m.device)` は何を表示するでしょうか。
 #
-# - `meta meta`：これだと `to` が `x` 自体を移動したことになりますが、テンソルの `to` は `x` を元の場所に残します。
-# - `cpu meta`：`to` は `meta` 上の新しいテンソルを返し、`x` は CPU に残ります。
+# - `meta meta`
+# - `cpu meta`
+# - `cpu cpu`
 
-# %% tags=["claim-F7"]
+# %%
 x = torch.arange(4.0)
 m = x.to("meta")
 print(x.device, m.device)
+
+# %% tags=["claim-F7", "answer"]
 print(m)
 assert m is not x
 assert x.device.type == "cpu"  # 元のテンソルは CPU に残っている
 assert m.device.type == "meta"
 assert m.shape == x.shape and m.dtype == x.dtype
+
+# %% [markdown] tags=["answer"]
+# **答え：** `cpu meta` です。`to` は `meta` 上の新しいテンソルを返し、`x` は元の場所に残ります。
+#
+# - `meta meta` なら、`to` が `x` 自体を移動したことになります。
+# - `cpu cpu` なら、何も移動しなかったことになります。
+#
+# 上のセルの検証で、`m` が同じ形状と dtype を持つ新しいテンソルであることも確かめています。
 
 # %% [markdown]
 # meta テンソルにはデータがないので、`meta` でわかるのは移動によって変数がどうなるかであり、移動のコストではありません。実際には何もコピーされず、CPU へコピーし戻すこともできません。
@@ -107,15 +134,17 @@ else:
 # %% [markdown] tags=["predict"]
 # **予想：** `a` はすでに `device` 上にあります。`b = a.to(device)` は `a` と同じオブジェクトでしょうか。セルは `b is a` を表示します。
 #
-# - `False`：これだと `to` が常にコピーすることになりますが、コピーするのはデバイス、dtype、指定したメモリフォーマットのいずれかが変わるとき、または `copy=True` を指定したときだけです。
-# - `True`：変えるものが何もないので、`to` はコピーではなくテンソル自身を返します。
+# - `b is a=False`
+# - `b is a=True`
 
-# %% tags=["claim-F1", "gpu-only"]
+# %%
 a = torch.zeros(3, device=device)
 b = a.to(device)
-print(b is a)
+print(f"{b is a=}")
 b[0] = 1.0
 print(a)
+
+# %% tags=["claim-F1", "gpu-only", "answer"]
 assert b is a
 assert a[0].item() == 1.0  # b への書き込みで a が変わった
 assert a.to(a.dtype) is a
@@ -123,10 +152,15 @@ assert a.to(device, torch.float32) is a
 same = a.cuda() if a.is_cuda else a.cpu()
 assert same is a
 images = torch.zeros(2, 3, 4, 5, device=device)
-assert images.to(memory_format=torch.contiguous_format) is images  # すでにそのフォーマットになっている
-rearranged = images.to(memory_format=torch.channels_last)  # メモリフォーマットが変わるので、コピーになる
+assert images.to(memory_format=torch.contiguous_format) is images  # すでにその形式
+rearranged = images.to(memory_format=torch.channels_last)  # 新しいメモリフォーマット：コピー
 assert rearranged is not images and rearranged.data_ptr() != images.data_ptr()
 assert rearranged.is_contiguous(memory_format=torch.channels_last)
+
+# %% [markdown] tags=["answer"]
+# **答え：** `b is a=True` です。変えるものが何もないので、`to` はテンソル自身を返します。そのため `b` への書き込みが `a` にも現れます。
+#
+# `to` がコピーするのは、デバイス、dtype、指定したメモリフォーマットのいずれかが変わるときと、`copy=True` を指定したときだけです。上の検証では、CPU 上のテンソルに対する `t.cpu()` も確かめています（現在の GPU 上のテンソルに対する `t.cuda()` は GPU があるときだけ）。
 
 # %% [markdown]
 # ## コピーを強制する
@@ -177,17 +211,25 @@ with expect_error(TypeError, "invalid combination of arguments"):
 # %% [markdown]
 # ## cuda に渡せるのは CUDA デバイスだけ
 #
-# `t.cuda("cpu")` はエラーになります。PyTorch は CUDA に触れる前に引数を検査するので、CPU 版のビルドでも GPU マシンでも同じエラーになります。
+# `t.cuda()` が受け取るのは CUDA デバイスか、その番号です。ほかのデバイスを渡すとエラーになります。どのエラーになるかを予想してみましょう。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `t.cuda("cpu")` を呼ぶと、GPU の有無にかかわらず、どんなエラーが出るでしょうか。
 #
-# - `must be cuda device`：`cuda()` は最初に引数を検査します。`"cpu"` は CUDA のデバイスではありません。
-# - `Torch not compiled with CUDA enabled`：このエラーは CUDA そのものが必要になったときに出ます。引数はその前に拒否されるので、どのマシンでもこうはなりません。
+# - `Torch not compiled with CUDA enabled`
+# - `TypeError`
+# - `must be cuda device`
 
 # %%
-with expect_error(RuntimeError, "must be cuda device"):
+with expect_error(Exception) as caught:
     t.cuda("cpu")
+
+# %% tags=["answer"]
+assert type(caught.error) is RuntimeError
+assert "must be cuda device" in str(caught.error)
+
+# %% [markdown] tags=["answer"]
+# **答え：** `must be cuda device`（`RuntimeError`）です。`cuda()` は CUDA を使う前に引数を検査するので、どのマシンでも同じメッセージになります。「Torch not compiled with CUDA enabled」は CUDA そのものが必要になったときに出るエラーで、引数はその前に拒否されます。
 
 # %% [markdown]
 # ## 存在しない GPU インデックス

@@ -19,7 +19,7 @@
 #
 # ほとんどのエラーは GPU がなくても起こせるので、このページでは実際に起こしています。使う手段は、CPU 専用ビルドの PyTorch、2つ目のデバイスの代わりにする `meta` デバイス（形状と dtype だけを持ち、データを持たないデバイス）、ストレージのデバイスが `cuda` と記録されたチェックポイント、fork した子プロセスです。代わりの手段を使う箇所では、それで何がわかり、何がわからないかを書いています。GPU でしか起こせないエラーは、GPU で実行されるセルに入れています。GPU がない環境では、そのセルは必要な条件を式の形で表示し、本文ではそのメッセージを、それを出す PyTorch のバージョンとともに引用しています。
 
-# %%
+# %% tags=["setup"]
 import contextlib
 import importlib.util
 import inspect
@@ -27,6 +27,7 @@ import multiprocessing
 import os
 import sys
 import tempfile
+import types
 import warnings
 import zipfile
 
@@ -34,22 +35,38 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
+# torch のバージョンを数値のタプルにする（"2.13.0+cpu" なら (2, 13)）
+# (2, 7) などのタプルと比較するため
+TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+# torch.accelerator（torch 2.6 以降）を使うので、古い torch ではここで止める
+TOO_OLD_TEXT = (
+    "このノートブックには torch 2.6 以降が必要です"
+    "（torch.accelerator を使うため）。いまの torch は {} です。"
+    "torch を更新して（pip install -U torch）、"
+    "カーネルを再起動してください。"
+)
+if TORCH < (2, 6):
+    raise RuntimeError(TOO_OLD_TEXT.format(torch.__version__))
+
 
 @contextlib.contextmanager
-def expect_error(kind, fragment):
-    # ブロックは `kind` の例外を送出し、そのメッセージに `fragment` が含まれていなければならない。
-    # エラーは表示され、ノートブックはそのまま先に進む
+def expect_error(kind, fragment=""):
+    # ブロックが `kind` の例外を送出し、メッセージに `fragment` を
+    # 含むことを確かめる。エラーは表示して `caught.error` に残し
+    # （後のセルの検証で使う）、ノートブックは先に進む
+    caught = types.SimpleNamespace(error=None)
     try:
-        yield
+        yield caught
     except kind as err:
         assert fragment in str(err), err
-        sys.stdout.flush()
+        caught.error = err
+        sys.stdout.flush()  # ブロックが先に出力したものを先に表示する
         print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
 
 
-TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 

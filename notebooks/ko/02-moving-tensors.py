@@ -23,26 +23,42 @@
 #
 # 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지에서는 예상된 오류를 보여 준 뒤 다음 셀로 계속 넘어가도록 이 함수를 씁니다.
 
-# %%
+# %% tags=["setup"]
 import contextlib
 import sys
 import time
+import types
 
 import torch
 
-# torch 버전을 숫자 튜플로 만든다("2.13.0+cpu"라면 (2, 13)). (2, 7) 같은 튜플과 비교한다
+# torch 버전을 숫자 튜플로 만든다("2.13.0+cpu"라면 (2, 13))
+# (2, 7) 같은 튜플과 비교하기 위해서다
 TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+# torch.accelerator(torch 2.6 이상)를 쓰므로, 버전이 낮으면 여기서 멈춘다
+TOO_OLD_TEXT = (
+    "이 노트북에는 torch 2.6 이상이 필요합니다"
+    "(torch.accelerator를 사용합니다). 지금 torch는 {}입니다. "
+    "torch를 업데이트하고(pip install -U torch) "
+    "커널을 다시 시작하세요."
+)
+if TORCH < (2, 6):
+    raise RuntimeError(TOO_OLD_TEXT.format(torch.__version__))
 
 
 @contextlib.contextmanager
-def expect_error(kind, fragment):
-    # 블록은 메시지에 `fragment`가 들어 있는 `kind` 예외를 발생시켜야 한다.
-    # 오류를 출력하고 노트북은 계속 진행한다
+def expect_error(kind, fragment=""):
+    # 블록이 `kind` 예외를 발생시키고 메시지에 `fragment`가 들어 있는지
+    # 확인한다. 오류는 출력하고 `caught.error`에 남기며(이후 셀의
+    # 검증에 쓴다), 노트북은 계속 진행한다
+    caught = types.SimpleNamespace(error=None)
     try:
-        yield
+        yield caught
     except kind as err:
         assert fragment in str(err), err
-        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+        caught.error = err
+        sys.stdout.flush()  # 블록이 먼저 출력한 내용을 먼저 보여 준다
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
 
@@ -63,18 +79,29 @@ print(torch.__version__, device)
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `x`는 CPU에 있습니다. `m = x.to("meta")` 다음에 `print(x.device, m.device)`는 무엇을 출력할까요?
 #
-# - `meta meta`: `to`가 `x` 자체를 옮겼다는 뜻인데, 텐서의 `to`는 `x`를 원래 자리에 둡니다.
-# - `cpu meta`: `to`는 `meta`에 있는 새 텐서를 반환하고, `x`는 CPU에 그대로 있습니다.
+# - `meta meta`
+# - `cpu meta`
+# - `cpu cpu`
 
-# %% tags=["claim-F7"]
+# %%
 x = torch.arange(4.0)
 m = x.to("meta")
 print(x.device, m.device)
+
+# %% tags=["claim-F7", "answer"]
 print(m)
 assert m is not x
 assert x.device.type == "cpu"  # 원래 텐서는 CPU에 그대로 있다
 assert m.device.type == "meta"
 assert m.shape == x.shape and m.dtype == x.dtype
+
+# %% [markdown] tags=["answer"]
+# **정답:** `cpu meta`입니다. `to`는 `meta`에 있는 새 텐서를 반환하고, `x`는 원래 자리에 그대로 둡니다.
+#
+# - `meta meta`라면 `to`가 `x` 자체를 옮겼다는 뜻입니다.
+# - `cpu cpu`라면 아무것도 옮기지 않았다는 뜻입니다.
+#
+# 위 셀의 검증에서 `m`이 형태와 dtype이 같은 새 텐서라는 것도 확인합니다.
 
 # %% [markdown]
 # meta 텐서에는 데이터가 없으므로, `meta`로는 이동이 변수에 어떤 영향을 주는지만 알 수 있을 뿐
@@ -115,17 +142,19 @@ else:
 # 재배치한 복사본이 반환됩니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `a`는 이미 `device`에 있습니다. `b = a.to(device)`는 `a`와 같은 객체일까요? 셀은 `b is a`를 출력합니다.
+# **예측해 보세요:** `a`는 이미 `device`에 있습니다. `b = a.to(device)`는 `a`와 같은 객체일까요? 아래 셀은 `b is a`를 출력합니다.
 #
-# - `False`: `to`가 항상 복사한다면 이렇게 되겠지만, `to`는 디바이스, dtype, 지정한 메모리 형식 중 하나가 바뀌거나 `copy=True`일 때만 복사합니다.
-# - `True`: 바꿀 것이 없으므로 `to`는 복사본이 아니라 텐서 자신을 반환합니다.
+# - `b is a=False`
+# - `b is a=True`
 
-# %% tags=["claim-F1", "gpu-only"]
+# %%
 a = torch.zeros(3, device=device)
 b = a.to(device)
-print(b is a)
+print(f"{b is a=}")
 b[0] = 1.0
 print(a)
+
+# %% tags=["claim-F1", "gpu-only", "answer"]
 assert b is a
 assert a[0].item() == 1.0  # b에 쓴 값이 a를 바꿨다
 assert a.to(a.dtype) is a
@@ -134,9 +163,14 @@ same = a.cuda() if a.is_cuda else a.cpu()
 assert same is a
 images = torch.zeros(2, 3, 4, 5, device=device)
 assert images.to(memory_format=torch.contiguous_format) is images  # 이미 그 형식이다
-rearranged = images.to(memory_format=torch.channels_last)  # 새 메모리 형식: 복사된다
+rearranged = images.to(memory_format=torch.channels_last)  # 메모리 형식이 바뀌므로 복사본
 assert rearranged is not images and rearranged.data_ptr() != images.data_ptr()
 assert rearranged.is_contiguous(memory_format=torch.channels_last)
+
+# %% [markdown] tags=["answer"]
+# **정답:** `b is a=True`입니다. 바꿀 것이 없으므로 `to`는 텐서 자신을 반환하고, 그래서 `b`에 쓴 값이 `a`에도 나타납니다.
+#
+# `to`는 디바이스, dtype, 지정한 메모리 형식 중 하나가 바뀌거나 `copy=True`를 지정했을 때만 복사합니다. 위의 검증은 CPU 텐서에 대한 `t.cpu()`도 확인합니다(현재 GPU에 있는 텐서에 대한 `t.cuda()`는 GPU가 있을 때만 확인합니다).
 
 # %% [markdown]
 # ## 복사를 강제하기
@@ -190,18 +224,26 @@ with expect_error(TypeError, "invalid combination of arguments"):
 # %% [markdown]
 # ## cuda는 CUDA 디바이스만 받는다
 #
-# `t.cuda("cpu")`는 오류입니다. PyTorch는 CUDA에 접근하기 전에 인자부터 검사하므로, CPU
-# 전용 빌드에서도 GPU 머신에서도 같은 오류가 발생합니다.
+# `t.cuda()`는 CUDA 디바이스나 그 번호를 받습니다. 다른 디바이스를 넘기면 오류가 나는데,
+# 어떤 오류인지 예측해 보세요.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `t.cuda("cpu")`는 GPU가 있든 없든 어떤 오류를 낼까요?
+# **예측해 보세요:** GPU가 있든 없든, `t.cuda("cpu")`를 호출하면 어떤 오류가 날까요?
 #
-# - `must be cuda device`: `cuda()`는 먼저 인자를 확인하는데, `"cpu"`는 CUDA 디바이스가 아닙니다.
-# - `Torch not compiled with CUDA enabled`: 이 오류는 CUDA 자체가 필요할 때 납니다. 인자는 그보다 먼저 거부되므로 어느 머신에서도 이 오류는 나지 않습니다.
+# - `Torch not compiled with CUDA enabled`
+# - `TypeError`
+# - `must be cuda device`
 
 # %%
-with expect_error(RuntimeError, "must be cuda device"):
+with expect_error(Exception) as caught:
     t.cuda("cpu")
+
+# %% tags=["answer"]
+assert type(caught.error) is RuntimeError
+assert "must be cuda device" in str(caught.error)
+
+# %% [markdown] tags=["answer"]
+# **정답:** `must be cuda device`(`RuntimeError`)입니다. `cuda()`는 CUDA를 쓰기 전에 인자부터 검사하므로, 어느 머신에서나 메시지가 같습니다. "Torch not compiled with CUDA enabled"는 CUDA 자체가 필요해졌을 때 나는 오류이고, 인자는 그보다 먼저 거부됩니다.
 
 # %% [markdown]
 # ## 존재하지 않는 GPU 인덱스

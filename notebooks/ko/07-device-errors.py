@@ -25,7 +25,7 @@
 # 알 수 있고 무엇을 알 수 없는지 적었습니다. GPU에서만 일으킬 수 있는 오류는 GPU에서 실행되는 셀에 넣었습니다.
 # GPU가 없으면 그 셀은 필요한 조건을 출력하고, 본문에서는 그 메시지를 해당 PyTorch 버전과 함께 인용합니다.
 
-# %%
+# %% tags=["setup"]
 import contextlib
 import importlib.util
 import inspect
@@ -33,6 +33,7 @@ import multiprocessing
 import os
 import sys
 import tempfile
+import types
 import warnings
 import zipfile
 
@@ -40,21 +41,38 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
+# torch 버전을 숫자 튜플로 만든다("2.13.0+cpu"라면 (2, 13))
+# (2, 7) 같은 튜플과 비교하기 위해서다
+TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+# torch.accelerator(torch 2.6 이상)를 쓰므로, 버전이 낮으면 여기서 멈춘다
+TOO_OLD_TEXT = (
+    "이 노트북에는 torch 2.6 이상이 필요합니다"
+    "(torch.accelerator를 사용합니다). 지금 torch는 {}입니다. "
+    "torch를 업데이트하고(pip install -U torch) "
+    "커널을 다시 시작하세요."
+)
+if TORCH < (2, 6):
+    raise RuntimeError(TOO_OLD_TEXT.format(torch.__version__))
+
 
 @contextlib.contextmanager
-def expect_error(kind, fragment):
-    # 블록은 메시지에 `fragment`가 들어 있는 `kind` 예외를 발생시켜야 한다. 오류를 출력하고 노트북은 계속 진행한다.
+def expect_error(kind, fragment=""):
+    # 블록이 `kind` 예외를 발생시키고 메시지에 `fragment`가 들어 있는지
+    # 확인한다. 오류는 출력하고 `caught.error`에 남기며(이후 셀의
+    # 검증에 쓴다), 노트북은 계속 진행한다
+    caught = types.SimpleNamespace(error=None)
     try:
-        yield
+        yield caught
     except kind as err:
         assert fragment in str(err), err
-        sys.stdout.flush()
+        caught.error = err
+        sys.stdout.flush()  # 블록이 먼저 출력한 내용을 먼저 보여 준다
         print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
 
 
-TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 
