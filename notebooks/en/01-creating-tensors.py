@@ -441,6 +441,9 @@ print(m)
 assert m.shape == (1000, 1000) and m.dtype == torch.float32
 assert m.is_meta
 
+# %% [markdown]
+# A meta tensor has no values, so anything that reads them, such as `tolist()`, raises an
+# error:
 
 # %%
 with expect_error(NotImplementedError, "no data"):

@@ -284,7 +284,7 @@ finally:
 assert torch.ones(3).device.type == "cpu"
 
 # %% [markdown] tags=["predict"]
-# **予想：** `torch.set_default_device("meta")` が効いている間に、セルはこのスレッドで `torch.zeros(2)` を作り、次に新しいスレッドで `torch.zeros(2)` を作り、最後に `torch.frombuffer` で既存のメモリの上にテンソルを作ります。この順にどのデバイスが表示されるでしょうか。
+# **予想：** `torch.set_default_device("meta")` が効いている間に、次のセルはこのスレッドで `torch.zeros(2)` を作り、次に新しいスレッドで `torch.zeros(2)` を作り、最後に `torch.frombuffer` で既存のメモリの上にテンソルを作ります。この順にどのデバイスが表示されるでしょうか。
 #
 # - `meta meta meta`
 # - `meta cpu cpu`
@@ -401,6 +401,8 @@ print(m)
 assert m.shape == (1000, 1000) and m.dtype == torch.float32
 assert m.is_meta
 
+# %% [markdown]
+# meta テンソルには値がないので、`tolist()` のように値を読み出す操作はエラーになります。次のセルのメッセージは「meta テンソルからはコピーできない。データがない」という意味です。
 
 # %%
 with expect_error(NotImplementedError, "no data"):

@@ -99,7 +99,7 @@ assert m.shape == x.shape and m.dtype == x.dtype
 # ですから戻り値を受け取り、ふつうは同じ変数に代入し直します（`t = t.to(device)`）。
 
 # %% [markdown]
-# meta テンソルにはデータがないので、`meta` でわかるのは移動によって変数がどうなるかであり、移動のコストではありません。実際には何もコピーされず、CPU へコピーし戻すこともできません。
+# meta テンソルにはデータがないので、`meta` でわかるのは移動によって変数がどうなるかであり、移動のコストではありません。実際には何もコピーされず、CPU へコピーし戻すこともできません。次のセルのエラーメッセージは「meta テンソルからはコピーできない。データがない」という意味です。
 
 # %% tags=["claim-F7"]
 with expect_error(NotImplementedError, "no data"):
@@ -132,7 +132,7 @@ else:
 # 学習コードでは、すでに目的のデバイスにあるかもしれないテンソルを移動する行がよく出てきます。指定したデバイスと dtype をテンソルがすでに持っているとき、`to` は何をするのでしょうか。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `a` はすでに `device` 上にあります。セルは `b = a.to(device)` を実行して `b[0]` に `1.0` を書き込み、`b` が `a` と同じオブジェクトかどうかと、`a[0]` の値を表示します。何が表示されるでしょうか。
+# **予想：** `a` はすでに `device` 上にあります。次のセルは `b = a.to(device)` を実行して `b[0]` に `1.0` を書き込み、`b` が `a` と同じオブジェクトかどうかと、`a[0]` の値を表示します。何が表示されるでしょうか。
 #
 # - `b is a=False, a[0].item()=0.0`
 # - `b is a=True, a[0].item()=1.0`
@@ -316,7 +316,7 @@ else:
 # - `pinned.to("cuda", non_blocking=True)` の後は `False`。GPU がまだ処理している間に呼び出しが戻ってきたからです。
 # - 逆方向の `to("cpu", non_blocking=True)` の後も `False`。そのため、CPU 側のテンソルに正しい値が入っている保証は、`torch.cuda.synchronize()` が戻るまでありません。値を読む前に同期してください。
 #
-# セルは `copy_and_ask` を2回実行します。1回目は GPU ライブラリとメモリキャッシュのウォームアップのためだけの実行です。GPU のないマシンでは、このセルは `torch.cuda.is_available()=False` と表示します。
+# このセルは `copy_and_ask` を2回実行します。1回目は GPU ライブラリとメモリキャッシュのウォームアップのためだけの実行です。GPU のないマシンでは、このセルは `torch.cuda.is_available()=False` と表示します。
 
 # %% tags=["claim-F10", "gpu-only"]
 if torch.cuda.is_available():

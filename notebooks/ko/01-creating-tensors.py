@@ -244,7 +244,7 @@ else:
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `with torch.device("meta"):` 안에서 `device=` 없이 텐서 하나, `device="cpu"`로 텐서 하나를
-# 만들고, 블록이 끝난 뒤에 하나를 더 만듭니다. 셀은 이 순서대로 어떤 디바이스를 출력할까요?
+# 만들고, 블록이 끝난 뒤에 하나를 더 만듭니다. 아래 셀은 이 순서대로 어떤 디바이스를 출력할까요?
 #
 # - `meta meta cpu`
 # - `cpu cpu cpu`
@@ -286,7 +286,7 @@ finally:
 assert torch.ones(3).device.type == "cpu"
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `torch.set_default_device("meta")`가 적용된 상태에서 셀은 현재 스레드에서 `torch.zeros(2)`를 만들고,
+# **예측해 보세요:** `torch.set_default_device("meta")`가 적용된 상태에서 아래 셀은 현재 스레드에서 `torch.zeros(2)`를 만들고,
 # 새 스레드에서 `torch.zeros(2)`를 만든 다음, `torch.frombuffer`로 이미 있는 메모리 위에 텐서를 만듭니다.
 # 이 순서대로 어떤 디바이스가 출력될까요?
 #
@@ -405,6 +405,8 @@ print(m)
 assert m.shape == (1000, 1000) and m.dtype == torch.float32
 assert m.is_meta
 
+# %% [markdown]
+# meta 텐서에는 값이 없으므로 `tolist()`처럼 값을 읽는 연산은 오류를 냅니다. 다음 셀의 메시지는 "meta 텐서에서는 복사할 수 없다, 데이터가 없다"는 뜻입니다.
 
 # %%
 with expect_error(NotImplementedError, "no data"):
