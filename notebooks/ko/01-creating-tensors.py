@@ -195,11 +195,13 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 # 즉 문자열과 달리, 정수를 디바이스로 바꾸려면 PyTorch에 어떤 가속기가 있는지 물어야 합니다. 그래서 텐서를 만들기도 전에 실패할 수 있습니다.
 #
 # - 쓸 수 있는 가속기가 있으면 `torch.device(0)`은 그 가속기의 인덱스 0(예: `cuda:0`)입니다.
-# - 가속기가 없는 머신에서는 `torch.device(0)` 자체가 다음 오류를 냅니다(`device=0`과 `model.to(0)`도 마찬가지입니다). 가속기가 없어서 접근할 수 없다는 뜻입니다.
+# - 가속기가 없는 머신에서는 `torch.device(0)` 자체가 다음 오류를 냅니다(`device=0`과 `model.to(0)`도 마찬가지입니다).
 #
 #   ```
 #   RuntimeError: Cannot access accelerator device when none is available.
 #   ```
+#
+#   "가속기가 없어서 가속기 디바이스에 접근할 수 없다"는 뜻입니다.
 #
 # - 예외가 하나 있습니다. torch 2.7부터는 가속기용으로 빌드된 PyTorch(예: Colab CPU 런타임에 설치된 CUDA 빌드)라면 가속기가 없어도 여기서 오류를 내지 않습니다. 이때 `torch.device(0)`은 그 빌드가 대상으로 하는 가속기의 디바이스, 즉 `cuda:0`이 되고, 오류는 그 디바이스에 텐서를 생성할 때 비로소 발생합니다.
 #
