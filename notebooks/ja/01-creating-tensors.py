@@ -230,7 +230,7 @@ elif built_for is None:
 else:
     print(f"{torch.device(0)=}")
     assert torch.device(0) == torch.device(built_for.type, 0)
-    # メッセージはドライバによって変わるので、型だけを確認する
+    # メッセージはドライバによって変わるので、型だけを検証する
     try:
         torch.zeros(1, device=0)
     except RuntimeError as err:

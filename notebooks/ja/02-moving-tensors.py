@@ -303,7 +303,7 @@ elif built_for is None:
     with expect_error(RuntimeError, NO_ACCELERATOR):
         host.pin_memory()
 else:
-    # メッセージはドライバによって変わるので、型だけを確認する
+    # メッセージはドライバによって変わるので、型だけを検証する
     try:
         host.pin_memory()
     except RuntimeError as err:

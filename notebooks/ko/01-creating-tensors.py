@@ -114,7 +114,7 @@ else:
 #
 # GPU에서 쓸 텐서는 처음부터 GPU에 생성하세요. `torch.randn(64, 3, device=device)`처럼 씁니다. 대신 `torch.randn(64, 3).to(device)`라고 쓰면 먼저 CPU 메모리에 텐서를 만들어 값을 채운 다음 GPU로 복사합니다. `device=`를 넘기면 CPU 텐서도, 호스트에서 디바이스로의 복사도 필요 없습니다.
 #
-# 주의할 점이 하나 있습니다. CPU와 CUDA는 서로 다른 난수 생성 알고리즘을 씁니다. 그래서 같은 `torch.manual_seed(0)` 뒤에도 `torch.randn(3)`과 `torch.randn(3, device="cuda")`는 서로 다른 값을 돌려줍니다. 각 디바이스 안에서는 재현성이 있어 다시 실행하면 같은 값이 나옵니다. 하지만 GPU에 바로 생성한 텐서는 CPU에서 만든 뒤 옮기는 방식으로 얻은 값과 일치하지 않습니다.
+# 주의할 점이 하나 있습니다. CPU와 CUDA는 서로 다른 난수 생성 알고리즘을 씁니다. 그래서 같은 `torch.manual_seed(0)` 뒤에도 `torch.randn(3)`과 `torch.randn(3, device="cuda")`는 서로 다른 값을 반환합니다. 각 디바이스 안에서는 재현성이 있어 다시 실행하면 같은 값이 나옵니다. 하지만 GPU에 바로 생성한 텐서는 CPU에서 만든 뒤 옮기는 방식으로 얻은 값과 일치하지 않습니다.
 
 # %%
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -231,7 +231,7 @@ elif built_for is None:
 else:
     print(f"{torch.device(0)=}")
     assert torch.device(0) == torch.device(built_for.type, 0)
-    # 메시지는 드라이버에 따라 달라지므로 타입만 확인한다
+    # 메시지는 드라이버에 따라 달라지므로 타입만 검증한다
     try:
         torch.zeros(1, device=0)
     except RuntimeError as err:

@@ -164,7 +164,7 @@ assert rearranged.is_contiguous(memory_format=torch.channels_last)
 # **정답:** `b is a=True, a[0].item()=1.0`입니다. 바꿀 것이 없으므로 `to`는 텐서 자신을 반환합니다. `b`는 복사본이 아니므로 `b`에 쓴 값은 곧 `a`에 쓴 값입니다.
 #
 # - `b is a=False, a[0].item()=0.0`이라면 `to`가 항상 복사한다는 뜻입니다.
-# - `b is a=False, a[0].item()=1.0`이라면 뷰(view)처럼 `a`와 메모리를 공유하는 다른 객체가 반환되었다는 뜻입니다. 하지만 바꿀 것이 없으면 `to`는 `a` 자체를 돌려줍니다.
+# - `b is a=False, a[0].item()=1.0`이라면 뷰(view)처럼 `a`와 메모리를 공유하는 다른 객체가 반환되었다는 뜻입니다. 하지만 바꿀 것이 없으면 `to`는 `a` 자체를 반환합니다.
 #
 # `to`는 디바이스, dtype, 지정한 메모리 형식 중 하나가 바뀌거나 `copy=True`를 지정했을 때만 복사합니다. 메모리 형식을 바꾸는 것도 변경에 해당하므로, 기본 레이아웃인 4차원 텐서에 `t.to(memory_format=torch.channels_last)`를 호출하면 데이터를 재배치한 복사본이 반환됩니다.
 #
@@ -304,7 +304,7 @@ elif built_for is None:
     with expect_error(RuntimeError, NO_ACCELERATOR):
         host.pin_memory()
 else:
-    # 메시지는 드라이버에 따라 달라지므로 타입만 확인한다
+    # 메시지는 드라이버에 따라 달라지므로 타입만 검증한다
     try:
         host.pin_memory()
     except RuntimeError as err:
