@@ -289,9 +289,9 @@ assert "mask" not in model.state_dict()
 # **Predict:** `model.weight` is a `Parameter` on the CPU. What does the cell print for
 # `moved = model.weight.to("meta")`, a real conversion?
 #
+# - `Tensor True`
 # - `Parameter True`
 # - `Tensor False`
-# - `Tensor True`
 
 # %%
 model = nn.Linear(3, 2)

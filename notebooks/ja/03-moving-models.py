@@ -254,9 +254,9 @@ assert "mask" not in model.state_dict()
 # %% [markdown] tags=["predict"]
 # **予想：** `model.weight` は CPU 上の `Parameter` です。実際に変換が起きる `moved = model.weight.to("meta")` について、セルは何を表示するでしょうか。
 #
+# - `Tensor True`
 # - `Parameter True`
 # - `Tensor False`
-# - `Tensor True`
 
 # %%
 model = nn.Linear(3, 2)

@@ -292,9 +292,9 @@ assert "mask" not in model.state_dict()
 # **예측해 보세요:** `model.weight`는 CPU에 있는 `Parameter`입니다. 실제로 변환이 일어나는
 # `moved = model.weight.to("meta")`에 대해 아래 셀은 무엇을 출력할까요?
 #
+# - `Tensor True`
 # - `Parameter True`
 # - `Tensor False`
-# - `Tensor True`
 
 # %%
 model = nn.Linear(3, 2)
