@@ -251,12 +251,15 @@ assert model.weight.device.type == target.type
 assert model.offset.device.type == target.type
 assert model.mask.device.type == "cpu"  # left behind
 assert "mask" not in model.state_dict()
+with expect_error(RuntimeError, "device"):
+    model(torch.ones(3, device=target))  # the forward pass mixes devices
 
 # %% [markdown] tags=["answer"]
 # **Answer:** `mask cpu`, on every machine. `Module.to` does not see a tensor stored as an
-# ordinary attribute, so it stays where it was, and the forward pass then mixes devices. It is
-# also missing from the `state_dict`. `mask meta` (here without a GPU) or `mask cuda:0` (on a GPU)
-# would mean that the move took it along, as it did `weight` and `offset`.
+# ordinary attribute, so it stays where it was, and the forward pass then mixes devices: the
+# checks call the model and get a device error. It is also missing from the `state_dict`.
+# `mask meta` (without a GPU) or `mask cuda:0` (on a GPU) would mean that the move took it along,
+# as it did `weight` and `offset`.
 
 # %% [markdown]
 # The fix is to register the tensor as a buffer. Pass `persistent=False` if it should move with the

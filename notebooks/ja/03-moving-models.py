@@ -223,9 +223,11 @@ assert model.weight.device.type == target.type
 assert model.offset.device.type == target.type
 assert model.mask.device.type == "cpu"  # 元のデバイスに残る
 assert "mask" not in model.state_dict()
+with expect_error(RuntimeError, "device"):
+    model(torch.ones(3, device=target))  # 順伝播でデバイスが混在する
 
 # %% [markdown] tags=["answer"]
-# **答え：** どのマシンでも `mask cpu` です。通常の属性として持たせたテンソルは `Module.to` から見えないので、元の場所に残ります。その結果、順伝播の中でデバイスが混在することになります。また、このテンソルは `state_dict` にも含まれません。`mask meta`（GPU がない場合）や `mask cuda:0`（GPU がある場合）になるのは、`weight` や `offset` と同じように移動したときですが、そうはなりません。
+# **答え：** どのマシンでも `mask cpu` です。通常の属性として持たせたテンソルは `Module.to` から見えないので、元の場所に残ります。その結果、順伝播の中でデバイスが混在し、上の検証でモデルを呼び出すとデバイスのエラーになります。また、このテンソルは `state_dict` にも含まれません。`mask meta`（GPU がない場合）や `mask cuda:0`（GPU がある場合）になるのは、`weight` や `offset` と同じように移動したときですが、そうはなりません。
 
 # %% [markdown]
 # 対処法は、そのテンソルをバッファとして登録することです。モデルと一緒に移動したいが `state_dict` には含めたくない場合は、`persistent=False` を指定します。

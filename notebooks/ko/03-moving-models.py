@@ -254,11 +254,13 @@ assert model.weight.device.type == target.type
 assert model.offset.device.type == target.type
 assert model.mask.device.type == "cpu"  # 원래 자리에 남는다
 assert "mask" not in model.state_dict()
+with expect_error(RuntimeError, "device"):
+    model(torch.ones(3, device=target))  # 순전파에서 디바이스가 섞인다
 
 # %% [markdown] tags=["answer"]
 # **정답:** 어느 머신에서나 `mask cpu`입니다. 일반 속성으로 저장한 텐서는 `Module.to`가 알지
-# 못하므로 원래 자리에 남고, 그 결과 순전파에서 디바이스가 섞이게 됩니다. 이런 텐서는
-# `state_dict`에도 들어가지 않습니다. `mask meta`(GPU가 없을 때)나 `mask cuda:0`(GPU가 있을 때)는
+# 못하므로 원래 자리에 남고, 그 결과 순전파에서 디바이스가 섞입니다. 위 검증에서 모델을 호출하면
+# 디바이스 오류가 납니다. 이런 텐서는 `state_dict`에도 들어가지 않습니다. `mask meta`(GPU가 없을 때)나 `mask cuda:0`(GPU가 있을 때)는
 # `weight`, `offset`처럼 함께 옮겨졌다는 뜻인데, 실제로는 그렇지 않습니다.
 
 # %% [markdown]

@@ -121,7 +121,7 @@ else:
 # %% [markdown] tags=["answer"]
 # **정답:** PyTorch 빌드에 따라 다릅니다. 위의 검증은 이 머신에서 나온 결과를 확인합니다.
 #
-# - `acc=None`: 이 빌드는 가속기를 지원하지 않습니다(CPU 전용 빌드, torch 2.7 이상).
+# - `acc=None`: 가속기를 지원하지 않는 빌드입니다(CPU 전용 빌드, torch 2.7 이상).
 # - `acc=device(type='cuda')`: CUDA 빌드입니다. GPU가 있으면 `torch.cuda.is_available()`이 `True`일 때 이 값이 나오는지 셀이 검증합니다.
 # - `acc=device(type='cuda', index=0)`은 나오지 않습니다. `current_accelerator()`가 가리키는 것은 특정 GPU가 아니라 가속기의 종류이므로 인덱스가 붙지 않습니다.
 # - `acc=device(type='cpu')`도 나오지 않습니다. CPU는 가속기가 아니며, 가속기가 없는 빌드에서는 `None`이 돌아옵니다.
