@@ -145,14 +145,14 @@ assert model.weight is not weight  # 新しい Parameter オブジェクト
 assert model.offset is not offset  # 新しいバッファのテンソル
 
 # %% [markdown]
-# `meta` から戻すときは事情が違います。コピーするデータがないので `.to("cpu")` はエラーになり、メッセージは `to_empty()` を使うよう促します。`to_empty(device=...)` は移動先のデバイスに未初期化の領域を確保するだけなので、値は自分で設定します。組み込みの層なら `reset_parameters()` で初期化できます。
+# `meta` から戻すときは事情が違います。コピーするデータがないので `.to("cpu")` はエラーになり、メッセージは `to_empty()` を使うよう促します。`to_empty(device=...)` は移動先のデバイスに未初期化のストレージを確保するだけなので、値は自分で設定します。組み込みの層なら `reset_parameters()` で初期化できます。
 
 # %% tags=["claim-F7"]
 with expect_error(NotImplementedError, "to_empty"):
     model.to("cpu")
 
 layer = nn.Linear(3, 2, device="meta")
-layer.to_empty(device="cpu")  # 領域を確保するだけで、値は未初期化
+layer.to_empty(device="cpu")  # ストレージを確保するだけで、値は未初期化
 layer.reset_parameters()
 print(layer.weight.device, layer.weight.is_meta)
 assert layer.weight.device.type == "cpu"
@@ -272,7 +272,7 @@ w = model.weight
 assert w.to(w.device) is w  # 変換不要なら Parameter 自身が返る
 
 # %% [markdown] tags=["answer"]
-# **答え：** `Tensor True` です。実際に変換すると、戻り値は `Parameter` ではなく通常の `Tensor` になります。autograd がこの変換を記録するので、戻り値は勾配を必要とするままです。ただしそれはパラメータに対する演算の結果であり、それ自体は葉（leaf）ではありません。
+# **答え：** `Tensor True` です。実際に変換すると、戻り値は `Parameter` ではなく通常の `Tensor` になります。autograd がこの変換を記録するので、戻り値は勾配を必要とするままです。ただしそれはパラメータに対する演算の結果であり、それ自体は葉（leaf）テンソルではありません。
 #
 # - `Parameter True` になるのは、`to()` が何も変換しなくてよいときだけです（上の検証の `w.to(w.device) is w`）。
 # - `Tensor False` なら、パラメータの勾配から切り離されたテンソルということになります。

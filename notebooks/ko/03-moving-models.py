@@ -167,7 +167,7 @@ assert model.offset is not offset  # 새 버퍼 텐서
 # %% [markdown]
 # `meta`에서 되돌아올 때는 사정이 다릅니다. 복사할 데이터가 없으므로 `.to("cpu")`는 오류를
 # 일으키고, 오류 메시지는 `to_empty()`를 쓰라고 안내합니다. `to_empty(device=...)`는 대상
-# 디바이스에 초기화되지 않은 저장 공간만 할당하므로 값은 직접 채워야 합니다. 기본 제공 레이어라면
+# 디바이스에 초기화되지 않은 스토리지만 할당하므로 값은 직접 채워야 합니다. 기본 제공 레이어라면
 # `reset_parameters()`로 초기화할 수 있습니다.
 
 # %% tags=["claim-F7"]
@@ -175,7 +175,7 @@ with expect_error(NotImplementedError, "to_empty"):
     model.to("cpu")
 
 layer = nn.Linear(3, 2, device="meta")
-layer.to_empty(device="cpu")  # 저장 공간만 할당하고 값은 아직 없다
+layer.to_empty(device="cpu")  # 스토리지만 할당하고 값은 아직 없다
 layer.reset_parameters()
 print(layer.weight.device, layer.weight.is_meta)
 assert layer.weight.device.type == "cpu"
