@@ -132,8 +132,8 @@ else:
 # **Answer:** it depends on the PyTorch build, and the checks assert the outcome for this machine.
 #
 # - `acc=None`: the build supports no accelerator (a CPU-only build, torch 2.7 or newer).
-# - `acc=device(type='cuda')`: a CUDA build. On a GPU, the cell asserts this value whenever
-#   `torch.cuda.is_available()` is `True`.
+# - `acc=device(type='cuda')`: a CUDA build, since 2.7 even where no GPU is usable (more on this
+#   below). On a machine with a usable CUDA GPU, the cell asserts this value.
 # - `acc=device(type='cuda', index=0)` never appears: `current_accelerator()` names a kind of
 #   accelerator, not a particular GPU, so its device has no index.
 # - `acc=device(type='cpu')` never appears either: the CPU is not an accelerator, and a build

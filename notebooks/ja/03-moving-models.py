@@ -73,7 +73,7 @@ print(torch.__version__, device)
 # `meta` デバイスは形状と dtype を保持しますが、データは持ちません。どのマシンにも存在するので、GPU がなくても移動の様子を確かめられます。
 
 # %% [markdown] tags=["predict"]
-# **予想：** セルは `model.double()`、`model.to("meta")` の順に呼び出し、どちらの戻り値も代入しません。`print(model.weight.device, model.weight.dtype)` は何を表示するでしょうか。
+# **予想：** 次のセルは `model.double()`、`model.to("meta")` の順に呼び出し、どちらの戻り値も代入しません。`print(model.weight.device, model.weight.dtype)` は何を表示するでしょうか。
 #
 # - `cpu torch.float32`
 # - `meta torch.float32`
@@ -159,10 +159,10 @@ assert layer.weight.device.type == "cpu"
 assert torch.isfinite(layer.weight).all()
 
 # %% [markdown]
-# dtype の変更も変換の一種で、どのマシンでも実行できます。
+# dtype の変換も `.to()` と同じ種類の変換で、どのマシンでも実行できます。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `model.double()` の前に `weight` と `offset` を保存しておきます。呼び出しの後、セルは何を表示するでしょうか。
+# **予想：** `model.double()` の前に `weight` と `offset` を保存しておきます。呼び出しの後、次のセルは何を表示するでしょうか。
 #
 # - `model.weight is weight=True, model.offset is offset=True`
 # - `model.weight is weight=True, model.offset is offset=False`
@@ -193,7 +193,7 @@ else:
 # %% [markdown] tags=["answer"]
 # **答え：** `model.weight is weight=True, model.offset is offset=False` です。どのオブジェクトが残るかは、移動の種類で決まります。
 #
-# - **dtype の変更、CPU ↔ CUDA の移動：** 各 `Parameter` は同じ Python オブジェクトのままです。PyTorch はその中身のテンソル（`param.data`）を差し替えるので、パラメータへの参照を持っているコードからも、正しいパラメータが見え続けます。GPU があれば、セルは CUDA への移動でも同じことを検証します。
+# - **dtype の変換、CPU ↔ CUDA の移動：** 各 `Parameter` は同じ Python オブジェクトのままです。PyTorch はその中身のテンソル（`param.data`）を差し替えるので、パラメータへの参照を持っているコードからも、正しいパラメータが見え続けます。GPU があれば、セルは CUDA への移動でも同じことを検証します。
 # - **`meta` への移動：** パラメータは新しい `Parameter` オブジェクトに置き換わります（上で見た `...=False, ...=False`）。
 # - **バッファ：** 通常のテンソルなので、変換されると必ず新しいテンソルオブジェクトに置き換わります。`...=True, ...=True` にはなりません。
 #
@@ -529,7 +529,7 @@ tmp.cleanup()
 # ## まとめ
 #
 # - `model.to(device)` はモデルをインプレースで移動し、モデル自身を返します。再代入は不要です。
-# - CPU と CUDA の間の移動や dtype の変更では `Parameter` オブジェクトは同じまま、`meta` への移動では置き換わります。変換されたバッファは常に新しいテンソルです。`meta` から戻すには `to_empty()` を使い、そのあと初期化します。
+# - CPU と CUDA の間の移動や dtype の変換では `Parameter` オブジェクトは同じまま、`meta` への移動では置き換わります。変換されたバッファは常に新しいテンソルです。`meta` から戻すには `to_empty()` を使い、そのあと初期化します。
 # - 移動するのはパラメータ、バッファ、サブモジュールだけです。それ以外のテンソルは `register_buffer` で登録します。
 # - 変換したテンソルをパラメータの名前に代入してはいけません。モジュール全体を移動します。
 # - モデルには、全体で1つのデバイスというものがありません。`next(model.parameters()).device` は慣例的な書き方にすぎません。

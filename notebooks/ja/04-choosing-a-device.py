@@ -121,7 +121,7 @@ else:
 # **答え：** PyTorch のビルドによって変わります。上の検証は、このマシンでの結果を確かめています。
 #
 # - `acc=None`：そのビルドがどのアクセラレータにも対応していない場合です（CPU 専用ビルドで、torch 2.7 以降）。
-# - `acc=device(type='cuda')`：CUDA ビルドの場合です。GPU があれば、`torch.cuda.is_available()` が `True` のときにこの値になることをセルが検証します。
+# - `acc=device(type='cuda')`：CUDA ビルドの場合です。2.7 以降は、GPU が使えないマシンでもこの値になります（詳しくは次の段落で）。CUDA の GPU が使えるマシンでは、この値であることをセルが検証します。
 # - `acc=device(type='cuda', index=0)` にはなりません。`current_accelerator()` が表すのは特定の GPU ではなくアクセラレータの種類なので、インデックスは付きません。
 # - `acc=device(type='cpu')` にもなりません。CPU はアクセラレータではなく、アクセラレータのないビルドでは `None` が返ります。
 #

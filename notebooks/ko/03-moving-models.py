@@ -260,8 +260,9 @@ with expect_error(RuntimeError, "device"):
 # %% [markdown] tags=["answer"]
 # **정답:** 어느 머신에서나 `mask cpu`입니다. 일반 속성으로 저장한 텐서는 `Module.to`가 알지
 # 못하므로 원래 자리에 남고, 그 결과 순전파에서 디바이스가 섞입니다. 위 검증에서 모델을 호출하면
-# 디바이스 오류가 납니다. 이런 텐서는 `state_dict`에도 들어가지 않습니다. `mask meta`(GPU가 없을 때)나 `mask cuda:0`(GPU가 있을 때)는
-# `weight`, `offset`처럼 함께 옮겨졌다는 뜻인데, 실제로는 그렇지 않습니다.
+# 디바이스 오류가 납니다. 이런 텐서는 `state_dict`에도 들어가지 않습니다. `mask meta`(GPU가 없을
+# 때)나 `mask cuda:0`(GPU가 있을 때)는 `weight`, `offset`처럼 함께 옮겨졌다는 뜻인데, 실제로는
+# 그렇지 않습니다.
 
 # %% [markdown]
 # 해결 방법은 그 텐서를 버퍼로 등록하는 것입니다. 모델과 함께 옮기되 `state_dict`에는 넣고 싶지
@@ -386,8 +387,8 @@ assert len(devices(model)) == 2
 #   옮기면 입력을 CPU로 되돌리게 됩니다.
 #
 # 2.8 이전에는 같은 검사가 `but found at least two devices, cuda:0 and cpu!`라고 표시하고 인자
-# 이름은 끝에 붙였습니다. 요소별 연산(`+`, `*` 등)은 TensorIterator가 검사하므로 지금도 인자 이름
-# 없이 `but found at least two devices, cuda:0 and cpu!`라고 표시합니다.
+# 이름은 끝에 붙였습니다. 요소별 연산(`+`, `*` 등)은 TensorIterator가 검사하므로, 지금도 인자
+# 이름 없이 `but found at least two devices, cuda:0 and cpu!`라고 표시됩니다.
 #
 # 실제 코드에서 불일치의 흔한 원인은 `forward` 메서드나 손실 함수 안에서 디바이스를 지정하지 않고
 # 만든 텐서입니다. 그 예와 해결 방법은
