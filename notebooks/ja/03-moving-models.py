@@ -379,7 +379,9 @@ assert scaled.device.type == "meta"
 #
 # オプティマイザは、モデルの `Parameter` オブジェクトへの参照に加えて、最初の `step()` で作るパラメータごとの**状態**を保持しています（Adam なら `exp_avg` と `exp_avg_sq` という2つの移動平均）。
 #
-# CPU → CUDA の移動では `Parameter` オブジェクトが変わらないので、移動前に作ったオプティマイザも正しいパラメータを保持しています。ただし、それで足りるのはオプティマイザにまだ状態がない間だけです。状態はモジュールの一部ではないので、`model.to()` を呼んでも元のデバイスに残ります。`optimizer.load_state_dict(optimizer.state_dict())` を呼ぶと、状態が各パラメータのデバイスに変換されます。GPU があれば、セルはこの2つの段階を検証します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけです。
+# CPU → CUDA の移動では `Parameter` オブジェクトが変わらないので、移動前に作ったオプティマイザも正しいパラメータを保持しています。ただし、それで足りるのはオプティマイザにまだ状態がない間だけです。状態はモジュールの一部ではないので、`model.to()` を呼んでも元のデバイスに残ります。
+#
+# `optimizer.load_state_dict(optimizer.state_dict())` を呼ぶと、状態が各パラメータのデバイスに変換されます。GPU があれば、次のセルはこの2つの段階を検証します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけです。
 
 # %% tags=["claim-F4", "gpu-only"]
 model = nn.Linear(4, 2)  # CPU 上
