@@ -132,7 +132,7 @@ print(f"{unchecked.device=}")
 assert unchecked.device.type == "meta"
 
 # %% [markdown]
-# ### Tensors created inside `forward`
+# ### Tensors created during the forward pass
 #
 # The most common cause: a tensor created inside the `forward` method or a loss function without a
 # device. A factory function such as `torch.zeros(n)` or `torch.tensor(values)` creates its tensor on
@@ -382,7 +382,7 @@ else:
     print(f"{HAS_NUMPY=}")
 
 # %% [markdown]
-# ### `item()` and `tolist()` wait for the GPU
+# ### Reading a value waits for the GPU
 #
 # `.item()`, `.tolist()` and `print(t)` on a CUDA tensor copy its data to the CPU, so the CPU must wait
 # until the GPU has finished all the work queued before them. (`.numpy()` copies nothing: on a CUDA

@@ -126,7 +126,7 @@ print(f"{unchecked.device=}")
 assert unchecked.device.type == "meta"
 
 # %% [markdown]
-# ### `forward` 안에서 만든 텐서
+# ### 순전파 중에 만든 텐서
 #
 # 가장 흔한 원인은 `forward` 메서드나 손실 함수 안에서 디바이스를 지정하지 않고 만든 텐서입니다. `torch.zeros(n)`이나 `torch.tensor(values)` 같은 팩토리 함수는 모델과 입력이 어디에 있든 텐서를 CPU(또는 기본 디바이스)에 만듭니다. 이 텐서는 호출할 때마다 새로 만들어지므로, 모델을 옮겨도 해결되지 않습니다. GPU가 없으면 다음 셀은 대신 `meta`의 메시지를 보여 줍니다.
 
@@ -355,7 +355,7 @@ else:
     print(f"{HAS_NUMPY=}")
 
 # %% [markdown]
-# ### GPU를 기다리는 `item()`과 `tolist()`
+# ### 값을 읽으면 GPU를 기다린다
 #
 # CUDA 텐서에 대한 `.item()`, `.tolist()`, `print(t)`는 데이터를 CPU로 복사합니다. 그래서 CPU는 그 전에 큐에 쌓인 GPU 작업이 모두 끝날 때까지 기다립니다(`.numpy()`는 복사하지 않습니다. CUDA 텐서에 대해서는 위의 `TypeError`를 냅니다). 한 스텝에 한 번 부르는 `.item()`은 부담이 작지만, 루프 안에서 요소마다 부르면 느려집니다.
 #
