@@ -529,9 +529,9 @@ assert here["weight"].device.type == device.type
 #   when the build has oneDNN (`torch.backends.mkldnn.is_available()`). oneDNN checks the types and
 #   gives this section's message, with a tail:
 #   `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`.
-# - A single small image (at most 20,480 values, with a kernel of 3×3 or less) goes to PyTorch's plain
-#   convolution code, which checks no types. The CUDA kernel it calls checks devices instead, and the
-#   message is the one from the first section of this page:
+# - A single small image (at most 20,480 values, a kernel of 3×3 or less, `groups=1`) goes to
+#   PyTorch's plain convolution code, which checks no types. The CUDA kernel it calls checks devices
+#   instead, and the message is the one from the first section of this page:
 #
 #   ```
 #   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)

@@ -478,7 +478,7 @@ assert here["weight"].device.type == device.type
 # このメッセージが出るか、別のメッセージになるかは、PyTorch が畳み込みにどのコードを選ぶかで決まります。選ぶときに見るのは入力です（PyTorch の `Convolution.cpp` にある `_select_conv_backend`）。
 #
 # - float32 の CPU の入力は、ビルドに oneDNN（MKLDNN）があれば（`torch.backends.mkldnn.is_available()`）、たいてい oneDNN に送られます。複数枚の画像のバッチはその例です。oneDNN は型を検査し、このセクションのメッセージの後ろに `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`（または、入力が MKLDNN テンソルで重みが密なテンソルであること）を付けたエラーを出します。
-# - 小さな画像 1 枚（値が 20,480 個以下で、カーネルが 3×3 以下）は、PyTorch 自身の汎用の畳み込みコード（`slow_conv2d`）に送られます。このコードは型を検査しません。代わりに、呼び出された CUDA カーネルがデバイスを検査するので、メッセージはこのページの最初のセクションと同じ形になります。`weight` が `cuda:0` にあり、ほかのテンソルのデバイス `cpu` と違う、という意味です。
+# - 小さな画像 1 枚（値が 20,480 個以下、カーネルが 3×3 以下、`groups=1`）は、PyTorch 自身の汎用の畳み込みコード（`slow_conv2d`）に送られます。このコードは型を検査しません。代わりに、呼び出された CUDA カーネルがデバイスを検査するので、メッセージはこのページの最初のセクションと同じ形になります。`weight` が `cuda:0` にあり、ほかのテンソルのデバイス `cpu` と違う、という意味です。
 #
 #   ```
 #   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)
