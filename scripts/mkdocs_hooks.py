@@ -74,21 +74,21 @@ def _add_anchor(html, anchor_link_text="¶"):
 mkdocs_jupyter.convert.add_anchor_lower_id = _add_anchor
 
 
-ATX_HEADING = re.compile(r"^#{1,6}\s.*$", re.M)
-
-
-def _markdown_toc(markdown_source, toc_depth):
-    """The table of contents from the notebook's headings only: mkdocs-jupyter's Markdown export drops
-    inline code, so a list of `fragment` choices becomes lines of bare "- ", which Markdown reads as
-    setext headings named "-"."""
+def _nb_toc_tokens(fpath, toc_depth):
+    """The table of contents from the notebook's Markdown cells as written. mkdocs-jupyter reads it from
+    its own Markdown export, which drops inline code: a heading loses its `code`, and a question's
+    choices (`- `fragment``) become bare "- " lines that Markdown reads as headings named "-"."""
     import markdown
 
-    md = markdown.Markdown(extensions=[TocExtension(toc_depth=toc_depth, slugify=_slugify)])
-    md.convert("\n\n".join(ATX_HEADING.findall(markdown_source)))
-    return md.toc_tokens
+    cells = json.loads(Path(fpath).read_text(encoding="utf-8"))["cells"]
+    body = "\n\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    md = markdown.Markdown(extensions=["fenced_code", TocExtension(toc_depth=toc_depth, slugify=_slugify)])
+    md.convert(body)
+    title = next((t["name"] for t in md.toc_tokens if t["level"] == 1), None)
+    return md.toc_tokens, title
 
 
-mkdocs_jupyter.plugin._get_markdown_toc = _markdown_toc
+mkdocs_jupyter.plugin._get_nb_toc_tokens = _nb_toc_tokens
 
 # mkdocs-jupyter's render cache: under i18n each language's build evicts the other languages'
 # entries, and its key ignores this file. Key on this file too, and evict once, after all languages.
