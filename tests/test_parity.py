@@ -82,22 +82,28 @@ def test_every_notebook_stops_on_a_torch_older_than_2_6_in_the_readers_language(
 def test_the_setup_cell_refuses_torch_2_5_with_its_message(lang, monkeypatch):
     """Run each setup cell against a stand-in torch 2.5.1: it must stop at the version check, with the text
     of its language, before anything else touches torch."""
+    import ast
     import sys
     import types
 
-    fake = types.ModuleType("torch")
-    fake.__version__ = "2.5.1+cpu"
-    fake.nn = types.ModuleType("torch.nn")
-    fake.utils = types.ModuleType("torch.utils")
-    fake.utils.data = types.ModuleType("torch.utils.data")
-    for name in ("nn", "utils", "utils.data"):
-        monkeypatch.setitem(sys.modules, f"torch.{name}", eval(f"fake.{name}"))
-    monkeypatch.setitem(sys.modules, "torch", fake)
-    for name, value in (("nn", "Module"), ("utils.data", "DistributedSampler"), ("utils.data", "DataLoader"),
-                        ("utils.data", "TensorDataset")):
-        setattr(eval(f"fake.{name}"), value, object)
     for concept in course.concepts():
         [setup, *_] = course.code_cells(course.read(lang, concept))
+        for node in ast.walk(ast.parse(setup.source)):  # every torch module the cell imports, as a stand-in
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module]
+            for name in (n for n in names if n.split(".")[0] == "torch"):
+                parts = name.split(".")
+                for i in range(1, len(parts) + 1):
+                    module = sys.modules.get(".".join(parts[:i]))
+                    if not getattr(module, "stand_in", False):
+                        module = types.ModuleType(".".join(parts[:i]))
+                        module.stand_in = True
+                        monkeypatch.setitem(sys.modules, ".".join(parts[:i]), module)
+                if isinstance(node, ast.ImportFrom):
+                    for alias in node.names:
+                        setattr(module, alias.name, object)
+        sys.modules["torch"].__version__ = "2.5.1+cpu"
         namespace = {}
         with pytest.raises(RuntimeError) as err:
             exec(setup.source, namespace)
