@@ -947,7 +947,8 @@ else:
 # First things to try: a smaller batch; `loss.item()` instead of keeping `loss` tensors (see above);
 # `torch.no_grad()` for evaluation; `del` for large tensors you no longer need; and, when the reserved
 # but unallocated part is large, the `expandable_segments` setting from the message. How much memory a
-# model needs, and whether it fits before you run it, is a question of its own.
+# model needs, and whether it fits before you run it, is the subject of
+# [Will it fit?](08-will-it-fit.ipynb).
 #
 # The error is `torch.OutOfMemoryError`, a subclass of `RuntimeError`, on every machine;
 # `torch.cuda.OutOfMemoryError` is another name for the same class:
