@@ -111,8 +111,9 @@ assert t.nbytes == t.numel() * t.element_size() == 1024 * 1024 * 2
 # %% [markdown]
 # ## A model's parameters and buffers
 #
-# A model's own memory is its parameters (what training learns) and its buffers (state that is
-# not learned, such as a batch norm's running statistics). `model.state_dict()` holds exactly
+# A model's own memory is its parameters (what training learns by gradient) and its buffers
+# (state kept without gradients, such as a batch norm's running statistics, which the forward
+# pass updates in training). `model.state_dict()` holds exactly
 # these, so its bytes are the model's. The function below adds them up; the cell checks it
 # against the sum over `state_dict()`.
 
@@ -172,8 +173,9 @@ start = time.perf_counter()
 with torch.device("meta"):
     big = make_mlp(100_000, 100_000, 100_000)
 seconds = time.perf_counter() - start
-print(f"{sum(p.numel() for p in big.parameters()):,} parameters")
-print(f"{model_bytes(big) / 1e9:.1f} GB, built in {seconds:.3f} s")
+n_big = sum(p.numel() for p in big.parameters())
+gigabytes = model_bytes(big) / 1e9
+print(f"{n_big=:,}, {gigabytes=:.1f}, {seconds=:.3f}")
 assert all(t.is_meta for t in big.state_dict().values())
 assert model_bytes(big) > 80e9
 assert seconds < 10  # generous: it takes milliseconds

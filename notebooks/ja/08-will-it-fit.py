@@ -107,7 +107,7 @@ assert t.nbytes == t.numel() * t.element_size() == 1024 * 1024 * 2
 # %% [markdown]
 # ## モデルのパラメータとバッファ
 #
-# モデル自体のメモリは、パラメータ（学習で更新される値）とバッファ（バッチ正規化の移動統計のように、学習では更新しない状態）です。`model.state_dict()` にはちょうどこの 2 つが入っているので、そのバイト数がモデルのバイト数です。
+# モデル自体のメモリは、パラメータ（勾配を使って学習する値）とバッファ（勾配を使わずに保持する状態）です。バッファの例はバッチ正規化の移動統計で、学習中は順伝播のたびに更新されます。`model.state_dict()` にはちょうどこの 2 つが入っているので、そのバイト数がモデルのバイト数です。
 #
 # 次の関数はこれらを合計します。セルでは、`state_dict()` の合計と一致することを検証します。
 
@@ -164,8 +164,9 @@ start = time.perf_counter()
 with torch.device("meta"):
     big = make_mlp(100_000, 100_000, 100_000)
 seconds = time.perf_counter() - start
-print(f"{sum(p.numel() for p in big.parameters()):,} parameters")
-print(f"{model_bytes(big) / 1e9:.1f} GB, built in {seconds:.3f} s")
+n_big = sum(p.numel() for p in big.parameters())
+gigabytes = model_bytes(big) / 1e9
+print(f"{n_big=:,}, {gigabytes=:.1f}, {seconds=:.3f}")
 assert all(t.is_meta for t in big.state_dict().values())
 assert model_bytes(big) > 80e9
 assert seconds < 10  # 余裕を持たせた値：実際は数ミリ秒

@@ -107,7 +107,7 @@ assert t.nbytes == t.numel() * t.element_size() == 1024 * 1024 * 2
 # %% [markdown]
 # ## 모델의 매개변수와 버퍼
 #
-# 모델 자체의 메모리는 매개변수(학습으로 바뀌는 값)와 버퍼(배치 정규화의 이동 통계처럼 학습하지 않는 상태)입니다. `model.state_dict()`에는 정확히 이 둘이 들어 있으므로, 그 바이트 수가 곧 모델의 바이트 수입니다.
+# 모델 자체의 메모리는 매개변수(변화도로 학습하는 값)와 버퍼(변화도 없이 유지하는 상태)입니다. 버퍼의 예로 배치 정규화의 이동 통계가 있는데, 학습 중에는 순전파마다 갱신됩니다. `model.state_dict()`에는 정확히 이 둘이 들어 있으므로, 그 바이트 수가 곧 모델의 바이트 수입니다.
 #
 # 아래 함수는 이것들을 더합니다. 셀에서는 `state_dict()`의 합과 같은지 검증합니다.
 
@@ -164,8 +164,9 @@ start = time.perf_counter()
 with torch.device("meta"):
     big = make_mlp(100_000, 100_000, 100_000)
 seconds = time.perf_counter() - start
-print(f"{sum(p.numel() for p in big.parameters()):,} parameters")
-print(f"{model_bytes(big) / 1e9:.1f} GB, built in {seconds:.3f} s")
+n_big = sum(p.numel() for p in big.parameters())
+gigabytes = model_bytes(big) / 1e9
+print(f"{n_big=:,}, {gigabytes=:.1f}, {seconds=:.3f}")
 assert all(t.is_meta for t in big.state_dict().values())
 assert model_bytes(big) > 80e9
 assert seconds < 10  # 넉넉하게 잡은 값: 실제로는 몇 밀리초
