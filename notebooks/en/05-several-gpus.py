@@ -323,8 +323,8 @@ assert "DistributedDataParallel" in advice and "single node" in advice
 # - `LOCAL_RANK`: its number on this machine, which is the index of the GPU it should use.
 #
 # On GPUs, each process then makes its GPU the current device with
-# `torch.cuda.set_device(local_rank)`, uses the `nccl` backend, puts the model on that GPU and wraps
-# it with `DDP(model, device_ids=[local_rank])`. On CPUs the backend is `gloo` and `device_ids` is left
+# `torch.cuda.set_device(local_rank)` (from then on, `"cuda"` in that process means its own GPU), uses
+# the `nccl` backend, puts the model on that GPU and wraps it with `DDP(model, device_ids=[local_rank])`. On CPUs the backend is `gloo` and `device_ids` is left
 # out. The script below does both: it takes the GPU path when the machine has a GPU for each process.
 
 # %%
@@ -335,19 +335,18 @@ import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-# torchrun runs this script once per process and sets these variables
 rank = int(os.environ["RANK"])
-local_rank = int(os.environ["LOCAL_RANK"])  # this process's GPU
+local_rank = int(os.environ["LOCAL_RANK"])
 world_size = int(os.environ["WORLD_SIZE"])
 
 if torch.cuda.device_count() >= int(os.environ["LOCAL_WORLD_SIZE"]):
-    torch.cuda.set_device(local_rank)  # "cuda" now means this GPU
+    torch.cuda.set_device(local_rank)
     device, backend = torch.device("cuda", local_rank), "nccl"
 else:
     device, backend = torch.device("cpu"), "gloo"
 dist.init_process_group(backend)
 
-torch.manual_seed(rank)  # a different start on every rank
+torch.manual_seed(rank)
 net = nn.Linear(4, 1).to(device)
 net.register_buffer("seen", torch.full((1,), float(rank), device=device))
 start = net.weight.flatten().tolist()
@@ -356,7 +355,7 @@ synced = net.weight.flatten().tolist()
 buffer = net.seen.item()
 
 opt = torch.optim.SGD(model.parameters(), lr=0.1)
-torch.manual_seed(100 + rank)  # different data on every rank
+torch.manual_seed(100 + rank)
 for step in range(5):
     x = torch.randn(16, 4, device=device)
     y = torch.randn(16, 1, device=device)
@@ -370,7 +369,7 @@ mine = dict(rank=rank, local_rank=local_rank, world_size=world_size,
             device=str(device), backend=backend, start=start, synced=synced,
             buffer=buffer, loss=loss.item(), params=params)
 with open(os.path.join(sys.argv[1], f"rank{rank}.json"), "w") as f:
-    json.dump(mine, f)  # one file per process: no mixed-up lines
+    json.dump(mine, f)
 dist.destroy_process_group()
 os._exit(0)
 '''
