@@ -478,8 +478,9 @@ assert sorted(even[0] + even[1]) == list(range(8))  # every sample once
 # %% [markdown] tags=["answer"]
 # **Answer:** `[[0, 2, 4], [1, 3, 0]]`. Rank `r` takes every second index from `r` on. Every rank
 # must get the same number of samples, so the sampler first pads the list of indices to a multiple
-# of the number of ranks by repeating it from the start: sample 0 is used twice in each epoch. With
-# `drop_last=True` it cuts the tail instead, and sample 4 is not used at all. Only when the dataset
+# of the number of ranks by repeating it from the start: sample 0 is used twice in each epoch.
+#
+# With `drop_last=True` it cuts the tail instead, and sample 4 is not used at all. Only when the dataset
 # size is a multiple of the number of ranks (8 samples on 2 ranks) does every sample appear exactly
 # once.
 #

@@ -646,6 +646,6 @@ else:
 # | `Linear(10, 1)` can be fed `torch.randn(10, 1)` from the CPU | false | wrong device and wrong shape; use `torch.randn(N, 10, device=device)` |
 # | `device=0` means `cuda:0` | outdated | an index on the current accelerator (2.5) |
 # | tensors have no `is_cpu` | outdated | `Tensor.is_cpu` exists (1.13) |
-# | the old device-mismatch wording | outdated | look for `Expected all tensors to be on the same device` |
+# | the old device-mismatch wording | outdated | look for `Expected all tensors to be on the same device`; the argument it names depends on the operation that ran |
 # | a missing GPU index raises a plain `RuntimeError` | outdated | `torch.AcceleratorError`, a `RuntimeError` subclass (2.8) |
 # | pick the device with `torch.cuda.is_available()` | outdated | still works for CUDA; `torch.accelerator` is portable (2.6/2.7) |
