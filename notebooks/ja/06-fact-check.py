@@ -75,7 +75,7 @@ print(torch.__version__, device)
 # 検証では、モデルを GPU に移動します。GPU がなければ、代わりに `meta` に移動します。`meta` は形状と dtype を保持し、データを持たないデバイスです。パラメータがどこに移動したか、どのオブジェクトが返ってきたかはわかりますが、速度やメモリについては何もわかりません。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `model` に代入し直さずに `returned = model.to(target)` とします。セルは、`returned` が `model` そのものかどうかと、モデルの重みが移動先のデバイスにあるかどうか（`moved`）を表示します。結果はどれでしょうか。
+# **予想：** `model` に代入し直さずに `returned = model.to(target)` とします。次のセルは、`returned` が `model` そのものかどうかと、モデルの重みが移動先のデバイスにあるかどうか（`moved`）を表示します。結果はどれでしょうか。
 #
 # - `returned is model=False, moved=False`
 # - `returned is model=False, moved=True`
@@ -268,7 +268,7 @@ assert "dtype" not in inspect.signature(nn.Module.cuda).parameters
 # 実際の違いは、2つのメソッドが受け取る引数にあります。インデックスを指定しなければ、どちらも現在の CUDA デバイスを使います。`.cuda()` がほかに何を受け取るかは、上に表示したシグネチャのとおりです。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `nn.Linear(2, 2).to(target, torch.float16)` は、1回の呼び出しでデバイスと dtype を渡しています。セルは重みのデバイスと dtype を表示します。表示される dtype はどれでしょうか。それとも何かが送出されるでしょうか。
+# **予想：** `nn.Linear(2, 2).to(target, torch.float16)` は、1回の呼び出しでデバイスと dtype を渡しています。次のセルは重みのデバイスと dtype を表示します。表示される dtype はどれでしょうか。それとも何かが送出されるでしょうか。
 #
 # - `torch.float32`
 # - `TypeError`
@@ -327,7 +327,7 @@ else:
 # - デバイス ID がちょうど1つ：コンストラクタがモデルをその GPU に移動します。GPU が1枚のマシンでのデフォルトの動作がこれです。GPU が複数枚あるマシンで `device_ids=[1]` を渡した場合も同じで、モデルは `cuda:1` に移動します。
 # - デバイス ID が2つ以上：ラッパーは何も移動しません。最初の順伝播で、パラメータを `device_ids[0]` に置くよう求めるエラーが発生します。
 #
-# Intel の XPU など、`DataParallel` が扱えるほかのアクセラレータも、ここでは GPU として数えます（[複数の GPU](05-several-gpus.ipynb#nndataparallel-が実際にすること) を参照してください）。セルは、実行しているマシンに当てはまる場合を検証します。GPU が複数枚あれば、デバイス ID を1つだけ渡したラップも試します。GPU がなければ、最初の場合だけが実行されます。
+# Intel の XPU など、`DataParallel` が扱えるほかのアクセラレータも、ここでは GPU として数えます（[複数の GPU](05-several-gpus.ipynb#nndataparallel-が実際にすること) を参照してください）。次のセルは、実行しているマシンに当てはまる場合を検証します。GPU が複数枚あれば、デバイス ID を1つだけ渡したラップも試します。GPU がなければ、最初の場合だけが実行されます。
 #
 # この節のエラーの原因と対処法は、[デバイスのエラーを読み解く](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)で詳しく説明しています。
 
@@ -419,7 +419,7 @@ assert y.device == net.weight.device
 #
 # **現在**：torch 2.5 以降、整数は現在の**アクセラレータ**上のインデックスを意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。アクセラレータにまったく対応していない torch のビルド（CPU 版の wheel など）では、`Cannot access accelerator device when none is available.`（使えるアクセラレータがない）というエラーになります。それ以外のマシンでも、使える GPU がなければやはりエラーになります。
 #
-# 整数が CPU を指すことはありません。CUDA を指したいときは `"cuda:0"` と書きましょう。セルは、実行しているマシンでの結果を検証します。
+# 整数が CPU を指すことはありません。CUDA を指したいときは `"cuda:0"` と書きましょう。次のセルは、実行しているマシンでの結果を検証します。
 #
 # この節のエラーの原因と対処法は、[デバイスのエラーを読み解く](07-device-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)で詳しく説明しています。
 
@@ -479,7 +479,7 @@ assert torch.ones(1).is_cpu
 # どの引数の名前が出るかは、層が実行する演算で決まります。バイアスのある `Linear` に2次元の入力を渡すと `addmm(bias, input, weight.T)` が実行され、その引数の名前は `self`、`mat1`、`mat2` です。autograd は実行された演算を結果の `grad_fn` に記録するので、バイアスのない層が何を実行するかは CPU でもわかります。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `nn.Linear(10, 1, bias=False)` は、2次元の入力に対してどの演算を実行するでしょうか。セルは、それを記録した autograd のノードの名前を表示します。
+# **予想：** `nn.Linear(10, 1, bias=False)` は、2次元の入力に対してどの演算を実行するでしょうか。次のセルは、それを記録した autograd のノードの名前を表示します。
 #
 # - `AddmmBackward0`
 # - `LinearBackward0`

@@ -105,7 +105,7 @@ else:
 # 디바이스는 `"cuda:0"`처럼 인덱스를 붙여서도, `"cuda"`처럼 인덱스 없이도 지정할 수 있습니다. `torch.device`를 만드는 것만으로는 GPU가 필요 없으므로, 다음 셀은 어느 머신에서나 실행됩니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `d = torch.device("cuda")`는 인덱스 없이 만들었습니다. 셀은 `d.index`로 무엇을 출력할까요?
+# **예측해 보세요:** `d = torch.device("cuda")`는 인덱스 없이 만들었습니다. 다음 셀은 `d.index`로 무엇을 출력할까요?
 #
 # - `d.index=0`
 # - `d.index=None`
@@ -438,7 +438,7 @@ assert sorted(even[0] + even[1]) == list(range(8))  # 모든 샘플이 한 번�
 # 기본값인 `shuffle=True`에서는 샘플러가 인덱스를 섞은 다음 나눠 줍니다. 다음 셀은 같은 샘플러를 세 에포크처럼 세 번 순회합니다. 두 번은 연달아, 세 번째는 `sampler.set_epoch(1)`을 호출한 뒤에 순회하고, 두 번째와 세 번째를 첫 번째와 비교합니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** 셀은 `(second == first, third == first)`를 출력합니다. 결과는 무엇일까요?
+# **예측해 보세요:** 다음 셀은 `(second == first, third == first)`를 출력합니다. 결과는 무엇일까요?
 #
 # - `(False, False)`
 # - `(True, False)`

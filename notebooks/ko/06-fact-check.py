@@ -75,7 +75,7 @@ print(torch.__version__, device)
 # 검증에서는 모델을 GPU로 옮기고, GPU가 없으면 대신 `meta` 디바이스로 옮깁니다. `meta`는 형태와 dtype만 있고 데이터는 없는 디바이스입니다. 매개변수가 어디로 갔는지, 어떤 객체가 반환되는지는 확인할 수 있지만 속도나 메모리에 대해서는 알 수 없습니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `model`에 다시 대입하지 않고 `returned = model.to(target)`을 실행합니다. 셀은 `returned`가 `model` 자신인지와, 모델의 가중치가 대상 디바이스에 있는지(`moved`)를 출력합니다. 결과는 무엇일까요?
+# **예측해 보세요:** `model`에 다시 대입하지 않고 `returned = model.to(target)`을 실행합니다. 다음 셀은 `returned`가 `model` 자신인지와, 모델의 가중치가 대상 디바이스에 있는지(`moved`)를 출력합니다. 결과는 무엇일까요?
 #
 # - `returned is model=False, moved=False`
 # - `returned is model=False, moved=True`
@@ -268,7 +268,7 @@ assert "dtype" not in inspect.signature(nn.Module.cuda).parameters
 # 실제 차이는 두 메서드가 받는 인자에 있습니다. 인덱스를 붙이지 않으면 둘 다 현재 CUDA 디바이스를 씁니다. `.cuda()`가 그 밖에 무엇을 받는지는 위에 출력한 시그니처에 나와 있습니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `nn.Linear(2, 2).to(target, torch.float16)`은 한 번의 호출로 디바이스와 dtype을 함께 넘깁니다. 셀은 가중치의 디바이스와 dtype을 출력합니다. 어떤 dtype이 나올까요? 아니면 무엇이 발생할까요?
+# **예측해 보세요:** `nn.Linear(2, 2).to(target, torch.float16)`은 한 번의 호출로 디바이스와 dtype을 함께 넘깁니다. 다음 셀은 가중치의 디바이스와 dtype을 출력합니다. 어떤 dtype이 나올까요? 아니면 무엇이 발생할까요?
 #
 # - `torch.float32`
 # - `TypeError`
@@ -483,7 +483,7 @@ assert torch.ones(1).is_cpu
 # 어느 인자의 이름이 나올지는 레이어가 실행하는 연산에 달려 있습니다. 편향이 있는 `Linear`에 2차원 입력을 넣으면 `addmm(bias, input, weight.T)`가 실행되고, 이 연산의 인자 이름은 `self`, `mat1`, `mat2`입니다. autograd는 실행된 연산을 결과의 `grad_fn`에 기록하므로, 편향이 없는 레이어가 무엇을 실행하는지는 CPU에서도 알 수 있습니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `nn.Linear(10, 1, bias=False)`는 2차원 입력에 어떤 연산을 실행할까요? 셀은 그 연산을 기록한 autograd 노드의 이름을 출력합니다.
+# **예측해 보세요:** `nn.Linear(10, 1, bias=False)`는 2차원 입력에 어떤 연산을 실행할까요? 다음 셀은 그 연산을 기록한 autograd 노드의 이름을 출력합니다.
 #
 # - `AddmmBackward0`
 # - `LinearBackward0`
