@@ -102,7 +102,7 @@ else:
 # %% [markdown]
 # ## 디바이스 이름 cuda의 의미
 #
-# 디바이스는 `"cuda:0"`처럼 인덱스를 붙여서도, `"cuda"`처럼 인덱스 없이도 지정할 수 있습니다. `torch.device`를 만드는 것만으로는 GPU가 필요 없으므로, 다음 셀은 어느 머신에서나 실행됩니다.
+# 디바이스는 `"cuda:0"`처럼 인덱스를 붙여서도, `"cuda"`처럼 인덱스 없이도 지정할 수 있습니다. `torch.device`를 만들 때는 GPU가 필요 없으므로, 다음 셀은 어느 머신에서나 실행됩니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `d = torch.device("cuda")`는 인덱스 없이 만들었습니다. 다음 셀은 `d.index`로 무엇을 출력할까요?
@@ -278,7 +278,7 @@ assert "DistributedDataParallel" in advice and "single node" in advice
 # %% [markdown]
 # ## 권장되는 방법: DistributedDataParallel
 #
-# `DistributedDataParallel`(DDP)을 쓰면 GPU마다 프로세스가 하나씩 돌고, 프로세스마다 모델 전체의 복사본을 갖습니다. DDP는 모델을 감쌀 때 랭크 0의 매개변수와 **버퍼**를 모든 프로세스에 복사합니다(기본 설정에서는 순전파를 할 때마다 그 전에 랭크 0의 버퍼를 다시 복사합니다). `backward()` 중에는 프로세스 간 변화도를 평균하므로, 모든 복사본이 똑같이 업데이트되어 계속 같은 상태를 유지합니다.
+# `DistributedDataParallel`(DDP)를 쓰면 GPU마다 프로세스가 하나씩 돌고, 프로세스마다 모델 전체의 복사본을 갖습니다. DDP는 모델을 감쌀 때 랭크 0의 매개변수와 **버퍼**를 모든 프로세스에 복사합니다(기본 설정에서는 순전파를 할 때마다 그 전에 랭크 0의 버퍼를 다시 복사합니다). `backward()` 중에는 프로세스 간 변화도를 평균하므로, 모든 복사본이 똑같이 업데이트되어 계속 같은 상태를 유지합니다.
 #
 # 프로세스는 직접 띄우지 않아도 됩니다. `torchrun --nproc-per-node=N train.py`는 스크립트를 GPU마다 하나씩, 모두 `N`개 실행하고, 각 프로세스에 자기 위치를 환경 변수로 알려 줍니다.
 #
