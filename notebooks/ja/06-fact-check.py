@@ -161,7 +161,7 @@ for module, original, old in ((a, a_object, a_old), (b, b_object, b_old)):
 print(a.weight.dtype, b.weight.dtype, [ref() for ref in a_old + b_old])
 
 # %% [markdown]
-# GPU の場合、「解放される」とは、PyTorch のキャッシュアロケータに返されることを意味します。アロケータはそのメモリを次のテンソルのために取っておきます。
+# GPU の場合、「解放される」とは、PyTorch のキャッシングアロケータに返されることを意味します。アロケータはそのメモリを次のテンソルのために取っておきます。
 #
 # - `torch.cuda.memory_allocated()`（テンソルが使っている割り当て済みメモリ）はすぐに減ります。
 # - `torch.cuda.memory_reserved()`（アロケータが確保している予約済みメモリ）は減りません。
