@@ -209,7 +209,9 @@ function shownTerms(terms) {
 
 // lunr scores words, not phrases: a pasted error message ranked the pages that say "tensor" and
 // "device" most often above the one that shows the message. Pages that contain the query as typed
-// (or its first words, at least three) come first; lunr's order is kept among equals.
+// (or its first words, at least three) come first; lunr's order is kept among equals. A query of
+// one or two plain words is left to lunr, which knows its synonyms (パラメータ and バッファ find a
+// page that writes パラメーター), unless it is code (torch.set_default_device), found as typed.
 const plain = text => text.replace(/<[^>]*>/g, "").replace(/&lt;/g, "<").replace(/&gt;/g, ">")
   .replace(/&quot;/g, '"').replace(/&#0?39;/g, "'").replace(/&amp;/g, "&")
 const squeeze = text => text.normalize("NFKC").toLowerCase().replace(/\s+/g, "")
@@ -218,7 +220,8 @@ const texts = new Map()  // location -> squeezed title and text
 function phrases(query) {
   const words = query.normalize("NFKC").trim().split(/\s+/).filter(Boolean)
   const out = []
-  for (let n = words.length; n >= Math.min(3, words.length); n--) {
+  const least = /[._:()[\]=]/.test(query) ? Math.min(3, words.length) : 3
+  for (let n = words.length; n >= least; n--) {
     const phrase = squeeze(words.slice(0, n).join(" "))
     if (phrase.length >= 4)
       out.push([n, phrase])
