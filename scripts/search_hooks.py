@@ -24,6 +24,7 @@ from mkdocs.plugins import event_priority
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import course  # noqa: E402
+import search_synonyms  # noqa: E402
 
 WORKER = "search-i18n.js"
 # "search": "../../assets/javascripts/workers/search.a7633da7.min.js" in the page's __config
@@ -98,7 +99,8 @@ def on_post_build(config):
         docs = [doc for doc in merged["docs"] if language_of(doc["location"], default, langs) == lang]
         if not docs:
             raise ValueError(f"search: no page in '{lang}' in the search index")
-        index = {"config": {**merged["config"], "lang": [lang]}, "docs": docs}
+        # synonyms: scripts/synonyms/<lang>.yml, which the worker applies to the pages and the query alike
+        index = {"config": {**merged["config"], "lang": [lang], "synonyms": search_synonyms.load(lang)}, "docs": docs}
         (folder / f"search_index.{lang}.json").write_text(
             json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
     (folder / "search_index.json").write_text(
