@@ -226,7 +226,7 @@ def _lean_nb2html(*args, **kwargs):
     CSS and script put aside, the copy icon as CSS, empty collapsers gone, code tokens unwrapped."""
     html = UNUSED_SCRIPT.sub("", _nb2html(*args, **kwargs))
     css = "\n".join(_stylesheets(STYLE.findall(html)) + [COPY_ICON_CSS])
-    html = _plain_tokens(html, css)
+    html = _copy_from_code(_plain_tokens(html, css))
     js = "\n;\n".join(INLINE_SCRIPT.findall(html))
     names = [_stored(css, "css"), _stored(js, "js")]
     html = COPY_ICON.sub('<span class="clipboard-copy-icon" aria-hidden="true"></span>',
@@ -237,6 +237,36 @@ def _lean_nb2html(*args, **kwargs):
 
 
 mkdocs_jupyter.convert.nb2html = _lean_nb2html
+
+
+# the code as Pygments shows it (_plain_tokens has run), then mkdocs-jupyter's copy of the cell's source
+COPY_TEXT = re.compile(r'(<div class="highlight-ipynb[^"]*"><pre>)((?:(?!</pre>).)*)(</pre>\s*</div>)\s*'
+                       r'<div (?:class="clipboard-copy-txt" id="([^"]+)"|id="([^"]+)" class="clipboard-copy-txt")>(.*?)</div>',
+                       re.S)
+TAG = re.compile(r"<[^>]+>")
+
+
+def _copy_from_code(html):
+    """The copy button copies the code the cell shows, which is made the cell's source byte for byte,
+    instead of mkdocs-jupyter's second copy of it in a hidden <div>: that div's lines were collapsed
+    into one by the page minifier (which keeps the whitespace of <pre> only), and it repeated every
+    cell's source in the page (15 KB on the longest one). Pygments drops the source's leading and
+    trailing newlines and ends the code with one; they are put back as the source has them."""
+    def one(match):
+        opening, shown, closing, cell_id, other_id, source = match.groups()
+        cell_id = cell_id or other_id
+        source = unescape(source)
+        body = source.strip("\n")
+        lead = source[:len(source) - len(source.lstrip("\n"))]
+        trail = source[len(lead) + len(body):]
+        shown = shown.removesuffix("\n")
+        if unescape(TAG.sub("", shown)) != body:
+            raise ValueError(f"a code cell's highlighted text is not its source ({body[:60]!r}...): the copy button "
+                             "would copy something else; scripts/mkdocs_hooks.py must learn this nbconvert/Pygments")
+        # the HTML parser drops a newline that directly follows <pre>: a source that starts with one needs two
+        lead = "\n" + lead if lead else ""
+        return f'{opening[:-1]} id="{cell_id}">{lead}{shown}{trail}{closing}'
+    return COPY_TEXT.sub(one, html)
 
 
 def _stored(text, suffix):

@@ -1,0 +1,82 @@
+"""What a reader does on the site, in Chromium (issue 23): copy a cell, land on a missing page, paste or
+compose a search, read Korean and Japanese lines and the cheat sheets' code on a phone, move by
+keyboard in either colour scheme; and what the pages ask of the network and tell search engines.
+
+The figures the tests measure (cells that copy right, tab stops, code cells that scroll sideways) are
+printed: `./scripts/test tests/test_reader_ui.py -q -s` shows them."""
+import json
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from urllib.parse import urlsplit
+
+import course
+import pytest
+from static_site import served
+from test_browser import (CONTEXT, DEFAULT, DESKTOP, LANGS, LUMINANCE, PAGE_TYPES, PHONE, SAMPLE_NOTEBOOK,  # noqa: F401
+                          Log, desktop, page_url, phone, search, tab)
+from test_reader_interface import labels
+
+CONCEPTS = course.concepts()
+MARKDOWN_PAGES = ("index", "cheatsheet")
+ALL_PAGES = [(lang, name) for lang in LANGS for name in (*MARKDOWN_PAGES, *CONCEPTS)]
+# What each language's readers type, and find on every page of their language (tests/test_browser.py).
+QUERY = {"en": "tensor", "ja": "テンソル", "ko": "텐서"}
+PHONE_390 = {**PHONE, "viewport": {"width": 390, "height": 844}}
+
+
+# ------------------------------------------------------------------------------------- 1. copy
+
+@pytest.fixture(scope="module")
+def clipboard(chromium):
+    """A context whose pages may write and read the clipboard, as a reader's browser lets a copy button."""
+    context = chromium.new_context(**DESKTOP, permissions=["clipboard-read", "clipboard-write"])
+    context.set_default_timeout(15_000)
+    yield context
+    context.close()
+
+
+def code_sources(lang, name):
+    """[(language, source)] of the code a page shows with a copy button, in page order: a notebook's
+    code cells (docs/<lang>/<name>.ipynb), a Markdown page's fenced code blocks."""
+    if name in MARKDOWN_PAGES:
+        text = (course.DOCS / lang / f"{name}.md").read_text(encoding="utf-8")
+        fences = re.finditer(r"^(?P<indent>[ \t]*)(?P<fence>```+|~~~+)[ \t]*\{?\.?(?P<lang>[\w-]*)[^\n]*\n(?P<body>.*?)\n(?P=indent)(?P=fence)[ \t]*$",
+                             text, re.S | re.M)
+        return [(f["lang"] or "text", "\n".join(line.removeprefix(f["indent"]) for line in f["body"].split("\n")))
+                for f in fences]
+    nb = json.loads((course.DOCS / lang / f"{name}.ipynb").read_text(encoding="utf-8"))
+    return [("python", "".join(c["source"]) if isinstance(c["source"], list) else c["source"])
+            for c in nb["cells"] if c["cell_type"] == "code"]
+
+
+COPY_BUTTONS = "clipboard-copy, .md-clipboard"  # mkdocs-jupyter's, in notebook cells; Material's, in Markdown
+
+
+@pytest.mark.parametrize("lang, name", ALL_PAGES)
+def test_every_copy_button_copies_its_code_byte_for_byte(clipboard, base, lang, name):
+    expected = code_sources(lang, name)
+    copied = []
+    with tab(clipboard) as (page, log):
+        page.goto(page_url(base, lang, name))
+        page.wait_for_function("document.documentElement.classList.contains('js')")  # Material's buttons are in
+        buttons = page.locator(COPY_BUTTONS)
+        assert buttons.count() == len(expected), f"{lang}/{name}: {buttons.count()} copy buttons, {len(expected)} code blocks"
+        for i in range(buttons.count()):
+            button = buttons.nth(i)
+            button.evaluate("b => { for (let d = b.closest('details:not([open])'); d; d = d.parentElement.closest('details:not([open])')) d.open = true; }")
+            page.evaluate("navigator.clipboard.writeText('(nothing copied)')")
+            button.click()
+            page.wait_for_function("async () => (await navigator.clipboard.readText()) !== '(nothing copied)'")
+            copied.append(page.evaluate("navigator.clipboard.readText()"))
+        assert not log.errors, log.errors
+    right = [got == source for got, (_, source) in zip(copied, expected)]
+    print(f"\ncopy {lang}/{name}: {sum(right)} of {len(expected)} code blocks copy right")
+    for (kind, source), got, ok in zip(expected, copied, right):
+        assert ok, f"{lang}/{name}: the copy button gives\n{got!r}\nfor the code\n{source!r}"
+        if kind in ("python", "py"):
+            compile(got, f"{lang}/{name} (copied)", "exec")
+
+
