@@ -560,9 +560,29 @@ def _bundle_after_paint(html, name):
     return BUNDLE.sub(AFTER_PAINT, html, count=1)
 
 
+def on_template_context(context, template_name, config):
+    """The 404 page's language switcher leads to each language's home: i18n leaves it pointing at the
+    translations of the last page built."""
+    if template_name == "404.html" and config.extra.get("alternate"):
+        i18n, base = config.plugins["i18n"], urlsplit(config.site_url or "/").path.rstrip("/")
+        # as an attribute, as i18n sets it for each page (the template reads the attribute first)
+        config.extra.alternate = [{**alt, "link": base + i18n.get_language_config(alt["lang"]).link}
+                                  for alt in config.extra["alternate"]]
+    return context
+
+
+@event_priority(-100)  # last: the page as scripts/search_hooks.py leaves it (searching its language)
 def on_post_template(output, template_name, config):
-    """Pages MkDocs renders from a template alone (404.html) load Material's script too."""
-    return BUNDLE.sub(AFTER_PAINT, output, count=1)
+    """Pages MkDocs renders from a template alone (404.html) load Material's script too. Each language's
+    404 page goes to its own folder (i18n writes them all to the root, the last built winning): the root
+    one, the default language's, is the one GitHub Pages serves, and it sends a reader of another
+    language's missing page to that language's (overrides/404.html)."""
+    output = BUNDLE.sub(AFTER_PAINT, output, count=1)
+    i18n = config.plugins["i18n"]
+    if template_name == "404.html" and i18n.current_language != i18n.default_language:
+        course.write_atomic(Path(config.site_dir) / i18n.current_language / template_name, output)
+        return ""  # MkDocs writes nothing for an empty page
+    return output
 
 
 def on_post_page(output, page, config):

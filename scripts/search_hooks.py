@@ -18,6 +18,7 @@ import pickle
 import re
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 from material.plugins.search import plugin as search_plugin
 from mkdocs.plugins import event_priority
@@ -76,6 +77,12 @@ def on_post_page(output, page, config):
         raise ValueError(f"{page.file.src_uri}: Material's search worker is not in the page's __config; "
                          "scripts/search_hooks.py must learn this Material version")
     return CONFIG_WORKER.sub(lambda m: f"{m[1]}{m[2]}{WORKER}?lang={lang}&material={m[3]}{m[4]}", output, count=1)
+
+
+def on_post_template(output, template_name, config):
+    """The 404 page searches its language too."""
+    return on_post_page(output, SimpleNamespace(file=SimpleNamespace(src_uri=template_name)), config) \
+        if template_name == "404.html" else output
 
 
 def language_of(location, default, langs):

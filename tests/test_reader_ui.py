@@ -80,3 +80,35 @@ def test_every_copy_button_copies_its_code_byte_for_byte(clipboard, base, lang, 
             compile(got, f"{lang}/{name} (copied)", "exec")
 
 
+# --------------------------------------------------------------------------------------- 3. 404
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_missing_page_answers_in_the_language_of_its_url_with_search_and_a_way_home(desktop, base, lang):
+    """GitHub Pages answers every missing path with the root 404.html (scripts/static_site.py does too)."""
+    missing = page_url(base, lang, "no-such-page") + "#a-section"
+    mine = labels(lang)
+    with tab(desktop) as (page, log):
+        response = page.goto(missing)
+        assert response.status == 404
+        page.wait_for_function("lang => document.documentElement.lang === lang", arg=lang)
+        page.wait_for_load_state("networkidle")
+        assert page.url == missing, f"the address bar shows {page.url}, not the address the reader asked for"
+        content = page.locator(".md-content")
+        assert content.locator("h1").inner_text().strip() == mine["not_found"]
+        assert mine["not_found_text"] in content.inner_text()
+        home = content.locator("a").evaluate_all("links => links.map(a => a.href)")
+        assert page_url(base, lang, "index") in home, f"{lang}: no link to this language's home page: {home}"
+        switcher = dict(page.eval_on_selector_all(
+            ".md-select__link[hreflang]", "links => links.map(a => [a.hreflang, a.href])"))
+        assert switcher == {other: page_url(base, other, "index") for other in LANGS}, \
+            f"{lang}: the language switcher of the 404 page leads to {switcher}"
+        hits = search(page, QUERY[lang])
+        assert hits and all(urlsplit(h).path.startswith(urlsplit(page_url(base, lang, "index")).path) for h in hits), \
+            f"{lang}: the 404 page's search finds {hits}"
+        if lang == DEFAULT:
+            assert all(not urlsplit(h).path.startswith(tuple(urlsplit(page_url(base, o, "index")).path for o in LANGS[1:]))
+                       for h in hits), hits
+        own = missing.split("#")[0]
+        assert not [e for e in log.errors if f"({own}" not in e], log.errors  # the page's own 404 status aside
+
+
