@@ -169,14 +169,7 @@ def on_post_build(config):
     _used_cache_paths.clear()
     log.info("notebook pages: %d rendered, %d from the render cache", _rendered["rendered"], _rendered["cached"])
     _rendered.update(cached=0, rendered=0)
-    # Material looks for sitemap.xml beside each hreflang alternate (it expects them to be language
-    # roots), but i18n's alternates are the pages themselves: without a copy there, every page load
-    # logs 404s. The sitemap maps each page to its translations, which the language switcher uses.
     site = Path(config.site_dir)
-    sitemap = (site / "sitemap.xml").read_bytes()
-    for index in site.rglob("index.html"):
-        if index.parent != site:
-            (index.parent / "sitemap.xml").write_bytes(sitemap)
     # Only the styles the pages use (PurgeCSS, cached), inline in each page, then the pages minified.
     # Not while serving: a live reload must be quick, and it shows the same pages the same way.
     if not _serving:

@@ -112,3 +112,41 @@ def test_a_missing_page_answers_in_the_language_of_its_url_with_search_and_a_way
         assert not [e for e in log.errors if f"({own}" not in e], log.errors  # the page's own 404 status aside
 
 
+# ---------------------------------------------------------------------------- 4. network
+
+@pytest.fixture(scope="module")
+def production(site, tmp_path_factory):
+    """The site built for the URL it is published at (mkdocs.yml's site_url), served here: the tests
+    build for their own server, where a request to site_url's host would not leave this machine."""
+    out = tmp_path_factory.mktemp("production-site")
+    env = {k: v for k, v in os.environ.items() if k != "SITE_URL"}
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(out)],
+                          cwd=course.ROOT, capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    with served(out) as url:
+        yield url
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_page_requests_anything_from_another_origin(chromium, production, lang):
+    """Home, a notebook page, the cheat sheet and the 404 page, built for the published URL."""
+    context = chromium.new_context(**DESKTOP)
+    try:
+        page = context.new_page()
+        log = Log(page)
+        names = {kind: PAGE_TYPES[kind](lang) for kind in PAGE_TYPES} | {"404": "no-such-page"}
+        foreign = {}
+        for kind, name in names.items():
+            log.requests.clear()
+            url = page_url(production, lang, name)
+            page.goto(url, wait_until="networkidle")
+            origin = "{0.scheme}://{0.netloc}".format(urlsplit(url))
+            away = [u for u in log.requests if not u.startswith(("data:", "blob:", "about:")) and not u.startswith(origin + "/")]
+            if away:
+                foreign[f"{lang} {kind}"] = away
+        print(f"\nrequests to another origin, {lang}: {sum(map(len, foreign.values()))}")
+        assert not foreign, f"requests that leave the site: {foreign}"
+    finally:
+        context.close()
+
+
