@@ -32,18 +32,33 @@ CONFIG_WORKER = re.compile(r'("search": ")([^"]*assets/javascripts/workers/)(sea
 
 
 SECTIONS = course.ROOT / ".cache" / "search-sections"
-_MATERIAL = importlib.metadata.version("mkdocs-material").encode()
+_MATERIAL = importlib.metadata.version("mkdocs-material").encode() + hashlib.sha256(Path(__file__).read_bytes()).digest()
 _used_sections = set()
+
+# What a page shows around its prose, on every heading or code cell: heading anchors (¶), the copy
+# button with its hidden "Copied" notice, the marks above cells (scripts/mkdocs_hooks.py). Not the
+# reader's prose: search results would show them in titles and snippets.
+NOT_PROSE = {"anchor-link", "headerlink", "zeroclipboard-container", "nb-marks"}
+
+
+class _ProseParser(search_plugin.Parser):
+    """Material's search parser, skipping what is not prose (NOT_PROSE), as it skips what an author
+    marks data-search-exclude."""
+
+    def handle_starttag(self, tag, attrs):
+        if NOT_PROSE.intersection((dict(attrs).get("class") or "").split()):
+            attrs = [*attrs, ("data-search-exclude", "")]
+        super().handle_starttag(tag, attrs)
 
 
 def _sections(html):
-    """Material's search Parser(...).data for this HTML, from the cache when the same HTML was parsed
-    before with the same Material; an unreadable entry is a miss."""
+    """Material's search Parser(...).data for this HTML (_ProseParser's), from the cache when the same
+    HTML was parsed before with the same Material and this file; an unreadable entry is a miss."""
     entry = SECTIONS / f"{hashlib.sha256(html.encode() + _MATERIAL).hexdigest()[:24]}.pickle"
     _used_sections.add(entry)
     with contextlib.suppress(OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
         return pickle.loads(entry.read_bytes())
-    parser = search_plugin.Parser()
+    parser = _ProseParser()
     parser.feed(html)
     parser.close()
     with contextlib.suppress(OSError):

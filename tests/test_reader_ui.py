@@ -150,3 +150,84 @@ def test_no_page_requests_anything_from_another_origin(chromium, production, lan
         context.close()
 
 
+# ----------------------------------------------------------------------------- 5. search box
+
+PLACEHOLDER = "document.querySelector('.md-search-result__meta').textContent.trim()"
+
+
+def open_search(page):
+    tr = json.loads(page.locator("#__config").text_content())["translations"]
+    box = page.locator("input[data-md-component=search-query]")
+    box.click()
+    page.wait_for_function(f"p => {PLACEHOLDER} === p", arg=tr["search.result.placeholder"])
+    return box, tr
+
+
+def compose(page, box, reading, text):
+    """Type `text` as a Japanese or Korean input method does: a composition shown as it is typed, then
+    committed. Chromium's own IME path (DevTools Input domain): composition events, input events, and
+    no key release after the commit."""
+    box.focus()
+    cdp = page.context.new_cdp_session(page)
+    try:
+        for i in range(1, len(reading) + 1):
+            cdp.send("Input.imeSetComposition", {"text": reading[:i], "selectionStart": i, "selectionEnd": i})
+        cdp.send("Input.insertText", {"text": text})  # the commit
+    finally:
+        cdp.detach()
+
+
+# (how, the reading composed, the text committed)
+ENTRIES = {"ja": ("てんそる", "テンソル"), "ko": ("ㅌㅔㄴㅅㅓ", "텐서")}
+
+
+@pytest.mark.parametrize("how", ["paste", "input-method"])
+@pytest.mark.parametrize("lang", ["ja", "ko"])
+def test_search_runs_when_text_is_pasted_or_committed_without_a_key(desktop, base, lang, how):
+    with tab(desktop) as (page, log):
+        page.goto(page_url(base, lang, "index"))
+        box, tr = open_search(page)
+        page.evaluate("""() => { window.keyups = 0; window.compositionends = 0;
+            const box = document.querySelector('input[data-md-component=search-query]');
+            box.addEventListener('keyup', e => e.isTrusted && window.keyups++);
+            box.addEventListener('compositionend', () => window.compositionends++); }""")
+        if how == "paste":
+            page.keyboard.insert_text(ENTRIES[lang][1])  # what a paste from the context menu sends: input, no key
+        else:
+            compose(page, box, *ENTRIES[lang])
+            assert page.evaluate("window.compositionends") == 1
+        assert page.evaluate("window.keyups") == 0 and box.input_value() == ENTRIES[lang][1]
+        page.wait_for_function(f"p => {PLACEHOLDER} !== p", arg=tr["search.result.placeholder"], timeout=3_000)
+        titles = page.locator(".md-search-result__item h1, .md-search-result__item h2").all_inner_texts()
+        assert titles, f"{lang}: '{ENTRIES[lang][1]}' ({how}) shows no result"
+        assert not log.errors, log.errors
+
+
+def prose(lang):
+    """The text the authors wrote for a language's pages: Markdown pages and notebook Markdown cells."""
+    texts = [p.read_text(encoding="utf-8") for p in (course.DOCS / lang).glob("*.md")]
+    for concept in CONCEPTS:
+        nb = json.loads((course.DOCS / lang / f"{concept}.ipynb").read_text(encoding="utf-8"))
+        texts += ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"]
+    return "\n".join(texts)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_search_titles_and_snippets_are_the_pages_prose(desktop, site, base, lang):
+    """No heading anchor (¶), no hidden "Copied" notice, no cell mark (GPU-only, fact-check) in what
+    search shows: these are interface, written on every cell or heading, not the authors' prose."""
+    index = json.loads((site / "search" / f"search_index.{lang}.json").read_text(encoding="utf-8"))["docs"]
+    assert not [d["title"] for d in index if "¶" in d["title"] + d["text"]], f"{lang}: ¶ in search titles or text"
+    written = prose(lang)
+    for key in ("copied", "claim", "gpu_only"):
+        label = labels(lang)[key]
+        shown = sum((d["title"] + " " + d["text"]).count(label) for d in index)
+        assert shown <= written.count(label), \
+            f"{lang}: search shows '{label}' {shown} times; the authors wrote it {written.count(label)} times"
+    with tab(desktop) as (page, _):
+        page.goto(page_url(base, lang, "index"))
+        hits = search(page, QUERY[lang])
+        shown = page.locator(".md-search-result__item").all_inner_texts()
+    assert hits and not [t for t in shown if "¶" in t or labels(lang)["copied"] in t], shown
+
+

@@ -16,6 +16,15 @@
   reachable();
   addEventListener("resize", reachable);
 
+  // Material reads the query when a key is released: text pasted from a menu, dropped, or committed by
+  // a Japanese or Korean input method without a key release would wait for the next key, under "Type to
+  // start searching". Any change of the text counts as a key (tests/test_reader_ui.py).
+  if (query) {
+    const changed = () => query.dispatchEvent(new KeyboardEvent("keyup"));
+    query.addEventListener("input", ev => ev.isComposing || changed());
+    query.addEventListener("compositionend", changed);
+  }
+
   // An Enter that confirms IME input (Japanese, Korean) must not open the first search result.
   // Material ignores keys between compositionstart and compositionend, but Safari sends that Enter
   // after compositionend, marked only by keyCode 229 (tests/test_search.py).
