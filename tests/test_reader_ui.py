@@ -231,3 +231,101 @@ def test_search_titles_and_snippets_are_the_pages_prose(desktop, site, base, lan
     assert hits and not [t for t in shown if "¶" in t or labels(lang)["copied"] in t], shown
 
 
+# ------------------------------------------------------------------------------ 6. lines
+
+# Every place where one line of text ends and the next starts, inside the elements `sel` matches:
+# [last character of the line, first of the next, the element's text], from the boxes of the characters.
+LINE_BREAKS = """sel => {
+  const breaks = [];
+  for (const el of document.querySelectorAll(sel)) {
+    let prev = null;
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT, {acceptNode: n =>
+      n.parentElement.closest('script, style, .md-clipboard, .headerlink, .anchor-link') ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
+    for (let n; (n = walker.nextNode());) {
+      for (let i = 0; i < n.data.length; i++) {
+        const range = document.createRange();
+        range.setStart(n, i); range.setEnd(n, i + 1);
+        const box = range.getClientRects()[0];
+        if (!box || !box.height) continue;
+        if (prev && box.top >= prev.bottom - 1) breaks.push([prev.ch, n.data[i], el.textContent.trim().slice(0, 80)]);
+        prev = {ch: n.data[i], bottom: box.bottom};
+      }
+    }
+  }
+  return breaks;
+}"""
+PROSE = ".md-content :is(p, li, td, th, h1, h2, h3, h4, blockquote)"
+HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]")
+# A line may not start with these under strict Japanese line breaking (CSS Text: conditional Japanese
+# starters; small kana, the prolonged sound mark and iteration marks), nor, under any rule, with
+# closing punctuation.
+JA_NO_START = set("ぁぃぅぇぉっゃゅょゎゕゖァィゥェォッャュョヮヵヶㇰㇱㇲㇳㇴㇵㇶㇷㇸㇹㇺㇻㇼㇽㇾㇿ々〻ー゠〜～、。，．）」』】〕〉》")
+
+
+def lines_of(phone_or_desktop, base, lang, names, sel):
+    breaks, styles = [], {}
+    with tab(phone_or_desktop) as (page, _):
+        for name in names:
+            page.goto(page_url(base, lang, name))
+            breaks += [(name, *b) for b in page.evaluate(LINE_BREAKS, sel)]
+            styles[name] = page.evaluate("""sel => [...new Set([...document.querySelectorAll(sel)].map(el => {
+                const s = getComputedStyle(el); return s.wordBreak + ' ' + s.lineBreak; }))]""", sel)
+    return breaks, styles
+
+
+@pytest.fixture(scope="module")
+def phone_390(chromium):
+    context = chromium.new_context(**PHONE_390)
+    context.set_default_timeout(15_000)
+    yield context
+    context.close()
+
+
+def test_korean_lines_break_between_words(phone_390, base):
+    names = ["index", "cheatsheet", *CONCEPTS]
+    breaks, styles = lines_of(phone_390, base, "ko", names, PROSE)
+    inside = [b for b in breaks if (HANGUL.match(b[1]) or HANGUL.match(b[2])) and not b[1].isspace() and not b[2].isspace()
+              and (HANGUL.match(b[1]) or b[1].isalnum()) and (HANGUL.match(b[2]) or b[2].isalnum())]
+    print(f"\nko at 390 px: {len(breaks)} line breaks in prose, {len(inside)} inside a word")
+    assert all(s.startswith("keep-all") for page in styles.values() for s in page), styles
+    assert not inside, "Korean lines that break inside a word:\n" + "\n".join(f"{n}: {a}⏎{b}  ({t})" for n, a, b, t in inside[:20])
+
+
+def test_japanese_lines_follow_strict_line_breaking(phone_390, base):
+    names = ["index", "cheatsheet", *CONCEPTS]
+    breaks, styles = lines_of(phone_390, base, "ja", names, PROSE)
+    bad = [b for b in breaks if b[2] in JA_NO_START]
+    print(f"\nja at 390 px: {len(breaks)} line breaks in prose, {len(bad)} before a character that may not start a line")
+    assert all(s.endswith("strict") for page in styles.values() for s in page), styles
+    assert not bad, "Japanese lines that start with a small kana or closing mark:\n" + \
+        "\n".join(f"{n}: {a}⏎{b}  ({t})" for n, a, b, t in bad[:20])
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_cheat_sheet_code_never_splits_inside_a_token_on_a_phone(phone_390, base, lang):
+    breaks, _ = lines_of(phone_390, base, lang, ["cheatsheet"], ".md-content code")
+    inside = [b for b in breaks if not b[1].isspace() and not b[2].isspace()]
+    assert not inside, f"{lang}: cheat-sheet code split inside a token at 390 px:\n" + \
+        "\n".join(f"{a}⏎{b}  ({t})" for _, a, b, t in inside[:20])
+
+
+SCROLLING_CODE = """() => [...document.querySelectorAll('.jp-InputArea-editor .highlight-ipynb')]
+    .map(code => code.scrollWidth > code.clientWidth + 1)"""
+MAX_SCROLLING = 0.05
+
+
+@pytest.mark.xfail(reason="notebook lines are being shortened (lead)", strict=False)
+@pytest.mark.parametrize("lang", LANGS)
+def test_few_code_cells_scroll_sideways_at_1280_px(desktop, base, lang):
+    scrolling = {}
+    with tab(desktop) as (page, _):
+        for concept in CONCEPTS:
+            page.goto(page_url(base, lang, concept))
+            scrolling[concept] = page.evaluate(SCROLLING_CODE)
+    total = sum(map(len, scrolling.values()))
+    wide = sum(sum(cells) for cells in scrolling.values())
+    print(f"\n{lang} at 1280 px: {wide} of {total} code cells scroll sideways "
+          f"({', '.join(f'{c[:2]}: {sum(v)}/{len(v)}' for c, v in scrolling.items())})")
+    assert wide <= MAX_SCROLLING * total, f"{lang}: {wide} of {total} code cells scroll sideways at 1280 px"
+
+
