@@ -200,6 +200,8 @@ PLAIN_TOKENS = {"p"}  # punctuation
 SAME_STYLE = re.compile(r'(<span class="([\w-]+)">[^<]*)</span><span class="([\w-]+)">')
 # nbconvert puts each of a cell's ~10 nested divs on its own line; the browser ignores that whitespace
 BEFORE_DIV = re.compile(r"(?<=>)\s+(?=</?div[\s>])")
+# nbconvert's Tab stops: every cell's input, every output
+CELL_TAB_STOP = re.compile(r'(<div class="(?:jp-Cell-inputWrapper|[^"]*\bjp-OutputArea-output\b[^"]*)"[^>]*?) tabindex="0"')
 TITLE = re.compile(r"<h1\b[^>]*>.*?</h1>", re.S)
 # Where overrides/main.html puts the Colab and download buttons and the provenance line: under the title.
 NB_HEAD = "<!-- nb-head -->"
@@ -226,6 +228,9 @@ def _lean_nb2html(*args, **kwargs):
                          INLINE_SCRIPT.sub("", STYLE.sub("", html)))
     # JupyterLab's cell collapsers are empty and do nothing on a static page (5 KB on a long one).
     html = BEFORE_DIV.sub("", EMPTY_COLLAPSER.sub("", html))
+    # nbconvert makes every cell and output a Tab stop (three per code cell); a keyboard needs only the
+    # copy buttons, and the code or output that scrolls sideways (docs/assets/javascripts/extra.js).
+    html = CELL_TAB_STOP.sub(r"\1", html)
     return f"<!-- nb-assets {names[0]} {names[1]} -->" + html
 
 

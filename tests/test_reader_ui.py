@@ -329,3 +329,82 @@ def test_few_code_cells_scroll_sideways_at_1280_px(desktop, base, lang):
     assert wide <= MAX_SCROLLING * total, f"{lang}: {wide} of {total} code cells scroll sideways at 1280 px"
 
 
+# ----------------------------------------------------------------------------- 7. keyboard
+
+# The element that has the focus, how it shows it, and whether it is something a keyboard reader can
+# use: a link or control, or a box that scrolls. A control that is visually hidden (the palette
+# toggle's radio button) shows the focus on the label after it.
+FOCUSED = LUMINANCE + """
+return (() => {
+  const el = document.activeElement;
+  if (!el || el === document.body) return null;
+  el.dataset.tabStop ??= String(Math.random());
+  const shown = e => { const box = e.getBoundingClientRect(), s = getComputedStyle(e);
+    return box.width >= 2 && box.height >= 2 && s.visibility === 'visible' && e.checkVisibility({opacityProperty: true}); };
+  const ring = shown(el) ? el : (el.nextElementSibling?.tagName === 'LABEL' && shown(el.nextElementSibling) ? el.nextElementSibling : el);
+  const s = getComputedStyle(ring);
+  const behind = background(parseFloat(s.outlineOffset) < 0 ? ring : ring.parentElement);  // a ring inside or outside
+  const scrolls = el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1;
+  const control = el.matches('a[href], button, input, select, textarea, summary, [role=button], [role=link], [role=tab], [contenteditable]');
+  // the ring, and whether a box that clips what overflows it cuts it off
+  const box = ring.getBoundingClientRect(), grow = parseFloat(s.outlineOffset) + parseFloat(s.outlineWidth);
+  let clipped = false;
+  for (let up = ring.parentElement; up && up !== document.body; up = up.parentElement) {
+    const o = getComputedStyle(up), edge = up.getBoundingClientRect();
+    if (o.overflowX !== 'visible' && (box.left - grow < edge.left - 0.5 || box.right + grow > edge.right + 0.5)) clipped = true;
+    if (o.overflowY !== 'visible' && (box.top - grow < edge.top - 0.5 || box.bottom + grow > edge.bottom + 0.5)) clipped = true;
+  }
+  return {id: el.dataset.tabStop, what: el.tagName.toLowerCase() + [...el.classList].filter(c => c !== 'focus-visible').map(c => '.' + c).join(''),
+          shown: shown(ring), clipped, outline: s.outlineStyle !== 'none' ? parseFloat(s.outlineWidth) : 0,
+          contrast: contrast(over(rgba(s.outlineColor), behind), behind), useful: control || scrolls,
+          inCell: !!el.closest('.jupyter-wrapper'), text: (el.innerText || el.value || el.ariaLabel || '').trim().slice(0, 40)};
+})();
+"""
+
+
+def tab_stops(page):
+    """Every element Tab reaches on the page, from the top, once each."""
+    page.evaluate("document.activeElement?.blur(); window.scrollTo(0, 0)")
+    stops = []
+    for _ in range(600):
+        page.keyboard.press("Tab")
+        # as the reader sees it once painted (focusing the search box opens the search first)
+        found = page.evaluate(f"() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done((() => {{ {FOCUSED} }})()))))")
+        if found is None or (stops and found["id"] == stops[0]["id"]):
+            break
+        stops.append(found)
+    return stops
+
+
+KEYBOARD_PAGES = [(lang, kind) for lang in LANGS for kind in PAGE_TYPES]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("lang, kind", KEYBOARD_PAGES)
+def test_keyboard_reaches_only_what_it_can_use_and_always_shows_where_it_is(chromium, base, lang, kind, scheme):
+    name = PAGE_TYPES[kind](lang)
+    context = chromium.new_context(**DESKTOP, color_scheme=scheme)
+    try:
+        page = context.new_page()
+        page.goto(page_url(base, lang, name), wait_until="networkidle")
+        code_cells = page.locator(".jp-CodeCell .jp-InputArea-editor").count()
+        stops = tab_stops(page)
+        # the first stop skips to the content
+        page.evaluate("document.activeElement?.blur(); window.scrollTo(0, 0)")
+        page.keyboard.press("Tab")
+        first = page.evaluate("[document.activeElement.className, document.activeElement.getAttribute('href')]")
+        page.keyboard.press("Enter")
+        landed = page.evaluate("document.activeElement.closest('.md-content') !== null || location.hash.length > 1")
+    finally:
+        context.close()
+    in_cells = [s for s in stops if s["inCell"]]
+    print(f"\ntab stops {lang}/{name} ({scheme}): {len(stops)}, of which {len(in_cells)} in notebook cells ({code_cells} code cells)")
+    assert "md-skip" in first[0] and landed, f"{lang}/{name}: the first Tab stop {first} does not lead to the content"
+    useless = [s["what"] for s in stops if not s["useful"]]
+    assert not useless, f"{lang}/{name}: Tab stops on what a keyboard cannot use: {sorted(set(useless))} ({len(useless)})"
+    unseen = [f"{s['what']} {s['text']!r}: shown={s['shown']} outline={s['outline']}px contrast={s['contrast']:.1f} "
+              f"clipped={s['clipped']}" for s in stops
+              if not (s["shown"] and s["outline"] >= 2 and s["contrast"] >= 3 and not s["clipped"])]
+    assert not unseen, f"{lang}/{name} ({scheme}): focus not visible on:\n" + "\n".join(unseen)
+
+
