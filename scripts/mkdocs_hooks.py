@@ -295,6 +295,9 @@ def on_files(files, config):
             files.remove(file)
             files.append(notebook)
             _link_translations(notebook, config)
+    # i18n lists in the sitemap the pages it kept at its own on_files, Markdown pages only
+    i18n = config.plugins["i18n"]
+    i18n.i18n_files_per_language[i18n.current_language] = files.documentation_pages()
     return files
 
 
@@ -305,8 +308,8 @@ def _link_translations(notebook, config):
     name = notebook.src_uri.split("/", 1)[1]  # docs/<lang>/<name>.ipynb
     here = i18n.current_language
     page = notebook.url.removeprefix(f"{here}/") if here != i18n.default_language else notebook.url
-    notebook.alternates = {
-        lang: SimpleNamespace(url=page if lang == i18n.default_language else f"{lang}/{page}")
+    notebook.alternates = {  # page: the sitemap template asks (its URL is the site_url joined with url)
+        lang: SimpleNamespace(url=page if lang == i18n.default_language else f"{lang}/{page}", page=None)
         for lang in i18n.build_languages if (Path(config.docs_dir) / lang / name).is_file()
     }
 

@@ -408,3 +408,20 @@ def test_keyboard_reaches_only_what_it_can_use_and_always_shows_where_it_is(chro
     assert not unseen, f"{lang}/{name} ({scheme}): focus not visible on:\n" + "\n".join(unseen)
 
 
+# ------------------------------------------------------------------------------ 8. sitemap
+
+XHTML = "{http://www.w3.org/1999/xhtml}"
+SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
+
+
+def test_sitemap_lists_every_page_with_its_language_alternates(desktop, base):
+    response = desktop.request.get(base + "sitemap.xml")
+    assert response.ok
+    urls = ET.fromstring(response.body()).findall(f"{SITEMAP}url")
+    listed = {u.find(f"{SITEMAP}loc").text: u for u in urls}
+    wanted = {page_url(base, lang, name): name for lang, name in ALL_PAGES}
+    print(f"\nsitemap: {len(set(listed) & set(wanted))} of {len(wanted)} pages")
+    assert set(listed) == set(wanted), f"missing: {sorted(set(wanted) - set(listed))}; not pages: {sorted(set(listed) - set(wanted))}"
+    for loc, url in listed.items():
+        alternates = {a.get("hreflang"): a.get("href") for a in url.findall(f"{XHTML}link[@rel='alternate']")}
+        assert alternates == {lang: page_url(base, lang, wanted[loc]) for lang in LANGS}, f"{loc}: alternates {alternates}"
