@@ -402,19 +402,6 @@ def on_page_content(html, page, config, files):
     return heading + NB_HEAD + html[:title.start()] + html[title.end():]
 
 
-# code in running text and tables (not a block: no <pre> before it, no highlighting <span> in it)
-INLINE_CODE = re.compile(r"(?<!<pre>)(?<!</span>)<code>([^<]*)</code>")
-# a token (no space in it) with a place where a line may break inside it: after - / ? ! } | %
-BREAKABLE_TOKEN = re.compile(r"[^\s]*[-/?!}|%][^\s]+")
-
-
-def _unbroken_tokens(code):
-    """On the Markdown pages (the cheat sheets), code wraps at its spaces only: a token in which the
-    line-breaking rules allow a break (`nvidia-smi`, a path) is kept whole (docs/assets/stylesheets/extra.css);
-    a table too wide for a phone scrolls. (In a notebook's prose, a long path or URL may still wrap.)"""
-    return "<code>" + BREAKABLE_TOKEN.sub(lambda t: f'<span class="nb-token">{t[0]}</span>', code[1]) + "</code>"
-
-
 MD_CELL = '<div class="jp-Cell jp-MarkdownCell jp-Notebook-cell'
 NEXT_CELL = re.compile(r'<div class="jp-Cell ')
 CHOICE_LIST = re.compile(r"<ul>(.*?)</ul>", re.S)
@@ -487,6 +474,19 @@ def _stylesheets(styles):
         else:
             kept.append(text)
     return kept
+
+
+# code in running text and tables (not a block: no <pre> before it, no highlighting <span> in it)
+INLINE_CODE = re.compile(r"(?<!<pre>)(?<!</span>)<code>([^<]*)</code>")
+# a token (no space in it) with a place where a line may break inside it: after - / ? ! } | %
+BREAKABLE_TOKEN = re.compile(r"[^\s]*[-/?!}|%][^\s]+")
+
+
+def _unbroken_tokens(code):
+    """On the Markdown pages (the cheat sheets), code wraps at its spaces only: a token in which the
+    line-breaking rules allow a break (`nvidia-smi`, a path) is kept whole (docs/assets/stylesheets/extra.css);
+    a table too wide for a phone scrolls. (In a notebook's prose, a long path or URL may still wrap.)"""
+    return "<code>" + BREAKABLE_TOKEN.sub(lambda t: f'<span class="nb-token">{t[0]}</span>', code[1]) + "</code>"
 
 
 GPU_ONLY = "gpu-only"
