@@ -43,7 +43,11 @@ def write(only=None, log=print):
 
 
 def main():
-    write()
+    try:
+        write()
+    except course.BuildError as err:  # a notebook that cannot be read (not UTF-8, a header that does not parse)
+        print(f"error: {err}", file=sys.stderr)
+        return 1
     return 0
 
 

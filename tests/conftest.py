@@ -21,6 +21,11 @@ from static_site import free_port, served  # noqa: E402
 os.environ["SITE_URL"] = f"http://127.0.0.1:{free_port()}/tutorial/"
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: takes more than a few seconds (run by ./scripts/test and CI; "
+                                       "leave out while writing with -m 'not slow')")
+
+
 def run(*cmd, **kwargs):
     return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, **kwargs)
 
@@ -86,8 +91,13 @@ def course_root(tmp_path, monkeypatch):
     monkeypatch.setattr(course, "NOTEBOOKS", tmp_path / "notebooks")
     monkeypatch.setattr(course, "DOCS", tmp_path / "docs")
     import execute
+    import sandbox
 
     monkeypatch.setattr(execute, "CACHE", tmp_path / ".cache")
+    # Scratch folders inside the course (under .cache, which is not the author's): processes_in finds
+    # the kernels by their working directory there.
+    (tmp_path / ".cache" / "scratch").mkdir(parents=True)
+    monkeypatch.setattr(sandbox, "PARENT", tmp_path / ".cache" / "scratch")
     return tmp_path
 
 
