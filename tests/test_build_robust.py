@@ -441,18 +441,24 @@ def _minimal_site(root, index):
         (root / "docs" / lang / "index.md").write_text(index, encoding="utf-8")
 
 
-def test_broken_link_stops_the_site_build(tmp_path):
-    """MkDocs (strict, with the course's own configuration) refuses a link to a page that does not exist."""
+def test_broken_link_stops_the_site_build_and_leaves_the_last_good_site(tmp_path):
+    """MkDocs (strict, with the course's own configuration) refuses a link to a page that does not exist;
+    site/ stays as it was (before, an aborted MkDocs phase left it half-written)."""
     _minimal_site(tmp_path, "# Home\n\nSee [the basics](01-basics.ipynb).\n")
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text("the last good site", encoding="utf-8")
     start = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "scripts/build_site.py"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
     took = time.monotonic() - start
     assert done.returncode == 1, done.stderr[-2000:]
     assert ("Doc file 'en/index.md' contains a link '01-basics.ipynb', but the target 'en/01-basics.ipynb' "
             "is not found among documentation files") in done.stderr
-    assert "in strict mode!" in done.stdout + done.stderr
+    assert re.search(r"Aborted with \d+ warnings in strict mode!", done.stdout + done.stderr)
     assert took < KERNEL, took
+    assert [p.name for p in site.iterdir()] == ["index.html"], "site/ is as it was"
+    assert sorted(p.name for p in tmp_path.iterdir() if "site" in p.name) == ["site"], "nothing half-built left"
 
 
 # --- 6. Every mistake named in plain words ------------------------------------------------------
