@@ -36,6 +36,7 @@ def main(argv):
             if done:
                 shutil.rmtree(building, ignore_errors=True)
         if done:
+            print(f"{_name(site)} is left as it was (the last good build)", file=sys.stderr)
             return done
         if site.exists():
             site.rename(old)
@@ -49,7 +50,7 @@ def _mkdocs_build(site, argv):
     try:
         cli.main(["build", "--strict", "-d", str(site), *argv], prog_name="mkdocs", standalone_mode=False)
     except click.exceptions.Abort:  # Ctrl-C, as click reports it
-        print("interrupted: the site is left as it was", file=sys.stderr)
+        print("interrupted", file=sys.stderr)
         return 130
     except click.ClickException as err:  # a strict abort, a bad option: MkDocs' own words
         err.show()
@@ -65,6 +66,10 @@ def site_dir(argv):
         if arg.startswith("--site-dir="):
             return course.ROOT / arg.split("=", 1)[1], argv[:i] + argv[i + 1:]
     return course.ROOT / "site", argv
+
+
+def _name(folder):
+    return f"{folder.relative_to(course.ROOT)}/" if folder.is_relative_to(course.ROOT) else str(folder)
 
 
 if __name__ == "__main__":

@@ -457,6 +457,7 @@ def test_broken_link_stops_the_site_build_and_leaves_the_last_good_site(tmp_path
             "is not found among documentation files") in done.stderr
     assert re.search(r"Aborted with \d+ warnings in strict mode!", done.stdout + done.stderr)
     assert took < KERNEL, took
+    assert done.stderr.endswith("site/ is left as it was (the last good build)\n"), done.stderr[-500:]
     assert [p.name for p in site.iterdir()] == ["index.html"], "site/ is as it was"
     assert sorted(p.name for p in tmp_path.iterdir() if "site" in p.name) == ["site"], "nothing half-built left"
 
