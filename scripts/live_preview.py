@@ -25,6 +25,7 @@ from mkdocs_static_i18n.plugin import I18n
 from watchdog.events import FileSystemEventHandler
 from watchdog.observers import Observer
 
+import build_lock
 import course
 import execute
 import twins
@@ -77,8 +78,9 @@ def regenerate(concepts, log=print):
     start = time.monotonic()
     log(f"notebooks changed: {', '.join(concepts)}")
     try:
-        twins.write(concepts, log=log)
-        execute.build_pages(only=concepts, log=log, authoring=True)
+        with build_lock.held(log):  # the twins too: a build running elsewhere watches the project's files
+            twins.write(concepts, log=log)
+            execute.build_pages(only=concepts, log=log, authoring=True)
     except execute.BuildError as err:
         log(f"error: {err}\n  The browser keeps the last good page; save the notebook again once it is fixed.")
         return False
@@ -123,7 +125,8 @@ def _interrupted(signum, frame):
 
 def main(argv):
     try:
-        twins.write()
+        with build_lock.held():
+            twins.write()
     except execute.BuildError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
