@@ -21,9 +21,22 @@ from static_site import free_port, served  # noqa: E402
 os.environ["SITE_URL"] = f"http://127.0.0.1:{free_port()}/tutorial/"
 
 
+def pytest_addoption(parser):
+    parser.addoption("--slow", action="store_true", help="also run the tests marked slow (CI runs them)")
+
+
 def pytest_configure(config):
-    config.addinivalue_line("markers", "slow: takes more than a few seconds (run by ./scripts/test and CI; "
-                                       "leave out while writing with -m 'not slow')")
+    config.addinivalue_line("markers", "slow: several seconds for one case; run in CI (CI is set) and with "
+                                       "./scripts/test --slow, skipped otherwise to keep the suite short")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--slow") or os.environ.get("CI"):
+        return
+    skip = pytest.mark.skip(reason="slow: runs in CI, or here with ./scripts/test --slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
 
 
 def run(*cmd, **kwargs):

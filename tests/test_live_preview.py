@@ -126,6 +126,7 @@ def _wait_for_status(url, status, timeout):
         time.sleep(0.2)
 
 
+@pytest.mark.slow
 def test_deleting_a_concept_removes_its_page_from_the_served_site_and_says_so(preview):
     """Before, the page of a deleted notebook stayed on the served site, without a word."""
     root, url = preview["root"], preview["site"] + "08-extra/"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pip
 import prune_venv
+import pytest
 from conftest import ROOT
 
 
@@ -30,6 +31,7 @@ def _fake_package(site_packages, name):
     (info / "RECORD").write_text(record, encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_env_sh_removes_a_package_whose_pin_was_removed(tmp_path):
     """./scripts/* on a checkout whose requirements.txt lost a pin since .venv was made (a tiny .venv
     here, not the project's)."""
