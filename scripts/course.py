@@ -144,24 +144,40 @@ def write_atomic(path, data):
 
 
 def strip_comments(code):
-    """Code without comments or blank lines: what must be identical across languages."""
+    """What must be identical across languages: the code without comments or blank lines, and without the
+    text of translated messages (string literals assigned to a name ending in `_TEXT`, which the code
+    prints in the reader's language, e.g. when torch is too old)."""
     kept = []
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
     except (tokenize.TokenError, IndentationError, SyntaxError):
         return code.strip()
     lines = code.splitlines()
-    comments = {}
+    comments, texts = {}, {}
+    statement, target = [], None
     for tok in tokens:
         if tok.type == tokenize.COMMENT:
             row, col = tok.start
             comments[row] = col
+        elif tok.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+            statement, target = [], None
+        elif tok.type not in (tokenize.NL, tokenize.INDENT, tokenize.DEDENT):
+            statement.append(tok)
+            if len(statement) == 2 and statement[0].type == tokenize.NAME and tok.string == "=":
+                target = statement[0].string
+            if tok.type == tokenize.STRING and target and target.endswith(TRANSLATED) and tok.start[0] == tok.end[0]:
+                texts.setdefault(tok.start[0], []).append((tok.start[1], tok.end[1]))
     for row, line in enumerate(lines, start=1):
+        for start, end in reversed(texts.get(row, [])):
+            line = line[:start] + '"…"' + line[end:]
         if row in comments:
-            line = line[: comments[row]]
-        if line.strip():
-            kept.append(line.rstrip())
+            line = line[: comments[row] - sum(end - start - 3 for start, end in texts.get(row, []))]
+        if line.strip() and not (line.strip() == '"…"' and kept and kept[-1].endswith('"…"')):
+            kept.append(line.rstrip())  # a translated text may take more or fewer lines: one is kept
     return "\n".join(kept)
+
+
+TRANSLATED = "_TEXT"
 
 
 def tags(cell):
@@ -359,158 +375,3 @@ def _outline_diff(ref, mine):
                     "(same cells and headings in every language)")
     return (f"has {len(mine)} cells, the '{REFERENCE}' original has {len(ref)} "
             "(same cells and headings in every language)")
-
-
-# ------------------------------------------------------------------ questions ("predict, then run")
-# A question is a Markdown cell tagged `predict`, right before the code cell whose output answers it:
-# one paragraph (the question), then a list of two to four choices, each `- `fragment` — why`. The
-# fragment is the same in every language and is what the next cell would print if that choice were
-# right; the answer key is the executed output: exactly one fragment must appear in it.
-
-PREDICT = "predict"
-MIN_CHOICES, MAX_CHOICES = 2, 4
-ITEM = re.compile(r"^[-*+]\s+(.*)$")
-FRAGMENT = re.compile(r"^`([^`]+)`\s*(.*)$", re.S)
-SEPARATOR = re.compile(r"^[\s—–:：\-]+")
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
-@dataclass
-class Question:
-    index: int          # the question cell's index in the notebook
-    text: str           # the question, as Markdown
-    choices: list       # [(fragment, why)], why as Markdown
-    problems: list      # what is wrong with how it is written
-
-
-def _source(cell):
-    src = cell.get("source", "")
-    return "".join(src) if isinstance(src, list) else src
-
-
-def is_question(cell):
-    return cell.get("cell_type") == "markdown" and PREDICT in tags(cell)
-
-
-def parse_question(index, cell):
-    text, items, problems = [], [], []
-    for line in _source(cell).splitlines():
-        item = ITEM.match(line)
-        if item:
-            items.append(item.group(1))
-        elif items and line.startswith((" ", "\t")) and line.strip():
-            items[-1] += " " + line.strip()  # a choice continued on the next line
-        elif items and line.strip():
-            problems.append("has text after its list of choices (the list must end the cell)")
-        elif not items:
-            text.append(line)
-    choices = []
-    for item in items:
-        found = FRAGMENT.match(item.strip())
-        if not found:
-            problems.append(f"choice {item.strip()[:40]!r} does not start with a `fragment` in backticks")
-            continue
-        why = SEPARATOR.sub("", found.group(2)).strip()
-        if not why:
-            problems.append(f"choice `{found.group(1)}` says nothing after its fragment: add why, in one line")
-        choices.append((found.group(1), why))
-    if not "\n".join(text).strip():
-        problems.append("has no question before its choices")
-    if not MIN_CHOICES <= len(items) <= MAX_CHOICES:
-        problems.append(f"has {len(items)} choices; give {MIN_CHOICES} to {MAX_CHOICES}, each `- `fragment` — why`")
-    fragments = [f for f, _ in choices]
-    if len(set(fragments)) != len(fragments):
-        problems.append("has two choices with the same fragment")
-    return Question(index, "\n".join(text).strip(), choices, problems)
-
-
-def questions(nb):
-    return [parse_question(i, cell) for i, cell in enumerate(nb["cells"]) if is_question(cell)]
-
-
-def output_text(cell):
-    """What a code cell showed: its stdout and stderr, errors and plain-text results."""
-    parts = []
-    for out in cell.get("outputs", []):
-        kind = out.get("output_type")
-        if kind == "stream":
-            parts.append(_source({"source": out.get("text", "")}))
-        elif kind == "error":
-            parts.append(f"{out.get('ename')}: {out.get('evalue')}")
-        else:
-            parts.append(_source({"source": out.get("data", {}).get("text/plain", "")}))
-    return ANSI.sub("", "\n".join(parts))
-
-
-def shows(fragment, text):
-    """Whether `fragment` appears in `text` as printed, not as part of a longer name or number."""
-    before = r"(?<![\w.])" if re.match(r"\w", fragment) else ""
-    after = r"(?!\w)" if re.search(r"\w$", fragment) else ""
-    return re.search(before + re.escape(fragment) + after, text) is not None
-
-
-def answers(nb):
-    """[(question, output text of the next cell, indices of the choices that output shows)]."""
-    found = []
-    cells = nb["cells"]
-    for q in questions(nb):
-        after = cells[q.index + 1] if q.index + 1 < len(cells) else None
-        text = output_text(after) if after is not None and after.get("cell_type") == "code" else ""
-        found.append((q, text, [i for i, (fragment, _) in enumerate(q.choices) if shows(fragment, text)]))
-    return found
-
-
-def question_problems(only=None):
-    """Questions written wrongly, or not the same in every language (fragments are code: identical)."""
-    problems = []
-    for concept in concepts():
-        if only and concept not in only:
-            continue
-        ref = None
-        for lang in (REFERENCE, *[lang for lang in LANGS if lang != REFERENCE]):
-            path = source(lang, concept)
-            if not path.exists():
-                continue
-            nb = read(lang, concept)
-            mine = []
-            for q in questions(nb):
-                where = f"cell {q.index + 1} (line {cell_line(path, q.index)})"
-                nxt = nb.cells[q.index + 1] if q.index + 1 < len(nb.cells) else None
-                if nxt is None or nxt.cell_type != "code":
-                    problems.append(Problem(path, f"{where} is a question (tag {PREDICT}) but the next cell is not "
-                                                  "a code cell: put it right before the cell whose output answers it"))
-                problems += [Problem(path, f"{where}, a question, {p}") for p in q.problems]
-                mine.append((q.index, [f for f, _ in q.choices]))
-            if lang == REFERENCE:
-                ref = mine
-            elif ref is not None and mine != ref:
-                problems.append(Problem(path, f"its questions {_keys(mine)} differ from '{REFERENCE}' {_keys(ref)}: "
-                                              "same cells, same fragments in the same order (translate only the prose)"))
-    return problems
-
-
-def _keys(found):
-    return "[" + "; ".join(f"cell {i + 1}: " + ", ".join(f"`{f}`" for f in frags) for i, frags in found) + "]"
-
-
-def answer_problems(nb, path, machine):
-    """The answer key is the output: exactly one choice of each question must appear in what the next
-    cell printed on `machine` (nb: the notebook with that machine's outputs; path: its source)."""
-    problems = []
-    for q, text, hits in answers(nb):
-        if len(hits) == 1:
-            continue
-        where = f"cell {q.index + 1} (line {cell_line(path, q.index)})"
-        shown = text.strip().replace("\n", " | ")
-        shown = (shown[:300] + " …") if len(shown) > 300 else shown
-        choices = ", ".join(f"`{q.choices[i][0]}`" for i in (hits or range(len(q.choices))))
-        if not hits:
-            problems.append(Problem(path, f"{where}: none of the choices {choices} appears in what cell {q.index + 2} "
-                                          f"printed on {machine}: {shown or '(nothing)'}\n  The answer key is that "
-                                          "output: make one choice a fragment of it (or have the cell print the "
-                                          "value the question asks about)."))
-        else:
-            problems.append(Problem(path, f"{where}: several choices ({choices}) appear in what cell {q.index + 2} "
-                                          f"printed on {machine}: {shown}\n  Exactly one must: use longer "
-                                          "fragments, such as `b is a=True` rather than `True`."))
-    return problems

@@ -46,6 +46,7 @@ from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernel
 
 import build_lock
 import course
+import questions
 import sandbox
 import twins
 
@@ -443,7 +444,7 @@ def check_answers(shown):
     for concept, run in shown:
         nb = with_outputs(course.REFERENCE, concept, run, "check")
         machine = run.metadata["course"]["provenance"]["device"]
-        problems += course.answer_problems(nb, course.source(course.REFERENCE, concept), machine)
+        problems += questions.answer_problems(nb, course.source(course.REFERENCE, concept), machine)
     if problems:
         raise BuildError("\n".join(str(p) for p in problems))
 
@@ -611,7 +612,7 @@ def build_pages(records_dir=RECORDS, only=None, log=print, authoring=False):
 def _build_pages(records_dir, only, log, authoring):
     start = time.monotonic()
     cell_timeout()  # a bad setting stops the build before anything runs
-    problems = (course.parity_problems(only) + course.tag_problems(only) + course.question_problems(only)
+    problems = (course.parity_problems(only) + course.tag_problems(only) + questions.question_problems(only)
                 + course.nav_problems(only) + twins.stale(only))
     if problems:
         raise BuildError("\n".join(str(p) for p in problems))

@@ -43,6 +43,7 @@ for _name in ("mkdocs.plugins.mkdocs_jupyter", "mkdocs.mkdocs-jupyter",
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import course  # noqa: E402
+import questions  # noqa: E402
 import minify_pages  # noqa: E402
 import trim_css  # noqa: E402
 
@@ -73,15 +74,21 @@ def _add_anchor(html, anchor_link_text="¶"):
 mkdocs_jupyter.convert.add_anchor_lower_id = _add_anchor
 
 
-def _markdown_toc(markdown_source, toc_depth):
+def _nb_toc_tokens(fpath, toc_depth):
+    """The table of contents from the notebook's Markdown cells as written. mkdocs-jupyter reads it from
+    its own Markdown export, which drops inline code: a heading loses its `code`, and a question's
+    choices (`- `fragment``) become bare "- " lines that Markdown reads as headings named "-"."""
     import markdown
 
-    md = markdown.Markdown(extensions=[TocExtension(toc_depth=toc_depth, slugify=_slugify)])
-    md.convert(markdown_source)
-    return md.toc_tokens
+    cells = json.loads(Path(fpath).read_text(encoding="utf-8"))["cells"]
+    body = "\n\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    md = markdown.Markdown(extensions=["fenced_code", TocExtension(toc_depth=toc_depth, slugify=_slugify)])
+    md.convert(body)
+    title = next((t["name"] for t in md.toc_tokens if t["level"] == 1), None)
+    return md.toc_tokens, title
 
 
-mkdocs_jupyter.plugin._get_markdown_toc = _markdown_toc
+mkdocs_jupyter.plugin._get_nb_toc_tokens = _nb_toc_tokens
 
 # mkdocs-jupyter's render cache: under i18n each language's build evicts the other languages'
 # entries, and its key ignores this file. Key on this file too, and evict once, after all languages.
@@ -303,19 +310,20 @@ def on_page_markdown(markdown, page, config, files):
         # cells whose checks need a CUDA GPU: the provenance line says whether they ran here
         "gpu_only": sum(GPU_ONLY in c.get("metadata", {}).get("tags", []) for c in nb["cells"]),
         "predict": _answer_key(page, nb),
+        "setup": [i for i, c in enumerate(nb["cells"]) if SETUP in c.get("metadata", {}).get("tags", [])],
     }
     return markdown
 
 
 def _answer_key(page, nb):
-    """[(question cell index, index of the choice the next cell's output shows)]. scripts/execute.py
-    refuses to write a page whose outputs do not pick exactly one choice of each question."""
+    """[(question cell index, index of the choice the asked cell's output shows, answer cell indices)].
+    scripts/execute.py refuses to write a page whose outputs do not pick exactly one choice of each question."""
     key = []
-    for question, _, hits in course.answers(nb):
-        if len(hits) != 1 or question.problems:
+    for question, _, hits in questions.answers(nb):
+        if len(hits) != 1:
             raise ValueError(f"{page.file.src_uri}: cell {question.index + 1}, a question, is not answered by exactly "
                              "one choice of the next cell's output; run ./scripts/build")
-        key.append((question.index, hits[0]))
+        key.append((question.index, hits[0], question.answer_cells))
     return key
 
 
@@ -362,6 +370,7 @@ def on_page_content(html, page, config, files):
     html = html.replace(">Copied!</span>", f">{escape(labels['copied'])}</span>")
     html = TAG_TOOLBAR.sub(lambda m: _marks(m[1], page, config, files), html)
     html = _questions(html, page, labels)
+    html = _setup_cells(html, page, labels)
     html = NOTEBOOK_LINK.sub(lambda m: _notebook_link(m, page, files), html)
     # The title first, as on the Markdown pages (and styled like them), then the buttons and provenance.
     title = TITLE.search(html)
@@ -372,25 +381,61 @@ def on_page_content(html, page, config, files):
 
 
 MD_CELL = '<div class="jp-Cell jp-MarkdownCell jp-Notebook-cell'
-NEXT_CELL = re.compile(r'<div class="jp-Cell ')
+CELL_OPENING = re.compile(r'<div class="jp-Cell [^"]*" id="cell-id=cell-(\d+)">')
+# mkdocs-jupyter wraps each code cell in a second div, without the id, right before nbconvert's
+WRAPPER_BEFORE = re.compile(r'<div class="jp-Cell jp-CodeCell [^"]*">\s*$')
+DIV = re.compile(r"<div\b|</div>")
 CHOICE_LIST = re.compile(r"<ul>(.*?)</ul>", re.S)
+OUTPUT_WRAPPER = '<div class="jp-Cell-outputWrapper"'
 PREDICT_LABELS = ("predict_correct", "predict_wrong", "predict_printed", "predict_pending", "predict_tally",
-                  "predict_reset")
+                  "predict_reset", "predict_show")
+
+
+def _cell_span(html, index, page):
+    """(start, end) of cell `index` in the page's HTML, its wrapper included."""
+    found = next((m for m in CELL_OPENING.finditer(html) if int(m[1]) == index), None)
+    if found is None:
+        raise ValueError(f"{page.file.src_uri}: cell {index + 1} not found in the rendered page")
+    window = max(0, found.start() - 300)
+    wrapper = WRAPPER_BEFORE.search(html[window:found.start()])
+    start = window + wrapper.start() if wrapper else found.start()
+    depth = 0
+    for tag in DIV.finditer(html, start):
+        depth += 1 if tag[0] == "<div" else -1
+        if depth == 0:
+            return start, tag.end()
+    raise ValueError(f"{page.file.src_uri}: cell {index + 1} is not closed in the rendered page")
+
+
+def _setup_cells(html, page, labels):
+    """The notebook's setup cell (tag `setup`: imports, version check, helpers) closed behind a one-line
+    summary in the page's language: the first code a reader sees open is the concept's own."""
+    for index in page.meta["notebook"]["setup"]:
+        start, end = _cell_span(html, index, page)
+        html = (html[:start] + f'<details class="nb-setup"><summary>{escape(labels["setup"])}</summary>'
+                + html[start:end] + "</details>" + html[end:])
+    return html
 
 
 def _questions(html, page, labels):
-    """Mark each question cell (data-predict: its number on the page; data-answer: the choice that the
-    next cell's output shows) and its choices, for docs/assets/javascripts/predict.js, and end the page
-    with the tally the script keeps. Without JavaScript the question reads as written and the output shows."""
+    """Mark each question cell (data-predict: its number on the page; data-answer: the choice the asked
+    cell's output shows) and its choices, and what stays closed until the reader answers (data-reveal:
+    the asked cell's output, the answer's cells), for docs/assets/javascripts/predict.js; end the page
+    with the tally the script keeps. Without JavaScript everything reads as written, in order."""
     key = page.meta["notebook"].get("predict") or []
-    for number, (index, answer) in enumerate(key, 1):
-        opening = re.compile(re.escape(MD_CELL) + r'([^"]*)" id="cell-id=cell-' + str(index) + '">')
-        found = opening.search(html)
-        if found is None:
-            raise ValueError(f"{page.file.src_uri}: question cell {index + 1} not found in the rendered page")
-        end = NEXT_CELL.search(html, found.end())
-        end = end.start() if end else len(html)
-        cell = html[found.end():end]
+    for number, (index, answer, answer_cells) in enumerate(key, 1):
+        for cell in answer_cells:
+            start, end = _cell_span(html, cell, page)
+            html = html[:start] + f'<div class="predict-reveal" data-reveal="{number}">' + html[start:end] + "</div>" \
+                + html[end:]
+        start, end = _cell_span(html, index + 1, page)
+        asked = html[start:end]
+        if OUTPUT_WRAPPER not in asked:
+            raise ValueError(f"{page.file.src_uri}: cell {index + 2}, which question {number} asks about, has no output")
+        asked = asked.replace(OUTPUT_WRAPPER, f'{OUTPUT_WRAPPER} data-reveal="{number}"', 1)
+        html = html[:start] + asked + html[end:]
+        start, end = _cell_span(html, index, page)
+        cell = html[start:end]
         lists = list(CHOICE_LIST.finditer(cell))
         if not lists:
             raise ValueError(f"{page.file.src_uri}: question cell {index + 1} has no list of choices")
@@ -398,9 +443,10 @@ def _questions(html, page, labels):
         items = iter(range(100))
         choices = re.sub(r"<li>", lambda m: f'<li data-choice="{next(items)}">', last[1])
         cell = cell[:last.start()] + f'<ul class="predict-choices">{choices}</ul>' + cell[last.end():]
-        tag = (f'{MD_CELL}{found[1]} predict" id="cell-id=cell-{index}" data-predict="{number}" '
-               f'data-answer="{answer}" data-output="cell-id=cell-{index + 1}">')
-        html = html[:found.start()] + tag + cell + html[end:]
+        cell = cell.replace(f'" id="cell-id=cell-{index}">',
+                            f' predict" id="cell-id=cell-{index}" data-predict="{number}" data-answer="{answer}" '
+                            f'data-output="cell-id=cell-{index + 1}">', 1)
+        html = html[:start] + cell + html[end:]
     if key:
         data = " ".join(f'data-{k.removeprefix("predict_")}="{escape(labels[k])}"' for k in PREDICT_LABELS)
         html += f'<div class="predict-tally" data-predict-tally {data} hidden></div>'
@@ -446,6 +492,7 @@ def _stylesheets(styles):
 
 
 GPU_ONLY = "gpu-only"
+SETUP = "setup"
 FACT_CHECK = "06-fact-check"  # the page with a section, and a verdict, for each popular claim
 # mkdocs-jupyter shows each cell tag as a gray chip above the code
 TAG_TOOLBAR = re.compile(r'<div class="celltoolbar">(.*?)</div>\s*(?=<div class="CodeMirror)', re.S)

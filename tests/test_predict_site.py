@@ -1,10 +1,12 @@
-"""The questions on the built site: on every notebook page, in every language; readable and graded
-without JavaScript (the output is simply shown); with it, answered by keyboard, graded by the real
-output, tallied in the page's language, kept in the browser only, and clean for axe."""
+"""The questions on the built site: on every notebook page, in every language; readable in order and graded
+without JavaScript (output, checks and explanation simply follow the question); with it, answered by
+keyboard, giving nothing away before an answer, graded by the real output, tallied in the page's
+language, kept in the browser only, and clean for axe."""
 import json
 
 import course
 import pytest
+import questions
 from test_browser import LANGS, SAMPLE_NOTEBOOK, Log, axe_script, desktop, page_url, phone, private_tab, tab  # noqa: F401
 from test_reader_interface import labels
 from test_site import notebook_pages, page_path, soup
@@ -15,22 +17,28 @@ MIN_QUESTIONS = 3
 @pytest.mark.parametrize("lang, concept", notebook_pages())
 def test_every_notebook_page_has_three_questions_graded_by_its_outputs(site, lang, concept):
     html = soup(site / page_path(lang, concept))
-    questions = html.select("[data-predict]")
-    assert len(questions) >= MIN_QUESTIONS, f"{lang}/{concept}: {len(questions)} questions"
+    marked = html.select("[data-predict]")
+    assert len(marked) >= MIN_QUESTIONS, f"{lang}/{concept}: {len(marked)} questions"
     nb = json.loads((course.DOCS / lang / f"{concept}.ipynb").read_text(encoding="utf-8"))
-    key = [hits for _, _, hits in course.answers(nb)]
-    assert [[int(q["data-answer"])] for q in questions] == key, f"{lang}/{concept}: the key is not the outputs'"
-    for number, q in enumerate(questions, 1):
+    key = [hits for _, _, hits in questions.answers(nb)]
+    assert [[int(q["data-answer"])] for q in marked] == key, f"{lang}/{concept}: the key is not the outputs'"
+    for number, q in enumerate(marked, 1):
         assert q["data-predict"] == str(number)
         choices = q.select("ul.predict-choices > li[data-choice]")
         assert 2 <= len(choices) <= 4 and int(q["data-answer"]) < len(choices)
-        assert all(li.code for li in choices), f"{lang}/{concept}: a choice without its `fragment`"
-        # Without JavaScript: the question reads as written, and the answering output is on the page.
+        # A choice is its fragment and nothing else: no explanation that would give the answer away.
+        assert all(li.get_text() == li.code.get_text() for li in choices), f"{lang}/{concept}: {choices}"
+        # Without JavaScript: the question reads as written, then the asked cell with its output, then the
+        # checks and the explanation, in that order.
         answering = html.find(id=q["data-output"])
         assert answering is not None and "jp-CodeCell" in answering["class"]
-        assert answering.select(".jp-OutputArea-output"), f"{lang}/{concept}: question {number} has no output"
+        output = answering.select_one(f'.jp-Cell-outputWrapper[data-reveal="{number}"]')
+        assert output is not None, f"{lang}/{concept}: question {number}'s output is not marked"
         fragment = choices[int(q["data-answer"])].code.get_text()
-        assert course.shows(fragment, answering.select_one(".jp-Cell-outputWrapper").get_text()), fragment
+        assert questions.shows(fragment, output.get_text()), fragment
+        reveals = html.select(f'.predict-reveal[data-reveal="{number}"]')
+        assert reveals and reveals[-1].select(".jp-MarkdownCell"), f"{lang}/{concept}: question {number}: no explanation"
+        assert reveals[0] in answering.find_all_next(), f"{lang}/{concept}: the answer comes before its cell"
     [tally] = html.select("[data-predict-tally]")
     assert tally.has_attr("hidden"), "the tally needs JavaScript: hidden without it"
     assert tally["data-tally"] == labels(lang)["predict_tally"]
@@ -39,6 +47,47 @@ def test_every_notebook_page_has_three_questions_graded_by_its_outputs(site, lan
 # ------------------------------------------------------------------------------ in a browser
 
 HIDDEN = "el => !el.checkVisibility()"
+# Everything on screen that could give the answer of question n away before it is answered.
+GIVEAWAYS = """n => {
+  const q = document.querySelector(`[data-predict="${n}"]`);
+  const asked = document.getElementById(q.dataset.output);
+  const shown = el => el.checkVisibility();
+  const found = [];
+  const output = asked.querySelector(".jp-Cell-outputWrapper");
+  if (output && shown(output)) found.push("output: " + output.innerText.slice(0, 80));
+  for (const pre of document.querySelectorAll(".jupyter-wrapper pre"))
+    if (shown(pre) && /^\\s*assert\\b/m.test(pre.innerText) && pre.closest(`[data-reveal="${n}"]`))
+      found.push("assert: " + pre.innerText.slice(0, 80));
+  for (const el of document.querySelectorAll(`[data-reveal="${n}"]`))
+    if (shown(el)) found.push("revealed: " + el.innerText.slice(0, 80));
+  const code = asked.querySelector("pre")?.innerText || "";
+  if (/^\\s*assert\\b/m.test(code)) found.push("assert in the asked cell");
+  if (/expect_error\\([^)]*,/.test(code)) found.push("expected-error fragment in the asked cell");
+  return found;
+}"""
+
+
+@pytest.mark.parametrize("lang, concept", [(lang, c) for lang in LANGS for c in course.concepts()])
+def test_no_question_can_be_answered_by_reading_the_screen(chromium, base, lang, concept):
+    """Before an answer: no output of the asked cell, no assert, no expected-error fragment, no explanation
+    on screen. After picking a choice (or asking for the answer), they open in place."""
+    with private_tab(chromium) as (page, log):
+        page.goto(page_url(base, lang, concept), wait_until="networkidle")
+        total = page.locator("[data-predict]").count()
+        assert total >= MIN_QUESTIONS
+        for n in range(1, total + 1):
+            assert page.evaluate(GIVEAWAYS, n) == [], f"{lang}/{concept}: question {n} before an answer"
+        for n in range(1, total + 1):
+            q = page.locator(f'[data-predict="{n}"]')
+            if n % 2:
+                q.locator("button.predict-choice").first.click()
+            else:
+                q.locator("button.predict-show").click()
+            assert not page.locator(f'[id="{q.get_attribute("data-output")}"] [data-reveal="{n}"]').evaluate(HIDDEN)
+            reveals = page.locator(f'.predict-reveal[data-reveal="{n}"]')
+            assert all(not reveals.nth(i).evaluate(HIDDEN) for i in range(reveals.count())), \
+                f"{lang}/{concept}: question {n}: the answer's cells stay closed after answering"
+        assert not log.errors, "\n".join(log.errors)
 
 
 def _first_question(page):
@@ -83,6 +132,12 @@ def test_picking_an_answer_shows_the_output_a_verdict_and_the_tally(chromium, ba
         expected = mine["predict_tally"].replace("{right}", "1").replace("{answered}", "2").replace("{total}", str(total))
         assert tally.locator(".predict-count").inner_text() == expected
 
+        # "Show the answer" opens the answer without counting as a prediction.
+        third = page.locator("[data-predict]").nth(2)
+        third.locator("button.predict-show").click()
+        assert mine["predict_printed"] in third.locator("[role=status]").inner_text()
+        assert tally.locator(".predict-count").inner_text() == expected
+
         page.add_script_tag(path=str(axe_script))
         violations = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']}))
             .violations.filter(v => ['serious', 'critical'].includes(v.impact))
@@ -96,11 +151,13 @@ def test_picking_an_answer_shows_the_output_a_verdict_and_the_tally(chromium, ba
         assert tally.locator(".predict-count").inner_text() == expected
         page.locator("[data-predict-tally] button").click()
         assert output.evaluate(HIDDEN), "clearing the answers hides the outputs again"
+        cleared = mine["predict_tally"].replace("{right}", "0").replace("{answered}", "0").replace("{total}", str(total))
+        assert tally.locator(".predict-count").inner_text() == cleared, "clearing the answers resets the score"
         assert not log.foreign(), f"requests to other hosts: {log.foreign()}"
         assert not log.errors, "\n".join(log.errors)
 
 
-def test_without_javascript_the_question_is_text_and_the_output_is_shown(chromium, base):
+def test_without_javascript_everything_reads_in_order(chromium, base):
     lang, concept = LANGS[1], SAMPLE_NOTEBOOK[LANGS[1]]
     context = chromium.new_context(java_script_enabled=False)
     try:
@@ -110,6 +167,9 @@ def test_without_javascript_the_question_is_text_and_the_output_is_shown(chromiu
         assert output.is_visible()
         assert q.locator("ul.predict-choices li").first.is_visible()
         assert q.locator("button").count() == 0
+        explanation = page.locator('.predict-reveal[data-reveal="1"]').last
+        assert explanation.is_visible()
+        assert explanation.bounding_box()["y"] > output.bounding_box()["y"], "the explanation comes after the cell"
         assert not page.locator("[data-predict-tally]").is_visible()
     finally:
         context.close()
@@ -138,3 +198,19 @@ def test_questions_fit_a_phone_and_stay_readable_in_dark_mode(chromium, base, ax
         assert not low, f"{lang}/{concept}: low contrast in dark mode:\n" + "\n".join(low[:10])
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_setup_cell_is_closed_behind_a_summary_and_its_code_still_copies(chromium, base, lang):
+    """The first code a reader sees open is the concept's own; the setup cell opens on a click."""
+    concept = SAMPLE_NOTEBOOK[lang]
+    with private_tab(chromium) as (page, log):
+        page.goto(page_url(base, lang, concept), wait_until="networkidle")
+        setup = page.locator("details.nb-setup")
+        assert setup.count() == 1
+        assert setup.locator("summary").inner_text().strip() == labels(lang)["setup"]
+        assert not setup.locator("pre").first.is_visible()
+        first_open = page.locator(".jupyter-wrapper .jp-CodeCell pre").filter(visible=True).first
+        assert "import torch" not in first_open.inner_text() and "def expect_error" not in first_open.inner_text()
+        setup.locator("summary").click()
+        assert "def expect_error" in setup.locator("pre").first.inner_text()

@@ -30,7 +30,8 @@ ENGLISH_UI = sorted({
     CONFIG["copyright"], *(p["toggle"]["name"] for p in CONFIG["theme"]["palette"]),
     *(CONFIG["extra"]["labels"][k] for k in ("colab", "download", "outputs", "cpu_view", "record_view", "copy",
                                             "permalink", "gpu_only", "gpu_only_title", "predict_wrong",
-                                            "predict_printed", "predict_pending", "predict_reset")),
+                                            "predict_printed", "predict_pending", "predict_reset",
+                                            "predict_show", "setup")),
     CONFIG["extra"]["labels"]["predict_tally"].split("{")[0],
     CONFIG["extra"]["labels"]["gpu_skipped"].split("{n}")[0], CONFIG["extra"]["labels"]["gpu_ran"].split("{n}")[0],
 })

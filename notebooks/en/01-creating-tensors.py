@@ -22,27 +22,40 @@
 #
 # The first cell also defines `expect_error`, which this page uses to show an error and carry on.
 
-# %%
+# %% tags=["setup"]
 import contextlib
 import sys
 import threading
 import timeit
+import types
 
 import torch
 
-# The torch version as numbers, (2, 13) for "2.13.0+cpu", to compare with tuples such as (2, 7)
+# The torch version as numbers: (2, 13) for "2.13.0+cpu", to compare with (2, 7)
 TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+# The notebooks need torch.accelerator (torch 2.6 or newer): say so and stop
+TOO_OLD_TEXT = (
+    "This notebook needs torch 2.6 or newer (it uses torch.accelerator), "
+    "and this is torch {}. Upgrade torch (pip install -U torch), "
+    "then restart the kernel."
+)
+if TORCH < (2, 6):
+    raise RuntimeError(TOO_OLD_TEXT.format(torch.__version__))
 
 
 @contextlib.contextmanager
-def expect_error(kind, fragment):
-    # The block must raise `kind` with `fragment` in its message;
-    # the error is shown and the notebook carries on
+def expect_error(kind, fragment=""):
+    # The block must raise `kind` with `fragment` in its message. The error is
+    # shown and kept in `caught.error` for later checks; the notebook carries on
+    caught = types.SimpleNamespace(error=None)
     try:
-        yield
+        yield caught
     except kind as err:
         assert fragment in str(err), err
-        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+        caught.error = err
+        sys.stdout.flush()  # what the block printed first
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
 
@@ -71,7 +84,7 @@ assert torch.device("cuda", 1) == torch.device("cuda:1")
 # Building a `torch.device` from a string checks only the spelling, not the hardware: the cell above
 # runs on a machine without a GPU. The hardware is needed only when a tensor is created there.
 # A bare integer is different: `torch.device(0)` asks which accelerator the machine has (see
-# "Integers as devices" below).
+# [Integers as devices](#integers-as-devices) below).
 
 # %% [markdown]
 # ## The device argument of factory functions
@@ -89,8 +102,9 @@ for t in (a, b, c):
     assert t.device == torch.device("cpu")
 
 # %% [markdown]
-# To create a tensor on the GPU, pass a CUDA device. This cell needs an NVIDIA GPU; on a machine
-# without one it only prints `torch.cuda.is_available()=False`.
+# To create a tensor on the GPU, pass a CUDA device. On a GPU, the next cell asserts that the
+# tensor is on the current CUDA device (`cuda` without an index). On a machine without a GPU it
+# only prints `torch.cuda.is_available()=False`.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -122,11 +136,13 @@ assert direct.device.type == device.type
 torch.manual_seed(0)
 on_cpu = torch.randn(1000)
 torch.manual_seed(0)
-assert torch.equal(torch.randn(1000), on_cpu)  # same seed, same device: same numbers
+# Same seed, same device: the same numbers again
+assert torch.equal(torch.randn(1000), on_cpu)
 
 # %% [markdown]
-# The next cell compares the two generators. It needs a CUDA GPU; on a machine without one it only
-# prints `torch.cuda.is_available()=False`.
+# On a GPU, the next cell asserts both halves of the caveat: the same seed gives the same numbers
+# again on the GPU, and they are not the CPU's numbers. On a machine without a GPU it only prints
+# `torch.cuda.is_available()=False`.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -137,7 +153,8 @@ if torch.cuda.is_available():
     torch.manual_seed(0)
     assert torch.equal(torch.randn(1000, device="cuda"), on_gpu)
     print(f"{torch.equal(on_gpu.cpu(), on_cpu)=}")
-    assert not torch.equal(on_gpu.cpu(), on_cpu)  # same seed, other generator
+    # Same seed, another generator: other numbers
+    assert not torch.equal(on_gpu.cpu(), on_cpu)
 else:
     print(f"{torch.cuda.is_available()=}")
 
@@ -154,23 +171,39 @@ assert t.is_cpu and not t.is_cuda
 assert t.device.type == "cpu"
 
 # %% [markdown]
-# Compare a device with another `torch.device`, not with a string: `t.device == "cpu"` is `False`
-# even for a CPU tensor. Compare `.type` when any GPU will do, because `cuda:0` and `cuda` are not equal.
+# To test where a tensor is, you compare its device with something. There are three ways to
+# write that comparison for a CPU tensor.
 
 # %% [markdown] tags=["predict"]
 # **Predict:** `t` is a CPU tensor. What does the next cell print for the three comparisons
-# `t.device == torch.device("cpu")`, `t.device == "cpu"` and `t.device.type == "cpu"`?
+# `t.device == torch.device("cpu")`, `t.device == "cpu"` and `t.device.type == "cpu"`, in that order?
 #
-# - `True True True` — this would mean a device equals its name as a string; it does not.
-# - `True False True` — a device equals another `torch.device`, and `.type` is a string; the device itself never equals the string `"cpu"`.
-# - `True False False` — `.type` is the string `"cpu"`, so the last comparison is true.
+# - `True True True`
+# - `True False False`
+# - `False False True`
+# - `True False True`
 
 # %%
-print(t.device == torch.device("cpu"), t.device == "cpu", t.device.type == "cpu")
+print(t.device == torch.device("cpu"), t.device == "cpu",
+      t.device.type == "cpu")
+
+# %% tags=["answer"]
 assert t.device == torch.device("cpu")
 assert (t.device == "cpu") is False
+assert t.device.type == "cpu"
 assert torch.device("cuda:0") != torch.device("cuda")
 assert torch.device("cuda:0").type == torch.device("cuda").type
+
+# %% [markdown] tags=["answer"]
+# **Answer:** `True False True`. A device equals another `torch.device`, and `.type` is a plain
+# string, but a device never equals a string: `t.device == "cpu"` is `False` even for a CPU tensor.
+#
+# - `True True True` would mean that a device equals its name.
+# - `True False False` and `False False True` would mean that one of the other two comparisons
+#   fails; both hold for every CPU tensor.
+#
+# So compare a device with a `torch.device`, or compare `.type` when any GPU will do:
+# `torch.device("cuda:0")` and `torch.device("cuda")` are not equal, but their types are.
 
 # %% [markdown]
 # ## Integers as devices
@@ -190,10 +223,13 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 # The cell finds out which case this machine is and asserts that outcome.
 
 # %% tags=["claim-O1", "gpu-only"]
+NO_ACCELERATOR = "Cannot access accelerator device when none is available"
 usable = torch.accelerator.is_available()
-# From 2.7 current_accelerator() names the accelerator the build supports (None if none);
-# on 2.6 it raises when none is usable, so it is asked only from 2.7 on
-built_for = torch.accelerator.current_accelerator() if usable or TORCH >= (2, 7) else None
+# From 2.7, current_accelerator() names the accelerator the build supports
+# (None if none); on 2.6 it raises when none is usable
+built_for = None
+if usable or TORCH >= (2, 7):
+    built_for = torch.accelerator.current_accelerator()
 print(f"{usable=}, {built_for=}")
 
 if usable:
@@ -201,18 +237,19 @@ if usable:
     print(f"{torch.device(0)=}, {x.device=}")
     assert torch.device(0) == x.device == torch.device(built_for.type, 0)
 elif built_for is None:
-    with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
+    with expect_error(RuntimeError, NO_ACCELERATOR):
         torch.device(0)
-    with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
+    with expect_error(RuntimeError, NO_ACCELERATOR):
         torch.zeros(1, device=0)
-    with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
+    with expect_error(RuntimeError, NO_ACCELERATOR):
         torch.nn.Linear(2, 2).to(0)
 else:
     print(f"{torch.device(0)=}")
     assert torch.device(0) == torch.device(built_for.type, 0)
+    # The message depends on the driver, so only the type is checked
     try:
         torch.zeros(1, device=0)
-    except RuntimeError as err:  # the message depends on the driver, so only the type is checked
+    except RuntimeError as err:
         print(f"{type(err).__name__}: {err}", file=sys.stderr)
     else:
         raise AssertionError("expected RuntimeError")
@@ -220,29 +257,45 @@ else:
 # %% [markdown]
 # ## Creating on a device without saying so every time
 #
-# Since torch 2.0, a device can be made the default for factory functions, either inside a `with`
-# block or with `torch.set_default_device`. Nothing is moved: the tensors are created there directly,
-# as with `device=`. An explicit `device=` still wins. The `meta` device (last section) lets these
-# cells run on any machine.
+# Since torch 2.0, factory functions can take their device from a default instead of `device=`:
+# inside a `with torch.device(...)` block, or after `torch.set_default_device(...)`. Nothing is
+# moved: the tensors are created there directly, as with `device=`. The `meta` device (last
+# section) lets these cells run on any machine.
 
 # %% [markdown] tags=["predict"]
 # **Predict:** Inside `with torch.device("meta"):` the cell creates one tensor without `device=` and one
 # with `device="cpu"`, then a third after the block. Which devices does it print, in that order?
 #
-# - `meta meta cpu` — this would mean the block overrides even an explicit `device=`; it does not.
-# - `meta cpu meta` — this would mean the default outlives the block; `with` restores the previous default when it ends.
-# - `meta cpu cpu` — the block only changes the default: an explicit `device="cpu"` wins inside it, and the default ends with the block.
+# - `meta meta cpu`
+# - `cpu cpu cpu`
+# - `meta cpu cpu`
+# - `meta cpu meta`
 
-# %% tags=["claim-F6"]
+# %%
 with torch.device("meta"):
     inside = torch.zeros(2)
     explicit = torch.zeros(2, device="cpu")
 
 outside = torch.zeros(2)
 print(inside.device, explicit.device, outside.device)
+
+# %% tags=["claim-F6", "answer"]
 assert inside.device.type == "meta"
 assert explicit.device.type == "cpu"
 assert outside.device.type == "cpu"
+
+# %% [markdown] tags=["answer"]
+# **Answer:** `meta cpu cpu`. The block changes only the default: a factory function given no
+# device uses `meta`, an explicit `device="cpu"` still wins, and the default ends with the block.
+#
+# - `meta meta cpu` would mean that the block overrides an explicit `device=`.
+# - `cpu cpu cpu` would mean that the block does not change the default at all.
+# - `meta cpu meta` would mean that the default outlives the block.
+
+# %% [markdown]
+# `torch.set_default_device` sets the same default without a block: it holds until it is set
+# again, and `None` goes back to the CPU. The cells here reset it in a `finally`, so that an
+# error cannot leave it set for the rest of the page.
 
 # %% tags=["claim-F6"]
 torch.set_default_device("meta")
@@ -255,63 +308,115 @@ finally:
 
 assert torch.ones(3).device.type == "cpu"
 
-# %% [markdown]
-# `torch.set_default_device` is less global than it looks, and it has a cost:
-#
-# - It applies to the thread that called it. A new thread (a data-loading thread, a web server's
-#   worker) still creates its tensors on the CPU.
-# - Functions that wrap memory that already exists allocate nothing, so the default device does not
-#   apply to them: `torch.frombuffer` and `torch.from_numpy` return CPU tensors.
-# - Its documentation warns that it adds a slight cost to every Python call into the torch API, not
-#   only to factory functions. The cell times a small `add` with and without it on this machine
-#   and prints the ratio; it asserts nothing about it, because timings vary.
-#
-# For a whole program, passing `device=` (or `with torch.device(...)` around a block) is explicit and
-# has none of these surprises.
-
 # %% [markdown] tags=["predict"]
-# **Predict:** With `torch.set_default_device("meta")` in effect, a new thread creates `torch.zeros(2)`.
-# Which device does the cell show for it, in `seen_by_thread`?
+# **Predict:** With `torch.set_default_device("meta")` in effect, the cell creates `torch.zeros(2)`
+# in this thread, then `torch.zeros(2)` in a new thread, then a tensor over existing memory with
+# `torch.frombuffer`. Which devices does it print, in that order?
 #
-# - `[device(type='cpu')]` — the default device belongs to one thread; a new thread still creates its tensors on the CPU.
-# - `[device(type='meta')]` — this would mean the default holds for the whole process; it holds only for the thread that set it.
+# - `meta meta meta`
+# - `meta cpu cpu`
+# - `meta meta cpu`
+# - `meta cpu meta`
 
-# %% tags=["claim-F6"]
-torch.set_default_device("meta")
-try:
-    here = torch.zeros(2)
-    seen_by_thread = []
-    worker = threading.Thread(target=lambda: seen_by_thread.append(torch.zeros(2).device))
+# %%
+# The devices of a tensor made here, one made in a new thread, and one
+# made over memory that already exists
+def three_devices():
+    in_thread = []
+    worker = threading.Thread(
+        target=lambda: in_thread.append(torch.zeros(2).device.type))
     worker.start()
     worker.join()
-    shared = torch.frombuffer(bytearray(8), dtype=torch.float32)
-    print(f"{here.device=}, {seen_by_thread=}, {shared.device=}")
-    assert here.device.type == "meta"
-    assert seen_by_thread == [torch.device("cpu")]  # the new thread did not see the default
-    assert shared.device.type == "cpu"
+    wrapped = torch.frombuffer(bytearray(8), dtype=torch.float32)
+    return torch.zeros(2).device.type, *in_thread, wrapped.device.type
 
-    try:
-        import numpy
-    except ImportError:
-        numpy = None
-    if numpy is not None:
-        from_numpy = torch.from_numpy(numpy.zeros(2))
-        print(f"{from_numpy.device=}")
-        assert from_numpy.device.type == "cpu"
-    else:
-        print(f"{numpy=}")
 
-    x = torch.ones(4, device="cpu")
-    with_default = min(timeit.repeat(lambda: x.add(1), number=2000, repeat=5))
+torch.set_default_device("meta")
+try:
+    with_default = three_devices()
 finally:
     torch.set_default_device(None)
+print(*with_default)
 
-without_default = min(timeit.repeat(lambda: x.add(1), number=2000, repeat=5))
-print(f"{with_default / without_default=:.2f}")
+# %% tags=["claim-F6", "answer"]
+here, in_thread, wrapped = with_default
+assert here == "meta"
+assert in_thread == "cpu"  # the new thread did not see the default
+assert wrapped == "cpu"
+
+# %% [markdown] tags=["answer"]
+# **Answer:** `meta cpu cpu`. The default device belongs to the thread that set it: a new thread
+# (a data-loading thread, a web server's worker) still creates its tensors on the CPU. And
+# `torch.frombuffer` wraps memory that already exists, in CPU memory, so it allocates nothing
+# and the default does not apply to it; `torch.from_numpy` is the same (checked below).
+#
+# - `meta meta meta` would mean that the default holds for every thread and every function.
+# - `meta meta cpu` would mean that the default holds for the whole process.
+# - `meta cpu meta` would mean that `frombuffer` could move existing memory to another device.
 
 # %% [markdown]
-# The `with` form works the same way with a GPU: inside `with torch.device("cuda"):` factory functions
-# create CUDA tensors. On a machine without a GPU this cell prints `torch.cuda.is_available()=False`.
+# A `with torch.device(...)` block has the same limits, because both forms install the same
+# object (`torch.utils._device.DeviceContext`) for the thread that runs them. What differs is the
+# scope:
+#
+# - the block's default ends where the block ends, in plain sight;
+# - `set_default_device` holds for everything the thread runs afterwards, library code
+#   included, until it is set again.
+#
+# The cost is the same too. The documentation of `torch.set_default_device` warns that it adds a
+# slight cost to every Python call into the torch API, not only to factory functions; inside a
+# `with torch.device(...)` block, calls go through the same object. The cell below checks the
+# three devices inside a `with` block, and `torch.from_numpy` under both forms when numpy is
+# installed. It then times a small `add` on this machine (plain, inside a `with` block, after
+# `set_default_device`) and prints the two ratios; it asserts nothing about them, because
+# timings vary.
+
+# %% tags=["claim-F6"]
+with torch.device("meta"):
+    in_block = three_devices()
+print(*in_block)
+assert in_block == ("meta", "cpu", "cpu")
+
+try:
+    import numpy
+except ImportError:
+    numpy = None
+if numpy is not None:
+    with torch.device("meta"):
+        from_block = torch.from_numpy(numpy.zeros(2))
+    torch.set_default_device("meta")
+    try:
+        from_default = torch.from_numpy(numpy.zeros(2))
+    finally:
+        torch.set_default_device(None)
+    print(f"{from_block.device=}, {from_default.device=}")
+    assert from_block.device.type == from_default.device.type == "cpu"
+else:
+    print(f"{numpy=}")
+
+x = torch.ones(4, device="cpu")
+
+
+def time_add():
+    return min(timeit.repeat(lambda: x.add(1), number=2000, repeat=5))
+
+
+plain_s = time_add()
+with torch.device("meta"):
+    block_s = time_add()
+torch.set_default_device("meta")
+try:
+    set_s = time_add()
+finally:
+    torch.set_default_device(None)
+print(f"{block_s / plain_s=:.2f}, {set_s / plain_s=:.2f}")
+
+# %% [markdown]
+# So pick by scope: `device=` for one call, `with torch.device(...)` for a block whose end you can
+# see, and `torch.set_default_device` only for a script or notebook that runs in one thread.
+#
+# On a GPU, the next cell asserts that `torch.randn` inside `with torch.device("cuda"):` creates a
+# CUDA tensor. On a machine without a GPU it prints `torch.cuda.is_available()=False`.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -325,10 +430,10 @@ else:
 # %% [markdown]
 # ## The meta device
 #
-# A tensor on `meta` has a shape and a dtype but no data, so it costs no memory and exists on every
-# machine. That makes it useful for planning (what shape comes out of this model?) and, on this site,
-# for showing how moves work when no GPU is at hand. What it does not do: it has no values to print,
-# and it is not a faithful stand-in for a GPU when it comes to error messages.
+# A tensor on `meta` has a shape and a dtype but no data, so it costs no memory and can be created
+# on every machine. That makes it useful for planning (what shape comes out of this model?) and, on
+# this site, for showing how moves work when no GPU is at hand. What it does not do: it has no
+# values to print, and it is not a faithful stand-in for a GPU when it comes to error messages.
 
 # %% tags=["claim-F7"]
 m = torch.empty(1000, 1000, device="meta")
@@ -336,6 +441,9 @@ print(m)
 assert m.shape == (1000, 1000) and m.dtype == torch.float32
 assert m.is_meta
 
+# %% [markdown]
+# A meta tensor has no values, so anything that reads them, such as `tolist()`, raises an
+# error:
 
 # %%
 with expect_error(NotImplementedError, "no data"):
@@ -346,9 +454,11 @@ with expect_error(NotImplementedError, "no data"):
 #
 # - Create a tensor where it will be used: `device=` on the factory function (no copy from the CPU),
 #   or `with torch.device(...)` around a block. The same seed gives different numbers on CPU and CUDA.
-# - `torch.set_default_device` holds for one thread only, is ignored by `torch.from_numpy`, and adds a
-#   slight cost to every torch call.
-# - Ask where it lives with `.device`; `.is_cpu` and `.is_cuda` are shortcuts.
+# - `with torch.device(...)` and `torch.set_default_device` set a default for one thread only,
+#   `torch.frombuffer` and `torch.from_numpy` ignore it, and while it is set every torch call costs
+#   a little more. The `with` form ends with its block.
+# - Ask where a tensor lives with `.device`; `.is_cpu` and `.is_cuda` are shortcuts. Compare a
+#   device with a `torch.device` or compare `.type`, never with a string.
 # - An integer device is an index on the current accelerator, not necessarily CUDA; with no
 #   accelerator, `torch.device(0)` itself raises.
-# - `meta` tensors have shapes but no data, and run anywhere.
+# - `meta` tensors have shapes but no data, and can be created on any machine.

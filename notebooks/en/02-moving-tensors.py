@@ -16,12 +16,11 @@
 # # Moving tensors
 #
 # A tensor is moved with `t.to(...)`, or with the shortcuts `t.cuda()` and `t.cpu()`.
-# One rule covers all three: they do not change `t`. They return a tensor on the
-# target device and leave the original where it was. The one twist is the case where
-# nothing has to change: then you get `t` itself back, not a copy.
+# One rule covers all three, with one twist; the first questions below ask you to predict
+# both.
 #
 # This page is about tensors. `nn.Module.to` follows a different rule and has its own
-# page.
+# page, [Moving models](03-moving-models.ipynb).
 #
 # Every cell runs on a CPU-only machine. A cell that needs a CUDA GPU prints the condition
 # it found unmet, `torch.cuda.is_available()=False`, instead of running its checks.
@@ -29,26 +28,39 @@
 # The first cell also defines `expect_error`, which this page uses to show an expected error
 # and carry on with the next cell.
 
-# %%
+# %% tags=["setup"]
 import contextlib
 import sys
 import time
+import types
 
 import torch
 
-# The torch version as numbers, (2, 13) for "2.13.0+cpu", to compare with tuples such as (2, 7)
+# The torch version as numbers: (2, 13) for "2.13.0+cpu", to compare with (2, 7)
 TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+# The notebooks need torch.accelerator (torch 2.6 or newer): say so and stop
+TOO_OLD_TEXT = (
+    "This notebook needs torch 2.6 or newer (it uses torch.accelerator), "
+    "and this is torch {}. Upgrade torch (pip install -U torch), "
+    "then restart the kernel."
+)
+if TORCH < (2, 6):
+    raise RuntimeError(TOO_OLD_TEXT.format(torch.__version__))
 
 
 @contextlib.contextmanager
-def expect_error(kind, fragment):
-    # The block must raise `kind` with `fragment` in its message;
-    # the error is shown and the notebook carries on
+def expect_error(kind, fragment=""):
+    # The block must raise `kind` with `fragment` in its message. The error is
+    # shown and kept in `caught.error` for later checks; the notebook carries on
+    caught = types.SimpleNamespace(error=None)
     try:
-        yield
+        yield caught
     except kind as err:
         assert fragment in str(err), err
-        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+        caught.error = err
+        sys.stdout.flush()  # what the block printed first
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
 
@@ -57,29 +69,39 @@ device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.__version__, device)
 
 # %% [markdown]
-# ## A move returns a new tensor
+# ## What a move does to the original
 #
-# `t.to(device)` gives you a new tensor on `device`; `t` itself does not move. Keep the
-# result, usually under the same name: `t = t.to(device)`.
-#
-# You can watch this without a GPU by using the `meta` device, which every PyTorch build
+# You can watch a move without a GPU by using the `meta` device, which every PyTorch build
 # has. A meta tensor has a shape and a dtype but no data.
 
 # %% [markdown] tags=["predict"]
-# **Predict:** `x` is on the CPU. After `m = x.to("meta")`, what does `print(x.device, m.device)` show?
+# **Predict:** `x` is on the CPU. After `m = x.to("meta")`, what does
+# `print(x.device, m.device)` show?
 #
-# - `meta meta` — this would mean `to` moved `x` itself; a tensor's `to` leaves `x` where it was.
-# - `cpu meta` — `to` returns a new tensor on `meta`, and `x` stays on the CPU.
+# - `meta meta`
+# - `cpu meta`
+# - `cpu cpu`
 
-# %% tags=["claim-F7"]
+# %%
 x = torch.arange(4.0)
 m = x.to("meta")
 print(x.device, m.device)
+
+# %% tags=["claim-F7", "answer"]
 print(m)
 assert m is not x
 assert x.device.type == "cpu"  # the original stayed on the CPU
 assert m.device.type == "meta"
 assert m.shape == x.shape and m.dtype == x.dtype
+
+# %% [markdown] tags=["answer"]
+# **Answer:** `cpu meta`. `to` returns a new tensor on `meta` and leaves `x` where it was;
+# the checks above confirm that `m` is a new tensor with the same shape and dtype.
+#
+# - `meta meta` would mean that `to` moved `x` itself.
+# - `cpu cpu` would mean that it moved nothing.
+#
+# So keep the result, usually under the same name: `t = t.to(device)`.
 
 # %% [markdown]
 # Because a meta tensor has no data, `meta` shows what a move does to your variables, not
@@ -94,9 +116,9 @@ assert m.is_meta
 # ## The cuda and cpu shortcuts
 #
 # `t.cuda()` moves to the current CUDA device, like `t.to("cuda")`; `t.cuda(i)` moves to
-# `cuda:i`. `t.cpu()` is `t.to("cpu")`. They return new tensors just like `to`. On a CUDA
-# machine the next cell makes a real round trip; without a GPU it prints
-# `torch.cuda.is_available()=False`.
+# `cuda:i`. `t.cpu()` is `t.to("cpu")`. They follow the same rule as `to`. On a GPU,
+# the next cell moves `x` there and back and asserts that both moves returned new tensors and
+# left `x` on the CPU. Without a GPU it prints `torch.cuda.is_available()=False`.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -112,27 +134,26 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## Nothing to move: the same tensor
+# ## Moving a tensor to where it already is
 #
-# When the tensor already has the device and dtype you ask for (and the memory format, if you
-# ask for one), `to` has nothing to do and returns the tensor itself. The result is not a copy:
-# writing into it writes into the original. `t.cpu()` on a CPU tensor and `t.cuda()` on a
-# tensor already on the current GPU behave the same way (the cell checks `t.cuda()` only on a
-# GPU). A new memory format is a change too: `t.to(memory_format=torch.channels_last)` on a
-# 4-D tensor in the usual layout returns a rearranged copy.
+# A common line in training code moves a tensor that may already be on the right device. What
+# does `to` do when the tensor already has the device and the dtype you ask for?
 
 # %% [markdown] tags=["predict"]
-# **Predict:** `a` is already on `device`. Is `b = a.to(device)` the same object as `a`? The cell prints `b is a`.
+# **Predict:** `a` is already on `device`. The cell runs `b = a.to(device)`, writes `1.0` into
+# `b[0]`, and prints whether `b` is `a` and what `a[0]` holds. What does it print?
 #
-# - `False` — this would mean `to` always copies; it copies only when the device, the dtype or a requested memory format changes, or with `copy=True`.
-# - `True` — nothing has to change, so `to` returns the tensor itself, not a copy.
+# - `b is a=False, a[0].item()=0.0`
+# - `b is a=True, a[0].item()=1.0`
+# - `b is a=False, a[0].item()=1.0`
 
-# %% tags=["claim-F1", "gpu-only"]
+# %%
 a = torch.zeros(3, device=device)
 b = a.to(device)
-print(b is a)
 b[0] = 1.0
-print(a)
+print(f"{b is a=}, {a[0].item()=}")
+
+# %% tags=["claim-F1", "gpu-only", "answer"]
 assert b is a
 assert a[0].item() == 1.0  # the write into b changed a
 assert a.to(a.dtype) is a
@@ -140,10 +161,26 @@ assert a.to(device, torch.float32) is a
 same = a.cuda() if a.is_cuda else a.cpu()
 assert same is a
 images = torch.zeros(2, 3, 4, 5, device=device)
-assert images.to(memory_format=torch.contiguous_format) is images  # already in that format
-rearranged = images.to(memory_format=torch.channels_last)  # a new memory format: a copy
+# Already in the memory format asked for: the tensor itself
+assert images.to(memory_format=torch.contiguous_format) is images
+# A new memory format is a change: a rearranged copy
+rearranged = images.to(memory_format=torch.channels_last)
 assert rearranged is not images and rearranged.data_ptr() != images.data_ptr()
 assert rearranged.is_contiguous(memory_format=torch.channels_last)
+
+# %% [markdown] tags=["answer"]
+# **Answer:** `b is a=True, a[0].item()=1.0`. Nothing has to change, so `to` returns the
+# tensor itself: `b` is not a copy, and writing into it writes into `a`.
+#
+# - `b is a=False, a[0].item()=0.0` would mean that `to` always copies.
+# - `b is a=False, a[0].item()=1.0` would mean a new tensor object that shares `a`'s memory,
+#   as a view does; but with nothing to change, `to` hands back `a` itself.
+#
+# `to` copies only when the device, the dtype or a requested memory format changes, or with
+# `copy=True`. A new memory format is a change too: `t.to(memory_format=torch.channels_last)`
+# on a 4-D tensor in the usual layout returns a rearranged copy. `t.cpu()` on a CPU tensor
+# returns the tensor itself as well, and so does `t.cuda()` on a tensor already on the current
+# GPU; the checks above cover it on a GPU only.
 
 # %% [markdown]
 # ## Forcing a copy
@@ -196,18 +233,32 @@ with expect_error(TypeError, "invalid combination of arguments"):
 # %% [markdown]
 # ## cuda only takes CUDA devices
 #
-# `t.cuda("cpu")` is an error. PyTorch checks the argument before it touches CUDA, so the
-# error is the same on a CPU-only build and on a GPU machine.
+# `t.cuda()` takes a CUDA device, or an index of one. Handing it another device is an error,
+# and the question is which one.
 
 # %% [markdown] tags=["predict"]
 # **Predict:** What does `t.cuda("cpu")` raise, on a machine with or without a GPU?
 #
-# - `must be cuda device` — `cuda()` checks its argument first, and `"cpu"` is not a CUDA device.
-# - `Torch not compiled with CUDA enabled` — that error comes only when CUDA itself is needed; the argument is refused before that, on every machine.
+# - `Torch not compiled with CUDA enabled`
+# - `TypeError`
+# - `must be cuda device`
 
 # %%
-with expect_error(RuntimeError, "must be cuda device"):
+with expect_error(Exception) as caught:
     t.cuda("cpu")
+
+# %% tags=["answer"]
+assert type(caught.error) is RuntimeError
+assert "must be cuda device" in str(caught.error)
+
+# %% [markdown] tags=["answer"]
+# **Answer:** `must be cuda device`, in a `RuntimeError`. `cuda()` checks its argument
+# before it needs CUDA, so the message is the same on every machine.
+#
+# - `Torch not compiled with CUDA enabled` comes only when CUDA itself is needed, and the
+#   argument is refused before that.
+# - `TypeError` would mean an argument of the wrong type; `"cpu"` is a valid device, only not
+#   a CUDA one.
 
 # %% [markdown]
 # ## A GPU index that does not exist
@@ -216,8 +267,11 @@ with expect_error(RuntimeError, "must be cuda device"):
 # plain `RuntimeError` reading "CUDA error: invalid device ordinal". Since PyTorch 2.8 it
 # raises `torch.AcceleratorError` with the same text. `AcceleratorError` is a subclass of
 # `RuntimeError`, so an `except RuntimeError` written for older versions still catches it.
-# The cell asks for index `torch.cuda.device_count()`, one past the last GPU. Without a GPU
-# there is no index to get wrong, and the cell prints `torch.cuda.is_available()=False`.
+#
+# On a GPU, the cell asks for index `torch.cuda.device_count()`, one past the last GPU, and
+# asserts that the error names an invalid device ordinal (and, from 2.8, that it is a
+# `torch.AcceleratorError`). Without a GPU there is no index to get wrong, and the cell prints
+# `torch.cuda.is_available()=False`.
 
 # %% tags=["claim-O4", "gpu-only"]
 if torch.cuda.is_available():
@@ -243,56 +297,61 @@ else:
 # so the CPU can do other work while the GPU copies and computes.
 #
 # That is not automatically faster. `pin_memory()` is itself a copy: it returns a new
-# tensor in pinned memory and leaves the original as it was. Pinning needs an accelerator:
+# tensor in pinned memory and leaves the original as it was. Pinning needs an accelerator,
+# and the cell asserts the outcome for the machine it runs on:
 #
-# - with a usable one, `pin_memory()` returns the pinned copy;
-# - on a machine with no accelerator it raises `RuntimeError: Cannot access accelerator device
-#   when none is available.`;
-# - since torch 2.7, a PyTorch built for an accelerator on a machine without one (a CUDA build on
-#   Colab's CPU runtime) raises that accelerator's own `RuntimeError` instead, whose message
-#   depends on the driver.
-#
-# The cell asserts the outcome for the machine it runs on.
+# - with a usable accelerator (on a GPU), it asserts that `pin_memory()` returns a pinned copy
+#   and leaves the original unpinned;
+# - on a machine with no accelerator, that `pin_memory()` raises `RuntimeError: Cannot access
+#   accelerator device when none is available.`;
+# - since torch 2.7, with a PyTorch built for an accelerator on a machine without one (a CUDA
+#   build on Colab's CPU runtime), that it raises a `RuntimeError` of that accelerator's own,
+#   whose message depends on the driver.
 
 # %% tags=["claim-F10", "gpu-only"]
+NO_ACCELERATOR = "Cannot access accelerator device when none is available"
 host = torch.randn(1024, 1024)
 usable = torch.accelerator.is_available()
-# From 2.7 current_accelerator() names the accelerator the build supports (None if none);
-# on 2.6 it raises when none is usable, so it is asked only from 2.7 on
-built_for = torch.accelerator.current_accelerator() if usable or TORCH >= (2, 7) else None
+# From 2.7, current_accelerator() names the accelerator the build supports
+# (None if none); on 2.6 it raises when none is usable
+built_for = None
+if usable or TORCH >= (2, 7):
+    built_for = torch.accelerator.current_accelerator()
 print(f"{usable=}, {built_for=}")
 
 if usable:
     pinned = host.pin_memory()
     print(f"{host.is_pinned()=}, {pinned.is_pinned()=}")
     assert pinned.is_pinned() and not host.is_pinned()
-    assert pinned.data_ptr() != host.data_ptr()  # pinning copied the data
+    # Pinning copied the data to new memory
+    assert pinned.data_ptr() != host.data_ptr()
     assert torch.equal(pinned, host)
 elif built_for is None:
-    with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
+    with expect_error(RuntimeError, NO_ACCELERATOR):
         host.pin_memory()
 else:
+    # The message depends on the driver, so only the type is checked
     try:
         host.pin_memory()
-    except RuntimeError as err:  # the message depends on the driver, so only the type is checked
+    except RuntimeError as err:
         print(f"{type(err).__name__}: {err}", file=sys.stderr)
     else:
         raise AssertionError("expected RuntimeError")
 
 # %% [markdown]
 # The next cell makes the waiting visible. It keeps the GPU busy with matrix products
-# (queued, so the call returns at once), makes a copy, and then asks the stream whether
-# all its work is done:
+# (queued, so the call returns at once), makes a copy, and then asks the stream with
+# `stream.query()` whether all its work is done. On a GPU, the cell asserts that the answer is:
 #
-# - after an ordinary copy from pageable memory it prints `True`: the CPU waited for the
-#   queued work and the copy;
-# - after `pinned.to("cuda", non_blocking=True)` it prints `False`: the call came back while
-#   the GPU was still busy;
-# - the other direction, `to("cpu", non_blocking=True)`, also returns early (`False`), so the
-#   values in the CPU tensor are not guaranteed until `torch.cuda.synchronize()` has returned.
-#   Synchronize before reading them.
+# - `True` after an ordinary copy from pageable memory: the call waited for the queued work
+#   and the copy;
+# - `False` after `pinned.to("cuda", non_blocking=True)`: the call came back while the GPU was
+#   still busy;
+# - `False` after `to("cpu", non_blocking=True)` as well, so the values in the CPU tensor are
+#   not guaranteed until `torch.cuda.synchronize()` has returned. Synchronize before reading
+#   them.
 #
-# The function runs twice; the first run only warms up the GPU library and the memory
+# `copy_and_ask` runs twice: the first run only warms up the GPU library and the memory
 # caches. Without a GPU the cell prints `torch.cuda.is_available()=False`.
 
 # %% tags=["claim-F10", "gpu-only"]
@@ -317,9 +376,11 @@ if torch.cuda.is_available():
         keep_gpu_busy()
         host_again = x2.to("cpu", non_blocking=True)
         idle_after_to_cpu = stream.query()
-        torch.cuda.synchronize()  # only from here on are the values in host_again guaranteed
+        # Only from here on are the values in host_again guaranteed
+        torch.cuda.synchronize()
         same = torch.equal(x1, x2) and torch.equal(host_again, host)
-        return idle_after_blocking, idle_after_non_blocking, idle_after_to_cpu, same
+        return (idle_after_blocking, idle_after_non_blocking,
+                idle_after_to_cpu, same)
 
     copy_and_ask()  # warm-up
     blocking_idle, non_blocking_idle, to_cpu_idle, same = copy_and_ask()
@@ -333,14 +394,15 @@ else:
 
 # %% [markdown]
 # Whether pinning pays off depends on the machine, the tensor sizes and whether the CPU
-# has useful work to do in the meantime. The cell below runs both paths once to warm up
-# (the first copy to the GPU and the first pinned allocation are slow one-off costs), then
-# times one copy both ways on your machine, in milliseconds, and asserts nothing about the
-# result; the pinned path includes the `pin_memory()` copy. Without a GPU it prints
-# `torch.cuda.is_available()=False`. PyTorch's tutorial
+# has useful work to do in the meantime. PyTorch's tutorial
 # [on `pin_memory()` and `non_blocking`](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)
 # measures cases where the pinned path is slower. Measure your own pipeline before and
 # after.
+#
+# On a GPU, the cell below runs both paths once to warm up (the first copy to the GPU and the
+# first pinned allocation are slow one-off costs), then times one copy both ways and prints
+# the times in milliseconds. It asserts nothing about them; the pinned path includes the
+# `pin_memory()` copy. Without a GPU it prints `torch.cuda.is_available()=False`.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():

@@ -20,63 +20,86 @@
 # find out where a model lives, how to read a device-mismatch error, what happens to an optimizer,
 # and how to load a checkpoint saved on a GPU onto a CPU.
 #
-# Each statement about PyTorch's behaviour is checked by an `assert` in the code cell after it, on the
-# machine that produced this page's outputs. Cells that need a GPU check for one first; on a CPU-only
-# machine they print `torch.cuda.is_available()=False` instead, so their GPU checks did not run there
-# (the line above the notebook says how many such cells there are). Error messages that only a GPU
-# prints are quoted with the PyTorch version they come from. An expected error is caught, checked and
-# shown by `expect_error`, defined in the first cell, and the page carries on.
+# Each statement about PyTorch's behaviour is checked by an `assert` in a code cell, on the machine
+# that produced this page's outputs. Cells that need a GPU check for one first. On a machine without
+# one they print `torch.cuda.is_available()=False`, and their GPU checks do not run there (the line
+# above the notebook counts these cells). Error messages that only a GPU produces are quoted from
+# PyTorch's source, with the version they come from. An expected error is caught, checked and shown
+# by `expect_error`, defined in the first cell, and the page carries on.
 
-# %%
+# %% tags=["setup"]
 import contextlib
 import os
 import pickle
 import sys
 import tempfile
+import types
 
 import torch
 from torch import nn
 
-TORCH = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2])
-device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-print(torch.__version__, device)
+# The torch version as numbers: (2, 13) for "2.13.0+cpu", to compare with (2, 7)
+TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+# The notebooks need torch.accelerator (torch 2.6 or newer): say so and stop
+TOO_OLD_TEXT = (
+    "This notebook needs torch 2.6 or newer (it uses torch.accelerator), "
+    "and this is torch {}. Upgrade torch (pip install -U torch), "
+    "then restart the kernel."
+)
+if TORCH < (2, 6):
+    raise RuntimeError(TOO_OLD_TEXT.format(torch.__version__))
 
 
 @contextlib.contextmanager
-def expect_error(kind, fragment):
-    # The block must raise `kind` with `fragment` in its message; the error is shown and the notebook carries on.
+def expect_error(kind, fragment=""):
+    # The block must raise `kind` with `fragment` in its message. The error is
+    # shown and kept in `caught.error` for later checks; the notebook carries on
+    caught = types.SimpleNamespace(error=None)
     try:
-        yield
+        yield caught
     except kind as err:
         assert fragment in str(err), err
-        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+        caught.error = err
+        sys.stdout.flush()  # what the block printed first
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
 
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(torch.__version__, device)
+
 # %% [markdown]
-# ## In place, same object
+# ## What model.to(device) changes
 #
 # `Tensor.to` does not change the tensor: it returns a converted tensor (or the tensor itself when
-# nothing needs to change), and you have to keep the result.
-#
-# `Module.to` changes the module *in place*, converting its parameters and buffers, and returns
-# the module itself. So do `.cpu()`, `.double()` and, on a GPU, `.cuda()`. Writing `model = model.to(device)`
-# is harmless, but `model.to(device)` on its own is enough.
+# nothing needs to change), and you have to keep the result. `Module.to` and its relatives
+# `.cpu()`, `.cuda()` and `.double()` follow a different rule.
 #
 # The `meta` device stores shapes and dtypes but no data. It exists on every machine, so it lets
-# you watch a move happen even without a GPU. The cell checks `.cuda()` only on a GPU; without one it
-# prints `torch.cuda.is_available()=False` for it.
+# you watch a move happen even without a GPU.
 
 # %% [markdown] tags=["predict"]
-# **Predict:** The cell calls `model.double()` and then `model.to("meta")`, without assigning either result.
-# What does `print(model.weight.device, model.weight.dtype)` show?
+# **Predict:** The cell calls `model.double()`, then `model.to("meta")`, and assigns neither
+# result. What does `print(model.weight.device, model.weight.dtype)` show?
 #
-# - `cpu torch.float32` — this would be so if they returned a converted copy, as `Tensor.to` does; they change the module itself.
-# - `meta torch.float64` — `Module.to` and `.double()` change the module in place, so both conversions stick.
+# - `cpu torch.float32`
+# - `meta torch.float32`
+# - `cpu torch.float64`
+# - `meta torch.float64`
 
-# %% tags=["claim-M1", "gpu-only"]
+# %%
 model = nn.Linear(3, 2)
+model.double()
+model.to("meta")
+print(model.weight.device, model.weight.dtype)
 
+# %% tags=["claim-M1", "gpu-only", "answer"]
+assert model.weight.device.type == "meta"
+assert model.weight.dtype == torch.float64
+
+model = nn.Linear(3, 2)
 assert model.to(device) is model
 assert model.cpu() is model
 assert model.double() is model  # dtype conversions too
@@ -85,11 +108,6 @@ if torch.cuda.is_available():
 else:
     print(f"{torch.cuda.is_available()=}")
 
-model.to("meta")  # the result is not assigned
-print(model.weight.device, model.weight.dtype)
-assert model.weight.device.type == "meta"
-assert model.weight.dtype == torch.float64
-
 t = torch.ones(3)
 t_meta = t.to("meta")
 print(t.device, t_meta.device)
@@ -97,23 +115,25 @@ assert t_meta is not t
 assert t.device.type == "cpu"  # the original tensor did not move
 assert t.to(t.device) is t  # nothing to do: the same tensor comes back
 
+# %% [markdown] tags=["answer"]
+# **Answer:** `meta torch.float64`. `Module.to` changes the module *in place*, converting its
+# parameters and buffers, and returns the module itself; so do `.cpu()`, `.double()` and, on a GPU,
+# `.cuda()`. Both conversions therefore stick, and `model = model.to(device)` is harmless but not
+# needed.
+#
+# - `cpu torch.float32` is what you would see if the calls returned converted copies, as
+#   `Tensor.to` does: the checks show `t.to("meta")` leaving `t` on the CPU.
+# - `meta torch.float32` and `cpu torch.float64` would mean that only one of the two calls changed
+#   the model.
+#
+# The checks also assert that each call returns `model` itself (`.cuda()` only on a GPU).
 
 # %% [markdown]
 # ## Parameters and buffers
 #
 # The module is the same object after `.to()`, but are the tensors inside it? It depends on the
-# move:
-#
-# - **CPU ↔ CUDA, or a dtype change:** each `Parameter` stays the same Python object. PyTorch swaps
-#   the tensor behind it (`param.data`), so anything holding a reference to the parameter still
-#   sees the right one.
-# - **To `meta`:** the parameters are replaced by new `Parameter` objects.
-# - **Buffers** (tensors registered with `register_buffer`) are plain tensors: a buffer that is
-#   converted is replaced by a new tensor object.
-#
-# An identity check (`is`) therefore gives different answers on different devices. The small module
-# below has one parameter, one buffer and one plain tensor attribute (more on that in the next
-# section).
+# move. The small module below has one parameter, one buffer (a tensor registered with
+# `register_buffer`) and one plain tensor attribute (more on that in the next section).
 
 # %%
 class Scaled(nn.Module):
@@ -128,7 +148,8 @@ class Scaled(nn.Module):
 
 
 # %% [markdown]
-# Moving to `meta` works on every machine and replaces both the parameter and the buffer.
+# Moving to `meta` works on every machine. It replaces the parameter with a new `Parameter` object,
+# and the buffer with a new tensor.
 
 # %% tags=["claim-F3"]
 model = Scaled()
@@ -157,22 +178,24 @@ assert layer.weight.device.type == "cpu"
 assert torch.isfinite(layer.weight).all()
 
 # %% [markdown]
-# A dtype change (any machine) and a move to a GPU keep the `Parameter` objects, while the buffer is
-# still replaced.
+# A dtype change is a conversion too, and it runs on any machine.
 
 # %% [markdown] tags=["predict"]
-# **Predict:** After `model.double()`, is `model.weight` still the same `Parameter` object as `weight`,
-# saved before the call?
+# **Predict:** `weight` and `offset` are saved before `model.double()`. What does the cell print
+# after the call?
 #
-# - `model.weight is weight=True` — for a dtype change (and between CPU and CUDA) PyTorch swaps the tensor behind the `Parameter` and keeps the object.
-# - `model.weight is weight=False` — that is what a move to `meta` does (see above); a dtype change keeps the `Parameter`.
+# - `model.weight is weight=True, model.offset is offset=True`
+# - `model.weight is weight=True, model.offset is offset=False`
+# - `model.weight is weight=False, model.offset is offset=False`
 
-# %% tags=["claim-F3", "gpu-only"]
+# %%
 model = Scaled()
 weight, offset = model.weight, model.offset
 
 model.double()
 print(f"{model.weight is weight=}, {model.offset is offset=}")
+
+# %% tags=["claim-F3", "gpu-only", "answer"]
 assert model.weight.dtype == torch.float64
 assert model.weight is weight  # same Parameter object
 assert model.offset is not offset  # the buffer is a new tensor
@@ -187,26 +210,56 @@ if torch.cuda.is_available():
 else:
     print(f"{torch.cuda.is_available()=}")
 
+# %% [markdown] tags=["answer"]
+# **Answer:** `model.weight is weight=True, model.offset is offset=False`. Which objects survive
+# depends on the move:
+#
+# - **A dtype change, or CPU ↔ CUDA:** each `Parameter` stays the same Python object. PyTorch swaps
+#   the tensor behind it (`param.data`), so anything holding a reference to the parameter still
+#   sees the right one. On a GPU, the cell asserts this for the move to CUDA too.
+# - **To `meta`:** the parameters are replaced by new `Parameter` objects (`...=False, ...=False`,
+#   as above).
+# - **Buffers** are plain tensors: a buffer that is converted is always replaced by a new tensor
+#   object, so `...=True, ...=True` does not happen.
+#
+# An identity check (`is`) therefore gives different answers for different moves.
+
 # %% [markdown]
 # ## Plain tensor attributes
 #
-# `Module.to` only converts what the module knows about: parameters, buffers and submodules. A
-# tensor stored as an ordinary attribute (`self.mask = torch.ones(3)`) stays where it was, and the
-# forward pass then mixes devices. It is also missing from the `state_dict`.
-#
-# Below, the target is the GPU when there is one, and `meta` otherwise.
+# `Module.to` converts what the module knows about: parameters, buffers and submodules. The
+# `Scaled` module also keeps a tensor as an ordinary attribute, `self.mask = torch.ones(3)`. Below,
+# the target is the GPU when there is one, and `meta` otherwise.
 
-# %% tags=["claim-F5"]
-target = torch.device("cuda") if torch.cuda.is_available() else torch.device("meta")
+# %% [markdown] tags=["predict"]
+# **Predict:** After `model = Scaled().to(target)`, the cell prints the device of each tensor.
+# What does the line for `mask` show?
+#
+# - `mask meta`
+# - `mask cuda:0`
+# - `mask cpu`
+
+# %%
+target = torch.device("cuda" if torch.cuda.is_available() else "meta")
 model = Scaled().to(target)
 
 for name in ["weight", "offset", "mask"]:
     print(name, getattr(model, name).device)
+
+# %% tags=["claim-F5", "answer"]
 assert model.weight.device.type == target.type
 assert model.offset.device.type == target.type
 assert model.mask.device.type == "cpu"  # left behind
 assert "mask" not in model.state_dict()
+with expect_error(RuntimeError, "device"):
+    model(torch.ones(3, device=target))  # the forward pass mixes devices
 
+# %% [markdown] tags=["answer"]
+# **Answer:** `mask cpu`, on every machine. `Module.to` does not see a tensor stored as an
+# ordinary attribute, so it stays where it was, and the forward pass then mixes devices: the
+# checks call the model and get a device error. It is also missing from the `state_dict`.
+# `mask meta` (without a GPU) or `mask cuda:0` (on a GPU) would mean that the move took it along,
+# as it did `weight` and `offset`.
 
 # %% [markdown]
 # The fix is to register the tensor as a buffer. Pass `persistent=False` if it should move with the
@@ -231,31 +284,48 @@ assert "mask" not in model.state_dict()
 # %% [markdown]
 # ## Do not reassign a parameter
 #
-# Moving one parameter by hand with `model.weight = model.weight.to(d)` does not work. A real
-# conversion returns a plain `Tensor`, not a `Parameter`, and a module refuses to store a plain
-# tensor under a parameter's name: it raises a `TypeError`.
-#
-# The trap: when nothing needs to change (say, `d` is the CPU and so is the weight), `.to()` returns
-# the parameter itself and the assignment works. The same line then fails the first time it runs on
-# a GPU. Move the whole module with `model.to(d)` instead.
+# Moving one parameter by hand, with `model.weight = model.weight.to(d)`, does not work. The
+# question is what `to` gives back for a parameter. The cell prints the type's name and whether
+# the result still requires a gradient.
 
 # %% [markdown] tags=["predict"]
-# **Predict:** `model.weight` is a `Parameter`. What type does `model.weight.to("meta")`, a real conversion, return?
+# **Predict:** `model.weight` is a `Parameter` on the CPU. What does the cell print for
+# `moved = model.weight.to("meta")`, a real conversion?
 #
-# - `<class 'torch.nn.parameter.Parameter'>` — only a `to()` with nothing to do gives back the `Parameter` itself.
-# - `<class 'torch.Tensor'>` — a real conversion returns a plain tensor, which is why the module refuses it under a parameter's name.
+# - `Tensor True`
+# - `Parameter True`
+# - `Tensor False`
+
+# %%
+model = nn.Linear(3, 2)
+moved = model.weight.to("meta")
+print(type(moved).__name__, moved.requires_grad)
+
+# %% tags=["claim-F5", "answer"]
+assert type(moved) is torch.Tensor
+assert moved.requires_grad and not moved.is_leaf  # recorded by autograd
+w = model.weight
+assert w.to(w.device) is w  # nothing to do: the Parameter itself
+
+# %% [markdown] tags=["answer"]
+# **Answer:** `Tensor True`. A real conversion returns a plain `Tensor`, not a `Parameter`. It still
+# requires a gradient, because autograd records the conversion: it is the result of an operation on
+# the parameter, not a leaf of its own. `Parameter True` is what you get only when `to()` has
+# nothing to do (the checks show `w.to(w.device) is w`), and `Tensor False` would be a tensor cut
+# off from the parameter's gradient.
+
+# %% [markdown]
+# A module refuses to store anything but a `Parameter` (or `None`) under a parameter's name, so the
+# assignment raises a `TypeError`:
 
 # %% tags=["claim-F5"]
-model = nn.Linear(3, 2)
-assert model.weight.to(model.weight.device) is model.weight  # no-op: the Parameter itself
-
-moved = model.weight.to("meta")  # a real conversion
-print(type(moved))
-assert type(moved) is torch.Tensor
-
 with expect_error(TypeError, "cannot assign"):
     model.weight = moved
 
+# %% [markdown]
+# The trap: when nothing needs to change (say, `d` is the CPU and so is the weight), `.to()` returns
+# the parameter itself and the assignment works. The same line then fails the first time it runs on
+# a GPU. Move the whole module with `model.to(d)` instead.
 
 # %% [markdown]
 # ## Which device is a model on
@@ -290,9 +360,13 @@ assert len(devices(model)) == 2
 # intend, `model.to(device)` and `x = x.to(device)`. Write the assignment: `Tensor.to` returns a new
 # tensor and leaves `x` where it was.
 #
-# Do not simply move the tensor the message names. Since torch 2.8 a linear layer fed a CPU input
-# reports
-# `Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)`:
+# Do not simply move the tensor the message names. Since torch 2.8, PyTorch's CUDA check words the
+# error for a linear layer fed a CPU input like this (quoted from its source; this page's outputs
+# were not made on a GPU):
+#
+# ```text
+# Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
+# ```
 #
 # - For a 2-D input `nn.Linear` runs `addmm(bias, input, weight.T)`, so `mat1` is your input, and
 #   `wrapper_CUDA_addmm` is the operation that noticed.
@@ -307,12 +381,13 @@ assert len(devices(model)) == 2
 # In real code the usual cause of a mismatch is a tensor created inside `forward` or a loss without a
 # device; [Device errors, decoded](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)
 # shows it, with its fixes.
-#
+
+# %% [markdown]
 # One mix is allowed, in element-wise operations only: a 0-dim CPU tensor such as `torch.tensor(2.0)`
 # can take part in `+`, `*` and the like on CUDA tensors, as if it were a Python number. Other
 # operations make no such exception: `torch.addmm(torch.tensor(1.0), a, b)`, with `a` and `b` on the
-# GPU, fails the device check. On a machine without a GPU the cell prints only
-# `torch.cuda.is_available()=False`.
+# GPU, fails the device check. On a GPU, the cell below asserts each of these outcomes; on a machine
+# without one it prints only `torch.cuda.is_available()=False`.
 
 # %% tags=["claim-O3", "gpu-only"]
 model = nn.Linear(4, 2).to(device)
@@ -330,9 +405,10 @@ if torch.cuda.is_available():
     y = model(x)
     print(f"{y.device=}")
     assert y.device == model.weight.device
-    assert (y * torch.tensor(2.0)).device == y.device  # element-wise: a 0-dim CPU tensor is allowed
-    with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
-        torch.addmm(torch.tensor(1.0), x.T, x)  # not element-wise: the 0-dim exception does not apply
+    two = torch.tensor(2.0)  # a 0-dim CPU tensor
+    assert (y * two).device == y.device  # element-wise: allowed
+    with expect_error(RuntimeError, "Expected all tensors to be on the same"):
+        torch.addmm(two, x.T, x)  # not element-wise: no exception
 else:
     print(f"{torch.cuda.is_available()=}")
     assert model(x).device.type == "cpu"
@@ -347,8 +423,9 @@ else:
 meta_model = nn.Linear(4, 2).to("meta")
 with expect_error(RuntimeError, "is not on the expected device"):
     meta_model(torch.randn(8, 4))  # the input was left on the CPU
+cpu_model = nn.Linear(4, 2)  # the model was left on the CPU
 with expect_error(RuntimeError, "is not on the expected device"):
-    nn.Linear(4, 2)(torch.randn(8, 4, device="meta"))  # the model was left on the CPU
+    cpu_model(torch.randn(8, 4, device="meta"))
 
 y = meta_model(torch.randn(8, 4, device="meta"))  # both on meta
 scaled = y * torch.tensor(2.0)  # element-wise: a 0-dim CPU tensor is allowed
@@ -365,7 +442,8 @@ assert scaled.device.type == "meta"
 # holds the right parameters. That is enough only while the optimizer has no state yet. Its state is
 # not part of the module, so `model.to()` leaves it on the old device.
 # `optimizer.load_state_dict(optimizer.state_dict())` converts the state to each parameter's device.
-# On a machine without a GPU the cell prints only `torch.cuda.is_available()=False`.
+# On a GPU, the cell asserts both steps; on a machine without one it prints only
+# `torch.cuda.is_available()=False`.
 
 # %% tags=["claim-F4", "gpu-only"]
 model = nn.Linear(4, 2)  # on the CPU
@@ -374,7 +452,8 @@ model(torch.randn(8, 4)).sum().backward()
 optimizer.step()  # creates Adam's state on the CPU
 
 model.to(device)
-assert optimizer.param_groups[0]["params"][0] is model.weight  # still the same Parameter
+params = optimizer.param_groups[0]["params"]
+assert params[0] is model.weight  # still the same Parameter
 
 if torch.cuda.is_available():
     state = optimizer.state[model.weight]
@@ -412,13 +491,17 @@ model(torch.randn(8, 4, dtype=torch.float64)).sum().backward()
 with expect_error(RuntimeError, "expected dtype"):
     optimizer.step()  # float64 gradients meet float32 state
 
-optimizer.load_state_dict(optimizer.state_dict())  # converts the state to each parameter's dtype
+# converts the state to each parameter's dtype
+optimizer.load_state_dict(optimizer.state_dict())
 optimizer.step()
 state = optimizer.state[model.weight]
 print(f"{state['exp_avg'].dtype=}")
 assert state["exp_avg"].dtype == torch.float64
 
 # %% [markdown]
+# The error comes from inside Adam's update: "expected dtype float … but got dtype double" says that
+# a float32 state tensor met a float64 gradient.
+#
 # The simplest rule avoids all of this: move the model first, then build the optimizer. Its state is
 # then created next to the parameters.
 
@@ -444,11 +527,14 @@ assert state["exp_avg"].device == model.weight.device
 # - a callable `(storage, location) -> storage`: decides per tensor storage;
 #   `lambda storage, location: storage` keeps everything on the CPU.
 #
-# We also pass `weights_only=True`, which only unpickles tensors and plain containers: the safe
-# way to load a `state_dict` (more on it below). Without a GPU, the checkpoint below comes from the
-# CPU, and the next cell prints only `torch.cuda.is_available()=False`.
+# We also pass `weights_only=True`, which restores only tensors and plain containers from the
+# pickle: the safe way to load a `state_dict` (more on it below).
 #
-# Without `map_location`, loading such a checkpoint on a machine without a GPU stops with `Attempting to deserialize object on a CUDA device`; [Device errors, decoded](07-device-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device) produces that error.
+# Without `map_location`, loading such a checkpoint on a machine without a GPU stops with
+# `Attempting to deserialize object on a CUDA device`;
+# [Device errors, decoded](07-device-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)
+# produces that error. Without a GPU, the checkpoint below comes from the CPU, and the cell after it
+# prints only `torch.cuda.is_available()=False`.
 
 # %%
 tmp = tempfile.TemporaryDirectory()
@@ -497,11 +583,12 @@ with expect_error(TypeError, "not callable"):
     torch.load(path, map_location=0, weights_only=True)
 
 # %% [markdown]
-# Since torch 2.6, `weights_only=True` is `torch.load`'s default; we pass it only so that the code
-# reads the same on older releases. This is why loading a whole pickled model (saved with
-# `torch.save(model, path)`) stopped working for many people in 2.6: `torch.load` now refuses to
-# unpickle arbitrary classes. Save and load `state_dict()`s, or, only for a file you trust, pass
-# `weights_only=False`.
+# Since torch 2.6, `weights_only=True` is `torch.load`'s default; the cells above pass it anyway, so
+# that the choice is visible. This default is why loading a whole pickled model (saved with
+# `torch.save(model, path)`) stopped working for many people when they upgraded to 2.6: `torch.load`
+# now refuses to restore arbitrary classes from the pickle. The cell below shows the first sentence
+# of its long message, "Weights only load failed". Save and load `state_dict()`s, or, only for a file
+# you trust, pass `weights_only=False`.
 
 # %%
 whole = os.path.join(tmp.name, "whole-model.pt")
@@ -509,11 +596,13 @@ torch.save(nn.Linear(4, 2), whole)  # the whole module, pickled
 try:
     torch.load(whole, map_location="cpu")
 except pickle.UnpicklingError as err:
-    print(f"{type(err).__name__}: {str(err).split('.')[0]}", file=sys.stderr)  # the message is long: show its first sentence
+    first = str(err).split(".")[0]  # the message is long: its first sentence
+    print(f"{type(err).__name__}: {first}", file=sys.stderr)
 else:
     raise AssertionError("expected an UnpicklingError")
 
-loaded = torch.load(whole, map_location="cpu", weights_only=False)  # only for a file you trust
+# only for a file you trust
+loaded = torch.load(whole, map_location="cpu", weights_only=False)
 print(f"{type(loaded).__name__=}")
 assert isinstance(loaded, nn.Linear)
 tmp.cleanup()
@@ -522,8 +611,9 @@ tmp.cleanup()
 # ## Summary
 #
 # - `model.to(device)` moves the model in place and returns it; no reassignment needed.
-# - Between CPU and CUDA the `Parameter` objects stay the same; to `meta` they are replaced;
-#   converted buffers are always new tensors. Leave `meta` with `to_empty()`, then initialise.
+# - Between CPU and CUDA, and for a dtype change, the `Parameter` objects stay the same; to `meta`
+#   they are replaced; converted buffers are always new tensors. Leave `meta` with `to_empty()`,
+#   then initialise.
 # - Only parameters, buffers and submodules move. Register other tensors with `register_buffer`.
 # - Never assign a converted tensor to a parameter's name; move the whole module.
 # - A model has no single device: `next(model.parameters()).device` is a convention.

@@ -15,34 +15,47 @@
 # %% [markdown]
 # # Choosing a device that works everywhere
 #
-# Code that hard-codes `"cuda"` fails on a Mac, on a laptop without an NVIDIA GPU and on a CPU-only CI runner. This page
-# builds a small helper that uses an accelerator when one is usable and falls back to the CPU
-# otherwise. It also explains what a bare integer such as `device=0` means in current PyTorch,
-# because that changed in 2.5.
+# Code that hard-codes `"cuda"` fails on a Mac, on a laptop without an NVIDIA GPU and on a CPU-only
+# CI runner. This page builds a small helper that uses an accelerator when one is usable and falls
+# back to the CPU otherwise. It also explains what a bare integer such as `device=0` means in
+# current PyTorch, because that changed in 2.5.
 #
-# A cell whose check needs something this machine lacks prints the unmet condition as code, such
-# as `hasattr(torch, 'accelerator')=False`. The first cell also defines `expect_error`, which this
-# page uses to show an expected error and carry on.
+# A cell whose checks need a GPU runs them only where one is usable; elsewhere it prints the
+# condition it found unmet, as code, such as `cuda_ok=False`. The first cell also defines
+# `expect_error`, which this page uses to show an expected error and carry on.
 
-# %%
+# %% tags=["setup"]
 import contextlib
 import sys
+import types
 
 import torch
 
-# The torch version as numbers, (2, 13) for "2.13.0+cpu", to compare with tuples such as (2, 7)
+# The torch version as numbers: (2, 13) for "2.13.0+cpu", to compare with (2, 7)
 TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+# The notebooks need torch.accelerator (torch 2.6 or newer): say so and stop
+TOO_OLD_TEXT = (
+    "This notebook needs torch 2.6 or newer (it uses torch.accelerator), "
+    "and this is torch {}. Upgrade torch (pip install -U torch), "
+    "then restart the kernel."
+)
+if TORCH < (2, 6):
+    raise RuntimeError(TOO_OLD_TEXT.format(torch.__version__))
 
 
 @contextlib.contextmanager
-def expect_error(kind, fragment):
-    # The block must raise `kind` with `fragment` in its message;
-    # the error is shown and the notebook carries on
+def expect_error(kind, fragment=""):
+    # The block must raise `kind` with `fragment` in its message. The error is
+    # shown and kept in `caught.error` for later checks; the notebook carries on
+    caught = types.SimpleNamespace(error=None)
     try:
-        yield
+        yield caught
     except kind as err:
         assert fragment in str(err), err
-        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+        caught.error = err
+        sys.stdout.flush()  # what the block printed first
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
 
@@ -72,45 +85,62 @@ if mps_ok:
 # %% [markdown]
 # ## One API for every accelerator
 #
-# Since 2.6, `torch.accelerator` speaks for whichever accelerator the build supports: CUDA, Apple
-# MPS, Intel XPU and others. Two functions answer the two questions a script has:
+# `torch.accelerator`, added in 2.6, covers CUDA, Apple MPS, Intel XPU and others with the same
+# functions. It is why this tutorial needs torch 2.6 or newer: its first cell stops on an older
+# one. Two functions answer the two questions a script has:
 #
 # - `torch.accelerator.is_available()`: can I use an accelerator right now?
-# - `torch.accelerator.current_accelerator()`: which kind? It returns a `torch.device` such as
-#   `device(type='cuda')`, without an index.
+# - `torch.accelerator.current_accelerator()`: which kind?
 #
-# When no accelerator is usable, 2.6 and later releases differ: since 2.7, `current_accelerator()`
-# returns `None` on a build with no accelerator support; in 2.6 it raises a `RuntimeError`
-# instead. The cell asserts what this machine's torch does; the checks for a usable accelerator run
-# only on a machine that has one. The module does not exist before 2.6, and an old environment may
-# have an older torch, so the cell checks with `hasattr` first.
+# When no accelerator is usable, 2.6 and later releases differ: in 2.6 `current_accelerator()`
+# raises a `RuntimeError`, so the cell asks it only where it answers (an accelerator is usable, or
+# torch is 2.7 or newer).
 
 # %% [markdown] tags=["predict"]
-# **Predict:** What does `torch.accelerator.current_accelerator()` return on the machine that runs this cell?
-# The cell prints it as `acc`.
+# **Predict:** What does `torch.accelerator.current_accelerator()` return on the machine that runs
+# this cell? The cell prints it as `acc`.
 #
-# - `acc=device(type='cuda')` — a CUDA build: the kind of accelerator, without an index.
-# - `acc=device(type='cuda', index=0)` — `current_accelerator()` names a kind of accelerator, not a particular GPU, so its device has no index.
-# - `acc=None` — the PyTorch build supports no accelerator (a CPU-only build, torch 2.7 or later).
+# - `acc=device(type='cuda')`
+# - `acc=device(type='cuda', index=0)`
+# - `acc=device(type='cpu')`
+# - `acc=None`
 
-# %% tags=["claim-O5", "gpu-only"]
-if not hasattr(torch, "accelerator"):
-    print(f"{hasattr(torch, 'accelerator')=}")
+# %%
+available = torch.accelerator.is_available()
+print(f"{available=}")
+if available or TORCH >= (2, 7):
+    acc = torch.accelerator.current_accelerator()
+    print(f"{acc=}")
+else:  # torch 2.6 without a usable accelerator
+    with expect_error(Exception) as caught:
+        torch.accelerator.current_accelerator()
+
+# %% tags=["claim-O5", "gpu-only", "answer"]
+if available or TORCH >= (2, 7):
+    assert acc is None or (acc.type != "cpu" and acc.index is None)
+    if available:
+        assert acc is not None
+    if acc is None:
+        assert not available and torch.version.cuda is None
+    if cuda_ok:
+        assert acc == torch.device("cuda")
 else:
-    available = torch.accelerator.is_available()
-    print(f"{available=}")
-    if available or TORCH >= (2, 7):
-        acc = torch.accelerator.current_accelerator()
-        print(f"{acc=}")
-        if available:
-            assert acc.type != "cpu" and acc.index is None
-        if acc is None:
-            assert not available
-        if cuda_ok:
-            assert acc.type == "cuda"
-    else:
-        with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
-            torch.accelerator.current_accelerator()
+    assert isinstance(caught.error, RuntimeError)
+    assert "Cannot access accelerator device" in str(caught.error)
+
+# %% [markdown] tags=["answer"]
+# **Answer:** it depends on the PyTorch build, and the checks assert the outcome for this machine.
+#
+# - `acc=None`: the build supports no accelerator (a CPU-only build, torch 2.7 or newer).
+# - `acc=device(type='cuda')`: a CUDA build, since 2.7 even where no GPU is usable (more on this
+#   below). On a machine with a usable CUDA GPU, the cell asserts this value.
+# - `acc=device(type='cuda', index=0)` never appears: `current_accelerator()` names a kind of
+#   accelerator, not a particular GPU, so its device has no index.
+# - `acc=device(type='cpu')` never appears either: the CPU is not an accelerator, and a build
+#   without one gives `None`.
+#
+# On torch 2.6 with no usable accelerator the call raises `RuntimeError: Cannot access accelerator
+# device when none is available.` instead.
 
 # %% [markdown]
 # One trap, since 2.7: `current_accelerator()` describes the *build*, not the machine. A CUDA build
@@ -118,7 +148,7 @@ else:
 # while `is_available()` says `False`. (In 2.6 the same call raises on such a machine.) So ask
 # `is_available()` first, or, since 2.7, call `current_accelerator(check_available=True)`, which
 # returns `None` unless the accelerator is usable. Without a GPU the cell checks that this call
-# returns `None`; on an older torch it prints `TORCH >= (2, 7)=False`.
+# returns `None`; on torch 2.6 it prints `TORCH >= (2, 7)=False`.
 
 # %% tags=["claim-O5", "gpu-only"]
 if TORCH >= (2, 7):
@@ -139,28 +169,20 @@ else:
 #
 # Put the choice in one function and call it once at the top of a script. It picks an accelerator
 # that is available right now, if there is one, and the CPU otherwise; it does not compare devices
-# or look for the fastest. On torch 2.6 and later it asks `torch.accelerator`; on older releases it
-# tries CUDA and MPS by name.
+# or look for the fastest. It needs `torch.accelerator`, so torch 2.6 or newer.
 
 # %% [markdown] tags=["predict"]
 # **Predict:** What does `print(device, y.device)` show on the machine that runs this cell?
 #
-# - `cuda cuda:0` — a usable GPU: the helper's device has no index, but a tensor always lives on one particular GPU.
-# - `cpu cpu` — no usable accelerator: `pick_device()` falls back to the CPU.
-# - `cuda:0 cuda:0` — `current_accelerator()` returns a device without an index, so `device` prints as `cuda`.
+# - `cuda:0 cuda:0`
+# - `cpu cpu`
+# - `cuda cuda:0`
 
-# %% tags=["claim-O5"]
+# %%
 # The usable accelerator if there is one, otherwise the CPU
 def pick_device() -> torch.device:
-    if hasattr(torch, "accelerator"):  # torch 2.6 and later
-        if torch.accelerator.is_available():
-            return torch.accelerator.current_accelerator()
-        return torch.device("cpu")
-    # older torch: ask each backend by name
-    if torch.cuda.is_available():
-        return torch.device("cuda")
-    if torch.backends.mps.is_available():
-        return torch.device("mps")
+    if torch.accelerator.is_available():
+        return torch.accelerator.current_accelerator()
     return torch.device("cpu")
 
 
@@ -170,58 +192,78 @@ x = torch.randn(3, 4, device=device)
 y = model(x)
 print(device, y.device)
 
+# %% tags=["claim-O5", "gpu-only", "answer"]
 assert y.device.type == device.type
 assert (device.type == "cuda") == cuda_ok
 assert device.index is None
+if cuda_ok:
+    assert y.device == torch.device("cuda", torch.cuda.current_device())
+
+# %% [markdown] tags=["answer"]
+# **Answer:** `cpu cpu` on a machine with no usable accelerator: `pick_device()` falls back to the
+# CPU. On a usable GPU it is `cuda cuda:0`, and the cell asserts it there: the helper's device has
+# no index, but a tensor always lives on one particular GPU, the current one (index 0 unless you
+# change it). `cuda:0 cuda:0` cannot appear, because `current_accelerator()` returns a device
+# without an index, which prints as `cuda`.
 
 # %% [markdown]
-# The helper returns a device without an index. For an accelerator that means "the current device
-# of this type", which is index 0 unless you change it; the next page shows how.
+# For an accelerator, a device without an index means "the current device of this type"; the next
+# page shows how to change it.
 
 # %% [markdown]
 # ## What an integer device means
 #
 # Older code writes `torch.device(0)`, `device=0` or `.to(0)` to mean "the first GPU". Up to
 # PyTorch 2.4 an integer always meant CUDA. Since 2.5 it means "index 0 of the current
-# accelerator": `cuda:0` on an NVIDIA machine, `mps:0` on a Mac, `xpu:0` on an Intel GPU. With no
-# accelerator there is nothing to point at, and `torch.device(0)` itself raises
-# `RuntimeError: Cannot access accelerator device when none is available.` Since 2.7 a PyTorch
-# built for an accelerator (a CUDA build on a machine without a GPU) still turns `0` into `cuda:0`,
-# and the error comes when a tensor is created there.
-#
-# The cell asserts the outcome for the machine it runs on.
+# accelerator": `cuda:0` on an NVIDIA machine, `mps:0` on a Mac, `xpu:0` on an Intel GPU.
 
 # %% [markdown] tags=["predict"]
 # **Predict:** What does `device=0` give on the machine that runs this cell?
 #
-# - `Cannot access accelerator device when none is available` — no accelerator at all: there is nothing for index 0 to point at.
-# - `device(type='cuda', index=0)` — a CUDA build: 0 is index 0 of the current accelerator.
-# - `device(type='cpu')` — an integer never means the CPU.
+# - `device(type='cpu')`
+# - `Cannot access accelerator device when none is available`
+# - `device(type='cuda', index=0)`
 
-# %% tags=["claim-O1", "gpu-only"]
+# %%
+try:
+    print(f"{torch.device(0)=}")
+    t = torch.zeros(2, device=0)
+    print(f"{t.device=}")
+except RuntimeError as err:
+    error = err
+    print(f"{type(err).__name__}: {err}", file=sys.stderr)
+else:
+    error = None
+
+# %% tags=["claim-O1", "gpu-only", "answer"]
 usable = torch.accelerator.is_available()
-# From 2.7 current_accelerator() names the accelerator the build supports (None if none);
-# on 2.6 it raises when none is usable, so it is asked only from 2.7 on
-built_for = torch.accelerator.current_accelerator() if usable or TORCH >= (2, 7) else None
+# From 2.7 on, current_accelerator() names the kind of accelerator the build
+# supports (None if none); 2.6 raises when none is usable, so it is not asked
+if usable or TORCH >= (2, 7):
+    built_for = torch.accelerator.current_accelerator()
+else:
+    built_for = None
 print(f"{usable=}, {built_for=}")
 
 if usable:
-    t = torch.zeros(2, device=0)
-    print(f"{torch.device(0)=}, {t.device=}")
-    assert torch.device(0) == t.device == torch.device(pick_device().type, 0)
+    assert error is None
+    assert torch.device(0) == t.device == torch.device(built_for.type, 0)
 elif built_for is None:
-    with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
-        torch.zeros(2, device=0)
+    assert "Cannot access accelerator device" in str(error)
     assert pick_device() == torch.device("cpu")
-else:
-    print(f"{torch.device(0)=}")
+else:  # built for an accelerator that is not usable here
     assert torch.device(0) == torch.device(built_for.type, 0)
-    try:
-        torch.zeros(2, device=0)
-    except RuntimeError as err:  # the message depends on the driver, so only the type is checked
-        print(f"{type(err).__name__}: {err}", file=sys.stderr)
-    else:
-        raise AssertionError("expected RuntimeError")
+    assert isinstance(error, RuntimeError)  # its message depends on the driver
+
+# %% [markdown] tags=["answer"]
+# **Answer:** it depends on the machine, and the checks assert the outcome for this one.
+#
+# - `Cannot access accelerator device when none is available`: no accelerator at all, so index 0
+#   points at nothing, and `torch.device(0)` itself raises this `RuntimeError`.
+# - `device(type='cuda', index=0)`: on a CUDA machine, 0 is index 0 of the current accelerator.
+#   Since 2.7, a PyTorch built for an accelerator (a CUDA build on a machine without a GPU) also
+#   turns `0` into `cuda:0`, and the error comes only when a tensor is created there.
+# - `device(type='cpu')` never appears: an integer does not mean the CPU.
 
 # %% [markdown]
 # An integer is therefore not a portable way to say "the GPU": it means something different on

@@ -17,41 +17,58 @@
 #
 # With more than one GPU, every CUDA call that names no index goes to the *current device*. This
 # page shows how that device is chosen, how to hide GPUs from a process, what `nn.DataParallel`
-# really does, and how `DistributedDataParallel` works: we run it for real with two CPU processes.
+# really does, and how `DistributedDataParallel` is launched (one process per GPU) and fed its share of
+# the data. We launch it for real, with `torchrun` and two CPU processes.
 #
 # Cells that need a GPU print the unmet condition instead, such as `torch.cuda.is_available()=False`
 # or `n_gpus=0`; every other cell runs on any machine.
 
-# %%
+# %% tags=["setup"]
 import contextlib
 import json
 import os
-import re
-import socket
 import subprocess
 import sys
 import tempfile
+import types
 from pathlib import Path
 
 import torch
 from torch import nn
 from torch.utils.data import DistributedSampler
 
-device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-n_gpus = torch.cuda.device_count()
-print(torch.__version__, device, n_gpus)
+# The torch version as numbers: (2, 13) for "2.13.0+cpu", to compare with (2, 7)
+TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+# The notebooks need torch.accelerator (torch 2.6 or newer): say so and stop
+TOO_OLD_TEXT = (
+    "This notebook needs torch 2.6 or newer (it uses torch.accelerator), "
+    "and this is torch {}. Upgrade torch (pip install -U torch), "
+    "then restart the kernel."
+)
+if TORCH < (2, 6):
+    raise RuntimeError(TOO_OLD_TEXT.format(torch.__version__))
 
 
 @contextlib.contextmanager
-def expect_error(kind, fragment):
-    # The block must raise `kind` with `fragment` in its message; the error is shown and the notebook carries on.
+def expect_error(kind, fragment=""):
+    # The block must raise `kind` with `fragment` in its message. The error is
+    # shown and kept in `caught.error` for later checks; the notebook carries on
+    caught = types.SimpleNamespace(error=None)
     try:
-        yield
+        yield caught
     except kind as err:
         assert fragment in str(err), err
-        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+        caught.error = err
+        sys.stdout.flush()  # what the block printed first
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+n_gpus = torch.cuda.device_count()
+print(torch.__version__, device, n_gpus)
 
 # %% [markdown]
 # ## The current device
@@ -59,7 +76,7 @@ def expect_error(kind, fragment):
 # Each thread has one current CUDA device, which starts as GPU 0. `torch.cuda.current_device()`
 # reads it, `torch.cuda.set_device(i)` changes it, and `with torch.cuda.device(i):` changes it for
 # a block and restores it afterwards. Whatever names no index, such as `.cuda()` or `"cuda"`, uses
-# it. The cell uses the last GPU, which is GPU 0 on a one-GPU machine.
+# it. On a GPU, the next cell asserts this with the last GPU, which is GPU 0 on a one-GPU machine.
 
 # %% tags=["claim-F9", "gpu-only"]
 if torch.cuda.is_available():
@@ -83,26 +100,40 @@ else:
 # %% [markdown]
 # ## What "cuda" means
 #
-# `torch.device("cuda")` has no index. It is not a synonym for `cuda:0`: it means "the current
-# CUDA device", looked up when a tensor is created or moved.
+# A device can be named with an index, `"cuda:0"`, or without one, `"cuda"`. Creating a
+# `torch.device` needs no GPU, so the next cell runs on any machine.
 
 # %% [markdown] tags=["predict"]
-# **Predict:** What is the index of `torch.device("cuda")`? The cell prints the device, then its `.index`.
+# **Predict:** `d = torch.device("cuda")` is written without an index. What does the cell print
+# for `d.index`?
 #
-# - `0` — this would make `"cuda"` a synonym for `cuda:0`; it is not.
-# - `None` — `"cuda"` names no GPU; the current device is looked up only when a tensor is created or moved.
+# - `d.index=0`
+# - `d.index=None`
+# - `d.index=-1`
 
 # %%
 d = torch.device("cuda")
-print(repr(d), d.index)
+print(repr(d))
+print(f"{d.index=}")
+
+# %% tags=["answer"]
 assert d.index is None
 assert d != torch.device("cuda", 0)
+assert d.type == "cuda"
+
+# %% [markdown] tags=["answer"]
+# **Answer:** `d.index=None`. `"cuda"` names no GPU: it means "the current CUDA device", looked
+# up when a tensor is created or moved.
+#
+# - `d.index=0` would make `"cuda"` a synonym for `cuda:0`. It is not one: the two devices do not
+#   even compare equal.
+# - `d.index=-1` is not how PyTorch shows a missing index in Python: it shows `None`.
 
 # %% [markdown]
 # On one GPU that lookup always gives `cuda:0`. With two or more it matters: `t.to("cuda")` on a
 # tensor that lives on `cuda:1` copies it to `cuda:0` when GPU 0 is current, and returns `t` itself
-# when GPU 1 is current. The cell shows the copy with two GPUs, the one-GPU case with one, and prints
-# `n_gpus=0` without a GPU.
+# when GPU 1 is current. On a machine with two GPUs the cell asserts the copy; with one, that `t`
+# itself comes back. Without a GPU it prints `n_gpus=0`.
 
 # %% tags=["claim-F2", "gpu-only"]
 if n_gpus >= 2:
@@ -133,17 +164,19 @@ else:
 #
 # CUDA reads these variables once, when it initialises in the process. Set them in the shell
 # (`CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=1 python train.py`) or in the environment of a
-# new process. Here a child Python process gets an empty string and sees no GPU at all; with a GPU
-# present, a second child sees only the last one.
+# new process. Here a child Python process gets an empty string and sees no GPU at all; on a machine
+# with a GPU, a second child is given only the last one, and the cell asserts that it sees one.
 
 # %% tags=["claim-F9", "gpu-only"]
 probe = "import torch; print(torch.cuda.device_count())"
 settings = [""]
 if n_gpus:
-    ours = os.environ.get("CUDA_VISIBLE_DEVICES")  # this process may already be restricted
+    # This process may already be restricted: name the last GPU it sees
+    ours = os.environ.get("CUDA_VISIBLE_DEVICES")
     settings.append(ours.split(",")[n_gpus - 1] if ours else str(n_gpus - 1))
 for visible in settings:
-    env = dict(os.environ, CUDA_DEVICE_ORDER="PCI_BUS_ID", CUDA_VISIBLE_DEVICES=visible)
+    env = dict(os.environ, CUDA_DEVICE_ORDER="PCI_BUS_ID",
+               CUDA_VISIBLE_DEVICES=visible)
     child = subprocess.run([sys.executable, "-c", probe], env=env,
                            capture_output=True, text=True, timeout=120)
     assert child.returncode == 0, child.stderr
@@ -157,9 +190,10 @@ assert torch.cuda.device_count() == n_gpus
 # %% [markdown]
 # Once CUDA has started, changing `os.environ` in the same process has no effect: the GPUs stay
 # visible. This is why the variable must be set before the first CUDA call, and is safest set
-# before Python starts. The cell runs this in a fresh child process, so that nothing this notebook did
-# before can affect it: CUDA starts, the variable is emptied, and a new tensor still lands on a GPU.
-# Without a GPU the cell prints only `torch.cuda.is_available()=False`.
+# before Python starts. On a GPU, the next cell shows this in a fresh child process, so that nothing
+# this notebook did before can affect it: CUDA starts, the variable is emptied, and the cell asserts
+# that a new tensor still lands on a GPU. Without a GPU it prints only
+# `torch.cuda.is_available()=False`.
 
 # %% tags=["claim-F9", "gpu-only"]
 LATE = """
@@ -170,10 +204,12 @@ os.environ["CUDA_VISIBLE_DEVICES"] = ""
 print(torch.ones(1, device="cuda").device)
 """
 if torch.cuda.is_available():
-    child = subprocess.run([sys.executable, "-c", LATE], capture_output=True, text=True, timeout=120)
+    child = subprocess.run([sys.executable, "-c", LATE],
+                           capture_output=True, text=True, timeout=120)
     print(f"{child.returncode=}, {child.stdout.strip()=}")
     assert child.returncode == 0, child.stderr
-    assert child.stdout.split()[-1].startswith("cuda:")  # CUDA ignored the late change
+    # CUDA ignored the late change
+    assert child.stdout.split()[-1].startswith("cuda:")
 else:
     print(f"{torch.cuda.is_available()=}")
 
@@ -194,8 +230,8 @@ else:
 #   `device_ids[0]` and raises a `RuntimeError` if they are not, so you must move the model there
 #   yourself.
 #
-# The cell checks the branch that applies to this machine; with several GPUs it also wraps a model
-# with a single device id. Without a GPU it checks the first case only.
+# The cell asserts the case that applies to the machine it runs on. With several GPUs it also wraps a
+# model with a single device id; without a GPU only the first case runs.
 
 # %% tags=["claim-M5", "gpu-only"]
 model = nn.Linear(4, 2)
@@ -204,18 +240,20 @@ x = torch.randn(8, 4)
 where = next(model.parameters()).device
 print(f"{dp.device_ids=}, {where=}")
 if not torch.accelerator.is_available() or torch.backends.mps.is_available():
-    assert dp.device_ids == []  # no accelerator, or MPS: nothing to spread the work over
+    assert dp.device_ids == []  # nothing to spread the work over
 
 if len(dp.device_ids) == 0:
     y = dp(x)  # just calls the module
     assert where.type == "cpu" and y.device.type == "cpu"
 elif len(dp.device_ids) == 1:
-    assert where.type != "cpu" and where.index == dp.device_ids[0]  # moved by the constructor
+    # moved by the constructor
+    assert where.type != "cpu" and where.index == dp.device_ids[0]
     y = dp(x)
     assert y.device == where
 else:
     assert where.type == "cpu"  # not moved
-    with expect_error(RuntimeError, "must have its parameters and buffers on device"):
+    expected = "must have its parameters and buffers on device"
+    with expect_error(RuntimeError, expected):
         dp(x)
     model.to(f"cuda:{dp.device_ids[0]}")  # the fix: move it yourself
     y = dp(x)
@@ -224,56 +262,70 @@ else:
     last = dp.device_ids[-1]
     one = nn.DataParallel(nn.Linear(4, 2), device_ids=[last])
     print(f"{one.module.weight.device=}")
-    assert one.module.weight.device == torch.device("cuda", last)  # one device id: moved there
+    # one device id: moved there
+    assert one.module.weight.device == torch.device("cuda", last)
 print(f"{y.device=}")
 
 # %% [markdown]
-# Two more things to know. The wrapper stores your model as `dp.module`, so every key of its
-# `state_dict` gains a `module.` prefix; save `dp.module.state_dict()` if the checkpoint should
-# load into an unwrapped model. And its own documentation recommends `DistributedDataParallel`
-# instead, even on a single machine.
+# The wrapper keeps your model as `dp.module`. That shows in its `state_dict`, which is what a
+# checkpoint saves.
 
 # %% [markdown] tags=["predict"]
 # **Predict:** `dp` wraps a `Linear` in `nn.DataParallel`. What are the keys of `dp.state_dict()`?
 #
-# - `['weight', 'bias']` — those are the keys of `dp.module.state_dict()`, the unwrapped model.
-# - `['module.weight', 'module.bias']` — the wrapper keeps the model as `dp.module`, so every key gains a `module.` prefix.
+# - `['weight', 'bias']`
+# - `[]`
+# - `['module.weight', 'module.bias']`
 
-# %% tags=["claim-M5"]
+# %%
 keys = list(dp.state_dict())
 print(keys)
+
+# %% tags=["claim-M5", "answer"]
 assert keys == ["module.weight", "module.bias"]
 assert dp.module is model
 assert list(dp.module.state_dict()) == ["weight", "bias"]
 
+# %% [markdown] tags=["answer"]
+# **Answer:** `['module.weight', 'module.bias']`. The wrapper registers your model as its submodule
+# `module`, so every key of its `state_dict` gains a `module.` prefix.
+#
+# - `['weight', 'bias']` are the keys of `dp.module.state_dict()`, the unwrapped model. Save that if
+#   the checkpoint should load into a model that is not wrapped.
+# - `[]` would mean that the wrapper has no state of its own to save. It has none of its own, but a
+#   `state_dict` includes every registered submodule's, under the submodule's name.
+
+# %% [markdown]
+# `DataParallel`'s own documentation recommends `DistributedDataParallel` instead, for multi-GPU
+# training even on a single machine. The next cell finds that sentence in the docstring and checks
+# what it names.
+
+# %% tags=["claim-M5"]
 doc = " ".join(nn.DataParallel.__doc__.split())
-doc = re.sub(r"\.\. \w+:: ", "", doc)  # drop reST directives such as ".. warning::"
-doc = re.sub(r":\w+:`~?([\w.]+)`", r"\1", doc)  # :class:`~a.B` -> a.B
-advice = [s for s in doc.split(". ") if "DistributedDataParallel" in s]
-print(advice[0])
-assert advice
+advice = next(s for s in doc.split(". ") if "recommended" in s)
+print(f"{'DistributedDataParallel' in advice=}")
+print(f"{'single node' in advice=}")
+assert "DistributedDataParallel" in advice and "single node" in advice
 
 # %% [markdown]
 # ## DistributedDataParallel, the recommended path
 #
-# `DistributedDataParallel` (DDP) runs one process per device, usually started with
-# `torchrun --nproc-per-node=N train.py`. Each process holds a full copy of the model. When DDP wraps
-# the model it copies rank 0's parameters *and buffers* to every process (and, by default, rank 0's
-# buffers again before each forward pass); during `backward()` it averages the gradients across
-# processes, so every copy takes the same step and the copies stay identical.
+# `DistributedDataParallel` (DDP) runs one process per GPU, and each process holds a full copy of the
+# model. When DDP wraps the model it copies rank 0's parameters *and buffers* to every process (and,
+# by default, rank 0's buffers again before each forward pass). During `backward()` it averages the
+# gradients across processes, so every copy takes the same step and the copies stay identical.
 #
-# DDP does not split the data. Each process must load its own share, usually through a `DataLoader`
-# with a `DistributedSampler` (shown after the run). The demo below fakes the split: each process
-# draws its own random data from a seed that depends on its rank.
+# You do not start those processes yourself: `torchrun --nproc-per-node=N train.py` starts `N` copies
+# of your script, one per GPU, and tells each its place in environment variables:
 #
-# With the `gloo` backend DDP also runs on CPUs, so we can run it here: two processes, each starting
-# from different random weights and a different buffer value. Worker processes started the safe way
-# (`spawn`) cannot import functions defined in a notebook, so we write the training script to a
-# temporary file and start it with `python -m torch.distributed.run`, which is what the `torchrun`
-# command runs. The script ends with `os._exit(0)`: gloo's worker threads can still be releasing
-# autograd state while Python shuts down, which now and then aborts the process (seen with torch
-# 2.13); the results are saved by then. On GPUs the script would use the `nccl` backend and give each
-# process its own GPU.
+# - `WORLD_SIZE`: how many processes there are in all;
+# - `RANK`: the process's number among them, from 0;
+# - `LOCAL_RANK`: its number on this machine, which is the index of the GPU it should use.
+#
+# On GPUs, each process then makes its GPU the current device with
+# `torch.cuda.set_device(local_rank)` (from then on, `"cuda"` in that process means its own GPU), uses
+# the `nccl` backend, puts the model on that GPU and wraps it with `DDP(model, device_ids=[local_rank])`. On CPUs the backend is `gloo` and `device_ids` is left
+# out. The script below does both: it takes the GPU path when the machine has a GPU for each process.
 
 # %%
 TRAIN = '''
@@ -283,92 +335,199 @@ import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
+rank = int(os.environ["RANK"])
+local_rank = int(os.environ["LOCAL_RANK"])
+world_size = int(os.environ["WORLD_SIZE"])
 
-def train(rank):
-    torch.manual_seed(rank)
-    net = nn.Linear(4, 1)
-    net.register_buffer("seen", torch.full((1,), float(rank)))
-    start = net.weight.flatten().tolist()
-    model = DDP(net)
-    synced = net.weight.flatten().tolist()
-    buffer = net.seen.item()
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    torch.manual_seed(100 + rank)
-    for step in range(5):
-        x, y = torch.randn(16, 4), torch.randn(16, 1)
-        loss = nn.functional.mse_loss(model(x), y)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-    params = [p.flatten().tolist() for p in model.parameters()]
-    return {"rank": rank, "start": start, "synced": synced, "buffer": buffer,
-            "loss": loss.item(), "params": params}
+if torch.cuda.device_count() >= int(os.environ["LOCAL_WORLD_SIZE"]):
+    torch.cuda.set_device(local_rank)
+    device, backend = torch.device("cuda", local_rank), "nccl"
+else:
+    device, backend = torch.device("cpu"), "gloo"
+dist.init_process_group(backend)
 
+torch.manual_seed(rank)
+net = nn.Linear(4, 1).to(device)
+net.register_buffer("seen", torch.full((1,), float(rank), device=device))
+start = net.weight.flatten().tolist()
+model = DDP(net, device_ids=[local_rank] if device.type == "cuda" else None)
+synced = net.weight.flatten().tolist()
+buffer = net.seen.item()
 
-dist.init_process_group("gloo")
-result = train(dist.get_rank())
-with open(f"{sys.argv[1]}/rank{result['rank']}.json", "w") as f:
-    json.dump(result, f)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+torch.manual_seed(100 + rank)
+for step in range(5):
+    x = torch.randn(16, 4, device=device)
+    y = torch.randn(16, 1, device=device)
+    loss = nn.functional.mse_loss(model(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+
+params = [v for p in model.parameters() for v in p.flatten().tolist()]
+mine = dict(rank=rank, local_rank=local_rank, world_size=world_size,
+            device=str(device), backend=backend, start=start, synced=synced,
+            buffer=buffer, loss=loss.item(), params=params)
+with open(os.path.join(sys.argv[1], f"rank{rank}.json"), "w") as f:
+    json.dump(mine, f)
 dist.destroy_process_group()
 os._exit(0)
 '''
 
-# %% tags=["claim-F11"]
-with socket.socket() as s:  # ask the OS for a free port
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
+# %% [markdown]
+# DDP does not split the data: here each process draws its own random data from a seed that depends
+# on its rank (a real script uses a `DistributedSampler`, shown in the next section). Each also starts
+# from different random weights and a different buffer value, so the run shows what DDP makes equal.
+# Each process writes its numbers to a file of its own in a directory the cell passes to the script.
+#
+# The cell writes the script to a temporary directory and launches it with
+# `python -m torch.distributed.run`, which is what the `torchrun` command runs, for two processes on
+# this machine (`--standalone` also picks a free port). The launch has a time limit, and torchrun's
+# own temporary files go into the same directory (`TMPDIR`), so nothing is left behind. The script
+# ends with `os._exit(0)`: gloo's worker threads can still be releasing autograd state while Python
+# shuts down, which now and then aborts the process (seen with torch 2.13); the results are printed by
+# then.
+#
+# Without two GPUs the processes run on the CPU with `gloo`. On a machine with two or more GPUs the
+# cell asserts that each process ran on its own GPU, `cuda:0` and `cuda:1`, with `nccl`.
 
+# %% tags=["claim-F11", "gpu-only"]
 with tempfile.TemporaryDirectory() as tmp:
     script = Path(tmp) / "train_ddp.py"
     script.write_text(TRAIN)
-    run = subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2",
-         "--master-addr", "127.0.0.1", "--master-port", str(port), str(script), tmp],
-        env=dict(os.environ, OMP_NUM_THREADS="1"),
-        capture_output=True, text=True, timeout=120,
-    )
+    launch = [sys.executable, "-m", "torch.distributed.run", "--standalone",
+              "--nproc-per-node=2", str(script), tmp]
+    env = dict(os.environ, TMPDIR=tmp, OMP_NUM_THREADS="1")
+    run = subprocess.Popen(launch, env=env, text=True,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        out, err = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:  # timed out
+            run.terminate()  # torchrun stops its workers on SIGTERM
+            run.communicate(timeout=60)
     print(f"{run.returncode=}")
-    if (run.stdout + run.stderr).strip():
-        print((run.stdout + run.stderr).strip())
+    if (out + err).strip():
+        print((out + err).strip(), file=sys.stderr)
     assert run.returncode == 0
-    results = [json.loads((Path(tmp) / f"rank{r}.json").read_text()) for r in range(2)]
+    results = [json.loads((Path(tmp) / f"rank{r}.json").read_text())
+               for r in range(2)]
+assert not Path(tmp).exists()  # the script and torchrun's files are gone
 
 
-def show(values):
+def short(values):
     return [round(v, 4) for v in values]
 
 
 for r in results:
-    rank, start, synced, buffer = r["rank"], show(r["start"]), show(r["synced"]), r["buffer"]
-    loss, final = round(r["loss"], 4), show(r["params"][0]) + show(r["params"][1])
-    print(f"{rank=}, {start=}, {synced=}, {buffer=}")
-    print(f"{rank=}, {loss=}, {final=}")
+    print(f"rank={r['rank']}, local_rank={r['local_rank']}, "
+          f"device={r['device']}, backend={r['backend']}")
+    print(f"  start={short(r['start'])}, synced={short(r['synced'])}, "
+          f"buffer={r['buffer']}")
+    print(f"  loss={r['loss']:.4f}, params={short(r['params'])}")
 
 r0, r1 = results
+assert [r["local_rank"] for r in results] == [0, 1]  # one machine
+assert r0["world_size"] == r1["world_size"] == 2
+on_gpus = n_gpus >= 2  # the script's test: a GPU for each process
+devices = ["cuda:0", "cuda:1"] if on_gpus else ["cpu", "cpu"]
+assert [r["device"] for r in results] == devices
 assert r0["start"] != r1["start"]  # different initial weights
-assert r0["synced"] == r1["synced"] == r0["start"]  # rank 0's weights everywhere
-assert r0["buffer"] == r1["buffer"] == 0.0  # rank 0's buffer everywhere
+assert r0["synced"] == r1["synced"] == r0["start"]  # rank 0's, everywhere
+assert r0["buffer"] == r1["buffer"] == 0.0  # rank 0's buffer, everywhere
 assert r0["loss"] != r1["loss"]  # different data
-assert r0["params"] == r1["params"]  # yet identical parameters after training
+assert r0["params"] == r1["params"]  # yet the same parameters after training
 
 # %% [markdown]
-# The split DDP leaves to you: `DistributedSampler` gives each rank a different share of the dataset's
-# indices. Here it runs without processes, by naming the rank and the number of ranks.
+# ## Splitting the data: DistributedSampler
+#
+# DDP leaves the split to you. A `DistributedSampler` gives each rank its share of a dataset's
+# indices: in a training script it goes to the `DataLoader` (`DataLoader(dataset, sampler=sampler)`)
+# and reads the rank and the number of ranks from the process group. Here it runs without processes:
+# the cell names the rank and the number of ranks itself. The dataset has 5 samples, which 2 ranks
+# cannot share evenly.
 
 # %% [markdown] tags=["predict"]
-# **Predict:** `DistributedSampler` splits 8 samples between 2 ranks, without shuffling. Which indices does
-# each rank get?
+# **Predict:** `DistributedSampler` splits 5 samples between 2 ranks, without shuffling. Which
+# indices does each rank get?
 #
-# - `[[0, 1, 2, 3], [4, 5, 6, 7]]` — these would be contiguous halves; the sampler deals the indices out in turn instead.
-# - `[[0, 2, 4, 6], [1, 3, 5, 7]]` — rank `r` takes every second index from `r` on: every sample once, no overlap.
-# - `[[0, 1, 2, 3, 4, 5, 6, 7], [0, 1, 2, 3, 4, 5, 6, 7]]` — each rank would see all the data; splitting it is the sampler's job.
+# - `[[0, 1, 2], [3, 4]]`
+# - `[[0, 2, 4], [1, 3]]`
+# - `[[0, 2], [1, 3]]`
+# - `[[0, 2, 4], [1, 3, 0]]`
 
-# %% tags=["claim-F11"]
-data = range(8)
-shares = [list(DistributedSampler(data, num_replicas=2, rank=r, shuffle=False)) for r in range(2)]
+# %%
+data = range(5)
+shares = [list(DistributedSampler(data, num_replicas=2, rank=r, shuffle=False))
+          for r in range(2)]
 print(shares)
-assert sorted(shares[0] + shares[1]) == list(data)  # every sample once, no overlap
-assert not set(shares[0]) & set(shares[1])
+
+# %% tags=["claim-F11", "answer"]
+assert shares == [[0, 2, 4], [1, 3, 0]]  # sample 0 twice
+dropped = [list(DistributedSampler(data, num_replicas=2, rank=r,
+                                   shuffle=False, drop_last=True))
+           for r in range(2)]
+print(f"{dropped=}")
+assert dropped == [[0, 2], [1, 3]]  # sample 4 left out
+even = [list(DistributedSampler(range(8), num_replicas=2, rank=r,
+                                shuffle=False))
+        for r in range(2)]
+print(f"{even=}")
+assert sorted(even[0] + even[1]) == list(range(8))  # every sample once
+
+# %% [markdown] tags=["answer"]
+# **Answer:** `[[0, 2, 4], [1, 3, 0]]`. Rank `r` takes every second index from `r` on. Every rank
+# must get the same number of samples, so the sampler first pads the list of indices to a multiple
+# of the number of ranks by repeating it from the start: sample 0 is used twice in each epoch.
+#
+# With `drop_last=True` it cuts the tail instead, and sample 4 is not used at all. Only when the dataset
+# size is a multiple of the number of ranks (8 samples on 2 ranks) does every sample appear exactly
+# once.
+#
+# - `[[0, 1, 2], [3, 4]]` would be contiguous blocks; the sampler deals the indices out in turn.
+# - `[[0, 2, 4], [1, 3]]` would give the ranks different numbers of samples; the sampler pads instead.
+# - `[[0, 2], [1, 3]]` is what `drop_last=True` gives.
+#
+# The repeated samples count twice in anything you add up over an epoch on all ranks, such as a
+# validation score.
+
+# %% [markdown]
+# With `shuffle=True`, the default, the sampler shuffles the indices before dealing them out. The
+# next cell takes three passes over the same sampler, as three epochs would: two in a row, then one
+# after `sampler.set_epoch(1)`, and compares the second and the third with the first.
+
+# %% [markdown] tags=["predict"]
+# **Predict:** The cell prints `(second == first, third == first)`. What does it show?
+#
+# - `(False, False)`
+# - `(True, False)`
+# - `(True, True)`
+
+# %%
+sampler = DistributedSampler(range(8), num_replicas=2, rank=0, shuffle=True)
+first = list(sampler)
+second = list(sampler)
+sampler.set_epoch(1)
+third = list(sampler)
+print((second == first, third == first))
+
+# %% tags=["claim-F11", "answer"]
+assert second == first  # no set_epoch: the same shuffle again
+assert third != first
+other = DistributedSampler(range(8), num_replicas=2, rank=1, shuffle=True)
+other.set_epoch(1)
+assert sorted(third + list(other)) == list(range(8))  # still a split
+
+# %% [markdown] tags=["answer"]
+# **Answer:** `(True, False)`. The sampler shuffles with a generator seeded with `seed + epoch`, and
+# the epoch changes only when you call `set_epoch`. Without it, every epoch repeats the first one's
+# order, and each rank sees the same samples every time. So call `sampler.set_epoch(epoch)` at the
+# start of every epoch, on every rank, before iterating the `DataLoader`. All ranks use the same seed
+# and epoch, so their shares of the new order still split the dataset between them, as the last check
+# shows for rank 1.
+#
+# - `(False, False)` would mean that each pass shuffles anew by itself; it does not.
+# - `(True, True)` would mean that `set_epoch` changes nothing.
 
 # %% [markdown]
 # ## Summary
@@ -379,5 +538,10 @@ assert not set(shares[0]) & set(shares[1])
 #   before CUDA starts, best before Python starts.
 # - `nn.DataParallel` moves the model only when it has exactly one device id
 #   (`len(device_ids) == 1`), and renames the `state_dict` keys to `module.*`.
-# - Use `DistributedDataParallel` for several GPUs: it keeps parameters and buffers in sync, and a
-#   `DistributedSampler` splits the data. With `gloo` it also runs, and can be tested, on CPUs.
+# - Use `DistributedDataParallel` for several GPUs: launch one process per GPU with `torchrun`; each
+#   calls `torch.cuda.set_device(local_rank)` and wraps its model with
+#   `DDP(model, device_ids=[local_rank])`. DDP keeps parameters and buffers in sync. With `gloo` it
+#   also runs, and can be tested, on CPUs.
+# - A `DistributedSampler` splits the data, padding it with repeated samples (or dropping the tail
+#   with `drop_last=True`) so that every rank gets as many samples. Call `sampler.set_epoch(epoch)`
+#   every epoch, or the shuffle repeats.

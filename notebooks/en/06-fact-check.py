@@ -26,31 +26,48 @@
 # the machine it runs on. An expected error is caught, checked and shown by `expect_error`, defined in
 # the first cell, and the page carries on.
 
-# %%
+# %% tags=["setup"]
 import contextlib
 import copy
 import inspect
 import sys
+import types
 import weakref
 
 import torch
 from torch import nn
 
-TORCH = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2])
-device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-print(torch.__version__, device)
+# The torch version as numbers: (2, 13) for "2.13.0+cpu", to compare with (2, 7)
+TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+# The notebooks need torch.accelerator (torch 2.6 or newer): say so and stop
+TOO_OLD_TEXT = (
+    "This notebook needs torch 2.6 or newer (it uses torch.accelerator), "
+    "and this is torch {}. Upgrade torch (pip install -U torch), "
+    "then restart the kernel."
+)
+if TORCH < (2, 6):
+    raise RuntimeError(TOO_OLD_TEXT.format(torch.__version__))
 
 
 @contextlib.contextmanager
-def expect_error(kind, fragment):
-    # The block must raise `kind` with `fragment` in its message; the error is shown and the notebook carries on.
+def expect_error(kind, fragment=""):
+    # The block must raise `kind` with `fragment` in its message. The error is
+    # shown and kept in `caught.error` for later checks; the notebook carries on
+    caught = types.SimpleNamespace(error=None)
     try:
-        yield
+        yield caught
     except kind as err:
         assert fragment in str(err), err
-        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+        caught.error = err
+        sys.stdout.flush()  # what the block printed first
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(torch.__version__, device)
 
 # %% [markdown]
 # ## Claim: model.to(device) leaves the model where it was
@@ -58,33 +75,47 @@ def expect_error(kind, fragment):
 # **The claim.** Calling `model.to(device)` on its own does nothing to the model; only the reassignment
 # `model = model.to(device)` puts it on the GPU.
 #
-# **Verdict: false.** `nn.Module.to` changes the module in place and returns that same module.
-# Reassigning is harmless, but it is not what makes the move happen.
-#
-# Without a GPU, the cell moves the model to `meta` instead, a device that keeps shapes and dtypes but
-# no data. It shows where the parameters end up and which object comes back, but it says nothing about
-# speed or memory. One difference from a CPU-to-GPU move: moving to `meta` replaces the `Parameter`
-# objects, while a move between CPU and GPU keeps them (the cell checks whichever case ran).
+# The test moves a model to the GPU, or, without a GPU, to `meta`, a device that keeps shapes and
+# dtypes but no data. `meta` shows where the parameters end up and which object comes back, but it
+# says nothing about speed or memory.
 
 # %% [markdown] tags=["predict"]
-# **Predict:** `returned = model.to(target)`, with no reassignment of `model`. Is `returned` the same object
-# as `model`? The cell prints `returned is model` first.
+# **Predict:** `returned = model.to(target)`, with no reassignment of `model`. The cell prints whether
+# `returned` is `model`, and whether the model's weight is now on the target device (`moved`). What
+# does it show?
 #
-# - `False` — that is how `Tensor.to` behaves: it returns a new tensor when it converts.
-# - `True` — `nn.Module.to` converts the module in place and returns that same module.
+# - `returned is model=False, moved=False`
+# - `returned is model=False, moved=True`
+# - `returned is model=True, moved=True`
 
-# %% tags=["claim-M1", "gpu-only"]
+# %%
 target = device if device.type == "cuda" else torch.device("meta")
 
 model = nn.Linear(4, 2)
 weight_before = model.weight
-returned = model.to(target)  # no reassignment
+returned = model.to(target)
 
-print(returned is model, model.weight.device, model.bias.device)
+moved = model.weight.device.type == target.type
+print(f"{returned is model=}, {moved=}")
+
+# %% tags=["claim-M1", "gpu-only", "answer"]
 assert returned is model
 assert model.weight.device.type == target.type
 assert model.bias.device.type == target.type
+# CPU <-> GPU keeps the Parameter objects; a move to meta replaces them
 assert (model.weight is weight_before) == (target.type == "cuda")
+
+# %% [markdown] tags=["answer"]
+# **Answer:** `returned is model=True, moved=True`. **Verdict: false.** `nn.Module.to` converts the
+# module in place and returns that same module, so `model` has moved whether or not you reassign it.
+# Reassigning is harmless, but it is not what makes the move happen.
+#
+# - `returned is model=False, moved=False` is the claim: a moved copy comes back and `model` stays.
+#   That is how `Tensor.to` behaves, not `Module.to`.
+# - `returned is model=False, moved=True` would mean a second module; there is only one.
+#
+# One difference between the two targets: a move between CPU and GPU keeps the `Parameter` objects,
+# while a move to `meta` replaces them. The checks assert whichever case ran.
 
 # %% [markdown]
 # The other conversion methods of a module (`.cpu()`, `.double()`, `.half()`, `.float()`, and `.cuda()`,
@@ -119,11 +150,11 @@ assert moved.device.type == target.type
 #
 # **Verdict: false.** Both spellings call the same method on the same object and do the same work:
 # each parameter is converted and put back into the module. The module keeps no reference to the old
-# tensors, so their memory is freed as soon as nothing else refers to them.
+# tensors, so they are released as soon as nothing else refers to them.
 #
 # The cell below tries each spelling on its own model. It converts float32 to float64 on the CPU, which
 # allocates new memory just as a move to another device does. Weak references to the old storages do
-# not keep them alive, so they show whether the old memory is gone.
+# not keep them alive, so they show whether the old storages are gone.
 
 # %% tags=["claim-M2"]
 def weak_storages(module):
@@ -141,15 +172,25 @@ b = b.to(torch.float64)
 
 for module, original, old in ((a, a_object, a_old), (b, b_object, b_old)):
     assert module is original
-    assert [p.dtype for p in module.parameters()] == [torch.float64, torch.float64]
+    dtypes = [p.dtype for p in module.parameters()]
+    assert dtypes == [torch.float64, torch.float64]
     assert all(ref() is None for ref in old)
 
 print(a.weight.dtype, b.weight.dtype, [ref() for ref in a_old + b_old])
 
 # %% [markdown]
+# On a GPU, "released" means given back to PyTorch's caching allocator, which keeps the memory for
+# the next tensor. `torch.cuda.memory_allocated()`, the memory that tensors use, drops at once;
+# `torch.cuda.memory_reserved()`, the memory the allocator holds, does not. `nvidia-smi` counts the
+# reserved memory, so it shows no change either, until `torch.cuda.empty_cache()` hands the unused
+# part back to the driver (PyTorch's
+# [notes on CUDA memory management](https://docs.pytorch.org/docs/stable/notes/cuda.html#memory-management)
+# say the same).
+#
 # On a GPU, the cell below moves two models of the same size to the GPU, one with each spelling, and
-# compares how much GPU memory each move took, both after the move and at its peak. Without a GPU it
-# prints only `torch.cuda.is_available()=False`.
+# asserts that each move took the same GPU memory, after the move and at its peak. It then deletes
+# each model and asserts what happens to both counters, before and after `empty_cache()`. Without a
+# GPU it prints only `torch.cuda.is_available()=False`.
 
 # %% tags=["claim-M2", "gpu-only"]
 if torch.cuda.is_available():
@@ -164,10 +205,18 @@ if torch.cuda.is_available():
         else:
             m.to(device)
         torch.cuda.synchronize()
-        used.append((torch.cuda.memory_allocated() - before, torch.cuda.max_memory_allocated() - before))
-        del m
-    print(used)
+        after = torch.cuda.memory_allocated()
+        peak = torch.cuda.max_memory_allocated()
+        used.append((after - before, peak - before))
+        reserved = torch.cuda.memory_reserved()
+        del m  # the last reference: its memory goes back to the cache
+        assert torch.cuda.memory_allocated() == before
+        assert torch.cuda.memory_reserved() == reserved  # still held
+    print(f"{used=}")
     assert used[0] == used[1]
+    torch.cuda.empty_cache()
+    print(f"{reserved=}, {torch.cuda.memory_reserved()=}")
+    assert torch.cuda.memory_reserved() < reserved  # handed back
 else:
     print(f"{torch.cuda.is_available()=}")
 
@@ -176,18 +225,30 @@ else:
 #
 # **The claim.** There is a function `torch.cuda.copy()` that copies a model's parameters to the GPU.
 #
-# **Verdict: false.** No such function exists. Calling it fails on every machine, with or without a GPU:
+# The test calls it with a tensor, the way the claim uses it.
 
 # %% [markdown] tags=["predict"]
-# **Predict:** What happens when you call `torch.cuda.copy(torch.ones(3))`?
+# **Predict:** What does `torch.cuda.copy(torch.ones(3))` raise, on a machine with or without a GPU?
 #
-# - `has no attribute 'copy'` — the function does not exist, on any machine.
-# - `Torch not compiled with CUDA enabled` — this would mean the function exists but needs CUDA; it fails before that, because there is no such function.
+# - `Torch not compiled with CUDA enabled`
+# - `has no attribute 'copy'`
+# - `missing 1 required positional argument`
 
-# %% tags=["claim-M3"]
-assert not hasattr(torch.cuda, "copy")
-with expect_error(AttributeError, "has no attribute 'copy'"):
+# %%
+with expect_error(Exception) as caught:
     torch.cuda.copy(torch.ones(3))
+
+# %% tags=["claim-M3", "answer"]
+assert type(caught.error) is AttributeError
+assert "has no attribute 'copy'" in str(caught.error)
+assert not hasattr(torch.cuda, "copy")
+
+# %% [markdown] tags=["answer"]
+# **Answer:** `has no attribute 'copy'`, an `AttributeError`. **Verdict: false.** No such function
+# exists, so the call fails the same way on every machine, with or without a GPU.
+#
+# - `Torch not compiled with CUDA enabled` would mean that the function exists and needs CUDA.
+# - `missing 1 required positional argument` would mean that it exists and wants a destination too.
 
 # %% [markdown]
 # The real tools: `dst.copy_(src)` copies values into a tensor that already exists (on any device),
@@ -223,21 +284,34 @@ print(inspect.signature(nn.Module.cuda))
 assert "dtype" not in inspect.signature(nn.Module.cuda).parameters
 
 # %% [markdown]
-# The real differences are small. `.cuda()` takes only a device, so it cannot change the dtype; `.to()`
-# can change both in one call. Without an index, both use the current CUDA device.
+# The real differences are in what the two methods accept. Without an index, both use the current
+# CUDA device; the signature printed above shows what else `.cuda()` takes.
 
 # %% [markdown] tags=["predict"]
-# **Predict:** Does `nn.Linear(2, 2).to(target, torch.float16)` change the dtype as well as the device, in
-# one call? The cell prints the weight's device and dtype.
+# **Predict:** `nn.Linear(2, 2).to(target, torch.float16)` passes a device and a dtype in one call.
+# The cell prints the weight's device and dtype. Which dtype does it show, or what does it raise?
 #
-# - `torch.float32` — this would mean the second argument is ignored; `to` converts both.
-# - `torch.float16` — `Module.to` takes a device and a dtype in the same call (`.cuda()` takes only a device).
+# - `torch.float32`
+# - `TypeError`
+# - `torch.float16`
 
-# %% tags=["claim-M4"]
+# %%
 both = nn.Linear(2, 2).to(target, torch.float16)
 print(both.weight.device, both.weight.dtype)
+
+# %% tags=["claim-M4", "answer"]
 assert both.weight.device.type == target.type
 assert both.weight.dtype == torch.float16
+with expect_error(TypeError):
+    nn.Linear(2, 2).cuda(target, torch.float16)  # a device only
+
+# %% [markdown] tags=["answer"]
+# **Answer:** `torch.float16`. `Module.to` takes a device and a dtype in the same call and converts
+# both. `.cuda()` takes only a device, so it cannot change the dtype: given a dtype too, it raises a
+# `TypeError`, as the last check shows.
+#
+# - `torch.float32` would mean that the second argument is ignored.
+# - `TypeError` is what `.cuda()` raises when it is given a dtype as well.
 
 # %% [markdown]
 # On a GPU, the cell below moves two identical models, one with each method, and compares the memory
@@ -254,11 +328,14 @@ if torch.cuda.is_available():
         torch.cuda.reset_peak_memory_stats()
         move()
         torch.cuda.synchronize()
-        used.append((torch.cuda.memory_allocated() - before, torch.cuda.max_memory_allocated() - before))
+        after = torch.cuda.memory_allocated()
+        peak = torch.cuda.max_memory_allocated()
+        used.append((after - before, peak - before))
     print(used, by_cuda.weight.device, by_to.weight.device)
     assert used[0] == used[1]
     assert by_cuda.weight.device == by_to.weight.device
-    assert by_cuda.weight.device == torch.device("cuda", torch.cuda.current_device())
+    current = torch.device("cuda", torch.cuda.current_device())
+    assert by_cuda.weight.device == current
     assert torch.equal(by_cuda.weight, by_to.weight)
 else:
     print(f"{torch.cuda.is_available()=}")
@@ -279,8 +356,8 @@ else:
 # - two or more device ids: the wrapper moves nothing, and the first forward call raises an error that
 #   asks for the parameters on `device_ids[0]`.
 #
-# (An Intel XPU or another accelerator that `DataParallel` knows counts as a GPU here; see the page on
-# several GPUs.) The cell checks the branch that matches your machine; with several GPUs it also wraps
+# (An Intel XPU or another accelerator that `DataParallel` knows counts as a GPU here; see
+# [Several GPUs](05-several-gpus.ipynb#what-nndataparallel-really-does).) The cell checks the branch that matches your machine; with several GPUs it also wraps
 # a model with a single device id. Without a GPU it checks the first case only.
 #
 # This section's error, with its causes and fixes, is decoded in [Device errors, decoded](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu).
@@ -298,11 +375,13 @@ if len(dp.device_ids) == 0:
     assert out.device.type == "cpu"
 elif len(dp.device_ids) == 1:
     out = dp(x)
-    assert model.weight.device.type != "cpu" and model.weight.device.index == dp.device_ids[0]
-    assert out.device == model.weight.device
+    on = model.weight.device
+    assert on.type != "cpu" and on.index == dp.device_ids[0]
+    assert out.device == on
 else:
     assert model.weight.device.type == "cpu"
-    with expect_error(RuntimeError, "module must have its parameters and buffers on device"):
+    expected = "module must have its parameters and buffers on device"
+    with expect_error(RuntimeError, expected):
         dp(x)
     last = dp.device_ids[-1]
     one = nn.DataParallel(nn.Linear(4, 2), device_ids=[last])
@@ -341,7 +420,9 @@ assert "DistributedDataParallel" in nn.DataParallel.__doc__
 # %% tags=["gpu-only"]
 net = nn.Linear(10, 1).to(device)
 x = torch.randn(10, 1)
-first = "same device" if device.type == "cuda" else "shapes cannot be multiplied"
+first = "shapes cannot be multiplied"  # on a CPU-only machine
+if device.type == "cuda":
+    first = "same device"  # the device check comes first
 with expect_error(RuntimeError, first):
     net(x)
 
@@ -425,27 +506,65 @@ assert torch.ones(1).is_cpu
 # - a GPU input fed to a layer left on the CPU:
 #   `Tensor for 'out' is on CPU, Tensor for argument #1 'self' is on CPU, but expected them to be on GPU (while checking arguments for addmm)`.
 #
-# **Now.** Both cases start with `Expected all tensors to be on the same device`. For a linear layer
-# the rest names `mat1`, the input, in both directions: the check compares every argument with the
-# first one, the bias, so the input is always the one that differs. The name therefore does not tell
-# you which side to move; put the model and all its inputs on the device you intend. Element-wise
-# operations such as `+` and `*` go through TensorIterator and still end with
-# `but found at least two devices, cuda:0 and cpu!`, with no argument name. The rest of the wording has
-# changed between releases (it was reworded in 2.8), so search your logs for the first part. The cell
-# needs a GPU, because on the CPU alone there is no second device to mix up; without one it prints only
-# `torch.cuda.is_available()=False`. It shows both directions for a linear layer, and an addition.
+# **Now.** Both cases start with `Expected all tensors to be on the same device`. The rest names one
+# argument of the operation that ran: the CUDA kernel compares each tensor argument with the first
+# one and names the first that differs. The rest of the wording has changed between releases (it was
+# reworded in 2.8), so search your logs for the first part. Element-wise operations such as `+` and
+# `*` go through TensorIterator and still end with `but found at least two devices, cuda:0 and cpu!`,
+# with no argument name.
+#
+# Which argument is named depends on the operation a layer runs. A `Linear` with a bias, given a 2-D
+# input, runs `addmm(bias, input, weight.T)`, whose arguments are called `self`, `mat1` and `mat2`.
+# Autograd records the operation that ran in the result's `grad_fn`, so the CPU shows which one a
+# layer without a bias runs.
+
+# %% [markdown] tags=["predict"]
+# **Predict:** Which operation does `nn.Linear(10, 1, bias=False)` run on a 2-D input? The cell prints
+# the name of the autograd node that recorded it.
+#
+# - `AddmmBackward0`
+# - `LinearBackward0`
+# - `MmBackward0`
+
+# %%
+x = torch.randn(4, 10)
+no_bias = nn.Linear(10, 1, bias=False)
+print(f"{no_bias(x).grad_fn.name()=}")
+
+# %% tags=["answer"]
+assert no_bias(x).grad_fn.name() == "MmBackward0"
+assert nn.Linear(10, 1)(x).grad_fn.name() == "AddmmBackward0"
+
+# %% [markdown] tags=["answer"]
+# **Answer:** `MmBackward0`. Without a bias there is nothing to add, and the layer runs
+# `mm(input, weight.T)`, whose arguments are called `self` and `mat2`.
+#
+# - `AddmmBackward0` is what a layer with a bias records (the second check).
+# - `LinearBackward0` does not appear: `linear` itself records no node, only the operation it runs.
+#
+# That decides the name in the message. With a bias, the first argument is the bias, which is on the
+# layer's device, so the message names `mat1`, the input, whichever side is on the GPU. Without a
+# bias, the first argument is the input, so the message names `mat2`, the weight, again in both
+# directions. Either way the name does not tell you which side to move: put the model and all its
+# inputs on the device you intend.
+#
+# On a GPU, the cell below asserts these names for both directions, with and without a bias, and the
+# wording of an addition. On the CPU alone there is no second device to mix up, so without a GPU it
+# prints only `torch.cuda.is_available()=False`.
 #
 # This section's error, with its causes and fixes, is decoded in [Device errors, decoded](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device).
 
 # %% tags=["claim-O3", "gpu-only"]
 if torch.cuda.is_available():
-    layer = nn.Linear(10, 1).to(device)
-    cpu_layer = nn.Linear(10, 1)
-    assert layer.weight.is_cuda and cpu_layer.weight.is_cpu
-    with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
-        layer(torch.randn(4, 10))
-    with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
-        cpu_layer(torch.randn(4, 10, device=device))
+    MISMATCH = "Expected all tensors to be on the same device"
+    for bias, named, other in ((True, "mat1", "mat2"), (False, "mat2", "mat1")):
+        gpu_layer = nn.Linear(10, 1, bias=bias).to(device)
+        cpu_layer = nn.Linear(10, 1, bias=bias)
+        for layer, on in ((gpu_layer, "cpu"), (cpu_layer, device)):
+            with expect_error(RuntimeError, MISMATCH) as caught:
+                layer(torch.randn(4, 10, device=on))
+            assert named in str(caught.error)
+            assert other not in str(caught.error)
     with expect_error(RuntimeError, "found at least two devices"):
         torch.ones(2, device=device) + torch.ones(2)
 else:
@@ -501,7 +620,9 @@ else:
 if TORCH >= (2, 7):
     accelerator = torch.accelerator.current_accelerator()
     usable = torch.accelerator.is_available()
-    picked = accelerator if accelerator is not None and usable else torch.device("cpu")
+    picked = torch.device("cpu")
+    if accelerator is not None and usable:
+        picked = accelerator
     print(accelerator, usable, picked)
 
     assert (picked.type == "cuda") == torch.cuda.is_available()
@@ -525,6 +646,6 @@ else:
 # | `Linear(10, 1)` can be fed `torch.randn(10, 1)` from the CPU | false | wrong device and wrong shape; use `torch.randn(N, 10, device=device)` |
 # | `device=0` means `cuda:0` | outdated | an index on the current accelerator (2.5) |
 # | tensors have no `is_cpu` | outdated | `Tensor.is_cpu` exists (1.13) |
-# | the old device-mismatch wording | outdated | look for `Expected all tensors to be on the same device` |
+# | the old device-mismatch wording | outdated | look for `Expected all tensors to be on the same device`; the argument it names depends on the operation that ran |
 # | a missing GPU index raises a plain `RuntimeError` | outdated | `torch.AcceleratorError`, a `RuntimeError` subclass (2.8) |
 # | pick the device with `torch.cuda.is_available()` | outdated | still works for CUDA; `torch.accelerator` is portable (2.6/2.7) |

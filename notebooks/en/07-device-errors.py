@@ -22,11 +22,13 @@
 # Most of these errors can be produced without a GPU, and the page produces them: on a CPU-only build
 # of PyTorch, with the `meta` device (shapes and dtypes, no data) standing in for a second device, with
 # a checkpoint whose storages say `cuda`, and in a forked child process. Where a stand-in is used, the
-# section says what it shows and what it does not. Errors that only a GPU can produce are in cells that
-# run on a GPU; without one, such a cell prints the condition it needs, and the text quotes the message
-# with the PyTorch version it comes from.
+# section says what it shows and what it does not.
+#
+# Errors that only a GPU can produce are checked in GPU-only cells. Without a GPU, such a cell prints
+# the condition it needs instead, and the text quotes the message as PyTorch's source writes it, with
+# the version it comes from.
 
-# %%
+# %% tags=["setup"]
 import contextlib
 import importlib.util
 import inspect
@@ -34,6 +36,7 @@ import multiprocessing
 import os
 import sys
 import tempfile
+import types
 import warnings
 import zipfile
 
@@ -41,21 +44,35 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
+# The torch version as numbers: (2, 13) for "2.13.0+cpu", to compare with (2, 7)
+TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+# The notebooks need torch.accelerator (torch 2.6 or newer): say so and stop
+TOO_OLD_TEXT = (
+    "This notebook needs torch 2.6 or newer (it uses torch.accelerator), "
+    "and this is torch {}. Upgrade torch (pip install -U torch), "
+    "then restart the kernel."
+)
+if TORCH < (2, 6):
+    raise RuntimeError(TOO_OLD_TEXT.format(torch.__version__))
+
 
 @contextlib.contextmanager
-def expect_error(kind, fragment):
-    # The block must raise `kind` with `fragment` in its message; the error is shown and the notebook carries on.
+def expect_error(kind, fragment=""):
+    # The block must raise `kind` with `fragment` in its message. The error is
+    # shown and kept in `caught.error` for later checks; the notebook carries on
+    caught = types.SimpleNamespace(error=None)
     try:
-        yield
+        yield caught
     except kind as err:
         assert fragment in str(err), err
-        sys.stdout.flush()
+        caught.error = err
+        sys.stdout.flush()  # what the block printed first
         print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
 
 
-TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 
@@ -63,30 +80,43 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # ## Expected all tensors to be on the same device
 #
 # One operation received tensors on two devices, usually a CUDA GPU and the CPU. The rest of the
-# message has changed between releases and differs between operations. Since PyTorch 2.8 a linear
-# layer on the GPU fed a CPU input says `Expected all tensors to be on the same device, but got mat1 is
-# on cpu, different from other tensors on cuda:0 (when checking argument in method
-# wrapper_CUDA_addmm)`, while element-wise operations such as `+` still say `Expected all tensors to be
-# on the same device, but found at least two devices, cuda:0 and cpu!`. Search your logs for the first
-# part.
+# message has changed between releases and differs between operations. Since PyTorch 2.8, a linear
+# layer on the GPU given a CPU batch says:
+#
+# ```
+# Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
+# ```
+#
+# Element-wise operations such as `+` still say:
+#
+# ```
+# Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!
+# ```
+#
+# Search your logs for the first part.
 #
 # The fix is not "move the tensor the message names": if the *model* was left on the CPU, the message
 # names the input that is on the GPU. Put the model and every input on the one device you intend, and
 # keep the result of each tensor move: `x = x.to(device)`.
 #
-# The cells below run on every machine. On a GPU they produce the real message; without one, the
-# `meta` device plays the second device. In the operations these cells use (a linear layer, `+`, a
-# loss), mixing `meta` and CPU tensors is caught too, but by a different check with a different message
-# (`Tensor on device cpu is not on the expected device meta!`), so the cells below expect that message
-# on a CPU-only machine and the real one on a GPU; the real message is checked only on a GPU. Not every
-# operation makes that check for `meta`: `torch.mm` of a `meta` and a CPU matrix returns a `meta` tensor
-# without an error, as the cell below shows, so `meta` stands in for a GPU only where a cell shows the
-# error. What `meta` shows faithfully is *which* tensors end up on which device; it says nothing about
-# speed or memory. The cells use `target`: the GPU if there is one, otherwise `meta`.
+# The cells below run on every machine and use `target`: the GPU if there is one, otherwise `meta`. On
+# a GPU they expect the real message, which is checked only there. With `meta`, the operations these
+# cells use (a linear layer, `+`, a loss) fail too, but in a different check with a different message,
+# `Tensor on device … is not on the expected device …!`, which names the two devices in an order that
+# depends on the operation.
+#
+# Not every operation makes that check for `meta`: `torch.mm` of a `meta` and a CPU matrix returns a
+# `meta` tensor without an error, as the cell below shows. So `meta` stands in for a GPU only where a
+# cell shows the error. What it does show faithfully is *which* tensors end up on which device; it says
+# nothing about speed or memory.
 
 # %% tags=["gpu-only"]
+SAME_DEVICE = "Expected all tensors to be on the same device"
 target = device if device.type == "cuda" else torch.device("meta")
-MISMATCH = "Expected all tensors to be on the same device" if target.type == "cuda" else "is not on the expected device"
+if target.type == "cuda":
+    MISMATCH = SAME_DEVICE
+else:
+    MISMATCH = "is not on the expected device"
 print(f"{target=}")
 
 layer = nn.Linear(3, 2).to(target)
@@ -96,17 +126,19 @@ y = layer(torch.randn(4, 3, device=target))
 print(f"{y.device=}")
 assert y.device.type == target.type
 
-unchecked = torch.mm(torch.ones(2, 2, device="meta"), torch.ones(2, 2))  # no device check here
+# torch.mm makes no device check for meta
+unchecked = torch.mm(torch.ones(2, 2, device="meta"), torch.ones(2, 2))
 print(f"{unchecked.device=}")
 assert unchecked.device.type == "meta"
 
 # %% [markdown]
-# ### Tensors created inside forward
+# ### Tensors created during the forward pass
 #
-# The most common cause: a tensor created inside `forward` or a loss function without a device. A
-# factory function such as `torch.zeros(n)` or `torch.tensor(values)` creates its tensor on the CPU (or
-# on the default device), wherever the model and its input are. Moving the model does not help: the
-# tensor is created anew on every call. Without a GPU, the cell shows the `meta` message instead.
+# The most common cause: a tensor created inside the `forward` method or a loss function without a
+# device. A factory function such as `torch.zeros(n)` or `torch.tensor(values)` creates its tensor on
+# the CPU (or on the default device), wherever the model and its input are. Moving the model does not
+# help: the tensor is created anew on every call. Without a GPU, the cell shows the `meta` message
+# instead.
 
 # %% tags=["gpu-only"]
 class Shifted(nn.Module):
@@ -125,11 +157,15 @@ with expect_error(RuntimeError, MISMATCH):
     model(x)
 
 # %% [markdown]
-# The fix is to create the tensor where the input is. Three spellings do that: `device=x.device` in
-# any factory function, `x.new_zeros(...)` (also `new_ones`, `new_full`, `new_tensor`), which copies the
-# device and dtype of `x`, and `torch.zeros_like(x)` for a tensor of the same shape. A constant that
-# belongs to the model is better registered as a buffer, so that `model.to()` moves it (see the
-# page on moving models).
+# The fix is to create the tensor where the input is. Three spellings do that:
+#
+# - `device=x.device` in any factory function;
+# - `x.new_zeros(...)` (also `new_ones`, `new_full`, `new_tensor`), which copies the device and dtype
+#   of `x`;
+# - `torch.zeros_like(x)`, for a tensor of the same shape.
+#
+# A constant that belongs to the model is better registered as a buffer, so that `model.to()` moves
+# it (see [Moving models](03-moving-models.ipynb)).
 
 # %%
 class ShiftedFixed(Shifted):
@@ -162,25 +198,27 @@ print(f"{scaled.device=}")
 assert scaled.device.type == target.type
 if torch.cuda.is_available():
     a = torch.randn(2, 2, device="cuda")
-    with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
-        torch.addmm(torch.tensor(1.0), a, a)  # not element-wise: the 0-dim exception does not apply
+    # addmm is not element-wise: the 0-dim exception does not apply
+    with expect_error(RuntimeError, SAME_DEVICE):
+        torch.addmm(torch.tensor(1.0), a, a)
 else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ### Submodules in plain lists and dicts
 #
-# `nn.Module` finds its submodules through its attributes. Layers kept in a plain Python list or dict
-# are invisible to it: `model.to(device)` leaves them where they were, and `model.parameters()` does not
-# list them, so the optimizer never trains them. The first forward call then mixes devices. Keep them in
-# `nn.ModuleList` or `nn.ModuleDict` instead.
+# Some models keep their layers in a Python list or dict. The next cell builds such a model,
+# `PlainContainers`, and a twin, `RegisteredContainers`, that keeps the same layers in
+# `nn.ModuleList` and `nn.ModuleDict`, and moves both to `target`.
 
 # %% [markdown] tags=["predict"]
-# **Predict:** `PlainContainers` keeps two `Linear(3, 3)` layers in a Python list and a `Linear(3, 1)` in a
-# dict. How many parameters does `plain.parameters()` list?
+# **Predict:** `PlainContainers` keeps two `Linear(3, 3)` layers (a weight and a bias each) in a list
+# and a `Linear(3, 1)` in a dict. How many parameters does `plain.parameters()` list?
 #
-# - `len(list(plain.parameters()))=6` — that is the count for `nn.ModuleList` and `nn.ModuleDict`, which register their layers.
-# - `len(list(plain.parameters()))=0` — a module does not look inside plain lists and dicts, so it finds no parameters at all.
+# - `len(list(plain.parameters()))=6`
+# - `len(list(plain.parameters()))=4`
+# - `len(list(plain.parameters()))=0`
+# - `len(list(plain.parameters()))=2`
 
 # %%
 class PlainContainers(nn.Module):
@@ -199,14 +237,31 @@ class RegisteredContainers(nn.Module):
 
 plain = PlainContainers().to(target)
 registered = RegisteredContainers().to(target)
-print(f"{len(list(plain.parameters()))=}, {len(list(registered.parameters()))=}")
-print(f"{plain.blocks[0].weight.device=}, {registered.blocks[0].weight.device=}")
+print(f"{len(list(plain.parameters()))=}")
+print(f"{len(list(registered.parameters()))=}")
+
+# %% tags=["answer"]
+print(f"{plain.blocks[0].weight.device=}")
+print(f"{registered.blocks[0].weight.device=}")
 assert list(plain.parameters()) == []
 assert len(list(registered.parameters())) == 6
+assert dict(plain.named_children()) == {}  # nothing was registered
+assert set(dict(registered.named_children())) == {"blocks", "heads"}
 assert plain.blocks[0].weight.device.type == "cpu"
 assert plain.heads["score"].weight.device.type == "cpu"
 assert registered.blocks[0].weight.device.type == target.type
 assert registered.heads["score"].weight.device.type == target.type
+
+# %% [markdown] tags=["answer"]
+# **Answer:** `len(list(plain.parameters()))=0`. A module registers a submodule when it is assigned
+# to one of its attributes: `nn.Module.__setattr__` sees that the value is a module and records it. A
+# list or a dict is not a module, so none of the three layers was registered, and `parameters()` and
+# `to()` never look inside plain containers: not inside the list (which would give `4`), not inside
+# the dict (`2`).
+#
+# `6` is what `RegisteredContainers` lists: `nn.ModuleList` and `nn.ModuleDict` are modules, and they
+# register what they hold. The checks above also show that `to(target)` left the plain layers on the
+# CPU, so on a GPU the first forward pass through them mixes devices.
 
 # %% [markdown]
 # An optimizer built from such a model gets no parameters at all:
@@ -229,7 +284,8 @@ assert len(optimizer.param_groups[0]["params"]) == 6
 class_weights = torch.tensor([1.0, 3.0])
 loss_fn = nn.CrossEntropyLoss(weight=class_weights)
 print(f"{list(dict(loss_fn.named_buffers()))=}")
-assert "pos_weight" in dict(nn.BCEWithLogitsLoss(pos_weight=torch.tensor([2.0])).named_buffers())
+bce = nn.BCEWithLogitsLoss(pos_weight=torch.tensor([2.0]))
+assert "pos_weight" in dict(bce.named_buffers())
 
 logits = torch.randn(4, 2, device=target)
 labels = torch.tensor([0, 1, 1, 0], device=target)
@@ -240,7 +296,7 @@ loss_fn.to(target)
 loss = loss_fn(logits, labels)
 print(f"{loss_fn.weight.device=}, {class_weights.device=}, {loss.device=}")
 assert loss_fn.weight.device.type == target.type
-assert class_weights.device.type == "cpu"  # the tensor you passed in stays where it was
+assert class_weights.device.type == "cpu"  # the tensor passed in stays put
 assert loss.device.type == target.type
 
 # %% [markdown]
@@ -251,7 +307,11 @@ assert loss.device.type == target.type
 # does it for dicts, lists and tuples and leaves everything else (strings, numbers) as it is.
 
 # %%
-batch = {"image": torch.randn(2, 3), "label": torch.tensor([0, 1]), "extra": ("id-7", [torch.arange(2)])}
+batch = {
+    "image": torch.randn(2, 3),
+    "label": torch.tensor([0, 1]),
+    "extra": ("id-7", [torch.arange(2)]),
+}
 with expect_error(AttributeError, "has no attribute 'to'"):
     batch.to(target)
 
@@ -267,7 +327,8 @@ def to_device(obj, device):
 
 
 moved = to_device(batch, target)
-print(f"{moved['image'].device=}, {moved['extra'][0]=}, {moved['extra'][1][0].device=}")
+print(f"{moved['image'].device=}, {moved['extra'][0]=}")
+print(f"{moved['extra'][1][0].device=}")
 assert moved["image"].device.type == moved["label"].device.type == target.type
 assert moved["extra"][1][0].device.type == target.type
 assert moved["extra"][0] == "id-7" and isinstance(moved["extra"], tuple)
@@ -277,18 +338,19 @@ assert batch["image"].device.type == "cpu"  # the original batch is unchanged
 # ## can't convert cuda:0 device type tensor to numpy
 #
 # A NumPy array lives in CPU memory, so `t.numpy()` works only on a CPU tensor, and only when the
-# tensor does not require gradients. The full message adds `Use Tensor.cpu() to copy the tensor to host
-# memory first.` The usual chain is `t.detach().cpu().numpy()`: `detach()` drops the autograd history,
-# `cpu()` copies the data to the CPU (and does nothing for a tensor already there). `t.numpy(force=True)`
-# does the same in one call, and also resolves a conjugated or negated view, which a plain `numpy()`
-# refuses. Neither works for a `bfloat16` tensor: NumPy has no such dtype, and both raise `TypeError:
-# Got unsupported ScalarType BFloat16`. Convert it first: `t.detach().cpu().float().numpy()`.
+# tensor does not require gradients. On a CUDA tensor it copies nothing: it raises this `TypeError`,
+# whose full text goes on `Use Tensor.cpu() to copy the tensor to host memory first.`
 #
-# The cell runs on any machine. The gradient check fires on the CPU; the device check is the same
-# line of code for every device, so a `meta` tensor shows the same sentence with `meta` where your
-# traceback says `cuda:0`. On a GPU the cell also shows the `cuda:0` message itself; without one, that
-# check does not run. The cell needs NumPy, which PyTorch does not install; without it the cell prints
-# that it is missing.
+# The usual chain is `t.detach().cpu().numpy()`: `detach()` drops the autograd history, `cpu()` copies
+# the data to the CPU (and does nothing for a tensor already there). `t.numpy(force=True)` does the
+# same in one call, and also resolves a conjugated view, which a plain `numpy()` refuses. Neither works
+# for a `bfloat16` tensor: NumPy has no such dtype, and both raise `TypeError: Got unsupported
+# ScalarType BFloat16`. Convert it first: `t.detach().cpu().float().numpy()`.
+#
+# The cell runs on any machine. The gradient check fires on the CPU. The device check is the same line
+# of code for every device, so a `meta` tensor shows the same sentence with `meta` where your traceback
+# says `cuda:0`; on a GPU the cell also checks the `cuda:0` message itself. The cell needs NumPy, which
+# PyTorch does not install; without it the cell prints `HAS_NUMPY=False`.
 
 # %% tags=["gpu-only"]
 HAS_NUMPY = importlib.util.find_spec("numpy") is not None
@@ -296,16 +358,19 @@ if HAS_NUMPY:
     w = torch.ones(3, requires_grad=True)
     with expect_error(RuntimeError, "requires grad"):
         w.numpy()
-    with expect_error(TypeError, "can't convert meta device type tensor to numpy"):
+    with expect_error(TypeError, "can't convert meta device type"):
         torch.ones(3, device="meta").numpy()
     if torch.cuda.is_available():
-        with expect_error(TypeError, "can't convert cuda:0 device type tensor to numpy"):
+        with expect_error(TypeError, "can't convert cuda:0 device type"):
             w.detach().to("cuda:0").numpy()
     array = w.to(device).detach().cpu().numpy()
     print(f"{type(array).__name__=}, {array.tolist()=}")
     assert array.tolist() == [1.0, 1.0, 1.0]
     assert w.to(device).numpy(force=True).tolist() == [1.0, 1.0, 1.0]
-    assert torch.tensor([1 + 2j]).conj().numpy(force=True).tolist() == [1 - 2j]
+    conjugated = torch.tensor([1 + 2j]).conj()
+    with expect_error(RuntimeError, "conjugate bit"):
+        conjugated.numpy()
+    assert conjugated.numpy(force=True).tolist() == [1 - 2j]
 
     bf16 = torch.ones(3, dtype=torch.bfloat16, device=device)
     with expect_error(TypeError, "Got unsupported ScalarType BFloat16"):
@@ -317,22 +382,24 @@ else:
     print(f"{HAS_NUMPY=}")
 
 # %% [markdown]
-# ### item() and tolist() wait for the GPU
+# ### Reading a value waits for the GPU
 #
-# `.item()`, `.tolist()`, `.numpy()` and `print(t)` on a CUDA tensor copy data to the CPU, so the CPU
-# must wait until the GPU has finished all the work queued before them. One `.item()` per step is
-# cheap; one per element in a loop is slow.
+# `.item()`, `.tolist()` and `print(t)` on a CUDA tensor copy its data to the CPU, so the CPU must wait
+# until the GPU has finished all the work queued before them. (`.numpy()` copies nothing: on a CUDA
+# tensor it raises the `TypeError` above.) One `.item()` per step is cheap; one per element in a loop
+# is slow.
 #
-# The opposite mistake is common in training loops: adding up `loss` instead of `loss.item()`. The sum
-# is then a tensor that stays on the GPU and carries the autograd graph of every step in it, so memory
-# grows with each step. `loss.item()` gives a plain Python number.
+# A training loop often adds up its losses, to report an average. The next cell does it both ways for
+# three steps: `total_tensor += loss` and `total_float += loss.item()`.
 
 # %% [markdown] tags=["predict"]
-# **Predict:** `total_tensor` starts at `0.0`, and `total_tensor += loss` runs for three steps. What type is
-# `total_tensor` at the end?
+# **Predict:** `total_tensor` starts as the Python float `0.0`. After three steps of
+# `total_tensor += loss`, what is it (`kind`), and does it carry an autograd graph (`tracked`: it has a
+# `grad_fn`)?
 #
-# - `type(total_tensor).__name__='Tensor'` — `0.0 + loss` is a tensor, on the loss's device and carrying its autograd graph.
-# - `type(total_tensor).__name__='float'` — that needs `loss.item()`; a float plus a tensor is a tensor.
+# - `kind='float', tracked=False`
+# - `kind='Tensor', tracked=True`
+# - `kind='Tensor', tracked=False`
 
 # %%
 model = nn.Linear(3, 1).to(device)
@@ -343,16 +410,32 @@ for _ in range(3):
     total_tensor += loss
     total_float += loss.item()
 
-print(f"{type(total_tensor).__name__=}, {total_tensor.grad_fn is not None=}, {type(total_float).__name__=}")
-assert isinstance(total_tensor, torch.Tensor) and total_tensor.grad_fn is not None
+kind = type(total_tensor).__name__
+tracked = getattr(total_tensor, "grad_fn", None) is not None
+print(f"{kind=}, {tracked=}")
+
+# %% tags=["answer"]
+print(f"{type(total_float).__name__=}, {total_tensor.device=}")
+assert isinstance(total_tensor, torch.Tensor)
+assert total_tensor.grad_fn is not None
 assert total_tensor.device.type == device.type
 assert isinstance(total_float, float)
 assert abs(total_tensor.item() - total_float) < 1e-4
 
+# %% [markdown] tags=["answer"]
+# **Answer:** `kind='Tensor', tracked=True`. A Python number plus a tensor is a tensor, on the
+# tensor's device, so `0.0 + loss` is already one. Every `+=` after that is a tensor operation that
+# autograd records, so the sum carries the graph of every step and keeps it, with the tensors the
+# graph needs, in memory; on a GPU that memory grows with each step. A tensor without a graph
+# (`tracked=False`) would take `loss.detach()`.
+#
+# The sum stays a `float` only when what you add is a plain Python number: `loss.item()`, as in
+# `total_float`.
+
 # %% [markdown]
 # On a GPU the next cell makes the waiting visible: it queues matrix products, reads one value with
-# `.item()` and then asks the CUDA stream whether all queued work is done. It is, because `.item()`
-# waited for it. Without a GPU the cell prints the condition it needs.
+# `.item()`, and then asks the CUDA stream whether all queued work is done. On a GPU the cell asserts
+# that it is, because `.item()` waited for it. Without a GPU the cell prints the condition it needs.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -372,23 +455,28 @@ else:
 # %% [markdown]
 # ## Attempting to deserialize object on a CUDA device
 #
-# The full message: `Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is
-# False. If you are running on a CPU-only machine, please use torch.load with
-# map_location=torch.device('cpu') to map your storages to the CPU.` A checkpoint records, for each
-# storage, the device it was saved from, and `torch.load` puts it back there. A file saved from a GPU
-# therefore says `cuda:0`, and a machine without a usable CUDA GPU cannot honour that. The fix is in the
-# message: `map_location`.
+# The full message:
+#
+# ```
+# Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.
+# ```
+#
+# A checkpoint records, for each storage, the device it was saved from, and `torch.load` puts it back
+# there. A file saved from a GPU therefore says `cuda:0`, and a machine without a usable CUDA GPU
+# cannot honour that. The fix is in the message: `map_location`.
 #
 # To produce such a file without a GPU, the cell saves a CPU tensor and rewrites the device string in
 # the file. A checkpoint is a zip archive; its `data.pkl` holds the pickled structure, with each
 # storage's device as a short string. The rewrite changes only that string, which is all `torch.load`
 # looks at to choose the device, so loading takes the same path as for a file saved on a GPU. It does
-# not show how a GPU writes the file. On a GPU the file loads onto `cuda:0`; without one, the cell shows
-# the error, then the fix.
+# not show how a GPU writes the file.
+#
+# On a GPU, the cell loads the file onto `cuda:0`; without one, it shows the error, then the fix.
 
 # %% tags=["gpu-only"]
 def retag(path, old, new):
-    # Pickle protocol 2, which torch.save uses, writes a string as b"X" + 4-byte length + UTF-8 bytes.
+    # Pickle protocol 2, which torch.save uses, writes a string as
+    # b"X" + its length in 4 bytes + its UTF-8 bytes
     old_bytes = b"X" + len(old).to_bytes(4, "little") + old.encode()
     new_bytes = b"X" + len(new).to_bytes(4, "little") + new.encode()
     with zipfile.ZipFile(path) as archive:
@@ -410,7 +498,7 @@ with tempfile.TemporaryDirectory() as tmp:
         loaded = torch.load(path, weights_only=True)
         assert loaded["weight"].device == torch.device("cuda", 0)
     else:
-        with expect_error(RuntimeError, "Attempting to deserialize object on a CUDA device"):
+        with expect_error(RuntimeError, "Attempting to deserialize object"):
             torch.load(path, weights_only=True)
 
     on_cpu = torch.load(path, map_location="cpu", weights_only=True)
@@ -428,46 +516,115 @@ assert here["weight"].device.type == device.type
 # %% [markdown]
 # ## Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same
 #
-# A convolution layer checks that its input has the same *type* as its weight and bias, where the type
-# is the device and the dtype together: `torch.FloatTensor` is float32 on the CPU,
-# `torch.cuda.FloatTensor` float32 on a CUDA GPU. The message therefore says that a CPU input reached a
-# convolution on the GPU (or the other way round), and the fix is the same as for a device mismatch:
-# move the input where the model is. With a CPU input the message can go on, when PyTorch has chosen
-# its oneDNN (MKLDNN) code for that input: `Input type (...) and weight type (...) should be the same or
-# input should be a MKLDNN tensor and weight is a dense tensor`. Both wordings are old: PyTorch 2.6 has
-# them, as 2.13 does. Only a GPU produces them, so they are quoted here, and the GPU cell below checks
-# the common part.
+# A convolution can check that its input has the same *type* as its weight and bias, where the type is
+# the device and the dtype together: `torch.FloatTensor` is float32 on the CPU,
+# `torch.cuda.FloatTensor` float32 on a CUDA GPU. This message says that a CPU input reached a
+# convolution on the GPU. The fix is the same as for any device mismatch: move the input where the
+# model is.
 #
-# A dtype mismatch, which happens on any machine, words it differently. A convolution converted to
-# float64 and fed a float32 input says `Input type (float) and bias type (double) should be the same`,
-# with dtype names instead of tensor types; without a bias it says `expected scalar type Float but found
-# Double`. `x.to(conv.weight)` fixes a dtype and a device mismatch at once: given a tensor, `to` copies
-# its device and dtype.
+# Whether you get this message or another one depends on the code PyTorch chooses for the convolution,
+# and it chooses by looking at the input (`_select_conv_backend` in PyTorch's `Convolution.cpp`):
+#
+# - A float32 CPU input goes to oneDNN (MKLDNN) in most cases, for example a batch of several images,
+#   when the build has oneDNN (`torch.backends.mkldnn.is_available()`). oneDNN checks the types and
+#   gives this section's message, with a tail:
+#   `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`.
+# - A single small image (at most 20,480 values, a kernel of 3×3 or less, `groups=1`) goes to
+#   PyTorch's plain convolution code, which checks no types. The CUDA kernel it calls checks devices
+#   instead, and the message is the one from the first section of this page:
+#
+#   ```
+#   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)
+#   ```
+#
+#   Before PyTorch 2.8 the same check says `... found at least two devices, cpu and cuda:0! (when
+#   checking argument for argument weight in method wrapper_CUDA___slow_conv2d_forward)`.
+# - The other way round, a GPU input to a convolution left on the CPU goes to cuDNN, which says
+#   `Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same`.
+#
+# These messages come from PyTorch's source (2.6 and 2.13 choose the same code for these inputs); on a
+# GPU, a cell further down checks each of them.
+#
+# A dtype mismatch happens on any machine and takes the same paths. A convolution converted to float64
+# and given a float32 image fails first on its bias, before any path is chosen, with dtype names
+# instead of tensor types. Without a bias, a single small image takes the plain path, whose kernel says
+# `expected scalar type Float but found Double`:
 
 # %%
 conv = nn.Conv2d(1, 2, 3).double()
 image = torch.randn(1, 1, 5, 5)
-with expect_error(RuntimeError, "Input type (float) and bias type (double) should be the same"):
+with expect_error(RuntimeError, "Input type (float) and bias type (double)"):
     conv(image)
+no_bias = nn.Conv2d(1, 2, 3, bias=False).double()
 with expect_error(RuntimeError, "expected scalar type Float but found Double"):
-    nn.Conv2d(1, 2, 3, bias=False).double()(image)
+    no_bias(image)
 
+# %% [markdown] tags=["predict"]
+# **Predict:** The same float64 convolution without a bias now gets a batch of eight float32 images.
+# Which message does it raise, on the machine that runs the cell?
+#
+# - `expected scalar type Float but found Double`
+# - `bias type (double)`
+# - `weight type (torch.DoubleTensor)`
+
+# %%
+images = torch.randn(8, 1, 5, 5)
+with expect_error(Exception) as caught:
+    no_bias(images)
+
+# %% tags=["answer"]
+mkldnn = torch.backends.mkldnn
+onednn = mkldnn.is_available() and mkldnn.enabled
+print(f"{onednn=}")
+assert type(caught.error) is RuntimeError
+if onednn:
+    assert "weight type (torch.DoubleTensor)" in str(caught.error)
+else:
+    assert "expected scalar type Float" in str(caught.error)
+
+# %% [markdown] tags=["answer"]
+# **Answer:** `weight type (torch.DoubleTensor)` on a build with oneDNN (`onednn=True` in the output
+# above). A batch of eight goes to oneDNN, whose check compares tensor types: float32 on the CPU
+# against float64 on the CPU. On a build without oneDNN the batch takes the plain path as well, and the
+# message is `expected scalar type Float but found Double`. `bias type (double)` cannot appear: this
+# convolution has no bias. The same choice of path decides what a CPU input to a convolution on the GPU
+# says.
+#
+# `x.to(conv.weight)` fixes a dtype and a device mismatch at once: given a tensor, `to` copies its
+# device and dtype.
+
+# %%
 image = image.to(conv.weight)
 out = conv(image)
 print(f"{image.dtype=}, {out.dtype=}")
 assert image.dtype == out.dtype == torch.float64
 
 # %% [markdown]
-# On a GPU, the next cell feeds a CPU image to a convolution on the GPU. Without a GPU it prints the
-# condition it needs.
+# On a GPU, the next cell gives a convolution on the GPU a CPU batch and then a single small CPU image,
+# and checks the message each path gives; then it gives a convolution on the CPU a GPU batch. Without
+# a GPU it prints the condition it needs.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
-    conv = nn.Conv2d(1, 2, 3).to(device)
-    image = torch.randn(1, 1, 5, 5)
-    with expect_error(RuntimeError, "weight type (torch.cuda.FloatTensor)"):
-        conv(image)
-    out = conv(image.to(device))
+    conv = nn.Conv2d(3, 8, 3).to(device)
+    mkldnn = torch.backends.mkldnn
+    onednn = mkldnn.is_available() and mkldnn.enabled
+    # a CPU batch: oneDNN checks types; without it, the kernel checks devices
+    cpu_input = "weight type (torch.cuda.FloatTensor)"
+    with expect_error(RuntimeError, cpu_input if onednn else SAME_DEVICE):
+        conv(torch.randn(8, 3, 32, 32))
+    # one small CPU image: the plain path, whose CUDA kernel checks devices
+    with expect_error(RuntimeError, SAME_DEVICE) as caught:
+        conv(torch.randn(1, 3, 5, 5))
+    assert "slow_conv2d_forward" in str(caught.error)
+    # a GPU batch, a convolution on the CPU: cuDNN checks types
+    cudnn = torch.backends.cudnn
+    gpu_input = "Input type (torch.cuda.FloatTensor)"
+    uses_cudnn = cudnn.is_available() and cudnn.enabled
+    with expect_error(RuntimeError, gpu_input if uses_cudnn else SAME_DEVICE):
+        nn.Conv2d(3, 8, 3)(torch.randn(8, 3, 32, 32, device=device))
+
+    out = conv(torch.randn(8, 3, 32, 32).to(device))
     assert out.device == conv.weight.device
 else:
     print(f"{torch.cuda.is_available()=}")
@@ -499,7 +656,8 @@ if TORCH >= (2, 8):
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
     n = torch.cuda.device_count()
-    with expect_error(torch.AcceleratorError if TORCH >= (2, 8) else RuntimeError, "invalid device ordinal"):
+    kind = torch.AcceleratorError if TORCH >= (2, 8) else RuntimeError
+    with expect_error(kind, "invalid device ordinal"):
         torch.zeros(1, device=f"cuda:{n}")
     if TORCH >= (2, 9):
         with expect_error(RuntimeError, "do you have enough GPUs?"):
@@ -514,20 +672,30 @@ else:
 #
 # Since PyTorch 2.5, an integer device (`device=0`, `.to(0)`, `torch.device(0)`) means an index on the
 # current accelerator: CUDA, Apple's MPS, Intel's XPU and others. When there is none, PyTorch raises
-# this error. It also comes from `pin_memory()`, which needs an accelerator. A CPU-only build raises
-# it, and so does a CUDA build on a machine without a usable GPU up to PyTorch 2.6 (checked with
-# 2.6.0+cu124 on a machine without an NVIDIA driver). From 2.7 such a build answers with the
-# accelerator it was built for: `torch.device(0)` is `cuda:0`, and the error comes when a tensor is
-# created there, with the reason, such as `Found no NVIDIA driver on your system` (checked with
-# 2.11.0+cu130, the build Colab's CPU runtime has). The fix: name the device (`"cuda:0"`, or the
-# `device` you chose once), and pin memory only when there is an accelerator. The cell shows which case
-# this machine is in; on a GPU it creates a tensor on index 0.
+# this error. It also comes from `pin_memory()`, which needs an accelerator.
+#
+# Which builds raise it:
+#
+# - a CPU-only build, always;
+# - a CUDA build on a machine without a usable GPU, up to PyTorch 2.6 (checked with 2.6.0+cu124 on a
+#   machine without an NVIDIA driver);
+# - from 2.7 on, such a build no longer does: the accelerator is the one it was built for.
+#   `torch.device(0)` is `cuda:0`, and the error comes only when a tensor is created there, with the
+#   reason, such as `Found no NVIDIA driver on your system` (checked with 2.11.0+cu130 on a machine
+#   without an NVIDIA driver).
+#
+# The fix: name the device (`"cuda:0"`, or the `device` you chose once), and pin memory only when there
+# is an accelerator. The cell shows which case this machine is in; on a GPU it creates a tensor on
+# index 0.
 
 # %% tags=["gpu-only"]
 usable = torch.accelerator.is_available()
-# From 2.7 current_accelerator() names the accelerator the build supports (None if none);
-# on 2.6 it raises when none is usable, so it is asked only from 2.7 on
-built_for = torch.accelerator.current_accelerator() if usable or TORCH >= (2, 7) else None
+# From 2.7 current_accelerator() names the accelerator the build
+# supports (None if none); 2.6 raises when none is usable
+if usable or TORCH >= (2, 7):
+    built_for = torch.accelerator.current_accelerator()
+else:
+    built_for = None
 print(f"{usable=}, {built_for=}")
 if usable:
     index_device = torch.zeros(1, device=0).device
@@ -539,7 +707,8 @@ elif built_for is None:
     with expect_error(RuntimeError, "none is available"):
         torch.ones(3).pin_memory()
 else:
-    # a build for an accelerator, on a machine without one: index 0 of that accelerator
+    # a build for an accelerator, on a machine without one:
+    # index 0 of that accelerator
     print(f"{torch.device(0)=}")
     assert torch.device(0) == torch.device(built_for.type, 0)
     try:
@@ -557,48 +726,62 @@ assert named.device.type == device.type
 # %% [markdown]
 # ### pin_memory=True and non_blocking=True
 #
-# `DataLoader(..., pin_memory=True)` returns batches in page-locked (pinned) CPU memory, and
+# `DataLoader(..., pin_memory=True)` returns batches in pinned (page-locked) CPU memory, and
 # `t.to(device, non_blocking=True)` can then queue the copy to the GPU and return at once. Without an
-# accelerator, the DataLoader does not fail: it returns ordinary batches (some releases print a warning,
-# which the cell collects and prints), and `to(..., non_blocking=True)` is an ordinary move. So the same
-# loop runs everywhere. Whether pinning makes training faster is a separate question; the
-# page on moving tensors measures it. On a GPU the cell also checks that the batches were pinned.
+# accelerator, the DataLoader does not fail: it returns ordinary batches, and
+# `to(..., non_blocking=True)` is an ordinary move. So the same loop runs everywhere.
+#
+# Some releases warn when `pin_memory=True` finds no accelerator (2.13 does, 2.6 does not): the cell
+# collects the warnings and prints their kind. Whether pinning makes training faster is a separate
+# question, measured in [Moving tensors](02-moving-tensors.ipynb). On a GPU the cell also checks that
+# the batches were pinned.
 
 # %% tags=["gpu-only"]
-loader = DataLoader(TensorDataset(torch.randn(8, 3), torch.arange(8)), batch_size=4, pin_memory=True)
-with warnings.catch_warnings(record=True) as caught:
+loader = DataLoader(
+    TensorDataset(torch.randn(8, 3), torch.arange(8)),
+    batch_size=4,
+    pin_memory=True,
+)
+with warnings.catch_warnings(record=True) as warned:
     warnings.simplefilter("always")
     for features, labels in loader:
         pinned = features.is_pinned()
         features = features.to(device, non_blocking=True)
         labels = labels.to(device, non_blocking=True)
 
-print([str(w.message) for w in caught])
+print([w.category.__name__ for w in warned])
 print(f"{pinned=}, {features.device=}, {labels.device=}")
 assert features.device.type == labels.device.type == device.type
 if torch.cuda.is_available():
     assert pinned
 elif not torch.accelerator.is_available():
     assert not pinned
+    if TORCH >= (2, 13):  # it warns that no accelerator was found
+        assert any("no accelerator" in str(w.message) for w in warned)
 
 # %% [markdown]
 # A copy in the other direction, `to("cpu", non_blocking=True)`, may return before the data has
-# arrived: call `torch.cuda.synchronize()` before reading such a tensor. The
-# page on moving tensors shows this on a GPU.
+# arrived: call `torch.cuda.synchronize()` before reading such a tensor.
+# [Moving tensors](02-moving-tensors.ipynb) shows this with a cell that checks it on a GPU.
 
 # %% [markdown]
 # ## Cannot re-initialize CUDA in forked subprocess
 #
-# The full message: `Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing,
-# you must use the 'spawn' start method`. On Linux, `multiprocessing` and DataLoader workers start
-# child processes with `fork` by default (up to Python 3.13): a copy of the parent. If the parent has already initialised
-# CUDA, a forked child cannot use CUDA at all.
+# The full message:
+#
+# ```
+# Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method
+# ```
+#
+# On Linux, `multiprocessing` and DataLoader workers start child processes with `fork` by default (up
+# to Python 3.13): a copy of the parent. If the parent has already initialised CUDA, a forked child
+# cannot use CUDA at all.
 #
 # The cell forks a child that creates a tensor on `device`. On a GPU the parent has initialised CUDA
-# (it created a tensor there), so the child fails with this message, which it sends back to the parent.
-# Without a GPU, CUDA was never initialised, the error cannot occur, and the child creates its CPU
-# tensor without trouble: the cell then shows `torch.cuda.is_initialized()` as `False` and the child's
-# result. The cell runs on Linux only, where `fork` is the default and safe to demonstrate.
+# (it created a tensor there), so the child fails with this message, which it sends back to the
+# parent. Without a GPU, CUDA was never initialised, the error cannot occur, and the child creates its
+# CPU tensor without trouble: the cell then shows `torch.cuda.is_initialized()` as `False` and the
+# child's result. The cell runs on Linux only, where `fork` is the default and safe to demonstrate.
 
 # %% tags=["gpu-only"]
 def child(queue, device):
@@ -609,7 +792,7 @@ def child(queue, device):
 
 
 if sys.platform.startswith("linux"):
-    torch.ones(1, device=device)  # on a GPU, this initialises CUDA in this process
+    torch.ones(1, device=device)  # on a GPU, CUDA starts in this process
     fork = multiprocessing.get_context("fork")
     queue = fork.SimpleQueue()
     process = fork.Process(target=child, args=(queue, device))
@@ -620,55 +803,72 @@ if sys.platform.startswith("linux"):
     if sys.version_info < (3, 14):
         assert multiprocessing.get_context().get_start_method() == "fork"
     if torch.cuda.is_initialized():
-        assert outcome == "error" and "Cannot re-initialize CUDA in forked subprocess" in result
+        assert outcome == "error"
+        assert "Cannot re-initialize CUDA in forked subprocess" in result
     else:
         assert outcome == "ok" and result == 2.0
 else:
     print(f"{sys.platform=}")
 
-# %% [markdown]
-# The usual fix is to keep CUDA out of the workers: DataLoader workers load and prepare CPU tensors,
-# and the training loop moves each batch to the device in the main process. That is also how the
-# DataLoader is meant to be used, and it works with `fork` even after the parent has used the GPU. If a
-# child process really must use CUDA, start it with `spawn`: `multiprocessing.get_context("spawn")`, or
-# `DataLoader(..., multiprocessing_context="spawn")`.
-
 # %% [markdown] tags=["predict"]
-# **Predict:** Two DataLoader workers produce the batches, and the loop moves each batch to `device`. On which
-# device are the batches the workers produce?
+# **Predict:** On a GPU, this process has now used CUDA. Next, a DataLoader starts two worker
+# processes (with `fork`, on Linux) to produce the batches, and the loop moves each batch to `device`.
+# What does the cell print?
 #
-# - `devices={'cuda'}` — this would mean the workers used CUDA, which is what forked workers must not do.
-# - `devices={'cpu'}` — the workers prepare CPU tensors; the move to the device happens in the main process.
+# - `devices={'cuda'}`
+# - `Cannot re-initialize CUDA in forked subprocess`
+# - `devices={'cpu'}`
 
 # %%
-loader = DataLoader(TensorDataset(torch.randn(8, 3)), batch_size=4, num_workers=2)
+dataset = TensorDataset(torch.randn(8, 3))
+loader = DataLoader(dataset, batch_size=4, num_workers=2)
 devices = set()
 for (features,) in loader:
     devices.add(features.device.type)  # what the workers produced
     features = features.to(device)
 print(f"{devices=}, {features.device=}")
+
+# %% tags=["answer"]
 assert devices == {"cpu"}
 assert features.device.type == device.type
+
+# %% [markdown] tags=["answer"]
+# **Answer:** `devices={'cpu'}`, with or without a GPU. The workers only read the dataset and stack CPU
+# tensors into batches. They never touch CUDA, so being forked from a process that has used CUDA does
+# them no harm, and nothing they produce is on the GPU (`devices={'cuda'}` would need them to use
+# CUDA). The move to the device happens in the main process, in the loop.
+#
+# That is the usual fix for this error: keep CUDA out of the workers. The workers load and prepare CPU
+# tensors, and the training loop moves each batch to the device in the main process. This is also how
+# the DataLoader is meant to be used, and it works with `fork` even after the parent has used the GPU.
+
+# %% [markdown]
+# If a child process really must use CUDA, start it with `spawn`: `multiprocessing.get_context("spawn")`,
+# or `DataLoader(..., multiprocessing_context="spawn")`.
 
 # %% [markdown]
 # ## Torch not compiled with CUDA enabled
 #
 # The installed PyTorch is a CPU-only build (the wheel's version often ends in `+cpu`), and the code
-# asked for CUDA, with `.cuda()` or `device="cuda"` for example: an `AssertionError`. Not every CUDA call
-# on such a build says so: `torch.cuda.set_device(0)` fails with `AttributeError: module 'torch._C' has
-# no attribute '_cuda_setDevice'`, which means the same thing. A CUDA build on a machine where CUDA
-# cannot start says something else, a `RuntimeError` whose text names the reason. With PyTorch
-# 2.6.0+cu124 on a machine without an NVIDIA driver, it reads `Found no NVIDIA driver on your system.
-# Please check that you have an NVIDIA GPU and installed a driver from
-# http://www.nvidia.com/Download/index.aspx`. The cell shows which case your machine is in; on a GPU it
-# creates a CUDA tensor.
+# asked for CUDA, with `.cuda()` or `device="cuda"` for example: an `AssertionError`. Not every CUDA
+# call on such a build says so: `torch.cuda.set_device(0)` fails with
+# `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'`, which means the same thing.
+#
+# A CUDA build on a machine where CUDA cannot start says something else, a `RuntimeError` whose text
+# names the reason. With PyTorch 2.6.0+cu124 on a machine without an NVIDIA driver, it reads:
+#
+# ```
+# Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx
+# ```
 #
 # The fixes: to use a GPU, install a CUDA build of PyTorch (the selector on pytorch.org gives the
 # command) on a machine with an NVIDIA GPU and driver; to run anywhere, choose the device once and use
-# it everywhere, as every page of this course does.
+# it everywhere, as every page of this tutorial does. The cell shows which case your machine is in; on
+# a GPU it creates a CUDA tensor.
 
 # %% tags=["gpu-only"]
-print(f"{torch.version.cuda=}, {torch.backends.cuda.is_built()=}, {torch.cuda.is_available()=}")
+print(f"{torch.version.cuda=}, {torch.backends.cuda.is_built()=}")
+print(f"{torch.cuda.is_available()=}")
 if not torch.backends.cuda.is_built():
     with expect_error(AssertionError, "Torch not compiled with CUDA enabled"):
         torch.zeros(1, device="cuda")
@@ -677,9 +877,10 @@ if not torch.backends.cuda.is_built():
     with expect_error(AttributeError, "_cuda_setDevice"):
         torch.cuda.set_device(0)
 elif not torch.cuda.is_available():
+    # the reason varies: no driver, a driver too old, no GPU
     try:
         torch.zeros(1, device="cuda")
-    except RuntimeError as err:  # the reason varies: no driver, a driver too old, no GPU
+    except RuntimeError as err:
         sys.stdout.flush()
         print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
@@ -694,13 +895,14 @@ assert torch.zeros(1, device=device).device.type == device.type
 # ## module must have its parameters and buffers on device cuda:0 (device_ids[0]) but found one of them on device: cpu
 #
 # `nn.DataParallel` raises this on a machine with two or more GPUs when the wrapped model is not on the
-# first GPU in `device_ids`. With several GPUs it moves nothing itself; it checks, in its `forward`,
-# that every parameter and buffer is already there. (With exactly one device id it moves the model
-# for you, which is why the same code works on a one-GPU machine; the fact-check
-# page tests each case.) The fix: `model.to("cuda:0")` before
-# wrapping, or better, `DistributedDataParallel`, which the documentation of `DataParallel` itself
-# recommends. A plain list of layers (see above) can hide parameters from this check as well as from
-# `model.to()`.
+# first GPU in `device_ids`. With several GPUs it moves nothing itself; it checks, in its `forward`
+# method, that every parameter and buffer is already there. With exactly one device id it moves the
+# model for you, which is why the same code works on a one-GPU machine
+# ([Fact-check](06-fact-check.ipynb) tests each case).
+#
+# The fix: `model.to("cuda:0")` before wrapping, or better, `DistributedDataParallel`, which the
+# documentation of `DataParallel` itself recommends. A plain list of layers (see above) can hide
+# parameters from this check as well as from `model.to()`.
 #
 # The check is in the Python source of `DataParallel.forward`, which any machine can read:
 
@@ -717,7 +919,7 @@ assert "DistributedDataParallel" in nn.DataParallel.__doc__
 # %% tags=["gpu-only"]
 if torch.cuda.device_count() >= 2:
     dp = nn.DataParallel(nn.Linear(4, 2))
-    with expect_error(RuntimeError, "module must have its parameters and buffers on device cuda:0"):
+    with expect_error(RuntimeError, "parameters and buffers on device cuda:0"):
         dp(torch.randn(8, 4))
     dp = nn.DataParallel(nn.Linear(4, 2).to("cuda:0"))
     out = dp(torch.randn(8, 4))
@@ -728,37 +930,44 @@ else:
 # %% [markdown]
 # ## CUDA out of memory
 #
-# In PyTorch 2.6 the message has this form, with sizes where the dots are: `CUDA out of memory. Tried to
-# allocate …. GPU 0 has a total capacity of … of which … is free. Including non-PyTorch memory, this
-# process has … memory in use. Of the allocated memory … is allocated by PyTorch, and … is reserved by
-# PyTorch but unallocated. If reserved but unallocated memory is large try setting
-# PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.` The figures in it:
+# In PyTorch 2.6 the message has this form, with sizes where the dots are:
+#
+# ```
+# CUDA out of memory. Tried to allocate …. GPU 0 has a total capacity of … of which … is free. Including non-PyTorch memory, this process has … memory in use. Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
+# ```
+#
+# The figures in it:
 #
 # - *allocated by PyTorch* (`torch.cuda.memory_allocated()`): memory held by live tensors;
 # - *reserved by PyTorch* (`torch.cuda.memory_reserved()`): what PyTorch's caching allocator has taken
-#   from the GPU, allocated or not. Freed tensors go back to this cache, not to the GPU, so
-#   `nvidia-smi` still counts them;
+#   from the GPU, allocated or not. A freed tensor's memory goes back to this cache, not to the GPU, so
+#   `nvidia-smi` still counts it until `torch.cuda.empty_cache()`;
 # - `nvidia-smi` also counts the CUDA context of each process and other processes on the same GPU.
 #
 # First things to try: a smaller batch; `loss.item()` instead of keeping `loss` tensors (see above);
 # `torch.no_grad()` for evaluation; `del` for large tensors you no longer need; and, when the reserved
-# but unallocated part is large, the `expandable_segments` setting from the message.
+# but unallocated part is large, the `expandable_segments` setting from the message. How much memory a
+# model needs, and whether it fits before you run it, is the subject of
+# [Will it fit?](08-will-it-fit.ipynb).
 #
-# The error is `torch.cuda.OutOfMemoryError`, a subclass of `RuntimeError`, on every machine:
+# The error is `torch.OutOfMemoryError`, a subclass of `RuntimeError`, on every machine;
+# `torch.cuda.OutOfMemoryError` is another name for the same class:
 
 # %%
-print(f"{torch.cuda.OutOfMemoryError.__mro__[:2]=}")
-assert issubclass(torch.cuda.OutOfMemoryError, RuntimeError)
+print(f"{torch.cuda.OutOfMemoryError is torch.OutOfMemoryError=}")
+print(f"{torch.OutOfMemoryError.__mro__[:2]=}")
+assert torch.cuda.OutOfMemoryError is torch.OutOfMemoryError
+assert issubclass(torch.OutOfMemoryError, RuntimeError)
 
 # %% [markdown]
-# On a GPU, the next cell asks for twice the GPU's memory, then shows that a freed tensor leaves
-# *allocated* memory but stays *reserved* until `torch.cuda.empty_cache()`. Without a GPU it prints the
-# condition it needs.
+# On a GPU, the next cell asks for twice the GPU's memory. Then it checks that a freed tensor no longer
+# counts as *allocated*, but stays *reserved* until `torch.cuda.empty_cache()`. Without a GPU it prints
+# the condition it needs.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
     total = torch.cuda.get_device_properties(0).total_memory
-    with expect_error(torch.cuda.OutOfMemoryError, "CUDA out of memory"):
+    with expect_error(torch.OutOfMemoryError, "CUDA out of memory"):
         torch.empty(2 * total, dtype=torch.uint8, device="cuda:0")
 
     torch.cuda.empty_cache()
@@ -767,8 +976,10 @@ if torch.cuda.is_available():
     del block
     reserved = torch.cuda.memory_reserved(0)
     torch.cuda.empty_cache()
-    print(f"{torch.cuda.memory_allocated(0) - before=}, {reserved=}, {torch.cuda.memory_reserved(0)=}")
-    assert torch.cuda.memory_allocated(0) == before
+    allocated_change = torch.cuda.memory_allocated(0) - before
+    print(f"{allocated_change=}, {reserved=}")
+    print(f"{torch.cuda.memory_reserved(0)=}")
+    assert allocated_change == 0
     assert reserved >= 256 * 2**20
     assert torch.cuda.memory_reserved(0) < reserved
 else:
@@ -779,10 +990,10 @@ else:
 #
 # | Message (fragment) | Usual cause | Fix |
 # |---|---|---|
-# | `Expected all tensors to be on the same device` | an input, a tensor created in `forward`, a plain list of layers or a loss left on the CPU | one device for the model, the loss and every input; `device=x.device`, `x.new_zeros`, `zeros_like`; `ModuleList`, `ModuleDict`; `loss_fn.to(device)` |
-# | `can't convert cuda:0 device type tensor to numpy` | `.numpy()` on a GPU tensor | `t.detach().cpu().numpy()` or `t.numpy(force=True)`, with `.float()` first for `bfloat16`; sum `loss.item()`, not `loss` |
+# | `Expected all tensors to be on the same device` | an input, a tensor created in `forward`, a plain list of layers or a loss left on the CPU; a single small CPU image to a convolution on the GPU | one device for the model, the loss and every input; `device=x.device`, `x.new_zeros`, `zeros_like`; `ModuleList`, `ModuleDict`; `loss_fn.to(device)` |
+# | `can't convert cuda:0 device type tensor to numpy` | `.numpy()` on a GPU tensor | `t.detach().cpu().numpy()` or `t.numpy(force=True)`, with `.float()` first for `bfloat16` |
 # | `Attempting to deserialize object on a CUDA device` | a GPU checkpoint loaded without a usable GPU | `torch.load(path, map_location=device)` |
-# | `Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)` | a CPU input to a convolution on the GPU | `x = x.to(device)`, or `x.to(conv.weight)` for device and dtype |
+# | `Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)` | a CPU batch to a convolution on the GPU | `x = x.to(device)`, or `x.to(conv.weight)` for device and dtype |
 # | `CUDA error: invalid device ordinal` | a GPU index that does not exist | an index below `torch.cuda.device_count()` |
 # | `Cannot access accelerator device when none is available.` | an integer device or `pin_memory()` without an accelerator | name the device; pin only with an accelerator |
 # | `Cannot re-initialize CUDA in forked subprocess` | CUDA in a forked child after the parent used it | CPU work in workers, move in the main process; or `spawn` |

@@ -19,27 +19,43 @@
 #
 # 最初のセルでは `expect_error` も定義します。このページでは、エラーを表示したうえでノートブックを先に進めるためにこれを使います。
 
-# %%
+# %% tags=["setup"]
 import contextlib
 import sys
 import threading
 import timeit
+import types
 
 import torch
 
-# torch のバージョンを数値のタプルにする（"2.13.0+cpu" なら (2, 13)）。(2, 7) などのタプルと比較する
+# torch のバージョンを数値のタプルにする（"2.13.0+cpu" なら (2, 13)）
+# (2, 7) などのタプルと比較するため
 TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+# torch.accelerator（torch 2.6 以降）を使うので、古い torch ではここで止める
+TOO_OLD_TEXT = (
+    "このノートブックには torch 2.6 以降が必要です"
+    "（torch.accelerator を使うため）。いまの torch は {} です。"
+    "torch を更新して（pip install -U torch）、"
+    "カーネルを再起動してください。"
+)
+if TORCH < (2, 6):
+    raise RuntimeError(TOO_OLD_TEXT.format(torch.__version__))
 
 
 @contextlib.contextmanager
-def expect_error(kind, fragment):
-    # ブロックは `kind` の例外を送出し、そのメッセージに `fragment` が含まれていなければならない。
-    # エラーは表示され、ノートブックはそのまま先に進む
+def expect_error(kind, fragment=""):
+    # ブロックが `kind` の例外を送出し、メッセージに `fragment` を
+    # 含むことを確かめる。エラーは表示して `caught.error` に残し
+    # （後のセルの検証で使う）、ノートブックは先に進む
+    caught = types.SimpleNamespace(error=None)
     try:
-        yield
+        yield caught
     except kind as err:
         assert fragment in str(err), err
-        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+        caught.error = err
+        sys.stdout.flush()  # ブロックが先に出力したものを先に表示する
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
 
@@ -63,7 +79,9 @@ assert (gpu.type, gpu.index) == ("cuda", None)
 assert torch.device("cuda", 1) == torch.device("cuda:1")
 
 # %% [markdown]
-# 文字列から `torch.device` を作成するときにチェックされるのは表記だけで、ハードウェアの有無は確認されません。そのため、上のセルは GPU のないマシンでも動きます。ハードウェアが必要になるのは、そのデバイス上に実際にテンソルを作成するときです。ただし、整数だけを渡す場合は事情が異なります。`torch.device(0)` は、マシンにどのアクセラレータがあるかを問い合わせます（後述の「整数によるデバイス指定」を参照）。
+# 文字列から `torch.device` を作成するときに検査されるのは表記だけで、ハードウェアの有無は確認されません。そのため、上のセルは GPU のないマシンでも動きます。ハードウェアが必要になるのは、そのデバイス上に実際にテンソルを作成するときです。
+#
+# ただし、整数だけを渡す場合は事情が異なります。`torch.device(0)` は、マシンにどのアクセラレータがあるかを問い合わせます（後述の[整数によるデバイス指定](#整数によるデバイス指定)を参照）。
 
 # %% [markdown]
 # ## ファクトリ関数の device 引数
@@ -80,7 +98,7 @@ for t in (a, b, c):
     assert t.device == torch.device("cpu")
 
 # %% [markdown]
-# GPU 上にテンソルを作成するには、CUDA デバイスを渡します。このセルには NVIDIA の GPU が必要です。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけです。
+# GPU 上にテンソルを作成するには、CUDA デバイスを渡します。GPU があれば、次のセルはテンソルが現在の CUDA デバイス（インデックスなしの `cuda`）上にあることを assert で検証します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけです。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -96,7 +114,7 @@ else:
 #
 # GPU で使うテンソルは、最初から GPU 上に作成してください。`torch.randn(64, 3, device=device)` のように書きます。代わりに `torch.randn(64, 3).to(device)` と書くと、まず CPU メモリ上のテンソルに値を入れ、それを GPU へコピーすることになります。`device=` を渡せば、CPU 上のテンソルもホストからデバイスへのコピーも不要になります。
 #
-# 注意点が1つあります。CPU と CUDA の乱数生成器は別のアルゴリズムです。同じ `torch.manual_seed(0)` の後でも、`torch.randn(3)` と `torch.randn(3, device="cuda")` は異なる値を返します。どちらもそれぞれのデバイス上では再現性があり、再実行すれば同じ値になりますが、GPU 上で直接作成したテンソルは、CPU で作成してから移動する書き方で得た値とは一致しません。
+# 注意点が1つあります。CPU と CUDA の乱数生成器は別のアルゴリズムです。同じ `torch.manual_seed(0)` の後でも、`torch.randn(3)` と `torch.randn(3, device="cuda")` は異なる値を返します。どちらもそれぞれのデバイス上では再現性があり、再実行すれば同じ値になります。しかし GPU 上で直接作成したテンソルは、CPU で作成してから移動する書き方で得た値とは一致しません。
 
 # %%
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -107,10 +125,11 @@ assert direct.device.type == device.type
 torch.manual_seed(0)
 on_cpu = torch.randn(1000)
 torch.manual_seed(0)
-assert torch.equal(torch.randn(1000), on_cpu)  # 同じシード、同じデバイスなら同じ値
+# 同じシード、同じデバイスなら、同じ値がもう一度得られる
+assert torch.equal(torch.randn(1000), on_cpu)
 
 # %% [markdown]
-# 次のセルでは2つの乱数生成器を比較します。CUDA GPU が必要で、GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけです。
+# GPU があれば、次のセルはこの注意点の両面を assert で検証します。同じシードなら GPU 上でも同じ値がもう一度得られること、そしてその値が CPU の値とは違うことです。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけです。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -121,7 +140,8 @@ if torch.cuda.is_available():
     torch.manual_seed(0)
     assert torch.equal(torch.randn(1000, device="cuda"), on_gpu)
     print(f"{torch.equal(on_gpu.cpu(), on_cpu)=}")
-    assert not torch.equal(on_gpu.cpu(), on_cpu)  # シードは同じでも乱数生成器が違う
+    # シードは同じでも乱数生成器が違うので、値も違う
+    assert not torch.equal(on_gpu.cpu(), on_cpu)
 else:
     print(f"{torch.cuda.is_available()=}")
 
@@ -137,38 +157,63 @@ assert t.is_cpu and not t.is_cuda
 assert t.device.type == "cpu"
 
 # %% [markdown]
-# デバイスは文字列とではなく、別の `torch.device` と比較してください。CPU 上のテンソルでも `t.device == "cpu"` は `False` になります。どの GPU でもよい場合は `.type` を比較します。`cuda:0` と `cuda` は等しくないからです。
+# テンソルがどこにあるかを条件分岐で調べるには、デバイスを何かと比較します。CPU 上のテンソルなら、比較の書き方は3通り考えられます。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `t` は CPU 上のテンソルです。`t.device == torch.device("cpu")`、`t.device == "cpu"`、`t.device.type == "cpu"` の3つの比較について、次のセルは何を表示するでしょうか。
+# **予想：** `t` は CPU 上のテンソルです。`t.device == torch.device("cpu")`、`t.device == "cpu"`、`t.device.type == "cpu"` の3つの比較について、次のセルはこの順に何を表示するでしょうか。
 #
-# - `True True True`：これだとデバイスが文字列 `"cpu"` と等しいことになりますが、そうはなりません。
-# - `True False True`：デバイスは `torch.device` どうしで比べれば等しくなり、`.type` は文字列です。デバイスそのものが文字列 `"cpu"` と等しくなることはありません。
-# - `True False False`：`.type` は文字列 `"cpu"` なので、最後の比較は `True` になります。
+# - `True True True`
+# - `True False False`
+# - `False False True`
+# - `True False True`
 
 # %%
-print(t.device == torch.device("cpu"), t.device == "cpu", t.device.type == "cpu")
+print(t.device == torch.device("cpu"), t.device == "cpu",
+      t.device.type == "cpu")
+
+# %% tags=["answer"]
 assert t.device == torch.device("cpu")
 assert (t.device == "cpu") is False
+assert t.device.type == "cpu"
 assert torch.device("cuda:0") != torch.device("cuda")
 assert torch.device("cuda:0").type == torch.device("cuda").type
+
+# %% [markdown] tags=["answer"]
+# **答え：** `True False True` です。デバイスは別の `torch.device` とは等しくなり、`.type` はただの文字列です。しかしデバイスそのものが文字列と等しくなることはありません。CPU 上のテンソルでも `t.device == "cpu"` は `False` です。
+#
+# - `True True True` なら、デバイスがその名前の文字列と等しいことになります。
+# - `True False False` と `False False True` なら、残りの比較のどちらかが成り立たないことになります。実際には、CPU 上のテンソルならどちらも必ず成り立ちます。
+#
+# デバイスは `torch.device` と比較するか、どの GPU でもよい場合は `.type` を比較してください。`torch.device("cuda:0")` と `torch.device("cuda")` は等しくありませんが、`.type` は同じです。
 
 # %% [markdown]
 # ## 整数によるデバイス指定
 #
-# 以前は `device=0` や `torch.device(0)` が `cuda:0` を意味していました。torch 2.5 以降、整数は「現在のアクセラレータ上の、そのインデックスのデバイス」を意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。つまり文字列とは違い、整数をデバイスに変換するときには PyTorch にどのアクセラレータがあるかを問い合わせるので、テンソルを作成する前の段階で失敗することがあります。
+# 以前は `device=0` や `torch.device(0)` が `cuda:0` を意味していました。torch 2.5 以降、整数は「現在のアクセラレータ上の、そのインデックスのデバイス」を意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。
+#
+# つまり文字列とは違い、整数をデバイスに変換するには、PyTorch にどのアクセラレータがあるかを問い合わせる必要があります。そのため、テンソルを作成する前の段階で失敗することがあります。
 #
 # - 使えるアクセラレータがあれば、`torch.device(0)` はそのインデックス 0（`cuda:0` など）になります。
-# - アクセラレータのないマシンでは、`torch.device(0)` そのものが `RuntimeError: Cannot access accelerator device when none is available.` を送出します（`device=0` や `model.to(0)` も同様です）。
-# - 例外が1つあります。torch 2.7 以降では、アクセラレータ向けにビルドされた PyTorch をアクセラレータのないマシンで使うと（たとえば Colab の CPU ランタイム上の CUDA ビルド）、ビルドが対応しているアクセラレータが返ります。このとき `torch.device(0)` は `cuda:0` になり、エラーはそこにテンソルを作成した時点で初めて発生します。
+# - アクセラレータのないマシンでは、`torch.device(0)` そのものが次のエラーになります（`device=0` や `model.to(0)` も同じです）。
 #
-# セルでは、このマシンがどの場合に当たるかを調べ、その場合の結果を assert で検証します。
+#   ```
+#   RuntimeError: Cannot access accelerator device when none is available.
+#   ```
+#
+#   「アクセラレータがないので、アクセラレータのデバイスにアクセスできない」という意味です。
+#
+# - 例外として、torch 2.7 以降では、アクセラレータ向けにビルドされた PyTorch（Colab の CPU ランタイムに入っている CUDA ビルドなど）はアクセラレータがなくてもエラーにしません。`torch.device(0)` はそのビルドが対象とするアクセラレータのデバイス、つまり `cuda:0` になり、エラーはそこにテンソルを作成した時点で初めて発生します。
+#
+# 次のセルは、このマシンがどの場合に当たるかを調べ、その場合の結果を assert で検証します。
 
 # %% tags=["claim-O1", "gpu-only"]
+NO_ACCELERATOR = "Cannot access accelerator device when none is available"
 usable = torch.accelerator.is_available()
-# 2.7 以降の current_accelerator() は、ビルドが対応しているアクセラレータを返す（なければ None）。
-# 2.6 では使えるアクセラレータがないと例外になるので、問い合わせるのは 2.7 以降だけにする
-built_for = torch.accelerator.current_accelerator() if usable or TORCH >= (2, 7) else None
+# 2.7 以降の current_accelerator() は、ビルドが対象とするアクセラレータを
+# 返す（なければ None）。2.6 では、使えるものがないと例外になる
+built_for = None
+if usable or TORCH >= (2, 7):
+    built_for = torch.accelerator.current_accelerator()
 print(f"{usable=}, {built_for=}")
 
 if usable:
@@ -176,18 +221,19 @@ if usable:
     print(f"{torch.device(0)=}, {x.device=}")
     assert torch.device(0) == x.device == torch.device(built_for.type, 0)
 elif built_for is None:
-    with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
+    with expect_error(RuntimeError, NO_ACCELERATOR):
         torch.device(0)
-    with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
+    with expect_error(RuntimeError, NO_ACCELERATOR):
         torch.zeros(1, device=0)
-    with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
+    with expect_error(RuntimeError, NO_ACCELERATOR):
         torch.nn.Linear(2, 2).to(0)
 else:
     print(f"{torch.device(0)=}")
     assert torch.device(0) == torch.device(built_for.type, 0)
+    # メッセージはドライバによって変わるので、型だけを検証する
     try:
         torch.zeros(1, device=0)
-    except RuntimeError as err:  # メッセージはドライバによって変わるので、型だけを確認する
+    except RuntimeError as err:
         print(f"{type(err).__name__}: {err}", file=sys.stderr)
     else:
         raise AssertionError("expected RuntimeError")
@@ -195,25 +241,38 @@ else:
 # %% [markdown]
 # ## デバイスを毎回書かずに作成する
 #
-# torch 2.0 以降では、ファクトリ関数が使うデフォルトのデバイスを変更できます。`with` ブロックの中だけで変更する方法と、`torch.set_default_device` で変更する方法があります。既存のテンソルが移動するわけではなく、`device=` を渡したときと同じく、テンソルが最初からそのデバイス上に作成されます。`device=` を明示した場合は、そちらが優先されます。最後の節で説明する `meta` デバイスを使うので、以下のセルはどのマシンでも実行できます。
+# torch 2.0 以降では、ファクトリ関数は `device=` の代わりに、デフォルトのデバイスを使えます。デフォルトを変えるには、`with torch.device(...)` ブロックを使う方法と、`torch.set_default_device(...)` を呼ぶ方法があります。既存のテンソルが移動するわけではなく、`device=` を渡したときと同じく、テンソルが最初からそのデバイス上に作成されます。最後の節で説明する `meta` デバイスを使うので、以下のセルはどのマシンでも実行できます。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `with torch.device("meta"):` の中で、`device=` なしのテンソルと `device="cpu"` 付きのテンソルを作り、ブロックを抜けてからもう1つ作ります。セルはこの順にどのデバイスを表示するでしょうか。
 #
-# - `meta meta cpu`：これだとブロックが明示的な `device=` まで上書きすることになりますが、そうはなりません。
-# - `meta cpu meta`：これだとデフォルトがブロックの後まで残ることになりますが、`with` はブロックを抜けるときに元のデフォルトに戻します。
-# - `meta cpu cpu`：ブロックが変えるのはデフォルトだけです。ブロック内でも明示した `device="cpu"` が優先され、デフォルトはブロックを抜けると元に戻ります。
+# - `meta meta cpu`
+# - `cpu cpu cpu`
+# - `meta cpu cpu`
+# - `meta cpu meta`
 
-# %% tags=["claim-F6"]
+# %%
 with torch.device("meta"):
     inside = torch.zeros(2)
     explicit = torch.zeros(2, device="cpu")
 
 outside = torch.zeros(2)
 print(inside.device, explicit.device, outside.device)
+
+# %% tags=["claim-F6", "answer"]
 assert inside.device.type == "meta"
 assert explicit.device.type == "cpu"
 assert outside.device.type == "cpu"
+
+# %% [markdown] tags=["answer"]
+# **答え：** `meta cpu cpu` です。ブロックが変えるのはデフォルトだけです。デバイスを指定しないファクトリ関数は `meta` を使いますが、明示した `device="cpu"` はブロックの中でも優先されます。デフォルトはブロックを抜けると元に戻ります。
+#
+# - `meta meta cpu` なら、ブロックが明示的な `device=` まで上書きすることになります。
+# - `cpu cpu cpu` なら、ブロックがデフォルトをまったく変えないことになります。
+# - `meta cpu meta` なら、デフォルトがブロックの後まで残ることになります。
+
+# %% [markdown]
+# `torch.set_default_device` は、同じデフォルトをブロックなしで設定します。設定はもう一度呼ぶまで続き、`None` を渡すと CPU に戻ります。このページのセルは `finally` で設定を戻しているので、途中でエラーが起きても、ページの残りに設定が残ることはありません。
 
 # %% tags=["claim-F6"]
 torch.set_default_device("meta")
@@ -226,56 +285,101 @@ finally:
 
 assert torch.ones(3).device.type == "cpu"
 
-# %% [markdown]
-# `torch.set_default_device` は、見た目ほど広くは効かず、コストもかかります。
-#
-# - 効果があるのは、呼び出したスレッドだけです。新しいスレッド（データ読み込み用のスレッドや Web サーバーのワーカーなど）では、テンソルは CPU 上に作成されます。
-# - 既存のメモリをそのまま使う関数は新たにメモリを確保しないので、デフォルトのデバイスは適用されません。`torch.frombuffer` と `torch.from_numpy` は CPU 上のテンソルを返します。
-# - ドキュメントには、ファクトリ関数に限らず、torch API へのすべての Python 呼び出しにわずかなコストが加わるという警告があります。セルでは、このマシンで小さな `add` の実行時間を設定ありとなしで計測し、その比を表示します。実行時間はばらつくので、この比については何も assert しません。
-#
-# プログラム全体では、`device=` を渡す（あるいはブロックを `with torch.device(...)` で囲む）ほうが明示的で、こうした思わぬ挙動もありません。
-
 # %% [markdown] tags=["predict"]
-# **予想：** `torch.set_default_device("meta")` が効いている間に、新しいスレッドで `torch.zeros(2)` を作ったとします。セルが表示する `seen_by_thread`（そのスレッドで作ったテンソルのデバイス）はどれでしょうか。
+# **予想：** `torch.set_default_device("meta")` が効いている間に、次のセルはこのスレッドで `torch.zeros(2)` を作り、次に新しいスレッドで `torch.zeros(2)` を作り、最後に `torch.frombuffer` で既存のメモリの上にテンソルを作ります。この順にどのデバイスが表示されるでしょうか。
 #
-# - `[device(type='cpu')]`：デフォルトのデバイスはスレッドごとの設定なので、新しいスレッドは CPU 上にテンソルを作ります。
-# - `[device(type='meta')]`：これだとデフォルトがプロセス全体に効くことになりますが、効くのは設定したスレッドだけです。
+# - `meta meta meta`
+# - `meta cpu cpu`
+# - `meta meta cpu`
+# - `meta cpu meta`
 
-# %% tags=["claim-F6"]
-torch.set_default_device("meta")
-try:
-    here = torch.zeros(2)
-    seen_by_thread = []
-    worker = threading.Thread(target=lambda: seen_by_thread.append(torch.zeros(2).device))
+# %%
+# このスレッドで作ったテンソル、新しいスレッドで作ったテンソル、
+# 既存のメモリの上に作ったテンソルのデバイスを返す
+def three_devices():
+    in_thread = []
+    worker = threading.Thread(
+        target=lambda: in_thread.append(torch.zeros(2).device.type))
     worker.start()
     worker.join()
-    shared = torch.frombuffer(bytearray(8), dtype=torch.float32)
-    print(f"{here.device=}, {seen_by_thread=}, {shared.device=}")
-    assert here.device.type == "meta"
-    assert seen_by_thread == [torch.device("cpu")]  # 新しいスレッドにはデフォルトが効いていない
-    assert shared.device.type == "cpu"
+    wrapped = torch.frombuffer(bytearray(8), dtype=torch.float32)
+    return torch.zeros(2).device.type, *in_thread, wrapped.device.type
 
-    try:
-        import numpy
-    except ImportError:
-        numpy = None
-    if numpy is not None:
-        from_numpy = torch.from_numpy(numpy.zeros(2))
-        print(f"{from_numpy.device=}")
-        assert from_numpy.device.type == "cpu"
-    else:
-        print(f"{numpy=}")
 
-    x = torch.ones(4, device="cpu")
-    with_default = min(timeit.repeat(lambda: x.add(1), number=2000, repeat=5))
+torch.set_default_device("meta")
+try:
+    with_default = three_devices()
 finally:
     torch.set_default_device(None)
+print(*with_default)
 
-without_default = min(timeit.repeat(lambda: x.add(1), number=2000, repeat=5))
-print(f"{with_default / without_default=:.2f}")
+# %% tags=["claim-F6", "answer"]
+here, in_thread, wrapped = with_default
+assert here == "meta"
+assert in_thread == "cpu"  # 新しいスレッドにはデフォルトが効いていない
+assert wrapped == "cpu"
+
+# %% [markdown] tags=["answer"]
+# **答え：** `meta cpu cpu` です。デフォルトのデバイスは、それを設定したスレッドだけのものです。新しいスレッド（データ読み込み用のスレッドや Web サーバーのワーカーなど）では、テンソルは CPU 上に作成されます。また `torch.frombuffer` は CPU メモリ上にすでにあるメモリをそのまま使うので、新たにメモリを確保せず、デフォルトも適用されません。`torch.from_numpy` も同じです（後のセルで検証します）。
+#
+# - `meta meta meta` なら、デフォルトがすべてのスレッドとすべての関数に効くことになります。
+# - `meta meta cpu` なら、デフォルトがプロセス全体に効くことになります。
+# - `meta cpu meta` なら、`frombuffer` が既存のメモリを別のデバイスへ移せることになります。
 
 # %% [markdown]
-# `with` を使う書き方は GPU でも同じように使えます。`with torch.device("cuda"):` の中では、ファクトリ関数は CUDA テンソルを作成します。GPU のないマシンでは、このセルは `torch.cuda.is_available()=False` と表示します。
+# `with torch.device(...)` ブロックにも同じ制限があります。どちらの書き方も、実行したスレッドに同じオブジェクト（`torch.utils._device.DeviceContext`）を設定するからです。違うのは効く範囲だけです。
+#
+# - ブロックのデフォルトは、コード上で見えるブロックの終わりで切れます。
+# - `set_default_device` は、もう一度呼ぶまで、そのスレッドがその後に実行するすべてのコード（ライブラリのコードも含む）に効きます。
+#
+# コストも同じです。`torch.set_default_device` のドキュメントには、ファクトリ関数に限らず、torch API へのすべての Python 呼び出しにわずかなコストが加わるという警告があります。`with torch.device(...)` ブロックの中の呼び出しも、同じオブジェクトを経由します。
+#
+# 次のセルでは、`with` ブロックの中で同じ3つのデバイスを調べます。numpy が入っていれば、両方の書き方で `torch.from_numpy` も調べます。さらにこのマシンで小さな `add` の実行時間を、設定なし、`with` ブロックの中、`set_default_device` の後の3通りで計測し、2つの比を表示します。実行時間はばらつくので、比については何も assert しません。
+
+# %% tags=["claim-F6"]
+with torch.device("meta"):
+    in_block = three_devices()
+print(*in_block)
+assert in_block == ("meta", "cpu", "cpu")
+
+try:
+    import numpy
+except ImportError:
+    numpy = None
+if numpy is not None:
+    with torch.device("meta"):
+        from_block = torch.from_numpy(numpy.zeros(2))
+    torch.set_default_device("meta")
+    try:
+        from_default = torch.from_numpy(numpy.zeros(2))
+    finally:
+        torch.set_default_device(None)
+    print(f"{from_block.device=}, {from_default.device=}")
+    assert from_block.device.type == from_default.device.type == "cpu"
+else:
+    print(f"{numpy=}")
+
+x = torch.ones(4, device="cpu")
+
+
+def time_add():
+    return min(timeit.repeat(lambda: x.add(1), number=2000, repeat=5))
+
+
+plain_s = time_add()
+with torch.device("meta"):
+    block_s = time_add()
+torch.set_default_device("meta")
+try:
+    set_s = time_add()
+finally:
+    torch.set_default_device(None)
+print(f"{block_s / plain_s=:.2f}, {set_s / plain_s=:.2f}")
+
+# %% [markdown]
+# したがって、使い分けの基準は範囲です。1回の呼び出しには `device=`、終わりが見えるブロックには `with torch.device(...)` を使い、`torch.set_default_device` は1つのスレッドで動くスクリプトやノートブックだけにとどめてください。
+#
+# GPU があれば、次のセルは `with torch.device("cuda"):` の中の `torch.randn` が CUDA テンソルを作成することを assert で検証します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -289,7 +393,9 @@ else:
 # %% [markdown]
 # ## meta デバイス
 #
-# `meta` 上のテンソルは形状と dtype を持ちますが、データは持ちません。そのためメモリを消費せず、どのマシンでも作成できます。モデルからどんな形状の出力が得られるかを事前に調べるといった用途に便利で、このサイトでは GPU が手元にないときに移動の仕組みを示すためにも使います。ただし、できないこともあります。表示できる値はありませんし、エラーメッセージは GPU の場合と同じになるとは限りません。
+# `meta` 上のテンソルは形状と dtype を持ちますが、データは持ちません。そのためメモリを消費せず、どのマシンでも作成できます。モデルからどんな形状の出力が得られるかを事前に調べるといった用途に便利で、このサイトでは GPU が手元にないときに移動の仕組みを示すためにも使います。
+#
+# ただし、できないこともあります。表示できる値はありませんし、エラーメッセージは GPU の場合と同じになるとは限りません。
 
 # %% tags=["claim-F7"]
 m = torch.empty(1000, 1000, device="meta")
@@ -297,6 +403,8 @@ print(m)
 assert m.shape == (1000, 1000) and m.dtype == torch.float32
 assert m.is_meta
 
+# %% [markdown]
+# meta テンソルには値がないので、`tolist()` のように値を読み出す操作はエラーになります。次のセルのメッセージは「meta テンソルからはコピーできない。データがない」という意味です。
 
 # %%
 with expect_error(NotImplementedError, "no data"):
@@ -306,7 +414,7 @@ with expect_error(NotImplementedError, "no data"):
 # ## まとめ
 #
 # - テンソルは使う場所に作成します。ファクトリ関数に `device=` を渡す（CPU からのコピーが不要）か、ブロックを `with torch.device(...)` で囲みます。同じシードでも、CPU と CUDA では異なる乱数が得られます。
-# - `torch.set_default_device` が効くのは1つのスレッドだけで、`torch.from_numpy` には無視され、torch のすべての呼び出しにわずかなコストが加わります。
-# - テンソルの場所は `.device` で確認します。`.is_cpu` と `.is_cuda` はそのショートカットです。
+# - `with torch.device(...)` と `torch.set_default_device` が設定するデフォルトは1つのスレッドにしか効かず、`torch.frombuffer` と `torch.from_numpy` には無視されます。設定している間は、torch のすべての呼び出しにわずかなコストが加わります。`with` の場合はブロックの終わりで元に戻ります。
+# - テンソルの場所は `.device` で確認します。`.is_cpu` と `.is_cuda` はそのショートカットです。デバイスは文字列ではなく `torch.device` と比較するか、`.type` を比較します。
 # - 整数で指定したデバイスは現在のアクセラレータ上のインデックスを表し、CUDA とは限りません。アクセラレータがなければ、`torch.device(0)` そのものがエラーになります。
-# - `meta` テンソルは形状を持ちますがデータは持たず、どのマシンでも動きます。
+# - `meta` テンソルは形状を持ちますがデータは持たず、どのマシンでも作成できます。

@@ -15,34 +15,50 @@
 # %% [markdown]
 # # テンソルの移動
 #
-# テンソルを移動するには `t.to(...)` か、そのショートカットである `t.cuda()`・`t.cpu()` を使います。3つとも同じルールに従います。どれも `t` 自体は変更しません。移動先のデバイス上のテンソルを返し、元のテンソルは元の場所に残します。1つだけ注意が必要なのは、何も変える必要がない場合です。このときはコピーではなく、`t` そのものが返ってきます。
+# テンソルを移動するには `t.to(...)` か、そのショートカットである `t.cuda()`・`t.cpu()` を使います。3つとも同じルールに従い、そのルールには1つだけひねりがあります。最初の2つの問題で、その両方を予想してみてください。
 #
-# このページで扱うのはテンソルです。`nn.Module.to` は別のルールに従うので、別のページで説明します。
+# このページで扱うのはテンソルです。`nn.Module.to` は別のルールに従うので、別のページ[モデルの移動](03-moving-models.ipynb)で説明します。
 #
 # どのセルも CPU だけのマシンで実行できます。CUDA GPU が必要なセルは、検証を実行する代わりに、満たされなかった条件 `torch.cuda.is_available()=False` を表示します。
 #
 # 最初のセルでは `expect_error` も定義します。このページでは、想定どおりのエラーを表示したうえで次のセルへ進むためにこれを使います。
 
-# %%
+# %% tags=["setup"]
 import contextlib
 import sys
 import time
+import types
 
 import torch
 
-# torch のバージョンを数値のタプルにする（"2.13.0+cpu" なら (2, 13)）。(2, 7) などのタプルと比較する
+# torch のバージョンを数値のタプルにする（"2.13.0+cpu" なら (2, 13)）
+# (2, 7) などのタプルと比較するため
 TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+# torch.accelerator（torch 2.6 以降）を使うので、古い torch ではここで止める
+TOO_OLD_TEXT = (
+    "このノートブックには torch 2.6 以降が必要です"
+    "（torch.accelerator を使うため）。いまの torch は {} です。"
+    "torch を更新して（pip install -U torch）、"
+    "カーネルを再起動してください。"
+)
+if TORCH < (2, 6):
+    raise RuntimeError(TOO_OLD_TEXT.format(torch.__version__))
 
 
 @contextlib.contextmanager
-def expect_error(kind, fragment):
-    # ブロックは `kind` の例外を送出し、そのメッセージに `fragment` が含まれていなければならない。
-    # エラーは表示され、ノートブックはそのまま先に進む
+def expect_error(kind, fragment=""):
+    # ブロックが `kind` の例外を送出し、メッセージに `fragment` を
+    # 含むことを確かめる。エラーは表示して `caught.error` に残し
+    # （後のセルの検証で使う）、ノートブックは先に進む
+    caught = types.SimpleNamespace(error=None)
     try:
-        yield
+        yield caught
     except kind as err:
         assert fragment in str(err), err
-        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+        caught.error = err
+        sys.stdout.flush()  # ブロックが先に出力したものを先に表示する
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
 
@@ -51,30 +67,39 @@ device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.__version__, device)
 
 # %% [markdown]
-# ## 移動すると新しいテンソルが返る
+# ## 移動すると元のテンソルはどうなるか
 #
-# `t.to(device)` は `device` 上の新しいテンソルを返します。`t` 自体は移動しません。戻り値を受け取り、ふつうは同じ変数に代入し直します（`t = t.to(device)`）。
-#
-# GPU がなくても、どの PyTorch ビルドにもある `meta` デバイスを使えば、この動きを確かめられます。meta テンソルは形状と dtype を持ちますが、データは持ちません。
+# GPU がなくても、どの PyTorch ビルドにもある `meta` デバイスを使えば、移動の様子を確かめられます。meta テンソルは形状と dtype を持ちますが、データは持ちません。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `x` は CPU 上にあります。`m = x.to("meta")` の後、`print(x.device, m.device)` は何を表示するでしょうか。
 #
-# - `meta meta`：これだと `to` が `x` 自体を移動したことになりますが、テンソルの `to` は `x` を元の場所に残します。
-# - `cpu meta`：`to` は `meta` 上の新しいテンソルを返し、`x` は CPU に残ります。
+# - `meta meta`
+# - `cpu meta`
+# - `cpu cpu`
 
-# %% tags=["claim-F7"]
+# %%
 x = torch.arange(4.0)
 m = x.to("meta")
 print(x.device, m.device)
+
+# %% tags=["claim-F7", "answer"]
 print(m)
 assert m is not x
 assert x.device.type == "cpu"  # 元のテンソルは CPU に残っている
 assert m.device.type == "meta"
 assert m.shape == x.shape and m.dtype == x.dtype
 
+# %% [markdown] tags=["answer"]
+# **答え：** `cpu meta` です。`to` は `meta` 上の新しいテンソルを返し、`x` は元の場所に残ります。上のセルの検証で、`m` が同じ形状と dtype を持つ新しいテンソルであることも確かめています。
+#
+# - `meta meta` なら、`to` が `x` 自体を移動したことになります。
+# - `cpu cpu` なら、何も移動しなかったことになります。
+#
+# ですから戻り値を受け取り、ふつうは同じ変数に代入し直します（`t = t.to(device)`）。
+
 # %% [markdown]
-# meta テンソルにはデータがないので、`meta` でわかるのは移動によって変数がどうなるかであり、移動のコストではありません。実際には何もコピーされず、CPU へコピーし戻すこともできません。
+# meta テンソルにはデータがないので、`meta` でわかるのは移動によって変数がどうなるかであり、移動のコストではありません。実際には何もコピーされず、CPU へコピーし戻すこともできません。次のセルのエラーメッセージは「meta テンソルからはコピーできない。データがない」という意味です。
 
 # %% tags=["claim-F7"]
 with expect_error(NotImplementedError, "no data"):
@@ -84,7 +109,9 @@ assert m.is_meta
 # %% [markdown]
 # ## cuda と cpu のショートカット
 #
-# `t.cuda()` は `t.to("cuda")` と同じく現在の CUDA デバイスへ、`t.cuda(i)` は `cuda:i` へテンソルを移動します。`t.cpu()` は `t.to("cpu")` と同じです。いずれも `to` と同じように新しいテンソルを返します。CUDA が使えるマシンでは、次のセルで実際に GPU へ移動してから CPU へ戻します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示します。
+# `t.cuda()` は `t.to("cuda")` と同じく現在の CUDA デバイスへ、`t.cuda(i)` は `cuda:i` へテンソルを移動します。`t.cpu()` は `t.to("cpu")` と同じです。どちらも `to` と同じルールに従います。
+#
+# GPU があれば、次のセルは `x` を GPU へ移動してから CPU へ戻し、どちらの移動も新しいテンソルを返したこと、`x` が CPU に残っていることを assert で検証します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -100,22 +127,24 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## 移動が不要なら同じテンソルが返る
+# ## すでにあるデバイスへの移動
 #
-# テンソルがすでに指定したデバイスにあり、dtype も（メモリフォーマットを指定した場合はメモリフォーマットも）指定どおりなら、`to` は何も変える必要がないので、そのテンソル自身を返します。戻り値はコピーではないので、そこに書き込むと元のテンソルに書き込まれます。CPU 上のテンソルに対する `t.cpu()` や、すでに現在の GPU 上にあるテンソルに対する `t.cuda()` も同じ振る舞いです（セルが `t.cuda()` を検証するのは、GPU があるときだけです）。メモリフォーマットを変えることも変更にあたります。通常のレイアウトの4次元テンソルに対して `t.to(memory_format=torch.channels_last)` を呼び出すと、要素を並べ替えたコピーが返ります。
+# 学習コードでは、すでに目的のデバイスにあるかもしれないテンソルを移動する行がよく出てきます。指定したデバイスと dtype をテンソルがすでに持っているとき、`to` は何をするのでしょうか。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `a` はすでに `device` 上にあります。`b = a.to(device)` は `a` と同じオブジェクトでしょうか。セルは `b is a` を表示します。
+# **予想：** `a` はすでに `device` 上にあります。次のセルは `b = a.to(device)` を実行して `b[0]` に `1.0` を書き込み、`b` が `a` と同じオブジェクトかどうかと、`a[0]` の値を表示します。何が表示されるでしょうか。
 #
-# - `False`：これだと `to` が常にコピーすることになりますが、コピーするのはデバイス、dtype、指定したメモリフォーマットのいずれかが変わるとき、または `copy=True` を指定したときだけです。
-# - `True`：変えるものが何もないので、`to` はコピーではなくテンソル自身を返します。
+# - `b is a=False, a[0].item()=0.0`
+# - `b is a=True, a[0].item()=1.0`
+# - `b is a=False, a[0].item()=1.0`
 
-# %% tags=["claim-F1", "gpu-only"]
+# %%
 a = torch.zeros(3, device=device)
 b = a.to(device)
-print(b is a)
 b[0] = 1.0
-print(a)
+print(f"{b is a=}, {a[0].item()=}")
+
+# %% tags=["claim-F1", "gpu-only", "answer"]
 assert b is a
 assert a[0].item() == 1.0  # b への書き込みで a が変わった
 assert a.to(a.dtype) is a
@@ -123,10 +152,22 @@ assert a.to(device, torch.float32) is a
 same = a.cuda() if a.is_cuda else a.cpu()
 assert same is a
 images = torch.zeros(2, 3, 4, 5, device=device)
-assert images.to(memory_format=torch.contiguous_format) is images  # すでにそのフォーマットになっている
-rearranged = images.to(memory_format=torch.channels_last)  # メモリフォーマットが変わるので、コピーになる
+# 指定したメモリフォーマットのままなら、テンソル自身が返る
+assert images.to(memory_format=torch.contiguous_format) is images
+# メモリフォーマットが変わるのも変更なので、並べ替えたコピーが返る
+rearranged = images.to(memory_format=torch.channels_last)
 assert rearranged is not images and rearranged.data_ptr() != images.data_ptr()
 assert rearranged.is_contiguous(memory_format=torch.channels_last)
+
+# %% [markdown] tags=["answer"]
+# **答え：** `b is a=True, a[0].item()=1.0` です。何も変える必要がないので、`to` はテンソル自身を返します。`b` はコピーではないので、`b` への書き込みは `a` への書き込みになります。
+#
+# - `b is a=False, a[0].item()=0.0` なら、`to` が常にコピーすることになります。
+# - `b is a=False, a[0].item()=1.0` なら、ビューのように `a` とメモリを共有する別のオブジェクトが返ったことになります。しかし変えるものがなければ、`to` は `a` そのものを返します。
+#
+# `to` がコピーするのは、デバイス、dtype、指定したメモリフォーマットのいずれかが変わるときと、`copy=True` を指定したときだけです。メモリフォーマットが変わるのも変更にあたり、通常のレイアウトの4次元テンソルに対する `t.to(memory_format=torch.channels_last)` は要素を並べ替えたコピーを返します。
+#
+# CPU 上のテンソルに対する `t.cpu()` もテンソル自身を返し、すでに現在の GPU 上にあるテンソルに対する `t.cuda()` も同じです。後者は、上のセルが GPU 上でだけ検証します。
 
 # %% [markdown]
 # ## コピーを強制する
@@ -168,7 +209,7 @@ assert u.dtype == v.dtype == torch.float16
 assert u.device.type == v.device.type == device.type
 
 # %% [markdown]
-# dtype を先に書くと、`to` のどのシグネチャにも当てはまらず、`TypeError` になります。
+# dtype を先に書くと、`to` のどのシグネチャにも当てはまらず、`TypeError` になります。次のセルが表示する英語のメッセージは「引数の組み合わせが正しくない」という意味で、受け付ける引数の並びを列挙しています。
 
 # %%
 with expect_error(TypeError, "invalid combination of arguments"):
@@ -177,22 +218,35 @@ with expect_error(TypeError, "invalid combination of arguments"):
 # %% [markdown]
 # ## cuda に渡せるのは CUDA デバイスだけ
 #
-# `t.cuda("cpu")` はエラーになります。PyTorch は CUDA に触れる前に引数を検査するので、CPU 版のビルドでも GPU マシンでも同じエラーになります。
+# `t.cuda()` が受け取るのは CUDA デバイスか、その番号です。ほかのデバイスを渡すとエラーになります。どのエラーになるかを予想してみましょう。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `t.cuda("cpu")` を呼ぶと、GPU の有無にかかわらず、どんなエラーが出るでしょうか。
 #
-# - `must be cuda device`：`cuda()` は最初に引数を検査します。`"cpu"` は CUDA のデバイスではありません。
-# - `Torch not compiled with CUDA enabled`：このエラーは CUDA そのものが必要になったときに出ます。引数はその前に拒否されるので、どのマシンでもこうはなりません。
+# - `Torch not compiled with CUDA enabled`
+# - `TypeError`
+# - `must be cuda device`
 
 # %%
-with expect_error(RuntimeError, "must be cuda device"):
+with expect_error(Exception) as caught:
     t.cuda("cpu")
+
+# %% tags=["answer"]
+assert type(caught.error) is RuntimeError
+assert "must be cuda device" in str(caught.error)
+
+# %% [markdown] tags=["answer"]
+# **答え：** `must be cuda device`（`RuntimeError` のメッセージ）です。「CUDA デバイスでなければならない」という意味です。`cuda()` は CUDA を使う前に引数を検査するので、どのマシンでも同じメッセージになります。
+#
+# - `Torch not compiled with CUDA enabled` は CUDA そのものが必要になったときに出るエラーで、引数はその前に拒否されます。
+# - `TypeError` なら、引数の型が間違っていることになります。`"cpu"` は正しいデバイスで、CUDA デバイスではないだけです。
 
 # %% [markdown]
 # ## 存在しない GPU インデックス
 #
-# 存在しない GPU（GPU が1枚のマシンでの `cuda:1` など）を指定すると、以前は `CUDA error: invalid device ordinal` というメッセージの素の `RuntimeError` が送出されていました。PyTorch 2.8 以降は、同じメッセージの `torch.AcceleratorError` が送出されます。`AcceleratorError` は `RuntimeError` のサブクラスなので、古いバージョン向けに書いた `except RuntimeError` でもそのまま捕捉できます。このセルでは、最後の GPU の次のインデックスである `torch.cuda.device_count()` を指定します。GPU がなければ指定を誤るインデックスもないので、このセルは `torch.cuda.is_available()=False` と表示します。
+# 存在しない GPU（GPU が1枚のマシンでの `cuda:1` など）を指定すると、以前は `CUDA error: invalid device ordinal`（無効なデバイス番号）というメッセージの素の `RuntimeError` が送出されていました。PyTorch 2.8 以降は、同じメッセージの `torch.AcceleratorError` が送出されます。`AcceleratorError` は `RuntimeError` のサブクラスなので、古いバージョン向けに書いた `except RuntimeError` でもそのまま捕捉できます。
+#
+# GPU があれば、このセルは最後の GPU の次のインデックスである `torch.cuda.device_count()` を指定し、エラーが無効なデバイス番号を示していること（2.8 以降は `torch.AcceleratorError` であること）を assert で検証します。GPU がなければ指定を誤るインデックスもないので、このセルは `torch.cuda.is_available()=False` と表示します。
 
 # %% tags=["claim-O4", "gpu-only"]
 if torch.cuda.is_available():
@@ -212,49 +266,59 @@ else:
 # %% [markdown]
 # ## ピン留めメモリと non_blocking
 #
-# 通常の（ページング可能な）CPU メモリから GPU へコピーすると、CPU はコピーが終わるまで待たされます。コピー元がページロックされた（ピン留めされた）メモリにあれば、`to("cuda", non_blocking=True)` は現在の CUDA ストリームにコピーを積むだけで、すぐに戻ります。そのため、GPU がコピーや計算をしている間に、CPU は別の処理を進められます。
+# 通常の（ページング可能な）CPU メモリから GPU へコピーすると、CPU はコピーが終わるまで待たされます。コピー元がピン留め（ページロック）メモリにあれば、`to("cuda", non_blocking=True)` は現在の CUDA ストリームにコピーを積むだけで、すぐに戻ります。そのため、GPU がコピーや計算をしている間に、CPU は別の処理を進められます。
 #
-# ただし、それで自動的に速くなるわけではありません。`pin_memory()` 自体がコピーです。ピン留めメモリ上の新しいテンソルを返し、元のテンソルはそのまま残します。また、ピン留めにはアクセラレータが必要です。
+# ただし、それで自動的に速くなるわけではありません。`pin_memory()` 自体がコピーです。ピン留めメモリ上の新しいテンソルを返し、元のテンソルはそのまま残します。また、ピン留めにはアクセラレータが必要です。次のセルは、実行したマシンでの結果を assert で検証します。
 #
-# - 使えるアクセラレータがあれば、`pin_memory()` はピン留めしたコピーを返します。
-# - アクセラレータのないマシンでは、`RuntimeError: Cannot access accelerator device when none is available.` が送出されます。
-# - torch 2.7 以降では、アクセラレータ向けにビルドされた PyTorch をアクセラレータのないマシンで使うと（Colab の CPU ランタイム上の CUDA ビルドなど）、代わりにそのアクセラレータ独自の `RuntimeError` が送出されます。メッセージはドライバによって変わります。
+# - 使えるアクセラレータがあれば（GPU 上では）、`pin_memory()` がピン留めしたコピーを返し、元のテンソルはピン留めされないままであることを検証します。
+# - アクセラレータのないマシンでは、`pin_memory()` が次のエラーになることを検証します。
 #
-# セルでは、実行しているマシンでの結果を assert で検証します。
+#   ```
+#   RuntimeError: Cannot access accelerator device when none is available.
+#   ```
+#
+#   「アクセラレータがないので、アクセラレータのデバイスにアクセスできない」という意味です。
+#
+# - torch 2.7 以降で、アクセラレータ向けにビルドされた PyTorch をアクセラレータのないマシンで使う場合（Colab の CPU ランタイム上の CUDA ビルドなど）は、そのアクセラレータ独自の `RuntimeError` になることを検証します。メッセージはドライバによって変わります。
 
 # %% tags=["claim-F10", "gpu-only"]
+NO_ACCELERATOR = "Cannot access accelerator device when none is available"
 host = torch.randn(1024, 1024)
 usable = torch.accelerator.is_available()
-# 2.7 以降の current_accelerator() は、ビルドが対応しているアクセラレータを返す（なければ None）。
-# 2.6 では使えるアクセラレータがないと例外になるので、問い合わせるのは 2.7 以降だけにする
-built_for = torch.accelerator.current_accelerator() if usable or TORCH >= (2, 7) else None
+# 2.7 以降の current_accelerator() は、ビルドが対象とするアクセラレータを
+# 返す（なければ None）。2.6 では、使えるものがないと例外になる
+built_for = None
+if usable or TORCH >= (2, 7):
+    built_for = torch.accelerator.current_accelerator()
 print(f"{usable=}, {built_for=}")
 
 if usable:
     pinned = host.pin_memory()
     print(f"{host.is_pinned()=}, {pinned.is_pinned()=}")
     assert pinned.is_pinned() and not host.is_pinned()
-    assert pinned.data_ptr() != host.data_ptr()  # ピン留めでデータがコピーされた
+    # ピン留めでデータが新しいメモリにコピーされた
+    assert pinned.data_ptr() != host.data_ptr()
     assert torch.equal(pinned, host)
 elif built_for is None:
-    with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
+    with expect_error(RuntimeError, NO_ACCELERATOR):
         host.pin_memory()
 else:
+    # メッセージはドライバによって変わるので、型だけを検証する
     try:
         host.pin_memory()
-    except RuntimeError as err:  # メッセージはドライバによって変わるので、型だけを確認する
+    except RuntimeError as err:
         print(f"{type(err).__name__}: {err}", file=sys.stderr)
     else:
         raise AssertionError("expected RuntimeError")
 
 # %% [markdown]
-# 次のセルでは、この待ち時間を目に見える形にします。行列積を GPU に次々と投入し（キューに積むだけなので呼び出しはすぐに戻ります）、その間にコピーを行ってから、ストリームに積まれた処理がすべて終わったかを問い合わせます。
+# 次のセルでは、この待ち時間を目に見える形にします。行列積を GPU に次々と投入し（キューに積むだけなので呼び出しはすぐに戻ります）、その間にコピーを行ってから、ストリームに積まれた処理がすべて終わったかを `stream.query()` で問い合わせます。GPU があれば、答えが次のとおりであることを assert で検証します。
 #
-# - ページング可能なメモリからの通常のコピーの後は `True` と表示されます。CPU は積まれていた処理とコピーが終わるまで待っていたからです。
-# - `pinned.to("cuda", non_blocking=True)` の後は `False` と表示されます。GPU がまだ処理している間に呼び出しが戻ってきたからです。
-# - 逆方向の `to("cpu", non_blocking=True)` もすぐに戻る（`False`）ので、CPU 側のテンソルに正しい値が入っている保証は、`torch.cuda.synchronize()` が戻るまでありません。値を読む前に同期してください。
+# - ページング可能なメモリからの通常のコピーの後は `True`。呼び出しは、積まれていた処理とコピーが終わるまで待っていたからです。
+# - `pinned.to("cuda", non_blocking=True)` の後は `False`。GPU がまだ処理している間に呼び出しが戻ってきたからです。
+# - 逆方向の `to("cpu", non_blocking=True)` の後も `False`。そのため、CPU 側のテンソルに正しい値が入っている保証は、`torch.cuda.synchronize()` が戻るまでありません。値を読む前に同期してください。
 #
-# 関数は2回実行します。1回目は GPU ライブラリとメモリキャッシュのウォームアップのためだけの実行です。GPU のないマシンでは、このセルは `torch.cuda.is_available()=False` と表示します。
+# このセルは `copy_and_ask` を2回実行します。1回目は GPU ライブラリとメモリキャッシュのウォームアップのためだけの実行です。GPU のないマシンでは、このセルは `torch.cuda.is_available()=False` と表示します。
 
 # %% tags=["claim-F10", "gpu-only"]
 if torch.cuda.is_available():
@@ -278,9 +342,11 @@ if torch.cuda.is_available():
         keep_gpu_busy()
         host_again = x2.to("cpu", non_blocking=True)
         idle_after_to_cpu = stream.query()
-        torch.cuda.synchronize()  # これ以降は host_again の値を安全に読める
+        # ここから先で初めて host_again の値が保証される
+        torch.cuda.synchronize()
         same = torch.equal(x1, x2) and torch.equal(host_again, host)
-        return idle_after_blocking, idle_after_non_blocking, idle_after_to_cpu, same
+        return (idle_after_blocking, idle_after_non_blocking,
+                idle_after_to_cpu, same)
 
     copy_and_ask()  # ウォームアップ
     blocking_idle, non_blocking_idle, to_cpu_idle, same = copy_and_ask()
@@ -293,12 +359,14 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ピン留めが得になるかどうかは、マシン、テンソルのサイズ、そして待っている間に CPU にやるべき処理があるかどうかで決まります。下のセルは、まず両方のやり方を1回ずつ実行してウォームアップします（GPU への最初のコピーと最初のピン留めメモリの確保は、初回だけかかる遅い処理です）。そのうえで、お使いのマシンで1回のコピーを両方のやり方で計測してミリ秒で表示しますが、結果については何も assert しません。ピン留めするほうの時間には `pin_memory()` によるコピーも含まれます。GPU のないマシンでは `torch.cuda.is_available()=False` と表示します。PyTorch の [`pin_memory()` と `non_blocking` に関するチュートリアル](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html) でも、ピン留めしたほうが遅くなるケースが計測されています。ご自身のパイプラインで、変更の前後を計測してください。
+# ピン留めが得になるかどうかは、マシン、テンソルのサイズ、そして待っている間に CPU にやるべき処理があるかどうかで決まります。PyTorch の [`pin_memory()` と `non_blocking` に関するチュートリアル](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)でも、ピン留めしたほうが遅くなるケースが計測されています。ご自身のパイプラインで、変更の前後を計測してください。
+#
+# GPU があれば、下のセルはまず両方のやり方を1回ずつ実行してウォームアップします（GPU への最初のコピーと最初のピン留めメモリの確保は、初回だけかかる遅い処理です）。そのうえで1回のコピーを両方のやり方で計測し、ミリ秒で表示します。結果については何も assert しません。ピン留めするほうの時間には `pin_memory()` によるコピーも含まれます。GPU のないマシンでは `torch.cuda.is_available()=False` と表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
     big = torch.randn(4096, 4096)
-    big.to("cuda")  # ウォームアップとして、両方のやり方を1回ずつ計測せずに実行する
+    big.to("cuda")  # ウォームアップ：両方のやり方を計測せずに1回ずつ
     big.pin_memory().to("cuda", non_blocking=True)
     torch.cuda.synchronize()
 

@@ -15,67 +15,89 @@
 # %% [markdown]
 # # モデルの移動
 #
-# テンソルにもモデルにも `.to()` メソッドがありますが、両者の振る舞いは異なります。このページでは、`Module.to` がモデルとそのパラメータ・バッファに何をするのか、何を元のデバイスに残すのかを確認したうえで、モデルがどのデバイスにあるかの調べ方、デバイス不一致エラーの読み方、オプティマイザに何が起きるか、GPU で保存したチェックポイントを CPU に読み込む方法を説明します。
+# テンソルにもモデルにも `.to()` メソッドがありますが、両者の振る舞いは異なります。このページでは、`Module.to` がモデルとそのパラメータ・バッファに何をするのか、何を元のデバイスに残すのかを確かめます。そのうえで、モデルがどのデバイスにあるかの調べ方、デバイス不一致エラーの読み方、オプティマイザに起きること、GPU で保存したチェックポイントを CPU に読み込む方法を説明します。
 #
-# PyTorch の挙動について本文で述べていることは、このページの出力を作ったマシン上で、直後のコードセルの `assert` によって検証しています。GPU が必要なセルは、まず GPU があるかを確認し、CPU だけのマシンでは代わりに `torch.cuda.is_available()=False` を表示します。そのため CPU だけのマシンでは、こうしたセルの GPU での検証は実行されません（該当するセルの数は、ノートブックの上の行に表示しています）。GPU でしか表示されないエラーメッセージは、どのバージョンの PyTorch のものかを明記して引用しています。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉して検証し、表示します。ページはそのまま先に進みます。
+# PyTorch の挙動について本文で述べていることは、このページの出力を作ったマシン上で、コードセルの `assert` によって検証しています。GPU が必要なセルは、まず GPU があるかを確認します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけで、GPU での検証はそこでは実行されません（該当するセルの数は、ノートブックの上の行に表示しています）。GPU でしか出ないエラーメッセージは、PyTorch のソースからバージョンを明記して引用しています。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉・検証・表示し、ページはそのまま先に進みます。
 
-# %%
+# %% tags=["setup"]
 import contextlib
 import os
 import pickle
 import sys
 import tempfile
+import types
 
 import torch
 from torch import nn
 
-TORCH = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2])
-device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-print(torch.__version__, device)
+# torch のバージョンを数値のタプルにする（"2.13.0+cpu" なら (2, 13)）
+# (2, 7) などのタプルと比較するため
+TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+# torch.accelerator（torch 2.6 以降）を使うので、古い torch ではここで止める
+TOO_OLD_TEXT = (
+    "このノートブックには torch 2.6 以降が必要です"
+    "（torch.accelerator を使うため）。いまの torch は {} です。"
+    "torch を更新して（pip install -U torch）、"
+    "カーネルを再起動してください。"
+)
+if TORCH < (2, 6):
+    raise RuntimeError(TOO_OLD_TEXT.format(torch.__version__))
 
 
 @contextlib.contextmanager
-def expect_error(kind, fragment):
-    # ブロックは `kind` の例外を送出し、そのメッセージに `fragment` が含まれていなければならない。
-    # エラーは表示され、ノートブックはそのまま先に進む
+def expect_error(kind, fragment=""):
+    # ブロックが `kind` の例外を送出し、メッセージに `fragment` を
+    # 含むことを確かめる。エラーは表示して `caught.error` に残し
+    # （後のセルの検証で使う）、ノートブックは先に進む
+    caught = types.SimpleNamespace(error=None)
     try:
-        yield
+        yield caught
     except kind as err:
         assert fragment in str(err), err
-        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+        caught.error = err
+        sys.stdout.flush()  # ブロックが先に出力したものを先に表示する
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
 
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(torch.__version__, device)
+
 # %% [markdown]
-# ## インプレースで変換し、同じオブジェクトを返す
+# ## model.to(device) は何を変えるか
 #
-# `Tensor.to` はテンソルを変更しません。変換後のテンソル（変換が不要ならそのテンソル自身）を返すので、戻り値を受け取る必要があります。
+# `Tensor.to` はテンソルを変更しません。変換後のテンソル（変換が不要ならそのテンソル自身）を返すので、戻り値を受け取る必要があります。`Module.to` と、その仲間の `.cpu()`、`.cuda()`、`.double()` は、これとは別のルールに従います。
 #
-# 一方、`Module.to` はモジュールそのものを**インプレースで**変更し（パラメータとバッファを変換します）、モジュール自身を返します。`.cpu()`、`.double()`、そして GPU がある場合の `.cuda()` も同じです。`model = model.to(device)` と書いても害はありませんが、`model.to(device)` だけで十分です。
-#
-# `meta` デバイスは形状と dtype を保持しますが、データは持ちません。どのマシンにも存在するので、GPU がなくても移動の様子を確かめられます。セルが `.cuda()` を検証するのは GPU があるときだけです。GPU がなければ、代わりに `torch.cuda.is_available()=False` を表示します。
+# `meta` デバイスは形状と dtype を保持しますが、データは持ちません。どのマシンにも存在するので、GPU がなくても移動の様子を確かめられます。
 
 # %% [markdown] tags=["predict"]
-# **予想：** セルは `model.double()`、`model.to("meta")` の順に呼び出し、どちらの戻り値も代入しません。`print(model.weight.device, model.weight.dtype)` は何を表示するでしょうか。
+# **予想：** 次のセルは `model.double()`、`model.to("meta")` の順に呼び出し、どちらの戻り値も代入しません。`print(model.weight.device, model.weight.dtype)` は何を表示するでしょうか。
 #
-# - `cpu torch.float32`：`Tensor.to` のように変換したコピーを返すならこうなりますが、モジュールのメソッドはモジュール自体を変更します。
-# - `meta torch.float64`：`Module.to` も `.double()` もモジュールをインプレースで変更するので、両方の変換が残ります。
+# - `cpu torch.float32`
+# - `meta torch.float32`
+# - `cpu torch.float64`
+# - `meta torch.float64`
 
-# %% tags=["claim-M1", "gpu-only"]
+# %%
 model = nn.Linear(3, 2)
+model.double()
+model.to("meta")
+print(model.weight.device, model.weight.dtype)
 
+# %% tags=["claim-M1", "gpu-only", "answer"]
+assert model.weight.device.type == "meta"
+assert model.weight.dtype == torch.float64
+
+model = nn.Linear(3, 2)
 assert model.to(device) is model
 assert model.cpu() is model
-assert model.double() is model  # dtype の変換も同様
+assert model.double() is model  # dtype の変換も同じ
 if torch.cuda.is_available():
     assert model.cuda() is model
 else:
     print(f"{torch.cuda.is_available()=}")
-
-model.to("meta")  # 戻り値は代入しない
-print(model.weight.device, model.weight.dtype)
-assert model.weight.device.type == "meta"
-assert model.weight.dtype == torch.float64
 
 t = torch.ones(3)
 t_meta = t.to("meta")
@@ -84,17 +106,18 @@ assert t_meta is not t
 assert t.device.type == "cpu"  # 元のテンソルは移動していない
 assert t.to(t.device) is t  # 変換不要なら同じテンソルが返る
 
+# %% [markdown] tags=["answer"]
+# **答え：** `meta torch.float64` です。`Module.to` はモジュールそのものを**インプレースで**変更し（パラメータとバッファを変換します）、モジュール自身を返します。`.cpu()`、`.double()`、GPU がある場合の `.cuda()` も同じです。そのため2つの変換がどちらも残ります。`model = model.to(device)` と書いても害はありませんが、再代入は不要です。
+#
+# - `cpu torch.float32` になるのは、`Tensor.to` のように変換後のコピーを返す場合です。上の検証では、`t.to("meta")` の後も `t` が CPU に残ることを確かめています。
+# - `meta torch.float32` や `cpu torch.float64` は、2つの呼び出しの片方だけがモデルを変えた場合の結果です。
+#
+# 上の検証では、それぞれの呼び出しが `model` 自身を返すことも確かめています（`.cuda()` は GPU があるときだけ）。
 
 # %% [markdown]
 # ## パラメータとバッファ
 #
-# `.to()` の後もモジュールは同じオブジェクトですが、中のテンソルはどうでしょうか。これは移動の種類によって変わります。
-#
-# - **CPU ↔ CUDA の移動や dtype の変換:** 各 `Parameter` は同じ Python オブジェクトのままです。PyTorch はその中身のテンソル（`param.data`）を差し替えるので、パラメータへの参照を持っているコードからも、正しいパラメータが見え続けます。
-# - **`meta` への移動:** パラメータは新しい `Parameter` オブジェクトに置き換わります。
-# - **バッファ**（`register_buffer` で登録したテンソル）は普通のテンソルです。変換されたバッファは、新しいテンソルオブジェクトに置き換わります。
-#
-# そのため、同一性のチェック（`is`）の結果は移動先のデバイスによって変わります。以下の小さなモジュールは、パラメータ、バッファ、通常のテンソル属性を1つずつ持っています（通常のテンソル属性については次の節で説明します）。
+# `.to()` の後もモジュールは同じオブジェクトですが、中のテンソルはどうでしょうか。これは移動の種類によって変わります。以下の小さなモジュールは、パラメータ、バッファ（`register_buffer` で登録したテンソル）、通常のテンソル属性を1つずつ持っています（通常のテンソル属性については次の節で説明します）。
 
 # %%
 class Scaled(nn.Module):
@@ -109,7 +132,7 @@ class Scaled(nn.Module):
 
 
 # %% [markdown]
-# `meta` への移動はどのマシンでも実行でき、パラメータもバッファも置き換わります。
+# `meta` への移動はどのマシンでも実行できます。パラメータは新しい `Parameter` オブジェクトに、バッファは新しいテンソルに置き換わります。
 
 # %% tags=["claim-F3"]
 model = Scaled()
@@ -129,27 +152,30 @@ with expect_error(NotImplementedError, "to_empty"):
     model.to("cpu")
 
 layer = nn.Linear(3, 2, device="meta")
-layer.to_empty(device="cpu")  # 領域を確保するだけで、値は未初期化
+layer.to_empty(device="cpu")  # ストレージを確保するだけで、値は未初期化
 layer.reset_parameters()
 print(layer.weight.device, layer.weight.is_meta)
 assert layer.weight.device.type == "cpu"
 assert torch.isfinite(layer.weight).all()
 
 # %% [markdown]
-# dtype の変換（どのマシンでも可）と GPU への移動では `Parameter` オブジェクトはそのまま残りますが、バッファはやはり置き換わります。
+# dtype の変換も `.to()` と同じ種類の変換で、どのマシンでも実行できます。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `model.double()` の後も、`model.weight` は呼び出し前に保存した `weight` と同じ `Parameter` オブジェクトでしょうか。
+# **予想：** `model.double()` の前に `weight` と `offset` を保存しておきます。呼び出しの後、次のセルは何を表示するでしょうか。
 #
-# - `model.weight is weight=True`：dtype の変更（および CPU と CUDA の間の移動）では、PyTorch は `Parameter` の中のテンソルを差し替え、オブジェクトはそのまま残します。
-# - `model.weight is weight=False`：これは（上で見たとおり）`meta` へ移動したときに起きることです。dtype の変更では `Parameter` は同じオブジェクトのままです。
+# - `model.weight is weight=True, model.offset is offset=True`
+# - `model.weight is weight=True, model.offset is offset=False`
+# - `model.weight is weight=False, model.offset is offset=False`
 
-# %% tags=["claim-F3", "gpu-only"]
+# %%
 model = Scaled()
 weight, offset = model.weight, model.offset
 
 model.double()
 print(f"{model.weight is weight=}, {model.offset is offset=}")
+
+# %% tags=["claim-F3", "gpu-only", "answer"]
 assert model.weight.dtype == torch.float64
 assert model.weight is weight  # 同じ Parameter オブジェクト
 assert model.offset is not offset  # バッファは新しいテンソル
@@ -159,29 +185,49 @@ if torch.cuda.is_available():
     model.to(device)
     print(f"{model.weight is weight=}, {model.offset is offset=}")
     assert model.weight.device.type == "cuda"
-    assert model.weight is weight  # 同じ Parameter オブジェクトのまま、GPU 上にある
+    assert model.weight is weight  # 同じ Parameter のまま GPU 上へ
     assert model.offset is not offset
 else:
     print(f"{torch.cuda.is_available()=}")
 
+# %% [markdown] tags=["answer"]
+# **答え：** `model.weight is weight=True, model.offset is offset=False` です。どのオブジェクトが残るかは、移動の種類で決まります。
+#
+# - **dtype の変換、CPU ↔ CUDA の移動：** 各 `Parameter` は同じ Python オブジェクトのままです。PyTorch はその中身のテンソル（`param.data`）を差し替えるので、パラメータへの参照を持っているコードからも、正しいパラメータが見え続けます。GPU があれば、セルは CUDA への移動でも同じことを検証します。
+# - **`meta` への移動：** パラメータは新しい `Parameter` オブジェクトに置き換わります（上で見た `...=False, ...=False`）。
+# - **バッファ：** 通常のテンソルなので、変換されると必ず新しいテンソルオブジェクトに置き換わります。`...=True, ...=True` にはなりません。
+#
+# そのため、`is` による同一性の比較の結果は、移動の種類によって変わります。
+
 # %% [markdown]
 # ## 通常のテンソル属性
 #
-# `Module.to` が変換するのは、モジュールが把握しているもの、つまりパラメータ、バッファ、サブモジュールだけです。通常の属性として持たせたテンソル（`self.mask = torch.ones(3)`）は元の場所に残り、forward の中でデバイスが混在することになります。また、このテンソルは `state_dict` にも含まれません。
-#
-# 以下では、GPU があれば GPU を、なければ `meta` を移動先にしています。
+# `Module.to` が変換するのは、モジュールが把握しているもの、つまりパラメータ、バッファ、サブモジュールです。`Scaled` モジュールは、これとは別に `self.mask = torch.ones(3)` という通常の属性としてテンソルを持っています。以下では、GPU があれば GPU を、なければ `meta` を移動先にします。
 
-# %% tags=["claim-F5"]
-target = torch.device("cuda") if torch.cuda.is_available() else torch.device("meta")
+# %% [markdown] tags=["predict"]
+# **予想：** `model = Scaled().to(target)` の後、セルは各テンソルのデバイスを表示します。`mask` の行には何が表示されるでしょうか。
+#
+# - `mask meta`
+# - `mask cuda:0`
+# - `mask cpu`
+
+# %%
+target = torch.device("cuda" if torch.cuda.is_available() else "meta")
 model = Scaled().to(target)
 
 for name in ["weight", "offset", "mask"]:
     print(name, getattr(model, name).device)
+
+# %% tags=["claim-F5", "answer"]
 assert model.weight.device.type == target.type
 assert model.offset.device.type == target.type
 assert model.mask.device.type == "cpu"  # 元のデバイスに残る
 assert "mask" not in model.state_dict()
+with expect_error(RuntimeError, "device"):
+    model(torch.ones(3, device=target))  # 順伝播でデバイスが混在する
 
+# %% [markdown] tags=["answer"]
+# **答え：** どのマシンでも `mask cpu` です。通常の属性として持たせたテンソルは `Module.to` から見えないので、元の場所に残ります。その結果、順伝播の中でデバイスが混在し、上の検証でモデルを呼び出すとデバイスのエラーになります。また、このテンソルは `state_dict` にも含まれません。`mask meta`（GPU がない場合）や `mask cuda:0`（GPU がある場合）になるのは、`weight` や `offset` と同じように移動したときですが、そうはなりません。
 
 # %% [markdown]
 # 対処法は、そのテンソルをバッファとして登録することです。モデルと一緒に移動したいが `state_dict` には含めたくない場合は、`persistent=False` を指定します。
@@ -205,27 +251,43 @@ assert "mask" not in model.state_dict()
 # %% [markdown]
 # ## パラメータに再代入しない
 #
-# `model.weight = model.weight.to(d)` のようにパラメータを1つだけ手作業で移動することはできません。実際に変換が行われると、戻り値は `Parameter` ではなく普通の `Tensor` になります。モジュールはパラメータの名前に普通のテンソルを代入することを拒否し、`TypeError` を送出します。
-#
-# 落とし穴は、変換が不要な場合（たとえば `d` が CPU で、重みも CPU 上にある場合）です。このとき `.to()` はパラメータ自身を返すので、代入は成功します。ところが、同じ行が GPU で初めて実行されたときに失敗します。代わりに、モジュール全体を `model.to(d)` で移動しましょう。
+# `model.weight = model.weight.to(d)` のように、パラメータを1つだけ手作業で移動することはできません。鍵になるのは、パラメータに対して `to` が何を返すかです。セルは、戻り値の型名と、戻り値がまだ勾配を必要とするか（`requires_grad`）を表示します。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `model.weight` は `Parameter` です。実際に変換が起きる `model.weight.to("meta")` は、どの型のオブジェクトを返すでしょうか。
+# **予想：** `model.weight` は CPU 上の `Parameter` です。実際に変換が起きる `moved = model.weight.to("meta")` について、セルは何を表示するでしょうか。
 #
-# - `<class 'torch.nn.parameter.Parameter'>`：`Parameter` 自身が返るのは、`to()` が何も変換する必要がないときだけです。
-# - `<class 'torch.Tensor'>`：実際に変換すると、返るのはただのテンソルです。そのため、モジュールはそれをパラメータの名前に代入されるのを拒否します。
+# - `Tensor True`
+# - `Parameter True`
+# - `Tensor False`
+
+# %%
+model = nn.Linear(3, 2)
+moved = model.weight.to("meta")
+print(type(moved).__name__, moved.requires_grad)
+
+# %% tags=["claim-F5", "answer"]
+assert type(moved) is torch.Tensor
+assert moved.requires_grad and not moved.is_leaf  # autograd が記録している
+w = model.weight
+assert w.to(w.device) is w  # 変換不要なら Parameter 自身が返る
+
+# %% [markdown] tags=["answer"]
+# **答え：** `Tensor True` です。実際に変換すると、戻り値は `Parameter` ではなく通常の `Tensor` になります。autograd がこの変換を記録するので、戻り値は勾配を必要とするままです。ただしそれはパラメータに対する演算の結果であり、それ自体は葉（leaf）テンソルではありません。
+#
+# - `Parameter True` になるのは、`to()` が何も変換しなくてよいときだけです（上の検証の `w.to(w.device) is w`）。
+# - `Tensor False` なら、パラメータの勾配から切り離されたテンソルということになります。
+
+# %% [markdown]
+# モジュールは、パラメータの名前には `Parameter`（または `None`）しか代入させないので、この代入は `TypeError` になります。
 
 # %% tags=["claim-F5"]
-model = nn.Linear(3, 2)
-assert model.weight.to(model.weight.device) is model.weight  # 変換不要: Parameter 自身が返る
-
-moved = model.weight.to("meta")  # 実際に変換が起きる
-print(type(moved))
-assert type(moved) is torch.Tensor
-
 with expect_error(TypeError, "cannot assign"):
     model.weight = moved
 
+# %% [markdown]
+# 出力の `cannot assign ... as parameter 'weight'` は、「`weight` はパラメータの名前なので、`Parameter` か `None` 以外は代入できない」という意味です。
+#
+# 落とし穴は、変換が不要な場合（たとえば `d` が CPU で、重みも CPU 上にある場合）です。このとき `.to()` はパラメータ自身を返すので、代入は成功します。ところが、同じ行が GPU で初めて実行されたときに失敗します。代わりに、モジュール全体を `model.to(d)` で移動しましょう。
 
 # %% [markdown]
 # ## モデルはどのデバイスにあるか
@@ -254,16 +316,23 @@ assert len(devices(model)) == 2
 #
 # モデルと入力が別々のデバイスにあると、両者を混ぜる演算が `RuntimeError` で失敗します。対処法はいつも同じで、モデルとすべての入力を、使うつもりの1つのデバイスに置きます。`model.to(device)` と `x = x.to(device)` です。`Tensor.to` は新しいテンソルを返し、`x` 自体は元の場所に残るので、代入の形で書きます。
 #
-# メッセージが名前を挙げたテンソルを移動すればよい、とは限りません。torch 2.8 以降、CPU の入力を受け取った線形層は `Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)` と報告します。
+# メッセージが名前を挙げたテンソルを移動すればよい、とは限りません。torch 2.8 以降の CUDA の検査は、CPU の入力を受け取った線形層について次のように報告します（PyTorch のソースからの引用です。このページの出力は GPU で作ったものではありません）。
+#
+# ```text
+# Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
+# ```
+#
+# 「すべてのテンソルは同じデバイスにあるはずだが、`mat1` が CPU にあり、ほかのテンソルがある cuda:0 と異なる」という意味です。
 #
 # - 2次元の入力に対して `nn.Linear` は `addmm(bias, input, weight.T)` を実行するので、`mat1` は入力そのものです。`wrapper_CUDA_addmm` は不一致を検出した演算です。
-# - チェックは各引数を最初の引数であるバイアスと比べます。**モデル**を CPU に残したまま GPU 上の入力を渡した場合も、メッセージが名前を挙げるのはやはり `mat1` で、今度は `mat1 is on cuda:0, different from other tensors on cpu` となります。メッセージに従って `mat1` を移動すると、入力を CPU に戻すことになります。
+# - 検査では、各引数を最初の引数であるバイアスと比べます。**モデル**を CPU に残したまま GPU 上の入力を渡した場合も、メッセージが名前を挙げるのはやはり `mat1` で、今度は `mat1 is on cuda:0, different from other tensors on cpu` となります。メッセージに従って `mat1` を移動すると、入力を CPU に戻すことになります。
 #
-# 2.8 より前は、同じチェックが `but found at least two devices, cuda:0 and cpu!` と表示し、引数の名前は末尾にありました。要素ごとの演算（`+`、`*` など）は TensorIterator がチェックするので、今も引数の名前なしで `but found at least two devices, cuda:0 and cpu!` と表示されます。
+# 2.8 より前は、同じ検査が `but found at least two devices, cuda:0 and cpu!` と表示し、引数の名前は末尾にありました。要素ごとの演算（`+`、`*` など）は TensorIterator が検査するので、今も引数の名前なしで `but found at least two devices, cuda:0 and cpu!` と表示されます。
 #
-# 実際のコードでデバイス不一致エラーが起きる原因として多いのは、`forward` や損失関数の中でデバイスを指定せずに作ったテンソルです。その例と直し方は[デバイスのエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で紹介しています。
-#
-# 例外として、要素ごとの演算に限り、1つだけ許される組み合わせがあります。`torch.tensor(2.0)` のような0次元の CPU テンソルは、CUDA テンソルとの `+` や `*` などの演算で、Python の数値と同じように使えます。ほかの演算ではこの組み合わせは許されず、`a` と `b` が GPU 上にあっても、`torch.addmm(torch.tensor(1.0), a, b)` はデバイスのチェックで失敗します。GPU のないマシンでは、セルは `torch.cuda.is_available()=False` だけを表示します。
+# 実際のコードでデバイス不一致が起きる原因として多いのは、`forward` メソッドや損失関数の中でデバイスを指定せずに作ったテンソルです。その例と対処法は[デバイスのエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で紹介しています。
+
+# %% [markdown]
+# 例外として、要素ごとの演算に限り、1つだけ許される組み合わせがあります。`torch.tensor(2.0)` のような0次元の CPU テンソルは、CUDA テンソルとの `+` や `*` などの演算で、Python の数値と同じように使えます。ほかの演算ではこの組み合わせは許されず、`a` と `b` が GPU 上にあっても、`torch.addmm(torch.tensor(1.0), a, b)` はデバイスの検査で失敗します。GPU があれば、次のセルはこれらの結果をそれぞれ検証します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけです。
 
 # %% tags=["claim-O3", "gpu-only"]
 model = nn.Linear(4, 2).to(device)
@@ -276,39 +345,43 @@ if torch.cuda.is_available():
     with expect_error(RuntimeError, named):
         nn.Linear(4, 2)(x.to(device))  # モデルを CPU に残した場合
     with expect_error(RuntimeError, "found at least two devices"):
-        x.to(device) + x  # 要素ごとの演算: TensorIterator がチェックする
-    x = x.to(device)  # 修正: 戻り値を受け取る
+        x.to(device) + x  # 要素ごとの演算：TensorIterator が検査する
+    x = x.to(device)  # 対処法：戻り値を受け取る
     y = model(x)
     print(f"{y.device=}")
     assert y.device == model.weight.device
-    assert (y * torch.tensor(2.0)).device == y.device  # 要素ごとの演算: 0次元の CPU テンソルは使える
-    with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
-        torch.addmm(torch.tensor(1.0), x.T, x)  # 要素ごとの演算ではないので、0次元でも許されない
+    two = torch.tensor(2.0)  # 0次元の CPU テンソル
+    assert (y * two).device == y.device  # 要素ごとの演算なら使える
+    with expect_error(RuntimeError, "Expected all tensors to be on the same"):
+        torch.addmm(two, x.T, x)  # 要素ごとの演算ではないので許されない
 else:
     print(f"{torch.cuda.is_available()=}")
     assert model(x).device.type == "cpu"
 
 # %% [markdown]
-# GPU がなければ CUDA のメッセージは確認できませんが、`meta` デバイスには独自のデバイスチェックがあります（メッセージの文言は `is not on the expected device` で、CUDA とは異なります）。これを使うと、どのマシンでも、線形層が不一致のどちらの向きでも失敗すること、そして要素ごとの演算では0次元の CPU テンソルが許されることを確かめられます。
+# GPU がなければ CUDA のメッセージは確認できませんが、`meta` デバイスには独自のデバイス検査があります（メッセージの文言は `is not on the expected device` で、CUDA とは異なります）。これを使うと、線形層が不一致のどちらの向きでも失敗すること、そして要素ごとの演算では0次元の CPU テンソルが許されることを、どのマシンでも確かめられます。
 
 # %% tags=["claim-F7"]
 meta_model = nn.Linear(4, 2).to("meta")
 with expect_error(RuntimeError, "is not on the expected device"):
     meta_model(torch.randn(8, 4))  # 入力を CPU に残した場合
+cpu_model = nn.Linear(4, 2)  # モデルを CPU に残した場合
 with expect_error(RuntimeError, "is not on the expected device"):
-    nn.Linear(4, 2)(torch.randn(8, 4, device="meta"))  # モデルを CPU に残した場合
+    cpu_model(torch.randn(8, 4, device="meta"))
 
 y = meta_model(torch.randn(8, 4, device="meta"))  # どちらも meta 上
-scaled = y * torch.tensor(2.0)  # 要素ごとの演算: 0次元の CPU テンソルは使える
+scaled = y * torch.tensor(2.0)  # 要素ごとの演算：0次元の CPU テンソルは使える
 print(f"{y.device=}, {scaled.device=}")
 assert scaled.device.type == "meta"
 
 # %% [markdown]
 # ## オプティマイザは移動の後に作る
 #
-# オプティマイザは、モデルの `Parameter` オブジェクトへの参照に加えて、最初の `step()` で作成するパラメータごとの**状態**を保持しています（Adam なら `exp_avg` と `exp_avg_sq` という2つの移動平均）。
+# オプティマイザは、モデルの `Parameter` オブジェクトへの参照に加えて、最初の `step()` で作るパラメータごとの**状態**を保持しています（Adam なら `exp_avg` と `exp_avg_sq` という2つの移動平均）。
 #
-# CPU → CUDA の移動では `Parameter` オブジェクトが変わらないので、移動前に作ったオプティマイザも正しいパラメータを保持しています。ただし、それで足りるのはオプティマイザにまだ状態がない間だけです。状態はモジュールの一部ではないので、`model.to()` を呼んでも元のデバイスに残ります。`optimizer.load_state_dict(optimizer.state_dict())` を呼ぶと、状態が各パラメータのデバイスに変換されます。GPU のないマシンでは、セルは `torch.cuda.is_available()=False` だけを表示します。
+# CPU → CUDA の移動では `Parameter` オブジェクトが変わらないので、移動前に作ったオプティマイザも正しいパラメータを保持しています。ただし、それで足りるのはオプティマイザにまだ状態がない間だけです。状態はモジュールの一部ではないので、`model.to()` を呼んでも元のデバイスに残ります。
+#
+# `optimizer.load_state_dict(optimizer.state_dict())` を呼ぶと、状態が各パラメータのデバイスに変換されます。GPU があれば、次のセルはこの2つの段階を検証します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけです。
 
 # %% tags=["claim-F4", "gpu-only"]
 model = nn.Linear(4, 2)  # CPU 上
@@ -317,7 +390,8 @@ model(torch.randn(8, 4)).sum().backward()
 optimizer.step()  # Adam の状態が CPU 上に作られる
 
 model.to(device)
-assert optimizer.param_groups[0]["params"][0] is model.weight  # 同じ Parameter のまま
+params = optimizer.param_groups[0]["params"]
+assert params[0] is model.weight  # 同じ Parameter のまま
 
 if torch.cuda.is_available():
     state = optimizer.state[model.weight]
@@ -333,7 +407,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# dtype の変換でも同じことが起き、こちらはどのマシンでも確認できます。状態は元の dtype のままなので、次の `step()` では float64 の新しい勾配と float32 のままの状態が混在し、失敗します。`state_dict` を読み込み直すと、状態が各パラメータの dtype（とデバイス）に変換され、`step()` はまた動くようになります。
+# dtype の変換でも同じことが起き、こちらはどのマシンでも確認できます。状態は元の dtype のままなので、次の `step()` では float64 の新しい勾配と float32 のままの状態が出会い、失敗します。`state_dict` を読み込み直すと、状態が各パラメータの dtype（とデバイス）に変換され、`step()` はまた動くようになります。
 
 # %% tags=["claim-F4"]
 model = nn.Linear(4, 2)
@@ -350,16 +424,19 @@ assert state["exp_avg"].dtype == torch.float32  # 変換されない
 optimizer.zero_grad()
 model(torch.randn(8, 4, dtype=torch.float64)).sum().backward()
 with expect_error(RuntimeError, "expected dtype"):
-    optimizer.step()  # float64 の勾配と float32 の状態が混在する
+    optimizer.step()  # float64 の勾配と float32 の状態が出会う
 
-optimizer.load_state_dict(optimizer.state_dict())  # 状態を各パラメータの dtype に変換する
+# 状態を各パラメータの dtype に変換する
+optimizer.load_state_dict(optimizer.state_dict())
 optimizer.step()
 state = optimizer.state[model.weight]
 print(f"{state['exp_avg'].dtype=}")
 assert state["exp_avg"].dtype == torch.float64
 
 # %% [markdown]
-# いちばん簡単なルールを守れば、こうした問題はすべて避けられます。先にモデルを移動し、それからオプティマイザを作ることです。そうすれば、状態はパラメータと同じデバイス上に作られます。
+# このエラーは Adam の更新処理の中で起きています。`expected dtype float … but got dtype double` は、「float32 を期待したところに float64 が来た」という意味で、float32 の状態と float64 の勾配が出会ったことを示しています。
+#
+# いちばん簡単なルールを守れば、こうした問題はすべて避けられます。先にモデルを移動し、それからオプティマイザを作ることです。そうすれば、状態は最初からパラメータと同じデバイス上に作られます。
 
 # %% tags=["claim-F4"]
 model = nn.Linear(4, 2).to(device)
@@ -376,13 +453,13 @@ assert state["exp_avg"].device == model.weight.device
 #
 # `torch.save` は各テンソルのデバイスを記録し、`torch.load` は特に指定しなければ各テンソルをそのデバイスに戻します。GPU で保存したチェックポイントを GPU のないマシンで読み込むには、`map_location` を指定します。
 #
-# - 文字列または `torch.device`: すべてのテンソルをそのデバイスに置きます。
-# - 辞書: 保存時の場所を新しい場所に対応づけます（例: `{"cuda:0": "cpu"}`）。
-# - 呼び出し可能オブジェクト `(storage, location) -> storage`: テンソルのストレージごとに置き場所を決めます。`lambda storage, location: storage` なら、すべて CPU 上に置かれます。
+# - 文字列または `torch.device`：すべてのテンソルをそのデバイスに置きます。
+# - 辞書：保存時の場所を新しい場所に対応づけます（例：`{"cuda:0": "cpu"}`）。
+# - 呼び出し可能オブジェクト `(storage, location) -> storage`：テンソルのストレージごとに置き場所を決めます。`lambda storage, location: storage` なら、すべて CPU 上に置かれます。
 #
-# ここでは `weights_only=True` も指定しています。テンソルと基本的なコンテナだけを unpickle するオプションで、`state_dict` を安全に読み込む方法です（後で詳しく説明します）。GPU がなければ、次のチェックポイントは CPU から保存したもので、その次のセルは `torch.cuda.is_available()=False` だけを表示します。
+# ここでは `weights_only=True` も指定しています。pickle から復元するものをテンソルと通常のコンテナ（辞書やリストなど）に限るオプションで、`state_dict` を安全に読み込む方法です（後で詳しく説明します）。
 #
-# `map_location` を指定しないと、GPU のないマシンではこのようなチェックポイントの読み込みが `Attempting to deserialize object on a CUDA device` で止まります。このエラーは[デバイスのエラーを読み解く](07-device-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)で実際に起こしています。
+# `map_location` を指定しないと、GPU のないマシンではこのようなチェックポイントの読み込みが `Attempting to deserialize object on a CUDA device` で止まります（「CUDA デバイス上のオブジェクトを復元しようとした」という意味です）。このエラーは[デバイスのエラーを読み解く](07-device-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)で実際に起こしています。GPU がなければ、次のチェックポイントは CPU から保存したもので、その次のセルは `torch.cuda.is_available()=False` と表示するだけです。
 
 # %%
 tmp = tempfile.TemporaryDirectory()
@@ -403,7 +480,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# チェックポイントを GPU で保存したか CPU で保存したかにかかわらず、ここでは上で挙げた `map_location` の4つの形式（文字列、`torch.device`、辞書、呼び出し可能オブジェクト）のどれでも CPU 上のテンソルが得られます。
+# チェックポイントを GPU で保存したか CPU で保存したかにかかわらず、上で挙げた `map_location` の4つの形式（文字列、`torch.device`、辞書、呼び出し可能オブジェクト）のどれでも、ここでは CPU 上のテンソルが得られます。
 
 # %% tags=["claim-F8"]
 forms = {
@@ -422,14 +499,16 @@ cpu_model.load_state_dict(state)
 print(cpu_model.weight.device)
 
 # %% [markdown]
-# 整数は `map_location` として使えません。`torch.load` は整数を呼び出し可能オブジェクトとして扱い、`TypeError` で失敗します。代わりに `"cuda:0"` や `torch.device("cuda", 0)` と書きます。
+# 整数は `map_location` として使えません。`torch.load` は整数を呼び出し可能オブジェクトとして扱い、`TypeError`（`'int' object is not callable`）で失敗します。代わりに `"cuda:0"` や `torch.device("cuda", 0)` と書きます。
 
 # %%
 with expect_error(TypeError, "not callable"):
     torch.load(path, map_location=0, weights_only=True)
 
 # %% [markdown]
-# torch 2.6 以降、`weights_only=True` は `torch.load` のデフォルトです。ここで明示しているのは、古いリリースでも同じように読めるようにするためです。`torch.load` が任意のクラスを unpickle しなくなったため、2.6 では pickle で保存したモデル全体（`torch.save(model, path)` で保存したもの）を読み込めなくなった人が大勢いました。`state_dict()` を保存して読み込むか、信頼できるファイルに限って `weights_only=False` を渡します。
+# torch 2.6 以降、`weights_only=True` は `torch.load` のデフォルトです。上のセルでも明示しているのは、何を選んでいるかをコードに書いておくためです。2.6 に更新したとき、pickle で保存したモデル全体（`torch.save(model, path)` で保存したもの）を読み込めなくなった人が大勢いたのは、このデフォルトのためです。`torch.load` は、任意のクラスを pickle から復元することを拒否するようになりました。
+#
+# 次のセルは、長いメッセージの最初の文 `Weights only load failed`（「weights_only での読み込みに失敗した」）だけを表示します。`state_dict()` を保存して読み込むか、信頼できるファイルに限って `weights_only=False` を渡します。
 
 # %%
 whole = os.path.join(tmp.name, "whole-model.pt")
@@ -437,11 +516,13 @@ torch.save(nn.Linear(4, 2), whole)  # モジュール全体を pickle で保存
 try:
     torch.load(whole, map_location="cpu")
 except pickle.UnpicklingError as err:
-    print(f"{type(err).__name__}: {str(err).split('.')[0]}", file=sys.stderr)  # メッセージが長いので最初の文だけ表示する
+    first = str(err).split(".")[0]  # メッセージが長いので最初の文だけ
+    print(f"{type(err).__name__}: {first}", file=sys.stderr)
 else:
     raise AssertionError("expected an UnpicklingError")
 
-loaded = torch.load(whole, map_location="cpu", weights_only=False)  # 信頼できるファイルに限る
+# 信頼できるファイルに限る
+loaded = torch.load(whole, map_location="cpu", weights_only=False)
 print(f"{type(loaded).__name__=}")
 assert isinstance(loaded, nn.Linear)
 tmp.cleanup()
@@ -450,7 +531,7 @@ tmp.cleanup()
 # ## まとめ
 #
 # - `model.to(device)` はモデルをインプレースで移動し、モデル自身を返します。再代入は不要です。
-# - CPU と CUDA の間の移動では `Parameter` オブジェクトは同じまま、`meta` への移動では置き換わります。変換されたバッファは常に新しいテンソルです。`meta` から戻すには `to_empty()` を使い、そのあと初期化します。
+# - CPU と CUDA の間の移動や dtype の変換では `Parameter` オブジェクトは同じまま、`meta` への移動では置き換わります。変換されたバッファは常に新しいテンソルです。`meta` から戻すには `to_empty()` を使い、そのあと初期化します。
 # - 移動するのはパラメータ、バッファ、サブモジュールだけです。それ以外のテンソルは `register_buffer` で登録します。
 # - 変換したテンソルをパラメータの名前に代入してはいけません。モジュール全体を移動します。
 # - モデルには、全体で1つのデバイスというものがありません。`next(model.parameters()).device` は慣例的な書き方にすぎません。

@@ -15,46 +15,70 @@
 # %% [markdown]
 # # 複数の GPU
 #
-# GPU が2枚以上あるとき、インデックスを指定しない CUDA の呼び出しはすべて**現在のデバイス**に向かいます。このページでは、そのデバイスがどう決まるのか、プロセスから GPU を隠す方法、`nn.DataParallel` が実際に何をするのか、そして `DistributedDataParallel` の仕組みを説明します。DDP は2つの CPU プロセスで実際に動かします。
+# GPU が2枚以上あるとき、インデックスを指定しない CUDA の呼び出しはすべて**現在のデバイス**に向かいます。このページでは、そのデバイスがどう決まるのか、プロセスから GPU を隠す方法、`nn.DataParallel` が実際に何をするのかを見ていきます。最後に、`DistributedDataParallel` を GPU ごとに1つのプロセスで起動する方法と、各プロセスにデータを割り振る方法を扱います。DDP は `torchrun` で2つの CPU プロセスを起動して、実際に動かします。
 #
 # GPU が必要なセルは、代わりに満たされなかった条件（`torch.cuda.is_available()=False` や `n_gpus=0`）を表示します。それ以外のセルはどのマシンでも実行できます。
 
-# %%
+# %% tags=["setup"]
 import contextlib
 import json
 import os
-import re
-import socket
 import subprocess
 import sys
 import tempfile
+import types
 from pathlib import Path
 
 import torch
 from torch import nn
 from torch.utils.data import DistributedSampler
 
+# torch のバージョンを数値のタプルにする（"2.13.0+cpu" なら (2, 13)）
+# (2, 7) などのタプルと比較するため
+TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+# torch.accelerator（torch 2.6 以降）を使うので、古い torch ではここで止める
+TOO_OLD_TEXT = (
+    "このノートブックには torch 2.6 以降が必要です"
+    "（torch.accelerator を使うため）。いまの torch は {} です。"
+    "torch を更新して（pip install -U torch）、"
+    "カーネルを再起動してください。"
+)
+if TORCH < (2, 6):
+    raise RuntimeError(TOO_OLD_TEXT.format(torch.__version__))
+
+
+@contextlib.contextmanager
+def expect_error(kind, fragment=""):
+    # ブロックが `kind` の例外を送出し、メッセージに `fragment` を
+    # 含むことを確かめる。エラーは表示して `caught.error` に残し
+    # （後のセルの検証で使う）、ノートブックは先に進む
+    caught = types.SimpleNamespace(error=None)
+    try:
+        yield caught
+    except kind as err:
+        assert fragment in str(err), err
+        caught.error = err
+        sys.stdout.flush()  # ブロックが先に出力したものを先に表示する
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
+    else:
+        raise AssertionError(f"expected {kind.__name__}")
+
+
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 n_gpus = torch.cuda.device_count()
 print(torch.__version__, device, n_gpus)
 
-
-@contextlib.contextmanager
-def expect_error(kind, fragment):
-    # ブロックは `kind` の例外を送出し、そのメッセージに `fragment` が含まれていなければならない。
-    # エラーは表示され、ノートブックはそのまま先に進む
-    try:
-        yield
-    except kind as err:
-        assert fragment in str(err), err
-        print(f"{type(err).__name__}: {err}", file=sys.stderr)
-    else:
-        raise AssertionError(f"expected {kind.__name__}")
-
 # %% [markdown]
 # ## 現在のデバイス
 #
-# 現在の CUDA デバイスはスレッドごとに1つあり、最初は GPU 0 です。`torch.cuda.current_device()` で取得し、`torch.cuda.set_device(i)` で変更します。`with torch.cuda.device(i):` はブロックの間だけ変更し、ブロックを抜けると元に戻します。`.cuda()` や `"cuda"` のようにインデックスを指定しないものは、すべてこのデバイスを使います。セルでは最後の GPU を使います。GPU が1枚のマシンでは GPU 0 です。
+# 現在の CUDA デバイスはスレッドごとに1つあり、最初は GPU 0 です。
+#
+# - `torch.cuda.current_device()` で取得する
+# - `torch.cuda.set_device(i)` で変更する
+# - `with torch.cuda.device(i):` でブロックの間だけ変更する（ブロックを抜けると元に戻る）
+#
+# `.cuda()` や `"cuda"` のようにインデックスを指定しないものは、すべてこのデバイスを使います。GPU がある場合、次のセルは最後の GPU（GPU が1枚なら GPU 0）を使ってこれを検証します。
 
 # %% tags=["claim-F9", "gpu-only"]
 if torch.cuda.is_available():
@@ -78,22 +102,33 @@ else:
 # %% [markdown]
 # ## cuda というデバイス名が意味するもの
 #
-# `torch.device("cuda")` にはインデックスがありません。これは `cuda:0` の別名ではなく「現在の CUDA デバイス」を意味し、どのデバイスになるかはテンソルを作成または移動する時点で決まります。
+# デバイスは `"cuda:0"` のようにインデックス付きでも、`"cuda"` のようにインデックスなしでも指定できます。`torch.device` を作るだけなら GPU は要らないので、次のセルはどのマシンでも実行できます。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `torch.device("cuda")` のインデックスは何でしょうか。セルはデバイスと、その `.index` を表示します。
+# **予想：** `d = torch.device("cuda")` はインデックスなしで書かれています。次のセルは `d.index` として何を表示するでしょうか。
 #
-# - `0`：これだと `"cuda"` が `cuda:0` の別名ということになりますが、そうではありません。
-# - `None`：`"cuda"` は特定の GPU を指していません。どれが現在のデバイスかは、テンソルを作成または移動するときに初めて調べられます。
+# - `d.index=0`
+# - `d.index=None`
+# - `d.index=-1`
 
 # %%
 d = torch.device("cuda")
-print(repr(d), d.index)
+print(repr(d))
+print(f"{d.index=}")
+
+# %% tags=["answer"]
 assert d.index is None
 assert d != torch.device("cuda", 0)
+assert d.type == "cuda"
+
+# %% [markdown] tags=["answer"]
+# **答え：** `d.index=None` です。`"cuda"` は特定の GPU を指していません。意味するのは「現在の CUDA デバイス」で、どれがそれに当たるかは、テンソルを作成または移動する時点で調べられます。
+#
+# - `d.index=0` なら、`"cuda"` は `cuda:0` の別名ということになります。実際には別名ではなく、2つのデバイスは比較しても等しくなりません。
+# - `d.index=-1` は、Python 側でインデックスがないことを示す書き方ではありません。表示されるのは `None` です。
 
 # %% [markdown]
-# GPU が1枚なら、決まるデバイスは常に `cuda:0` です。2枚以上あると違いが出ます。`cuda:1` 上にあるテンソル `t` に対して `t.to("cuda")` を呼ぶと、GPU 0 が現在のデバイスなら `cuda:0` にコピーされ、GPU 1 が現在のデバイスなら `t` 自身がそのまま返ります。セルは、GPU が2枚以上あればこの両方を、1枚ならテンソル自身が返る場合だけを示し、GPU がなければ `n_gpus=0` を表示します。
+# GPU が1枚なら、調べた結果は常に `cuda:0` です。2枚以上あると違いが出ます。`cuda:1` 上にあるテンソル `t` に対して `t.to("cuda")` を呼ぶと、GPU 0 が現在のデバイスなら `cuda:0` にコピーされ、GPU 1 が現在のデバイスなら `t` 自身がそのまま返ります。GPU が2枚以上あるマシンでは、次のセルはコピーされることを検証し、1枚なら `t` 自身が返ることを検証します。GPU がなければ `n_gpus=0` を表示します。
 
 # %% tags=["claim-F2", "gpu-only"]
 if n_gpus >= 2:
@@ -118,16 +153,18 @@ else:
 #
 # 環境変数 `CUDA_VISIBLE_DEVICES` には、プロセスから見えてよい GPU を列挙します。番号は 0 から振り直されるので、`CUDA_VISIBLE_DEVICES=1` なら GPU 1 が `cuda:0` になり、見える GPU はそれだけになります。どの物理 GPU が「GPU 1」になるかは CUDA の番号付けで決まります。CUDA はデフォルトで最も速い GPU を先頭にするので、`nvidia-smi` が表示する順序（PCI バスの順）とは異なることがあります。`nvidia-smi` と同じ番号にしたい場合は、`CUDA_DEVICE_ORDER=PCI_BUS_ID` も設定します。
 #
-# CUDA がこれらの変数を読むのは、プロセス内で CUDA が初期化されるときの一度だけです。シェルで設定するか（`CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=1 python train.py`）、新しく起動するプロセスの環境変数として設定します。ここでは子プロセスの Python に空文字列を渡し、GPU が1枚も見えないことを確かめます。GPU があるマシンでは、2つ目の子プロセスには最後の GPU だけが見えます。
+# CUDA がこれらの変数を読むのは、プロセス内で CUDA が初期化されるときの一度だけです。シェルで設定するか（`CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=1 python train.py`）、新しく起動するプロセスの環境変数として設定します。次のセルでは、子プロセスの Python に空文字列を渡し、GPU が1枚も見えないことを確かめます。GPU があるマシンでは、2つ目の子プロセスに最後の GPU だけを渡し、1枚だけ見えることを検証します。
 
 # %% tags=["claim-F9", "gpu-only"]
 probe = "import torch; print(torch.cuda.device_count())"
 settings = [""]
 if n_gpus:
-    ours = os.environ.get("CUDA_VISIBLE_DEVICES")  # このプロセス自体がすでに制限されている場合がある
+    # このプロセス自体がすでに制限されていることがある：見えている最後の GPU
+    ours = os.environ.get("CUDA_VISIBLE_DEVICES")
     settings.append(ours.split(",")[n_gpus - 1] if ours else str(n_gpus - 1))
 for visible in settings:
-    env = dict(os.environ, CUDA_DEVICE_ORDER="PCI_BUS_ID", CUDA_VISIBLE_DEVICES=visible)
+    env = dict(os.environ, CUDA_DEVICE_ORDER="PCI_BUS_ID",
+               CUDA_VISIBLE_DEVICES=visible)
     child = subprocess.run([sys.executable, "-c", probe], env=env,
                            capture_output=True, text=True, timeout=120)
     assert child.returncode == 0, child.stderr
@@ -139,7 +176,7 @@ print(f"{torch.cuda.device_count()=}")
 assert torch.cuda.device_count() == n_gpus
 
 # %% [markdown]
-# CUDA がいったん初期化された後は、同じプロセスで `os.environ` を書き換えても効果はなく、GPU は見えたままです。そのため、この変数は最初の CUDA 呼び出しより前に設定する必要があり、Python を起動する前に設定するのが最も安全です。セルはこれを新しい子プロセスで実行するので、このノートブックでそれまでに実行した処理の影響を受けません。CUDA が初期化され、変数が空になっても、新しいテンソルはやはり GPU 上に作られます。GPU がなければ `torch.cuda.is_available()=False` だけを表示します。
+# CUDA がいったん初期化された後は、同じプロセスで `os.environ` を書き換えても効果はなく、GPU は見えたままです。そのため、この変数は最初の CUDA 呼び出しより前に設定する必要があり、Python を起動する前に設定するのが最も安全です。GPU がある場合、次のセルはこれを新しい子プロセスで確かめるので、このノートブックでそれまでに実行した処理の影響を受けません。CUDA を初期化してから変数を空にしても、新しいテンソルはやはり GPU 上に作られることを検証します。GPU がなければ `torch.cuda.is_available()=False` だけを表示します。
 
 # %% tags=["claim-F9", "gpu-only"]
 LATE = """
@@ -150,23 +187,25 @@ os.environ["CUDA_VISIBLE_DEVICES"] = ""
 print(torch.ones(1, device="cuda").device)
 """
 if torch.cuda.is_available():
-    child = subprocess.run([sys.executable, "-c", LATE], capture_output=True, text=True, timeout=120)
+    child = subprocess.run([sys.executable, "-c", LATE],
+                           capture_output=True, text=True, timeout=120)
     print(f"{child.returncode=}, {child.stdout.strip()=}")
     assert child.returncode == 0, child.stderr
-    assert child.stdout.split()[-1].startswith("cuda:")  # 遅すぎた変更を CUDA は無視した
+    # 遅すぎた変更を CUDA は無視した
+    assert child.stdout.split()[-1].startswith("cuda:")
 else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## nn.DataParallel が実際にすること
 #
-# `nn.DataParallel(model)` は「モデルを GPU に載せてくれるもの」と受け取られがちですが、実際の動作は、見つけたアクセラレータ（CUDA の GPU、Apple の MPS、Intel の XPU、MTIA、PrivateUse1 のバックエンドの順に探します）と、受け取るデバイス ID（`device_ids`、省略すると、見えているその種類のデバイスすべて）によって異なります。
+# `nn.DataParallel(model)` は「モデルを GPU に載せてくれるもの」と受け取られがちです。実際の動作は、見つけたアクセラレータ（CUDA の GPU、Apple の MPS、Intel の XPU、MTIA、PrivateUse1 のバックエンドの順に探します）と、最終的に使うデバイス ID（`device_ids`。省略すると、見えているその種類のデバイスすべて）によって決まります。
 #
-# - アクセラレータがまったくない、または Apple の GPU（`DataParallel` が対応していない MPS）しかない: `device_ids` は空になり、モデルを今ある場所に置いたまま呼び出すだけで、何も移動しません。
-# - デバイス ID がちょうど1つ: コンストラクタがモデルをそのデバイスに移動します。GPU が1枚のマシンでのデフォルトの動作がこれで（XPU など、上に挙げたほかのアクセラレータでも同じです）、GPU が複数枚あるマシンで `device_ids=[1]` を渡した場合も同じです（モデルは `cuda:1` に移動します）。
-# - デバイス ID が2つ以上: 何も移動しません。`forward` はパラメータが `device_ids[0]` 上にあるかを確認し、なければ `RuntimeError` を送出します。そのため、モデルは自分でそこへ移動する必要があります。
+# - アクセラレータがまったくない、または Apple の GPU（`DataParallel` が対応していない MPS）しかない：`device_ids` は空になります。モデルは今ある場所に置いたまま呼び出され、何も移動しません。
+# - デバイス ID がちょうど1つ：コンストラクタがモデルをそのデバイスに移動します。GPU が1枚のマシンでのデフォルトの動作がこれです（XPU など、上に挙げたほかのアクセラレータでも同じです）。GPU が複数枚あるマシンで `device_ids=[1]` を渡した場合も同じで、モデルは `cuda:1` に移動します。
+# - デバイス ID が2つ以上：何も移動しません。`forward` メソッドはパラメータが `device_ids[0]` 上にあるかを検査し、なければ `RuntimeError` を送出します。そのため、モデルは自分でそこへ移動する必要があります。
 #
-# セルでは、このマシンに当てはまる分岐を検証します。GPU が複数枚あれば、デバイス ID を1つだけ渡したラップも試します。GPU がなければ、最初の場合だけを検証します。
+# 次のセルは、実行しているマシンに当てはまる場合を検証します。GPU が複数枚あれば、デバイス ID を1つだけ渡したラップも試します。GPU がなければ、最初の場合だけが実行されます。
 
 # %% tags=["claim-M5", "gpu-only"]
 model = nn.Linear(4, 2)
@@ -175,60 +214,79 @@ x = torch.randn(8, 4)
 where = next(model.parameters()).device
 print(f"{dp.device_ids=}, {where=}")
 if not torch.accelerator.is_available() or torch.backends.mps.is_available():
-    assert dp.device_ids == []  # アクセラレータがない、または MPS: 処理を分散させる先がない
+    assert dp.device_ids == []  # 処理を分散させる先がない
 
 if len(dp.device_ids) == 0:
     y = dp(x)  # モジュールを呼ぶだけ
     assert where.type == "cpu" and y.device.type == "cpu"
 elif len(dp.device_ids) == 1:
-    assert where.type != "cpu" and where.index == dp.device_ids[0]  # コンストラクタが移動した
+    # コンストラクタが移動した
+    assert where.type != "cpu" and where.index == dp.device_ids[0]
     y = dp(x)
     assert y.device == where
 else:
     assert where.type == "cpu"  # 移動していない
-    with expect_error(RuntimeError, "must have its parameters and buffers on device"):
+    expected = "must have its parameters and buffers on device"
+    with expect_error(RuntimeError, expected):
         dp(x)
-    model.to(f"cuda:{dp.device_ids[0]}")  # 対処: 自分で移動する
+    model.to(f"cuda:{dp.device_ids[0]}")  # 対処法：自分で移動する
     y = dp(x)
     assert y.device == torch.device("cuda", dp.device_ids[0])
 
     last = dp.device_ids[-1]
     one = nn.DataParallel(nn.Linear(4, 2), device_ids=[last])
     print(f"{one.module.weight.device=}")
-    assert one.module.weight.device == torch.device("cuda", last)  # デバイス ID が1つ: そこへ移動した
+    # デバイス ID が1つ：そこへ移動した
+    assert one.module.weight.device == torch.device("cuda", last)
 print(f"{y.device=}")
 
 # %% [markdown]
-# ほかにも知っておきたいことが2つあります。ラッパーはモデルを `dp.module` として保持するので、ラッパーの `state_dict` のキーにはすべて `module.` という接頭辞が付きます。ラップしていないモデルにチェックポイントを読み込むのであれば、`dp.module.state_dict()` を保存しましょう。また、`DataParallel` 自身のドキュメントは、マシンが1台だけの場合でも、代わりに `DistributedDataParallel` を使うよう推奨しています。
+# ラッパーは元のモデルを `dp.module` として保持します。それは、チェックポイントに保存される `state_dict` にも表れます。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `dp` は `Linear` を `nn.DataParallel` でラップしたものです。`dp.state_dict()` のキーは何でしょうか。
 #
-# - `['weight', 'bias']`：これはラップする前のモデル、つまり `dp.module.state_dict()` のキーです。
-# - `['module.weight', 'module.bias']`：ラッパーはモデルを `dp.module` として持つので、すべてのキーに `module.` が付きます。
+# - `['weight', 'bias']`
+# - `[]`
+# - `['module.weight', 'module.bias']`
 
-# %% tags=["claim-M5"]
+# %%
 keys = list(dp.state_dict())
 print(keys)
+
+# %% tags=["claim-M5", "answer"]
 assert keys == ["module.weight", "module.bias"]
 assert dp.module is model
 assert list(dp.module.state_dict()) == ["weight", "bias"]
 
+# %% [markdown] tags=["answer"]
+# **答え：** `['module.weight', 'module.bias']` です。ラッパーは元のモデルを `module` という名前のサブモジュールとして登録するので、`state_dict` のキーにはすべて `module.` という接頭辞が付きます。
+#
+# - `['weight', 'bias']` は、ラップする前のモデル、つまり `dp.module.state_dict()` のキーです。ラップしていないモデルにチェックポイントを読み込むなら、こちらを保存します。
+# - `[]` なら、ラッパーには保存する状態がないことになります。ラッパー自身の状態はありませんが、`state_dict` には登録されたサブモジュールの状態も、サブモジュールの名前を付けて含まれます。
+
+# %% [markdown]
+# `DataParallel` 自身のドキュメントは、複数の GPU で学習するなら、マシンが1台だけでも代わりに `DistributedDataParallel` を使うよう推奨しています。次のセルは docstring からその一文を探し、そこに書かれている名前を検証します。
+
+# %% tags=["claim-M5"]
 doc = " ".join(nn.DataParallel.__doc__.split())
-doc = re.sub(r"\.\. \w+:: ", "", doc)  # ".. warning::" などの reST ディレクティブを除く
-doc = re.sub(r":\w+:`~?([\w.]+)`", r"\1", doc)  # :class:`~a.B` -> a.B
-advice = [s for s in doc.split(". ") if "DistributedDataParallel" in s]
-print(advice[0])
-assert advice
+advice = next(s for s in doc.split(". ") if "recommended" in s)
+print(f"{'DistributedDataParallel' in advice=}")
+print(f"{'single node' in advice=}")
+assert "DistributedDataParallel" in advice and "single node" in advice
 
 # %% [markdown]
 # ## 推奨される方法: DistributedDataParallel
 #
-# `DistributedDataParallel`（DDP）はデバイスごとに1つのプロセスを動かします。プロセスの起動には、通常 `torchrun --nproc-per-node=N train.py` を使います。各プロセスはモデルの完全なコピーを持ちます。DDP はモデルをラップするときにランク 0 のパラメータと**バッファ**を全プロセスにコピーし（デフォルトでは、forward のたびにランク 0 のバッファを再びコピーします）、`backward()` の実行中にプロセス間で勾配を平均します。そのため、すべてのコピーで同じ更新が行われ、コピー同士は同一に保たれます。
+# `DistributedDataParallel`（DDP）は GPU ごとに1つのプロセスを動かし、各プロセスがモデルの完全なコピーを持ちます。DDP はモデルをラップするときに、ランク 0 のパラメータと**バッファ**を全プロセスにコピーします（デフォルトでは、順伝播のたびにランク 0 のバッファを再びコピーします）。`backward()` の実行中にはプロセス間で勾配を平均するので、どのコピーも同じ更新を行い、コピー同士は同一に保たれます。
 #
-# DDP はデータを分割しません。各プロセスは自分の担当分を自分で読み込む必要があり、通常は `DistributedSampler` を指定した `DataLoader` を使います（実行例の後で示します）。下のデモでは分割を模擬しています。各プロセスは、ランクによって異なるシードから自分用のランダムなデータを作ります。
+# プロセスを自分で起動する必要はありません。`torchrun --nproc-per-node=N train.py` は、スクリプトのコピーを GPU ごとに1つ、合わせて `N` 個起動し、それぞれの位置を環境変数で伝えます。
 #
-# `gloo` バックエンドを使えば DDP は CPU でも動くので、ここで実際に動かしてみます。2つのプロセスは、異なるランダムな重みと異なるバッファの値から始まります。安全な方法（`spawn`）で起動したワーカープロセスはノートブックで定義した関数を import できないため、学習スクリプトを一時ファイルに書き出し、`python -m torch.distributed.run` で起動します。`torchrun` コマンドが実行しているのもこのモジュールです。スクリプトの最後は `os._exit(0)` です。Python の終了処理の間に gloo のワーカースレッドが autograd の状態をまだ解放していることがあり、そのせいでプロセスがときどき異常終了するためです（torch 2.13 で確認）。その時点で結果は保存済みです。GPU で動かす場合、スクリプトは `nccl` バックエンドを使い、プロセスごとに専用の GPU を割り当てることになります。
+# - `WORLD_SIZE`：プロセスの総数
+# - `RANK`：全プロセスの中での番号（0 から）
+# - `LOCAL_RANK`：このマシンの中での番号。そのプロセスが使う GPU のインデックスでもある
+#
+# GPU で動かす場合、各プロセスは `torch.cuda.set_device(local_rank)` で自分の GPU を現在のデバイスにし（以後、そのプロセスでは `"cuda"` が自分の GPU を指します）、`nccl` バックエンドを使い、モデルをその GPU に置いてから `DDP(model, device_ids=[local_rank])` でラップします。CPU ではバックエンドが `gloo` になり、`device_ids` は指定しません。下のスクリプトはその両方に対応していて、プロセスの数だけ GPU があるマシンでは GPU を使います。
 
 # %%
 TRAIN = '''
@@ -238,90 +296,174 @@ import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
+rank = int(os.environ["RANK"])
+local_rank = int(os.environ["LOCAL_RANK"])
+world_size = int(os.environ["WORLD_SIZE"])
 
-def train(rank):
-    torch.manual_seed(rank)
-    net = nn.Linear(4, 1)
-    net.register_buffer("seen", torch.full((1,), float(rank)))
-    start = net.weight.flatten().tolist()
-    model = DDP(net)
-    synced = net.weight.flatten().tolist()
-    buffer = net.seen.item()
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    torch.manual_seed(100 + rank)
-    for step in range(5):
-        x, y = torch.randn(16, 4), torch.randn(16, 1)
-        loss = nn.functional.mse_loss(model(x), y)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-    params = [p.flatten().tolist() for p in model.parameters()]
-    return {"rank": rank, "start": start, "synced": synced, "buffer": buffer,
-            "loss": loss.item(), "params": params}
+if torch.cuda.device_count() >= int(os.environ["LOCAL_WORLD_SIZE"]):
+    torch.cuda.set_device(local_rank)
+    device, backend = torch.device("cuda", local_rank), "nccl"
+else:
+    device, backend = torch.device("cpu"), "gloo"
+dist.init_process_group(backend)
 
+torch.manual_seed(rank)
+net = nn.Linear(4, 1).to(device)
+net.register_buffer("seen", torch.full((1,), float(rank), device=device))
+start = net.weight.flatten().tolist()
+model = DDP(net, device_ids=[local_rank] if device.type == "cuda" else None)
+synced = net.weight.flatten().tolist()
+buffer = net.seen.item()
 
-dist.init_process_group("gloo")
-result = train(dist.get_rank())
-with open(f"{sys.argv[1]}/rank{result['rank']}.json", "w") as f:
-    json.dump(result, f)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+torch.manual_seed(100 + rank)
+for step in range(5):
+    x = torch.randn(16, 4, device=device)
+    y = torch.randn(16, 1, device=device)
+    loss = nn.functional.mse_loss(model(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+
+params = [v for p in model.parameters() for v in p.flatten().tolist()]
+mine = dict(rank=rank, local_rank=local_rank, world_size=world_size,
+            device=str(device), backend=backend, start=start, synced=synced,
+            buffer=buffer, loss=loss.item(), params=params)
+with open(os.path.join(sys.argv[1], f"rank{rank}.json"), "w") as f:
+    json.dump(mine, f)
 dist.destroy_process_group()
 os._exit(0)
 '''
 
-# %% tags=["claim-F11"]
-with socket.socket() as s:  # 空いているポートを OS に選ばせる
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
+# %% [markdown]
+# DDP はデータを分割しません。ここでは各プロセスが、ランクによって異なるシードから自分用のランダムなデータを作ります（実際のスクリプトでは、次の節で扱う `DistributedSampler` を使います）。各プロセスは、異なるランダムな重みと異なるバッファの値から始めます。こうしておくと、DDP が何をそろえるのかが実行結果に表れます。各プロセスは、セルがスクリプトに渡したディレクトリに、自分の数値を別々のファイルとして書き出します。
+#
+# 次のセルはスクリプトを一時ディレクトリに書き出し、`python -m torch.distributed.run` で2つのプロセスをこのマシン上に起動します。`torchrun` コマンドが実行しているのもこのモジュールです（`--standalone` を付けると、空いているポートも選んでくれます）。起動には制限時間があり、`torchrun` 自身の一時ファイルも同じディレクトリに作られる（`TMPDIR`）ので、後には何も残りません。
+#
+# スクリプトの最後は `os._exit(0)` です。Python の終了処理の間に gloo のワーカースレッドが autograd の状態をまだ解放していることがあり、そのせいでプロセスがときどき異常終了するためです（torch 2.13 で確認）。その時点で結果は書き出し済みです。
+#
+# GPU が2枚未満なら、プロセスは `gloo` を使って CPU で動きます。GPU が2枚以上あるマシンでは、各プロセスがそれぞれ自分の GPU（`cuda:0` と `cuda:1`）で `nccl` を使って動いたことを、次のセルが検証します。
 
+# %% tags=["claim-F11", "gpu-only"]
 with tempfile.TemporaryDirectory() as tmp:
     script = Path(tmp) / "train_ddp.py"
     script.write_text(TRAIN)
-    run = subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2",
-         "--master-addr", "127.0.0.1", "--master-port", str(port), str(script), tmp],
-        env=dict(os.environ, OMP_NUM_THREADS="1"),
-        capture_output=True, text=True, timeout=120,
-    )
+    launch = [sys.executable, "-m", "torch.distributed.run", "--standalone",
+              "--nproc-per-node=2", str(script), tmp]
+    env = dict(os.environ, TMPDIR=tmp, OMP_NUM_THREADS="1")
+    run = subprocess.Popen(launch, env=env, text=True,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        out, err = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:  # 時間切れ
+            run.terminate()  # SIGTERM を受けた torchrun はワーカーを止める
+            run.communicate(timeout=60)
     print(f"{run.returncode=}")
-    if (run.stdout + run.stderr).strip():
-        print((run.stdout + run.stderr).strip())
+    if (out + err).strip():
+        print((out + err).strip(), file=sys.stderr)
     assert run.returncode == 0
-    results = [json.loads((Path(tmp) / f"rank{r}.json").read_text()) for r in range(2)]
+    results = [json.loads((Path(tmp) / f"rank{r}.json").read_text())
+               for r in range(2)]
+assert not Path(tmp).exists()  # スクリプトも torchrun のファイルも消えた
 
 
-def show(values):
+def short(values):
     return [round(v, 4) for v in values]
 
 
 for r in results:
-    rank, start, synced, buffer = r["rank"], show(r["start"]), show(r["synced"]), r["buffer"]
-    loss, final = round(r["loss"], 4), show(r["params"][0]) + show(r["params"][1])
-    print(f"{rank=}, {start=}, {synced=}, {buffer=}")
-    print(f"{rank=}, {loss=}, {final=}")
+    print(f"rank={r['rank']}, local_rank={r['local_rank']}, "
+          f"device={r['device']}, backend={r['backend']}")
+    print(f"  start={short(r['start'])}, synced={short(r['synced'])}, "
+          f"buffer={r['buffer']}")
+    print(f"  loss={r['loss']:.4f}, params={short(r['params'])}")
 
 r0, r1 = results
+assert [r["local_rank"] for r in results] == [0, 1]  # マシンは1台
+assert r0["world_size"] == r1["world_size"] == 2
+on_gpus = n_gpus >= 2  # スクリプトと同じ判定：プロセスごとに GPU が1枚
+devices = ["cuda:0", "cuda:1"] if on_gpus else ["cpu", "cpu"]
+assert [r["device"] for r in results] == devices
 assert r0["start"] != r1["start"]  # 初期の重みが異なる
-assert r0["synced"] == r1["synced"] == r0["start"]  # どのランクの重みもランク 0 と同じ
-assert r0["buffer"] == r1["buffer"] == 0.0  # どのランクのバッファもランク 0 と同じ
+assert r0["synced"] == r1["synced"] == r0["start"]  # どこもランク 0 の重み
+assert r0["buffer"] == r1["buffer"] == 0.0  # どこもランク 0 のバッファ
 assert r0["loss"] != r1["loss"]  # データも異なる
-assert r0["params"] == r1["params"]  # それでも学習後のパラメータは同一
+assert r0["params"] == r1["params"]  # それでも学習後のパラメータは同じ
 
 # %% [markdown]
-# DDP が利用者に任せている分割は、`DistributedSampler` が担当します。データセットのインデックスを、ランクごとに異なる担当分に分けます。ここではランクとランクの総数を指定して、プロセスを起動せずに実行します。
+# ## データの分割: DistributedSampler
+#
+# データの分割は DDP の仕事ではありません。`DistributedSampler` は、データセットのインデックスをランクごとの担当分に分けます。学習スクリプトでは `DataLoader` に渡し（`DataLoader(dataset, sampler=sampler)`）、ランクとランクの総数はプロセスグループから読み取られます。ここではプロセスを起動せずに、セル自身がランクとランクの総数を指定します。データセットのサンプルは5個で、2つのランクでは均等に分けられません。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `DistributedSampler` で8個のサンプルを、シャッフルせずに2つのランクに分けるとします。それぞれのランクはどのインデックスを受け取るでしょうか。
+# **予想：** `DistributedSampler` で5個のサンプルを、シャッフルせずに2つのランクに分けます。それぞれのランクはどのインデックスを受け取るでしょうか。
 #
-# - `[[0, 1, 2, 3], [4, 5, 6, 7]]`：これだと前半と後半に分けることになりますが、サンプラーはインデックスを各ランクに1つずつ順番に配ります。
-# - `[[0, 2, 4, 6], [1, 3, 5, 7]]`：ランク `r` は `r` から1つおきにインデックスを受け取ります。どのサンプルもちょうど1回ずつ配られ、重なりはありません。
-# - `[[0, 1, 2, 3, 4, 5, 6, 7], [0, 1, 2, 3, 4, 5, 6, 7]]`：これだとどのランクも全データを見ることになりますが、データを分けるのがサンプラーの役目です。
+# - `[[0, 1, 2], [3, 4]]`
+# - `[[0, 2, 4], [1, 3]]`
+# - `[[0, 2], [1, 3]]`
+# - `[[0, 2, 4], [1, 3, 0]]`
 
-# %% tags=["claim-F11"]
-data = range(8)
-shares = [list(DistributedSampler(data, num_replicas=2, rank=r, shuffle=False)) for r in range(2)]
+# %%
+data = range(5)
+shares = [list(DistributedSampler(data, num_replicas=2, rank=r, shuffle=False))
+          for r in range(2)]
 print(shares)
-assert sorted(shares[0] + shares[1]) == list(data)  # どのサンプルも1回ずつ、重複なし
-assert not set(shares[0]) & set(shares[1])
+
+# %% tags=["claim-F11", "answer"]
+assert shares == [[0, 2, 4], [1, 3, 0]]  # サンプル 0 が2回
+dropped = [list(DistributedSampler(data, num_replicas=2, rank=r,
+                                   shuffle=False, drop_last=True))
+           for r in range(2)]
+print(f"{dropped=}")
+assert dropped == [[0, 2], [1, 3]]  # サンプル 4 は使われない
+even = [list(DistributedSampler(range(8), num_replicas=2, rank=r,
+                                shuffle=False))
+        for r in range(2)]
+print(f"{even=}")
+assert sorted(even[0] + even[1]) == list(range(8))  # どのサンプルも1回ずつ
+
+# %% [markdown] tags=["answer"]
+# **答え：** `[[0, 2, 4], [1, 3, 0]]` です。ランク `r` は、`r` から1つおきにインデックスを受け取ります。どのランクもサンプル数がそろっている必要があるので、サンプラーはまずインデックスの列を先頭から繰り返して、ランク数の倍数の長さまで水増しします。そのため、サンプル 0 はエポックごとに2回使われます。
+#
+# `drop_last=True` を指定すると、代わりに末尾が切り捨てられ、サンプル 4 は一度も使われません。どのサンプルもちょうど1回ずつ使われるのは、サンプル数がランク数の倍数のとき（2つのランクに8個など）だけです。
+#
+# - `[[0, 1, 2], [3, 4]]` なら、連続したかたまりに分けることになります。実際には、インデックスを1つずつ順番に配ります。
+# - `[[0, 2, 4], [1, 3]]` なら、ランクによってサンプル数が違うことになります。サンプラーは数をそろえるために水増しします。
+# - `[[0, 2], [1, 3]]` は `drop_last=True` のときの結果です。
+#
+# 繰り返されたサンプルは、全ランクの結果を1エポック分集計する値（検証データでのスコアなど）に2回数えられます。
+
+# %% [markdown]
+# デフォルトの `shuffle=True` では、サンプラーはインデックスをシャッフルしてから配ります。次のセルは、同じサンプラーを3エポック分、3回たどります。2回は続けて、3回目は `sampler.set_epoch(1)` の後です。そのうえで、2回目と3回目を1回目と比べます。
+
+# %% [markdown] tags=["predict"]
+# **予想：** 次のセルは `(second == first, third == first)` を表示します。結果はどれでしょうか。
+#
+# - `(False, False)`
+# - `(True, False)`
+# - `(True, True)`
+
+# %%
+sampler = DistributedSampler(range(8), num_replicas=2, rank=0, shuffle=True)
+first = list(sampler)
+second = list(sampler)
+sampler.set_epoch(1)
+third = list(sampler)
+print((second == first, third == first))
+
+# %% tags=["claim-F11", "answer"]
+assert second == first  # set_epoch なし：同じシャッフルがもう一度
+assert third != first
+other = DistributedSampler(range(8), num_replicas=2, rank=1, shuffle=True)
+other.set_epoch(1)
+assert sorted(third + list(other)) == list(range(8))  # 分割は保たれる
+
+# %% [markdown] tags=["answer"]
+# **答え：** `(True, False)` です。サンプラーは `seed + epoch` をシードにした乱数生成器でシャッフルし、エポックの値は `set_epoch` を呼んだときにしか変わりません。呼ばなければ、どのエポックも最初のエポックと同じ順序を繰り返し、各ランクは毎回同じサンプルを受け取ります。そこで、各エポックの最初に、`DataLoader` をたどる前に、すべてのランクで `sampler.set_epoch(epoch)` を呼びます。どのランクも同じシードとエポックを使うので、新しい順序でも担当分はきちんとデータセットを分け合います（最後の検証がランク 1 で確かめています）。
+#
+# - `(False, False)` なら、たどるたびに自動でシャッフルし直すことになります。実際にはそうなりません。
+# - `(True, True)` なら、`set_epoch` は何も変えないことになります。
 
 # %% [markdown]
 # ## まとめ
@@ -329,4 +471,5 @@ assert not set(shares[0]) & set(shares[1])
 # - インデックスを明示しないもの（`"cuda"`、`.cuda()`）は現在のデバイスを使います。現在のデバイスは `torch.cuda.set_device(i)` か `with torch.cuda.device(i):` で選びます。
 # - `CUDA_VISIBLE_DEVICES`（`nvidia-smi` と同じ番号にするなら `CUDA_DEVICE_ORDER=PCI_BUS_ID` も）は CUDA の初期化前、できれば Python の起動前に設定します。
 # - `nn.DataParallel` がモデルを移動するのはデバイス ID がちょうど1つ（`len(device_ids) == 1`）のときだけで、`state_dict` のキーは `module.*` という名前に変わります。
-# - 複数の GPU には `DistributedDataParallel` を使いましょう。パラメータとバッファは DDP がそろえ、データの分割は `DistributedSampler` が行います。`gloo` を使えば CPU でも動作し、テストもできます。
+# - 複数の GPU には `DistributedDataParallel` を使いましょう。`torchrun` で GPU ごとに1つのプロセスを起動し、各プロセスで `torch.cuda.set_device(local_rank)` を呼んでから、モデルを `DDP(model, device_ids=[local_rank])` でラップします。パラメータとバッファは DDP がそろえます。`gloo` を使えば CPU でも動作し、テストもできます。
+# - データの分割は `DistributedSampler` が行います。すべてのランクのサンプル数をそろえるため、サンプルを繰り返して水増しします（`drop_last=True` なら末尾を切り捨てます）。エポックごとに `sampler.set_epoch(epoch)` を呼ばないと、同じシャッフルが繰り返されます。

@@ -15,64 +15,96 @@
 # %% [markdown]
 # # ファクトチェック: よく見る主張を検証する
 #
-# モデルを GPU に移動する方法を扱うブログ記事や Q&A の回答では、同じような主張がいくつも繰り返されています。最初から誤りだったものもあれば、古いリリース（torch 1.7）では正しかったものの、その後変わったものもあります。このページでは主張を1つずつ取り上げて判定を示し、お使いのマシンで動くコードで検証します。判定はすべて `assert` で書いてあるので、将来の PyTorch で挙動が変われば、このページは知らないうちに古くなるのではなく、失敗するようになっています。
+# モデルを GPU に移動する方法を扱うブログ記事や Q&A の回答では、同じような主張がいくつも繰り返されています。最初から誤りだったものもあれば、古いリリース（torch 1.7）では正しかったものの、その後変わったものもあります。このページでは主張を1つずつ取り上げて判定を示し、お使いのマシンで動くコードで検証します。
+#
+# 判定はすべて `assert` で検証しています。将来の PyTorch で挙動が変われば、このページの内容が黙って古くなることはなく、検証が失敗して変化がわかります。
 #
 # どのセルも GPU なしで実行できます。GPU が必要な検証のセルは、結果の代わりに `torch.cuda.is_available()=False` を表示します。正しい結果がマシンによって変わる場合は、実行しているマシンでの結果を検証します。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉して検証し、表示します。ページはそのまま先に進みます。
 
-# %%
+# %% tags=["setup"]
 import contextlib
 import copy
 import inspect
 import sys
+import types
 import weakref
 
 import torch
 from torch import nn
 
-TORCH = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2])
-device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-print(torch.__version__, device)
+# torch のバージョンを数値のタプルにする（"2.13.0+cpu" なら (2, 13)）
+# (2, 7) などのタプルと比較するため
+TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+# torch.accelerator（torch 2.6 以降）を使うので、古い torch ではここで止める
+TOO_OLD_TEXT = (
+    "このノートブックには torch 2.6 以降が必要です"
+    "（torch.accelerator を使うため）。いまの torch は {} です。"
+    "torch を更新して（pip install -U torch）、"
+    "カーネルを再起動してください。"
+)
+if TORCH < (2, 6):
+    raise RuntimeError(TOO_OLD_TEXT.format(torch.__version__))
 
 
 @contextlib.contextmanager
-def expect_error(kind, fragment):
-    # ブロックは `kind` の例外を送出し、そのメッセージに `fragment` が含まれていなければならない。
-    # エラーは表示され、ノートブックはそのまま先に進む
+def expect_error(kind, fragment=""):
+    # ブロックが `kind` の例外を送出し、メッセージに `fragment` を
+    # 含むことを確かめる。エラーは表示して `caught.error` に残し
+    # （後のセルの検証で使う）、ノートブックは先に進む
+    caught = types.SimpleNamespace(error=None)
     try:
-        yield
+        yield caught
     except kind as err:
         assert fragment in str(err), err
-        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+        caught.error = err
+        sys.stdout.flush()  # ブロックが先に出力したものを先に表示する
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(torch.__version__, device)
 
 # %% [markdown]
 # ## 主張: model.to(device) だけではモデルは移動しない
 #
-# **主張**: `model.to(device)` を単独で呼んでもモデルは何も変わらず、`model = model.to(device)` と代入し直して初めて GPU に載る。
+# **主張**：`model.to(device)` を単独で呼んでもモデルは何も変わらず、`model = model.to(device)` と代入し直して初めて GPU に載る。
 #
-# **判定: 誤り**。`nn.Module.to` はモジュールをインプレースで変更し、そのモジュール自身を返します。代入し直しても害はありませんが、移動を起こしているのは代入ではありません。
-#
-# GPU がない場合、このセルは代わりにモデルを `meta` に移動します。`meta` は形状と dtype を保持し、データを持たないデバイスです。パラメータがどこに移動したか、どのオブジェクトが返ってきたかはわかりますが、速度やメモリについては何もわかりません。CPU から GPU への移動とは1つ違いがあります。`meta` への移動では `Parameter` オブジェクトが置き換わりますが、CPU と GPU の間の移動では同じオブジェクトが保たれます（セルは実際に実行されたほうのケースを検証します）。
+# 検証では、モデルを GPU に移動します。GPU がなければ、代わりに `meta` に移動します。`meta` は形状と dtype を保持し、データを持たないデバイスです。パラメータがどこに移動したか、どのオブジェクトが返ってきたかはわかりますが、速度やメモリについては何もわかりません。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `model` に代入し直さずに `returned = model.to(target)` としたとします。`returned` は `model` と同じオブジェクトでしょうか。セルは最初に `returned is model` を表示します。
+# **予想：** `model` に代入し直さずに `returned = model.to(target)` とします。次のセルは、`returned` が `model` そのものかどうかと、モデルの重みが移動先のデバイスにあるかどうか（`moved`）を表示します。結果はどれでしょうか。
 #
-# - `False`：これはテンソルの場合の振る舞いです。`Tensor.to` は、変換するときに新しいテンソルを返します。
-# - `True`：`nn.Module.to` はモジュールをインプレースで変換し、そのモジュール自身を返します。
+# - `returned is model=False, moved=False`
+# - `returned is model=False, moved=True`
+# - `returned is model=True, moved=True`
 
-# %% tags=["claim-M1", "gpu-only"]
+# %%
 target = device if device.type == "cuda" else torch.device("meta")
 
 model = nn.Linear(4, 2)
 weight_before = model.weight
-returned = model.to(target)  # 代入しない
+returned = model.to(target)
 
-print(returned is model, model.weight.device, model.bias.device)
+moved = model.weight.device.type == target.type
+print(f"{returned is model=}, {moved=}")
+
+# %% tags=["claim-M1", "gpu-only", "answer"]
 assert returned is model
 assert model.weight.device.type == target.type
 assert model.bias.device.type == target.type
+# CPU と GPU の間なら Parameter はそのまま。meta への移動では置き換わる
 assert (model.weight is weight_before) == (target.type == "cuda")
+
+# %% [markdown] tags=["answer"]
+# **答え：** `returned is model=True, moved=True` です。**判定：誤り**。`nn.Module.to` はモジュールをインプレースで変換し、そのモジュール自身を返します。代入し直してもしなくても、`model` は移動しています。代入し直しても害はありませんが、移動を起こしているのは代入ではありません。
+#
+# - `returned is model=False, moved=False` は主張のとおりの結果で、移動したコピーが返り、`model` は元の場所に残ることになります。これは `Module.to` ではなく `Tensor.to` の振る舞いです。
+# - `returned is model=False, moved=True` なら、モジュールが2つできたことになります。実際には1つしかありません。
+#
+# 移動先による違いが1つあります。CPU と GPU の間の移動では `Parameter` オブジェクトがそのまま保たれますが、`meta` への移動では置き換わります。上の検証は、実際に実行されたほうを確かめています。
 
 # %% [markdown]
 # モジュールのほかの変換メソッド（`.cpu()`、`.double()`、`.half()`、`.float()`、それに後で扱う `.cuda()`）も同じルールに従います。インプレースで変換し、モジュール自身を返します。
@@ -86,7 +118,7 @@ print(other.weight.dtype, other.weight.device)
 assert other.weight.dtype == torch.float32
 
 # %% [markdown]
-# この主張が生まれたのは、テンソルが**実際に**そう振る舞うからです。`Tensor.to` は元のテンソルには手を付けず、新しいデバイス上のテンソルを返すので、テンソルの場合は戻り値を受け取る必要があります。
+# この主張が生まれたのは、テンソルが**実際に**そう振る舞うからです。`Tensor.to` は元のテンソルには手を付けず、新しいデバイス上のテンソルを返します。そのため、テンソルの場合は戻り値を受け取る必要があります。
 
 # %% tags=["claim-M1"]
 t = torch.ones(3)
@@ -100,11 +132,11 @@ assert moved.device.type == target.type
 # %% [markdown]
 # ## 主張: モデルを代入し直すとメモリを節約できる
 #
-# **主張**: 代入せずに `model.to(device)` とするとモデルのコピーがもう1つ残るので、`model = model.to(device)` と書いたほうがメモリが少なくて済む。
+# **主張**：代入せずに `model.to(device)` とするとモデルのコピーがもう1つ残るので、`model = model.to(device)` と書いたほうがメモリが少なくて済む。
 #
-# **判定: 誤り**。どちらの書き方も同じオブジェクトの同じメソッドを呼び、同じ処理をします。各パラメータを変換して、モジュールに戻すだけです。モジュールは古いテンソルへの参照を持ち続けないので、ほかに参照しているものがなくなった時点で、そのメモリは解放されます。
+# **判定：誤り**。どちらの書き方も同じオブジェクトの同じメソッドを呼び、同じ処理をします。各パラメータを変換して、モジュールに戻すだけです。モジュールは古いテンソルへの参照を持ち続けないので、ほかに参照しているものがなくなった時点で古いテンソルは解放されます。
 #
-# 次のセルでは、それぞれの書き方を別々のモデルで試します。CPU 上で float32 から float64 に変換しますが、これも別のデバイスへの移動と同じように新しいメモリを確保します。古いストレージへの弱参照（weakref）はストレージを生かしておかないので、古いメモリが解放されたかどうかを確かめられます。
+# 次のセルでは、それぞれの書き方を別々のモデルで試します。CPU 上で float32 から float64 に変換しますが、これも別のデバイスへの移動と同じように新しいメモリを確保します。古いストレージへの弱参照（weakref）はストレージを生かしておかないので、古いストレージがなくなったかどうかを確かめられます。
 
 # %% tags=["claim-M2"]
 def weak_storages(module):
@@ -122,13 +154,22 @@ b = b.to(torch.float64)
 
 for module, original, old in ((a, a_object, a_old), (b, b_object, b_old)):
     assert module is original
-    assert [p.dtype for p in module.parameters()] == [torch.float64, torch.float64]
+    dtypes = [p.dtype for p in module.parameters()]
+    assert dtypes == [torch.float64, torch.float64]
     assert all(ref() is None for ref in old)
 
 print(a.weight.dtype, b.weight.dtype, [ref() for ref in a_old + b_old])
 
 # %% [markdown]
-# GPU がある場合、次のセルは同じサイズのモデル2つをそれぞれの書き方で GPU に移動し、移動で増えた GPU メモリを、移動後とピーク時の両方で比べます。GPU がなければ `torch.cuda.is_available()=False` だけを表示します。
+# GPU の場合、「解放される」とは、PyTorch のキャッシングアロケータに返されることを意味します。アロケータはそのメモリを次のテンソルのために取っておきます。
+#
+# - `torch.cuda.memory_allocated()`（テンソルが使っている割り当て済みメモリ）はすぐに減ります。
+# - `torch.cuda.memory_reserved()`（アロケータが確保している予約済みメモリ）は減りません。
+# - `nvidia-smi` は予約済みメモリを数えるので、こちらも変わりません。
+#
+# `torch.cuda.empty_cache()` を呼ぶと、使われていない分がドライバに返されます（PyTorch の [CUDA のメモリ管理についての解説](https://docs.pytorch.org/docs/stable/notes/cuda.html#memory-management)にも同じことが書かれています）。
+#
+# GPU がある場合、次のセルは同じサイズのモデル2つをそれぞれの書き方で GPU に移動し、移動で増えた GPU メモリが移動後もピーク時も同じであることを検証します。続いて各モデルを削除し、`empty_cache()` の前と後で2つのカウンタがどうなるかを検証します。GPU がなければ `torch.cuda.is_available()=False` だけを表示します。
 
 # %% tags=["claim-M2", "gpu-only"]
 if torch.cuda.is_available():
@@ -143,33 +184,58 @@ if torch.cuda.is_available():
         else:
             m.to(device)
         torch.cuda.synchronize()
-        used.append((torch.cuda.memory_allocated() - before, torch.cuda.max_memory_allocated() - before))
-        del m
-    print(used)
+        after = torch.cuda.memory_allocated()
+        peak = torch.cuda.max_memory_allocated()
+        used.append((after - before, peak - before))
+        reserved = torch.cuda.memory_reserved()
+        del m  # 最後の参照：メモリはキャッシュに戻る
+        assert torch.cuda.memory_allocated() == before
+        assert torch.cuda.memory_reserved() == reserved  # まだ確保されている
+    print(f"{used=}")
     assert used[0] == used[1]
+    torch.cuda.empty_cache()
+    print(f"{reserved=}, {torch.cuda.memory_reserved()=}")
+    assert torch.cuda.memory_reserved() < reserved  # ドライバに返された
 else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## 主張: torch.cuda.copy() でパラメータを GPU にコピーできる
 #
-# **主張**: `torch.cuda.copy()` という関数があり、モデルのパラメータを GPU にコピーしてくれる。
+# **主張**：`torch.cuda.copy()` という関数があり、モデルのパラメータを GPU にコピーしてくれる。
 #
-# **判定: 誤り**。そのような関数は存在しません。GPU の有無にかかわらず、どのマシンでも呼び出しは失敗します。
+# 検証では、主張どおりにテンソルを渡して呼び出します。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `torch.cuda.copy(torch.ones(3))` を呼ぶとどうなるでしょうか。
+# **予想：** `torch.cuda.copy(torch.ones(3))` を呼ぶと、GPU があってもなくても何が送出されるでしょうか。
 #
-# - `has no attribute 'copy'`：この関数は、どのマシンの PyTorch にも存在しません。
-# - `Torch not compiled with CUDA enabled`：これだと関数は存在していて CUDA を必要とすることになりますが、そもそもそのような関数がないので、その前に失敗します。
+# - `Torch not compiled with CUDA enabled`
+# - `has no attribute 'copy'`
+# - `missing 1 required positional argument`
 
-# %% tags=["claim-M3"]
-assert not hasattr(torch.cuda, "copy")
-with expect_error(AttributeError, "has no attribute 'copy'"):
+# %%
+with expect_error(Exception) as caught:
     torch.cuda.copy(torch.ones(3))
 
+# %% tags=["claim-M3", "answer"]
+assert type(caught.error) is AttributeError
+assert "has no attribute 'copy'" in str(caught.error)
+assert not hasattr(torch.cuda, "copy")
+
+# %% [markdown] tags=["answer"]
+# **答え：** `has no attribute 'copy'`（`AttributeError`）です。**判定：誤り**。そのような関数は存在しないので、GPU の有無にかかわらず、どのマシンでも同じように失敗します。
+#
+# - `Torch not compiled with CUDA enabled` なら、関数は存在していて CUDA を必要とすることになります。
+# - `missing 1 required positional argument` なら、関数は存在していて、コピー先も必要とすることになります。
+
 # %% [markdown]
-# 実際に使うべきものは次のとおりです。`dst.copy_(src)` は既存のテンソルに値をコピーし（デバイスは問いません）、`t.to(device)` は指定したデバイス上のテンソルを返し、`t.clone()` は同じデバイス上に新しいメモリを確保してコピーします。モデル全体を移動するなら `model.to(device)` を使います。
+# 実際に使うべきものは次のとおりです。
+#
+# - `dst.copy_(src)`：既存のテンソルに値をコピーする（デバイスは問わない）
+# - `t.to(device)`：指定したデバイス上のテンソルを返す
+# - `t.clone()`：同じデバイス上に新しいメモリを確保してコピーする
+#
+# モデル全体を移動するなら `model.to(device)` を使います。
 
 # %% tags=["claim-M3"]
 src = torch.arange(4.0)
@@ -186,9 +252,9 @@ assert torch.equal(cloned, src) and cloned.data_ptr() != src.data_ptr()
 # %% [markdown]
 # ## 主張: model.cuda() は model.to('cuda') よりメモリを多く使う
 #
-# **主張**: `.cuda()` はモデルを移動するコストの高い方法で、`.to('cuda')` のほうがメモリが少なくて済む。
+# **主張**：`.cuda()` はモデルを移動するコストの高い方法で、`.to('cuda')` のほうがメモリが少なくて済む。
 #
-# **判定: 誤り**。どちらも同じ内部メソッド `Module._apply` を呼ぶだけの短いラッパーで、このメソッドがすべてのパラメータとバッファを変換します。ソースコードを読めば、どのマシンでも確認できます。
+# **判定：誤り**。どちらも同じ内部メソッド `Module._apply` を呼ぶだけの短いラッパーで、このメソッドがすべてのパラメータとバッファを変換します。ソースコードを読めば、どのマシンでも確認できます。
 
 # %% tags=["claim-M4"]
 for name in ("cuda", "to", "cpu", "double"):
@@ -199,22 +265,33 @@ print(inspect.signature(nn.Module.cuda))
 assert "dtype" not in inspect.signature(nn.Module.cuda).parameters
 
 # %% [markdown]
-# 実際の違いはわずかです。`.cuda()` はデバイスしか受け取らないので、dtype は変えられません。`.to()` なら1回の呼び出しで両方を変えられます。インデックスを指定しなければ、どちらも現在の CUDA デバイスを使います。
+# 実際の違いは、2つのメソッドが受け取る引数にあります。インデックスを指定しなければ、どちらも現在の CUDA デバイスを使います。`.cuda()` がほかに何を受け取るかは、上に表示したシグネチャのとおりです。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `nn.Linear(2, 2).to(target, torch.float16)` は、1回の呼び出しでデバイスと一緒に dtype も変えるでしょうか。セルは重みのデバイスと dtype を表示します。
+# **予想：** `nn.Linear(2, 2).to(target, torch.float16)` は、1回の呼び出しでデバイスと dtype を渡しています。次のセルは重みのデバイスと dtype を表示します。表示される dtype はどれでしょうか。それとも何かが送出されるでしょうか。
 #
-# - `torch.float32`：これだと2つ目の引数（dtype）が無視されることになりますが、`to` はデバイスと dtype の両方を変換します。
-# - `torch.float16`：`Module.to` は1回の呼び出しでデバイスと dtype の両方を受け取れます（`.cuda()` が受け取るのはデバイスだけです）。
+# - `torch.float32`
+# - `TypeError`
+# - `torch.float16`
 
-# %% tags=["claim-M4"]
+# %%
 both = nn.Linear(2, 2).to(target, torch.float16)
 print(both.weight.device, both.weight.dtype)
+
+# %% tags=["claim-M4", "answer"]
 assert both.weight.device.type == target.type
 assert both.weight.dtype == torch.float16
+with expect_error(TypeError):
+    nn.Linear(2, 2).cuda(target, torch.float16)  # デバイスしか受け取らない
+
+# %% [markdown] tags=["answer"]
+# **答え：** `torch.float16` です。`Module.to` は1回の呼び出しでデバイスと dtype を受け取り、両方を変換します。`.cuda()` はデバイスしか受け取らないので dtype は変えられず、dtype も渡すと `TypeError` を送出します（最後の検証で確かめています）。
+#
+# - `torch.float32` なら、2つ目の引数が無視されたことになります。
+# - `TypeError` は、`.cuda()` に dtype も渡したときに送出されるものです。
 
 # %% [markdown]
-# GPU がある場合、次のセルはまったく同じモデル2つをそれぞれのメソッドで移動し、使ったメモリと移動先を比べます。GPU がなければ `torch.cuda.is_available()=False` だけを表示します。
+# GPU がある場合、次のセルはまったく同じモデル2つをそれぞれのメソッドで移動し、使ったメモリと移動先が同じであることを検証します。GPU がなければ `torch.cuda.is_available()=False` だけを表示します。
 
 # %% tags=["claim-M4", "gpu-only"]
 if torch.cuda.is_available():
@@ -227,11 +304,14 @@ if torch.cuda.is_available():
         torch.cuda.reset_peak_memory_stats()
         move()
         torch.cuda.synchronize()
-        used.append((torch.cuda.memory_allocated() - before, torch.cuda.max_memory_allocated() - before))
+        after = torch.cuda.memory_allocated()
+        peak = torch.cuda.max_memory_allocated()
+        used.append((after - before, peak - before))
     print(used, by_cuda.weight.device, by_to.weight.device)
     assert used[0] == used[1]
     assert by_cuda.weight.device == by_to.weight.device
-    assert by_cuda.weight.device == torch.device("cuda", torch.cuda.current_device())
+    current = torch.device("cuda", torch.cuda.current_device())
+    assert by_cuda.weight.device == current
     assert torch.equal(by_cuda.weight, by_to.weight)
 else:
     print(f"{torch.cuda.is_available()=}")
@@ -239,17 +319,17 @@ else:
 # %% [markdown]
 # ## 主張: nn.DataParallel がモデルを GPU に載せてくれる
 #
-# **主張**: モデルを `nn.DataParallel` でラップすれば、GPU への移動もやってくれる。
+# **主張**：モデルを `nn.DataParallel` でラップすれば、GPU への移動もやってくれる。
 #
-# **判定: ほぼ誤り**。どうなるかは、ラッパーが受け取るデバイス ID（`device_ids`、省略すると見えているすべての GPU）の数で決まります。
+# **判定：ほぼ誤り**。どうなるかは、ラッパーが最終的に使うデバイス ID（`device_ids`。省略すると、見えているすべての GPU）の数で決まります。
 #
-# - アクセラレータがない、または Apple の GPU（`DataParallel` が対応していない MPS）しかない: `device_ids` は空になり、ラッパーはモデルを今ある場所でそのまま呼び出すだけです。
-# - デバイス ID がちょうど1つ: コンストラクタがモデルをその GPU に移動します。GPU が1枚のマシンでのデフォルトの動作がこれで、GPU が複数枚あるマシンで `device_ids=[1]` を渡した場合も同じです（モデルは `cuda:1` に移動します）。
-# - デバイス ID が2つ以上: ラッパーは何も移動せず、最初の forward の呼び出しで、パラメータを `device_ids[0]` に置くよう求めるエラーが発生します。
+# - アクセラレータがない、または Apple の GPU（`DataParallel` が対応していない MPS）しかない：`device_ids` は空になり、ラッパーはモデルを今ある場所でそのまま呼び出すだけです。
+# - デバイス ID がちょうど1つ：コンストラクタがモデルをその GPU に移動します。GPU が1枚のマシンでのデフォルトの動作がこれです。GPU が複数枚あるマシンで `device_ids=[1]` を渡した場合も同じで、モデルは `cuda:1` に移動します。
+# - デバイス ID が2つ以上：ラッパーは何も移動しません。最初の順伝播で、パラメータを `device_ids[0]` に置くよう求めるエラーが発生します。
 #
-# なお、Intel の XPU など、`DataParallel` が扱えるほかのアクセラレータも、ここでは GPU として数えます（詳しくは「複数の GPU」のページを参照してください）。セルは、実行しているマシンに当てはまる分岐を検証します。GPU が複数枚あれば、デバイス ID を1つだけ渡したラップも試します。GPU がなければ、最初の場合だけを検証します。
+# Intel の XPU など、`DataParallel` が扱えるほかのアクセラレータも、ここでは GPU として数えます（[複数の GPU](05-several-gpus.ipynb#nndataparallel-が実際にすること) を参照してください）。次のセルは、実行しているマシンに当てはまる場合を検証します。GPU が複数枚あれば、デバイス ID を1つだけ渡したラップも試します。GPU がなければ、最初の場合だけが実行されます。
 #
-# この節のエラーの原因と直し方は、[デバイスのエラーを読み解く](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)で詳しく説明しています。
+# この節のエラーの原因と対処法は、[デバイスのエラーを読み解く](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)で詳しく説明しています。
 
 # %% tags=["claim-M5", "gpu-only"]
 model = nn.Linear(4, 2)
@@ -264,11 +344,13 @@ if len(dp.device_ids) == 0:
     assert out.device.type == "cpu"
 elif len(dp.device_ids) == 1:
     out = dp(x)
-    assert model.weight.device.type != "cpu" and model.weight.device.index == dp.device_ids[0]
-    assert out.device == model.weight.device
+    on = model.weight.device
+    assert on.type != "cpu" and on.index == dp.device_ids[0]
+    assert out.device == on
 else:
     assert model.weight.device.type == "cpu"
-    with expect_error(RuntimeError, "module must have its parameters and buffers on device"):
+    expected = "module must have its parameters and buffers on device"
+    with expect_error(RuntimeError, expected):
         dp(x)
     last = dp.device_ids[-1]
     one = nn.DataParallel(nn.Linear(4, 2), device_ids=[last])
@@ -276,7 +358,10 @@ else:
     assert one.module.weight.device == torch.device("cuda", last)
 
 # %% [markdown]
-# したがって、ラップする前に自分でモデルを移動しましょう。そうすれば GPU が何枚あっても動きます。ほかに知っておきたい点が2つあります。ラッパーは自身の `state_dict` のすべてのキーに `module.` という接頭辞を付けます（接頭辞のないキーが必要なら `dp.module.state_dict()` を保存します）。また、`DataParallel` 自身のドキュメントでは、マシンが1台だけの場合でも `DistributedDataParallel` を使うよう推奨しています。
+# したがって、ラップする前に自分でモデルを移動しましょう。そうすれば GPU が何枚あっても動きます。ほかに知っておきたい点が2つあります。
+#
+# - ラッパーは自身の `state_dict` のすべてのキーに `module.` という接頭辞を付けます。接頭辞のないキーが必要なら、`dp.module.state_dict()` を保存します。
+# - `DataParallel` 自身のドキュメントは、マシンが1台だけの場合でも、代わりに `DistributedDataParallel` を使うよう推奨しています。
 
 # %% tags=["claim-M5"]
 wrapped = nn.DataParallel(nn.Linear(4, 2).to(device))
@@ -292,14 +377,18 @@ assert "DistributedDataParallel" in nn.DataParallel.__doc__
 # %% [markdown]
 # ## 主張: GPU 上の Linear(10, 1) に torch.randn(10, 1) を入力できる
 #
-# **主張**: 動くコードとして出回っている、次のようなサンプルがある。`nn.Linear(10, 1)` をデバイスに移動し、CPU 上で作った `torch.randn(10, 1)` を入力する。
+# **主張**：動くコードとして出回っている、次のようなサンプルがある。`nn.Linear(10, 1)` をデバイスに移動し、CPU 上で作った `torch.randn(10, 1)` を入力する。
 #
-# **判定: 誤り（バグが2つある）**。層は GPU 上にあるのに入力は CPU 上に残っており、しかも形状が間違っています。`Linear(10, 1)` が受け取るのは形状 `(N, 10)`、つまり最後の次元に10個の特徴量を持つ入力です。書かれたままでは、このサンプルはどのマシンでも失敗します。どちらのバグが先に表面化するかはマシン次第です。GPU では何よりも先にデバイスのチェックが行われます。CPU だけのマシンではすべてが CPU 上にあるので、形状のエラーだけが残り、セルもそのエラーを示します。
+# **判定：誤り（バグが2つある）**。層は GPU 上にあるのに入力は CPU 上に残っており、しかも形状が間違っています。`Linear(10, 1)` が受け取るのは形状 `(N, 10)`、つまり最後の次元に10個の特徴量を持つ入力です。書かれたままでは、このサンプルはどのマシンでも失敗します。
+#
+# どちらのバグが先に表面化するかはマシン次第です。GPU では、ほかの何よりも先にデバイスの検査が行われます。CPU だけのマシンではすべてが CPU 上にあるので形状のエラーだけが残り、セルもそのエラーを示します。
 
 # %% tags=["gpu-only"]
 net = nn.Linear(10, 1).to(device)
 x = torch.randn(10, 1)
-first = "same device" if device.type == "cuda" else "shapes cannot be multiplied"
+first = "shapes cannot be multiplied"  # CPU だけのマシン
+if device.type == "cuda":
+    first = "same device"  # デバイスの検査が先に行われる
 with expect_error(RuntimeError, first):
     net(x)
 
@@ -312,7 +401,7 @@ with expect_error(RuntimeError, "shapes cannot be multiplied"):
     net(x)
 
 # %% [markdown]
-# 正しくは、10個の特徴量を持つサンプル `N` 個からなるバッチを、層と同じデバイス上に作ります。
+# 対処法：10個の特徴量を持つサンプル `N` 個からなるバッチを、層と同じデバイス上に作ります。
 
 # %% tags=["claim-M6"]
 N = 4
@@ -326,11 +415,13 @@ assert y.device == net.weight.device
 # %% [markdown]
 # ## 古い情報: 整数のデバイスは CUDA の GPU を指す
 #
-# **当時（torch 1.7）**: `torch.device(0)` や `device=0` は `cuda:0` の省略形でした。
+# **当時（torch 1.7）**：`torch.device(0)` や `device=0` は `cuda:0` の省略形でした。
 #
-# **現在**: torch 2.5 以降、整数は現在の**アクセラレータ**上のインデックスを意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。アクセラレータにまったく対応していない torch のビルド（CPU 版の wheel など）では、`Cannot access accelerator device when none is available.` というエラーになります。それ以外のマシンでも、使える GPU がなければやはりエラーになります。整数が CPU を指すことはありません。CUDA を指したいときは `"cuda:0"` と書きましょう。セルは、実行しているマシンでの結果を検証します。
+# **現在**：torch 2.5 以降、整数は現在の**アクセラレータ**上のインデックスを意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。アクセラレータにまったく対応していない torch のビルド（CPU 版の wheel など）では、`Cannot access accelerator device when none is available.`（使えるアクセラレータがない）というエラーになります。それ以外のマシンでも、使える GPU がなければやはりエラーになります。
 #
-# この節のエラーの原因と直し方は、[デバイスのエラーを読み解く](07-device-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)で詳しく説明しています。
+# 整数が CPU を指すことはありません。CUDA を指したいときは `"cuda:0"` と書きましょう。次のセルは、実行しているマシンでの結果を検証します。
+#
+# この節のエラーの原因と対処法は、[デバイスのエラーを読み解く](07-device-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)で詳しく説明しています。
 
 # %% tags=["claim-O1", "gpu-only"]
 cpu_only_build = (
@@ -354,9 +445,9 @@ elif cpu_only_build and TORCH >= (2, 5):
 # %% [markdown]
 # ## 古い情報: テンソルに is_cpu 属性はない
 #
-# **当時（torch 1.7）**: `t.is_cuda` はあっても `t.is_cpu` はなかったので、代わりに `t.device.type` を比較していました。
+# **当時（torch 1.7）**：`t.is_cuda` はあっても `t.is_cpu` はなかったので、代わりに `t.device.type` を比較していました。
 #
-# **現在**: `Tensor.is_cpu` は torch 1.13 から存在します。
+# **現在**：`Tensor.is_cpu` は torch 1.13 から存在します。
 
 # %% tags=["claim-O2"]
 t = torch.ones(2, device=device)
@@ -369,24 +460,65 @@ assert torch.ones(1).is_cpu
 # %% [markdown]
 # ## 古い情報: デバイス不一致のエラーメッセージ
 #
-# **当時（torch 1.7）**: CUDA の行列積は、すべてのテンソルが GPU 上にあるかを確認し（ATen の `checkAllSameGPU`）、CPU 上にあるものを列挙しました。引数は `addmm(bias, input, weight.T)` の `self`、`mat1`、`mat2` と、バイアスと同じデバイスに作られる出力 `out` です。そのため、どちらが CPU に残っていたかでメッセージが変わりました。
+# **当時（torch 1.7）**：CUDA の行列積は、すべてのテンソルが GPU 上にあるかを検査し（ATen の `checkAllSameGPU`）、CPU 上にあるものを列挙しました。引数は `addmm(bias, input, weight.T)` の `self`、`mat1`、`mat2` と、バイアスと同じデバイスに作られる出力 `out` です。そのため、どちらが CPU に残っていたかでメッセージが変わりました。
 #
-# - CPU の入力を GPU 上の層に渡した場合: `Tensor for argument #2 'mat1' is on CPU, but expected it to be on GPU (while checking arguments for addmm)`
-# - GPU の入力を CPU に残った層に渡した場合: `Tensor for 'out' is on CPU, Tensor for argument #1 'self' is on CPU, but expected them to be on GPU (while checking arguments for addmm)`
+# - CPU の入力を GPU 上の層に渡した場合（`mat1` が GPU 上にない）：
 #
-# **現在**: どちらの場合も `Expected all tensors to be on the same device` で始まります。線形層では、続きにどちらの向きでも入力の `mat1` の名前が入ります。チェックは各引数を最初の引数であるバイアスと比べるので、食い違うのは常に入力だからです。つまり引数の名前からは、どちらを移動すべきかはわかりません。モデルと入力のすべてを、使うつもりのデバイスに置きます。`+` や `*` のような要素ごとの演算は TensorIterator を通るので、今も `but found at least two devices, cuda:0 and cpu!` で終わり、引数の名前は入りません。それ以外の文言はリリースごとに変わってきた（2.8 でも変更されました）ので、ログはこの先頭部分で検索します。CPU だけでは取り違える2つ目のデバイスがないので、このセルには GPU が必要です。GPU がなければ `torch.cuda.is_available()=False` だけを表示します。線形層での両方の向きと、加算の例を示します。
+#   ```
+#   Tensor for argument #2 'mat1' is on CPU, but expected it to be on GPU (while checking arguments for addmm)
+#   ```
 #
-# この節のエラーの原因と直し方は、[デバイスのエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で詳しく説明しています。
+# - GPU の入力を CPU に残った層に渡した場合（`out` と `self` が GPU 上にない）：
+#
+#   ```
+#   Tensor for 'out' is on CPU, Tensor for argument #1 'self' is on CPU, but expected them to be on GPU (while checking arguments for addmm)
+#   ```
+#
+# **現在**：どちらの場合も `Expected all tensors to be on the same device`（すべてのテンソルが同じデバイス上にあるはず）で始まります。続きには、実行された演算の引数が1つ入ります。CUDA カーネルは各テンソル引数を最初の引数と比べ、最初に食い違ったものの名前を出すからです。続きの文言はリリースごとに変わってきた（2.8 でも変更されました）ので、ログはこの先頭部分で検索します。`+` や `*` のような要素ごとの演算は TensorIterator を通るので、今も引数の名前はなく、`but found at least two devices, cuda:0 and cpu!` で終わります。
+#
+# どの引数の名前が出るかは、層が実行する演算で決まります。バイアスのある `Linear` に2次元の入力を渡すと `addmm(bias, input, weight.T)` が実行され、その引数の名前は `self`、`mat1`、`mat2` です。autograd は実行された演算を結果の `grad_fn` に記録するので、バイアスのない層が何を実行するかは CPU でもわかります。
+
+# %% [markdown] tags=["predict"]
+# **予想：** `nn.Linear(10, 1, bias=False)` は、2次元の入力に対してどの演算を実行するでしょうか。次のセルは、それを記録した autograd のノードの名前を表示します。
+#
+# - `AddmmBackward0`
+# - `LinearBackward0`
+# - `MmBackward0`
+
+# %%
+x = torch.randn(4, 10)
+no_bias = nn.Linear(10, 1, bias=False)
+print(f"{no_bias(x).grad_fn.name()=}")
+
+# %% tags=["answer"]
+assert no_bias(x).grad_fn.name() == "MmBackward0"
+assert nn.Linear(10, 1)(x).grad_fn.name() == "AddmmBackward0"
+
+# %% [markdown] tags=["answer"]
+# **答え：** `MmBackward0` です。バイアスがなければ足すものがないので、層は `mm(input, weight.T)` を実行します。その引数の名前は `self` と `mat2` です。
+#
+# - `AddmmBackward0` は、バイアスのある層が記録するノードです（2つ目の検証）。
+# - `LinearBackward0` は現れません。`linear` 自体はノードを記録せず、記録されるのは `linear` が実行する演算です。
+#
+# これで、メッセージに出る名前が決まります。バイアスがあれば最初の引数はバイアスで、層と同じデバイスにあります。そのため、どちらが GPU 上にあっても、メッセージには入力の `mat1` が出ます。バイアスがなければ最初の引数は入力なので、どちらの向きでも重みの `mat2` が出ます。
+#
+# いずれにしても、名前からはどちらを移動すべきかはわかりません。モデルと入力のすべてを、使うつもりのデバイスに置きましょう。
+#
+# GPU がある場合、次のセルは、バイアスの有無それぞれについて両方の向きでこれらの名前を検証し、加算のときの文言も検証します。CPU だけでは取り違える2つ目のデバイスがないので、GPU がなければ `torch.cuda.is_available()=False` だけを表示します。
+#
+# この節のエラーの原因と対処法は、[デバイスのエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で詳しく説明しています。
 
 # %% tags=["claim-O3", "gpu-only"]
 if torch.cuda.is_available():
-    layer = nn.Linear(10, 1).to(device)
-    cpu_layer = nn.Linear(10, 1)
-    assert layer.weight.is_cuda and cpu_layer.weight.is_cpu
-    with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
-        layer(torch.randn(4, 10))
-    with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
-        cpu_layer(torch.randn(4, 10, device=device))
+    MISMATCH = "Expected all tensors to be on the same device"
+    for bias, named, other in ((True, "mat1", "mat2"), (False, "mat2", "mat1")):
+        gpu_layer = nn.Linear(10, 1, bias=bias).to(device)
+        cpu_layer = nn.Linear(10, 1, bias=bias)
+        for layer, on in ((gpu_layer, "cpu"), (cpu_layer, device)):
+            with expect_error(RuntimeError, MISMATCH) as caught:
+                layer(torch.randn(4, 10, device=on))
+            assert named in str(caught.error)
+            assert other not in str(caught.error)
     with expect_error(RuntimeError, "found at least two devices"):
         torch.ones(2, device=device) + torch.ones(2)
 else:
@@ -395,11 +527,11 @@ else:
 # %% [markdown]
 # ## 古い情報: 存在しない GPU インデックスでは素の RuntimeError が出る
 #
-# **当時（torch 1.7）**: 存在しない GPU を指定すると（たとえば GPU が1枚のマシンで `t.cuda(1)`）、`RuntimeError: CUDA error: invalid device ordinal` が送出されました。
+# **当時（torch 1.7）**：存在しない GPU を指定すると（たとえば GPU が1枚のマシンで `t.cuda(1)`）、`RuntimeError: CUDA error: invalid device ordinal` が送出されました。
 #
-# **現在**: torch 2.8 以降、同じエラーが `torch.AcceleratorError` として送出されます。これは `RuntimeError` のサブクラスなので、既存の `except RuntimeError:` のコードでもそのまま捕捉できます。GPU がなければ、セルはクラスだけを検証し、残りについては `torch.cuda.is_available()=False` を表示します。
+# **現在**：torch 2.8 以降、同じエラーが `torch.AcceleratorError` として送出されます。これは `RuntimeError` のサブクラスなので、既存の `except RuntimeError:` のコードでもそのまま捕捉できます。GPU がなければ、セルはクラスだけを検証し、残りについては `torch.cuda.is_available()=False` を表示します。
 #
-# この節のエラーの原因と直し方は、[デバイスのエラーを読み解く](07-device-errors.ipynb#cuda-error-invalid-device-ordinal)で詳しく説明しています。
+# この節のエラーの原因と対処法は、[デバイスのエラーを読み解く](07-device-errors.ipynb#cuda-error-invalid-device-ordinal)で詳しく説明しています。
 
 # %% tags=["claim-O4", "gpu-only"]
 if hasattr(torch, "AcceleratorError"):
@@ -425,15 +557,19 @@ else:
 # %% [markdown]
 # ## 古い情報: デバイスの選択には torch.cuda.is_available() を使う
 #
-# **当時（torch 1.7）**: `"cuda" if torch.cuda.is_available() else "cpu"` が定番の書き方でした。
+# **当時（torch 1.7）**：`"cuda" if torch.cuda.is_available() else "cpu"` が定番の書き方でした。
 #
-# **現在**: この書き方は NVIDIA の GPU なら今でも使えますし、このページでも使っています。移植性の高い方法は `torch.accelerator` モジュール（torch 2.6 以降）で、CUDA、MPS、XPU などを扱えます。`torch.accelerator.current_accelerator()` は、使っている torch のビルドが対応するアクセラレータを返し、どれにも対応していなければ `None` を返します（torch 2.7 以降）。これはビルドについての情報なので、いまデバイスを実際に使えるかどうかを返す `torch.accelerator.is_available()` と組み合わせて使います。GPU がなければ、セルは CUDA のデバイスが選ばれないことを検証します。torch 2.6 では、セルは見つけたバージョン `TORCH=(2, 6)` だけを表示します。
+# **現在**：この書き方は NVIDIA の GPU なら今でも使えますし、このページでも使っています。移植性の高い方法は `torch.accelerator` モジュール（torch 2.6 以降）で、CUDA、MPS、XPU などを扱えます。`torch.accelerator.current_accelerator()` は、使っている torch のビルドが対応するアクセラレータを返し、どれにも対応していなければ `None` を返します（torch 2.7 以降）。これはビルドについての情報なので、いまデバイスを実際に使えるかどうかを返す `torch.accelerator.is_available()` と組み合わせて使います。
+#
+# GPU がなければ、セルは CUDA のデバイスが選ばれないことを検証します。torch 2.6 では、セルは見つけたバージョン `TORCH=(2, 6)` だけを表示します。
 
 # %% tags=["claim-O5", "gpu-only"]
 if TORCH >= (2, 7):
     accelerator = torch.accelerator.current_accelerator()
     usable = torch.accelerator.is_available()
-    picked = accelerator if accelerator is not None and usable else torch.device("cpu")
+    picked = torch.device("cpu")
+    if accelerator is not None and usable:
+        picked = accelerator
     print(accelerator, usable, picked)
 
     assert (picked.type == "cuda") == torch.cuda.is_available()
@@ -457,6 +593,7 @@ else:
 # | `Linear(10, 1)` に CPU 上の `torch.randn(10, 1)` を入力できる | 誤り | デバイスも形状も誤り。`torch.randn(N, 10, device=device)` を使う |
 # | `device=0` は `cuda:0` を意味する | 古い情報 | 現在のアクセラレータ上のインデックス（2.5） |
 # | テンソルに `is_cpu` はない | 古い情報 | `Tensor.is_cpu` がある（1.13） |
-# | 昔のデバイス不一致メッセージ | 古い情報 | `Expected all tensors to be on the same device` で検索する |
+# | 昔のデバイス不一致メッセージ | 古い情報 | `Expected all tensors to be on the same device` で検索する。続く引数名は実行された演算で決まる |
 # | 存在しない GPU インデックスでは素の `RuntimeError` が出る | 古い情報 | `RuntimeError` のサブクラスである `torch.AcceleratorError`（2.8） |
 # | デバイスは `torch.cuda.is_available()` で選ぶ | 古い情報 | CUDA なら今も使える。移植性が必要なら `torch.accelerator`（2.6/2.7） |
+

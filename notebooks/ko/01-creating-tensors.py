@@ -15,31 +15,47 @@
 # %% [markdown]
 # # 디바이스에 텐서 생성하기
 #
-# 모든 텐서는 정확히 하나의 디바이스에 존재합니다. CPU일 수도, GPU일 수도, `meta` 같은 특수한 디바이스일 수도 있습니다. 이 페이지에서는 텐서를 어디에 생성할지 지정하는 방법과 텐서가 어디에 있는지 확인하는 방법을 알아봅니다. 아래 셀은 모두 GPU가 없는 머신에서도 실행됩니다. GPU가 필요한 셀은 검사를 실행하는 대신 충족되지 않은 조건을 `torch.cuda.is_available()=False`처럼 출력합니다.
+# 모든 텐서는 정확히 하나의 디바이스에 존재합니다. CPU일 수도, GPU일 수도, `meta` 같은 특수한 디바이스일 수도 있습니다. 이 페이지에서는 텐서를 어디에 생성할지 지정하는 방법과 텐서가 어디에 있는지 확인하는 방법을 알아봅니다. 아래 셀은 모두 GPU가 없는 머신에서도 실행됩니다. GPU가 필요한 셀은 검증을 실행하는 대신 충족되지 않은 조건을 `torch.cuda.is_available()=False`처럼 출력합니다.
 #
 # 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지에서는 오류를 보여 준 뒤에도 노트북이 멈추지 않고 계속 진행되도록 이 함수를 씁니다.
 
-# %%
+# %% tags=["setup"]
 import contextlib
 import sys
 import threading
 import timeit
+import types
 
 import torch
 
-# torch 버전을 숫자 튜플로 만든다("2.13.0+cpu"라면 (2, 13)). (2, 7) 같은 튜플과 비교한다
+# torch 버전을 숫자 튜플로 만든다("2.13.0+cpu"라면 (2, 13))
+# (2, 7) 같은 튜플과 비교하기 위해서다
 TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+# torch.accelerator(torch 2.6 이상)를 쓰므로, 버전이 낮으면 여기서 멈춘다
+TOO_OLD_TEXT = (
+    "이 노트북에는 torch 2.6 이상이 필요합니다"
+    "(torch.accelerator를 사용합니다). 지금 torch는 {}입니다. "
+    "torch를 업데이트하고(pip install -U torch) "
+    "커널을 다시 시작하세요."
+)
+if TORCH < (2, 6):
+    raise RuntimeError(TOO_OLD_TEXT.format(torch.__version__))
 
 
 @contextlib.contextmanager
-def expect_error(kind, fragment):
-    # 블록은 메시지에 `fragment`가 들어 있는 `kind` 예외를 발생시켜야 한다.
-    # 오류를 출력하고 노트북은 계속 진행한다
+def expect_error(kind, fragment=""):
+    # 블록이 `kind` 예외를 발생시키고 메시지에 `fragment`가 들어 있는지
+    # 확인한다. 오류는 출력하고 `caught.error`에 남기며(이후 셀의
+    # 검증에 쓴다), 노트북은 계속 진행한다
+    caught = types.SimpleNamespace(error=None)
     try:
-        yield
+        yield caught
     except kind as err:
         assert fragment in str(err), err
-        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+        caught.error = err
+        sys.stdout.flush()  # 블록이 먼저 출력한 내용을 먼저 보여 준다
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
 
@@ -63,7 +79,9 @@ assert (gpu.type, gpu.index) == ("cuda", None)
 assert torch.device("cuda", 1) == torch.device("cuda:1")
 
 # %% [markdown]
-# 문자열로 `torch.device`를 만들 때는 표기만 검사할 뿐 하드웨어는 확인하지 않습니다. 그래서 위 셀은 GPU가 없는 머신에서도 실행됩니다. 하드웨어는 그 디바이스에 실제로 텐서를 생성할 때만 필요합니다. 단, 정수만 넘기는 경우는 다릅니다. `torch.device(0)`은 머신에 어떤 가속기가 있는지 확인합니다(아래 "정수로 디바이스 지정하기" 참고).
+# 문자열로 `torch.device`를 만들 때 PyTorch는 표기만 검사할 뿐 하드웨어는 확인하지 않습니다. 그래서 위 셀은 GPU가 없는 머신에서도 실행됩니다. 하드웨어는 그 디바이스에 실제로 텐서를 생성할 때만 필요합니다.
+#
+# 단, 정수만 넘기는 경우는 다릅니다. `torch.device(0)`은 머신에 어떤 가속기가 있는지 확인합니다(아래 [정수로 디바이스 지정하기](#정수로-디바이스-지정하기) 참고).
 
 # %% [markdown]
 # ## 팩토리 함수의 device 인자
@@ -80,7 +98,7 @@ for t in (a, b, c):
     assert t.device == torch.device("cpu")
 
 # %% [markdown]
-# GPU에 텐서를 생성하려면 CUDA 디바이스를 넘기면 됩니다. 이 셀은 NVIDIA GPU가 필요하며, GPU가 없는 머신에서는 `torch.cuda.is_available()=False`만 출력합니다.
+# GPU에 텐서를 생성하려면 CUDA 디바이스를 넘기면 됩니다. GPU가 있으면 다음 셀은 텐서가 현재 CUDA 디바이스(인덱스 없는 `cuda`)에 있는지 `assert`로 검증합니다. GPU가 없는 머신에서는 `torch.cuda.is_available()=False`만 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -94,9 +112,9 @@ else:
 # %% [markdown]
 # ## 디바이스에 바로 생성하기
 #
-# GPU에서 쓸 텐서는 처음부터 GPU에 생성하십시오. `torch.randn(64, 3, device=device)`처럼 씁니다. 대신 `torch.randn(64, 3).to(device)`라고 쓰면 먼저 CPU 메모리에 텐서를 만들어 값을 채운 다음 GPU로 복사합니다. `device=`를 넘기면 CPU 텐서도, 호스트에서 디바이스로의 복사도 필요 없습니다.
+# GPU에서 쓸 텐서는 처음부터 GPU에 생성하세요. `torch.randn(64, 3, device=device)`처럼 씁니다. 대신 `torch.randn(64, 3).to(device)`라고 쓰면 먼저 CPU 메모리에 텐서를 만들어 값을 채운 다음 GPU로 복사합니다. `device=`를 넘기면 CPU 텐서도, 호스트에서 디바이스로의 복사도 필요 없습니다.
 #
-# 주의할 점이 하나 있습니다. CPU와 CUDA는 서로 다른 난수 생성 알고리즘을 씁니다. 그래서 같은 `torch.manual_seed(0)` 뒤에도 `torch.randn(3)`과 `torch.randn(3, device="cuda")`는 서로 다른 값을 돌려줍니다. 각 디바이스 안에서는 재현성이 있어 다시 실행하면 같은 값이 나오지만, GPU에 바로 생성한 텐서는 CPU에서 만든 뒤 옮기는 방식으로 얻은 값과 일치하지 않습니다.
+# 주의할 점이 하나 있습니다. CPU와 CUDA는 서로 다른 난수 생성 알고리즘을 씁니다. 그래서 같은 `torch.manual_seed(0)` 뒤에도 `torch.randn(3)`과 `torch.randn(3, device="cuda")`는 서로 다른 값을 반환합니다. 각 디바이스 안에서는 재현성이 있어 다시 실행하면 같은 값이 나옵니다. 하지만 GPU에 바로 생성한 텐서는 CPU에서 만든 뒤 옮기는 방식으로 얻은 값과 일치하지 않습니다.
 
 # %%
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -107,10 +125,11 @@ assert direct.device.type == device.type
 torch.manual_seed(0)
 on_cpu = torch.randn(1000)
 torch.manual_seed(0)
-assert torch.equal(torch.randn(1000), on_cpu)  # 같은 시드, 같은 디바이스라면 같은 값
+# 같은 시드, 같은 디바이스라면 같은 값이 다시 나온다
+assert torch.equal(torch.randn(1000), on_cpu)
 
 # %% [markdown]
-# 다음 셀은 두 난수 생성기를 비교합니다. CUDA GPU가 필요하며, GPU가 없는 머신에서는 `torch.cuda.is_available()=False`만 출력합니다.
+# GPU가 있으면 다음 셀은 이 주의점의 두 가지를 모두 `assert`로 검증합니다. 같은 시드라면 GPU에서도 같은 값이 다시 나온다는 것, 그리고 그 값이 CPU의 값과는 다르다는 것입니다. GPU가 없는 머신에서는 `torch.cuda.is_available()=False`만 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -121,7 +140,8 @@ if torch.cuda.is_available():
     torch.manual_seed(0)
     assert torch.equal(torch.randn(1000, device="cuda"), on_gpu)
     print(f"{torch.equal(on_gpu.cpu(), on_cpu)=}")
-    assert not torch.equal(on_gpu.cpu(), on_cpu)  # 시드는 같아도 난수 생성기가 다르다
+    # 시드는 같아도 난수 생성기가 다르므로 값도 다르다
+    assert not torch.equal(on_gpu.cpu(), on_cpu)
 else:
     print(f"{torch.cuda.is_available()=}")
 
@@ -137,39 +157,64 @@ assert t.is_cpu and not t.is_cuda
 assert t.device.type == "cpu"
 
 # %% [markdown]
-# 디바이스는 문자열이 아니라 다른 `torch.device`와 비교해야 합니다. CPU 텐서라도 `t.device == "cpu"`는 `False`입니다. 어느 GPU든 상관없다면 `.type`을 비교하십시오. `cuda:0`과 `cuda`는 서로 같지 않기 때문입니다.
+# 코드에서 텐서가 어디에 있는지 판별하려면 디바이스를 무언가와 비교합니다. CPU 텐서라면 비교하는 방법을 세 가지 생각해 볼 수 있습니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `t`는 CPU 텐서입니다. `t.device == torch.device("cpu")`, `t.device == "cpu"`,
-# `t.device.type == "cpu"` 세 비교에 대해 다음 셀은 무엇을 출력할까요?
+# `t.device.type == "cpu"` 세 비교에 대해 다음 셀은 이 순서대로 무엇을 출력할까요?
 #
-# - `True True True`: 디바이스가 이름 문자열과 같다는 뜻이 되는데, 그렇지 않습니다.
-# - `True False True`: 디바이스는 다른 `torch.device`와만 같을 수 있고, `.type`은 문자열입니다. 디바이스 자체가 문자열 `"cpu"`와 같은 경우는 없습니다.
-# - `True False False`: `.type`은 문자열 `"cpu"`이므로 마지막 비교는 참입니다.
+# - `True True True`
+# - `True False False`
+# - `False False True`
+# - `True False True`
 
 # %%
-print(t.device == torch.device("cpu"), t.device == "cpu", t.device.type == "cpu")
+print(t.device == torch.device("cpu"), t.device == "cpu",
+      t.device.type == "cpu")
+
+# %% tags=["answer"]
 assert t.device == torch.device("cpu")
 assert (t.device == "cpu") is False
+assert t.device.type == "cpu"
 assert torch.device("cuda:0") != torch.device("cuda")
 assert torch.device("cuda:0").type == torch.device("cuda").type
+
+# %% [markdown] tags=["answer"]
+# **정답:** `True False True`입니다. 디바이스는 다른 `torch.device`와 같을 수 있고, `.type`은 평범한 문자열입니다. 하지만 디바이스 자체는 문자열과 같아지지 않습니다. CPU 텐서라도 `t.device == "cpu"`는 `False`입니다.
+#
+# - `True True True`라면 디바이스가 자기 이름 문자열과 같다는 뜻입니다.
+# - `True False False`와 `False False True`라면 나머지 두 비교 중 하나가 성립하지 않는다는 뜻입니다. 실제로는 CPU 텐서라면 둘 다 항상 성립합니다.
+#
+# 디바이스는 `torch.device`와 비교하고, 어느 GPU든 상관없다면 `.type`을 비교하세요. `torch.device("cuda:0")`과 `torch.device("cuda")`는 서로 같지 않지만 `.type`은 같습니다.
 
 # %% [markdown]
 # ## 정수로 디바이스 지정하기
 #
-# 예전에는 `device=0`이나 `torch.device(0)`이 `cuda:0`을 뜻했습니다. torch 2.5부터 정수는 "현재 가속기에서 그 인덱스에 해당하는 디바이스"를 뜻합니다. 가속기는 CUDA일 수도 있고, Apple의 MPS나 Intel의 XPU일 수도 있습니다. 즉 문자열과 달리 정수는 PyTorch에 어떤 가속기가 있는지 물어서 디바이스로 바뀌므로, 텐서를 만들기도 전에 실패할 수 있습니다.
+# 예전에는 `device=0`이나 `torch.device(0)`이 `cuda:0`을 뜻했습니다. torch 2.5부터 정수는 "현재 가속기에서 그 인덱스에 해당하는 디바이스"를 뜻합니다. 가속기는 CUDA일 수도 있고, Apple의 MPS나 Intel의 XPU일 수도 있습니다.
+#
+# 즉 문자열과 달리, 정수를 디바이스로 바꾸려면 PyTorch에 어떤 가속기가 있는지 물어야 합니다. 그래서 텐서를 만들기도 전에 실패할 수 있습니다.
 #
 # - 쓸 수 있는 가속기가 있으면 `torch.device(0)`은 그 가속기의 인덱스 0(예: `cuda:0`)입니다.
-# - 가속기가 없는 머신에서는 `torch.device(0)` 자체가 `RuntimeError: Cannot access accelerator device when none is available.`을 발생시킵니다(`device=0`과 `model.to(0)`도 마찬가지입니다).
-# - 예외가 하나 있습니다. torch 2.7부터는 가속기용으로 빌드된 PyTorch를 가속기가 없는 머신에서 쓰면(예: Colab CPU 런타임의 CUDA 빌드) 빌드가 지원하는 가속기를 돌려줍니다. 이때 `torch.device(0)`은 `cuda:0`이 되고, 오류는 그 디바이스에 텐서를 생성할 때 비로소 발생합니다.
+# - 가속기가 없는 머신에서는 `torch.device(0)` 자체가 다음 오류를 냅니다(`device=0`과 `model.to(0)`도 마찬가지입니다).
 #
-# 셀은 이 머신이 어느 경우에 해당하는지 확인하고 그 결과를 `assert`로 검증합니다.
+#   ```
+#   RuntimeError: Cannot access accelerator device when none is available.
+#   ```
+#
+#   "가속기가 없어서 가속기 디바이스에 접근할 수 없다"는 뜻입니다.
+#
+# - 예외가 하나 있습니다. torch 2.7부터는 가속기용으로 빌드된 PyTorch(예: Colab CPU 런타임에 설치된 CUDA 빌드)라면 가속기가 없어도 여기서 오류를 내지 않습니다. 이때 `torch.device(0)`은 그 빌드가 대상으로 하는 가속기의 디바이스, 즉 `cuda:0`이 되고, 오류는 그 디바이스에 텐서를 생성할 때 비로소 발생합니다.
+#
+# 다음 셀은 이 머신이 어느 경우에 해당하는지 확인하고 그 결과를 `assert`로 검증합니다.
 
 # %% tags=["claim-O1", "gpu-only"]
+NO_ACCELERATOR = "Cannot access accelerator device when none is available"
 usable = torch.accelerator.is_available()
-# 2.7부터 current_accelerator()는 빌드가 지원하는 가속기를 돌려준다(없으면 None).
-# 2.6에서는 쓸 수 있는 가속기가 없으면 예외가 발생하므로 2.7부터만 호출한다
-built_for = torch.accelerator.current_accelerator() if usable or TORCH >= (2, 7) else None
+# 2.7부터 current_accelerator()는 빌드가 대상으로 하는 가속기를
+# 반환한다(없으면 None). 2.6에서는 쓸 수 있는 가속기가 없으면 예외가 난다
+built_for = None
+if usable or TORCH >= (2, 7):
+    built_for = torch.accelerator.current_accelerator()
 print(f"{usable=}, {built_for=}")
 
 if usable:
@@ -177,18 +222,19 @@ if usable:
     print(f"{torch.device(0)=}, {x.device=}")
     assert torch.device(0) == x.device == torch.device(built_for.type, 0)
 elif built_for is None:
-    with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
+    with expect_error(RuntimeError, NO_ACCELERATOR):
         torch.device(0)
-    with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
+    with expect_error(RuntimeError, NO_ACCELERATOR):
         torch.zeros(1, device=0)
-    with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
+    with expect_error(RuntimeError, NO_ACCELERATOR):
         torch.nn.Linear(2, 2).to(0)
 else:
     print(f"{torch.device(0)=}")
     assert torch.device(0) == torch.device(built_for.type, 0)
+    # 메시지는 드라이버에 따라 달라지므로 타입만 검증한다
     try:
         torch.zeros(1, device=0)
-    except RuntimeError as err:  # 메시지는 드라이버에 따라 달라지므로 타입만 확인한다
+    except RuntimeError as err:
         print(f"{type(err).__name__}: {err}", file=sys.stderr)
     else:
         raise AssertionError("expected RuntimeError")
@@ -196,26 +242,39 @@ else:
 # %% [markdown]
 # ## 매번 지정하지 않고 디바이스에 생성하기
 #
-# torch 2.0부터는 팩토리 함수가 사용할 기본 디바이스를 지정할 수 있습니다. `with` 블록 안에서만 적용할 수도 있고, `torch.set_default_device`로 지정할 수도 있습니다. 텐서를 옮기는 것이 아니라 `device=`를 넘겼을 때처럼 처음부터 그 디바이스에 생성합니다. `device=`를 명시하면 여전히 그 값이 우선합니다. 아래 셀은 `meta` 디바이스(마지막 섹션에서 설명합니다)를 사용하므로 어떤 머신에서든 실행됩니다.
+# torch 2.0부터 팩토리 함수는 `device=` 대신 기본 디바이스를 쓸 수 있습니다. 기본 디바이스를 바꾸는 방법은 `with torch.device(...)` 블록과 `torch.set_default_device(...)` 호출, 두 가지입니다. 텐서를 옮기는 것이 아니라 `device=`를 넘겼을 때처럼 처음부터 그 디바이스에 생성합니다. 아래 셀은 `meta` 디바이스(마지막 섹션에서 설명합니다)를 사용하므로 어떤 머신에서든 실행됩니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `with torch.device("meta"):` 안에서 `device=` 없이 텐서 하나, `device="cpu"`로 텐서 하나를
-# 만들고, 블록이 끝난 뒤에 하나를 더 만듭니다. 셀은 이 순서대로 어떤 디바이스를 출력할까요?
+# 만들고, 블록이 끝난 뒤에 하나를 더 만듭니다. 아래 셀은 이 순서대로 어떤 디바이스를 출력할까요?
 #
-# - `meta meta cpu`: 블록이 명시적으로 넘긴 `device=`까지 덮어쓴다는 뜻인데, 그렇지 않습니다.
-# - `meta cpu meta`: 기본값이 블록 뒤에도 남는다는 뜻인데, `with`는 끝날 때 이전 기본값으로 되돌립니다.
-# - `meta cpu cpu`: 블록은 기본값만 바꿉니다. 블록 안에서도 명시한 `device="cpu"`가 우선하고, 기본값은 블록이 끝나면 원래대로 돌아갑니다.
+# - `meta meta cpu`
+# - `cpu cpu cpu`
+# - `meta cpu cpu`
+# - `meta cpu meta`
 
-# %% tags=["claim-F6"]
+# %%
 with torch.device("meta"):
     inside = torch.zeros(2)
     explicit = torch.zeros(2, device="cpu")
 
 outside = torch.zeros(2)
 print(inside.device, explicit.device, outside.device)
+
+# %% tags=["claim-F6", "answer"]
 assert inside.device.type == "meta"
 assert explicit.device.type == "cpu"
 assert outside.device.type == "cpu"
+
+# %% [markdown] tags=["answer"]
+# **정답:** `meta cpu cpu`입니다. 블록은 기본값만 바꿉니다. 디바이스를 지정하지 않은 팩토리 함수는 `meta`를 쓰지만, 명시한 `device="cpu"`는 블록 안에서도 우선합니다. 기본값은 블록이 끝나면 원래대로 돌아갑니다.
+#
+# - `meta meta cpu`라면 블록이 명시한 `device=`까지 덮어쓴다는 뜻입니다.
+# - `cpu cpu cpu`라면 블록이 기본값을 전혀 바꾸지 않는다는 뜻입니다.
+# - `meta cpu meta`라면 기본값이 블록 뒤에도 남는다는 뜻입니다.
+
+# %% [markdown]
+# `torch.set_default_device`는 같은 기본값을 블록 없이 설정합니다. 이 설정은 다시 호출할 때까지 유지되고, `None`을 넘기면 CPU로 돌아갑니다. 이 페이지의 셀은 `finally`에서 설정을 되돌리므로, 도중에 오류가 나도 설정이 페이지의 나머지 셀에 남지 않습니다.
 
 # %% tags=["claim-F6"]
 torch.set_default_device("meta")
@@ -228,57 +287,103 @@ finally:
 
 assert torch.ones(3).device.type == "cpu"
 
-# %% [markdown]
-# `torch.set_default_device`는 보기만큼 전역적이지 않고, 비용도 따릅니다.
-#
-# - 호출한 스레드에만 적용됩니다. 새 스레드(데이터 로딩 스레드, 웹 서버의 워커 등)는 여전히 CPU에 텐서를 생성합니다.
-# - 이미 있는 메모리를 그대로 쓰는 함수는 메모리를 새로 할당하지 않으므로 기본 디바이스가 적용되지 않습니다. `torch.frombuffer`와 `torch.from_numpy`는 CPU 텐서를 반환합니다.
-# - 공식 문서는 이 함수가 팩토리 함수뿐 아니라 torch API에 대한 모든 Python 호출에 약간의 비용을 더한다고 경고합니다. 셀은 이 머신에서 기본 디바이스를 설정했을 때와 설정하지 않았을 때 작은 `add`의 실행 시간을 각각 재고 그 비율을 출력합니다. 실행 시간은 들쭉날쭉하므로 이 비율은 `assert`로 검증하지 않습니다.
-#
-# 프로그램 전체에서는 `device=`를 넘기는 방식(또는 블록을 `with torch.device(...)`로 감싸는 방식)이 명시적이고 이런 뜻밖의 동작도 없습니다.
-
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `torch.set_default_device("meta")`가 적용된 상태에서 새 스레드가 `torch.zeros(2)`를 만듭니다.
-# 셀은 `seen_by_thread`에 어떤 디바이스를 보여 줄까요?
+# **예측해 보세요:** `torch.set_default_device("meta")`가 적용된 상태에서 아래 셀은 현재 스레드에서 `torch.zeros(2)`를 만들고,
+# 새 스레드에서 `torch.zeros(2)`를 만든 다음, `torch.frombuffer`로 이미 있는 메모리 위에 텐서를 만듭니다.
+# 이 순서대로 어떤 디바이스가 출력될까요?
 #
-# - `[device(type='cpu')]`: 기본 디바이스는 스레드별 설정입니다. 새 스레드는 여전히 CPU에 텐서를 만듭니다.
-# - `[device(type='meta')]`: 기본값이 프로세스 전체에 적용된다는 뜻인데, 설정한 스레드에만 적용됩니다.
+# - `meta meta meta`
+# - `meta cpu cpu`
+# - `meta meta cpu`
+# - `meta cpu meta`
 
-# %% tags=["claim-F6"]
-torch.set_default_device("meta")
-try:
-    here = torch.zeros(2)
-    seen_by_thread = []
-    worker = threading.Thread(target=lambda: seen_by_thread.append(torch.zeros(2).device))
+# %%
+# 현재 스레드에서 만든 텐서, 새 스레드에서 만든 텐서, 이미 있는 메모리
+# 위에 만든 텐서의 디바이스를 반환한다
+def three_devices():
+    in_thread = []
+    worker = threading.Thread(
+        target=lambda: in_thread.append(torch.zeros(2).device.type))
     worker.start()
     worker.join()
-    shared = torch.frombuffer(bytearray(8), dtype=torch.float32)
-    print(f"{here.device=}, {seen_by_thread=}, {shared.device=}")
-    assert here.device.type == "meta"
-    assert seen_by_thread == [torch.device("cpu")]  # 새 스레드에는 기본 디바이스가 적용되지 않았다
-    assert shared.device.type == "cpu"
+    wrapped = torch.frombuffer(bytearray(8), dtype=torch.float32)
+    return torch.zeros(2).device.type, *in_thread, wrapped.device.type
 
-    try:
-        import numpy
-    except ImportError:
-        numpy = None
-    if numpy is not None:
-        from_numpy = torch.from_numpy(numpy.zeros(2))
-        print(f"{from_numpy.device=}")
-        assert from_numpy.device.type == "cpu"
-    else:
-        print(f"{numpy=}")
 
-    x = torch.ones(4, device="cpu")
-    with_default = min(timeit.repeat(lambda: x.add(1), number=2000, repeat=5))
+torch.set_default_device("meta")
+try:
+    with_default = three_devices()
 finally:
     torch.set_default_device(None)
+print(*with_default)
 
-without_default = min(timeit.repeat(lambda: x.add(1), number=2000, repeat=5))
-print(f"{with_default / without_default=:.2f}")
+# %% tags=["claim-F6", "answer"]
+here, in_thread, wrapped = with_default
+assert here == "meta"
+assert in_thread == "cpu"  # 새 스레드에는 기본 디바이스가 적용되지 않았다
+assert wrapped == "cpu"
+
+# %% [markdown] tags=["answer"]
+# **정답:** `meta cpu cpu`입니다. 기본 디바이스는 그것을 설정한 스레드에만 적용됩니다. 새 스레드(데이터 로딩 스레드, 웹 서버의 워커 등)는 여전히 CPU에 텐서를 생성합니다. 그리고 `torch.frombuffer`는 CPU 메모리에 이미 있는 메모리를 그대로 쓰므로 메모리를 새로 할당하지 않고, 기본 디바이스도 적용되지 않습니다. `torch.from_numpy`도 마찬가지입니다(뒤의 셀에서 검증합니다).
+#
+# - `meta meta meta`라면 기본값이 모든 스레드와 모든 함수에 적용된다는 뜻입니다.
+# - `meta meta cpu`라면 기본값이 프로세스 전체에 적용된다는 뜻입니다.
+# - `meta cpu meta`라면 `frombuffer`가 이미 있는 메모리를 다른 디바이스로 옮길 수 있다는 뜻입니다.
 
 # %% [markdown]
-# `with`를 쓰는 방식은 GPU에서도 똑같이 동작합니다. `with torch.device("cuda"):` 안에서 팩토리 함수는 CUDA 텐서를 생성합니다. GPU가 없는 머신에서 이 셀은 `torch.cuda.is_available()=False`를 출력합니다.
+# `with torch.device(...)` 블록에도 같은 제약이 있습니다. 두 방식 모두 실행한 스레드에 같은 객체(`torch.utils._device.DeviceContext`)를 설정하기 때문입니다. 다른 것은 적용 범위뿐입니다.
+#
+# - 블록의 기본값은 코드에서 눈에 보이는 블록의 끝에서 끝납니다.
+# - `set_default_device`는 다시 호출할 때까지 그 스레드가 이후에 실행하는 모든 코드(라이브러리 코드 포함)에 적용됩니다.
+#
+# 비용도 같습니다. `torch.set_default_device`의 공식 문서는 이 함수가 팩토리 함수뿐 아니라 torch API에 대한 모든 Python 호출에 약간의 비용을 더한다고 경고합니다. `with torch.device(...)` 블록 안의 호출도 같은 객체를 거칩니다.
+#
+# 다음 셀에서는 `with` 블록 안에서 같은 세 디바이스를 확인하고, numpy가 설치되어 있으면 두 방식 모두에서 `torch.from_numpy`도 확인합니다. 이어서 이 머신에서 작은 `add`의 실행 시간을 설정 없음, `with` 블록 안, `set_default_device` 이후의 세 경우로 재고 두 비율을 출력합니다. 실행 시간은 들쭉날쭉하므로 이 비율은 `assert`로 검증하지 않습니다.
+
+# %% tags=["claim-F6"]
+with torch.device("meta"):
+    in_block = three_devices()
+print(*in_block)
+assert in_block == ("meta", "cpu", "cpu")
+
+try:
+    import numpy
+except ImportError:
+    numpy = None
+if numpy is not None:
+    with torch.device("meta"):
+        from_block = torch.from_numpy(numpy.zeros(2))
+    torch.set_default_device("meta")
+    try:
+        from_default = torch.from_numpy(numpy.zeros(2))
+    finally:
+        torch.set_default_device(None)
+    print(f"{from_block.device=}, {from_default.device=}")
+    assert from_block.device.type == from_default.device.type == "cpu"
+else:
+    print(f"{numpy=}")
+
+x = torch.ones(4, device="cpu")
+
+
+def time_add():
+    return min(timeit.repeat(lambda: x.add(1), number=2000, repeat=5))
+
+
+plain_s = time_add()
+with torch.device("meta"):
+    block_s = time_add()
+torch.set_default_device("meta")
+try:
+    set_s = time_add()
+finally:
+    torch.set_default_device(None)
+print(f"{block_s / plain_s=:.2f}, {set_s / plain_s=:.2f}")
+
+# %% [markdown]
+# 그러니 적용 범위를 기준으로 고르세요. 한 번의 호출에는 `device=`, 끝이 보이는 블록에는 `with torch.device(...)`를 쓰고, `torch.set_default_device`는 스레드 하나로 도는 스크립트나 노트북에서만 쓰는 것이 좋습니다.
+#
+# GPU가 있으면 다음 셀은 `with torch.device("cuda"):` 안의 `torch.randn`이 CUDA 텐서를 생성하는지 `assert`로 검증합니다. GPU가 없는 머신에서는 `torch.cuda.is_available()=False`를 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -292,7 +397,9 @@ else:
 # %% [markdown]
 # ## meta 디바이스
 #
-# `meta` 디바이스의 텐서에는 형태(shape)와 dtype만 있고 데이터는 없습니다. 그래서 메모리를 차지하지 않고, 어떤 머신에서든 만들 수 있습니다. 모델 출력의 형태를 미리 따져 보는 것처럼 계획을 세울 때 유용하고, 이 사이트에서는 GPU가 없을 때 이동이 어떻게 동작하는지 보여 주는 데에도 사용합니다. 다만 한계도 있습니다. 출력할 값이 없고, 오류 메시지까지 GPU와 똑같이 재현해 주지는 못합니다.
+# `meta` 디바이스의 텐서에는 형태(shape)와 dtype만 있고 데이터는 없습니다. 그래서 메모리를 차지하지 않고, 어떤 머신에서든 만들 수 있습니다. 모델 출력의 형태를 미리 따져 보는 것처럼 계획을 세울 때 유용하고, 이 사이트에서는 GPU가 없을 때 이동이 어떻게 동작하는지 보여 주는 데에도 사용합니다.
+#
+# 다만 한계도 있습니다. 출력할 값이 없고, 오류 메시지까지 GPU와 똑같이 재현해 주지는 못합니다.
 
 # %% tags=["claim-F7"]
 m = torch.empty(1000, 1000, device="meta")
@@ -300,6 +407,8 @@ print(m)
 assert m.shape == (1000, 1000) and m.dtype == torch.float32
 assert m.is_meta
 
+# %% [markdown]
+# meta 텐서에는 값이 없으므로 `tolist()`처럼 값을 읽는 연산은 오류를 냅니다. 다음 셀의 메시지는 "meta 텐서에서는 복사할 수 없다, 데이터가 없다"는 뜻입니다.
 
 # %%
 with expect_error(NotImplementedError, "no data"):
@@ -309,7 +418,7 @@ with expect_error(NotImplementedError, "no data"):
 # ## 정리
 #
 # - 텐서는 사용할 곳에 생성합니다. 팩토리 함수에 `device=`를 넘기거나(CPU에서 복사할 필요 없음), 블록을 `with torch.device(...)`로 감쌉니다. 같은 시드라도 CPU와 CUDA에서는 다른 난수가 나옵니다.
-# - `torch.set_default_device`는 한 스레드에만 적용되고, `torch.from_numpy`는 이를 무시하며, 모든 torch 호출에 약간의 비용을 더합니다.
-# - 텐서의 위치는 `.device`로 확인합니다. `.is_cpu`와 `.is_cuda`는 단축 속성입니다.
+# - `with torch.device(...)`와 `torch.set_default_device`가 정하는 기본 디바이스는 한 스레드에만 적용되고, `torch.frombuffer`와 `torch.from_numpy`는 이를 무시합니다. 설정되어 있는 동안에는 모든 torch 호출에 약간의 비용이 더해집니다. `with`는 블록이 끝나면 원래대로 돌아갑니다.
+# - 텐서의 위치는 `.device`로 확인합니다. `.is_cpu`와 `.is_cuda`는 단축 속성입니다. 디바이스는 문자열이 아니라 `torch.device`와 비교하거나 `.type`을 비교합니다.
 # - 정수로 지정한 디바이스는 현재 가속기의 인덱스이며, 반드시 CUDA인 것은 아닙니다. 가속기가 없으면 `torch.device(0)` 자체가 오류를 냅니다.
-# - `meta` 텐서에는 형태만 있고 데이터는 없으며, 어느 머신에서나 실행됩니다.
+# - `meta` 텐서에는 형태만 있고 데이터는 없으며, 어느 머신에서나 만들 수 있습니다.

@@ -15,34 +15,50 @@
 # %% [markdown]
 # # 텐서 옮기기
 #
-# 텐서를 다른 디바이스로 옮길 때는 `t.to(...)`나 단축 메서드인 `t.cuda()`, `t.cpu()`를 사용합니다. 세 가지 모두 같은 규칙을 따릅니다. `t` 자체는 바뀌지 않고, 대상 디바이스에 있는 텐서가 반환되며, 원래 텐서는 있던 곳에 그대로 남습니다. 다만 바꿀 것이 전혀 없을 때는 예외입니다. 이때는 복사본이 아니라 `t` 자신이 그대로 반환됩니다.
+# 텐서를 다른 디바이스로 옮길 때는 `t.to(...)`나 단축 메서드인 `t.cuda()`, `t.cpu()`를 사용합니다. 세 가지 모두 같은 규칙을 따르고, 그 규칙에는 예외가 하나 있습니다. 처음 두 문제에서 둘 다 예측해 보세요.
 #
-# 이 페이지는 텐서를 다룹니다. `nn.Module.to`는 다른 규칙을 따르므로 별도 페이지에서 설명합니다.
+# 이 페이지는 텐서를 다룹니다. `nn.Module.to`는 다른 규칙을 따르므로 [모델 옮기기](03-moving-models.ipynb) 페이지에서 따로 설명합니다.
 #
-# 모든 셀은 CPU만 있는 머신에서도 실행됩니다. CUDA GPU가 필요한 셀은 검사를 실행하는 대신 충족되지 않은 조건인 `torch.cuda.is_available()=False`를 출력합니다.
+# 모든 셀은 CPU만 있는 머신에서도 실행됩니다. CUDA GPU가 필요한 셀은 검증을 실행하는 대신 충족되지 않은 조건인 `torch.cuda.is_available()=False`를 출력합니다.
 #
-# 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지에서는 예상된 오류를 보여 준 뒤 다음 셀로 계속 넘어가도록 이 함수를 씁니다.
+# 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지에서는 예상한 오류를 보여 준 뒤 다음 셀로 계속 넘어가도록 이 함수를 씁니다.
 
-# %%
+# %% tags=["setup"]
 import contextlib
 import sys
 import time
+import types
 
 import torch
 
-# torch 버전을 숫자 튜플로 만든다("2.13.0+cpu"라면 (2, 13)). (2, 7) 같은 튜플과 비교한다
+# torch 버전을 숫자 튜플로 만든다("2.13.0+cpu"라면 (2, 13))
+# (2, 7) 같은 튜플과 비교하기 위해서다
 TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+# torch.accelerator(torch 2.6 이상)를 쓰므로, 버전이 낮으면 여기서 멈춘다
+TOO_OLD_TEXT = (
+    "이 노트북에는 torch 2.6 이상이 필요합니다"
+    "(torch.accelerator를 사용합니다). 지금 torch는 {}입니다. "
+    "torch를 업데이트하고(pip install -U torch) "
+    "커널을 다시 시작하세요."
+)
+if TORCH < (2, 6):
+    raise RuntimeError(TOO_OLD_TEXT.format(torch.__version__))
 
 
 @contextlib.contextmanager
-def expect_error(kind, fragment):
-    # 블록은 메시지에 `fragment`가 들어 있는 `kind` 예외를 발생시켜야 한다.
-    # 오류를 출력하고 노트북은 계속 진행한다
+def expect_error(kind, fragment=""):
+    # 블록이 `kind` 예외를 발생시키고 메시지에 `fragment`가 들어 있는지
+    # 확인한다. 오류는 출력하고 `caught.error`에 남기며(이후 셀의
+    # 검증에 쓴다), 노트북은 계속 진행한다
+    caught = types.SimpleNamespace(error=None)
     try:
-        yield
+        yield caught
     except kind as err:
         assert fragment in str(err), err
-        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+        caught.error = err
+        sys.stdout.flush()  # 블록이 먼저 출력한 내용을 먼저 보여 준다
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
 
@@ -51,35 +67,39 @@ device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.__version__, device)
 
 # %% [markdown]
-# ## 이동 결과는 새 텐서
+# ## 옮기고 나면 원래 텐서는 어떻게 되나
 #
-# `t.to(device)`는 `device`에 있는 새 텐서를 반환합니다. `t` 자체는 이동하지 않습니다.
-# 그러니 반환값을 받아 두어야 하며, 보통은 `t = t.to(device)`처럼 같은 이름에 다시
-# 대입합니다.
-#
-# GPU가 없어도 `meta` 디바이스로 이 동작을 확인할 수 있습니다. `meta`는 모든 PyTorch
-# 빌드에 있는 디바이스로, meta 텐서에는 형태(shape)와 dtype만 있고 데이터는 없습니다.
+# GPU가 없어도 `meta` 디바이스로 옮기는 동작을 확인할 수 있습니다. `meta`는 모든 PyTorch 빌드에 있는 디바이스로, meta 텐서에는 형태(shape)와 dtype만 있고 데이터는 없습니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `x`는 CPU에 있습니다. `m = x.to("meta")` 다음에 `print(x.device, m.device)`는 무엇을 출력할까요?
 #
-# - `meta meta`: `to`가 `x` 자체를 옮겼다는 뜻인데, 텐서의 `to`는 `x`를 원래 자리에 둡니다.
-# - `cpu meta`: `to`는 `meta`에 있는 새 텐서를 반환하고, `x`는 CPU에 그대로 있습니다.
+# - `meta meta`
+# - `cpu meta`
+# - `cpu cpu`
 
-# %% tags=["claim-F7"]
+# %%
 x = torch.arange(4.0)
 m = x.to("meta")
 print(x.device, m.device)
+
+# %% tags=["claim-F7", "answer"]
 print(m)
 assert m is not x
 assert x.device.type == "cpu"  # 원래 텐서는 CPU에 그대로 있다
 assert m.device.type == "meta"
 assert m.shape == x.shape and m.dtype == x.dtype
 
+# %% [markdown] tags=["answer"]
+# **정답:** `cpu meta`입니다. `to`는 `meta`에 있는 새 텐서를 반환하고, `x`는 원래 자리에 그대로 둡니다. 위 셀의 검증에서 `m`이 형태와 dtype이 같은 새 텐서라는 것도 확인합니다.
+#
+# - `meta meta`라면 `to`가 `x` 자체를 옮겼다는 뜻입니다.
+# - `cpu cpu`라면 아무것도 옮기지 않았다는 뜻입니다.
+#
+# 그러니 반환값을 받아 두어야 하며, 보통은 `t = t.to(device)`처럼 같은 이름에 다시 대입합니다.
+
 # %% [markdown]
-# meta 텐서에는 데이터가 없으므로, `meta`로는 이동이 변수에 어떤 영향을 주는지만 알 수 있을 뿐
-# 이동에 드는 비용은 알 수 없습니다. 실제로 복사되는 데이터가 없고, 따라서 다시 복사해 올
-# 데이터도 없습니다.
+# meta 텐서에는 데이터가 없으므로, `meta`로는 이동이 변수에 어떤 영향을 주는지만 알 수 있을 뿐 이동에 드는 비용은 알 수 없습니다. 실제로 복사되는 데이터가 없고, 따라서 다시 복사해 올 데이터도 없습니다. 다음 셀의 오류 메시지는 "meta 텐서에서는 복사할 수 없다, 데이터가 없다"는 뜻입니다.
 
 # %% tags=["claim-F7"]
 with expect_error(NotImplementedError, "no data"):
@@ -89,7 +109,9 @@ assert m.is_meta
 # %% [markdown]
 # ## cuda와 cpu 단축 메서드
 #
-# `t.cuda()`는 `t.to("cuda")`처럼 현재 CUDA 디바이스로, `t.cuda(i)`는 `cuda:i`로 텐서를 옮깁니다. `t.cpu()`는 `t.to("cpu")`와 같습니다. 둘 다 `to`와 마찬가지로 새 텐서를 반환합니다. CUDA 머신이라면 다음 셀에서 실제로 GPU에 보냈다가 다시 가져옵니다. GPU가 없으면 `torch.cuda.is_available()=False`를 출력합니다.
+# `t.cuda()`는 `t.to("cuda")`처럼 현재 CUDA 디바이스로, `t.cuda(i)`는 `cuda:i`로 텐서를 옮깁니다. `t.cpu()`는 `t.to("cpu")`와 같습니다. 둘 다 `to`와 같은 규칙을 따릅니다.
+#
+# GPU가 있으면 다음 셀은 `x`를 GPU로 보냈다가 다시 가져오고, 두 번의 이동이 모두 새 텐서를 반환했는지, `x`가 CPU에 그대로 있는지 `assert`로 검증합니다. GPU가 없으면 `torch.cuda.is_available()=False`를 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -105,27 +127,25 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## 옮길 필요가 없으면 같은 텐서
+# ## 이미 있는 디바이스로 옮기기
 #
-# 텐서의 디바이스와 dtype이 이미 요청한 그대로라면(메모리 형식을 지정했다면 메모리 형식까지) `to`는
-# 할 일이 없으므로 텐서 자신을 반환합니다. 반환값은 복사본이 아니므로, 여기에 값을 쓰면 원래 텐서에
-# 쓰입니다. CPU 텐서에 대한 `t.cpu()`, 이미 현재 GPU에 있는 텐서에 대한 `t.cuda()`도
-# 마찬가지입니다(셀은 `t.cuda()`를 GPU가 있을 때만 검증합니다). 메모리 형식을 바꾸는 것도 변환에
-# 해당합니다. 기본 레이아웃인 4차원 텐서에 `t.to(memory_format=torch.channels_last)`를 호출하면 데이터를
-# 재배치한 복사본이 반환됩니다.
+# 학습 코드에는 이미 원하는 디바이스에 있을지도 모르는 텐서를 옮기는 줄이 자주 나옵니다. 텐서가 요청한 디바이스와 dtype을 이미 갖고 있을 때 `to`는 무엇을 할까요?
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `a`는 이미 `device`에 있습니다. `b = a.to(device)`는 `a`와 같은 객체일까요? 셀은 `b is a`를 출력합니다.
+# **예측해 보세요:** `a`는 이미 `device`에 있습니다. 아래 셀에서는 `b = a.to(device)`를 실행하고 `b[0]`에 `1.0`을 쓴 다음,
+# `b`가 `a`와 같은 객체인지와 `a[0]`의 값을 출력합니다. 무엇이 출력될까요?
 #
-# - `False`: `to`가 항상 복사한다면 이렇게 되겠지만, `to`는 디바이스, dtype, 지정한 메모리 형식 중 하나가 바뀌거나 `copy=True`일 때만 복사합니다.
-# - `True`: 바꿀 것이 없으므로 `to`는 복사본이 아니라 텐서 자신을 반환합니다.
+# - `b is a=False, a[0].item()=0.0`
+# - `b is a=True, a[0].item()=1.0`
+# - `b is a=False, a[0].item()=1.0`
 
-# %% tags=["claim-F1", "gpu-only"]
+# %%
 a = torch.zeros(3, device=device)
 b = a.to(device)
-print(b is a)
 b[0] = 1.0
-print(a)
+print(f"{b is a=}, {a[0].item()=}")
+
+# %% tags=["claim-F1", "gpu-only", "answer"]
 assert b is a
 assert a[0].item() == 1.0  # b에 쓴 값이 a를 바꿨다
 assert a.to(a.dtype) is a
@@ -133,16 +153,27 @@ assert a.to(device, torch.float32) is a
 same = a.cuda() if a.is_cuda else a.cpu()
 assert same is a
 images = torch.zeros(2, 3, 4, 5, device=device)
-assert images.to(memory_format=torch.contiguous_format) is images  # 이미 그 형식이다
-rearranged = images.to(memory_format=torch.channels_last)  # 새 메모리 형식: 복사된다
+# 요청한 메모리 형식 그대로라면 텐서 자신이 반환된다
+assert images.to(memory_format=torch.contiguous_format) is images
+# 메모리 형식이 바뀌는 것도 변경이므로 재배치한 복사본이 반환된다
+rearranged = images.to(memory_format=torch.channels_last)
 assert rearranged is not images and rearranged.data_ptr() != images.data_ptr()
 assert rearranged.is_contiguous(memory_format=torch.channels_last)
+
+# %% [markdown] tags=["answer"]
+# **정답:** `b is a=True, a[0].item()=1.0`입니다. 바꿀 것이 없으므로 `to`는 텐서 자신을 반환합니다. `b`는 복사본이 아니므로 `b`에 쓴 값은 곧 `a`에 쓴 값입니다.
+#
+# - `b is a=False, a[0].item()=0.0`이라면 `to`가 항상 복사한다는 뜻입니다.
+# - `b is a=False, a[0].item()=1.0`이라면 뷰(view)처럼 `a`와 메모리를 공유하는 다른 객체가 반환되었다는 뜻입니다. 하지만 바꿀 것이 없으면 `to`는 `a` 자체를 반환합니다.
+#
+# `to`는 디바이스, dtype, 지정한 메모리 형식 중 하나가 바뀌거나 `copy=True`를 지정했을 때만 복사합니다. 메모리 형식을 바꾸는 것도 변경에 해당하므로, 기본 레이아웃인 4차원 텐서에 `t.to(memory_format=torch.channels_last)`를 호출하면 데이터를 재배치한 복사본이 반환됩니다.
+#
+# CPU 텐서에 대한 `t.cpu()`도 텐서 자신을 반환하고, 이미 현재 GPU에 있는 텐서에 대한 `t.cuda()`도 마찬가지입니다. 후자는 위 셀이 GPU에서만 검증합니다.
 
 # %% [markdown]
 # ## 복사를 강제하기
 #
-# 독립된 텐서가 필요하면 명시적으로 요청해야 합니다. `t.to(device, copy=True)`는 항상 새
-# 텐서를 반환하고, `t.clone()`은 같은 디바이스에 복사본을 만듭니다.
+# 독립된 텐서가 필요하면 명시적으로 요청해야 합니다. `t.to(device, copy=True)`는 항상 새 텐서를 반환하고, `t.clone()`은 같은 디바이스에 복사본을 만듭니다.
 
 # %% tags=["claim-F1"]
 c = a.to(device, copy=True)
@@ -155,8 +186,7 @@ d = a.clone()
 assert d is not a and d.device == a.device
 
 # %% [markdown]
-# `.cuda()`와 `.cpu()`에는 `copy` 인자가 없습니다. `to(..., copy=True)`나 `clone()`을
-# 사용하십시오.
+# `.cuda()`와 `.cpu()`에는 `copy` 인자가 없습니다. `to(..., copy=True)`나 `clone()`을 사용하세요.
 
 # %% tags=["claim-F1"]
 for method in (a.cuda, a.cpu):
@@ -167,8 +197,7 @@ assert a.to(device, copy=True) is not a
 # %% [markdown]
 # ## 디바이스와 dtype을 한 번에
 #
-# `to`는 디바이스와 dtype을 한 번에 바꿀 수 있습니다. 디바이스를 먼저 쓰거나 키워드 인자를
-# 사용하십시오.
+# `to`는 디바이스와 dtype을 한 번에 바꿀 수 있습니다. 디바이스를 먼저 쓰거나 키워드 인자를 사용하세요.
 
 # %%
 t = torch.arange(3)
@@ -181,7 +210,7 @@ assert u.dtype == v.dtype == torch.float16
 assert u.device.type == v.device.type == device.type
 
 # %% [markdown]
-# dtype을 먼저 쓰면 `to`의 어떤 시그니처와도 맞지 않아 `TypeError`가 발생합니다.
+# dtype을 먼저 쓰면 `to`의 어떤 시그니처와도 맞지 않아 `TypeError`가 발생합니다. 다음 셀이 출력하는 영어 메시지는 "인자 조합이 올바르지 않다"는 뜻이며, 받을 수 있는 인자 목록을 보여 줍니다.
 
 # %%
 with expect_error(TypeError, "invalid combination of arguments"):
@@ -190,23 +219,35 @@ with expect_error(TypeError, "invalid combination of arguments"):
 # %% [markdown]
 # ## cuda는 CUDA 디바이스만 받는다
 #
-# `t.cuda("cpu")`는 오류입니다. PyTorch는 CUDA에 접근하기 전에 인자부터 검사하므로, CPU
-# 전용 빌드에서도 GPU 머신에서도 같은 오류가 발생합니다.
+# `t.cuda()`는 CUDA 디바이스나 그 번호를 받습니다. 다른 디바이스를 넘기면 오류가 나는데, 어떤 오류인지 예측해 보세요.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `t.cuda("cpu")`는 GPU가 있든 없든 어떤 오류를 낼까요?
+# **예측해 보세요:** GPU가 있든 없든, `t.cuda("cpu")`를 호출하면 어떤 오류가 날까요?
 #
-# - `must be cuda device`: `cuda()`는 먼저 인자를 확인하는데, `"cpu"`는 CUDA 디바이스가 아닙니다.
-# - `Torch not compiled with CUDA enabled`: 이 오류는 CUDA 자체가 필요할 때 납니다. 인자는 그보다 먼저 거부되므로 어느 머신에서도 이 오류는 나지 않습니다.
+# - `Torch not compiled with CUDA enabled`
+# - `TypeError`
+# - `must be cuda device`
 
 # %%
-with expect_error(RuntimeError, "must be cuda device"):
+with expect_error(Exception) as caught:
     t.cuda("cpu")
+
+# %% tags=["answer"]
+assert type(caught.error) is RuntimeError
+assert "must be cuda device" in str(caught.error)
+
+# %% [markdown] tags=["answer"]
+# **정답:** `must be cuda device`(`RuntimeError`의 메시지)입니다. "CUDA 디바이스여야 한다"는 뜻입니다. `cuda()`는 CUDA를 쓰기 전에 인자부터 검사하므로, 어느 머신에서나 메시지가 같습니다.
+#
+# - `Torch not compiled with CUDA enabled`는 CUDA 자체가 필요해졌을 때 나는 오류이고, 인자는 그보다 먼저 거부됩니다.
+# - `TypeError`라면 인자의 타입이 틀렸다는 뜻입니다. `"cpu"`는 올바른 디바이스이고, CUDA 디바이스가 아닐 뿐입니다.
 
 # %% [markdown]
 # ## 존재하지 않는 GPU 인덱스
 #
-# 없는 GPU를 요청하면(예: GPU가 한 개인 머신에서 `cuda:1`), 예전에는 `CUDA error: invalid device ordinal`이라는 메시지와 함께 일반 `RuntimeError`가 발생했습니다. PyTorch 2.8부터는 같은 메시지로 `torch.AcceleratorError`가 발생합니다. `AcceleratorError`는 `RuntimeError`의 하위 클래스이므로, 예전 버전에 맞춰 작성한 `except RuntimeError`로도 그대로 잡힙니다. 이 셀은 마지막 GPU 바로 다음 인덱스인 `torch.cuda.device_count()`를 요청합니다. GPU가 없으면 잘못 지정할 인덱스도 없으므로 이 셀은 `torch.cuda.is_available()=False`를 출력합니다.
+# 없는 GPU를 요청하면(예: GPU가 한 개인 머신에서 `cuda:1`), 예전에는 `CUDA error: invalid device ordinal`(잘못된 디바이스 번호)이라는 메시지와 함께 일반 `RuntimeError`가 발생했습니다. PyTorch 2.8부터는 같은 메시지로 `torch.AcceleratorError`가 발생합니다. `AcceleratorError`는 `RuntimeError`의 하위 클래스이므로, 예전 버전에 맞춰 작성한 `except RuntimeError`로도 그대로 잡힙니다.
+#
+# GPU가 있으면 이 셀은 마지막 GPU 바로 다음 인덱스인 `torch.cuda.device_count()`를 요청하고, 오류가 잘못된 디바이스 번호를 가리키는지(2.8부터는 `torch.AcceleratorError`인지)를 `assert`로 검증합니다. GPU가 없으면 잘못 지정할 인덱스도 없으므로 `torch.cuda.is_available()=False`를 출력합니다.
 
 # %% tags=["claim-O4", "gpu-only"]
 if torch.cuda.is_available():
@@ -226,49 +267,59 @@ else:
 # %% [markdown]
 # ## 고정 메모리와 non_blocking
 #
-# 일반(페이징 가능한, pageable) CPU 메모리에서 GPU로 복사하면 CPU는 복사가 끝날 때까지 기다립니다. 원본이 페이지 잠금(page-locked) 메모리, 즉 고정(pinned) 메모리에 있으면 `to("cuda", non_blocking=True)`는 현재 CUDA 스트림의 큐에 복사를 넣기만 하고 바로 반환합니다. 그래서 GPU가 복사와 연산을 하는 동안 CPU는 다른 작업을 할 수 있습니다.
+# 일반(페이징 가능한, pageable) CPU 메모리에서 GPU로 복사하면 CPU는 복사가 끝날 때까지 기다립니다. 원본이 고정(page-locked) 메모리에 있으면 `to("cuda", non_blocking=True)`는 현재 CUDA 스트림의 큐에 복사를 넣기만 하고 바로 반환합니다. 그래서 GPU가 복사와 연산을 하는 동안 CPU는 다른 작업을 할 수 있습니다.
 #
-# 그렇다고 저절로 빨라지는 것은 아닙니다. `pin_memory()` 자체가 복사입니다. 고정 메모리에 새 텐서를 만들어 반환하고, 원래 텐서는 그대로 둡니다. 또한 메모리 고정에는 가속기가 필요합니다.
+# 그렇다고 저절로 빨라지는 것은 아닙니다. `pin_memory()` 자체가 복사입니다. 고정 메모리에 새 텐서를 만들어 반환하고, 원래 텐서는 그대로 둡니다. 또한 메모리 고정에는 가속기가 필요합니다. 다음 셀은 실행하는 머신에 맞는 결과를 `assert`로 검증합니다.
 #
-# - 쓸 수 있는 가속기가 있으면 `pin_memory()`는 고정 메모리에 만든 복사본을 반환합니다.
-# - 가속기가 없는 머신에서는 `RuntimeError: Cannot access accelerator device when none is available.`이 발생합니다.
-# - torch 2.7부터는 가속기용으로 빌드된 PyTorch를 가속기가 없는 머신에서 쓰면(예: Colab CPU 런타임의 CUDA 빌드) 대신 그 가속기 자체의 `RuntimeError`가 발생합니다. 메시지는 드라이버에 따라 달라집니다.
+# - 쓸 수 있는 가속기가 있으면(GPU에서는) `pin_memory()`가 고정 메모리에 만든 복사본을 반환하고 원래 텐서는 고정되지 않은 채로 남는지 검증합니다.
+# - 가속기가 없는 머신에서는 `pin_memory()`가 다음 오류를 내는지 검증합니다.
 #
-# 셀은 실행 중인 머신에서 나와야 할 결과를 `assert`로 검증합니다.
+#   ```
+#   RuntimeError: Cannot access accelerator device when none is available.
+#   ```
+#
+#   "가속기가 없어서 가속기 디바이스에 접근할 수 없다"는 뜻입니다.
+#
+# - torch 2.7부터 가속기용으로 빌드된 PyTorch를 가속기가 없는 머신에서 쓰는 경우(예: Colab CPU 런타임의 CUDA 빌드)에는 그 가속기 자체의 `RuntimeError`가 나는지 검증합니다. 메시지는 드라이버에 따라 달라집니다.
 
 # %% tags=["claim-F10", "gpu-only"]
+NO_ACCELERATOR = "Cannot access accelerator device when none is available"
 host = torch.randn(1024, 1024)
 usable = torch.accelerator.is_available()
-# 2.7부터 current_accelerator()는 빌드가 지원하는 가속기를 돌려준다(없으면 None).
-# 2.6에서는 쓸 수 있는 가속기가 없으면 예외가 발생하므로 2.7부터만 호출한다
-built_for = torch.accelerator.current_accelerator() if usable or TORCH >= (2, 7) else None
+# 2.7부터 current_accelerator()는 빌드가 대상으로 하는 가속기를
+# 반환한다(없으면 None). 2.6에서는 쓸 수 있는 가속기가 없으면 예외가 난다
+built_for = None
+if usable or TORCH >= (2, 7):
+    built_for = torch.accelerator.current_accelerator()
 print(f"{usable=}, {built_for=}")
 
 if usable:
     pinned = host.pin_memory()
     print(f"{host.is_pinned()=}, {pinned.is_pinned()=}")
     assert pinned.is_pinned() and not host.is_pinned()
-    assert pinned.data_ptr() != host.data_ptr()  # 메모리 고정 과정에서 데이터가 복사되었다
+    # 메모리를 고정하면서 데이터가 새 메모리로 복사되었다
+    assert pinned.data_ptr() != host.data_ptr()
     assert torch.equal(pinned, host)
 elif built_for is None:
-    with expect_error(RuntimeError, "Cannot access accelerator device when none is available"):
+    with expect_error(RuntimeError, NO_ACCELERATOR):
         host.pin_memory()
 else:
+    # 메시지는 드라이버에 따라 달라지므로 타입만 검증한다
     try:
         host.pin_memory()
-    except RuntimeError as err:  # 메시지는 드라이버에 따라 달라지므로 타입만 확인한다
+    except RuntimeError as err:
         print(f"{type(err).__name__}: {err}", file=sys.stderr)
     else:
         raise AssertionError("expected RuntimeError")
 
 # %% [markdown]
-# 다음 셀에서는 이 기다림을 직접 눈으로 확인합니다. 행렬 곱으로 GPU를 바쁘게 만들어 두고(큐에 넣기만 하므로 호출은 바로 반환됩니다), 복사를 한 다음, 쌓인 작업이 모두 끝났는지 스트림에 물어봅니다.
+# 다음 셀에서는 이 기다림을 직접 눈으로 확인합니다. 행렬 곱으로 GPU를 바쁘게 만들어 두고(큐에 넣기만 하므로 호출은 바로 반환됩니다), 복사를 한 다음, 쌓인 작업이 모두 끝났는지 `stream.query()`로 스트림에 물어봅니다. GPU가 있으면 그 답이 다음과 같은지 `assert`로 검증합니다.
 #
-# - 페이징 가능한 메모리에서 일반 복사를 한 뒤에는 `True`가 출력됩니다. CPU가 큐에 쌓여 있던 작업과 복사가 끝날 때까지 기다렸기 때문입니다.
-# - `pinned.to("cuda", non_blocking=True)` 뒤에는 `False`가 출력됩니다. GPU가 아직 일하는 중에 호출이 반환되었다는 뜻입니다.
-# - 반대 방향인 `to("cpu", non_blocking=True)`도 바로 반환되므로(`False`), CPU 쪽 텐서의 값은 `torch.cuda.synchronize()`가 반환될 때까지 보장되지 않습니다. 값을 읽기 전에 동기화하십시오.
+# - 페이징 가능한 메모리에서 일반 복사를 한 뒤에는 `True`입니다. 호출이 큐에 쌓여 있던 작업과 복사가 끝날 때까지 기다렸기 때문입니다.
+# - `pinned.to("cuda", non_blocking=True)` 뒤에는 `False`입니다. GPU가 아직 일하는 중에 호출이 반환되었기 때문입니다.
+# - 반대 방향인 `to("cpu", non_blocking=True)` 뒤에도 `False`입니다. 그래서 CPU 쪽 텐서의 값은 `torch.cuda.synchronize()`가 반환될 때까지 보장되지 않습니다. 값을 읽기 전에 동기화하세요.
 #
-# 함수는 두 번 실행합니다. 첫 번째 실행은 GPU 라이브러리와 메모리 캐시를 준비하기 위한 워밍업일 뿐입니다. GPU가 없는 머신에서 이 셀은 `torch.cuda.is_available()=False`를 출력합니다.
+# `copy_and_ask` 함수는 두 번 실행됩니다. 첫 번째 실행은 GPU 라이브러리와 메모리 캐시를 준비하기 위한 워밍업일 뿐입니다. GPU가 없는 머신에서는 `torch.cuda.is_available()=False`를 출력합니다.
 
 # %% tags=["claim-F10", "gpu-only"]
 if torch.cuda.is_available():
@@ -292,9 +343,11 @@ if torch.cuda.is_available():
         keep_gpu_busy()
         host_again = x2.to("cpu", non_blocking=True)
         idle_after_to_cpu = stream.query()
-        torch.cuda.synchronize()  # 여기서부터 비로소 host_again의 값이 보장된다
+        # 여기서부터 비로소 host_again의 값이 보장된다
+        torch.cuda.synchronize()
         same = torch.equal(x1, x2) and torch.equal(host_again, host)
-        return idle_after_blocking, idle_after_non_blocking, idle_after_to_cpu, same
+        return (idle_after_blocking, idle_after_non_blocking,
+                idle_after_to_cpu, same)
 
     copy_and_ask()  # 워밍업
     blocking_idle, non_blocking_idle, to_cpu_idle, same = copy_and_ask()
@@ -307,7 +360,9 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# 메모리 고정이 이득인지는 머신, 텐서 크기, 그리고 기다리는 동안 CPU가 할 만한 일이 있는지에 따라 달라집니다. 아래 셀은 먼저 두 방식을 한 번씩 실행해 워밍업합니다(GPU로의 첫 복사와 첫 고정 메모리 할당에는 처음 한 번만 드는 비용이 있습니다). 그다음 여러분의 머신에서 한 번의 복사를 두 방식으로 각각 측정해 밀리초 단위로 출력하지만, 결과를 `assert`로 검증하지는 않습니다. 고정 메모리 쪽 시간에는 `pin_memory()`의 복사도 포함됩니다. GPU가 없는 머신에서는 `torch.cuda.is_available()=False`를 출력합니다. PyTorch의 [`pin_memory()`와 `non_blocking`에 관한 튜토리얼](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)에서도 고정 메모리 쪽이 더 느린 경우를 측정해 보여 줍니다. 여러분의 파이프라인도 바꾸기 전과 후에 직접 측정해 보십시오.
+# 메모리 고정이 이득인지는 머신, 텐서 크기, 그리고 기다리는 동안 CPU가 할 만한 일이 있는지에 따라 달라집니다. PyTorch의 [`pin_memory()`와 `non_blocking`에 관한 튜토리얼](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)에서도 고정 메모리 쪽이 더 느린 경우를 측정해 보여 줍니다. 자신의 파이프라인도 바꾸기 전과 후에 직접 측정해 보세요.
+#
+# GPU가 있으면 아래 셀은 먼저 두 방식을 한 번씩 실행해 워밍업합니다(GPU로의 첫 복사와 첫 고정 메모리 할당에는 처음 한 번만 드는 비용이 있습니다). 그다음 한 번의 복사를 두 방식으로 각각 측정해 밀리초 단위로 출력하고, 결과는 `assert`로 검증하지 않습니다. 고정 메모리 쪽 시간에는 `pin_memory()`의 복사도 포함됩니다. GPU가 없는 머신에서는 `torch.cuda.is_available()=False`를 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -331,14 +386,8 @@ else:
 # %% [markdown]
 # ## 정리
 #
-# - `t.to(device)`, `t.cuda()`, `t.cpu()`는 대상 디바이스에 있는 텐서를 반환하고, `t`는
-#   원래 자리에 남습니다. 반환값을 받아 두십시오(`t = t.to(device)`).
-# - 바꿀 것이 없으면 `t` 자신이 반환되고, 거기에 쓴 값은 `t`에 반영됩니다. 독립된 텐서가
-#   필요하면 `copy=True`나 `clone()`을 사용합니다. `.cuda()`와 `.cpu()`에는 `copy` 인자가
-#   없습니다.
+# - `t.to(device)`, `t.cuda()`, `t.cpu()`는 대상 디바이스에 있는 텐서를 반환하고, `t`는 원래 자리에 남습니다. 반환값을 받아 두세요(`t = t.to(device)`).
+# - 바꿀 것이 없으면 `t` 자신이 반환되고, 거기에 쓴 값은 `t`에 반영됩니다. 독립된 텐서가 필요하면 `copy=True`나 `clone()`을 사용합니다. `.cuda()`와 `.cpu()`에는 `copy` 인자가 없습니다.
 # - 디바이스를 dtype보다 먼저 쓰거나 키워드 인자로 지정합니다.
-# - `t.cuda()`는 CUDA 디바이스만 받습니다. 존재하지 않는 GPU 인덱스를 지정하면 PyTorch 2.8부터
-#   `torch.AcceleratorError`(`RuntimeError`의 일종)가 발생합니다.
-# - `pin_memory()`와 `non_blocking=True`를 함께 쓰면 복사가 진행되는 동안 CPU가 다른 작업을
-#   계속할 수 있습니다. 하지만 저절로 빨라지지는 않으며, 가속기도 필요합니다. `non_blocking`으로
-#   CPU에 복사한 값은 동기화한 뒤에 읽으십시오.
+# - `t.cuda()`는 CUDA 디바이스만 받습니다. 존재하지 않는 GPU 인덱스를 지정하면 PyTorch 2.8부터 `torch.AcceleratorError`(`RuntimeError`의 일종)가 발생합니다.
+# - `pin_memory()`와 `non_blocking=True`를 함께 쓰면 복사가 진행되는 동안 CPU가 다른 작업을 계속할 수 있습니다. 하지만 저절로 빨라지지는 않으며, 가속기도 필요합니다. `non_blocking`으로 CPU에 복사한 값은 동기화한 뒤에 읽으세요.

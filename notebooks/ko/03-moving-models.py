@@ -16,109 +16,133 @@
 # # 모델 옮기기
 #
 # 텐서와 모델 모두 `.to()` 메서드가 있지만, 둘의 동작은 다릅니다. 이 페이지에서는 `Module.to`가
-# 모델과 그 파라미터, 버퍼에 무엇을 하는지, 무엇을 옮기지 않고 남겨 두는지 살펴봅니다. 또 모델이
-# 어느 디바이스에 있는지 알아내는 방법, 디바이스 불일치 오류를 읽는 법, 옵티마이저에 생기는 일,
-# GPU에서 저장한 체크포인트를 CPU에서 불러오는 방법을 다룹니다.
+# 모델과 그 매개변수(파라미터), 버퍼에 무엇을 하는지, 무엇을 옮기지 않고 남겨 두는지 살펴봅니다. 또
+# 모델이 어느 디바이스에 있는지 알아내는 방법, 디바이스 불일치 오류를 읽는 법, 옵티마이저에 생기는
+# 일, GPU에서 저장한 체크포인트를 CPU에서 불러오는 방법을 다룹니다.
 #
-# 본문에서 설명하는 PyTorch의 동작은 이 페이지의 출력을 만든 머신에서 바로 다음 코드 셀의 `assert`로
-# 검증했습니다. GPU가 필요한 셀은 먼저 GPU가 있는지 확인하고, CPU만 있는 머신에서는 대신
-# `torch.cuda.is_available()=False`를 출력합니다. 이때 그런 셀의 GPU 검증은 실행되지 않습니다(이런 셀이
-# 몇 개인지는 노트북 위의 줄에 밝혀 두었습니다). GPU에서만 나오는 오류 메시지는 어느 PyTorch 버전의
-# 메시지인지 밝혀 인용합니다. 예상된 오류는 첫 번째 셀에서 정의하는 `expect_error`가 잡아서 확인하고
-# 표시하며, 페이지는 계속 진행됩니다.
+# 본문에서 설명하는 PyTorch의 동작은 이 페이지의 출력을 만든 머신에서 코드 셀의 `assert`로
+# 검증합니다. GPU가 필요한 셀은 먼저 GPU가 있는지 확인합니다. GPU가 없는 머신에서는
+# `torch.cuda.is_available()=False`만 출력하고, GPU 검증은 그 머신에서 실행되지 않습니다(이런 셀이
+# 몇 개인지는 노트북 위의 줄에 표시됩니다). GPU에서만 나오는 오류 메시지는 PyTorch 소스에서 버전을
+# 밝혀 인용합니다. 예상한 오류는 첫 번째 셀에서 정의하는 `expect_error`가 잡아서 검증하고 출력하며,
+# 페이지는 계속 진행됩니다.
 
-# %%
+# %% tags=["setup"]
 import contextlib
 import os
 import pickle
 import sys
 import tempfile
+import types
 
 import torch
 from torch import nn
 
-TORCH = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2])
-device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-print(torch.__version__, device)
+# torch 버전을 숫자 튜플로 만든다("2.13.0+cpu"라면 (2, 13))
+# (2, 7) 같은 튜플과 비교하기 위해서다
+TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+# torch.accelerator(torch 2.6 이상)를 쓰므로, 버전이 낮으면 여기서 멈춘다
+TOO_OLD_TEXT = (
+    "이 노트북에는 torch 2.6 이상이 필요합니다"
+    "(torch.accelerator를 사용합니다). 지금 torch는 {}입니다. "
+    "torch를 업데이트하고(pip install -U torch) "
+    "커널을 다시 시작하세요."
+)
+if TORCH < (2, 6):
+    raise RuntimeError(TOO_OLD_TEXT.format(torch.__version__))
 
 
 @contextlib.contextmanager
-def expect_error(kind, fragment):
-    # 블록은 메시지에 `fragment`가 들어 있는 `kind` 예외를 발생시켜야 한다. 오류를 출력하고 노트북은 계속 진행한다.
+def expect_error(kind, fragment=""):
+    # 블록이 `kind` 예외를 발생시키고 메시지에 `fragment`가 들어 있는지
+    # 확인한다. 오류는 출력하고 `caught.error`에 남기며(이후 셀의
+    # 검증에 쓴다), 노트북은 계속 진행한다
+    caught = types.SimpleNamespace(error=None)
     try:
-        yield
+        yield caught
     except kind as err:
         assert fragment in str(err), err
-        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+        caught.error = err
+        sys.stdout.flush()  # 블록이 먼저 출력한 내용을 먼저 보여 준다
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
 
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(torch.__version__, device)
+
 # %% [markdown]
-# ## 제자리 변환, 같은 객체 반환
+# ## model.to(device)가 바꾸는 것
 #
-# `Tensor.to`는 원래 텐서를 바꾸지 않습니다. 변환된 텐서(변환할 것이 없으면 그 텐서 자신)를 반환하므로
-# 반환값을 받아 두어야 합니다.
-#
-# 반면 `Module.to`는 파라미터와 버퍼를 변환해 모듈 자체를 **제자리(in-place)에서** 바꾸고, 모듈 자신을 반환합니다.
-# `.cpu()`, `.double()`, 그리고 GPU가 있을 때의 `.cuda()`도 마찬가지입니다.
-# `model = model.to(device)`라고 써도 문제는 없지만, `model.to(device)`만으로 충분합니다.
+# `Tensor.to`는 원래 텐서를 바꾸지 않습니다. 변환된 텐서(변환할 것이 없으면 그 텐서 자신)를
+# 반환하므로 반환값을 받아 두어야 합니다. `Module.to`와 같은 계열의 `.cpu()`, `.cuda()`,
+# `.double()`은 이와 다른 규칙을 따릅니다.
 #
 # `meta` 디바이스는 형태와 dtype만 저장하고 데이터는 저장하지 않습니다. 어느 머신에나 있으므로
-# GPU가 없어도 이동이 일어나는 모습을 확인할 수 있습니다. 셀은 `.cuda()`를 GPU가 있을 때만 검증하고,
-# GPU가 없으면 그 대신 `torch.cuda.is_available()=False`를 출력합니다.
+# GPU가 없어도 이동이 일어나는 모습을 확인할 수 있습니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** 셀은 `model.double()`과 `model.to("meta")`를 호출하고 어느 반환값도 대입하지 않습니다.
-# `print(model.weight.device, model.weight.dtype)`는 무엇을 출력할까요?
+# **예측해 보세요:** 아래 셀은 `model.double()`을 먼저 호출하고, 그다음에 `model.to("meta")`를
+# 호출합니다. 두 반환값은 어디에도 대입하지 않습니다. `print(model.weight.device, model.weight.dtype)`는
+# 무엇을 출력할까요?
 #
-# - `cpu torch.float32`: `Tensor.to`처럼 변환된 복사본을 반환한다면 이렇게 되겠지만, 모듈의 메서드는 모듈 자체를 바꿉니다.
-# - `meta torch.float64`: `Module.to`와 `.double()`은 모듈을 제자리에서 바꾸므로 두 변환이 모두 남습니다.
+# - `cpu torch.float32`
+# - `meta torch.float32`
+# - `cpu torch.float64`
+# - `meta torch.float64`
 
-# %% tags=["claim-M1", "gpu-only"]
+# %%
 model = nn.Linear(3, 2)
+model.double()
+model.to("meta")
+print(model.weight.device, model.weight.dtype)
 
+# %% tags=["claim-M1", "gpu-only", "answer"]
+assert model.weight.device.type == "meta"
+assert model.weight.dtype == torch.float64
+
+model = nn.Linear(3, 2)
 assert model.to(device) is model
 assert model.cpu() is model
-assert model.double() is model  # dtype 변환도 마찬가지
+assert model.double() is model  # dtype 변환도 마찬가지다
 if torch.cuda.is_available():
     assert model.cuda() is model
 else:
     print(f"{torch.cuda.is_available()=}")
 
-model.to("meta")  # 반환값을 대입하지 않음
-print(model.weight.device, model.weight.dtype)
-assert model.weight.device.type == "meta"
-assert model.weight.dtype == torch.float64
-
 t = torch.ones(3)
 t_meta = t.to("meta")
 print(t.device, t_meta.device)
 assert t_meta is not t
-assert t.device.type == "cpu"  # 원래 텐서는 옮겨지지 않음
-assert t.to(t.device) is t  # 할 일이 없으면 같은 텐서가 돌아옴
+assert t.device.type == "cpu"  # 원래 텐서는 옮겨지지 않았다
+assert t.to(t.device) is t  # 할 일이 없으면 같은 텐서가 돌아온다
 
+# %% [markdown] tags=["answer"]
+# **정답:** `meta torch.float64`입니다. `Module.to`는 매개변수와 버퍼를 변환해 모듈 자체를
+# **제자리에서** 바꾸고, 모듈 자신을 반환합니다. `.cpu()`, `.double()`, 그리고 GPU가 있을 때의
+# `.cuda()`도 마찬가지입니다. 그래서 두 변환이 모두 남습니다. `model = model.to(device)`라고 써도
+# 문제는 없지만, 다시 대입할 필요는 없습니다.
+#
+# - `cpu torch.float32`는 `Tensor.to`처럼 변환된 복사본을 반환할 때의 결과입니다. 위의 검증은
+#   `t.to("meta")` 뒤에도 `t`가 CPU에 남아 있음을 확인합니다.
+# - `meta torch.float32`나 `cpu torch.float64`는 두 호출 중 하나만 모델을 바꿨을 때의 결과입니다.
+#
+# 위의 검증은 각 호출이 `model` 자신을 반환하는지도 확인합니다(`.cuda()`는 GPU가 있을 때만).
 
 # %% [markdown]
-# ## 파라미터와 버퍼
+# ## 매개변수와 버퍼
 #
 # `.to()`를 호출한 뒤에도 모듈은 같은 객체입니다. 그렇다면 그 안의 텐서들도 그럴까요? 이는 어떤
-# 이동이냐에 따라 다릅니다.
-#
-# - **CPU ↔ CUDA 이동이나 dtype 변환:** 각 `Parameter`는 같은 Python 객체로 남습니다. PyTorch는
-#   그 뒤에 있는 텐서(`param.data`)만 바꿔 끼우므로, 파라미터를 참조하고 있던 코드도 여전히
-#   올바른 파라미터를 가리킵니다.
-# - **`meta`로 이동:** 파라미터가 새 `Parameter` 객체로 교체됩니다.
-# - **버퍼**(`register_buffer`로 등록한 텐서)는 일반 텐서입니다. 변환된 버퍼는 새 텐서 객체로
-#   교체됩니다.
-#
-# 따라서 동일성 검사(`is`)의 결과는 어느 디바이스로 옮기느냐에 따라 달라집니다. 아래의 작은 모듈은
-# 파라미터, 버퍼, 일반 텐서 속성을 하나씩 갖고 있습니다(일반 텐서 속성은 다음 섹션에서 다룹니다).
+# 이동이냐에 따라 다릅니다. 아래의 작은 모듈은 매개변수, 버퍼(`register_buffer`로 등록한 텐서),
+# 일반 텐서 속성을 하나씩 갖고 있습니다(일반 텐서 속성은 다음 섹션에서 다룹니다).
 
 # %%
 class Scaled(nn.Module):
     def __init__(self):
         super().__init__()
-        self.weight = nn.Parameter(torch.randn(3))  # 파라미터
+        self.weight = nn.Parameter(torch.randn(3))  # 매개변수
         self.register_buffer("offset", torch.zeros(3))  # 버퍼
         self.mask = torch.ones(3)  # 일반 텐서 속성
 
@@ -127,7 +151,8 @@ class Scaled(nn.Module):
 
 
 # %% [markdown]
-# `meta`로 옮기는 것은 어느 머신에서나 할 수 있으며, 이때는 파라미터와 버퍼가 모두 교체됩니다.
+# `meta`로 옮기는 것은 어느 머신에서나 할 수 있습니다. 이때 매개변수는 새 `Parameter` 객체로,
+# 버퍼는 새 텐서로 교체됩니다.
 
 # %% tags=["claim-F3"]
 model = Scaled()
@@ -140,35 +165,41 @@ assert model.weight is not weight  # 새 Parameter 객체
 assert model.offset is not offset  # 새 버퍼 텐서
 
 # %% [markdown]
-# `meta`에서 되돌아올 때는 사정이 다릅니다. 복사할 데이터가 없으므로 `.to("cpu")`는 오류를 일으키고, 오류 메시지는 `to_empty()`를 쓰라고 안내합니다. `to_empty(device=...)`는 대상 디바이스에 초기화되지 않은 스토리지만 할당하므로 값은 직접 채워야 합니다. 기본 제공 레이어라면 `reset_parameters()`로 초기화할 수 있습니다.
+# `meta`에서 되돌아올 때는 사정이 다릅니다. 복사할 데이터가 없으므로 `.to("cpu")`는 오류를
+# 일으키고, 오류 메시지는 `to_empty()`를 쓰라고 안내합니다. `to_empty(device=...)`는 대상
+# 디바이스에 초기화되지 않은 스토리지만 할당하므로 값은 직접 채워야 합니다. 기본 제공 레이어라면
+# `reset_parameters()`로 초기화할 수 있습니다.
 
 # %% tags=["claim-F7"]
 with expect_error(NotImplementedError, "to_empty"):
     model.to("cpu")
 
 layer = nn.Linear(3, 2, device="meta")
-layer.to_empty(device="cpu")  # 스토리지만 할당하며 값은 아직 없음
+layer.to_empty(device="cpu")  # 스토리지만 할당하고 값은 아직 없다
 layer.reset_parameters()
 print(layer.weight.device, layer.weight.is_meta)
 assert layer.weight.device.type == "cpu"
 assert torch.isfinite(layer.weight).all()
 
 # %% [markdown]
-# dtype 변환(어느 머신에서나 가능)과 GPU로의 이동에서는 `Parameter` 객체가 그대로 유지되지만, 버퍼는
-# 이때도 교체됩니다.
+# dtype을 바꾸는 것도 변환의 하나이고, 어느 머신에서나 할 수 있습니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `model.double()` 다음에도 `model.weight`는 호출 전에 저장해 둔 `weight`와 같은 `Parameter` 객체일까요?
+# **예측해 보세요:** `model.double()`을 호출하기 전에 `weight`와 `offset`을 저장해 둡니다. 호출한
+# 뒤에 아래 셀은 무엇을 출력할까요?
 #
-# - `model.weight is weight=True`: dtype을 바꿀 때(그리고 CPU와 CUDA 사이를 옮길 때) PyTorch는 `Parameter` 안의 텐서만 바꾸고 객체는 유지합니다.
-# - `model.weight is weight=False`: 이것은 `meta`로 옮길 때 일어나는 일입니다(위에서 본 대로). dtype을 바꾸면 `Parameter`는 그대로입니다.
+# - `model.weight is weight=True, model.offset is offset=True`
+# - `model.weight is weight=True, model.offset is offset=False`
+# - `model.weight is weight=False, model.offset is offset=False`
 
-# %% tags=["claim-F3", "gpu-only"]
+# %%
 model = Scaled()
 weight, offset = model.weight, model.offset
 
 model.double()
 print(f"{model.weight is weight=}, {model.offset is offset=}")
+
+# %% tags=["claim-F3", "gpu-only", "answer"]
 assert model.weight.dtype == torch.float64
 assert model.weight is weight  # 같은 Parameter 객체
 assert model.offset is not offset  # 버퍼는 새 텐서
@@ -178,35 +209,64 @@ if torch.cuda.is_available():
     model.to(device)
     print(f"{model.weight is weight=}, {model.offset is offset=}")
     assert model.weight.device.type == "cuda"
-    assert model.weight is weight  # 같은 Parameter 객체가 이제 GPU에 있음
+    assert model.weight is weight  # 같은 Parameter 객체가 GPU로 옮겨졌다
     assert model.offset is not offset
 else:
     print(f"{torch.cuda.is_available()=}")
 
+# %% [markdown] tags=["answer"]
+# **정답:** `model.weight is weight=True, model.offset is offset=False`입니다. 어떤 객체가 그대로
+# 남는지는 이동의 종류에 따라 다릅니다.
+#
+# - **dtype 변환, CPU ↔ CUDA 이동:** 각 `Parameter`는 같은 Python 객체로 남습니다. PyTorch는 그
+#   뒤에 있는 텐서(`param.data`)만 바꿔 끼우므로, 매개변수를 참조하고 있던 코드도 여전히 올바른
+#   매개변수를 가리킵니다. GPU가 있으면 이 셀은 CUDA로 옮길 때도 같은지 검증합니다.
+# - **`meta`로 이동:** 매개변수가 새 `Parameter` 객체로 교체됩니다(위에서 본 `...=False, ...=False`).
+# - **버퍼:** 일반 텐서이므로, 변환되면 항상 새 텐서 객체로 교체됩니다. 그래서 `...=True, ...=True`는
+#   나오지 않습니다.
+#
+# 따라서 `is`로 동일성을 비교한 결과는 어떤 이동이냐에 따라 달라집니다.
+
 # %% [markdown]
 # ## 일반 텐서 속성
 #
-# `Module.to`는 모듈이 알고 있는 것, 즉 파라미터, 버퍼, 서브모듈만 변환합니다. 일반 속성으로 저장한
-# 텐서(`self.mask = torch.ones(3)`)는 원래 자리에 남고, 그 결과 순전파(forward)에서 디바이스가
-# 섞이게 됩니다. 이런 텐서는 `state_dict`에도 들어가지 않습니다.
-#
+# `Module.to`가 변환하는 것은 모듈이 알고 있는 것, 즉 매개변수, 버퍼, 서브모듈입니다. `Scaled`
+# 모듈은 이와 별도로 `self.mask = torch.ones(3)`이라는 일반 속성으로 텐서를 갖고 있습니다.
 # 아래에서는 GPU가 있으면 GPU를, 없으면 `meta`를 대상 디바이스로 사용합니다.
 
-# %% tags=["claim-F5"]
-target = torch.device("cuda") if torch.cuda.is_available() else torch.device("meta")
+# %% [markdown] tags=["predict"]
+# **예측해 보세요:** `model = Scaled().to(target)` 다음에 아래 셀은 각 텐서의 디바이스를
+# 출력합니다. `mask` 줄에는 무엇이 나올까요?
+#
+# - `mask meta`
+# - `mask cuda:0`
+# - `mask cpu`
+
+# %%
+target = torch.device("cuda" if torch.cuda.is_available() else "meta")
 model = Scaled().to(target)
 
 for name in ["weight", "offset", "mask"]:
     print(name, getattr(model, name).device)
+
+# %% tags=["claim-F5", "answer"]
 assert model.weight.device.type == target.type
 assert model.offset.device.type == target.type
-assert model.mask.device.type == "cpu"  # 옮겨지지 않고 남음
+assert model.mask.device.type == "cpu"  # 원래 자리에 남는다
 assert "mask" not in model.state_dict()
+with expect_error(RuntimeError, "device"):
+    model(torch.ones(3, device=target))  # 순전파에서 디바이스가 섞인다
 
+# %% [markdown] tags=["answer"]
+# **정답:** 어느 머신에서나 `mask cpu`입니다. 일반 속성으로 저장한 텐서는 `Module.to`가 알지
+# 못하므로 원래 자리에 남고, 그 결과 순전파에서 디바이스가 섞입니다. 위 검증에서 모델을 호출하면
+# 디바이스 오류가 납니다. 이런 텐서는 `state_dict`에도 들어가지 않습니다. `mask meta`(GPU가 없을
+# 때)나 `mask cuda:0`(GPU가 있을 때)는 `weight`, `offset`처럼 함께 옮겨졌다는 뜻인데, 실제로는
+# 그렇지 않습니다.
 
 # %% [markdown]
-# 해결책은 그 텐서를 버퍼로 등록하는 것입니다. 모델과 함께 옮기되 `state_dict`에는 넣고 싶지 않다면
-# `persistent=False`를 지정하십시오.
+# 해결 방법은 그 텐서를 버퍼로 등록하는 것입니다. 모델과 함께 옮기되 `state_dict`에는 넣고 싶지
+# 않다면 `persistent=False`를 지정하세요.
 
 # %% tags=["claim-F5"]
 class Masked(nn.Module):
@@ -225,44 +285,65 @@ assert model.mask.device.type == target.type
 assert "mask" not in model.state_dict()
 
 # %% [markdown]
-# ## 파라미터에 다시 대입하지 않기
+# ## 매개변수에 다시 대입하지 않기
 #
-# `model.weight = model.weight.to(d)`처럼 파라미터 하나만 직접 옮기는 방법은 통하지 않습니다. 실제로
-# 변환이 일어나면 반환값은 `Parameter`가 아닌 일반 `Tensor`인데, 모듈은 파라미터 이름에 일반 텐서를
-# 대입하는 것을 거부하고 `TypeError`를 발생시킵니다.
-#
-# 함정은 변환할 것이 없는 경우입니다(예: `d`가 CPU이고 가중치도 CPU에 있을 때). 이때는 `.to()`가
-# 파라미터 자체를 반환하므로 대입이 성공합니다. 그러다 같은 코드가 GPU에서 처음 실행될 때 실패합니다.
-# 파라미터를 따로 옮기지 말고 `model.to(d)`로 모듈 전체를 옮기십시오.
+# `model.weight = model.weight.to(d)`처럼 매개변수 하나만 직접 옮기는 방법은 통하지 않습니다.
+# 핵심은 매개변수에 `to`를 호출했을 때 무엇이 돌아오느냐입니다. 아래 셀은 반환값의 타입 이름과,
+# 반환값이 여전히 변화도를 필요로 하는지(`requires_grad`)를 출력합니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `model.weight`는 `Parameter`입니다. 실제로 변환이 일어나는 `model.weight.to("meta")`는 어떤 타입을 반환할까요?
+# **예측해 보세요:** `model.weight`는 CPU에 있는 `Parameter`입니다. 실제로 변환이 일어나는
+# `moved = model.weight.to("meta")`에 대해 아래 셀은 무엇을 출력할까요?
 #
-# - `<class 'torch.nn.parameter.Parameter'>`: `Parameter` 자체가 돌아오는 것은 `to()`가 할 일이 없을 때뿐입니다.
-# - `<class 'torch.Tensor'>`: 실제 변환은 일반 텐서를 반환합니다. 그래서 모듈은 이것을 파라미터 이름으로 받기를 거부합니다.
+# - `Tensor True`
+# - `Parameter True`
+# - `Tensor False`
+
+# %%
+model = nn.Linear(3, 2)
+moved = model.weight.to("meta")
+print(type(moved).__name__, moved.requires_grad)
+
+# %% tags=["claim-F5", "answer"]
+assert type(moved) is torch.Tensor
+assert moved.requires_grad and not moved.is_leaf  # autograd가 기록한다
+w = model.weight
+assert w.to(w.device) is w  # 할 일이 없으면 Parameter 자신이 돌아온다
+
+# %% [markdown] tags=["answer"]
+# **정답:** `Tensor True`입니다. 실제로 변환이 일어나면 반환값은 `Parameter`가 아닌 일반
+# `Tensor`입니다. autograd가 이 변환을 기록하므로 반환값은 여전히 변화도를 필요로 합니다. 다만
+# 매개변수에 대한 연산의 결과일 뿐, 그 자체로 잎(leaf) 텐서는 아닙니다.
+#
+# - `Parameter True`는 `to()`가 할 일이 없을 때만 나옵니다(위 검증의 `w.to(w.device) is w`).
+# - `Tensor False`라면 매개변수의 변화도와 끊어진 텐서라는 뜻입니다.
+
+# %% [markdown]
+# 모듈은 매개변수 이름에 `Parameter`(또는 `None`)만 대입하도록 허용하므로, 이 대입은
+# `TypeError`를 일으킵니다.
 
 # %% tags=["claim-F5"]
-model = nn.Linear(3, 2)
-assert model.weight.to(model.weight.device) is model.weight  # 할 일 없음: Parameter 자체가 반환됨
-
-moved = model.weight.to("meta")  # 실제 변환
-print(type(moved))
-assert type(moved) is torch.Tensor
-
 with expect_error(TypeError, "cannot assign"):
     model.weight = moved
 
+# %% [markdown]
+# 출력된 `cannot assign ... as parameter 'weight'`는 "`weight`는 매개변수 이름이므로 `Parameter`나
+# `None`만 대입할 수 있다"는 뜻입니다.
+#
+# 함정은 변환할 것이 없는 경우입니다(예: `d`가 CPU이고 가중치도 CPU에 있을 때). 이때는 `.to()`가
+# 매개변수 자체를 반환하므로 대입이 성공합니다. 그러다 같은 코드가 GPU에서 처음 실행될 때
+# 실패합니다. 매개변수를 따로 옮기지 말고 `model.to(d)`로 모듈 전체를 옮기세요.
 
 # %% [markdown]
 # ## 모델은 어느 디바이스에 있을까
 #
 # 모듈에는 `.device` 속성이 없습니다. 모듈 안의 텐서들이 한 디바이스에 모여 있어야 한다는 제약이
-# 없기 때문입니다. 큰 모델은 여러 디바이스에 나눠 둘 수 있고, `nn.ReLU`처럼 파라미터가 아예 없는
+# 없기 때문입니다. 큰 모델은 여러 디바이스에 나눠 둘 수 있고, `nn.ReLU`처럼 매개변수가 아예 없는
 # 모듈도 있습니다.
 #
-# 흔히 쓰는 관용구인 `next(model.parameters()).device`는 첫 번째 파라미터의 디바이스를 알려 줍니다.
-# 모델 전체를 한꺼번에 옮겼다면 이것으로 충분합니다. 확실히 하려면 모든 파라미터와 버퍼의 디바이스를
-# 모아서 확인하십시오.
+# 흔히 쓰는 관용구인 `next(model.parameters()).device`는 첫 번째 매개변수의 디바이스를 알려
+# 줍니다. 모델 전체를 한꺼번에 옮겼다면 이것으로 충분합니다. 확실히 하려면 모든 매개변수와 버퍼의
+# 디바이스를 모아서 확인하세요.
 
 # %%
 def devices(module):
@@ -273,79 +354,93 @@ model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2)).to(device)
 print(next(model.parameters()).device, sorted(map(str, devices(model))))
 assert next(model.parameters()).device.type == device.type
 assert not hasattr(model, "device")
-assert next(nn.ReLU().parameters(), None) is None  # 물어볼 파라미터가 없음
+assert next(nn.ReLU().parameters(), None) is None  # 확인할 대상이 없다
 
-model[2].to("meta")  # 여기서는 meta가 두 번째 디바이스 역할을 함
+model[2].to("meta")  # 여기서는 meta가 두 번째 디바이스 역할을 한다
 print(sorted(map(str, devices(model))))
 assert len(devices(model)) == 2
 
 # %% [markdown]
 # ## 디바이스 불일치 오류 읽기
 #
-# 모델과 입력이 서로 다른 디바이스에 있으면, 둘을 섞는 연산이 `RuntimeError`를 일으키며 실패합니다.
-# 해결책은 언제나 같습니다. 모델과 모든 입력을 사용하려는 디바이스 하나에 둡니다. 즉
-# `model.to(device)`와 `x = x.to(device)`입니다. `Tensor.to`는 새 텐서를 반환하고 `x`는 원래 자리에
-# 그대로 두므로, 반드시 대입하는 형태로 쓰십시오.
+# 모델과 입력이 서로 다른 디바이스에 있으면, 둘을 섞는 연산이 `RuntimeError`를 일으키며
+# 실패합니다. 해결 방법은 언제나 같습니다. 모델과 모든 입력을 사용하려는 디바이스 하나에 둡니다.
+# 즉 `model.to(device)`와 `x = x.to(device)`입니다. `Tensor.to`는 새 텐서를 반환하고 `x`는 원래
+# 자리에 그대로 두므로, 반드시 대입하는 형태로 쓰세요.
 #
-# 메시지에 이름이 나온 텐서를 옮기면 된다고 단정해서는 안 됩니다. torch 2.8부터 CPU 입력을 받은 선형
-# 레이어는 다음과 같이 알립니다.
-# `Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)`
+# 메시지에 이름이 나온 텐서를 옮기면 된다고 단정해서는 안 됩니다. torch 2.8부터 CUDA의 검사는 CPU
+# 입력을 받은 선형 레이어에 대해 다음과 같이 알립니다(PyTorch 소스에서 인용했습니다. 이 페이지의
+# 출력은 GPU에서 만든 것이 아닙니다).
+#
+# ```text
+# Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
+# ```
+#
+# "모든 텐서가 같은 디바이스에 있어야 하는데, `mat1`은 CPU에 있어 다른 텐서들이 있는 cuda:0과
+# 다르다"는 뜻입니다.
 #
 # - 2차원 입력에 대해 `nn.Linear`는 `addmm(bias, input, weight.T)`를 실행하므로 `mat1`이 곧
 #   입력이고, `wrapper_CUDA_addmm`은 불일치를 감지한 연산입니다.
-# - 검사는 모든 인자를 첫 번째 인자인 편향과 비교합니다. **모델**을 CPU에 남겨 둔 채 GPU에 있는 입력을
-#   넣어도 메시지에는 역시 `mat1`이 나오며, 이번에는 `mat1 is on cuda:0, different from other tensors on cpu`가
-#   됩니다. 메시지를 따라 `mat1`을 옮기면 입력을 CPU로 되돌리게 됩니다.
+# - 검사는 모든 인자를 첫 번째 인자인 편향과 비교합니다. **모델**을 CPU에 남겨 둔 채 GPU에 있는
+#   입력을 넣어도 메시지에는 역시 `mat1`이 나오며, 이번에는
+#   `mat1 is on cuda:0, different from other tensors on cpu`가 됩니다. 메시지를 따라 `mat1`을
+#   옮기면 입력을 CPU로 되돌리게 됩니다.
 #
-# 2.8 이전에는 같은 검사가 `but found at least two devices, cuda:0 and cpu!`라고 표시하고 인자 이름은
-# 끝에 붙였습니다. 요소별 연산(`+`, `*` 등)은 TensorIterator가 검사하므로 지금도 인자 이름 없이
-# `but found at least two devices, cuda:0 and cpu!`라고 표시합니다.
+# 2.8 이전에는 같은 검사가 `but found at least two devices, cuda:0 and cpu!`라고 표시하고 인자
+# 이름은 끝에 붙였습니다. 요소별 연산(`+`, `*` 등)은 TensorIterator가 검사하므로, 지금도 인자
+# 이름 없이 `but found at least two devices, cuda:0 and cpu!`라고 표시됩니다.
 #
-# 실제 코드에서 불일치의 흔한 원인은 `forward`나 손실 함수 안에서 디바이스를 지정하지 않고 만든 텐서입니다.
-# 그 예와 고치는 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)에서 다룹니다.
-#
-# 요소별 연산에서만 허용되는 조합이 하나 있습니다. `torch.tensor(2.0)` 같은 0차원 CPU 텐서는 CUDA 텐서와의
-# `+`, `*` 같은 연산에서 Python 숫자처럼 쓸 수 있습니다. 다른 연산에는 이런 예외가 없어서, `a`와 `b`가 GPU에
-# 있어도 `torch.addmm(torch.tensor(1.0), a, b)`는 디바이스 검사에서 실패합니다. GPU가 없는 머신에서 이 셀은
+# 실제 코드에서 불일치의 흔한 원인은 `forward` 메서드나 손실 함수 안에서 디바이스를 지정하지 않고
+# 만든 텐서입니다. 그 예와 해결 방법은
+# [디바이스 오류 읽는 법](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)에서
+# 다룹니다.
+
+# %% [markdown]
+# 요소별 연산에서만 허용되는 조합이 하나 있습니다. `torch.tensor(2.0)` 같은 0차원 CPU 텐서는 CUDA
+# 텐서와의 `+`, `*` 같은 연산에서 Python 숫자처럼 쓸 수 있습니다. 다른 연산에는 이런 예외가 없어서,
+# `a`와 `b`가 GPU에 있어도 `torch.addmm(torch.tensor(1.0), a, b)`는 디바이스 검사에서 실패합니다.
+# GPU가 있으면 다음 셀에서 이 결과들을 하나씩 검증합니다. GPU가 없는 머신에서는
 # `torch.cuda.is_available()=False`만 출력합니다.
 
 # %% tags=["claim-O3", "gpu-only"]
 model = nn.Linear(4, 2).to(device)
-x = torch.randn(8, 4)  # CPU에서 생성
+x = torch.randn(8, 4)  # CPU에 만든다
 
 if torch.cuda.is_available():
     named = "but got mat1" if TORCH >= (2, 8) else "found at least two devices"
     with expect_error(RuntimeError, named):
-        model(x)  # 입력을 CPU에 남긴 경우
+        model(x)  # 입력을 CPU에 남겨 둔 경우
     with expect_error(RuntimeError, named):
-        nn.Linear(4, 2)(x.to(device))  # 모델을 CPU에 남긴 경우
+        nn.Linear(4, 2)(x.to(device))  # 모델을 CPU에 남겨 둔 경우
     with expect_error(RuntimeError, "found at least two devices"):
-        x.to(device) + x  # 요소별 연산: TensorIterator가 검사
-    x = x.to(device)  # 해결: 반환값을 받아 둔다
+        x.to(device) + x  # 요소별 연산: TensorIterator가 검사한다
+    x = x.to(device)  # 해결 방법: 반환값을 받아 둔다
     y = model(x)
     print(f"{y.device=}")
     assert y.device == model.weight.device
-    assert (y * torch.tensor(2.0)).device == y.device  # 요소별 연산: 0차원 CPU 텐서는 허용된다
-    with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
-        torch.addmm(torch.tensor(1.0), x.T, x)  # 요소별 연산이 아니므로 허용되지 않는다
+    two = torch.tensor(2.0)  # 0차원 CPU 텐서
+    assert (y * two).device == y.device  # 요소별 연산에서는 허용된다
+    with expect_error(RuntimeError, "Expected all tensors to be on the same"):
+        torch.addmm(two, x.T, x)  # 요소별 연산이 아니므로 허용되지 않는다
 else:
     print(f"{torch.cuda.is_available()=}")
     assert model(x).device.type == "cpu"
 
 # %% [markdown]
-# GPU가 없으면 CUDA의 메시지는 볼 수 없지만, `meta` 디바이스에는 자체 디바이스 검사가 있습니다(메시지
-# 문구는 `is not on the expected device`로 CUDA와 다릅니다). 이를 이용하면 모델과 입력 중 어느 쪽을 CPU에
-# 남겨도 선형 레이어가 실패한다는 것과, 요소별 연산에서는 0차원 CPU 텐서가 허용된다는 것을 어느 머신에서나
-# 확인할 수 있습니다.
+# GPU가 없으면 CUDA의 메시지는 볼 수 없지만, `meta` 디바이스에는 자체 디바이스 검사가
+# 있습니다(메시지 문구는 `is not on the expected device`로 CUDA와 다릅니다). 이를 이용하면 모델과
+# 입력 중 어느 쪽을 CPU에 남겨도 선형 레이어가 실패한다는 것과, 요소별 연산에서는 0차원 CPU
+# 텐서가 허용된다는 것을 어느 머신에서나 확인할 수 있습니다.
 
 # %% tags=["claim-F7"]
 meta_model = nn.Linear(4, 2).to("meta")
 with expect_error(RuntimeError, "is not on the expected device"):
-    meta_model(torch.randn(8, 4))  # 입력을 CPU에 남긴 경우
+    meta_model(torch.randn(8, 4))  # 입력을 CPU에 남겨 둔 경우
+cpu_model = nn.Linear(4, 2)  # 모델을 CPU에 남겨 둔 경우
 with expect_error(RuntimeError, "is not on the expected device"):
-    nn.Linear(4, 2)(torch.randn(8, 4, device="meta"))  # 모델을 CPU에 남긴 경우
+    cpu_model(torch.randn(8, 4, device="meta"))
 
-y = meta_model(torch.randn(8, 4, device="meta"))  # 둘 다 meta에 있음
+y = meta_model(torch.randn(8, 4, device="meta"))  # 둘 다 meta에 있다
 scaled = y * torch.tensor(2.0)  # 요소별 연산: 0차원 CPU 텐서는 허용된다
 print(f"{y.device=}, {scaled.device=}")
 assert scaled.device.type == "meta"
@@ -353,29 +448,31 @@ assert scaled.device.type == "meta"
 # %% [markdown]
 # ## 옵티마이저는 모델을 옮긴 다음에 만들기
 #
-# 옵티마이저는 모델의 `Parameter` 객체에 대한 참조와 함께, 첫 `step()`에서 만드는 파라미터별
+# 옵티마이저는 모델의 `Parameter` 객체에 대한 참조와 함께, 첫 `step()`에서 만드는 매개변수별
 # **상태**를 갖고 있습니다(Adam은 `exp_avg`와 `exp_avg_sq`라는 두 가지 이동 평균을 유지합니다).
 #
 # CPU → CUDA 이동에서는 `Parameter` 객체가 바뀌지 않으므로, 이동 전에 만든 옵티마이저도 올바른
-# 파라미터를 갖고 있습니다. 다만 그것으로 충분한 것은 옵티마이저에 아직 상태가 없을 때뿐입니다. 상태는
-# 모듈의 일부가 아니므로 `model.to()`가 옮기지 않고, 원래 디바이스에 그대로 남습니다.
-# `optimizer.load_state_dict(optimizer.state_dict())`를 호출하면 상태가 각 파라미터의 디바이스로
-# 변환됩니다. GPU가 없는 머신에서 이 셀은 `torch.cuda.is_available()=False`만 출력합니다.
+# 매개변수를 갖고 있습니다. 다만 그것으로 충분한 것은 옵티마이저에 아직 상태가 없을 때뿐입니다.
+# 상태는 모듈의 일부가 아니므로 `model.to()`가 옮기지 않고, 원래 디바이스에 그대로 남습니다.
+# `optimizer.load_state_dict(optimizer.state_dict())`를 호출하면 상태가 각 매개변수의 디바이스로
+# 변환됩니다. GPU가 있으면 다음 셀에서 이 두 단계를 검증하고, GPU가 없는 머신에서는
+# `torch.cuda.is_available()=False`만 출력합니다.
 
 # %% tags=["claim-F4", "gpu-only"]
-model = nn.Linear(4, 2)  # CPU에 있음
+model = nn.Linear(4, 2)  # CPU에 있다
 optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
 model(torch.randn(8, 4)).sum().backward()
-optimizer.step()  # Adam의 상태가 CPU에 만들어짐
+optimizer.step()  # Adam의 상태가 CPU에 만들어진다
 
 model.to(device)
-assert optimizer.param_groups[0]["params"][0] is model.weight  # 여전히 같은 Parameter
+params = optimizer.param_groups[0]["params"]
+assert params[0] is model.weight  # 여전히 같은 Parameter
 
 if torch.cuda.is_available():
     state = optimizer.state[model.weight]
     print(model.weight.device, state["exp_avg"].device)
     assert model.weight.device.type == "cuda"
-    assert state["exp_avg"].device.type == "cpu"  # 옮겨지지 않고 남음
+    assert state["exp_avg"].device.type == "cpu"  # 원래 자리에 남는다
     optimizer.load_state_dict(optimizer.state_dict())
     state = optimizer.state[model.weight]
     print(state["exp_avg"].device, state["exp_avg_sq"].device)
@@ -385,36 +482,42 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# dtype 변환에서도 같은 일이 일어나며, 이쪽은 어느 머신에서나 확인할 수 있습니다. 상태가 예전 dtype을
-# 유지하므로, 다음 `step()`에서 float64인 새 기울기와 float32 상태가 섞여 실패합니다. state dict를
-# 다시 불러오면 상태가 각 파라미터의 dtype(과 디바이스)으로 변환되고, `step()`이 다시 동작합니다.
+# dtype 변환에서도 같은 일이 일어나며, 이쪽은 어느 머신에서나 확인할 수 있습니다. 상태가 예전
+# dtype을 유지하므로, 다음 `step()`에서 float64인 새 변화도와 float32 상태가 만나 실패합니다.
+# `state_dict`를 다시 불러오면 상태가 각 매개변수의 dtype(과 디바이스)으로 변환되고, `step()`이
+# 다시 동작합니다.
 
 # %% tags=["claim-F4"]
 model = nn.Linear(4, 2)
 optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
 model(torch.randn(8, 4)).sum().backward()
-optimizer.step()  # Adam의 상태는 float32로 만들어진다
+optimizer.step()  # Adam의 상태가 float32로 만들어진다
 
 model.double()
 state = optimizer.state[model.weight]
 print(f"{model.weight.dtype=}, {state['exp_avg'].dtype=}")
 assert optimizer.param_groups[0]["params"][0] is model.weight
-assert state["exp_avg"].dtype == torch.float32  # 변환되지 않음
+assert state["exp_avg"].dtype == torch.float32  # 변환되지 않는다
 
 optimizer.zero_grad()
 model(torch.randn(8, 4, dtype=torch.float64)).sum().backward()
 with expect_error(RuntimeError, "expected dtype"):
-    optimizer.step()  # float64 기울기와 float32 상태가 섞인다
+    optimizer.step()  # float64 변화도와 float32 상태가 만난다
 
-optimizer.load_state_dict(optimizer.state_dict())  # 상태를 각 파라미터의 dtype으로 변환한다
+# 상태를 각 매개변수의 dtype으로 변환한다
+optimizer.load_state_dict(optimizer.state_dict())
 optimizer.step()
 state = optimizer.state[model.weight]
 print(f"{state['exp_avg'].dtype=}")
 assert state["exp_avg"].dtype == torch.float64
 
 # %% [markdown]
+# 이 오류는 Adam의 갱신 연산 안에서 납니다. `expected dtype float … but got dtype double`은
+# "float32를 기대했는데 float64가 왔다"는 뜻으로, float32 상태와 float64 변화도가 만났다는 것을
+# 알려 줍니다.
+#
 # 이 모든 문제를 피하는 가장 간단한 규칙은 모델을 먼저 옮기고 나서 옵티마이저를 만드는 것입니다.
-# 그러면 상태가 처음부터 파라미터와 같은 디바이스에 만들어집니다.
+# 그러면 상태가 처음부터 매개변수와 같은 디바이스에 만들어집니다.
 
 # %% tags=["claim-F4"]
 model = nn.Linear(4, 2).to(device)
@@ -438,11 +541,16 @@ assert state["exp_avg"].device == model.weight.device
 # - 호출 가능 객체 `(storage, location) -> storage`: 텐서 스토리지마다 위치를 정합니다.
 #   `lambda storage, location: storage`를 쓰면 모두 CPU에 남습니다.
 #
-# 여기서는 `weights_only=True`도 함께 지정합니다. 텐서와 기본 컨테이너만 역직렬화(unpickle)하는
-# 옵션으로, `state_dict`를 안전하게 불러오는 방법입니다(아래에서 자세히 다룹니다). GPU가 없으면 아래
-# 체크포인트는 CPU에서 저장한 것이고, 그다음 셀은 `torch.cuda.is_available()=False`만 출력합니다.
+# 여기서는 `weights_only=True`도 함께 지정합니다. pickle에서 복원하는 대상을 텐서와 일반
+# 컨테이너(딕셔너리, 리스트 등)로 제한하는 옵션으로, `state_dict`를 안전하게 불러오는 방법입니다(아래에서
+# 자세히 다룹니다).
 #
-# `map_location`을 지정하지 않으면 GPU가 없는 머신에서는 이런 체크포인트를 불러올 때 `Attempting to deserialize object on a CUDA device` 오류로 멈춥니다. 이 오류는 [디바이스 오류 읽는 법](07-device-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)에서 직접 재현합니다.
+# `map_location`을 지정하지 않으면 GPU가 없는 머신에서는 이런 체크포인트를 불러올 때
+# `Attempting to deserialize object on a CUDA device` 오류("CUDA 디바이스에 있던 객체를 복원하려
+# 했다"는 뜻)로 멈춥니다. 이 오류는
+# [디바이스 오류 읽는 법](07-device-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)에서
+# 직접 재현합니다. GPU가 없으면 아래 체크포인트는 CPU에서 저장한 것이고, 그다음 셀은
+# `torch.cuda.is_available()=False`만 출력합니다.
 
 # %%
 tmp = tempfile.TemporaryDirectory()
@@ -457,7 +565,7 @@ if torch.cuda.is_available():
     as_saved = torch.load(path, weights_only=True)
     on_cpu = torch.load(path, map_location="cpu", weights_only=True)
     print(as_saved["weight"].device, on_cpu["weight"].device)
-    assert as_saved["weight"].device.type == "cuda"  # 저장했던 디바이스로 돌아감
+    assert as_saved["weight"].device.type == "cuda"  # 저장한 곳으로
     assert on_cpu["weight"].device.type == "cpu"
 else:
     print(f"{torch.cuda.is_available()=}")
@@ -484,26 +592,36 @@ print(cpu_model.weight.device)
 
 # %% [markdown]
 # 정수는 `map_location`으로 쓸 수 없습니다. `torch.load`는 정수를 호출 가능 객체로 취급하므로
-# `TypeError`를 일으키며 실패합니다. 대신 `"cuda:0"`이나 `torch.device("cuda", 0)`이라고 쓰십시오.
+# `TypeError`(`'int' object is not callable`, "int 객체는 호출할 수 없다")를 일으키며 실패합니다.
+# 대신 `"cuda:0"`이나 `torch.device("cuda", 0)`이라고 쓰세요.
 
 # %%
 with expect_error(TypeError, "not callable"):
     torch.load(path, map_location=0, weights_only=True)
 
 # %% [markdown]
-# torch 2.6부터 `weights_only=True`는 `torch.load`의 기본값입니다. 여기서 명시하는 것은 예전 릴리스에서도 코드의 뜻이 같도록 하기 위해서일 뿐입니다. 2.6에서 pickle로 저장한 모델 전체(`torch.save(model, path)`로 저장한 것)를 불러오지 못하게 된 사람이 많았던 것도 이 때문입니다. 이제 `torch.load`는 임의의 클래스를 역직렬화하지 않습니다. `state_dict()`를 저장하고 불러오거나, 신뢰할 수 있는 파일에 한해 `weights_only=False`를 넘기십시오.
+# torch 2.6부터 `weights_only=True`는 `torch.load`의 기본값입니다. 위의 셀에서도 굳이 지정한 것은
+# 무엇을 선택했는지 코드에 드러내기 위해서입니다. 2.6으로 업데이트한 뒤 pickle로 저장한 모델
+# 전체(`torch.save(model, path)`로 저장한 것)를 불러오지 못하게 된 사람이 많았던 것도 이 기본값
+# 때문입니다. 이제 `torch.load`는 임의의 클래스를 pickle에서 복원하지 않습니다.
+#
+# 다음 셀은 긴 메시지의 첫 문장인 `Weights only load failed`("weights_only 방식으로 불러오지
+# 못했다")만 출력합니다. `state_dict()`를 저장하고 불러오거나, 신뢰할 수 있는 파일에 한해
+# `weights_only=False`를 넘기세요.
 
 # %%
 whole = os.path.join(tmp.name, "whole-model.pt")
-torch.save(nn.Linear(4, 2), whole)  # 모듈 전체를 pickle로 저장
+torch.save(nn.Linear(4, 2), whole)  # 모듈 전체를 pickle로 저장한다
 try:
     torch.load(whole, map_location="cpu")
 except pickle.UnpicklingError as err:
-    print(f"{type(err).__name__}: {str(err).split('.')[0]}", file=sys.stderr)  # 메시지가 길어서 첫 문장만 표시한다
+    first = str(err).split(".")[0]  # 메시지가 길어서 첫 문장만 보인다
+    print(f"{type(err).__name__}: {first}", file=sys.stderr)
 else:
     raise AssertionError("expected an UnpicklingError")
 
-loaded = torch.load(whole, map_location="cpu", weights_only=False)  # 신뢰할 수 있는 파일에만
+# 신뢰할 수 있는 파일에만 쓴다
+loaded = torch.load(whole, map_location="cpu", weights_only=False)
 print(f"{type(loaded).__name__=}")
 assert isinstance(loaded, nn.Linear)
 tmp.cleanup()
@@ -512,14 +630,15 @@ tmp.cleanup()
 # ## 정리
 #
 # - `model.to(device)`는 모델을 제자리에서 옮기고 그 모델을 반환합니다. 다시 대입할 필요가 없습니다.
-# - CPU와 CUDA 사이에서는 `Parameter` 객체가 그대로이고, `meta`로 옮길 때는 교체됩니다. 변환된 버퍼는
-#   항상 새 텐서입니다. `meta`에서 되돌릴 때는 `to_empty()`를 쓰고 그다음 초기화합니다.
-# - 옮겨지는 것은 파라미터, 버퍼, 서브모듈뿐입니다. 그 밖의 텐서는 `register_buffer`로 등록합니다.
-# - 변환한 텐서를 파라미터 이름에 대입하지 말고, 모듈 전체를 옮깁니다.
+# - CPU와 CUDA 사이를 옮기거나 dtype을 바꿀 때는 `Parameter` 객체가 그대로이고, `meta`로 옮길
+#   때는 교체됩니다. 변환된 버퍼는 항상 새 텐서입니다. `meta`에서 되돌릴 때는 `to_empty()`를 쓰고
+#   그다음 초기화합니다.
+# - 옮겨지는 것은 매개변수, 버퍼, 서브모듈뿐입니다. 그 밖의 텐서는 `register_buffer`로 등록합니다.
+# - 변환한 텐서를 매개변수 이름에 대입하지 말고, 모듈 전체를 옮깁니다.
 # - 모델에는 단일한 디바이스라는 것이 없습니다. `next(model.parameters()).device`는 관례일 뿐입니다.
 # - 디바이스 불일치 오류가 나면 모델과 모든 입력을 한 디바이스에 둡니다(`model.to(device)`,
 #   `x = x.to(device)`). 메시지에 이름이 나온 인자가 옮겨야 할 대상이라는 보장은 없습니다.
-# - 모델을 먼저 옮기고 나서 옵티마이저를 만듭니다. 상태가 있는 옵티마이저는 그 상태를 예전 디바이스와
-#   dtype에 그대로 둡니다.
-# - GPU 체크포인트는 `torch.load(path, map_location="cpu", weights_only=True)`로 CPU에서 불러옵니다.
-#   `weights_only=True`는 torch 2.6부터 기본값입니다.
+# - 모델을 먼저 옮기고 나서 옵티마이저를 만듭니다. 상태가 있는 옵티마이저는 그 상태를 예전
+#   디바이스와 dtype에 그대로 둡니다.
+# - GPU 체크포인트는 `torch.load(path, map_location="cpu", weights_only=True)`로 CPU에서
+#   불러옵니다. `weights_only=True`는 torch 2.6부터 기본값입니다.

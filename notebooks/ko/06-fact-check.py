@@ -15,67 +15,99 @@
 # %% [markdown]
 # # 팩트체크: 자주 보는 주장 검증하기
 #
-# 모델을 GPU로 옮기는 방법을 다룬 블로그 글과 Q&A 답변에는 몇 가지 주장이 되풀이해서 나옵니다. 그중 일부는 처음부터 틀렸고, 나머지는 예전 릴리스(torch 1.7)에서는 맞았지만 그 뒤로 바뀌었습니다. 이 페이지에서는 주장을 하나씩 소개하고 판정을 내린 다음, 여러분의 머신에서 실행되는 코드로 직접 확인합니다. 모든 판정은 `assert`로 작성되어 있으므로, 이후 PyTorch 릴리스에서 동작이 바뀌면 이 페이지는 소리 없이 낡은 정보로 남는 대신 검증에 실패합니다.
+# 모델을 GPU로 옮기는 방법을 다룬 블로그 글과 Q&A 답변에는 몇 가지 주장이 되풀이해서 나옵니다. 그중 일부는 처음부터 틀렸고, 나머지는 예전 릴리스(torch 1.7)에서는 맞았지만 그 뒤로 바뀌었습니다. 이 페이지에서는 주장을 하나씩 소개하고 판정을 내린 다음, 지금 쓰는 머신에서 실행되는 코드로 직접 검증합니다.
 #
-# 모든 코드는 GPU 없이도 실행됩니다. GPU가 필요한 검사를 하는 셀은 결과 대신 `torch.cuda.is_available()=False`를 출력하고, 올바른 결과가 머신에 따라 달라지는 셀은 지금 실행 중인 머신에 맞는 결과인지 확인합니다. 예상된 오류는 첫 번째 셀에서 정의하는 `expect_error`가 잡아서 확인하고 표시하며, 페이지는 계속 진행됩니다.
+# 모든 판정은 `assert`로 검증합니다. 이후 PyTorch 릴리스에서 동작이 바뀌면 이 페이지의 내용이 소리 없이 낡는 대신 검증이 실패하므로, 바뀐 것을 바로 알 수 있습니다.
+#
+# 모든 코드는 GPU 없이도 실행됩니다. GPU가 필요한 검증을 하는 셀은 결과 대신 `torch.cuda.is_available()=False`를 출력합니다. 올바른 결과가 머신에 따라 달라지는 경우에는 지금 실행 중인 머신에 맞는 결과인지 검증합니다. 예상한 오류는 첫 번째 셀에서 정의하는 `expect_error`가 잡아서 검증하고 출력하며, 페이지는 계속 진행됩니다.
 
-# %%
+# %% tags=["setup"]
 import contextlib
 import copy
 import inspect
 import sys
+import types
 import weakref
 
 import torch
 from torch import nn
 
-TORCH = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2])
-device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-print(torch.__version__, device)
+# torch 버전을 숫자 튜플로 만든다("2.13.0+cpu"라면 (2, 13))
+# (2, 7) 같은 튜플과 비교하기 위해서다
+TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+# torch.accelerator(torch 2.6 이상)를 쓰므로, 버전이 낮으면 여기서 멈춘다
+TOO_OLD_TEXT = (
+    "이 노트북에는 torch 2.6 이상이 필요합니다"
+    "(torch.accelerator를 사용합니다). 지금 torch는 {}입니다. "
+    "torch를 업데이트하고(pip install -U torch) "
+    "커널을 다시 시작하세요."
+)
+if TORCH < (2, 6):
+    raise RuntimeError(TOO_OLD_TEXT.format(torch.__version__))
 
 
 @contextlib.contextmanager
-def expect_error(kind, fragment):
-    # 블록은 메시지에 `fragment`가 들어 있는 `kind` 예외를 발생시켜야 한다. 오류를 출력하고 노트북은 계속 진행한다.
+def expect_error(kind, fragment=""):
+    # 블록이 `kind` 예외를 발생시키고 메시지에 `fragment`가 들어 있는지
+    # 확인한다. 오류는 출력하고 `caught.error`에 남기며(이후 셀의
+    # 검증에 쓴다), 노트북은 계속 진행한다
+    caught = types.SimpleNamespace(error=None)
     try:
-        yield
+        yield caught
     except kind as err:
         assert fragment in str(err), err
-        print(f"{type(err).__name__}: {err}", file=sys.stderr)
+        caught.error = err
+        sys.stdout.flush()  # 블록이 먼저 출력한 내용을 먼저 보여 준다
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(torch.__version__, device)
 
 # %% [markdown]
 # ## 주장: model.to(device)만으로는 모델이 옮겨지지 않는다
 #
 # **주장**: `model.to(device)`만 호출하면 모델에는 아무 변화가 없고, `model = model.to(device)`처럼 다시 대입해야 비로소 GPU에 올라간다.
 #
-# **판정: 틀림**. `nn.Module.to`는 모듈을 제자리(in-place)에서 바꾸고 그 모듈 자신을 반환합니다. 다시 대입해도 문제는 없지만, 이동이 일어나는 것은 대입 덕분이 아닙니다.
-#
-# GPU가 없으면 이 셀은 모델을 대신 `meta` 디바이스로 옮깁니다. `meta`는 형태와 dtype만 있고 데이터는 없는 디바이스입니다. 파라미터가 어디로 갔는지, 어떤 객체가 반환되는지는 확인할 수 있지만 속도나 메모리에 대해서는 알 수 없습니다. CPU에서 GPU로 옮길 때와 다른 점이 하나 있는데, `meta`로 옮기면 `Parameter` 객체가 새 객체로 교체됩니다. CPU와 GPU 사이에서는 같은 객체가 유지됩니다(셀은 실제로 실행된 경우를 확인합니다).
+# 검증에서는 모델을 GPU로 옮기고, GPU가 없으면 대신 `meta` 디바이스로 옮깁니다. `meta`는 형태와 dtype만 있고 데이터는 없는 디바이스입니다. 매개변수가 어디로 갔는지, 어떤 객체가 반환되는지는 확인할 수 있지만 속도나 메모리에 대해서는 알 수 없습니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `model`에 다시 대입하지 않고 `returned = model.to(target)`을 실행합니다. `returned`는 `model`과
-# 같은 객체일까요? 셀은 먼저 `returned is model`을 출력합니다.
+# **예측해 보세요:** `model`에 다시 대입하지 않고 `returned = model.to(target)`을 실행합니다. 다음 셀은 `returned`가 `model` 자신인지와, 모델의 가중치가 대상 디바이스에 있는지(`moved`)를 출력합니다. 결과는 무엇일까요?
 #
-# - `False`: 이것은 `Tensor.to`의 동작입니다. 변환할 때 새 텐서를 반환합니다.
-# - `True`: `nn.Module.to`는 모듈을 제자리에서 변환하고 그 모듈 자신을 반환합니다.
+# - `returned is model=False, moved=False`
+# - `returned is model=False, moved=True`
+# - `returned is model=True, moved=True`
 
-# %% tags=["claim-M1", "gpu-only"]
+# %%
 target = device if device.type == "cuda" else torch.device("meta")
 
 model = nn.Linear(4, 2)
 weight_before = model.weight
-returned = model.to(target)  # 다시 대입하지 않음
+returned = model.to(target)
 
-print(returned is model, model.weight.device, model.bias.device)
+moved = model.weight.device.type == target.type
+print(f"{returned is model=}, {moved=}")
+
+# %% tags=["claim-M1", "gpu-only", "answer"]
 assert returned is model
 assert model.weight.device.type == target.type
 assert model.bias.device.type == target.type
+# CPU와 GPU 사이에서는 Parameter가 그대로, meta로 옮기면 교체된다
 assert (model.weight is weight_before) == (target.type == "cuda")
 
+# %% [markdown] tags=["answer"]
+# **정답:** `returned is model=True, moved=True`입니다. **판정: 틀림**. `nn.Module.to`는 모듈을 제자리에서 변환하고 그 모듈 자신을 반환합니다. 그래서 다시 대입하든 안 하든 `model`은 이미 옮겨져 있습니다. 다시 대입해도 문제는 없지만, 이동이 일어나는 것은 대입 덕분이 아닙니다.
+#
+# - `returned is model=False, moved=False`는 주장 그대로의 결과로, 옮겨진 복사본이 반환되고 `model`은 제자리에 남는다는 뜻입니다. 이것은 `Module.to`가 아니라 `Tensor.to`의 동작입니다.
+# - `returned is model=False, moved=True`라면 모듈이 두 개 생겼다는 뜻인데, 모듈은 하나뿐입니다.
+#
+# 대상 디바이스에 따른 차이가 하나 있습니다. CPU와 GPU 사이에서 옮기면 `Parameter` 객체가 그대로 유지되지만, `meta`로 옮기면 새 객체로 교체됩니다. 위의 검증은 실제로 실행된 쪽을 확인합니다.
+
 # %% [markdown]
-# 모듈의 다른 변환 메서드(`.cpu()`, `.double()`, `.half()`, `.float()`, 그리고 뒤에서 다룰 `.cuda()`)도 같은 규칙을 따릅니다. 제자리에서 바꾸고 모듈 자신을 반환합니다.
+# 모듈의 다른 변환 메서드(`.cpu()`, `.double()`, `.half()`, `.float()`, 그리고 뒤에서 다룰 `.cuda()`)도 같은 규칙을 따릅니다. 제자리에서 변환하고 모듈 자신을 반환합니다.
 
 # %% tags=["claim-M1"]
 other = nn.Linear(4, 2)
@@ -86,7 +118,7 @@ print(other.weight.dtype, other.weight.device)
 assert other.weight.dtype == torch.float32
 
 # %% [markdown]
-# 이런 주장이 나온 이유는 텐서가 **실제로** 그렇게 동작하기 때문입니다. `Tensor.to`는 원래 텐서를 그대로 두고 새 디바이스에 있는 텐서를 반환합니다. 그래서 텐서는 반환값을 받아 두어야 합니다.
+# 이런 주장이 나온 이유는 텐서가 **실제로** 그렇게 동작하기 때문입니다. `Tensor.to`는 원래 텐서를 그대로 두고 새 디바이스에 있는 텐서를 반환합니다. 그래서 텐서를 옮길 때는 반환값을 받아 두어야 합니다.
 
 # %% tags=["claim-M1"]
 t = torch.ones(3)
@@ -102,9 +134,9 @@ assert moved.device.type == target.type
 #
 # **주장**: 대입 없이 `model.to(device)`만 쓰면 모델 복사본이 하나 더 남으므로, `model = model.to(device)`로 써야 메모리를 덜 쓴다.
 #
-# **판정: 틀림**. 두 표기 모두 같은 객체의 같은 메서드를 호출하므로 하는 일도 같습니다. 각 파라미터를 변환해서 모듈에 다시 넣을 뿐입니다. 모듈은 예전 텐서를 참조하지 않으므로, 다른 곳에서 참조하지 않는 한 예전 텐서의 메모리는 바로 해제됩니다.
+# **판정: 틀림**. 두 표기 모두 같은 객체의 같은 메서드를 호출하므로 하는 일도 같습니다. 각 매개변수를 변환해서 모듈에 다시 넣을 뿐입니다. 모듈은 예전 텐서를 참조하지 않으므로, 다른 곳에서 참조하지 않는 한 예전 텐서는 바로 해제됩니다.
 #
-# 아래 셀은 모델을 두 개 만들어 각각 한 가지 표기로 변환합니다. CPU에서 float32를 float64로 변환하는데, 이 변환도 다른 디바이스로 옮길 때처럼 새 메모리를 할당합니다. 예전 스토리지에 대한 약한 참조(weakref)는 스토리지를 붙잡아 두지 않으므로, 이를 통해 예전 메모리가 해제되었는지 확인할 수 있습니다.
+# 아래 셀에서는 모델을 두 개 만들어 각각 한 가지 표기로 변환합니다. CPU에서 float32를 float64로 변환하는데, 이 변환도 다른 디바이스로 옮길 때처럼 새 메모리를 할당합니다. 예전 스토리지에 대한 약한 참조(weakref)는 스토리지를 붙잡아 두지 않으므로, 이를 통해 예전 스토리지가 사라졌는지 확인할 수 있습니다.
 
 # %% tags=["claim-M2"]
 def weak_storages(module):
@@ -122,13 +154,22 @@ b = b.to(torch.float64)
 
 for module, original, old in ((a, a_object, a_old), (b, b_object, b_old)):
     assert module is original
-    assert [p.dtype for p in module.parameters()] == [torch.float64, torch.float64]
+    dtypes = [p.dtype for p in module.parameters()]
+    assert dtypes == [torch.float64, torch.float64]
     assert all(ref() is None for ref in old)
 
 print(a.weight.dtype, b.weight.dtype, [ref() for ref in a_old + b_old])
 
 # %% [markdown]
-# GPU가 있으면 아래 셀은 크기가 같은 모델 두 개를 각각 다른 표기로 GPU에 옮기고, 각 이동에 든 GPU 메모리를 이동 직후의 사용량과 최대 사용량 두 가지로 비교합니다. GPU가 없으면 `torch.cuda.is_available()=False`만 출력합니다.
+# GPU에서 "해제된다"는 것은 PyTorch의 캐싱 할당자에 반환된다는 뜻입니다. 할당자는 그 메모리를 다음 텐서를 위해 남겨 둡니다.
+#
+# - `torch.cuda.memory_allocated()`(텐서가 쓰는 할당된 메모리)는 바로 줄어듭니다.
+# - `torch.cuda.memory_reserved()`(할당자가 확보해 둔 예약된 메모리)는 줄지 않습니다.
+# - `nvidia-smi`는 예약된 메모리를 세므로, 여기서도 변화가 보이지 않습니다.
+#
+# `torch.cuda.empty_cache()`를 호출해야 쓰지 않는 부분이 드라이버에 반환됩니다(PyTorch의 [CUDA 메모리 관리 설명](https://docs.pytorch.org/docs/stable/notes/cuda.html#memory-management)에도 같은 내용이 있습니다).
+#
+# GPU가 있으면 아래 셀은 크기가 같은 모델 두 개를 각각 다른 표기로 GPU에 옮기고, 각 이동에 든 GPU 메모리가 이동 직후에도 최대 사용량에서도 같은지 검증합니다. 이어서 각 모델을 삭제하고, `empty_cache()` 전후로 두 카운터가 어떻게 되는지 검증합니다. GPU가 없으면 `torch.cuda.is_available()=False`만 출력합니다.
 
 # %% tags=["claim-M2", "gpu-only"]
 if torch.cuda.is_available():
@@ -143,33 +184,58 @@ if torch.cuda.is_available():
         else:
             m.to(device)
         torch.cuda.synchronize()
-        used.append((torch.cuda.memory_allocated() - before, torch.cuda.max_memory_allocated() - before))
-        del m
-    print(used)
+        after = torch.cuda.memory_allocated()
+        peak = torch.cuda.max_memory_allocated()
+        used.append((after - before, peak - before))
+        reserved = torch.cuda.memory_reserved()
+        del m  # 마지막 참조: 메모리는 캐시로 돌아간다
+        assert torch.cuda.memory_allocated() == before
+        assert torch.cuda.memory_reserved() == reserved  # 아직 확보된 상태
+    print(f"{used=}")
     assert used[0] == used[1]
+    torch.cuda.empty_cache()
+    print(f"{reserved=}, {torch.cuda.memory_reserved()=}")
+    assert torch.cuda.memory_reserved() < reserved  # 드라이버에 반환되었다
 else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## 주장: torch.cuda.copy()로 파라미터를 GPU에 복사한다
 #
-# **주장**: `torch.cuda.copy()`라는 함수가 있어서 모델 파라미터를 GPU로 복사해 준다.
+# **주장**: `torch.cuda.copy()`라는 함수가 있어서 모델 매개변수를 GPU로 복사해 준다.
 #
-# **판정: 틀림**. 그런 함수는 없습니다. GPU가 있든 없든 어떤 머신에서도 호출하면 실패합니다.
+# 검증에서는 주장대로 텐서를 넘겨 호출해 봅니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `torch.cuda.copy(torch.ones(3))`을 호출하면 어떻게 될까요?
+# **예측해 보세요:** `torch.cuda.copy(torch.ones(3))`을 호출하면, GPU가 있든 없든 무엇이 발생할까요?
 #
-# - `has no attribute 'copy'`: 이 함수는 어느 머신에도 없습니다.
-# - `Torch not compiled with CUDA enabled`: 함수는 있지만 CUDA가 필요하다는 뜻인데, 그런 함수가 아예 없으므로 그 전에 실패합니다.
+# - `Torch not compiled with CUDA enabled`
+# - `has no attribute 'copy'`
+# - `missing 1 required positional argument`
 
-# %% tags=["claim-M3"]
-assert not hasattr(torch.cuda, "copy")
-with expect_error(AttributeError, "has no attribute 'copy'"):
+# %%
+with expect_error(Exception) as caught:
     torch.cuda.copy(torch.ones(3))
 
+# %% tags=["claim-M3", "answer"]
+assert type(caught.error) is AttributeError
+assert "has no attribute 'copy'" in str(caught.error)
+assert not hasattr(torch.cuda, "copy")
+
+# %% [markdown] tags=["answer"]
+# **정답:** `has no attribute 'copy'`(`AttributeError`)입니다. **판정: 틀림**. 그런 함수는 없으므로, GPU가 있든 없든 어느 머신에서나 똑같이 실패합니다.
+#
+# - `Torch not compiled with CUDA enabled`라면 함수는 있지만 CUDA가 필요하다는 뜻입니다.
+# - `missing 1 required positional argument`라면 함수가 있고 복사할 대상도 받아야 한다는 뜻입니다.
+
 # %% [markdown]
-# 실제로 쓸 도구는 따로 있습니다. `dst.copy_(src)`는 이미 있는 텐서에 값을 복사하고(디바이스는 상관없습니다), `t.to(device)`는 해당 디바이스에 있는 텐서를 반환하며, `t.clone()`은 같은 디바이스에 새 메모리를 할당해 복사합니다. 모델 전체를 옮길 때는 `model.to(device)`를 씁니다.
+# 실제로 쓸 도구는 따로 있습니다.
+#
+# - `dst.copy_(src)`: 이미 있는 텐서에 값을 복사합니다(디바이스는 상관없습니다).
+# - `t.to(device)`: 해당 디바이스에 있는 텐서를 반환합니다.
+# - `t.clone()`: 같은 디바이스에 새 메모리를 할당해 복사합니다.
+#
+# 모델 전체를 옮길 때는 `model.to(device)`를 씁니다.
 
 # %% tags=["claim-M3"]
 src = torch.arange(4.0)
@@ -188,7 +254,7 @@ assert torch.equal(cloned, src) and cloned.data_ptr() != src.data_ptr()
 #
 # **주장**: `.cuda()`는 모델을 옮기는 비싼 방법이고, `.to('cuda')`가 메모리를 덜 쓴다.
 #
-# **판정: 틀림**. 둘 다 같은 내부 메서드 `Module._apply`를 호출하는 짧은 래퍼이고, 실제로 모든 파라미터와 버퍼를 변환하는 것은 이 메서드입니다. 어떤 머신에서든 소스 코드를 직접 읽어 확인할 수 있습니다.
+# **판정: 틀림**. 둘 다 같은 내부 메서드 `Module._apply`를 호출하는 짧은 래퍼이고, 실제로 모든 매개변수와 버퍼를 변환하는 것은 이 메서드입니다. 어떤 머신에서든 소스 코드를 직접 읽어 확인할 수 있습니다.
 
 # %% tags=["claim-M4"]
 for name in ("cuda", "to", "cpu", "double"):
@@ -199,23 +265,33 @@ print(inspect.signature(nn.Module.cuda))
 assert "dtype" not in inspect.signature(nn.Module.cuda).parameters
 
 # %% [markdown]
-# 실제 차이는 작습니다. `.cuda()`는 디바이스만 받으므로 dtype을 바꿀 수 없고, `.to()`는 한 번의 호출로 둘 다 바꿀 수 있습니다. 인덱스를 붙이지 않으면 둘 다 현재 CUDA 디바이스를 씁니다.
+# 실제 차이는 두 메서드가 받는 인자에 있습니다. 인덱스를 붙이지 않으면 둘 다 현재 CUDA 디바이스를 씁니다. `.cuda()`가 그 밖에 무엇을 받는지는 위에 출력한 시그니처에 나와 있습니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `nn.Linear(2, 2).to(target, torch.float16)`은 한 번의 호출로 디바이스와 함께 dtype도 바꿀까요?
-# 셀은 가중치의 디바이스와 dtype을 출력합니다.
+# **예측해 보세요:** `nn.Linear(2, 2).to(target, torch.float16)`은 한 번의 호출로 디바이스와 dtype을 함께 넘깁니다. 다음 셀은 가중치의 디바이스와 dtype을 출력합니다. 어떤 dtype이 나올까요? 아니면 무엇이 발생할까요?
 #
-# - `torch.float32`: 두 번째 인자가 무시된다는 뜻인데, `to`는 둘 다 변환합니다.
-# - `torch.float16`: `Module.to`는 한 번의 호출로 디바이스와 dtype을 함께 받습니다(`.cuda()`는 디바이스만 받습니다).
+# - `torch.float32`
+# - `TypeError`
+# - `torch.float16`
 
-# %% tags=["claim-M4"]
+# %%
 both = nn.Linear(2, 2).to(target, torch.float16)
 print(both.weight.device, both.weight.dtype)
+
+# %% tags=["claim-M4", "answer"]
 assert both.weight.device.type == target.type
 assert both.weight.dtype == torch.float16
+with expect_error(TypeError):
+    nn.Linear(2, 2).cuda(target, torch.float16)  # 디바이스만 받는다
+
+# %% [markdown] tags=["answer"]
+# **정답:** `torch.float16`입니다. `Module.to`는 한 번의 호출로 디바이스와 dtype을 함께 받아 둘 다 변환합니다. `.cuda()`는 디바이스만 받으므로 dtype을 바꿀 수 없고, dtype까지 넘기면 `TypeError`가 발생합니다(마지막 검증에서 확인합니다).
+#
+# - `torch.float32`라면 두 번째 인자가 무시되었다는 뜻입니다.
+# - `TypeError`는 `.cuda()`에 dtype까지 넘겼을 때 발생하는 오류입니다.
 
 # %% [markdown]
-# GPU가 있으면 아래 셀은 똑같은 모델 두 개를 각각 다른 메서드로 옮기고, 사용한 메모리와 옮겨 간 위치를 비교합니다. GPU가 없으면 `torch.cuda.is_available()=False`만 출력합니다.
+# GPU가 있으면 아래 셀은 똑같은 모델 두 개를 각각 다른 메서드로 옮기고, 사용한 메모리와 옮겨 간 위치가 같은지 검증합니다. GPU가 없으면 `torch.cuda.is_available()=False`만 출력합니다.
 
 # %% tags=["claim-M4", "gpu-only"]
 if torch.cuda.is_available():
@@ -228,11 +304,14 @@ if torch.cuda.is_available():
         torch.cuda.reset_peak_memory_stats()
         move()
         torch.cuda.synchronize()
-        used.append((torch.cuda.memory_allocated() - before, torch.cuda.max_memory_allocated() - before))
+        after = torch.cuda.memory_allocated()
+        peak = torch.cuda.max_memory_allocated()
+        used.append((after - before, peak - before))
     print(used, by_cuda.weight.device, by_to.weight.device)
     assert used[0] == used[1]
     assert by_cuda.weight.device == by_to.weight.device
-    assert by_cuda.weight.device == torch.device("cuda", torch.cuda.current_device())
+    current = torch.device("cuda", torch.cuda.current_device())
+    assert by_cuda.weight.device == current
     assert torch.equal(by_cuda.weight, by_to.weight)
 else:
     print(f"{torch.cuda.is_available()=}")
@@ -242,13 +321,13 @@ else:
 #
 # **주장**: 모델을 `nn.DataParallel`로 감싸면 GPU로 옮기는 일까지 알아서 해 준다.
 #
-# **판정: 대체로 틀림**. 결과는 래퍼가 받는 디바이스 ID(`device_ids`, 생략하면 보이는 모든 GPU)의 개수에 따라 달라집니다.
+# **판정: 대체로 틀림**. 결과는 래퍼가 최종적으로 쓰게 되는 디바이스 ID(`device_ids`, 생략하면 보이는 모든 GPU)의 개수에 따라 달라집니다.
 #
-# - 가속기가 없거나 Apple GPU(`DataParallel`이 지원하지 않는 MPS)만 있음: `device_ids`가 빈 목록이 되고, 래퍼는 모델을 있던 자리에서 그냥 호출합니다.
-# - 디바이스 ID가 정확히 1개: 생성자가 모델을 그 GPU로 옮깁니다. GPU가 1개인 머신의 기본 동작이 이것이고, GPU가 여러 개인 머신에서 `device_ids=[1]`을 넘길 때도 마찬가지입니다(모델은 `cuda:1`로 옮겨집니다).
-# - 디바이스 ID가 2개 이상: 래퍼는 아무것도 옮기지 않고, 첫 forward 호출에서 파라미터를 `device_ids[0]`에 두라는 오류가 발생합니다.
+# - 가속기가 없거나 Apple GPU(`DataParallel`이 지원하지 않는 MPS)만 있을 때: `device_ids`가 빈 목록이 되고, 래퍼는 모델을 있던 자리에서 그냥 호출합니다.
+# - 디바이스 ID가 정확히 하나일 때: 생성자가 모델을 그 GPU로 옮깁니다. GPU가 하나인 머신의 기본 동작이 이것이고, GPU가 여러 개인 머신에서 `device_ids=[1]`을 넘길 때도 마찬가지입니다. 모델은 `cuda:1`로 옮겨집니다.
+# - 디바이스 ID가 두 개 이상일 때: 래퍼는 아무것도 옮기지 않고, 첫 순전파에서 매개변수를 `device_ids[0]`에 두라는 오류가 발생합니다.
 #
-# (여기서는 Intel XPU처럼 `DataParallel`이 다룰 수 있는 다른 가속기도 GPU로 칩니다. 자세한 내용은 "여러 GPU" 페이지를 참고하십시오.) 셀은 실행 중인 머신에 해당하는 분기를 확인합니다. GPU가 여러 개이면 디바이스 ID를 하나만 넘겨 감싼 경우도 확인합니다. GPU가 없으면 첫 번째 경우만 확인합니다.
+# 여기서는 Intel XPU처럼 `DataParallel`이 다룰 수 있는 다른 가속기도 GPU로 칩니다([여러 GPU](05-several-gpus.ipynb#nndataparallel이-실제로-하는-일) 참고). 다음 셀은 실행 중인 머신에 해당하는 경우를 검증합니다. GPU가 여러 개이면 디바이스 ID를 하나만 넘겨 감싼 경우도 확인하고, GPU가 없으면 첫 번째 경우만 실행됩니다.
 #
 # 이 섹션에서 보는 오류의 원인과 해결 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)에서 자세히 다룹니다.
 
@@ -265,11 +344,13 @@ if len(dp.device_ids) == 0:
     assert out.device.type == "cpu"
 elif len(dp.device_ids) == 1:
     out = dp(x)
-    assert model.weight.device.type != "cpu" and model.weight.device.index == dp.device_ids[0]
-    assert out.device == model.weight.device
+    on = model.weight.device
+    assert on.type != "cpu" and on.index == dp.device_ids[0]
+    assert out.device == on
 else:
     assert model.weight.device.type == "cpu"
-    with expect_error(RuntimeError, "module must have its parameters and buffers on device"):
+    expected = "module must have its parameters and buffers on device"
+    with expect_error(RuntimeError, expected):
         dp(x)
     last = dp.device_ids[-1]
     one = nn.DataParallel(nn.Linear(4, 2), device_ids=[last])
@@ -277,7 +358,10 @@ else:
     assert one.module.weight.device == torch.device("cuda", last)
 
 # %% [markdown]
-# 그러니 감싸기 전에 모델을 직접 옮기십시오. 그러면 GPU 개수와 상관없이 동작합니다. 두 가지를 더 알아 두면 좋습니다. 래퍼는 `state_dict`의 모든 키 앞에 `module.`을 붙입니다(접두사 없는 키가 필요하면 `dp.module.state_dict()`를 저장합니다). 그리고 `DataParallel` 문서 자체도, 머신이 한 대뿐일 때조차 `DistributedDataParallel`을 대신 쓰라고 권장합니다.
+# 그러니 감싸기 전에 모델을 직접 옮기세요. 그러면 GPU 개수와 상관없이 동작합니다. 두 가지를 더 알아 두면 좋습니다.
+#
+# - 래퍼는 `state_dict`의 모든 키 앞에 `module.`을 붙입니다. 접두사 없는 키가 필요하면 `dp.module.state_dict()`를 저장하세요.
+# - `DataParallel` 문서 자체도, 머신이 한 대뿐일 때조차 `DistributedDataParallel`을 대신 쓰라고 권장합니다.
 
 # %% tags=["claim-M5"]
 wrapped = nn.DataParallel(nn.Linear(4, 2).to(device))
@@ -295,12 +379,16 @@ assert "DistributedDataParallel" in nn.DataParallel.__doc__
 #
 # **주장**: 동작하는 코드라며 널리 퍼진 예제가 있습니다. `nn.Linear(10, 1)`을 디바이스로 옮긴 다음, CPU에서 만든 `torch.randn(10, 1)`을 넣어 호출하는 코드입니다.
 #
-# **판정: 틀림(버그 두 개)**. 레이어는 GPU에 있는데 입력은 CPU에 남아 있고, 형태도 틀렸습니다. `Linear(10, 1)`은 형태가 `(N, 10)`인 입력, 즉 마지막 차원에 특성(feature)이 10개 있는 입력을 받습니다. 예제 그대로 실행하면 어떤 머신에서든 실패합니다. 어느 버그가 먼저 드러나는지는 머신에 따라 다릅니다. GPU에서는 다른 어떤 검사보다 디바이스 검사가 먼저 실행됩니다. CPU만 있는 머신에서는 모든 것이 CPU에 있으므로 형태 오류만 남으며, 셀도 그 오류를 보여 줍니다.
+# **판정: 틀림(버그 두 개)**. 레이어는 GPU에 있는데 입력은 CPU에 남아 있고, 형태도 틀렸습니다. `Linear(10, 1)`은 형태가 `(N, 10)`인 입력, 즉 마지막 차원에 특성(feature)이 10개 있는 입력을 받습니다. 예제 그대로 실행하면 어떤 머신에서든 실패합니다.
+#
+# 어느 버그가 먼저 드러나는지는 머신에 따라 다릅니다. GPU에서는 다른 어떤 검사보다 디바이스 검사가 먼저 실행됩니다. CPU만 있는 머신에서는 모든 것이 CPU에 있으므로 형태 오류만 남으며, 다음 셀도 그 오류를 보여 줍니다.
 
 # %% tags=["gpu-only"]
 net = nn.Linear(10, 1).to(device)
 x = torch.randn(10, 1)
-first = "same device" if device.type == "cuda" else "shapes cannot be multiplied"
+first = "shapes cannot be multiplied"  # CPU만 있는 머신
+if device.type == "cuda":
+    first = "same device"  # 디바이스 검사가 먼저 실행된다
 with expect_error(RuntimeError, first):
     net(x)
 
@@ -313,7 +401,7 @@ with expect_error(RuntimeError, "shapes cannot be multiplied"):
     net(x)
 
 # %% [markdown]
-# 올바른 코드: 특성이 10개인 샘플 `N`개로 이루어진 배치를 레이어와 같은 디바이스에 만듭니다.
+# 해결 방법: 특성이 10개인 샘플 `N`개로 이루어진 배치를 레이어와 같은 디바이스에 만듭니다.
 
 # %% tags=["claim-M6"]
 N = 4
@@ -329,7 +417,13 @@ assert y.device == net.weight.device
 #
 # **예전(torch 1.7)**: `torch.device(0)`과 `device=0`은 `cuda:0`의 줄임말이었습니다.
 #
-# **지금**: torch 2.5부터 정수는 현재 **가속기**의 인덱스를 뜻합니다. 가속기는 CUDA일 수도 있고, Apple의 MPS나 Intel의 XPU일 수도 있습니다. 가속기를 전혀 지원하지 않는 torch 빌드(CPU용 wheel 등)에서는 `Cannot access accelerator device when none is available.` 오류가 발생합니다. 그 밖에 쓸 수 있는 GPU가 없는 머신에서도 오류가 발생합니다. 정수가 CPU를 뜻하는 경우는 없습니다. CUDA를 가리키려면 `"cuda:0"`이라고 쓰십시오. 셀은 실행 중인 머신에서 나오는 결과를 확인합니다.
+# **지금**: torch 2.5부터 정수는 현재 **가속기**의 인덱스를 뜻합니다. 가속기는 CUDA일 수도 있고, Apple의 MPS나 Intel의 XPU일 수도 있습니다. 가속기를 전혀 지원하지 않는 torch 빌드(CPU용 wheel 등)에서는 다음 오류가 발생합니다(쓸 수 있는 가속기가 없다는 뜻입니다).
+#
+# ```
+# Cannot access accelerator device when none is available.
+# ```
+#
+# 그 밖에 쓸 수 있는 GPU가 없는 머신에서도 오류가 발생합니다. 정수가 CPU를 뜻하는 경우는 없습니다. CUDA를 가리키려면 `"cuda:0"`이라고 쓰세요. 다음 셀은 실행 중인 머신에서 나오는 결과를 검증합니다.
 #
 # 이 섹션에서 보는 오류의 원인과 해결 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)에서 자세히 다룹니다.
 
@@ -372,22 +466,61 @@ assert torch.ones(1).is_cpu
 #
 # **예전(torch 1.7)**: CUDA 행렬 곱은 모든 텐서가 GPU에 있는지 검사하고(ATen의 `checkAllSameGPU`) CPU에 있는 텐서를 나열했습니다. 인자는 `addmm(bias, input, weight.T)`의 `self`, `mat1`, `mat2`와, 편향과 같은 디바이스에 만들어지는 출력 `out`입니다. 그래서 어느 쪽이 CPU에 남았는지에 따라 메시지가 달랐습니다.
 #
-# - CPU 입력을 GPU 레이어에 넣은 경우: `Tensor for argument #2 'mat1' is on CPU, but expected it to be on GPU (while checking arguments for addmm)`
-# - GPU 입력을 CPU에 남은 레이어에 넣은 경우: `Tensor for 'out' is on CPU, Tensor for argument #1 'self' is on CPU, but expected them to be on GPU (while checking arguments for addmm)`
+# - CPU 입력을 GPU 레이어에 넣은 경우(`mat1`이 GPU에 없음):
 #
-# **지금**: 두 경우 모두 `Expected all tensors to be on the same device`로 시작합니다. 선형 레이어라면 어느 방향이든 뒤에 입력인 `mat1`의 이름이 나옵니다. 검사가 모든 인자를 첫 번째 인자인 편향과 비교하므로, 다른 디바이스에 있는 쪽은 언제나 입력이기 때문입니다. 따라서 인자 이름만 보고는 어느 쪽을 옮겨야 할지 알 수 없습니다. 모델과 모든 입력을 사용하려는 디바이스 하나에 두십시오. `+`나 `*` 같은 요소별 연산은 TensorIterator를 거치므로 지금도 인자 이름 없이 `but found at least two devices, cuda:0 and cpu!`로 끝납니다. 나머지 문구는 릴리스마다 바뀌어 왔으므로(2.8에서도 바뀌었습니다) 로그는 이 앞부분으로 검색하십시오. CPU만 있으면 섞일 두 번째 디바이스가 없으므로 이 셀에는 GPU가 필요하며, GPU가 없으면 `torch.cuda.is_available()=False`만 출력합니다. 선형 레이어의 두 방향과 덧셈의 예를 보여 줍니다.
+#   ```
+#   Tensor for argument #2 'mat1' is on CPU, but expected it to be on GPU (while checking arguments for addmm)
+#   ```
+#
+# - GPU 입력을 CPU에 남은 레이어에 넣은 경우(`out`과 `self`가 GPU에 없음):
+#
+#   ```
+#   Tensor for 'out' is on CPU, Tensor for argument #1 'self' is on CPU, but expected them to be on GPU (while checking arguments for addmm)
+#   ```
+#
+# **지금**: 두 경우 모두 `Expected all tensors to be on the same device`(모든 텐서가 같은 디바이스에 있어야 한다)로 시작합니다. 뒤에는 실행된 연산의 인자 이름이 하나 나옵니다. CUDA 커널이 각 텐서 인자를 첫 번째 인자와 비교해, 처음으로 다른 인자의 이름을 알려 주기 때문입니다. 뒷부분의 문구는 릴리스마다 바뀌어 왔으므로(2.8에서도 바뀌었습니다) 로그는 이 앞부분으로 검색하세요. `+`나 `*` 같은 요소별 연산은 TensorIterator를 거치므로 지금도 인자 이름 없이 `but found at least two devices, cuda:0 and cpu!`로 끝납니다.
+#
+# 어느 인자의 이름이 나올지는 레이어가 실행하는 연산에 달려 있습니다. 편향이 있는 `Linear`에 2차원 입력을 넣으면 `addmm(bias, input, weight.T)`가 실행되고, 이 연산의 인자 이름은 `self`, `mat1`, `mat2`입니다. autograd는 실행된 연산을 결과의 `grad_fn`에 기록하므로, 편향이 없는 레이어가 무엇을 실행하는지는 CPU에서도 알 수 있습니다.
+
+# %% [markdown] tags=["predict"]
+# **예측해 보세요:** `nn.Linear(10, 1, bias=False)`는 2차원 입력에 어떤 연산을 실행할까요? 다음 셀은 그 연산을 기록한 autograd 노드의 이름을 출력합니다.
+#
+# - `AddmmBackward0`
+# - `LinearBackward0`
+# - `MmBackward0`
+
+# %%
+x = torch.randn(4, 10)
+no_bias = nn.Linear(10, 1, bias=False)
+print(f"{no_bias(x).grad_fn.name()=}")
+
+# %% tags=["answer"]
+assert no_bias(x).grad_fn.name() == "MmBackward0"
+assert nn.Linear(10, 1)(x).grad_fn.name() == "AddmmBackward0"
+
+# %% [markdown] tags=["answer"]
+# **정답:** `MmBackward0`입니다. 편향이 없으면 더할 것이 없으므로 레이어는 `mm(input, weight.T)`를 실행합니다. 이 연산의 인자 이름은 `self`와 `mat2`입니다.
+#
+# - `AddmmBackward0`은 편향이 있는 레이어가 기록하는 노드입니다(두 번째 검증).
+# - `LinearBackward0`은 나오지 않습니다. `linear` 자체는 노드를 기록하지 않고, `linear`가 실행하는 연산만 기록됩니다.
+#
+# 메시지에 나오는 이름은 이것으로 정해집니다. 편향이 있으면 첫 번째 인자는 레이어와 같은 디바이스에 있는 편향입니다. 그래서 어느 쪽이 GPU에 있든 메시지에는 입력인 `mat1`이 나옵니다. 편향이 없으면 첫 번째 인자가 입력이므로, 어느 방향이든 가중치인 `mat2`가 나옵니다. 어느 경우든 이름만 보고는 어느 쪽을 옮겨야 할지 알 수 없으니, 모델과 모든 입력을 사용하려는 디바이스 하나에 두세요.
+#
+# GPU가 있으면 아래 셀은 편향이 있을 때와 없을 때 각각 두 방향 모두에서 이 이름들을 검증하고, 덧셈의 문구도 검증합니다. CPU만 있으면 섞일 두 번째 디바이스가 없으므로, GPU가 없으면 `torch.cuda.is_available()=False`만 출력합니다.
 #
 # 이 섹션에서 보는 오류의 원인과 해결 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)에서 자세히 다룹니다.
 
 # %% tags=["claim-O3", "gpu-only"]
 if torch.cuda.is_available():
-    layer = nn.Linear(10, 1).to(device)
-    cpu_layer = nn.Linear(10, 1)
-    assert layer.weight.is_cuda and cpu_layer.weight.is_cpu
-    with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
-        layer(torch.randn(4, 10))
-    with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
-        cpu_layer(torch.randn(4, 10, device=device))
+    MISMATCH = "Expected all tensors to be on the same device"
+    for bias, named, other in ((True, "mat1", "mat2"), (False, "mat2", "mat1")):
+        gpu_layer = nn.Linear(10, 1, bias=bias).to(device)
+        cpu_layer = nn.Linear(10, 1, bias=bias)
+        for layer, on in ((gpu_layer, "cpu"), (cpu_layer, device)):
+            with expect_error(RuntimeError, MISMATCH) as caught:
+                layer(torch.randn(4, 10, device=on))
+            assert named in str(caught.error)
+            assert other not in str(caught.error)
     with expect_error(RuntimeError, "found at least two devices"):
         torch.ones(2, device=device) + torch.ones(2)
 else:
@@ -398,7 +531,7 @@ else:
 #
 # **예전(torch 1.7)**: 없는 GPU를 요청하면(예: GPU가 하나인 머신에서 `t.cuda(1)`) `RuntimeError: CUDA error: invalid device ordinal`이 발생했습니다.
 #
-# **지금**: torch 2.8부터는 같은 오류가 `torch.AcceleratorError`로 발생합니다. `RuntimeError`의 하위 클래스이므로 기존의 `except RuntimeError:` 코드로도 그대로 잡힙니다. GPU가 없으면 셀은 클래스만 확인하고, 나머지 검사 대신 `torch.cuda.is_available()=False`를 출력합니다.
+# **지금**: torch 2.8부터는 같은 오류가 `torch.AcceleratorError`로 발생합니다. `RuntimeError`의 하위 클래스이므로 기존의 `except RuntimeError:` 코드로도 그대로 잡힙니다. GPU가 없으면 다음 셀은 클래스만 검증하고, 나머지 검증 대신 `torch.cuda.is_available()=False`를 출력합니다.
 #
 # 이 섹션에서 보는 오류의 원인과 해결 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#cuda-error-invalid-device-ordinal)에서 자세히 다룹니다.
 
@@ -428,13 +561,17 @@ else:
 #
 # **예전(torch 1.7)**: `"cuda" if torch.cuda.is_available() else "cpu"`가 흔히 쓰는 방법이었습니다.
 #
-# **지금**: 이 방법은 NVIDIA GPU에서는 지금도 잘 동작하며, 이 페이지에서도 씁니다. 이식성 있는 방법은 `torch.accelerator` 모듈(torch 2.6)로, CUDA, MPS, XPU 등을 모두 인식합니다. `torch.accelerator.current_accelerator()`는 사용 중인 torch 빌드가 지원하는 가속기를 알려 주고, 지원하는 가속기가 없으면 `None`을 반환합니다(torch 2.7부터). 이는 빌드에 대한 정보이므로, 지금 실제로 디바이스를 쓸 수 있는지 알려 주는 `torch.accelerator.is_available()`과 함께 쓰십시오. GPU가 없으면 셀은 CUDA 디바이스가 선택되지 않는지 확인합니다. torch 2.6에서는 셀이 찾은 버전인 `TORCH=(2, 6)`만 출력합니다.
+# **지금**: 이 방법은 NVIDIA GPU에서는 지금도 잘 동작하며, 이 페이지에서도 씁니다. 이식성 있는 방법은 `torch.accelerator` 모듈(torch 2.6)로, CUDA, MPS, XPU 등을 모두 인식합니다. `torch.accelerator.current_accelerator()`는 사용 중인 torch 빌드가 지원하는 가속기를 알려 주고, 지원하는 가속기가 없으면 `None`을 반환합니다(torch 2.7부터). 이 값은 빌드에 대한 정보이므로, 지금 실제로 디바이스를 쓸 수 있는지 알려 주는 `torch.accelerator.is_available()`과 함께 쓰세요.
+#
+# GPU가 없으면 다음 셀은 CUDA 디바이스가 선택되지 않는지 검증합니다. torch 2.6에서는 찾은 버전인 `TORCH=(2, 6)`만 출력합니다.
 
 # %% tags=["claim-O5", "gpu-only"]
 if TORCH >= (2, 7):
     accelerator = torch.accelerator.current_accelerator()
     usable = torch.accelerator.is_available()
-    picked = accelerator if accelerator is not None and usable else torch.device("cpu")
+    picked = torch.device("cpu")
+    if accelerator is not None and usable:
+        picked = accelerator
     print(accelerator, usable, picked)
 
     assert (picked.type == "cuda") == torch.cuda.is_available()
@@ -450,14 +587,15 @@ else:
 #
 # | 주장 | 판정 | 실제로는 |
 # |---|---|---|
-# | `model.to(device)`만으로는 모델이 옮겨지지 않는다 | 틀림 | `Module.to`는 제자리에서 바꾸고 같은 모듈을 반환 |
+# | `model.to(device)`만으로는 모델이 옮겨지지 않는다 | 틀림 | `Module.to`는 제자리에서 변환하고 같은 모듈을 반환 |
 # | `model = model.to(device)`가 메모리를 아낀다 | 틀림 | 두 표기는 같은 일을 하며, 복사본은 남지 않음 |
-# | `torch.cuda.copy()`로 파라미터를 GPU에 복사한다 | 틀림 | 존재하지 않음. `copy_`, `to`, `clone`을 사용 |
+# | `torch.cuda.copy()`로 매개변수를 GPU에 복사한다 | 틀림 | 존재하지 않음. `copy_`, `to`, `clone`을 사용 |
 # | `.cuda()`가 `.to('cuda')`보다 메모리를 더 쓴다 | 틀림 | 둘 다 `Module._apply`를 거침. `.cuda()`는 dtype을 못 바꿈 |
-# | `nn.DataParallel`이 모델을 GPU로 옮겨 준다 | 대체로 틀림 | 디바이스 ID가 정확히 1개(`len(device_ids) == 1`)일 때만 옮김. 직접 옮길 것 |
+# | `nn.DataParallel`이 모델을 GPU로 옮겨 준다 | 대체로 틀림 | 디바이스 ID가 정확히 하나(`len(device_ids) == 1`)일 때만 옮김. 직접 옮길 것 |
 # | `Linear(10, 1)`에 CPU의 `torch.randn(10, 1)`을 넣을 수 있다 | 틀림 | 디바이스도 형태도 틀림. `torch.randn(N, 10, device=device)`를 사용 |
 # | `device=0`은 `cuda:0`이다 | 오래된 정보 | 현재 가속기의 인덱스 (2.5) |
 # | 텐서에는 `is_cpu`가 없다 | 오래된 정보 | `Tensor.is_cpu`가 있음 (1.13) |
-# | 예전 디바이스 불일치 메시지 | 오래된 정보 | `Expected all tensors to be on the same device`로 검색 |
+# | 예전 디바이스 불일치 메시지 | 오래된 정보 | `Expected all tensors to be on the same device`로 검색. 뒤에 나오는 인자 이름은 실행된 연산에 따라 다름 |
 # | 없는 GPU 인덱스는 일반 `RuntimeError`를 일으킨다 | 오래된 정보 | `RuntimeError`의 하위 클래스인 `torch.AcceleratorError` (2.8) |
 # | 디바이스는 `torch.cuda.is_available()`로 고른다 | 오래된 정보 | CUDA에서는 여전히 동작. 이식성 있는 방법은 `torch.accelerator` (2.6/2.7) |
+

@@ -15,17 +15,20 @@
 # %% [markdown]
 # # 디바이스 오류 읽는 법
 #
-# 이 페이지의 각 섹션은 설명하는 오류 메시지를 그대로 제목으로 삼습니다. 트레이스백에 나온 문구로 페이지를
-# 검색하면 해당 섹션을 찾을 수 있습니다. 각 섹션은 메시지의 뜻과 그 오류를 일으키는 흔한 코드를 보여 주고,
-# 바로 다음에 고친 코드를 실행합니다.
+# 이 페이지의 각 섹션은 설명하는 오류 메시지를 그대로 제목으로 삼습니다. 트레이스백에 나온 문구로 페이지를 검색하면 해당 섹션을 찾을 수 있습니다. 각 섹션은 메시지의 뜻과 그 오류를 일으키는 흔한 코드를 보여 주고, 바로 다음 셀에서 해결 방법을 실행합니다.
 #
-# 이 오류들은 대부분 GPU 없이도 일으킬 수 있으므로, 이 페이지에서 실제로 일으킵니다. 사용하는 방법은 CPU 전용
-# 빌드의 PyTorch, 두 번째 디바이스 역할을 하는 `meta` 디바이스(형태와 dtype만 있고 데이터는 없는 디바이스),
-# 스토리지의 디바이스가 `cuda`로 기록된 체크포인트, fork한 자식 프로세스입니다. 대역을 쓰는 곳에서는 그것으로 무엇을
-# 알 수 있고 무엇을 알 수 없는지 적었습니다. GPU에서만 일으킬 수 있는 오류는 GPU에서 실행되는 셀에 넣었습니다.
-# GPU가 없으면 그 셀은 필요한 조건을 출력하고, 본문에서는 그 메시지를 해당 PyTorch 버전과 함께 인용합니다.
+# 이 오류들은 대부분 GPU 없이도 일으킬 수 있으므로, 이 페이지에서 직접 일으켜 봅니다. 쓰는 방법은 다음 네 가지입니다.
+#
+# - CPU 전용 빌드의 PyTorch
+# - 두 번째 디바이스 역할을 하는 `meta` 디바이스(형태와 dtype만 있고 데이터는 없는 디바이스)
+# - 스토리지의 디바이스가 `cuda`로 기록된 체크포인트
+# - fork한 자식 프로세스
+#
+# 대역을 쓰는 곳에서는 그것으로 무엇을 알 수 있고 무엇을 알 수 없는지 적었습니다.
+#
+# GPU에서만 일으킬 수 있는 오류는 GPU에서만 검증하는 셀에서 다룹니다. GPU가 없으면 이런 셀은 필요한 조건만 출력합니다. 본문에서는 그 메시지를 PyTorch 소스에 적힌 그대로, 어느 버전의 것인지와 함께 인용합니다.
 
-# %%
+# %% tags=["setup"]
 import contextlib
 import importlib.util
 import inspect
@@ -33,6 +36,7 @@ import multiprocessing
 import os
 import sys
 import tempfile
+import types
 import warnings
 import zipfile
 
@@ -40,50 +44,73 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
+# torch 버전을 숫자 튜플로 만든다("2.13.0+cpu"라면 (2, 13))
+# (2, 7) 같은 튜플과 비교하기 위해서다
+TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+# torch.accelerator(torch 2.6 이상)를 쓰므로, 버전이 낮으면 여기서 멈춘다
+TOO_OLD_TEXT = (
+    "이 노트북에는 torch 2.6 이상이 필요합니다"
+    "(torch.accelerator를 사용합니다). 지금 torch는 {}입니다. "
+    "torch를 업데이트하고(pip install -U torch) "
+    "커널을 다시 시작하세요."
+)
+if TORCH < (2, 6):
+    raise RuntimeError(TOO_OLD_TEXT.format(torch.__version__))
+
 
 @contextlib.contextmanager
-def expect_error(kind, fragment):
-    # 블록은 메시지에 `fragment`가 들어 있는 `kind` 예외를 발생시켜야 한다. 오류를 출력하고 노트북은 계속 진행한다.
+def expect_error(kind, fragment=""):
+    # 블록이 `kind` 예외를 발생시키고 메시지에 `fragment`가 들어 있는지
+    # 확인한다. 오류는 출력하고 `caught.error`에 남기며(이후 셀의
+    # 검증에 쓴다), 노트북은 계속 진행한다
+    caught = types.SimpleNamespace(error=None)
     try:
-        yield
+        yield caught
     except kind as err:
         assert fragment in str(err), err
-        sys.stdout.flush()
+        caught.error = err
+        sys.stdout.flush()  # 블록이 먼저 출력한 내용을 먼저 보여 준다
         print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
 
 
-TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 
 # %% [markdown]
 # ## Expected all tensors to be on the same device
 #
-# 한 연산이 두 디바이스(대개 CUDA GPU와 CPU)에 있는 텐서를 받았다는 뜻입니다. 메시지의 나머지 부분은 릴리스마다
-# 바뀌었고 연산마다 다릅니다. PyTorch 2.8부터는 GPU에 있는 선형 레이어에 CPU 입력을 넣으면 `Expected all tensors to be
-# on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in
-# method wrapper_CUDA_addmm)`가 나오고, `+` 같은 요소별 연산은 지금도 `Expected all tensors to be on the same
-# device, but found at least two devices, cuda:0 and cpu!`라고 합니다. 로그를 검색할 때는 앞부분으로 검색하십시오.
+# "모든 텐서가 같은 디바이스에 있어야 한다"는 뜻의 오류입니다.
 #
-# 고치는 방법은 "메시지가 지목한 텐서를 옮긴다"가 아닙니다. *모델*을 CPU에 둔 채라면 메시지는 GPU에 있는 입력
-# 쪽을 지목합니다. 모델과 모든 입력을 쓰려는 한 디바이스에 두십시오. 텐서를 옮길 때는
-# 반환값을 받아 두십시오(`x = x.to(device)`).
+# 한 연산이 두 디바이스(대개 CUDA GPU와 CPU)에 있는 텐서를 받았습니다. 메시지의 나머지 부분은 릴리스마다 바뀌었고 연산마다 다릅니다. PyTorch 2.8부터는 GPU에 있는 선형 레이어에 CPU 배치를 넣으면 다음 메시지가 나옵니다. `mat1`이 `cpu`에 있어 다른 텐서들의 디바이스 `cuda:0`과 다르다는 뜻입니다.
 #
-# 아래 셀들은 어느 머신에서나 실행됩니다. GPU가 있으면 진짜 메시지가 나오고, GPU가 없으면 `meta` 디바이스가
-# 두 번째 디바이스 역할을 합니다. 아래 셀들이 쓰는 연산(선형 레이어, `+`, 손실)에서는 `meta` 텐서와 CPU 텐서를
-# 섞어도 오류가 나지만, 검사하는 곳이 다르고 메시지도 다릅니다(`Tensor on device cpu is not on the expected device
-# meta!`). 그래서 아래 셀들은 CPU만 있는 머신에서는 이 메시지를, GPU에서는 진짜 메시지를 기대하며, 진짜 메시지는
-# GPU에서만 검증됩니다. 다만 모든 연산이 `meta`에 대해 이 검사를 하지는 않습니다. 바로 아래 셀에서 보듯, `meta`
-# 행렬과 CPU 행렬을 `torch.mm`으로 곱하면 오류 없이 `meta` 텐서가 반환됩니다. 따라서 `meta`가 GPU를 대신한다고
-# 볼 수 있는 것은 셀에서 실제로 오류가 나는 경우뿐입니다. `meta`가 정확히 보여 주는 것은 *어떤* 텐서가 어느
-# 디바이스에 놓이는지입니다. 속도나 메모리에 대해서는 아무것도 알려 주지 않습니다. 아래 셀들은 `target`을
-# 씁니다. GPU가 있으면 GPU, 없으면 `meta`입니다.
+# ```
+# Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
+# ```
+#
+# `+` 같은 요소별 연산은 지금도 다음 형태입니다. 디바이스를 적어도 두 개(`cuda:0`과 `cpu`) 발견했다는 뜻입니다.
+#
+# ```
+# Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!
+# ```
+#
+# 로그를 검색할 때는 공통된 앞부분으로 검색하세요.
+#
+# 해결 방법은 "메시지가 지목한 텐서를 옮긴다"가 아닙니다. **모델**을 CPU에 둔 채라면 메시지는 GPU에 있는 입력 쪽을 지목합니다. 모델과 모든 입력을 쓰려는 한 디바이스에 두세요. 텐서를 옮길 때는 `x = x.to(device)`처럼 반환값을 받아 두세요.
+#
+# 아래 셀들은 어느 머신에서나 실행되며 `target`을 씁니다. GPU가 있으면 GPU, 없으면 `meta`입니다. GPU에서는 진짜 메시지를 기대하고, 그 검증도 GPU에서만 이루어집니다. `meta`에서도 이 셀들이 쓰는 연산(선형 레이어, `+`, 손실)은 오류를 내지만, 다른 검사가 잡아내므로 메시지도 `Tensor on device … is not on the expected device …!`(텐서의 디바이스가 기대한 디바이스와 다르다)라는 다른 형태입니다. 두 디바이스가 나오는 순서는 연산에 따라 다릅니다.
+#
+# 또한 모든 연산이 `meta`에 대해 이 검사를 하지는 않습니다. 다음 셀에서 보듯, `meta` 행렬과 CPU 행렬을 `torch.mm`으로 곱하면 오류 없이 `meta` 텐서가 나옵니다. 따라서 `meta`가 GPU를 대신할 수 있는 것은 셀에서 실제로 오류가 나는 경우뿐입니다. `meta`가 정확히 보여 주는 것은 **어떤** 텐서가 어느 디바이스에 놓이는지입니다. 속도나 메모리에 대해서는 아무것도 알려 주지 않습니다.
 
 # %% tags=["gpu-only"]
+SAME_DEVICE = "Expected all tensors to be on the same device"
 target = device if device.type == "cuda" else torch.device("meta")
-MISMATCH = "Expected all tensors to be on the same device" if target.type == "cuda" else "is not on the expected device"
+if target.type == "cuda":
+    MISMATCH = SAME_DEVICE
+else:
+    MISMATCH = "is not on the expected device"
 print(f"{target=}")
 
 layer = nn.Linear(3, 2).to(target)
@@ -93,17 +120,15 @@ y = layer(torch.randn(4, 3, device=target))
 print(f"{y.device=}")
 assert y.device.type == target.type
 
-unchecked = torch.mm(torch.ones(2, 2, device="meta"), torch.ones(2, 2))  # 여기서는 디바이스 검사를 하지 않는다
+# torch.mm은 meta에 대해 디바이스를 검사하지 않는다
+unchecked = torch.mm(torch.ones(2, 2, device="meta"), torch.ones(2, 2))
 print(f"{unchecked.device=}")
 assert unchecked.device.type == "meta"
 
 # %% [markdown]
-# ### forward 안에서 만든 텐서
+# ### 순전파 중에 만든 텐서
 #
-# 가장 흔한 원인은 `forward`나 손실 함수 안에서 디바이스를 지정하지 않고 만든 텐서입니다. `torch.zeros(n)`이나
-# `torch.tensor(values)` 같은 팩토리 함수는 모델과 입력이 어디에 있든 텐서를 CPU(또는 기본 디바이스)에 만듭니다.
-# 모델을 옮겨도 해결되지 않습니다. 이 텐서는 호출할 때마다 새로 만들어지기 때문입니다. GPU가 없으면 셀은 대신
-# `meta`의 메시지를 보여 줍니다.
+# 가장 흔한 원인은 `forward` 메서드나 손실 함수 안에서 디바이스를 지정하지 않고 만든 텐서입니다. `torch.zeros(n)`이나 `torch.tensor(values)` 같은 팩토리 함수는 모델과 입력이 어디에 있든 텐서를 CPU(또는 기본 디바이스)에 만듭니다. 이 텐서는 호출할 때마다 새로 만들어지므로, 모델을 옮겨도 해결되지 않습니다. GPU가 없으면 다음 셀은 대신 `meta`의 메시지를 보여 줍니다.
 
 # %% tags=["gpu-only"]
 class Shifted(nn.Module):
@@ -112,7 +137,7 @@ class Shifted(nn.Module):
         self.linear = nn.Linear(3, 2)
 
     def forward(self, x):
-        shift = torch.tensor([1.0, -1.0])  # 호출할 때마다 CPU에 만들어짐
+        shift = torch.tensor([1.0, -1.0])  # 호출할 때마다 CPU에 만들어진다
         return self.linear(x) + shift
 
 
@@ -122,11 +147,13 @@ with expect_error(RuntimeError, MISMATCH):
     model(x)
 
 # %% [markdown]
-# 고치는 방법은 입력이 있는 곳에 텐서를 만드는 것입니다. 쓰는 방법은 세 가지입니다. 팩토리 함수에
-# `device=x.device`를 넘기는 방법, `x`의 디바이스와 dtype을 그대로 쓰는 `x.new_zeros(...)`(`new_ones`,
-# `new_full`, `new_tensor`도 있습니다), 같은 형태의 텐서를 만드는 `torch.zeros_like(x)`입니다. 모델에 속한 상수는
-# 버퍼로 등록하는 편이 낫습니다. 그러면 `model.to()`가 함께 옮깁니다("모델 옮기기" 페이지
-# 참고).
+# 해결 방법은 입력이 있는 곳에 텐서를 만드는 것입니다. 쓰는 방법은 세 가지입니다.
+#
+# - 팩토리 함수에 `device=x.device`를 넘깁니다.
+# - `x.new_zeros(...)`(`new_ones`, `new_full`, `new_tensor`도 있습니다)를 씁니다. `x`의 디바이스와 dtype을 그대로 따릅니다.
+# - 같은 형태의 텐서라면 `torch.zeros_like(x)`를 씁니다.
+#
+# 모델에 속한 상수는 버퍼로 등록하는 편이 낫습니다. 그러면 `model.to()`가 함께 옮깁니다([모델 옮기기](03-moving-models.ipynb) 참고).
 
 # %%
 class ShiftedFixed(Shifted):
@@ -146,11 +173,7 @@ print(f"{y.device=}, {y.shape=}")
 assert y.device.type == target.type
 
 # %% [markdown]
-# 예외가 하나 있는데, 요소별 연산(`+`, `*`, 비교 등)에만 해당합니다. 차원이 없는 텐서(`torch.tensor(2.0)`처럼
-# 수 하나)는 CPU에 있어도 되며, PyTorch는 이를 Python 숫자처럼 다룹니다. 다른 연산에는 이런 예외가 없어서, `a`와
-# `b`가 GPU에 있어도 `torch.addmm(torch.tensor(1.0), a, b)`는 디바이스 검사에서 실패합니다. 셀은 요소별 연산의
-# 경우를 어느 머신에서나 보여 줍니다(GPU가 없으면 `meta`가 GPU 역할을 합니다). `addmm`의 경우는 GPU가 있어야
-# 볼 수 있으며, GPU가 없으면 셀은 `torch.cuda.is_available()=False`를 출력합니다.
+# 예외가 하나 있는데, 요소별 연산(`+`, `*`, 비교 등)에만 해당합니다. 0차원 텐서(`torch.tensor(2.0)`처럼 수 하나)는 CPU에 있어도 되며, PyTorch는 이를 Python 숫자처럼 다룹니다. 다른 연산에는 이런 예외가 없어서, `a`와 `b`가 GPU에 있어도 `torch.addmm(torch.tensor(1.0), a, b)`는 디바이스 검사에서 실패합니다. 다음 셀은 요소별 연산의 경우를 어느 머신에서나 보여 줍니다(GPU가 없으면 `meta`가 GPU 역할을 합니다). `addmm`의 경우는 GPU가 있어야 하며, GPU가 없으면 `torch.cuda.is_available()=False`를 출력합니다.
 
 # %% tags=["gpu-only"]
 scaled = x * torch.tensor(2.0)  # 요소별 연산: 0차원 CPU 텐서는 허용된다
@@ -158,25 +181,24 @@ print(f"{scaled.device=}")
 assert scaled.device.type == target.type
 if torch.cuda.is_available():
     a = torch.randn(2, 2, device="cuda")
-    with expect_error(RuntimeError, "Expected all tensors to be on the same device"):
-        torch.addmm(torch.tensor(1.0), a, a)  # 요소별 연산이 아니므로 허용되지 않는다
+    # addmm은 요소별 연산이 아니므로 0차원 예외가 없다
+    with expect_error(RuntimeError, SAME_DEVICE):
+        torch.addmm(torch.tensor(1.0), a, a)
 else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ### 일반 리스트나 딕셔너리에 넣은 서브모듈
 #
-# `nn.Module`은 속성을 따라가며 서브모듈을 찾습니다. Python의 일반 리스트나 딕셔너리에 넣은 레이어는 모듈에
-# 보이지 않습니다. `model.to(device)`는 그 레이어들을 원래 자리에 두고, `model.parameters()`에도 나오지 않으므로
-# 옵티마이저가 학습하지 않습니다. 그리고 첫 forward 호출에서 디바이스가 섞입니다. 대신 `nn.ModuleList`나
-# `nn.ModuleDict`에 넣으십시오.
+# 레이어를 Python 리스트나 딕셔너리에 넣어 두는 모델이 있습니다. 다음 셀에서는 그런 모델 `PlainContainers`와, 같은 레이어를 `nn.ModuleList`와 `nn.ModuleDict`에 넣은 모델 `RegisteredContainers`를 만들고 둘 다 `target`으로 옮깁니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `PlainContainers`는 `Linear(3, 3)` 두 개를 Python 리스트에, `Linear(3, 1)`을 딕셔너리에 넣어 둡니다.
-# `plain.parameters()`가 나열하는 파라미터는 몇 개일까요?
+# **예측해 보세요:** `PlainContainers`는 `Linear(3, 3)` 두 개(각각 가중치와 편향이 있습니다)를 리스트에, `Linear(3, 1)`을 딕셔너리에 넣어 둡니다. `plain.parameters()`가 나열하는 매개변수는 몇 개일까요?
 #
-# - `len(list(plain.parameters()))=6`: 이것은 레이어를 등록하는 `nn.ModuleList`와 `nn.ModuleDict`를 쓸 때의 개수입니다.
-# - `len(list(plain.parameters()))=0`: 모듈은 일반 리스트와 딕셔너리 안을 들여다보지 않으므로 파라미터를 하나도 찾지 못합니다.
+# - `len(list(plain.parameters()))=6`
+# - `len(list(plain.parameters()))=4`
+# - `len(list(plain.parameters()))=0`
+# - `len(list(plain.parameters()))=2`
 
 # %%
 class PlainContainers(nn.Module):
@@ -195,17 +217,28 @@ class RegisteredContainers(nn.Module):
 
 plain = PlainContainers().to(target)
 registered = RegisteredContainers().to(target)
-print(f"{len(list(plain.parameters()))=}, {len(list(registered.parameters()))=}")
-print(f"{plain.blocks[0].weight.device=}, {registered.blocks[0].weight.device=}")
+print(f"{len(list(plain.parameters()))=}")
+print(f"{len(list(registered.parameters()))=}")
+
+# %% tags=["answer"]
+print(f"{plain.blocks[0].weight.device=}")
+print(f"{registered.blocks[0].weight.device=}")
 assert list(plain.parameters()) == []
 assert len(list(registered.parameters())) == 6
+assert dict(plain.named_children()) == {}  # 아무것도 등록되지 않았다
+assert set(dict(registered.named_children())) == {"blocks", "heads"}
 assert plain.blocks[0].weight.device.type == "cpu"
 assert plain.heads["score"].weight.device.type == "cpu"
 assert registered.blocks[0].weight.device.type == target.type
 assert registered.heads["score"].weight.device.type == target.type
 
+# %% [markdown] tags=["answer"]
+# **정답:** `len(list(plain.parameters()))=0`입니다. 모듈은 속성에 대입되는 순간 서브모듈을 등록합니다. 대입된 값이 모듈이면 `nn.Module.__setattr__`가 그것을 기록합니다. 리스트와 딕셔너리는 모듈이 아니므로 세 레이어 중 어느 것도 등록되지 않았습니다. `parameters()`와 `to()`는 일반 컨테이너 안을 들여다보지 않으므로, 리스트 안(들여다본다면 `4`)도 딕셔너리 안(`2`)도 세지 않습니다.
+#
+# `6`은 `RegisteredContainers`의 개수입니다. `nn.ModuleList`와 `nn.ModuleDict`는 그 자체가 모듈이어서 담긴 레이어를 등록합니다. 위 셀의 검증은 `to(target)`가 일반 컨테이너의 레이어를 CPU에 남겨 두었다는 것도 확인합니다. GPU에서는 이 레이어들을 지나는 첫 순전파에서 디바이스가 섞입니다.
+
 # %% [markdown]
-# 이런 모델로 옵티마이저를 만들면 파라미터를 하나도 받지 못합니다.
+# 이런 모델로 옵티마이저를 만들면 매개변수를 하나도 받지 못합니다. 다음 셀에 나오는 `optimizer got an empty parameter list`는 "옵티마이저에 넘긴 매개변수 목록이 비어 있다"는 뜻입니다.
 
 # %%
 with expect_error(ValueError, "empty parameter list"):
@@ -216,16 +249,14 @@ assert len(optimizer.param_groups[0]["params"]) == 6
 # %% [markdown]
 # ### 텐서를 가진 손실 모듈
 #
-# `nn.CrossEntropyLoss(weight=...)`나 `nn.BCEWithLogitsLoss(pos_weight=...)`처럼 텐서를 인자로 받아 만든 손실은
-# 그 텐서를 버퍼로 가집니다. 손실을 CPU에서 만들고 GPU에서 계산하면 손실을 호출할 때 디바이스가 섞입니다. 손실도
-# 모듈이므로 모델처럼 옮기십시오. GPU가 없으면 여기서도 `meta`가 GPU 역할을 하고, 셀은 `meta`의 메시지를
-# 보여 줍니다.
+# `nn.CrossEntropyLoss(weight=...)`나 `nn.BCEWithLogitsLoss(pos_weight=...)`처럼 텐서를 인자로 받아 만든 손실은 그 텐서를 버퍼로 가집니다. 손실을 CPU에서 만들고 GPU에서 계산하면 손실을 호출할 때 디바이스가 섞입니다. 손실도 모듈이므로 모델처럼 옮기세요. GPU가 없으면 여기서도 `meta`가 GPU 역할을 하고, 다음 셀은 `meta`의 메시지를 보여 줍니다.
 
 # %% tags=["gpu-only"]
 class_weights = torch.tensor([1.0, 3.0])
 loss_fn = nn.CrossEntropyLoss(weight=class_weights)
 print(f"{list(dict(loss_fn.named_buffers()))=}")
-assert "pos_weight" in dict(nn.BCEWithLogitsLoss(pos_weight=torch.tensor([2.0])).named_buffers())
+bce = nn.BCEWithLogitsLoss(pos_weight=torch.tensor([2.0]))
+assert "pos_weight" in dict(bce.named_buffers())
 
 logits = torch.randn(4, 2, device=target)
 labels = torch.tensor([0, 1, 1, 0], device=target)
@@ -236,18 +267,20 @@ loss_fn.to(target)
 loss = loss_fn(logits, labels)
 print(f"{loss_fn.weight.device=}, {class_weights.device=}, {loss.device=}")
 assert loss_fn.weight.device.type == target.type
-assert class_weights.device.type == "cpu"  # 넘긴 텐서는 원래 자리에 남음
+assert class_weights.device.type == "cpu"  # 넘긴 텐서는 원래 자리에 남는다
 assert loss.device.type == target.type
 
 # %% [markdown]
 # ### 중첩된 배치 옮기기
 #
-# 배치는 텐서의 딕셔너리나 튜플인 경우가 많습니다. 컨테이너에는 `.to()`가 없고, 애초에 컨테이너째 옮길 수는
-# 없습니다. 텐서를 하나씩 옮기고 반환값을 받아 두어야 합니다. 짧은 재귀 함수로 딕셔너리, 리스트, 튜플을 처리하고 그 밖의
-# 것(문자열, 숫자)은 그대로 둘 수 있습니다.
+# 배치는 텐서의 딕셔너리나 튜플인 경우가 많습니다. 컨테이너에는 `.to()`가 없고, 애초에 컨테이너째 옮길 수도 없습니다. 텐서를 하나씩 옮기고 반환값을 받아 두어야 합니다. 짧은 재귀 함수로 딕셔너리, 리스트, 튜플을 처리하고, 그 밖의 것(문자열, 숫자)은 그대로 둘 수 있습니다.
 
 # %%
-batch = {"image": torch.randn(2, 3), "label": torch.tensor([0, 1]), "extra": ("id-7", [torch.arange(2)])}
+batch = {
+    "image": torch.randn(2, 3),
+    "label": torch.tensor([0, 1]),
+    "extra": ("id-7", [torch.arange(2)]),
+}
 with expect_error(AttributeError, "has no attribute 'to'"):
     batch.to(target)
 
@@ -263,29 +296,34 @@ def to_device(obj, device):
 
 
 moved = to_device(batch, target)
-print(f"{moved['image'].device=}, {moved['extra'][0]=}, {moved['extra'][1][0].device=}")
+print(f"{moved['image'].device=}, {moved['extra'][0]=}")
+print(f"{moved['extra'][1][0].device=}")
 assert moved["image"].device.type == moved["label"].device.type == target.type
 assert moved["extra"][1][0].device.type == target.type
 assert moved["extra"][0] == "id-7" and isinstance(moved["extra"], tuple)
-assert batch["image"].device.type == "cpu"  # 원래 배치는 그대로
+assert batch["image"].device.type == "cpu"  # 원래 배치는 그대로다
 
 # %% [markdown]
 # ## can't convert cuda:0 device type tensor to numpy
 #
-# NumPy 배열은 CPU 메모리에 있으므로 `t.numpy()`는 CPU 텐서에만, 그것도 기울기가 필요 없는 텐서에만 쓸 수
-# 있습니다. 전체 메시지에는 `Use Tensor.cpu() to copy the tensor to host memory first.`가 이어집니다. 흔히 쓰는
-# 방법은 `t.detach().cpu().numpy()`입니다. `detach()`는 autograd 기록을 떼어 내고, `cpu()`는 데이터를 CPU로
-# 복사합니다(이미 CPU에 있는 텐서에는 아무것도 하지 않습니다). `t.numpy(force=True)`는 같은 일을 한 번에
-# 처리하며, 일반 `numpy()`가 거부하는 켤레(conjugate) 뷰나 부호 반전(negative) 뷰도 풀어서 변환합니다. 다만
-# `bfloat16` 텐서에는 어느 쪽도 쓸 수 없습니다. NumPy에 이 dtype이 없으므로 두 방법 모두 `TypeError: Got
-# unsupported ScalarType BFloat16`으로 실패합니다. 먼저 다른 dtype으로
-# 변환하십시오(`t.detach().cpu().float().numpy()`).
+# "`cuda:0` 디바이스의 텐서는 NumPy로 변환할 수 없다"는 뜻의 오류입니다.
 #
-# 이 검사들은 어느 머신에서나 실행할 수 있습니다. 기울기 검사는 CPU에서 일어납니다. 디바이스 검사는 어느
-# 디바이스든 같은 코드이므로, `meta` 텐서를 쓰면 트레이스백의 `cuda:0` 자리에 `meta`가 들어간 같은 문장이
-# 나옵니다. GPU가 있으면 셀은 `cuda:0` 메시지 자체도 보여 주며, GPU가 없으면 이 `cuda:0` 검사는 실행되지
-# 않습니다. 이 셀에는 NumPy가 필요한데, PyTorch는 NumPy를 설치하지 않습니다. NumPy가 없으면 셀은 없다는
-# 사실을 출력합니다.
+# NumPy 배열은 CPU 메모리에 있습니다. 그래서 `t.numpy()`는 CPU 텐서에만, 그것도 변화도가 필요 없는 텐서에만 쓸 수 있습니다. CUDA 텐서에 대해서는 아무것도 복사하지 않고 이 `TypeError`를 냅니다. 전체 메시지에는 `Use Tensor.cpu() to copy the tensor to host memory first.`(먼저 `Tensor.cpu()`로 호스트 메모리에 복사하라)가 이어집니다.
+#
+# 흔히 쓰는 방법은 `t.detach().cpu().numpy()`입니다. `detach()`는 autograd 기록을 떼어 내고, `cpu()`는 데이터를 CPU로 복사합니다(이미 CPU에 있는 텐서에는 아무것도 하지 않습니다). `t.numpy(force=True)`는 같은 일을 한 번에 처리하며, `force` 없는 `numpy()`가 거부하는 켤레(conjugate) 뷰도 풀어서 변환합니다.
+#
+# 다만 `bfloat16` 텐서에는 어느 쪽도 쓸 수 없습니다. NumPy에 이 dtype이 없으므로 두 방법 모두 `TypeError: Got unsupported ScalarType BFloat16`으로 실패합니다. 먼저 `t.detach().cpu().float().numpy()`처럼 변환하세요.
+#
+# 다음 셀은 어느 머신에서나 실행됩니다. 변화도 검사는 CPU에서 일어납니다. 디바이스 검사는 어느 디바이스든 같은 코드이므로, `meta` 텐서를 쓰면 트레이스백의 `cuda:0` 자리에 `meta`가 들어간 같은 문장이 나옵니다. GPU가 있으면 `cuda:0` 메시지 자체도 검증합니다.
+#
+# 출력에 나오는 영어 메시지의 뜻은 다음과 같습니다.
+#
+# - `Can't call numpy() on Tensor that requires grad`: 변화도가 필요한 텐서에는 `numpy()`를 호출할 수 없다.
+# - `can't convert meta device type tensor to numpy`: `meta` 디바이스의 텐서는 NumPy로 변환할 수 없다.
+# - `Can't call numpy() on Tensor that has conjugate bit set`: 켤레 비트가 켜진 텐서에는 `numpy()`를 호출할 수 없다.
+# - `Got unsupported ScalarType BFloat16`: BFloat16 타입은 지원하지 않는다.
+#
+# 이 셀에는 NumPy가 필요한데, PyTorch는 NumPy를 설치하지 않습니다. NumPy가 없으면 `HAS_NUMPY=False`를 출력합니다.
 
 # %% tags=["gpu-only"]
 HAS_NUMPY = importlib.util.find_spec("numpy") is not None
@@ -293,16 +331,19 @@ if HAS_NUMPY:
     w = torch.ones(3, requires_grad=True)
     with expect_error(RuntimeError, "requires grad"):
         w.numpy()
-    with expect_error(TypeError, "can't convert meta device type tensor to numpy"):
+    with expect_error(TypeError, "can't convert meta device type"):
         torch.ones(3, device="meta").numpy()
     if torch.cuda.is_available():
-        with expect_error(TypeError, "can't convert cuda:0 device type tensor to numpy"):
+        with expect_error(TypeError, "can't convert cuda:0 device type"):
             w.detach().to("cuda:0").numpy()
     array = w.to(device).detach().cpu().numpy()
     print(f"{type(array).__name__=}, {array.tolist()=}")
     assert array.tolist() == [1.0, 1.0, 1.0]
     assert w.to(device).numpy(force=True).tolist() == [1.0, 1.0, 1.0]
-    assert torch.tensor([1 + 2j]).conj().numpy(force=True).tolist() == [1 - 2j]
+    conjugated = torch.tensor([1 + 2j]).conj()
+    with expect_error(RuntimeError, "conjugate bit"):
+        conjugated.numpy()
+    assert conjugated.numpy(force=True).tolist() == [1 - 2j]
 
     bf16 = torch.ones(3, dtype=torch.bfloat16, device=device)
     with expect_error(TypeError, "Got unsupported ScalarType BFloat16"):
@@ -314,22 +355,18 @@ else:
     print(f"{HAS_NUMPY=}")
 
 # %% [markdown]
-# ### item()과 tolist()는 GPU를 기다린다
+# ### 값을 읽으면 GPU를 기다린다
 #
-# CUDA 텐서에 대한 `.item()`, `.tolist()`, `.numpy()`, `print(t)`는 데이터를 CPU로 복사하므로, CPU는 그 전에 큐에
-# 쌓인 GPU 작업이 모두 끝날 때까지 기다립니다. 한 스텝에 한 번 부르는 `.item()`은 부담이 작지만, 루프 안에서
-# 요소마다 부르면 느려집니다.
+# CUDA 텐서에 대한 `.item()`, `.tolist()`, `print(t)`는 데이터를 CPU로 복사합니다. 그래서 CPU는 그 전에 큐에 쌓인 GPU 작업이 모두 끝날 때까지 기다립니다(`.numpy()`는 복사하지 않습니다. CUDA 텐서에 대해서는 위의 `TypeError`를 냅니다). 한 스텝에 한 번 부르는 `.item()`은 부담이 작지만, 루프 안에서 요소마다 부르면 느려집니다.
 #
-# 학습 루프에서는 반대 방향의 실수도 흔합니다. `loss.item()` 대신 `loss` 자체를 더해 가는 것입니다. 그러면 합계는
-# GPU에 있는 텐서가 되고 모든 스텝의 autograd 그래프를 계속 붙들고 있으므로, 스텝마다 메모리가 늘어납니다. `loss.item()`은
-# 일반 Python 숫자를 돌려줍니다.
+# 학습 루프에서는 평균을 보고하려고 손실을 더해 가는 일이 흔합니다. 다음 셀은 세 스텝 동안 `total_tensor += loss`와 `total_float += loss.item()`, 두 가지 방법으로 더합니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `total_tensor`는 `0.0`에서 시작하고, `total_tensor += loss`를 세 스텝 실행합니다. 마지막에
-# `total_tensor`의 타입은 무엇일까요?
+# **예측해 보세요:** `total_tensor`는 Python float `0.0`에서 시작합니다. `total_tensor += loss`를 세 스텝 실행한 뒤에는 무엇이 되어 있을까요(`kind`)? 또 autograd 그래프를 달고 있을까요(`tracked`, 즉 `grad_fn`이 있는지)?
 #
-# - `type(total_tensor).__name__='Tensor'`: `0.0 + loss`는 텐서이고, 손실과 같은 디바이스에 있으며 autograd 그래프를 달고 있습니다.
-# - `type(total_tensor).__name__='float'`: 그러려면 `loss.item()`이 필요합니다. float에 텐서를 더하면 텐서입니다.
+# - `kind='float', tracked=False`
+# - `kind='Tensor', tracked=True`
+# - `kind='Tensor', tracked=False`
 
 # %%
 model = nn.Linear(3, 1).to(device)
@@ -340,23 +377,32 @@ for _ in range(3):
     total_tensor += loss
     total_float += loss.item()
 
-print(f"{type(total_tensor).__name__=}, {total_tensor.grad_fn is not None=}, {type(total_float).__name__=}")
-assert isinstance(total_tensor, torch.Tensor) and total_tensor.grad_fn is not None
+kind = type(total_tensor).__name__
+tracked = getattr(total_tensor, "grad_fn", None) is not None
+print(f"{kind=}, {tracked=}")
+
+# %% tags=["answer"]
+print(f"{type(total_float).__name__=}, {total_tensor.device=}")
+assert isinstance(total_tensor, torch.Tensor)
+assert total_tensor.grad_fn is not None
 assert total_tensor.device.type == device.type
 assert isinstance(total_float, float)
 assert abs(total_tensor.item() - total_float) < 1e-4
 
+# %% [markdown] tags=["answer"]
+# **정답:** `kind='Tensor', tracked=True`입니다. Python 숫자와 텐서를 더하면 텐서가 되고, 그 텐서와 같은 디바이스에 놓입니다. 즉 `0.0 + loss`에서 이미 텐서입니다. 그 뒤의 `+=`는 모두 autograd가 기록하는 텐서 연산이므로, 합계는 모든 스텝의 그래프를 달고 있고 그래프에 필요한 텐서와 함께 메모리에 붙들어 둡니다. GPU에서는 스텝마다 그 메모리가 늘어납니다.
+#
+# 그래프가 없는 텐서(`tracked=False`)가 되려면 `loss.detach()`를 더해야 합니다. 합계가 `float`로 남는 것은 더하는 값이 Python 숫자일 때, 즉 `total_float`처럼 `loss.item()`을 더할 때뿐입니다.
+
 # %% [markdown]
-# GPU가 있으면 다음 셀에서 기다리는 모습을 확인합니다. 행렬 곱을 큐에 쌓고, `.item()`으로 값 하나를 읽은 뒤,
-# 쌓인 작업이 모두 끝났는지 CUDA 스트림에 묻습니다. `.item()`이 작업이 끝나기를 기다렸으므로 작업은 끝나
-# 있습니다. GPU가 없으면 필요한 조건을 출력합니다.
+# GPU가 있으면 다음 셀에서 기다리는 모습을 확인합니다. 행렬 곱을 큐에 쌓고, `.item()`으로 값 하나를 읽은 뒤, 쌓인 작업이 모두 끝났는지 CUDA 스트림에 묻습니다. GPU에서는 `.item()`이 작업이 끝나기를 기다렸으므로 작업이 이미 끝났다는 것을 검증합니다. GPU가 없으면 필요한 조건을 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
     stream = torch.cuda.current_stream()
     big = torch.randn(4096, 4096, device="cuda")
     out = torch.empty_like(big)
-    for _ in range(2):  # 첫 번째 회차는 워밍업
+    for _ in range(2):  # 첫 번째 회차는 워밍업일 뿐이다
         for _ in range(10):
             torch.mm(big, big, out=out)
         value = out[0, 0].item()
@@ -369,22 +415,24 @@ else:
 # %% [markdown]
 # ## Attempting to deserialize object on a CUDA device
 #
-# 전체 메시지는 `Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you
-# are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your
-# storages to the CPU.`입니다. 체크포인트에는 스토리지마다 저장할 때의 디바이스가 기록되고, `torch.load`는
-# 스토리지를 그 디바이스로 되돌립니다. GPU에서 저장한 파일에는 `cuda:0`이 기록되어 있으므로, 쓸 수 있는 CUDA
-# GPU가 없는 머신은 이를 따를 수 없습니다. 고치는 방법은 메시지에 있는 대로 `map_location`입니다.
+# "CUDA 디바이스에 객체를 역직렬화하려 했다"는 뜻의 오류입니다. 전체 메시지는 다음과 같습니다.
 #
-# GPU 없이 이런 파일을 만들기 위해, 셀은 CPU 텐서를 저장한 뒤 파일 안의 디바이스 문자열을 바꿔 씁니다.
-# 체크포인트는 zip 아카이브이고, 그 안의 `data.pkl`에 pickle된 구조가 들어 있으며 각 스토리지의 디바이스는 짧은
-# 문자열로 기록됩니다. 셀이 바꾸는 것은 그 문자열뿐입니다. `torch.load`가 디바이스를 고를 때 보는 것도 이
-# 문자열뿐이므로, 불러오기는 GPU에서 저장한 파일과 같은 경로를 따릅니다. GPU가 파일을 어떻게 쓰는지는 이것으로
-# 알 수 없습니다. GPU가 있으면 셀은 파일을 `cuda:0`으로 불러오고, GPU가 없으면 오류를 보여 준 다음 고치는
-# 방법을 보여 줍니다.
+# ```
+# Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.
+# ```
+#
+# `torch.cuda.is_available()`이 `False`이니, CPU만 있는 머신이라면 `torch.load`에 `map_location=torch.device('cpu')`를 지정해 스토리지를 CPU로 옮기라는 내용이 이어집니다.
+#
+# 체크포인트에는 스토리지마다 저장할 때의 디바이스가 기록되고, `torch.load`는 스토리지를 그 디바이스로 되돌립니다. GPU에서 저장한 파일에는 `cuda:0`이 기록되어 있으므로, 쓸 수 있는 CUDA GPU가 없는 머신은 이를 따를 수 없습니다. 해결 방법은 메시지에 있는 대로 `map_location`입니다.
+#
+# GPU 없이 이런 파일을 만들기 위해, 다음 셀은 CPU 텐서를 저장한 뒤 파일 안의 디바이스 문자열을 바꿔 씁니다. 체크포인트는 zip 아카이브이고, 그 안의 `data.pkl`에 pickle된 구조가 들어 있으며, 각 스토리지의 디바이스는 거기에 짧은 문자열로 기록됩니다. 바꾸는 것은 그 문자열뿐입니다. `torch.load`가 디바이스를 고를 때 보는 것도 이 문자열뿐이므로, 불러오기는 GPU에서 저장한 파일과 같은 경로를 따릅니다. 다만 GPU가 파일을 어떻게 쓰는지는 이것으로 알 수 없습니다.
+#
+# GPU가 있으면 파일을 `cuda:0`으로 불러옵니다. GPU가 없으면 먼저 오류를 보여 주고, 이어서 해결 방법을 보여 줍니다.
 
 # %% tags=["gpu-only"]
 def retag(path, old, new):
-    # torch.save가 쓰는 pickle 프로토콜 2는 문자열을 b"X" + 4바이트 길이 + UTF-8 바이트로 기록함
+    # torch.save가 쓰는 pickle 프로토콜 2는 문자열을
+    # b"X" + 4바이트 길이 + UTF-8 바이트로 쓴다
     old_bytes = b"X" + len(old).to_bytes(4, "little") + old.encode()
     new_bytes = b"X" + len(new).to_bytes(4, "little") + new.encode()
     with zipfile.ZipFile(path) as archive:
@@ -406,7 +454,7 @@ with tempfile.TemporaryDirectory() as tmp:
         loaded = torch.load(path, weights_only=True)
         assert loaded["weight"].device == torch.device("cuda", 0)
     else:
-        with expect_error(RuntimeError, "Attempting to deserialize object on a CUDA device"):
+        with expect_error(RuntimeError, "Attempting to deserialize object"):
             torch.load(path, weights_only=True)
 
     on_cpu = torch.load(path, map_location="cpu", weights_only=True)
@@ -418,48 +466,98 @@ assert torch.equal(on_cpu["weight"], torch.arange(3.0))
 assert here["weight"].device.type == device.type
 
 # %% [markdown]
-# `torch.load`의 `weights_only=True`는 PyTorch 2.6부터 기본값입니다. 이전 릴리스에서도 똑같이 동작하도록 여기서는
-# 명시했습니다.
+# `torch.load`의 `weights_only=True`는 PyTorch 2.6부터 기본값입니다. 이전 릴리스에서도 똑같이 동작하도록 여기서는 명시했습니다.
 
 # %% [markdown]
 # ## Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same
 #
-# 합성곱 레이어는 입력의 *타입*이 가중치와 편향의 타입과 같은지 확인합니다. 여기서 타입은 디바이스와 dtype을 합친
-# 것으로, `torch.FloatTensor`는 CPU의 float32, `torch.cuda.FloatTensor`는 CUDA GPU의 float32입니다. 따라서 이
-# 메시지는 CPU 입력이 GPU에 있는 합성곱에 들어갔다(또는 그 반대)는 뜻이고, 고치는 방법은 디바이스 불일치와 같이
-# 입력을 모델이 있는 곳으로 옮기는 것입니다. CPU 입력에 대해 PyTorch가 oneDNN(MKLDNN) 코드를 골랐다면 메시지가
-# 더 이어져 `Input type (...) and weight type (...) should be the same or input should be a MKLDNN tensor and
-# weight is a dense tensor`가 됩니다. 두 문구 모두 오래전부터 있던 것으로, 2.13은 물론 PyTorch 2.6에도 있습니다.
-# 이 메시지들은 GPU에서만 나오므로 여기서는 인용만 하고, 공통 부분은 아래 GPU 셀에서 검증합니다.
+# "입력 타입과 가중치 타입이 같아야 한다"는 뜻의 오류입니다.
 #
-# dtype 불일치는 어느 머신에서나 재현할 수 있지만, 메시지 문구는 다릅니다. float64로 변환한 합성곱에 float32 입력을
-# 넣으면 텐서 타입 대신 dtype 이름을 쓴 `Input type (float) and bias type (double) should be the same`이 나오고,
-# 편향이 없으면 `expected scalar type Float but found Double`이 나옵니다. `x.to(conv.weight)`는 dtype 불일치와
-# 디바이스 불일치를 한 번에 고칩니다. 텐서를 넘기면 `to`는 그 텐서의 디바이스와 dtype에 맞춥니다.
+# 합성곱은 입력의 **타입**이 가중치와 편향의 타입과 같은지 검사하기도 합니다. 여기서 타입은 디바이스와 dtype을 합친 것으로, `torch.FloatTensor`는 CPU의 float32, `torch.cuda.FloatTensor`는 CUDA GPU의 float32입니다. 따라서 이 메시지는 CPU 입력이 GPU에 있는 합성곱에 들어갔다는 뜻입니다. 해결 방법은 다른 디바이스 불일치와 같습니다. 입력을 모델이 있는 곳으로 옮기세요.
+#
+# 이 메시지가 나올지 다른 메시지가 나올지는 PyTorch가 합성곱에 어떤 코드를 고르는지에 달려 있습니다. 고를 때 보는 것은 입력입니다(PyTorch `Convolution.cpp`의 `_select_conv_backend`).
+#
+# - float32 CPU 입력은 빌드에 oneDNN(MKLDNN)이 있으면(`torch.backends.mkldnn.is_available()`) 대부분 oneDNN으로 갑니다. 이미지 여러 장의 배치가 그 예입니다. oneDNN은 타입을 검사하고, 이 섹션의 메시지 뒤에 `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`(또는 입력이 MKLDNN 텐서이고 가중치가 밀집 텐서여야 한다)를 붙인 오류를 냅니다.
+# - 작은 이미지 한 장(값이 20,480개 이하, 커널이 3×3 이하, `groups=1`)은 PyTorch 자체의 범용 합성곱 코드(`slow_conv2d`)로 갑니다. 이 코드는 타입을 검사하지 않습니다. 대신 호출된 CUDA 커널이 디바이스를 검사하므로, 메시지는 이 페이지의 첫 섹션과 같은 형태가 됩니다. `weight`가 `cuda:0`에 있어 다른 텐서들의 디바이스 `cpu`와 다르다는 뜻입니다.
+#
+#   ```
+#   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)
+#   ```
+#
+#   PyTorch 2.8 이전에는 같은 검사가 `... found at least two devices, cpu and cuda:0! (when checking argument for argument weight in method wrapper_CUDA___slow_conv2d_forward)` 형태로 나옵니다.
+# - 반대로 CPU에 남겨 둔 합성곱에 GPU 입력을 넣으면 cuDNN으로 가고, `Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same`이 나옵니다.
+#
+# 이 메시지들은 PyTorch 소스에서 인용한 것입니다(이 입력들에 대해 2.6과 2.13은 같은 코드를 고릅니다). GPU에서는 아래 셀이 각각을 검증합니다.
+#
+# dtype 불일치는 어느 머신에서나 일으킬 수 있고, 같은 경로를 따릅니다. float64로 변환한 합성곱에 float32 이미지를 넣으면 경로를 고르기 전에 편향 검사에서 먼저 실패하며, 메시지는 텐서 타입 대신 dtype 이름을 씁니다. 편향이 없으면 작은 이미지 한 장은 범용 경로로 가고, 그 커널이 `expected scalar type Float but found Double`(Float를 기대했는데 Double이었다)이라고 알립니다.
 
 # %%
 conv = nn.Conv2d(1, 2, 3).double()
 image = torch.randn(1, 1, 5, 5)
-with expect_error(RuntimeError, "Input type (float) and bias type (double) should be the same"):
+with expect_error(RuntimeError, "Input type (float) and bias type (double)"):
     conv(image)
+no_bias = nn.Conv2d(1, 2, 3, bias=False).double()
 with expect_error(RuntimeError, "expected scalar type Float but found Double"):
-    nn.Conv2d(1, 2, 3, bias=False).double()(image)
+    no_bias(image)
 
+# %% [markdown] tags=["predict"]
+# **예측해 보세요:** 같은 float64 합성곱(편향 없음)에 이번에는 float32 이미지 여덟 장의 배치를 넣습니다. 이 셀을 실행하는 머신에서는 어떤 메시지가 나올까요?
+#
+# - `expected scalar type Float but found Double`
+# - `bias type (double)`
+# - `weight type (torch.DoubleTensor)`
+
+# %%
+images = torch.randn(8, 1, 5, 5)
+with expect_error(Exception) as caught:
+    no_bias(images)
+
+# %% tags=["answer"]
+mkldnn = torch.backends.mkldnn
+onednn = mkldnn.is_available() and mkldnn.enabled
+print(f"{onednn=}")
+assert type(caught.error) is RuntimeError
+if onednn:
+    assert "weight type (torch.DoubleTensor)" in str(caught.error)
+else:
+    assert "expected scalar type Float" in str(caught.error)
+
+# %% [markdown] tags=["answer"]
+# **정답:** oneDNN이 있는 빌드(위 출력의 `onednn=True`)에서는 `weight type (torch.DoubleTensor)`입니다. 여덟 장의 배치는 oneDNN으로 가고, oneDNN은 텐서 타입끼리, 즉 CPU의 float32와 CPU의 float64를 비교합니다. oneDNN이 없는 빌드에서는 배치도 범용 경로로 가서 메시지가 `expected scalar type Float but found Double`이 됩니다. 이 합성곱에는 편향이 없으므로 `bias type (double)`은 나올 수 없습니다. GPU에 있는 합성곱에 CPU 입력을 넣었을 때의 메시지도 이처럼 경로를 고르는 방식에 따라 정해집니다.
+#
+# `x.to(conv.weight)`는 dtype 불일치와 디바이스 불일치를 한 번에 고칩니다. 텐서를 넘기면 `to`는 그 텐서의 디바이스와 dtype에 맞춥니다.
+
+# %%
 image = image.to(conv.weight)
 out = conv(image)
 print(f"{image.dtype=}, {out.dtype=}")
 assert image.dtype == out.dtype == torch.float64
 
 # %% [markdown]
-# GPU가 있으면 다음 셀은 GPU에 있는 합성곱에 CPU 이미지를 넣습니다. GPU가 없으면 필요한 조건을 출력합니다.
+# GPU가 있으면 다음 셀은 GPU에 있는 합성곱에 CPU 배치를, 이어서 작은 CPU 이미지 한 장을 넣고, 각 경로가 내는 메시지를 검증합니다. 그다음 CPU에 있는 합성곱에 GPU 배치를 넣습니다. GPU가 없으면 필요한 조건을 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
-    conv = nn.Conv2d(1, 2, 3).to(device)
-    image = torch.randn(1, 1, 5, 5)
-    with expect_error(RuntimeError, "weight type (torch.cuda.FloatTensor)"):
-        conv(image)
-    out = conv(image.to(device))
+    conv = nn.Conv2d(3, 8, 3).to(device)
+    mkldnn = torch.backends.mkldnn
+    onednn = mkldnn.is_available() and mkldnn.enabled
+    # CPU 배치: oneDNN이 타입을 검사한다
+    # (oneDNN이 없으면 커널이 디바이스를 검사한다)
+    cpu_input = "weight type (torch.cuda.FloatTensor)"
+    with expect_error(RuntimeError, cpu_input if onednn else SAME_DEVICE):
+        conv(torch.randn(8, 3, 32, 32))
+    # 작은 CPU 이미지 한 장: 범용 경로, CUDA 커널이 디바이스를 검사한다
+    with expect_error(RuntimeError, SAME_DEVICE) as caught:
+        conv(torch.randn(1, 3, 5, 5))
+    assert "slow_conv2d_forward" in str(caught.error)
+    # GPU 배치와 CPU의 합성곱: cuDNN이 타입을 검사한다
+    cudnn = torch.backends.cudnn
+    gpu_input = "Input type (torch.cuda.FloatTensor)"
+    uses_cudnn = cudnn.is_available() and cudnn.enabled
+    with expect_error(RuntimeError, gpu_input if uses_cudnn else SAME_DEVICE):
+        nn.Conv2d(3, 8, 3)(torch.randn(8, 3, 32, 32, device=device))
+
+    out = conv(torch.randn(8, 3, 32, 32).to(device))
     assert out.device == conv.weight.device
 else:
     print(f"{torch.cuda.is_available()=}")
@@ -467,13 +565,11 @@ else:
 # %% [markdown]
 # ## CUDA error: invalid device ordinal
 #
-# 그 GPU 인덱스가 없다는 뜻입니다. 예를 들어 GPU가 하나인 머신의 `cuda:1`, 또는 `CUDA_VISIBLE_DEVICES`로 일부 GPU를
-# 숨기기 전에는 유효했던 인덱스입니다(보이는 GPU는 0부터 번호가 다시 매겨집니다). PyTorch 2.7까지는
-# `RuntimeError`이고, 2.8부터는 `RuntimeError`의 하위 클래스인 `torch.AcceleratorError`입니다. 2.9부터는 메시지의
-# 두 번째 줄에 `GPU device may be out of range, do you have enough GPUs?`라는 힌트가 붙습니다(2.8에는 아직 없습니다).
+# "CUDA 오류: 디바이스 번호가 잘못되었다"는 뜻의 오류입니다.
 #
-# 디바이스를 적는 것만으로는 아무것도 검사하지 않습니다. `torch.device("cuda", 7)`은 CUDA가 없는 머신을 포함해
-# 어느 머신에서나 만들어집니다. 오류는 그곳에 처음 텐서를 놓을 때 납니다.
+# 지정한 GPU 인덱스가 없습니다. 예를 들어 GPU가 하나인 머신의 `cuda:1`, 또는 `CUDA_VISIBLE_DEVICES`로 일부 GPU를 숨기기 전에는 유효했던 인덱스입니다(보이는 GPU는 0부터 번호가 다시 매겨집니다). PyTorch 2.7까지는 `RuntimeError`이고, 2.8부터는 `RuntimeError`의 하위 클래스인 `torch.AcceleratorError`입니다. 2.9부터는 메시지의 두 번째 줄에 `GPU device may be out of range, do you have enough GPUs?`(GPU 번호가 범위를 벗어났을 수 있다, GPU가 충분한가?)라는 힌트가 붙습니다(2.8에는 아직 없습니다).
+#
+# 디바이스를 적는 것만으로는 아무것도 검사하지 않습니다. `torch.device("cuda", 7)`은 CUDA가 없는 머신을 포함해 어느 머신에서나 만들어집니다. 오류는 그곳에 처음 텐서를 놓을 때 납니다.
 
 # %%
 seven = torch.device("cuda", 7)
@@ -483,14 +579,13 @@ if TORCH >= (2, 8):
     assert issubclass(torch.AcceleratorError, RuntimeError)
 
 # %% [markdown]
-# GPU가 있으면 다음 셀은 마지막 GPU의 바로 다음 인덱스를 요청하고(2.9부터는 힌트 줄도 검증합니다), 그다음
-# 유효한 인덱스, 즉 `torch.cuda.device_count()`보다 작은 인덱스를 씁니다. GPU가 없으면 필요한 조건을
-# 출력합니다.
+# GPU가 있으면 다음 셀은 마지막 GPU 바로 다음 인덱스를 요청하고(2.9부터는 힌트 줄도 검증합니다), 그다음 유효한 인덱스, 즉 `torch.cuda.device_count()`보다 작은 인덱스를 씁니다. GPU가 없으면 필요한 조건을 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
     n = torch.cuda.device_count()
-    with expect_error(torch.AcceleratorError if TORCH >= (2, 8) else RuntimeError, "invalid device ordinal"):
+    kind = torch.AcceleratorError if TORCH >= (2, 8) else RuntimeError
+    with expect_error(kind, "invalid device ordinal"):
         torch.zeros(1, device=f"cuda:{n}")
     if TORCH >= (2, 9):
         with expect_error(RuntimeError, "do you have enough GPUs?"):
@@ -503,21 +598,26 @@ else:
 # %% [markdown]
 # ## Cannot access accelerator device when none is available.
 #
-# PyTorch 2.5부터 정수 디바이스(`device=0`, `.to(0)`, `torch.device(0)`)는 현재 가속기(CUDA, Apple의 MPS, Intel의
-# XPU 등)의 인덱스를 뜻합니다. 가속기가 없으면 PyTorch는 이 오류를 냅니다. 가속기가 필요한 `pin_memory()`에서도
-# 납니다. CPU 전용 빌드에서 나고, 쓸 수 있는 GPU가 없는 머신의 CUDA 빌드에서도 PyTorch 2.6까지는
-# 납니다(NVIDIA 드라이버가 없는 머신에서 2.6.0+cu124로 확인했습니다). 2.7부터 이런 빌드는 자신이 지원하는
-# 가속기를 돌려줍니다. `torch.device(0)`은 `cuda:0`이 되고, 그곳에 텐서를 만들 때
-# `Found no NVIDIA driver on your system`처럼 이유를 알려 주는 오류가 납니다(Colab의 CPU 런타임과 같은
-# 2.11.0+cu130으로 확인했습니다). 고치는 방법은 디바이스를 이름으로 적는 것(`"cuda:0"`, 또는 한 번
-# 정해 둔 `device`)과, 가속기가 있을 때만 메모리를 고정하는 것입니다. 셀은 이 머신이 어느 경우에 해당하는지
-# 보여 주며, GPU가 있으면 인덱스 0에 텐서를 만듭니다.
+# "가속기가 없으므로 가속기 디바이스에 접근할 수 없다"는 뜻의 오류입니다.
+#
+# PyTorch 2.5부터 정수 디바이스(`device=0`, `.to(0)`, `torch.device(0)`)는 현재 가속기(CUDA, Apple의 MPS, Intel의 XPU 등)의 인덱스를 뜻합니다. 가속기가 없으면 PyTorch는 이 오류를 냅니다. 가속기가 필요한 `pin_memory()`에서도 납니다.
+#
+# 이 오류가 나는지는 빌드에 따라 다음과 같이 다릅니다.
+#
+# - CPU 전용 빌드에서는 항상 납니다.
+# - 쓸 수 있는 GPU가 없는 머신의 CUDA 빌드에서도 PyTorch 2.6까지는 납니다(NVIDIA 드라이버가 없는 머신에서 2.6.0+cu124로 확인했습니다).
+# - 2.7부터 이런 빌드에서는 나지 않습니다. GPU를 쓸 수 없어도 가속기는 빌드 대상인 CUDA로 간주되어, `torch.device(0)`은 `cuda:0`을 가리킵니다. 오류는 그곳에 텐서를 만들 때 비로소 나며, `Found no NVIDIA driver on your system`(NVIDIA 드라이버를 찾을 수 없다)처럼 이유를 알려 줍니다(NVIDIA 드라이버가 없는 머신에서 2.11.0+cu130으로 확인했습니다).
+#
+# 해결 방법은 디바이스를 이름으로 적는 것(`"cuda:0"`, 또는 한 번 정해 둔 `device`)과, 가속기가 있을 때만 메모리를 고정하는 것입니다. 다음 셀은 이 머신이 어느 경우에 해당하는지 보여 주며, GPU가 있으면 인덱스 0에 텐서를 만듭니다.
 
 # %% tags=["gpu-only"]
 usable = torch.accelerator.is_available()
-# 2.7부터 current_accelerator()는 빌드가 지원하는 가속기를 돌려준다(없으면 None).
-# 2.6에서는 쓸 수 있는 가속기가 없으면 예외가 나므로 2.7 이상에서만 호출한다
-built_for = torch.accelerator.current_accelerator() if usable or TORCH >= (2, 7) else None
+# 2.7부터 current_accelerator()는 빌드 대상 가속기를 돌려준다
+# (없으면 None). 2.6은 쓸 수 있는 가속기가 없으면 예외를 낸다
+if usable or TORCH >= (2, 7):
+    built_for = torch.accelerator.current_accelerator()
+else:
+    built_for = None
 print(f"{usable=}, {built_for=}")
 if usable:
     index_device = torch.zeros(1, device=0).device
@@ -529,12 +629,13 @@ elif built_for is None:
     with expect_error(RuntimeError, "none is available"):
         torch.ones(3).pin_memory()
 else:
-    # 가속기용 빌드를 가속기가 없는 머신에서 쓰는 경우: 그 가속기의 인덱스 0
+    # 가속기용 빌드를 가속기가 없는 머신에서 쓰는 경우:
+    # 그 가속기의 인덱스 0이 된다
     print(f"{torch.device(0)=}")
     assert torch.device(0) == torch.device(built_for.type, 0)
     try:
         torch.zeros(1, device=0)
-    except RuntimeError as err:  # 드라이버가 없다는 등 이유를 알려 주는 오류
+    except RuntimeError as err:  # 드라이버가 없다는 등의 이유를 알려 준다
         sys.stdout.flush()
         print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
@@ -547,48 +648,56 @@ assert named.device.type == device.type
 # %% [markdown]
 # ### pin_memory=True와 non_blocking=True
 #
-# `DataLoader(..., pin_memory=True)`는 고정(pinned) CPU 메모리에 배치를 담아 돌려주고,
-# `t.to(device, non_blocking=True)`는 GPU로의 복사를 큐에 넣기만 하고 바로 돌아올 수 있습니다. 가속기가 없으면
-# DataLoader는 실패하지 않고 일반 배치를 돌려주며(릴리스에 따라 경고를 내므로 셀이 모아서 출력합니다),
-# `to(..., non_blocking=True)`도 일반 이동이 됩니다. 그래서 같은 루프가 어디서나 돌아갑니다. 메모리 고정으로
-# 학습이 빨라지는지는 별개의 문제이며, "텐서 옮기기" 페이지에서 측정합니다. GPU가 있으면 셀은 배치가 고정
-# 메모리에 있었는지도 검증합니다.
+# `DataLoader(..., pin_memory=True)`는 고정(page-locked) 메모리에 배치를 담아 돌려주고, `t.to(device, non_blocking=True)`는 GPU로의 복사를 큐에 넣기만 하고 바로 돌아올 수 있습니다. 가속기가 없으면 DataLoader는 실패하지 않고 고정되지 않은 배치를 돌려줍니다. `to(..., non_blocking=True)`도 평범한 이동이 됩니다. 그래서 같은 루프가 어디서나 돌아갑니다.
+#
+# 릴리스에 따라서는 `pin_memory=True`인데 가속기를 찾지 못하면 경고를 냅니다(2.13은 내고, 2.6은 내지 않습니다). 다음 셀은 경고를 모아 그 종류(`UserWarning`)를 출력합니다. 2.13의 경고 문구는 다음과 같으며, "`pin_memory`가 true로 설정되었지만 가속기를 찾지 못해 고정 메모리를 쓰지 않는다"는 뜻입니다.
+#
+# ```
+# 'pin_memory' argument is set as true but no accelerator is found, then device pinned memory won't be used.
+# ```
+#
+# 메모리 고정으로 학습이 빨라지는지는 별개의 문제이며, [텐서 옮기기](02-moving-tensors.ipynb)에서 측정합니다. GPU가 있으면 다음 셀은 배치가 고정 메모리에 있었는지도 검증합니다.
 
 # %% tags=["gpu-only"]
-loader = DataLoader(TensorDataset(torch.randn(8, 3), torch.arange(8)), batch_size=4, pin_memory=True)
-with warnings.catch_warnings(record=True) as caught:
+loader = DataLoader(
+    TensorDataset(torch.randn(8, 3), torch.arange(8)),
+    batch_size=4,
+    pin_memory=True,
+)
+with warnings.catch_warnings(record=True) as warned:
     warnings.simplefilter("always")
     for features, labels in loader:
         pinned = features.is_pinned()
         features = features.to(device, non_blocking=True)
         labels = labels.to(device, non_blocking=True)
 
-print([str(w.message) for w in caught])
+print([w.category.__name__ for w in warned])
 print(f"{pinned=}, {features.device=}, {labels.device=}")
 assert features.device.type == labels.device.type == device.type
 if torch.cuda.is_available():
     assert pinned
 elif not torch.accelerator.is_available():
     assert not pinned
+    if TORCH >= (2, 13):  # 가속기를 찾지 못했다는 경고
+        assert any("no accelerator" in str(w.message) for w in warned)
 
 # %% [markdown]
-# 반대 방향의 복사 `to("cpu", non_blocking=True)`는 데이터가 도착하기 전에 돌아올 수 있습니다. 그런 텐서를 읽기
-# 전에 `torch.cuda.synchronize()`를 호출하십시오. "텐서 옮기기" 페이지에서 GPU로 이를
-# 확인합니다.
+# 반대 방향의 복사 `to("cpu", non_blocking=True)`는 데이터가 도착하기 전에 돌아올 수 있습니다. 그런 텐서를 읽기 전에 `torch.cuda.synchronize()`를 호출하세요. [텐서 옮기기](02-moving-tensors.ipynb)에 이를 GPU에서 검증하는 셀이 있습니다.
 
 # %% [markdown]
 # ## Cannot re-initialize CUDA in forked subprocess
 #
-# 전체 메시지는 `Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the
-# 'spawn' start method`입니다. Linux에서는(Python 3.13까지) `multiprocessing`과 DataLoader 워커가 기본으로
-# `fork`, 즉 부모 프로세스의 복제로 자식 프로세스를 시작합니다. 부모가 이미 CUDA를 초기화했다면 fork한 자식은
-# CUDA를 전혀 쓸 수 없습니다.
+# "fork한 자식 프로세스에서는 CUDA를 다시 초기화할 수 없다"는 뜻의 오류입니다. 전체 메시지는 다음과 같습니다.
 #
-# 이 셀은 자식 프로세스를 fork하고, 자식 안에서 `device`에 텐서를 만듭니다. GPU가 있으면 부모는 (그곳에 텐서를
-# 만들었으므로) CUDA를 초기화한 상태입니다. 그래서 자식은 이 메시지로 실패하고, 메시지를 부모에게 돌려보냅니다.
-# GPU가 없으면 CUDA가 한 번도 초기화되지 않으므로 이 오류는 일어날 수 없고, 자식은 문제없이 CPU 텐서를 만듭니다.
-# 이때 셀은 `torch.cuda.is_initialized()`가 `False`라는 것과 자식의 결과를 출력합니다. 이 셀은 `fork`가 기본이고
-# 안전하게 시연할 수 있는 Linux에서만 실행합니다.
+# ```
+# Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method
+# ```
+#
+# 멀티프로세싱에서 CUDA를 쓰려면 시작 방식으로 `'spawn'`을 써야 한다는 내용이 이어집니다. Linux에서는(Python 3.13까지) `multiprocessing`과 DataLoader 워커가 기본으로 `fork`, 즉 부모 프로세스의 복제로 자식 프로세스를 시작합니다. 부모가 이미 CUDA를 초기화했다면 fork한 자식은 CUDA를 전혀 쓸 수 없습니다.
+#
+# 다음 셀은 자식 프로세스를 fork하고, 자식 안에서 `device`에 텐서를 만듭니다. GPU가 있으면 부모는 (그곳에 텐서를 만들었으므로) CUDA를 초기화한 상태입니다. 그래서 자식은 이 메시지로 실패하고, 메시지를 부모에게 돌려보냅니다. GPU가 없으면 CUDA가 한 번도 초기화되지 않으므로 이 오류는 일어날 수 없고, 자식은 문제없이 CPU 텐서를 만듭니다. 이때는 `torch.cuda.is_initialized()`가 `False`라는 것과 자식의 결과를 출력합니다.
+#
+# 이 셀은 `fork`가 기본이고 안전하게 시연할 수 있는 Linux에서만 실행합니다.
 
 # %% tags=["gpu-only"]
 def child(queue, device):
@@ -599,7 +708,7 @@ def child(queue, device):
 
 
 if sys.platform.startswith("linux"):
-    torch.ones(1, device=device)  # GPU가 있으면 여기서 이 프로세스의 CUDA가 초기화됨
+    torch.ones(1, device=device)  # GPU가 있으면 여기서 CUDA가 초기화된다
     fork = multiprocessing.get_context("fork")
     queue = fork.SimpleQueue()
     process = fork.Process(target=child, args=(queue, device))
@@ -610,53 +719,64 @@ if sys.platform.startswith("linux"):
     if sys.version_info < (3, 14):
         assert multiprocessing.get_context().get_start_method() == "fork"
     if torch.cuda.is_initialized():
-        assert outcome == "error" and "Cannot re-initialize CUDA in forked subprocess" in result
+        assert outcome == "error"
+        assert "Cannot re-initialize CUDA in forked subprocess" in result
     else:
         assert outcome == "ok" and result == 2.0
 else:
     print(f"{sys.platform=}")
 
-# %% [markdown]
-# 흔한 해결책은 워커에서 CUDA를 쓰지 않는 것입니다. DataLoader 워커는 데이터를 불러와 CPU 텐서로 준비하고, 학습 루프가
-# 메인 프로세스에서 배치마다 디바이스로 옮깁니다. 이것이 DataLoader를 쓰는 본래 방식이기도 하며, 부모가 GPU를 쓴
-# 뒤에도 `fork`로 동작합니다. 자식 프로세스에서 꼭 CUDA를 써야 한다면 `spawn`으로 시작하십시오.
-# `multiprocessing.get_context("spawn")`이나 `DataLoader(..., multiprocessing_context="spawn")`을 씁니다.
-
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** DataLoader 워커 두 개가 배치를 만들고, 루프가 각 배치를 `device`로 옮깁니다. 워커가 만든
-# 배치는 어느 디바이스에 있을까요?
+# **예측해 보세요:** GPU가 있으면 이 프로세스는 이미 CUDA를 썼습니다. 이제 DataLoader가 워커 프로세스 두 개를 (Linux에서는 `fork`로) 시작해 배치를 만들고, 루프가 각 배치를 `device`로 옮깁니다. 이 셀은 무엇을 출력할까요?
 #
-# - `devices={'cuda'}`: 워커가 CUDA를 썼다는 뜻인데, 이것은 fork된 워커가 해서는 안 되는 일입니다.
-# - `devices={'cpu'}`: 워커는 CPU 텐서를 준비하고, 디바이스로 옮기는 일은 메인 프로세스에서 합니다.
+# - `devices={'cuda'}`
+# - `Cannot re-initialize CUDA in forked subprocess`
+# - `devices={'cpu'}`
 
 # %%
-loader = DataLoader(TensorDataset(torch.randn(8, 3)), batch_size=4, num_workers=2)
+dataset = TensorDataset(torch.randn(8, 3))
+loader = DataLoader(dataset, batch_size=4, num_workers=2)
 devices = set()
 for (features,) in loader:
     devices.add(features.device.type)  # 워커가 만든 텐서의 디바이스
     features = features.to(device)
 print(f"{devices=}, {features.device=}")
+
+# %% tags=["answer"]
 assert devices == {"cpu"}
 assert features.device.type == device.type
+
+# %% [markdown] tags=["answer"]
+# **정답:** GPU가 있든 없든 `devices={'cpu'}`입니다. 워커는 데이터셋을 읽고 CPU 텐서를 묶어 배치로 만들 뿐입니다. CUDA에는 전혀 손대지 않으므로, CUDA를 쓴 프로세스에서 fork되어도 문제가 없고, 만드는 것이 GPU에 놓이지도 않습니다(`devices={'cuda'}`가 되려면 워커가 CUDA를 써야 합니다). 디바이스로 옮기는 일은 메인 프로세스의 루프에서 합니다.
+#
+# 이것이 이 오류의 흔한 해결 방법입니다. 워커에서는 CUDA를 쓰지 않고 CPU 텐서를 불러와 준비만 하며, 학습 루프가 메인 프로세스에서 배치마다 디바이스로 옮깁니다. 이것이 DataLoader를 쓰는 본래 방식이기도 하며, 부모가 GPU를 쓴 뒤에도 `fork`로 동작합니다.
+
+# %% [markdown]
+# 자식 프로세스에서 꼭 CUDA를 써야 한다면 `spawn`으로 시작하세요. `multiprocessing.get_context("spawn")`이나 `DataLoader(..., multiprocessing_context="spawn")`을 씁니다.
 
 # %% [markdown]
 # ## Torch not compiled with CUDA enabled
 #
-# 설치된 PyTorch가 CPU 전용 빌드이고(wheel 버전이 `+cpu`로 끝나는 경우가 많습니다), 코드가 `.cuda()`나
-# `device="cuda"` 등으로 CUDA를 요구했을 때 나는 오류(`AssertionError`)입니다. 다만 이런 빌드라도 모든 CUDA 호출이
-# 이 메시지를 내지는 않습니다. `torch.cuda.set_device(0)`은 `AttributeError: module 'torch._C' has no attribute
-# '_cuda_setDevice'`로 실패하는데, 의미는 같습니다. CUDA를 시작할 수 없는 머신의 CUDA 빌드에서는 다른 메시지,
-# 즉 이유를 밝히는 `RuntimeError`가 납니다. NVIDIA 드라이버가 없는 머신에서
-# PyTorch 2.6.0+cu124를 쓰면 `Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and
-# installed a driver from http://www.nvidia.com/Download/index.aspx`가 나옵니다. 셀은 지금 머신이 어느 쪽인지
-# 보여 주며, GPU가 있으면 CUDA 텐서를 만듭니다.
+# "Torch가 CUDA를 켜고 컴파일되지 않았다"는 뜻의 오류입니다.
 #
-# 고치는 방법: GPU를 쓰려면 NVIDIA GPU와 드라이버가 있는 머신에 CUDA 빌드 PyTorch를 설치합니다(명령은
-# pytorch.org의 선택기에서 확인할 수 있습니다). 어디서나 실행하려면, 이 코스의 모든 페이지가 그렇게 하듯 디바이스를
-# 한 번 정해 두고 어디서나 그것을 씁니다.
+# 설치된 PyTorch가 CPU 전용 빌드이고(wheel 버전이 `+cpu`로 끝나는 경우가 많습니다), 코드가 `.cuda()`나 `device="cuda"` 등으로 CUDA를 요구했을 때 나는 오류(`AssertionError`)입니다. 다만 이런 빌드라도 모든 CUDA 호출이 이 메시지를 내지는 않습니다. `torch.cuda.set_device(0)`은 `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'`(`torch._C`에 `_cuda_setDevice` 속성이 없다)로 실패하는데, 원인은 같습니다.
+#
+# CUDA를 시작할 수 없는 머신의 CUDA 빌드에서는 다른 메시지, 즉 이유를 밝히는 `RuntimeError`가 납니다. NVIDIA 드라이버가 없는 머신에서 PyTorch 2.6.0+cu124를 쓰면 다음과 같습니다. NVIDIA 드라이버를 찾을 수 없으니 NVIDIA GPU가 있는지 확인하고 드라이버를 설치하라는 내용입니다.
+#
+# ```
+# Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx
+# ```
+#
+# 해결 방법은 두 가지입니다.
+#
+# - GPU를 쓰려면 NVIDIA GPU와 드라이버가 있는 머신에 CUDA 빌드 PyTorch를 설치하세요(명령은 pytorch.org의 선택기에서 확인할 수 있습니다).
+# - 어디서나 실행하려면, 이 튜토리얼의 모든 페이지가 그렇게 하듯 디바이스를 한 번 정해 두고 어디서나 그것을 쓰세요.
+#
+# 다음 셀은 지금 머신이 어느 쪽인지 보여 주며, GPU가 있으면 CUDA 텐서를 만듭니다.
 
 # %% tags=["gpu-only"]
-print(f"{torch.version.cuda=}, {torch.backends.cuda.is_built()=}, {torch.cuda.is_available()=}")
+print(f"{torch.version.cuda=}, {torch.backends.cuda.is_built()=}")
+print(f"{torch.cuda.is_available()=}")
 if not torch.backends.cuda.is_built():
     with expect_error(AssertionError, "Torch not compiled with CUDA enabled"):
         torch.zeros(1, device="cuda")
@@ -665,9 +785,10 @@ if not torch.backends.cuda.is_built():
     with expect_error(AttributeError, "_cuda_setDevice"):
         torch.cuda.set_device(0)
 elif not torch.cuda.is_available():
+    # 이유는 다양하다: 드라이버 없음, 오래된 드라이버, GPU 없음
     try:
         torch.zeros(1, device="cuda")
-    except RuntimeError as err:  # 이유는 여러 가지: 드라이버 없음, 오래된 드라이버, GPU 없음
+    except RuntimeError as err:
         sys.stdout.flush()
         print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
@@ -681,13 +802,11 @@ assert torch.zeros(1, device=device).device.type == device.type
 # %% [markdown]
 # ## module must have its parameters and buffers on device cuda:0 (device_ids[0]) but found one of them on device: cpu
 #
-# `nn.DataParallel`은 GPU가 2개 이상인 머신에서, 감싼 모델이 `device_ids`의 첫 GPU에 없을 때 이 오류를 냅니다. GPU가
-# 여러 개이면 DataParallel은 스스로 아무것도 옮기지 않고, `forward` 안에서 모든 파라미터와 버퍼가 이미 그 GPU에
-# 있는지 검사합니다(디바이스 ID가 정확히 하나이면 모델을 옮겨 줍니다. 같은 코드가 GPU 하나인 머신에서 동작하는
-# 이유입니다. 각 경우는 "팩트체크" 페이지에서 확인합니다). 고치는 방법은 감싸기 전에
-# `model.to("cuda:0")`을 하는 것이고, 더 나은 방법은 `DataParallel` 자신의 문서가 권하는
-# `DistributedDataParallel`을 쓰는 것입니다. 일반 리스트에 넣은 레이어(앞에서 설명)는 `model.to()`뿐 아니라 이
-# 검사에서도 파라미터를 숨깁니다.
+# "모듈의 매개변수와 버퍼는 `cuda:0`(`device_ids[0]`)에 있어야 하는데, 그중 하나가 `cpu`에 있다"는 뜻의 오류입니다.
+#
+# `nn.DataParallel`은 GPU가 2개 이상인 머신에서, 감싼 모델이 `device_ids`의 첫 GPU에 없을 때 이 오류를 냅니다. GPU가 여러 개이면 DataParallel은 스스로 아무것도 옮기지 않고, `forward` 메서드 안에서 모든 매개변수와 버퍼가 이미 그 GPU에 있는지 검사합니다. 디바이스 ID가 정확히 하나이면 모델을 옮겨 주므로, 같은 코드가 GPU 하나인 머신에서는 동작합니다(각 경우는 [팩트체크](06-fact-check.ipynb)에서 확인합니다).
+#
+# 해결 방법은 감싸기 전에 `model.to("cuda:0")`을 하는 것이고, 더 나은 방법은 `DataParallel` 자신의 문서가 권하는 `DistributedDataParallel`을 쓰는 것입니다. 일반 리스트에 넣은 레이어(앞에서 설명)는 `model.to()`뿐 아니라 이 검사에서도 매개변수를 숨깁니다.
 #
 # 이 검사는 `DataParallel.forward`의 Python 소스에 있으며, 어느 머신에서나 읽을 수 있습니다.
 
@@ -698,13 +817,12 @@ assert "module must have its parameters and buffers" in source
 assert "DistributedDataParallel" in nn.DataParallel.__doc__
 
 # %% [markdown]
-# GPU가 2개 이상이면 다음 셀은 CPU 모델을 감싸 오류를 보여 준 뒤, 모델을 먼저 `cuda:0`으로 옮깁니다. 그보다 적으면
-# GPU 개수를 출력합니다.
+# GPU가 2개 이상이면 다음 셀은 CPU 모델을 감싸 오류를 보여 준 뒤, 모델을 먼저 `cuda:0`으로 옮깁니다. 그보다 적으면 GPU 개수를 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.device_count() >= 2:
     dp = nn.DataParallel(nn.Linear(4, 2))
-    with expect_error(RuntimeError, "module must have its parameters and buffers on device cuda:0"):
+    with expect_error(RuntimeError, "parameters and buffers on device cuda:0"):
         dp(torch.randn(8, 4))
     dp = nn.DataParallel(nn.Linear(4, 2).to("cuda:0"))
     out = dp(torch.randn(8, 4))
@@ -715,37 +833,43 @@ else:
 # %% [markdown]
 # ## CUDA out of memory
 #
-# PyTorch 2.6에서 메시지는 다음 형태이며, … 자리에 크기가 들어갑니다: `CUDA out of memory. Tried to allocate ….
-# GPU 0 has a total capacity of … of which … is free. Including non-PyTorch memory, this process has … memory in
-# use. Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved
-# but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid
-# fragmentation.` 여기 나오는 수치의 뜻은 다음과 같습니다.
+# "CUDA 메모리 부족"을 뜻하는 오류입니다. PyTorch 2.6에서 메시지는 다음 형태이며, … 자리에 크기가 들어갑니다.
 #
-# - *allocated by PyTorch*(`torch.cuda.memory_allocated()`): 살아 있는 텐서가 쓰는 메모리입니다.
-# - *reserved by PyTorch*(`torch.cuda.memory_reserved()`): PyTorch의 캐싱 할당자가 GPU에서 확보한 메모리로, 텐서에
-#   할당되었는지와 관계없습니다. 해제된 텐서의 메모리는 GPU가 아니라 이 캐시로 돌아가므로 `nvidia-smi`에는 계속
-#   사용 중으로 잡힙니다.
+# ```
+# CUDA out of memory. Tried to allocate …. GPU 0 has a total capacity of … of which … is free. Including non-PyTorch memory, this process has … memory in use. Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
+# ```
+#
+# 할당하려던 크기, GPU의 전체 용량과 여유 공간, 이 프로세스가 쓰는 메모리, 그중 PyTorch가 할당한 메모리와 예약했지만 할당하지 않은 메모리의 양이 차례로 나옵니다. 끝으로, 예약했지만 할당하지 않은 부분이 크면 단편화를 피하도록 `expandable_segments`를 써 보라고 권합니다. 수치의 뜻은 다음과 같습니다.
+#
+# - 할당된 메모리(메시지의 `allocated by PyTorch`, `torch.cuda.memory_allocated()`): 살아 있는 텐서가 쓰는 메모리입니다.
+# - 예약된 메모리(`reserved by PyTorch`, `torch.cuda.memory_reserved()`): PyTorch의 캐싱 할당자가 GPU에서 확보한 메모리로, 텐서에 할당되었는지와 관계없습니다. 해제된 텐서의 메모리는 GPU가 아니라 이 캐시로 돌아가므로, `torch.cuda.empty_cache()`를 호출하기 전까지 `nvidia-smi`에는 계속 사용 중으로 잡힙니다.
 # - `nvidia-smi`는 여기에 각 프로세스의 CUDA 컨텍스트와 같은 GPU를 쓰는 다른 프로세스의 몫까지 셉니다.
 #
-# 먼저 해 볼 것: 배치를 줄이기, `loss` 텐서를 모으지 말고 `loss.item()` 쓰기(앞에서 설명), 평가할 때
-# `torch.no_grad()` 쓰기, 더는 필요 없는 큰 텐서를 `del`하기, 예약되었지만 할당되지 않은 부분이 크면 메시지에 나온
-# `expandable_segments` 설정 쓰기.
+# 먼저 해 볼 것은 다음과 같습니다.
 #
-# 이 오류는 `torch.cuda.OutOfMemoryError`이며, 어느 머신에서나 `RuntimeError`의 하위 클래스입니다.
+# - 배치를 줄입니다.
+# - `loss` 텐서를 모으지 말고 `loss.item()`을 씁니다(앞에서 설명).
+# - 평가할 때는 `torch.no_grad()`를 씁니다.
+# - 더는 필요 없는 큰 텐서는 `del`합니다.
+# - 예약되었지만 할당되지 않은 부분이 크면 메시지에 나온 `expandable_segments` 설정을 씁니다.
+#
+# 모델에 메모리가 얼마나 필요한지, 실행하기 전에 들어갈지 어림하는 방법은 [모델이 메모리에 들어갈까?](08-will-it-fit.ipynb)에서 다룹니다.
+#
+# 이 오류는 어느 머신에서나 `RuntimeError`의 하위 클래스인 `torch.OutOfMemoryError`입니다. `torch.cuda.OutOfMemoryError`는 같은 클래스의 다른 이름입니다.
 
 # %%
-print(f"{torch.cuda.OutOfMemoryError.__mro__[:2]=}")
-assert issubclass(torch.cuda.OutOfMemoryError, RuntimeError)
+print(f"{torch.cuda.OutOfMemoryError is torch.OutOfMemoryError=}")
+print(f"{torch.OutOfMemoryError.__mro__[:2]=}")
+assert torch.cuda.OutOfMemoryError is torch.OutOfMemoryError
+assert issubclass(torch.OutOfMemoryError, RuntimeError)
 
 # %% [markdown]
-# GPU가 있으면 다음 셀은 GPU 메모리의 두 배를 요청합니다. 이어서 해제한 텐서의 메모리가 *allocated*에서는
-# 빠지지만 `torch.cuda.empty_cache()`를 호출할 때까지 *reserved*에 남는다는 것을 보여 줍니다. GPU가 없으면 필요한 조건을
-# 출력합니다.
+# GPU가 있으면 다음 셀은 GPU 메모리의 두 배를 요청합니다. 이어서 해제한 텐서의 메모리가 할당된 메모리에서는 빠지지만 `torch.cuda.empty_cache()`를 호출할 때까지 예약된 메모리에 남는다는 것을 검증합니다. GPU가 없으면 필요한 조건을 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
     total = torch.cuda.get_device_properties(0).total_memory
-    with expect_error(torch.cuda.OutOfMemoryError, "CUDA out of memory"):
+    with expect_error(torch.OutOfMemoryError, "CUDA out of memory"):
         torch.empty(2 * total, dtype=torch.uint8, device="cuda:0")
 
     torch.cuda.empty_cache()
@@ -754,8 +878,10 @@ if torch.cuda.is_available():
     del block
     reserved = torch.cuda.memory_reserved(0)
     torch.cuda.empty_cache()
-    print(f"{torch.cuda.memory_allocated(0) - before=}, {reserved=}, {torch.cuda.memory_reserved(0)=}")
-    assert torch.cuda.memory_allocated(0) == before
+    allocated_change = torch.cuda.memory_allocated(0) - before
+    print(f"{allocated_change=}, {reserved=}")
+    print(f"{torch.cuda.memory_reserved(0)=}")
+    assert allocated_change == 0
     assert reserved >= 256 * 2**20
     assert torch.cuda.memory_reserved(0) < reserved
 else:
@@ -764,15 +890,16 @@ else:
 # %% [markdown]
 # ## 정리
 #
-# | 메시지(일부) | 흔한 원인 | 고치는 방법 |
+# | 메시지(일부) | 흔한 원인 | 해결 방법 |
 # |---|---|---|
-# | `Expected all tensors to be on the same device` | 입력, `forward` 안에서 만든 텐서, 일반 리스트에 넣은 레이어, 손실이 CPU에 남음 | 모델, 손실, 모든 입력을 한 디바이스에 두기. `device=x.device`, `x.new_zeros`, `zeros_like`. `ModuleList`, `ModuleDict`. `loss_fn.to(device)` |
-# | `can't convert cuda:0 device type tensor to numpy` | GPU 텐서에 `.numpy()` | `t.detach().cpu().numpy()` 또는 `t.numpy(force=True)`(`bfloat16`이면 먼저 `.float()`). `loss`가 아니라 `loss.item()`을 더하기 |
+# | `Expected all tensors to be on the same device` | 입력, `forward` 안에서 만든 텐서, 일반 리스트에 넣은 레이어, 손실이 CPU에 남음. GPU의 합성곱에 작은 CPU 이미지 한 장을 넣음 | 모델, 손실, 모든 입력을 한 디바이스에 두기. `device=x.device`, `x.new_zeros`, `zeros_like`. `ModuleList`, `ModuleDict`. `loss_fn.to(device)` |
+# | `can't convert cuda:0 device type tensor to numpy` | GPU 텐서에 `.numpy()` | `t.detach().cpu().numpy()` 또는 `t.numpy(force=True)`(`bfloat16`이면 먼저 `.float()`) |
 # | `Attempting to deserialize object on a CUDA device` | 쓸 수 있는 GPU가 없는 곳에서 GPU 체크포인트를 불러옴 | `torch.load(path, map_location=device)` |
-# | `Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)` | GPU에 있는 합성곱에 CPU 입력 | `x = x.to(device)`, 디바이스와 dtype 모두라면 `x.to(conv.weight)` |
+# | `Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)` | GPU의 합성곱에 CPU 배치를 넣음 | `x = x.to(device)`, 디바이스와 dtype 모두라면 `x.to(conv.weight)` |
 # | `CUDA error: invalid device ordinal` | 없는 GPU 인덱스 | `torch.cuda.device_count()`보다 작은 인덱스 |
 # | `Cannot access accelerator device when none is available.` | 가속기가 없는데 정수 디바이스나 `pin_memory()` | 디바이스를 이름으로 적기. 메모리 고정은 가속기가 있을 때만 |
 # | `Cannot re-initialize CUDA in forked subprocess` | 부모가 CUDA를 쓴 뒤 fork한 자식에서 CUDA 사용 | 워커는 CPU 작업만, 이동은 메인 프로세스에서. 또는 `spawn` |
 # | `Torch not compiled with CUDA enabled` | CPU 전용 빌드에서 CUDA 요청(`set_device`는 `no attribute '_cuda_setDevice'`) | CUDA 빌드 설치. 또는 디바이스를 한 번 정해 쓰기 |
 # | `module must have its parameters and buffers on device cuda:0` | GPU 2개 이상에서 모델이 CPU에 있는 `DataParallel` | 먼저 `model.to("cuda:0")`. 또는 `DistributedDataParallel` |
-# | `CUDA out of memory` | GPU의 여유보다 많은 메모리 요청 | 배치 줄이기, `loss.item()`, `no_grad()`, `del`. allocated와 reserved 구분해 읽기 |
+# | `CUDA out of memory` | GPU의 여유보다 많은 메모리 요청 | 배치 줄이기, `loss.item()`, `no_grad()`, `del`. 할당된 메모리와 예약된 메모리를 구분해 읽기 |
+

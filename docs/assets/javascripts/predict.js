@@ -1,13 +1,16 @@
 /* "Predict, then run": the questions before some notebook cells (scripts/mkdocs_hooks.py marks them
-   with data-predict). Without this script a question reads as written and the output is shown. With it,
-   the choices become buttons, the next cell's output stays hidden until the reader picks one, and the
-   verdict says why. The answer key (data-answer) is the choice the executed output shows; the build
-   checks that exactly one does. Answers are kept in this browser (localStorage) and nowhere else. */
+   with data-predict). The choices become buttons; what would give the answer away (the asked cell's
+   output, the checks and the explanation, all marked data-reveal) stays closed until the reader picks
+   a choice or asks for the answer, then opens in place. A tiny script in overrides/main.html closes
+   them before the first paint (class predict-js); without JavaScript everything reads in order, as in
+   Colab. The answer key (data-answer) is the choice the executed output shows; the build checks that
+   exactly one does. Answers are kept in this browser (localStorage) and nowhere else. */
 (() => {
   const tally = document.querySelector("[data-predict-tally]");
   const containers = [...document.querySelectorAll("[data-predict]")];
   if (!tally || !containers.length) return;
   const L = tally.dataset;
+  const SHOWN = "shown";  // the answer was shown without a prediction: not counted
   let store = null;
   try { store = window.localStorage; store.getItem("predict"); } catch (err) { store = null; }
   const key = q => `predict:${location.pathname}#${q.number}`;
@@ -19,22 +22,15 @@
     node.append(...children);
     return node;
   };
-  // The why of a choice: its list item without the leading `fragment` and separator.
-  const why = li => {
-    const copy = li.cloneNode(true);
-    copy.querySelector("code")?.remove();
-    const first = copy.firstChild;
-    if (first && first.nodeType === Node.TEXT_NODE) first.textContent = first.textContent.replace(/^[\s—–:：-]+/, "");
-    return copy;
-  };
 
   for (const box of containers) {
     const list = box.querySelector("ul.predict-choices");
-    const output = document.getElementById(box.dataset.output)?.querySelector(".jp-Cell-outputWrapper");
     if (!list) continue;
+    const number = box.dataset.predict;
     const items = [...list.querySelectorAll(":scope > li[data-choice]")];
-    const q = {number: box.dataset.predict, answer: Number(box.dataset.answer), output, picked: null,
-               fragments: items.map(li => li.querySelector("code")), whys: items.map(why)};
+    const q = {number, answer: Number(box.dataset.answer), picked: null,
+               fragments: items.map(li => li.querySelector("code")),
+               reveals: [...document.querySelectorAll(`[data-reveal="${number}"]`)]};
     const prompt = list.previousElementSibling;  // the question's paragraph
     const legend = el("legend", {class: "predict-question"});
     if (prompt && prompt.tagName === "P") { legend.append(...prompt.childNodes); prompt.remove(); }
@@ -44,17 +40,20 @@
       button.addEventListener("click", () => pick(q, i));
       return button;
     });
+    q.reveal = el("button", {type: "button", class: "predict-show"}, L.show);
+    q.reveal.addEventListener("click", () => pick(q, SHOWN));
     q.verdict = el("div", {class: "predict-verdict", role: "status"});
     const form = el("fieldset", {class: "predict-form"}, legend,
-                    el("div", {class: "predict-choices-buttons"}, ...q.buttons), q.verdict);
+                    el("div", {class: "predict-choices-buttons"}, ...q.buttons), q.reveal, q.verdict);
     list.replaceWith(form);
+    const output = document.getElementById(box.dataset.output)?.querySelector("[data-reveal]");
     if (output) {
       q.pending = el("p", {class: "predict-pending"}, L.pending);
       output.before(q.pending);
     }
     questions.push(q);
     const saved = store ? store.getItem(key(q)) : null;
-    show(q, saved !== null && q.buttons[Number(saved)] ? Number(saved) : null);
+    show(q, saved === SHOWN ? SHOWN : saved !== null && q.buttons[Number(saved)] ? Number(saved) : null);
   }
   if (!questions.length) return;
 
@@ -65,46 +64,47 @@
       if (store) store.removeItem(key(q));
       show(q, null);
     }
+    update();
     questions[0].buttons[0].focus();
   });
   tally.append(count, reset);
   tally.hidden = false;
   update();
 
-  function pick(q, i) {
+  function pick(q, choice) {
     if (q.picked !== null) return;  // the first answer counts; "Clear my answers" starts again
-    if (store) { try { store.setItem(key(q), String(i)); } catch (err) { /* full or refused: keep it in the page */ } }
-    show(q, i);
+    if (store) { try { store.setItem(key(q), String(choice)); } catch (err) { /* full or refused: keep it in the page */ } }
+    show(q, choice);
     update();
   }
 
-  function show(q, i) {
-    q.picked = i;
-    const done = i !== null;
+  function show(q, choice) {
+    q.picked = choice;
+    const done = choice !== null;
+    const predicted = typeof choice === "number";
+    const right = choice === q.answer;
     q.buttons.forEach((button, j) => {
-      button.setAttribute("aria-pressed", String(j === i));
+      button.setAttribute("aria-pressed", String(j === choice));
       button.classList.toggle("is-answer", done && j === q.answer);
-      button.classList.toggle("is-wrong", done && j === i && i !== q.answer);
+      button.classList.toggle("is-wrong", predicted && j === choice && !right);
       if (done) button.setAttribute("aria-disabled", "true");
       else button.removeAttribute("aria-disabled");
     });
+    q.reveal.hidden = done;
     q.verdict.replaceChildren();
-    if (done) {
-      const right = i === q.answer;
-      const line = (j, lead) => el("p", {}, ...(lead ? [el("strong", {}, lead), " "] : []),
-                                   q.fragments[j].cloneNode(true), " — ", ...q.whys[j].cloneNode(true).childNodes);
-      q.verdict.append(line(i, right ? L.correct : L.wrong));
-      if (!right) q.verdict.append(el("p", {}, L.printed, " ", q.fragments[q.answer].cloneNode(true), " — ",
-                                       ...q.whys[q.answer].cloneNode(true).childNodes));
-    }
-    q.verdict.classList.toggle("is-right", done && i === q.answer);
-    q.verdict.classList.toggle("is-wrong", done && i !== q.answer);
-    if (q.output) q.output.classList.toggle("predict-concealed", !done);
+    const printed = () => el("p", {}, L.printed, " ", q.fragments[q.answer].cloneNode(true));
+    if (predicted && right) q.verdict.append(el("p", {}, el("strong", {}, L.correct), " ",
+                                               q.fragments[q.answer].cloneNode(true)));
+    else if (predicted) q.verdict.append(el("p", {}, el("strong", {}, L.wrong)), printed());
+    else if (done) q.verdict.append(printed());
+    q.verdict.classList.toggle("is-right", predicted && right);
+    q.verdict.classList.toggle("is-wrong", predicted && !right);
+    for (const part of q.reveals) part.classList.toggle("is-open", done);
     if (q.pending) q.pending.hidden = done;
   }
 
   function update() {
-    const answered = questions.filter(q => q.picked !== null);
+    const answered = questions.filter(q => typeof q.picked === "number");
     const right = answered.filter(q => q.picked === q.answer).length;
     count.textContent = L.tally.replace("{right}", right).replace("{answered}", answered.length)
                                .replace("{total}", questions.length);

@@ -1,0 +1,580 @@
+# ---
+# jupyter:
+#   accelerator: GPU
+#   colab:
+#     gpuType: T4
+#     provenance: []
+#   jupytext:
+#     formats: ipynb,py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Will it fit? A model's memory, before it moves
+#
+# "CUDA out of memory" is the device error people meet most. You can see it coming: how much
+# memory a model needs follows from its shapes and dtypes, and what a training step adds on
+# top can be counted. This page computes both, and checks each figure against what PyTorch
+# reports, on the machine that runs it.
+#
+# - Bytes per element, and a model's parameters and buffers.
+# - A 500 GB model built on the `meta` device in milliseconds, and how a model built there
+#   becomes real on a device.
+# - What training adds: gradients, optimizer state and the activations autograd saves.
+# - On a GPU: what PyTorch's allocator reports, and why `nvidia-smi` shows more.
+#
+# Everything but the last section runs and is checked on a CPU. The GPU cells are marked;
+# where no GPU ran them, they print `torch.cuda.is_available()=False`.
+
+# %% tags=["setup"]
+import contextlib
+import os
+import sys
+import tempfile
+import time
+import types
+import warnings
+
+import torch
+from torch import nn
+from torch.autograd.graph import saved_tensors_hooks
+
+# The torch version as numbers: (2, 13) for "2.13.0+cpu", to compare with (2, 7)
+TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+# The notebooks need torch.accelerator (torch 2.6 or newer): say so and stop
+TOO_OLD_TEXT = (
+    "This notebook needs torch 2.6 or newer (it uses torch.accelerator), "
+    "and this is torch {}. Upgrade torch (pip install -U torch), "
+    "then restart the kernel."
+)
+if TORCH < (2, 6):
+    raise RuntimeError(TOO_OLD_TEXT.format(torch.__version__))
+
+
+@contextlib.contextmanager
+def expect_error(kind, fragment=""):
+    # The block must raise `kind` with `fragment` in its message. The error is
+    # shown and kept in `caught.error` for later checks; the notebook carries on
+    caught = types.SimpleNamespace(error=None)
+    try:
+        yield caught
+    except kind as err:
+        assert fragment in str(err), err
+        caught.error = err
+        sys.stdout.flush()  # what the block printed first
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
+    else:
+        raise AssertionError(f"expected {kind.__name__}")
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(torch.__version__, device)
+
+# %% [markdown]
+# ## Bytes per element
+#
+# A tensor that owns its memory takes its number of elements times the bytes of one element,
+# which the dtype decides: `t.nbytes == t.numel() * t.element_size()`. The shape and the
+# dtype are known before any data exists, so the size is too.
+
+# %% tags=["claim-F12"]
+dtypes = [torch.float64, torch.float32, torch.bfloat16, torch.float16,
+          torch.int64, torch.int8, torch.bool]
+sizes = {str(d): torch.empty(0, dtype=d).element_size() for d in dtypes}
+print(sizes)
+assert sizes["torch.float32"] == 4 and sizes["torch.bfloat16"] == 2
+assert sizes["torch.int64"] == 8 and sizes["torch.bool"] == 1
+
+t = torch.zeros(1024, 1024, dtype=torch.float16)
+print(f"{t.nbytes=}")
+assert t.nbytes == t.numel() * t.element_size() == 2 * 2**20
+
+# %% [markdown] tags=["predict"]
+# **Predict:** `col = t[:, :1]` is the first column of that 2 MiB tensor: `col.nbytes` is
+# 2048. After `del t`, how many bytes does `col` keep alive? The cell prints the size of
+# the storage behind it.
+#
+# - `col.untyped_storage().nbytes()=2048`
+# - `col.untyped_storage().nbytes()=4096`
+# - `col.untyped_storage().nbytes()=2097152`
+
+# %%
+col = t[:, :1]
+del t
+print(f"{col.nbytes=}, {col.untyped_storage().nbytes()=}")
+
+# %% tags=["claim-F12", "answer"]
+assert col.nbytes == col.numel() * col.element_size() == 2048
+assert col.untyped_storage().nbytes() == 2 * 2**20
+assert col.clone().untyped_storage().nbytes() == 2048
+
+# %% [markdown] tags=["answer"]
+# **Answer:** `col.untyped_storage().nbytes()=2097152`. A view shares the storage of the
+# tensor it was taken from and keeps all of it alive, even after `del t`; `nbytes` counts the
+# view's own elements, not the memory behind them. `col.clone()` copies the column into a
+# storage of its own, 2048 bytes. This is how a small slice of a large tensor, kept in a
+# list, keeps the whole tensor in memory.
+
+# %% [markdown]
+# ## A model's parameters and buffers
+#
+# A model's own memory is its parameters (what training learns by gradient) and its buffers
+# (state kept without gradients, such as a batch norm's running statistics, which the forward
+# pass updates in training). `model.parameters()` and `model.buffers()` list each tensor
+# once; the function below adds them up. For this model `model.state_dict()` holds the same
+# tensors, and the cell checks that. In general it does not: it lists a shared (tied) weight
+# under each of its names, and it leaves out buffers registered with `persistent=False`.
+
+# %% tags=["claim-F12"]
+def model_bytes(model):
+    tensors = [*model.parameters(), *model.buffers()]
+    return sum(t.numel() * t.element_size() for t in tensors)
+
+
+def make_mlp(d_in, d_hidden, d_out):
+    return nn.Sequential(nn.Linear(d_in, d_hidden), nn.BatchNorm1d(d_hidden),
+                         nn.ReLU(), nn.Linear(d_hidden, d_out))
+
+
+model = make_mlp(1024, 4096, 1024)
+n_params = sum(p.numel() for p in model.parameters())
+print(f"{n_params=}, {model_bytes(model)=}")
+assert model_bytes(model) == sum(t.nbytes for t in model.state_dict().values())
+assert n_params == 1024 * 4096 + 4096 + 2 * 4096 + 4096 * 1024 + 1024
+
+# %% [markdown] tags=["predict"]
+# **Predict:** `model.half()` converts the model to 16-bit floats. Which dtypes do its
+# parameters and buffers have afterwards?
+#
+# - `['torch.float16']`
+# - `['torch.float32']`
+# - `['torch.float16', 'torch.int64']`
+
+# %%
+before = model_bytes(model)
+model.half()
+print(sorted({str(t.dtype) for t in [*model.parameters(), *model.buffers()]}))
+print(f"{before=}, {model_bytes(model)=}")
+
+# %% tags=["claim-F12", "answer"]
+kept = [k for k, t in model.state_dict().items() if t.dtype == torch.int64]
+print(kept)
+assert kept == ["1.num_batches_tracked"]
+assert model_bytes(model) == (before - 8) // 2 + 8
+
+# %% [markdown] tags=["answer"]
+# **Answer:** `['torch.float16', 'torch.int64']`. `.half()`, like `.to(torch.float16)`,
+# converts floating-point parameters and buffers only. The batch norm's counter of batches,
+# `num_batches_tracked`, is an integer and stays `int64`; everything else halves. A model
+# that is all `float32` takes half the memory in `float16`, plus the few bytes of integer
+# counters, which keep their size.
+
+# %% [markdown]
+# ## Count a model of any size: build it on `meta`
+#
+# A tensor on the `meta` device has a shape and a dtype but no data, so creating it costs no
+# memory. Under `with torch.device("meta"):` a whole model is built that way, however large,
+# and you can count its bytes before deciding where it goes. The cell builds a model of 125
+# billion parameters, 500 GB in `float32`, far more than this machine's memory.
+#
+# The first operation on `meta` in a session loads PyTorch's meta kernels, which takes a
+# moment on some versions, so the cell runs one before it starts the clock.
+
+# %% tags=["claim-F13"]
+torch.empty(1, device="meta") + 1  # loads the meta kernels: not timed
+start = time.perf_counter()
+with torch.device("meta"):
+    big = make_mlp(250_000, 250_000, 250_000)
+seconds = time.perf_counter() - start
+n_big = sum(p.numel() for p in big.parameters())
+gigabytes = model_bytes(big) / 1e9
+print(f"{n_big=:,}, {gigabytes=:.1f}, {seconds=:.3f}")
+assert all(t.is_meta for t in [*big.parameters(), *big.buffers()])
+assert model_bytes(big) > 500e9
+assert seconds < 10  # generous: it takes milliseconds
+
+# %% [markdown]
+# The trap: a meta tensor holds no values, so nothing can be read from it.
+
+# %% [markdown] tags=["predict"]
+# **Predict:** `small = torch.zeros(3, device="meta")`. What does `small.cpu()` give?
+#
+# - `tensor([0., 0., 0.])`
+# - `RuntimeError`
+# - `NotImplementedError`
+
+# %%
+small = torch.zeros(3, device="meta")
+with expect_error(Exception) as caught:
+    print(small.cpu())
+
+# %% tags=["claim-F13", "answer"]
+assert type(caught.error) is NotImplementedError
+assert "no data" in str(caught.error)
+
+# %% [markdown] tags=["answer"]
+# **Answer:** `NotImplementedError`: "Cannot copy out of meta tensor; no data!". The zeros
+# were never stored, so there is nothing to copy: there is no `tensor([0., 0., 0.])` to give
+# back.
+
+# %% [markdown]
+# ## From `meta` to a real device
+#
+# A model built on `meta` becomes real in one of two ways:
+#
+# - `model.to_empty(device=...)` gives every parameter and buffer memory on that device,
+#   uninitialised: the values are arbitrary (whatever the memory held, or NaN with
+#   `torch.use_deterministic_algorithms(True)`). Initialise them next, for example with
+#   each layer's `reset_parameters()`.
+# - `model.load_state_dict(state, assign=True)` makes the loaded tensors the model's own
+#   parameters, instead of copying them into parameters that would first have to exist.
+#
+# Where the checkpoint comes from matters too. `torch.load(path, map_location=device)` hands
+# the checkpoint's storages to `device` one by one (the cell counts them with a
+# `map_location` function), so the CPU never holds the whole checkpoint at once. With
+# `mmap=True` the file is mapped instead of read: its pages come in as they are used, through
+# the operating system's file cache. PyTorch's recipe for loading large models combines the
+# two on the CPU: a model built on `meta`, `torch.load(..., mmap=True)` and
+# `assign=True`, which leaves the parameters as views of the mapped file, with no copy at all.
+#
+# One thing is not in a checkpoint: buffers registered with `persistent=False`, such as a
+# lookup table the model computes itself. `assign=True` leaves them on `meta`: compute them
+# again after loading.
+
+# %% tags=["claim-F13"]
+class WithTable(nn.Module):  # a model with a buffer that checkpoints leave out
+    def __init__(self):
+        super().__init__()
+        self.mlp = make_mlp(8, 16, 4)
+        self.register_buffer("table", torch.arange(4.0), persistent=False)
+
+
+with tempfile.TemporaryDirectory() as folder:
+    path = os.path.join(folder, "model.pt")
+    torch.save(WithTable().state_dict(), path)
+
+    handed = []
+
+    def one_by_one(storage, location):  # map_location may be a function
+        handed.append(storage.nbytes())
+        return storage
+
+    state = torch.load(path, map_location=one_by_one, weights_only=True)
+    stored = [t.untyped_storage().nbytes() for t in state.values()]
+    assert sorted(handed) == sorted(stored)  # one storage at a time
+
+    state = torch.load(path, mmap=True, map_location=device,
+                       weights_only=True)
+    with torch.device("meta"):
+        fresh = WithTable()
+    fresh.load_state_dict(state, assign=True)
+    weight = fresh.mlp[0].weight
+    print(f"{weight.device=}, {fresh.table.device=}")
+    assert weight.device.type == device.type
+    assert weight.data_ptr() == state["mlp.0.weight"].data_ptr()  # no copy
+    assert isinstance(weight, nn.Parameter) and weight.requires_grad
+    assert fresh.table.is_meta  # not in the checkpoint
+    del state, fresh, weight
+
+with torch.device("meta"):
+    empty = make_mlp(8, 16, 4)
+empty.to_empty(device=device)
+for layer in empty:
+    if hasattr(layer, "reset_parameters"):
+        layer.reset_parameters()
+assert all(t.device.type == device.type
+           for t in [*empty.parameters(), *empty.buffers()])
+
+# %% [markdown]
+# ## What training adds
+#
+# A training step keeps much more alive than the model:
+#
+# - a gradient for every parameter, the same size as the parameter;
+# - the optimizer's state, which depends on the optimizer;
+# - the activations autograd saves in the forward pass, to compute the gradients in the
+#   backward pass.
+
+# %% [markdown] tags=["predict"]
+# **Predict:** an Adam optimizer is built for a model with six parameter tensors. How many
+# entries does `optimizer.state` hold right after it is built?
+#
+# - `len(optimizer.state)=0`
+# - `len(optimizer.state)=6`
+# - `len(optimizer.state)=12`
+
+# %%
+model = make_mlp(64, 128, 10)
+optimizer = torch.optim.Adam(model.parameters())
+print(f"{len(optimizer.state)=}")
+
+# %% tags=["claim-F14", "answer"]
+model(torch.randn(32, 64)).pow(2).mean().backward()
+optimizer.step()
+param_bytes = sum(p.nbytes for p in model.parameters())
+grad_bytes = sum(p.grad.nbytes for p in model.parameters())
+state_bytes = sum(s[k].nbytes for s in optimizer.state.values()
+                  for k in ("exp_avg", "exp_avg_sq"))
+steps = [s["step"] for s in optimizer.state.values()]
+print(f"{len(optimizer.state)=}, {param_bytes=}, {grad_bytes=}, {state_bytes=}")
+assert len(optimizer.state) == 6
+assert grad_bytes == param_bytes
+assert state_bytes == 2 * param_bytes
+assert all(s.numel() == 1 for s in steps)
+
+optimizer.zero_grad()
+assert all(p.grad is None for p in model.parameters())
+
+# %% [markdown] tags=["answer"]
+# **Answer:** `len(optimizer.state)=0`. Adam creates its state at the first `step()`, so a
+# run can fit when the optimizer is built and run out of memory at its first step. After it,
+# each parameter has two tensors of its size, `exp_avg` and `exp_avg_sq`, and a one-number
+# `step` (on the CPU by default; on the GPU with `fused=True` or `capturable=True`);
+# `amsgrad=True` adds a third tensor. With the gradients, a model trained with Adam in
+# `float32` needs four times its own size before any activation. `zero_grad()` sets the
+# gradients to `None`, so between steps they take no memory.
+
+# %% [markdown]
+# The function below counts what autograd saves in a forward pass: each saved tensor's
+# storage once, leaving out the model's parameters and buffers (already counted). For a
+# two-layer model without batch norm, it finds the input of the first layer and the output of
+# `ReLU`, which is also the input of the last layer: the cell checks the count against
+# `32 * (64 + 128) * 4` bytes.
+
+# %% tags=["claim-F14"]
+def saved_bytes(model, x):
+    own = {t.untyped_storage().data_ptr()
+           for t in [*model.parameters(), *model.buffers()]}
+    saved = {}
+
+    def pack(t):
+        storage = t.untyped_storage()
+        if storage.data_ptr() not in own:
+            saved[storage.data_ptr()] = storage.nbytes()
+        return t
+
+    with saved_tensors_hooks(pack, lambda t: t):
+        model(x)
+    return sum(saved.values())
+
+
+mlp = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
+counted = saved_bytes(mlp, torch.randn(32, 64))
+print(f"{counted=}")
+assert counted == 32 * (64 + 128) * 4
+
+# %% [markdown] tags=["predict"]
+# **Predict:** the first layer is frozen with `mlp[0].requires_grad_(False)`, as when only the
+# last layer is fine-tuned. What does the count become?
+#
+# - `counted=24576`
+# - `counted=16384`
+# - `counted=8192`
+# - `counted=0`
+
+# %%
+mlp[0].requires_grad_(False)
+counted = saved_bytes(mlp, torch.randn(32, 64))
+print(f"{counted=}")
+
+# %% tags=["claim-F14", "answer"]
+assert counted == 32 * 128 * 4
+mlp[0].requires_grad_(True)
+small_batch = saved_bytes(mlp, torch.randn(32, 64))
+large_batch = saved_bytes(mlp, torch.randn(64, 64))
+print(f"{small_batch=}, {large_batch=}")
+assert large_batch == 2 * small_batch
+
+# %% [markdown] tags=["answer"]
+# **Answer:** `counted=16384`. Autograd saves a tensor only where a gradient will need it.
+# With the first layer frozen, nothing before the last layer needs a gradient, so the first
+# layer's input is no longer saved and `ReLU` saves nothing. The last layer's weight still
+# needs its gradient, which needs that layer's input: 32 × 128 numbers of four bytes. All of it goes (`counted=0`) only when no parameter needs a gradient.
+#
+# The check also shows that saved activations grow with the batch: each has a row per
+# sample, so twice the batch saves twice the bytes, while weights, gradients and optimizer
+# state stay the same. When a step runs out of memory, the usual remedies act on this part:
+# a smaller batch (with gradient accumulation to keep the effective batch size), or
+# activation checkpointing (`torch.utils.checkpoint`), which saves less and recomputes the
+# rest in the backward pass.
+
+# %% [markdown]
+# Two more ways to save less:
+#
+# - Without training, `torch.no_grad()` and `torch.inference_mode()` save nothing: no
+#   backward pass will need it. The forward pass still holds its intermediate results while
+#   it runs, so inference needs the weights plus the largest of those, not the weights alone.
+# - `torch.autocast` runs eligible operations, such as matrix products, in a lower-precision
+#   dtype: by default `float16` on CUDA and `bfloat16` on the CPU. The activations they save
+#   take half the bytes. Where a gradient must flow back to a layer's input, autograd also
+#   saves the low-precision copy of its weight (here only the last layer's: `x` needs no
+#   gradient). Its `device_type` must be the device the operations run on:
+#   `autocast(device_type="cuda")` does nothing for operations on the CPU.
+
+# %% tags=["claim-F14"]
+x = torch.randn(32, 64)
+with torch.no_grad():
+    no_grad = saved_bytes(mlp, x)
+with torch.inference_mode():
+    inference = saved_bytes(mlp, x)
+with torch.autocast(device_type="cpu", dtype=torch.bfloat16):
+    autocast = saved_bytes(mlp, x)
+    low = mlp(x).dtype
+print(f"{no_grad=}, {inference=}, {autocast=}, {low=}")
+assert no_grad == inference == 0
+# half-size activations, plus a bfloat16 copy of the last layer's weight
+assert autocast == 32 * (64 + 128) * 2 + 128 * 10 * 2
+assert low == torch.bfloat16
+assert torch.get_autocast_dtype("cpu") == torch.bfloat16
+assert torch.get_autocast_dtype("cuda") == torch.float16
+
+with warnings.catch_warnings(record=True):  # no CUDA: autocast says it is off
+    warnings.simplefilter("always")
+    with torch.autocast(device_type="cuda"):
+        elsewhere = mlp(x).dtype
+print(f"{elsewhere=}")
+assert elsewhere == torch.float32  # the CPU operations ran in float32
+
+# %% [markdown]
+# The estimate of a training step's memory is then the sum of four parts, each computed from
+# the model and a batch. The cell puts it together for Adam and checks the three parts that
+# outlive the step against what PyTorch holds after one; the activations were checked above,
+# and are gone once the backward pass has used them.
+
+# %% tags=["claim-F14"]
+def estimate(model, batch, optimizer="adam"):
+    weights = model_bytes(model)
+    params = sum(p.nbytes for p in model.parameters())
+    states = {"sgd": 0, "momentum": 1, "adam": 2}[optimizer]
+    return {"weights": weights, "gradients": params,
+            "optimizer": states * params,
+            "activations": saved_bytes(model, batch)}
+
+
+parts = estimate(mlp, torch.randn(32, 64))
+print(parts, f"total={sum(parts.values())}")
+
+optimizer = torch.optim.Adam(mlp.parameters())
+mlp(torch.randn(32, 64)).sum().backward()
+optimizer.step()
+held = sum(s[k].nbytes for s in optimizer.state.values()
+           for k in ("exp_avg", "exp_avg_sq"))
+assert parts["gradients"] == sum(p.grad.nbytes for p in mlp.parameters())
+assert parts["optimizer"] == held
+assert parts["weights"] == sum(t.nbytes for t in mlp.state_dict().values())
+
+# %% [markdown]
+# ## On a GPU: what the allocator reports
+#
+# On a CUDA GPU, PyTorch gets memory from the driver in large segments and hands it out
+# itself, through its caching allocator:
+#
+# - `torch.cuda.memory_allocated()`: bytes the allocator has handed out now: tensors, and
+#   the workspaces of libraries such as cuBLAS.
+# - `torch.cuda.memory_reserved()`: bytes the allocator holds from the driver, handed out or
+#   not.
+# - `torch.cuda.max_memory_allocated()`: the peak of the first, since the start or the last
+#   `torch.cuda.reset_peak_memory_stats()`.
+# - `torch.cuda.mem_get_info()`: free and total bytes on the device, as the driver sees them.
+#   Total minus free is what `nvidia-smi` shows as used: every process's reserved memory,
+#   plus each process's CUDA context and what other libraries take from the driver.
+#
+# When a tensor is freed, its memory goes back to the allocator, not to the driver:
+# `memory_allocated` drops and `memory_reserved` does not. `torch.cuda.empty_cache()` gives
+# the segments that hold no tensor back to the driver; it frees no tensor. Before it reports
+# out of memory, the allocator does the same itself and tries again, so calling it by hand
+# rarely rescues a run: it frees memory for other processes.
+#
+# Without a GPU the next cells print `torch.cuda.is_available()=False`. The line under the
+# page's title says whether a GPU ran them; what they assert comes from PyTorch's
+# documentation and the allocator's source (notebooks/gpu-evidence.yml).
+
+# %% tags=["claim-F15", "gpu-only"]
+if torch.cuda.is_available():
+    torch.cuda.synchronize()
+    base_alloc = torch.cuda.memory_allocated()
+    block = torch.empty(4 * 2**20, dtype=torch.uint8, device="cuda")  # 4 MiB
+    alloc = torch.cuda.memory_allocated() - base_alloc
+    reserved = torch.cuda.memory_reserved()
+    del block
+    after_del = torch.cuda.memory_allocated() - base_alloc
+    kept = torch.cuda.memory_reserved()
+    torch.cuda.empty_cache()
+    released = torch.cuda.memory_reserved()
+    free, total = torch.cuda.mem_get_info()
+    outside = (total - free) - released  # contexts, other processes
+    print(f"{alloc=}, {reserved=}, {after_del=}, {kept=}, {released=}")
+    print(f"{total - free=}, {outside=}")
+    assert alloc == 4 * 2**20  # a multiple of 512 bytes: no rounding here
+    assert reserved >= base_alloc + alloc
+    assert after_del == 0
+    assert kept == reserved  # freed memory stays with the allocator
+    assert released <= kept
+    assert total - free >= released
+else:
+    print(f"{torch.cuda.is_available()=}")
+
+# %% [markdown]
+# The last cell compares the estimate with the allocator over real steps. Moved to the GPU,
+# the model holds its weights, each tensor rounded up to a multiple of 512 bytes. The first
+# step with Adam creates Adam's state and cuBLAS's workspaces; from the second step on, the
+# weights and Adam's state are alive the whole time, so the cell measures the second step.
+# During it, two moments are certain: at the end of the forward pass the saved activations
+# are alive, and at the end of the backward pass all the gradients. The cell asserts those
+# lower bounds and prints how the second step's peak compares with the estimate's total: the
+# peak also holds temporaries of the forward and backward passes and of Adam's update, and
+# the workspaces, which the estimate leaves out. Plan with the total and keep a margin.
+
+# %% tags=["claim-F14", "gpu-only"]
+if torch.cuda.is_available():
+    gpu_model = gpu_optimizer = None  # a second run starts from nothing
+    torch.cuda.empty_cache()
+    start = torch.cuda.memory_allocated()
+    gpu_model = make_mlp(1024, 4096, 1024).to("cuda")
+    moved = torch.cuda.memory_allocated() - start
+    rounded = sum((t.nbytes + 511) // 512 * 512
+                  for t in [*gpu_model.parameters(), *gpu_model.buffers()])
+    assert moved == rounded
+
+    x = torch.randn(256, 1024, device="cuda")
+    p = estimate(gpu_model, x)
+    gpu_optimizer = torch.optim.Adam(gpu_model.parameters())
+    for step in range(2):  # the first step creates Adam's state
+        gpu_optimizer.zero_grad()
+        torch.cuda.synchronize()
+        base = torch.cuda.memory_allocated()
+        torch.cuda.reset_peak_memory_stats()
+        gpu_model(x).sum().backward()
+        gpu_optimizer.step()
+        torch.cuda.synchronize()
+        peak = torch.cuda.max_memory_allocated() - base
+    steady = base - start + peak
+    total = sum(p.values())
+    print(f"{moved=}, {rounded=}, {total=}, {steady=}")
+    print(f"steady/total={steady / total:.2f}")
+    assert base - start >= p["weights"] + p["optimizer"]
+    assert peak >= p["activations"] and peak >= p["gradients"]
+else:
+    print(f"{torch.cuda.is_available()=}")
+
+# %% [markdown]
+# ## Summary
+#
+# - A tensor that owns its storage takes `numel() * element_size()` bytes; a view keeps its
+#   whole base alive. A model takes the bytes of its parameters and buffers (count them with
+#   `parameters()` and `buffers()`). `.half()` halves the floating-point ones only.
+# - Build a large model under `torch.device("meta")` to count it for free. Meta tensors hold
+#   no values: make the model real with `to_empty` (then initialise it) or with
+#   `load_state_dict(..., assign=True)`, loading with `map_location` (one storage at a time)
+#   or `mmap=True`. Buffers with `persistent=False` stay on `meta`.
+# - Training adds a gradient per parameter, the optimizer's state (Adam: two tensors per
+#   parameter, created at the first step) and the saved activations, which exist only where
+#   a gradient needs them and grow with the batch. `no_grad` and `inference_mode` save none;
+#   `autocast`, with the right `device_type`, saves them in lower precision.
+# - On a GPU, `memory_allocated` counts what the allocator has handed out and
+#   `memory_reserved` what it holds; freed memory stays reserved until `empty_cache()`.
+#   `nvidia-smi` shows the reserved memory plus each process's CUDA context.
