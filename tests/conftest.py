@@ -21,22 +21,9 @@ from static_site import free_port, served  # noqa: E402
 os.environ["SITE_URL"] = f"http://127.0.0.1:{free_port()}/tutorial/"
 
 
-def pytest_addoption(parser):
-    parser.addoption("--slow", action="store_true", help="also run the tests marked slow (CI runs them)")
-
-
 def pytest_configure(config):
-    config.addinivalue_line("markers", "slow: several seconds for one case; run in CI (CI is set) and with "
-                                       "./scripts/test --slow, skipped otherwise to keep the suite short")
-
-
-def pytest_collection_modifyitems(config, items):
-    if config.getoption("--slow") or os.environ.get("CI"):
-        return
-    skip = pytest.mark.skip(reason="slow: runs in CI, or here with ./scripts/test --slow")
-    for item in items:
-        if "slow" in item.keywords:
-            item.add_marker(skip)
+    config.addinivalue_line("markers", "slow: several seconds for one case (while writing, skip them with "
+                                       "./scripts/test -m 'not slow'; the whole suite runs them)")
 
 
 def run(*cmd, **kwargs):

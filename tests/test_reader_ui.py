@@ -314,7 +314,6 @@ SCROLLING_CODE = """() => [...document.querySelectorAll('.jp-InputArea-editor .h
 MAX_SCROLLING = 0.05
 
 
-@pytest.mark.xfail(reason="notebook lines are being shortened (lead)", strict=False)
 @pytest.mark.parametrize("lang", LANGS)
 def test_few_code_cells_scroll_sideways_at_1280_px(desktop, base, lang):
     scrolling = {}
