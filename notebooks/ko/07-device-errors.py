@@ -705,7 +705,7 @@ elif not torch.accelerator.is_available():
 #
 # 다음 셀은 자식 프로세스를 fork하고, 자식 안에서 `device`에 텐서를 만듭니다. GPU가 있으면 부모는 (그곳에 텐서를 만들었으므로) CUDA를 초기화한 상태입니다. 그래서 자식은 이 메시지로 실패하고, 메시지를 부모에게 돌려보냅니다. GPU가 없으면 CUDA가 한 번도 초기화되지 않으므로 이 오류는 일어날 수 없고, 자식은 문제없이 CPU 텐서를 만듭니다. 이때는 `torch.cuda.is_initialized()`가 `False`라는 것과 자식의 결과를 출력합니다.
 #
-# 이 셀은 `fork`가 기본이고 안전하게 시연할 수 있는 Linux에서만 실행합니다.
+# 다음 셀은 `fork`가 기본이고 안전하게 시연할 수 있는 Linux에서만 실행됩니다.
 
 # %% tags=["gpu-only"]
 def child(queue, device):
@@ -735,7 +735,7 @@ else:
     print(f"{sys.platform=}")
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** GPU가 있으면 이 프로세스는 이미 CUDA를 썼습니다. 이제 DataLoader가 워커 프로세스 두 개를 (Linux에서는 `fork`로) 시작해 배치를 만들고, 루프가 각 배치를 `device`로 옮깁니다. 이 셀은 무엇을 출력할까요?
+# **예측해 보세요:** GPU가 있으면 이 프로세스는 이미 CUDA를 썼습니다. 이제 DataLoader가 워커 프로세스 두 개를 (Linux에서는 `fork`로) 시작해 배치를 만들고, 루프가 각 배치를 `device`로 옮깁니다. 다음 셀은 무엇을 출력할까요?
 #
 # - `devices={'cuda'}`
 # - `Cannot re-initialize CUDA in forked subprocess`
