@@ -23,7 +23,7 @@
 # Each statement about PyTorch's behaviour is checked by an `assert` in a code cell, on the machine
 # that produced this page's outputs. Cells that need a GPU check for one first. On a machine without
 # one they print `torch.cuda.is_available()=False`, and their GPU checks do not run there (the line
-# under the page title counts these cells). Error messages that only a GPU produces are quoted from
+# above the notebook counts these cells). Error messages that only a GPU produces are quoted from
 # PyTorch's source, with the version they come from. An expected error is caught, checked and shown
 # by `expect_error`, defined in the first cell, and the page carries on.
 
@@ -361,8 +361,8 @@ assert len(devices(model)) == 2
 # tensor and leaves `x` where it was.
 #
 # Do not simply move the tensor the message names. Since torch 2.8, PyTorch's CUDA check words the
-# error for a linear layer fed a CPU input like this (only a GPU prints it, so it is quoted from
-# PyTorch's source):
+# error for a linear layer fed a CPU input like this (quoted from its source; this page's outputs
+# were not made on a GPU):
 #
 # ```text
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
