@@ -85,8 +85,8 @@ print(torch.__version__, device)
 # 반환하므로 반환값을 받아 두어야 합니다. `Module.to`, 그리고 같은 계열인 `.cpu()`, `.cuda()`,
 # `.double()`은 이와 다른 규칙을 따릅니다.
 #
-# `meta` 디바이스는 모양(shape)과 dtype만 저장하고 데이터는 저장하지 않습니다. 어느 머신에나 있으므로
-# GPU가 없어도 이동이 일어나는 모습을 확인할 수 있습니다.
+# `meta` 디바이스의 텐서에는 모양(shape)과 dtype만 있고 데이터는 없습니다. `meta` 디바이스는 어느 머신에나
+# 있으므로 GPU가 없어도 이동이 일어나는 모습을 확인할 수 있습니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** 아래 셀은 `model.double()`을 먼저 호출하고, 그다음에 `model.to("meta")`를

@@ -701,11 +701,11 @@ elif not torch.accelerator.is_available():
 # Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method
 # ```
 #
-# 멀티프로세싱에서 CUDA를 쓰려면 시작 방식으로 `'spawn'`을 써야 한다는 내용이 이어집니다. Linux에서는(Python 3.13까지) `multiprocessing`과 DataLoader 워커가 기본으로 `fork`, 즉 부모 프로세스의 복제로 자식 프로세스를 시작합니다. 부모가 이미 CUDA를 초기화했다면 fork한 자식은 CUDA를 전혀 쓸 수 없습니다.
+# 멀티프로세싱에서 CUDA를 쓰려면 시작 방식으로 `'spawn'`을 써야 한다는 내용이 이어집니다. Python 3.13까지 Linux에서는 `multiprocessing`과 DataLoader 워커가 기본으로 `fork`, 즉 부모 프로세스의 복제로 자식 프로세스를 시작합니다(Python 3.14부터 Linux의 기본값은 `forkserver`입니다). 부모가 이미 CUDA를 초기화했다면 fork한 자식은 CUDA를 전혀 쓸 수 없습니다.
 #
 # 다음 셀은 자식 프로세스를 fork하고, 자식 안에서 `device`에 텐서를 만듭니다. GPU가 있으면 부모는 (그곳에 텐서를 만들었으므로) CUDA를 초기화한 상태입니다. 그래서 자식은 이 메시지로 실패하고, 메시지를 부모에게 돌려보냅니다. GPU가 없으면 CUDA가 한 번도 초기화되지 않으므로 이 오류는 일어날 수 없고, 자식은 문제없이 CPU 텐서를 만듭니다. 이때는 `torch.cuda.is_initialized()`가 `False`라는 것과 자식의 결과를 출력합니다.
 #
-# 다음 셀은 `fork`가 기본이고 안전하게 시연할 수 있는 Linux에서만 실행됩니다.
+# 다음 셀은 `fork`를 쓸 수 있고 안전하게 시연할 수 있는 Linux에서만 실행됩니다. 기본 시작 방식과 상관없이 `fork`를 명시적으로 지정합니다.
 
 # %% tags=["gpu-only"]
 def child(queue, device):
@@ -735,7 +735,7 @@ else:
     print(f"{sys.platform=}")
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** GPU가 있으면 이 프로세스는 이미 CUDA를 썼습니다. 이제 DataLoader가 워커 프로세스 두 개를 (Linux에서는 `fork`로) 시작해 배치를 만들고, 루프가 각 배치를 `device`로 옮깁니다. 다음 셀은 무엇을 출력할까요?
+# **예측해 보세요:** GPU가 있으면 이 프로세스는 이미 CUDA를 썼습니다. 이제 DataLoader가 워커 프로세스 두 개를 (Python 3.13까지의 Linux에서는 `fork`로) 시작해 배치를 만들고, 루프가 각 배치를 `device`로 옮깁니다. 다음 셀은 무엇을 출력할까요?
 #
 # - `devices={'cuda'}`
 # - `Cannot re-initialize CUDA in forked subprocess`
