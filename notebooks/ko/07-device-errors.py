@@ -366,7 +366,7 @@ else:
 # 학습 루프에서는 평균을 보고하려고 손실을 더해 가는 일이 흔합니다. 다음 셀은 세 단계 동안 `total_tensor += loss`와 `total_float += loss.item()`, 두 가지 방법으로 더합니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `total_tensor`는 Python float `0.0`에서 시작합니다. `total_tensor += loss`를 세 단계 동안 실행한 뒤에는 무엇이 되어 있을까요(`kind`)? 또 autograd 그래프를 달고 있을까요(`tracked`, 즉 `grad_fn`이 있는지)?
+# **예측해 보세요:** `total_tensor`는 Python float `0.0`에서 시작합니다. `total_tensor += loss`를 세 단계 동안 실행한 뒤에는 무엇이 되어 있을까요(`kind`)? 또 autograd의 연산 그래프(computational graph)를 달고 있을까요(`tracked`, 즉 `grad_fn`이 있는지)?
 #
 # - `kind='float', tracked=False`
 # - `kind='Tensor', tracked=True`
