@@ -69,7 +69,7 @@ device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.__version__, device)
 
 # %% [markdown]
-# ## 주장: `model.to(device)`만으로는 모델이 옮겨지지 않는다
+# ## 주장: model.to(device)만으로는 모델이 옮겨지지 않는다
 #
 # **주장**: `model.to(device)`만 호출하면 모델에는 아무 변화가 없고, `model = model.to(device)`처럼 다시 대입해야 비로소 GPU에 올라간다.
 #
@@ -201,7 +201,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## 주장: `torch.cuda.copy()`로 매개변수를 GPU에 복사한다
+# ## 주장: torch.cuda.copy()로 매개변수를 GPU에 복사한다
 #
 # **주장**: `torch.cuda.copy()`라는 함수가 있어서 모델 매개변수를 GPU로 복사해 준다.
 #
@@ -251,7 +251,7 @@ assert torch.equal(moved.cpu(), src)
 assert torch.equal(cloned, src) and cloned.data_ptr() != src.data_ptr()
 
 # %% [markdown]
-# ## 주장: `model.cuda()`는 `model.to('cuda')`보다 메모리를 더 쓴다
+# ## 주장: model.cuda()는 model.to('cuda')보다 메모리를 더 쓴다
 #
 # **주장**: `.cuda()`는 모델을 옮기는 비싼 방법이고, `.to('cuda')`가 메모리를 덜 쓴다.
 #
@@ -318,7 +318,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## 주장: `nn.DataParallel`이 모델을 GPU로 옮겨 준다
+# ## 주장: nn.DataParallel이 모델을 GPU로 옮겨 준다
 #
 # **주장**: 모델을 `nn.DataParallel`로 감싸면 GPU로 옮기는 일까지 알아서 해 준다.
 #
@@ -376,7 +376,7 @@ assert "recommended to use" in nn.DataParallel.__doc__
 assert "DistributedDataParallel" in nn.DataParallel.__doc__
 
 # %% [markdown]
-# ## 주장: GPU에 올린 `Linear(10, 1)`에 `torch.randn(10, 1)`을 넣을 수 있다
+# ## 주장: GPU에 올린 Linear(10, 1)에 torch.randn(10, 1)을 넣을 수 있다
 #
 # **주장**: 동작하는 코드라며 널리 퍼진 예제가 있습니다. `nn.Linear(10, 1)`을 디바이스로 옮긴 다음, CPU에서 만든 `torch.randn(10, 1)`을 넣어 호출하는 코드입니다.
 #
@@ -448,7 +448,7 @@ elif cpu_only_build and TORCH >= (2, 5):
     assert "none is available" in str(result)
 
 # %% [markdown]
-# ## 오래된 정보: 텐서에는 `is_cpu` 속성이 없다
+# ## 오래된 정보: 텐서에는 is_cpu 속성이 없다
 #
 # **예전(torch 1.7)**: `t.is_cuda`는 있었지만 `t.is_cpu`는 없어서 대신 `t.device.type`을 비교했습니다.
 #
@@ -528,7 +528,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## 오래된 정보: 없는 GPU 인덱스를 지정하면 일반 `RuntimeError`가 발생한다
+# ## 오래된 정보: 없는 GPU 인덱스를 지정하면 일반 RuntimeError가 발생한다
 #
 # **예전(torch 1.7)**: 없는 GPU를 요청하면(예: GPU가 하나인 머신에서 `t.cuda(1)`) `RuntimeError: CUDA error: invalid device ordinal`("CUDA 오류: 디바이스 번호가 잘못되었다")이 발생했습니다.
 #
@@ -558,7 +558,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## 오래된 정보: 디바이스는 `torch.cuda.is_available()`로 고른다
+# ## 오래된 정보: 디바이스는 torch.cuda.is_available()로 고른다
 #
 # **예전(torch 1.7)**: `"cuda" if torch.cuda.is_available() else "cpu"`가 흔히 쓰는 방법이었습니다.
 #
