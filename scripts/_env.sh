@@ -10,9 +10,10 @@ if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$VENV/.requirements" 2>/dev/null)" !
     echo "error: Python 3.11 or newer is needed as '$PY' (set PYTHON=/path/to/python3.11)" >&2
     exit 1
   fi
-  echo "Setting up .venv from requirements.txt (first run only)..." >&2
-  "$PY" -m venv "$VENV"
+  echo "Setting up .venv from requirements.txt (first run, or requirements.txt changed)..." >&2
+  [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r requirements.txt
+  "$VENV/bin/python" scripts/prune_venv.py requirements.txt  # pip keeps what a removed pin installed
   echo "$want" > "$VENV/.requirements"
 fi
 export PATH="$VENV/bin:$PATH"

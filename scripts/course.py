@@ -1,6 +1,7 @@
 """The course's notebooks: where they live, how they are read, and what must match across languages."""
 import contextlib
 import copy
+import difflib
 import functools
 import hashlib
 import io
@@ -21,6 +22,10 @@ NOTEBOOKS = ROOT / "notebooks"
 DOCS = ROOT / "docs"
 LANGS = ("en", "ja", "ko")
 REFERENCE = "en"  # the language whose notebook is executed; its outputs serve all three
+
+
+class BuildError(Exception):
+    """A problem the author must fix; the message names the file and what to do."""
 
 
 @dataclass
@@ -74,7 +79,7 @@ def _parsed(path, mtime):
     entry = folder / f"{prefix}{key}.json"
     with contextlib.suppress(OSError, ValueError):
         return nbformat.from_dict(json.loads(entry.read_text(encoding="utf-8")))
-    nb = jupytext.reads(text.decode("utf-8"), fmt="py")
+    nb = _jupytext(path, _decoded(path, text))
     for i, cell in enumerate(nb.cells):
         cell.id = f"cell-{i}"  # jupytext makes random ids; stable ones keep generated files reproducible
     with contextlib.suppress(OSError):  # the cache is a convenience: a full disk must not stop the build
@@ -83,6 +88,39 @@ def _parsed(path, mtime):
             if old != entry and re.fullmatch(re.escape(prefix) + "[0-9a-f]{24}\\.json", old.name):
                 old.unlink(missing_ok=True)
     return nb
+
+
+def _decoded(path, data):
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        start = data.rfind(b"\n", 0, err.start) + 1
+        line, column = data.count(b"\n", 0, err.start) + 1, len(data[start:err.start].decode("utf-8", "replace")) + 1
+        raise BuildError(f"{path.relative_to(ROOT)}: line {line}, column {column}: byte 0x{data[err.start]:02x} is not "
+                         "UTF-8, the encoding notebooks are read in.\n  Save the file as UTF-8 (most editors: "
+                         "\"Save with Encoding\" or \"Reopen with Encoding\", then UTF-8) and check that line's "
+                         "characters.") from None
+
+
+HEADER = re.compile(r"^#\s*%%.*$", re.M)
+
+
+def _jupytext(path, text):
+    """The notebook in a percent-format text; a cell header jupytext cannot read is named by its line."""
+    try:
+        return jupytext.reads(text, fmt="py")
+    except Exception as err:  # jupytext and nbformat raise anything from ValueError to AttributeError
+        where = "the notebook's header or a cell header"
+        for found in HEADER.finditer(text):
+            try:
+                jupytext.reads(found[0] + "\n", fmt="py:percent")
+            except Exception:
+                where = f"line {text.count(chr(10), 0, found.start()) + 1}: `{found[0]}`"
+                break
+        reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise BuildError(f"{path.relative_to(ROOT)}: {where} does not parse ({reason}).\n  A cell header is "
+                         "`# %%` or `# %% [markdown]`, then optional metadata such as tags=[\"predict\"] "
+                         "(a list of strings in square brackets).") from None
 
 
 UMASK = os.umask(0o022)
@@ -227,18 +265,106 @@ REFUSED_TAGS = {
 }
 
 
+# The tags a cell may carry, besides claim-<ID> for each ID in notebooks/claims.yml: predict (a question,
+# "predict, then run"), answer (cells shown once the question is answered), setup (the first code cell,
+# shown collapsed), gpu-only (checks that need a CUDA GPU). A tag close to one of these is a typo.
+KNOWN_TAGS = frozenset({"predict", "answer", "setup", "gpu-only"})
+CLAIM_TAG = "claim-"
+
+
+def claim_ids():
+    """The IDs in notebooks/claims.yml, or None where there is no such file."""
+    import yaml
+
+    path = NOTEBOOKS / "claims.yml"
+    return set(yaml.safe_load(path.read_text(encoding="utf-8")) or {}) if path.exists() else None
+
+
 def tag_problems(only=None):
-    """Cells tagged in a way a reader's "Run all" does not honour."""
+    """Cells tagged in a way a reader's "Run all" does not honour, with a tag that is probably a typo of
+    a known one, or with a header whose metadata jupytext could not read (it keeps the text aside)."""
     problems = []
+    claims = claim_ids()
     for lang in LANGS:
         for path in sorted((NOTEBOOKS / lang).glob("*.py")):
             if only and path.stem not in only:
                 continue
             for i, cell in enumerate(read(lang, path.stem).cells):
+                found = []
+                raw = cell.get("metadata", {}).get("incorrectly_encoded_metadata")
+                if raw is not None:
+                    found.append(f": the metadata in its header, `{raw}`, does not parse{_meant(raw)}.\n  Write "
+                                 "tags as a list of strings in square brackets: `# %% tags=[\"predict\"]`.")
+                kind = str(cell.get("metadata", {}).get("title", ""))
+                if kind.startswith("["):
+                    found.append(f": `{kind}` in its header is not a cell kind (the cell was read as code): a "
+                                 "Markdown cell starts with `# %% [markdown]`.")
                 for tag in tags(cell):
                     if tag in REFUSED_TAGS:
-                        problems.append(Problem(path, f"cell {i + 1} (line {cell_line(path, i)}) is tagged {tag}: "
-                                                      f"{REFUSED_TAGS[tag]}."))
+                        found.append(f" is tagged {tag}: {REFUSED_TAGS[tag]}.")
+                    elif (problem := _tag_problem(tag, claims)) is not None:
+                        found.append(f" {problem}")
+                problems += [Problem(path, f"cell {i + 1} (line {cell_line(path, i)}){p}") for p in found]
+    return problems
+
+
+def _tag_problem(tag, claims):
+    if tag in KNOWN_TAGS or (tag.startswith(CLAIM_TAG) and (claims is None or tag[len(CLAIM_TAG):] in claims)):
+        return None
+    known = {t.lower(): t for t in KNOWN_TAGS | {CLAIM_TAG + c for c in claims or ()}}
+    typed = re.sub(r"[\s_]+", "-", tag.strip().lower())
+    close = [known[typed]] if typed in known else [known[m] for m in difflib.get_close_matches(typed, known, 1, 0.8)]
+    if tag.startswith(CLAIM_TAG):
+        return (f"is tagged {tag}, but notebooks/claims.yml has no claim {tag[len(CLAIM_TAG):]}: "
+                + (f"did you mean {close[0]}?" if close else "add the claim there, or fix the tag."))
+    if close:
+        return (f"is tagged {tag!r}, which the build does not know: did you mean {close[0]!r}? (known tags: "
+                f"{', '.join(sorted(KNOWN_TAGS))}, {CLAIM_TAG}<ID>)")
+    return None  # a tag for another tool (hide-input, parameters): left alone
+
+
+def _meant(raw):
+    """The tags a header that does not parse probably meant, as they should be written."""
+    words = re.findall(r"[\"']([^\"']+)[\"']", raw) or re.findall(r"[\w-]+", raw.partition("=")[2])
+    if not raw.lstrip().startswith("tags") or not words:
+        return ""
+    return f"; it probably meant `tags={json.dumps(words)}`"
+
+
+def nav():
+    """The pages in the site's navigation (`nav` in mkdocs.yml): (its line, [(line, page)]), or None
+    where there is no nav (MkDocs then lists every page)."""
+    config = ROOT / "mkdocs.yml"
+    lines = config.read_text(encoding="utf-8").splitlines() if config.exists() else []
+    if "nav:" not in lines:
+        return None
+    start = lines.index("nav:")
+    listed = []
+    for number, line in enumerate(lines[start + 1:], start + 2):
+        if line.strip() and not line.startswith((" ", "-")):
+            break
+        page = re.search(r"([\w.-]+\.ipynb)\s*$", line)
+        if page:
+            listed.append((number, page[1]))
+    return start + 1, listed
+
+
+def nav_problems(only=None):
+    """Concepts missing from the site's navigation: MkDocs would build their pages and link them from
+    nowhere, with a green build."""
+    found = nav()
+    if found is None:
+        return []
+    start, listed = found
+    problems = []
+    for concept in concepts():
+        page = f"{concept}.ipynb"
+        if (only and concept not in only) or page in {p for _, p in listed}:
+            continue
+        before = [(n, p) for n, p in listed if p < page]
+        after = f"after line {before[-1][0]} ({before[-1][1]})" if before else f"after line {start} (nav:)"
+        problems.append(Problem(source(REFERENCE, concept), f"is not in the site's navigation: add `  - {page}` to "
+                                                            f"nav in mkdocs.yml, {after}."))
     return problems
 
 

@@ -6,20 +6,26 @@ when a notebook's .py changes, its twins are rewritten and its pages written aga
 MkDocs sees them. Only that concept is looked at, and it is executed again only if its code changed
 (the cache has the rest), so a prose edit shows within about two seconds. When the notebook is not
 right (a cell raises, code differs between languages, ...), the error is printed naming the file and
-cell, nothing is written, and the browser keeps the last good page.
+cell, nothing is written, and the browser keeps the last good page. A deleted concept's pages are
+removed (and the log says so). Ctrl-C stops the kernels at once, also in the middle of a cell.
 
 Usage: python scripts/live_preview.py [mkdocs serve options, e.g. -a 127.0.0.1:8001]
 """
+import functools
+import signal
 import sys
 import threading
 import time
 import traceback
 from pathlib import Path
 
+import mkdocs.utils
 from mkdocs.__main__ import cli
+from mkdocs_static_i18n.plugin import I18n
 from watchdog.events import FileSystemEventHandler
 from watchdog.observers import Observer
 
+import build_lock
 import course
 import execute
 import twins
@@ -72,10 +78,13 @@ def regenerate(concepts, log=print):
     start = time.monotonic()
     log(f"notebooks changed: {', '.join(concepts)}")
     try:
-        twins.write(concepts, log=log)
-        execute.build_pages(only=concepts, log=log)
+        with build_lock.held(log):  # the twins too: a build running elsewhere watches the project's files
+            twins.write(concepts, log=log)
+            execute.build_pages(only=concepts, log=log, authoring=True)
     except execute.BuildError as err:
         log(f"error: {err}\n  The browser keeps the last good page; save the notebook again once it is fixed.")
+        return False
+    except execute.Stopped:  # the preview is ending (Ctrl-C)
         return False
     except Exception:  # a bug in the tools must not end the preview: say it, keep serving
         log(traceback.format_exc())
@@ -84,13 +93,44 @@ def regenerate(concepts, log=print):
     return True
 
 
+def _cleaning_restored(on_post_build):
+    """mkdocs-static-i18n 1.3.1 turns MkDocs' cleaning of the site folder off while it builds the other
+    languages, and on again only if they all build: after one strict abort (a page still in nav whose
+    notebook was deleted) the preview never cleaned its folder again and served deleted pages until it
+    was restarted. Turn it on again however the languages' builds end."""
+    @functools.wraps(on_post_build)  # keeps its event priority
+    def wrapped(self, config):
+        clean = mkdocs.utils.clean_directory
+        try:
+            return on_post_build(self, config)
+        finally:
+            mkdocs.utils.clean_directory = clean
+    return wrapped
+
+
+I18n.on_post_build = _cleaning_restored(I18n.on_post_build)
+
+
 def _keep_regenerating(edits):
     while True:
         regenerate(edits.take())
 
 
+def _interrupted(signum, frame):
+    """Ctrl-C: the kernels first (a cell may be running: Python would wait for it before it exits), then
+    MkDocs' server, as Ctrl-C stops it."""
+    execute.stop_all()
+    signal.default_int_handler(signum, frame)
+
+
 def main(argv):
-    twins.write()
+    try:
+        with build_lock.held():
+            twins.write()
+    except execute.BuildError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    signal.signal(signal.SIGINT, _interrupted)
     done = execute.build_or_explain()
     if done:
         return done
@@ -101,7 +141,10 @@ def main(argv):
     observer.start()
     threading.Thread(target=_keep_regenerating, args=(edits,), daemon=True).start()
     print("Watching notebooks/ for edits (pages are written again for the concept edited).", flush=True)
-    return cli.main(["serve", "--strict", "--watch", "overrides", *argv], prog_name="mkdocs")
+    try:
+        return cli.main(["serve", "--strict", "--watch", "overrides", *argv], prog_name="mkdocs")
+    finally:
+        execute.stop_all()  # however MkDocs ended
 
 
 if __name__ == "__main__":

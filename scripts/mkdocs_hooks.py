@@ -176,14 +176,7 @@ def on_post_build(config):
     _used_cache_paths.clear()
     log.info("notebook pages: %d rendered, %d from the render cache", _rendered["rendered"], _rendered["cached"])
     _rendered.update(cached=0, rendered=0)
-    # Material looks for sitemap.xml beside each hreflang alternate (it expects them to be language
-    # roots), but i18n's alternates are the pages themselves: without a copy there, every page load
-    # logs 404s. The sitemap maps each page to its translations, which the language switcher uses.
     site = Path(config.site_dir)
-    sitemap = (site / "sitemap.xml").read_bytes()
-    for index in site.rglob("index.html"):
-        if index.parent != site:
-            (index.parent / "sitemap.xml").write_bytes(sitemap)
     # Only the styles the pages use (PurgeCSS, cached), inline in each page, then the pages minified.
     # Not while serving: a live reload must be quick, and it shows the same pages the same way.
     if not _serving:
@@ -214,6 +207,8 @@ PLAIN_TOKENS = {"p"}  # punctuation
 SAME_STYLE = re.compile(r'(<span class="([\w-]+)">[^<]*)</span><span class="([\w-]+)">')
 # nbconvert puts each of a cell's ~10 nested divs on its own line; the browser ignores that whitespace
 BEFORE_DIV = re.compile(r"(?<=>)\s+(?=</?div[\s>])")
+# nbconvert's Tab stops: every cell's input, every output
+CELL_TAB_STOP = re.compile(r'(<div class="(?:jp-Cell-inputWrapper|[^"]*\bjp-OutputArea-output\b[^"]*)"[^>]*?) tabindex="0"')
 TITLE = re.compile(r"<h1\b[^>]*>.*?</h1>", re.S)
 # Where overrides/main.html puts the Colab and download buttons and the provenance line: under the title.
 NB_HEAD = "<!-- nb-head -->"
@@ -233,17 +228,50 @@ def _lean_nb2html(*args, **kwargs):
     CSS and script put aside, the copy icon as CSS, empty collapsers gone, code tokens unwrapped."""
     html = UNUSED_SCRIPT.sub("", _nb2html(*args, **kwargs))
     css = "\n".join(_stylesheets(STYLE.findall(html)) + [COPY_ICON_CSS])
-    html = _plain_tokens(html, css)
+    html = _copy_from_code(_plain_tokens(html, css))
     js = "\n;\n".join(INLINE_SCRIPT.findall(html))
     names = [_stored(css, "css"), _stored(js, "js")]
     html = COPY_ICON.sub('<span class="clipboard-copy-icon" aria-hidden="true"></span>',
                          INLINE_SCRIPT.sub("", STYLE.sub("", html)))
     # JupyterLab's cell collapsers are empty and do nothing on a static page (5 KB on a long one).
     html = BEFORE_DIV.sub("", EMPTY_COLLAPSER.sub("", html))
+    # nbconvert makes every cell and output a Tab stop (three per code cell); a keyboard needs only the
+    # copy buttons, and the code or output that scrolls sideways (docs/assets/javascripts/extra.js).
+    html = CELL_TAB_STOP.sub(r"\1", html)
     return f"<!-- nb-assets {names[0]} {names[1]} -->" + html
 
 
 mkdocs_jupyter.convert.nb2html = _lean_nb2html
+
+
+# the code as Pygments shows it (_plain_tokens has run), then mkdocs-jupyter's copy of the cell's source
+COPY_TEXT = re.compile(r'(<div class="highlight-ipynb[^"]*"><pre>)((?:(?!</pre>).)*)(</pre>\s*</div>)\s*'
+                       r'<div (?:class="clipboard-copy-txt" id="([^"]+)"|id="([^"]+)" class="clipboard-copy-txt")>(.*?)</div>',
+                       re.S)
+TAG = re.compile(r"<[^>]+>")
+
+
+def _copy_from_code(html):
+    """The copy button copies the code the cell shows, which is made the cell's source byte for byte,
+    instead of mkdocs-jupyter's second copy of it in a hidden <div>: that div's lines were collapsed
+    into one by the page minifier (which keeps the whitespace of <pre> only), and it repeated every
+    cell's source in the page (15 KB on the longest one). Pygments drops the source's leading and
+    trailing newlines and ends the code with one; they are put back as the source has them."""
+    def one(match):
+        opening, shown, closing, cell_id, other_id, source = match.groups()
+        cell_id = cell_id or other_id
+        source = unescape(source)
+        body = source.strip("\n")
+        lead = source[:len(source) - len(source.lstrip("\n"))]
+        trail = source[len(lead) + len(body):]
+        shown = shown.removesuffix("\n")
+        if unescape(TAG.sub("", shown)) != body:
+            raise ValueError(f"a code cell's highlighted text is not its source ({body[:60]!r}...): the copy button "
+                             "would copy something else; scripts/mkdocs_hooks.py must learn this nbconvert/Pygments")
+        # the HTML parser drops a newline that directly follows <pre>: a source that starts with one needs two
+        lead = "\n" + lead if lead else ""
+        return f'{opening[:-1]} id="{cell_id}">{lead}{shown}{trail}{closing}'
+    return COPY_TEXT.sub(one, html)
 
 
 def _stored(text, suffix):
@@ -274,6 +302,9 @@ def on_files(files, config):
             files.remove(file)
             files.append(notebook)
             _link_translations(notebook, config)
+    # i18n lists in the sitemap the pages it kept at its own on_files, Markdown pages only
+    i18n = config.plugins["i18n"]
+    i18n.i18n_files_per_language[i18n.current_language] = files.documentation_pages()
     return files
 
 
@@ -284,8 +315,8 @@ def _link_translations(notebook, config):
     name = notebook.src_uri.split("/", 1)[1]  # docs/<lang>/<name>.ipynb
     here = i18n.current_language
     page = notebook.url.removeprefix(f"{here}/") if here != i18n.default_language else notebook.url
-    notebook.alternates = {
-        lang: SimpleNamespace(url=page if lang == i18n.default_language else f"{lang}/{page}")
+    notebook.alternates = {  # page: the sitemap template asks (its URL is the site_url joined with url)
+        lang: SimpleNamespace(url=page if lang == i18n.default_language else f"{lang}/{page}", page=None)
         for lang in i18n.build_languages if (Path(config.docs_dir) / lang / name).is_file()
     }
 
@@ -360,7 +391,7 @@ def on_page_content(html, page, config, files):
     labels = config.extra["labels"]
     html = html.replace('title="Permanent link"', f'title="{escape(labels["permalink"])}"')
     if "notebook" not in page.meta:
-        return html
+        return INLINE_CODE.sub(_unbroken_tokens, html)
     mark = _assets_of(html)
     css, js = mark.groups()
     html = html[mark.end():]
@@ -491,6 +522,19 @@ def _stylesheets(styles):
     return kept
 
 
+# code in running text and tables (not a block: no <pre> before it, no highlighting <span> in it)
+INLINE_CODE = re.compile(r"(?<!<pre>)(?<!</span>)<code>([^<]*)</code>")
+# a token (no space in it) with a place where a line may break inside it: after - / ? ! } | %
+BREAKABLE_TOKEN = re.compile(r"[^\s]*[-/?!}|%][^\s]+")
+
+
+def _unbroken_tokens(code):
+    """On the Markdown pages (the cheat sheets), code wraps at its spaces only: a token in which the
+    line-breaking rules allow a break (`nvidia-smi`, a path) is kept whole (docs/assets/stylesheets/extra.css);
+    a table too wide for a phone scrolls. (In a notebook's prose, a long path or URL may still wrap.)"""
+    return "<code>" + BREAKABLE_TOKEN.sub(lambda t: f'<span class="nb-token">{t[0]}</span>', code[1]) + "</code>"
+
+
 GPU_ONLY = "gpu-only"
 SETUP = "setup"
 FACT_CHECK = "06-fact-check"  # the page with a section, and a verdict, for each popular claim
@@ -577,9 +621,29 @@ def _bundle_after_paint(html, name):
     return BUNDLE.sub(AFTER_PAINT, html, count=1)
 
 
+def on_template_context(context, template_name, config):
+    """The 404 page's language switcher leads to each language's home: i18n leaves it pointing at the
+    translations of the last page built."""
+    if template_name == "404.html" and config.extra.get("alternate"):
+        i18n, base = config.plugins["i18n"], urlsplit(config.site_url or "/").path.rstrip("/")
+        # as an attribute, as i18n sets it for each page (the template reads the attribute first)
+        config.extra.alternate = [{**alt, "link": base + i18n.get_language_config(alt["lang"]).link}
+                                  for alt in config.extra["alternate"]]
+    return context
+
+
+@event_priority(-100)  # last: the page as scripts/search_hooks.py leaves it (searching its language)
 def on_post_template(output, template_name, config):
-    """Pages MkDocs renders from a template alone (404.html) load Material's script too."""
-    return BUNDLE.sub(AFTER_PAINT, output, count=1)
+    """Pages MkDocs renders from a template alone (404.html) load Material's script too. Each language's
+    404 page goes to its own folder (i18n writes them all to the root, the last built winning): the root
+    one, the default language's, is the one GitHub Pages serves, and it sends a reader of another
+    language's missing page to that language's (overrides/404.html)."""
+    output = BUNDLE.sub(AFTER_PAINT, output, count=1)
+    i18n = config.plugins["i18n"]
+    if template_name == "404.html" and i18n.current_language != i18n.default_language:
+        course.write_atomic(Path(config.site_dir) / i18n.current_language / template_name, output)
+        return ""  # MkDocs writes nothing for an empty page
+    return output
 
 
 def on_post_page(output, page, config):

@@ -42,8 +42,9 @@ def record(out, log=print):
         log(f"recording {concept} on {env['device']}")
         recorded[concept] = execute.run_notebook(concept, course.read(course.REFERENCE, concept), env)
         manifest["concepts"][concept] = {"code_hash": recorded[concept].metadata["course"]["code_hash"]}
-    # The questions on a page are graded by the outputs it shows: a record that cannot grade them
-    # would stop the build, so it is refused here, naming the notebook and cell.
+    # The questions on a page are graded by the outputs it shows, and no output may be over the limit: a
+    # record that breaks either would stop the build, so it is refused here, naming the notebook and cell.
+    execute.check_output_sizes(list(recorded.items()))
     execute.check_answers(list(recorded.items()))
     # Written only once every notebook ran, each file whole or not at all: a failure or Ctrl-C leaves
     # the previous record as it was.

@@ -80,6 +80,9 @@ def run(path, python, timeout=600, name=None, keep_tags=False):
                                 resources={"metadata": {"path": str(workdir)}})
         env = {k: v for k, v in os.environ.items()
                if k not in {"PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP"}}
+        # temporary files go with this folder (torch.distributed.run leaves a torchelastic_* folder)
+        env["TMPDIR"] = str(Path(tmp) / "tmp")
+        (Path(tmp) / "tmp").mkdir()
         try:
             client.execute(env=env)
         except (CellExecutionError, CellTimeoutError, DeadKernelError) as err:

@@ -18,12 +18,14 @@ import pickle
 import re
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 from material.plugins.search import plugin as search_plugin
 from mkdocs.plugins import event_priority
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import course  # noqa: E402
+import search_synonyms  # noqa: E402
 
 WORKER = "search-i18n.js"
 # "search": "../../assets/javascripts/workers/search.a7633da7.min.js" in the page's __config
@@ -31,18 +33,33 @@ CONFIG_WORKER = re.compile(r'("search": ")([^"]*assets/javascripts/workers/)(sea
 
 
 SECTIONS = course.ROOT / ".cache" / "search-sections"
-_MATERIAL = importlib.metadata.version("mkdocs-material").encode()
+_MATERIAL = importlib.metadata.version("mkdocs-material").encode() + hashlib.sha256(Path(__file__).read_bytes()).digest()
 _used_sections = set()
+
+# What a page shows around its prose, on every heading or code cell: heading anchors (¶), the copy
+# button with its hidden "Copied" notice, the marks above cells (scripts/mkdocs_hooks.py). Not the
+# reader's prose: search results would show them in titles and snippets.
+NOT_PROSE = {"anchor-link", "headerlink", "zeroclipboard-container", "nb-marks"}
+
+
+class _ProseParser(search_plugin.Parser):
+    """Material's search parser, skipping what is not prose (NOT_PROSE), as it skips what an author
+    marks data-search-exclude."""
+
+    def handle_starttag(self, tag, attrs):
+        if NOT_PROSE.intersection((dict(attrs).get("class") or "").split()):
+            attrs = [*attrs, ("data-search-exclude", "")]
+        super().handle_starttag(tag, attrs)
 
 
 def _sections(html):
-    """Material's search Parser(...).data for this HTML, from the cache when the same HTML was parsed
-    before with the same Material; an unreadable entry is a miss."""
+    """Material's search Parser(...).data for this HTML (_ProseParser's), from the cache when the same
+    HTML was parsed before with the same Material and this file; an unreadable entry is a miss."""
     entry = SECTIONS / f"{hashlib.sha256(html.encode() + _MATERIAL).hexdigest()[:24]}.pickle"
     _used_sections.add(entry)
     with contextlib.suppress(OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
         return pickle.loads(entry.read_bytes())
-    parser = search_plugin.Parser()
+    parser = _ProseParser()
     parser.feed(html)
     parser.close()
     with contextlib.suppress(OSError):
@@ -78,6 +95,12 @@ def on_post_page(output, page, config):
     return CONFIG_WORKER.sub(lambda m: f"{m[1]}{m[2]}{WORKER}?lang={lang}&material={m[3]}{m[4]}", output, count=1)
 
 
+def on_post_template(output, template_name, config):
+    """The 404 page searches its language too."""
+    return on_post_page(output, SimpleNamespace(file=SimpleNamespace(src_uri=template_name)), config) \
+        if template_name == "404.html" else output
+
+
 def language_of(location, default, langs):
     first = location.split("/", 1)[0]
     return first if first in langs and first != default else default
@@ -98,7 +121,8 @@ def on_post_build(config):
         docs = [doc for doc in merged["docs"] if language_of(doc["location"], default, langs) == lang]
         if not docs:
             raise ValueError(f"search: no page in '{lang}' in the search index")
-        index = {"config": {**merged["config"], "lang": [lang]}, "docs": docs}
+        # synonyms: scripts/synonyms/<lang>.yml, which the worker applies to the pages and the query alike
+        index = {"config": {**merged["config"], "lang": [lang], "synonyms": search_synonyms.load(lang)}, "docs": docs}
         (folder / f"search_index.{lang}.json").write_text(
             json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
     (folder / "search_index.json").write_text(

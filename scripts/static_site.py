@@ -1,5 +1,6 @@
 """Serve a built site on 127.0.0.1 the way GitHub Pages serves it: under the path of `site_url`,
-text gzip-compressed, notebooks as a download type. Used by tests/test_browser.py and
+text gzip-compressed, notebooks as a download type, and the site's root 404.html (status 404) for
+any missing path under it. Used by tests/test_browser.py and
 scripts/bench_lighthouse.py; run it alone to look at a build: python scripts/static_site.py SITE_DIR"""
 import contextlib
 import functools
@@ -59,17 +60,34 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             return None
         file = Path(self.translate_path(self.path))
         if file.is_dir():
+            if not path.endswith("/"):
+                return super().send_head()  # a redirect to the folder, slash added
             file = file / "index.html"
+        if not file.is_file():
+            return self._not_found()
         if (not self.compress or "gzip" not in self.headers.get("Accept-Encoding", "")
-                or not file.is_file() or not path.endswith(("/", file.name))):
-            return super().send_head()  # directories without a slash, 404s, no gzip
+                or not path.endswith(("/", file.name))):
+            return super().send_head()  # no gzip
         kind = self.guess_type(str(file))
         if not COMPRESSED.match(kind):
             return super().send_head()
-        body = _gzipped(file, file.stat().st_mtime_ns)
-        self.send_response(200)
+        return self._send(200, file, kind, gzipped=True)
+
+    def _not_found(self):
+        """GitHub Pages answers a missing path with the site's root 404.html, whatever folder the path
+        is in (a page that wants another language's text must find it out itself)."""
+        page = Path(self.directory) / "404.html"
+        if not page.is_file():
+            self.send_error(404)
+            return None
+        return self._send(404, page, "text/html", gzipped=self.compress and "gzip" in self.headers.get("Accept-Encoding", ""))
+
+    def _send(self, code, file, kind, gzipped):
+        body = _gzipped(file, file.stat().st_mtime_ns) if gzipped else file.read_bytes()
+        self.send_response(code)
         self.send_header("Content-Type", kind + ("; charset=utf-8" if kind.startswith("text/") else ""))
-        self.send_header("Content-Encoding", "gzip")
+        if gzipped:
+            self.send_header("Content-Encoding", "gzip")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         return io.BytesIO(body)

@@ -6,6 +6,7 @@ import sys
 
 import jupytext
 
+import build_lock
 import course
 
 
@@ -43,7 +44,12 @@ def write(only=None, log=print):
 
 
 def main():
-    write()
+    try:
+        with build_lock.held():  # not while a build runs: it watches the project's files
+            write()
+    except course.BuildError as err:  # a notebook that cannot be read (not UTF-8, a header that does not parse)
+        print(f"error: {err}", file=sys.stderr)
+        return 1
     return 0
 
 

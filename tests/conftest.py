@@ -21,6 +21,11 @@ from static_site import free_port, served  # noqa: E402
 os.environ["SITE_URL"] = f"http://127.0.0.1:{free_port()}/tutorial/"
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: several seconds for one case (while writing, skip them with "
+                                       "./scripts/test -m 'not slow'; the whole suite runs them)")
+
+
 def run(*cmd, **kwargs):
     return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, **kwargs)
 
@@ -79,16 +84,26 @@ def chromium(chromium_path):
 @pytest.fixture
 def course_root(tmp_path, monkeypatch):
     """A scratch copy of the course layout, for feeding the pipeline bad input."""
-    for lang in course.LANGS:
-        (tmp_path / "notebooks" / lang).mkdir(parents=True)
-        (tmp_path / "docs" / lang).mkdir(parents=True)
-    monkeypatch.setattr(course, "ROOT", tmp_path)
-    monkeypatch.setattr(course, "NOTEBOOKS", tmp_path / "notebooks")
-    monkeypatch.setattr(course, "DOCS", tmp_path / "docs")
-    import execute
+    return scratch_course(tmp_path, monkeypatch)
 
-    monkeypatch.setattr(execute, "CACHE", tmp_path / ".cache")
-    return tmp_path
+
+def scratch_course(root, monkeypatch):
+    """course_root's work, for fixtures of a wider scope (with their own MonkeyPatch)."""
+    for lang in course.LANGS:
+        (root / "notebooks" / lang).mkdir(parents=True)
+        (root / "docs" / lang).mkdir(parents=True)
+    monkeypatch.setattr(course, "ROOT", root)
+    monkeypatch.setattr(course, "NOTEBOOKS", root / "notebooks")
+    monkeypatch.setattr(course, "DOCS", root / "docs")
+    import execute
+    import sandbox
+
+    monkeypatch.setattr(execute, "CACHE", root / ".cache")
+    # Scratch folders inside the course (under .cache, which is not the author's): processes_in finds
+    # the kernels by their working directory there.
+    (root / ".cache" / "scratch").mkdir(parents=True)
+    monkeypatch.setattr(sandbox, "PARENT", root / ".cache" / "scratch")
+    return root
 
 
 def processes_in(root):

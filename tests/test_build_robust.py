@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import course
 import execute
@@ -153,27 +154,36 @@ def test_pages_from_before_pages_were_signed_are_still_the_builds(course_root, n
 
 # --- 2. Time limits, Ctrl-C, no kernel left -----------------------------------------------------
 
-START = "import pathlib, time\npathlib.Path('started').write_text(str(time.time()))"
+def _start(signals):
+    """A cell that tells the test it started (in a folder outside the course: the build refuses a cell
+    that writes into the project)."""
+    return f"import pathlib, time\npathlib.Path({str(signals / 'started')!r}).write_text(str(time.time()))"
 
 
-def test_endless_cell_stops_at_its_time_limit_naming_notebook_cell_and_line(course_root, monkeypatch):
+@pytest.fixture
+def signals(tmp_path_factory):
+    return tmp_path_factory.mktemp("signals")
+
+
+def test_endless_cell_stops_at_its_time_limit_naming_notebook_cell_and_line(course_root, monkeypatch, signals):
     """Before, `while True: pass` hung the build for good, printing nothing."""
     monkeypatch.setenv("NOTEBOOK_CELL_TIMEOUT", "3")
     # the loop runs in a child process too: it must not outlive the build either
-    _course(course_root, ("", START), ("", "import subprocess, sys\n"
-                                           "child = subprocess.Popen([sys.executable, '-c', 'while True: pass'])\n"
-                                           "while True:\n    pass"))
+    endless = ("import subprocess, sys\n"
+               "child = subprocess.Popen([sys.executable, '-c', 'while True: pass'])\n"
+               "while True:\n    pass")
+    _course(course_root, ("", _start(signals)), ("", endless))
     message, _ = _fails(course_root, r"^notebooks/en/01-x.py: cell 3 \(line 18\) was still running after 3 s, "
                                      r"the time limit for one cell.*NOTEBOOK_CELL_TIMEOUT=", KERNEL)
-    started = float((course_root / "notebooks" / "en" / "started").read_text())
+    started = float((signals / "started").read_text())
     assert time.time() - started < 3 + 15, "the build must stop within seconds of the limit (about 1 s here)"
     no_process_left(course_root)
 
 
-def test_a_failure_stops_the_other_notebooks_at_once(course_root):
+def test_a_failure_stops_the_other_notebooks_at_once(course_root, signals):
     """Two notebooks run side by side: the first failure ends the build without waiting for the other."""
     _course(course_root, ("", "assert 6 * 7 == 54, 'not the answer'"), name="01-x")
-    _course(course_root, ("", START), ("", "import time\ntime.sleep(120)"), name="02-y")
+    _course(course_root, ("", _start(signals)), ("", "import time\ntime.sleep(120)"), name="02-y")
     message, took = _fails(course_root, r"^notebooks/en/01-x.py: cell 2 \(line 14\) raised AssertionError: "
                                         r"not the answer\n  Fix the code", KERNEL)
     no_process_left(course_root)
@@ -205,18 +215,19 @@ def test_default_cell_timeout_is_two_minutes(monkeypatch):
 def _scripts_in(root):
     """The build's scripts inside a scratch course, so that a child process builds that course."""
     (root / "scripts").mkdir()
-    for name in ("execute.py", "course.py", "twins.py"):
-        shutil.copy(ROOT / "scripts" / name, root / "scripts" / name)
+    for script in (ROOT / "scripts").glob("*.py"):  # execute.py and what it imports
+        shutil.copy(script, root / "scripts")
 
 
-def test_ctrl_c_stops_the_build_promptly_and_leaves_nothing_half_written(course_root):
+def test_ctrl_c_stops_the_build_promptly_and_leaves_nothing_half_written(course_root, signals):
     _course(course_root, ("", "print(6 * 7)"), name="01-x")
-    _course(course_root, ("", START), ("", "import time\ntime.sleep(120)"), name="02-y")
+    _course(course_root, ("", _start(signals)), ("", "import time\ntime.sleep(120)"), name="02-y")
     _scripts_in(course_root)
     build = subprocess.Popen([sys.executable, "scripts/execute.py"], cwd=course_root,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env={**os.environ, "TMPDIR": str(course_root / ".cache" / "scratch")})
     try:
-        started = course_root / "notebooks" / "en" / "started"
+        started = signals / "started"
         deadline = time.monotonic() + KERNEL
         while not started.exists() and build.poll() is None and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -414,26 +425,189 @@ def test_stale_twin(course_root):
            NO_KERNEL)
 
 
-def test_broken_link_stops_the_site_build(tmp_path):
-    """MkDocs (strict, with the course's own configuration) refuses a link to a page that does not exist."""
+def _minimal_site(root, index):
+    """A course with only home pages (index: their Markdown), with the course's own configuration and hooks."""
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     head, rest = config.split("\nnav:\n", 1)
     config = head + "\nnav:\n  - index.md\n" + rest[rest.index("\nnot_in_nav:"):]
-    (tmp_path / "mkdocs.yml").write_text(config, encoding="utf-8")
-    shutil.copytree(ROOT / "overrides", tmp_path / "overrides")
-    shutil.copytree(ROOT / "docs" / "assets", tmp_path / "docs" / "assets")
-    (tmp_path / "scripts").mkdir()
+    (root / "mkdocs.yml").write_text(config, encoding="utf-8")
+    shutil.copytree(ROOT / "overrides", root / "overrides")
+    shutil.copytree(ROOT / "docs" / "assets", root / "docs" / "assets")
+    (root / "scripts").mkdir()
     for script in (ROOT / "scripts").glob("*.py"):  # the hooks mkdocs.yml names, and what they import
-        shutil.copy(script, tmp_path / "scripts")
+        shutil.copy(script, root / "scripts")
     for lang in course.LANGS:
-        (tmp_path / "docs" / lang).mkdir()
-        (tmp_path / "docs" / lang / "index.md").write_text("# Home\n\nSee [the basics](01-basics.ipynb).\n")
+        (root / "docs" / lang).mkdir(parents=True, exist_ok=True)
+        (root / "docs" / lang / "index.md").write_text(index, encoding="utf-8")
+
+
+def test_broken_link_stops_the_site_build_and_leaves_the_last_good_site(tmp_path):
+    """MkDocs (strict, with the course's own configuration) refuses a link to a page that does not exist;
+    site/ stays as it was (before, an aborted MkDocs phase left it half-written)."""
+    _minimal_site(tmp_path, "# Home\n\nSee [the basics](01-basics.ipynb).\n")
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text("the last good site", encoding="utf-8")
     start = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "scripts/build_site.py"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
     took = time.monotonic() - start
     assert done.returncode == 1, done.stderr[-2000:]
     assert ("Doc file 'en/index.md' contains a link '01-basics.ipynb', but the target 'en/01-basics.ipynb' "
             "is not found among documentation files") in done.stderr
-    assert "in strict mode!" in done.stdout + done.stderr
+    assert re.search(r"Aborted with \d+ warnings in strict mode!", done.stdout + done.stderr)
     assert took < KERNEL, took
+    assert done.stderr.endswith("site/ is left as it was (the last good build)\n"), done.stderr[-500:]
+    assert [p.name for p in site.iterdir()] == ["index.html"], "site/ is as it was"
+    assert sorted(p.name for p in tmp_path.iterdir() if "site" in p.name) == ["site"], "nothing half-built left"
+
+
+# --- 6. Every mistake named in plain words ------------------------------------------------------
+
+def test_a_notebook_that_is_not_utf8_is_named_with_its_line_in_build_sync_and_serve(course_root, capsys):
+    """Before, a raw UnicodeDecodeError traceback, in build, sync and serve."""
+    import live_preview
+
+    _course(course_root, ("", "x = 1  # café"))
+    path = course_root / "notebooks" / "ja" / "01-x.py"
+    path.write_bytes(path.read_bytes().replace("café".encode(), "café".encode("latin-1")))
+    expected = (r"^notebooks/ja/01-x.py: line 15, column 13: byte 0xe9 is not UTF-8, the encoding notebooks are "
+                r"read in\.\n  Save the file as UTF-8")
+    message, _ = _fails(course_root, expected, NO_KERNEL)
+    print(message)
+    capsys.readouterr()
+    assert twins.main() == 1  # ./scripts/sync
+    assert re.search(expected.replace("^", "^error: "), capsys.readouterr().err, re.M)
+    assert live_preview.main([]) == 1  # ./scripts/serve stops before serving anything
+    assert re.search(expected.replace("^", "^error: "), capsys.readouterr().err, re.M)
+
+
+@pytest.mark.parametrize("tag, meant", [("Predict", "predict"), ("gpu_only", "gpu-only"), ("GPU-only", "gpu-only"),
+                                        ("predcit", "predict"), ("answers", "answer"), ("set-up", "setup"),
+                                        ("claim_M1", "claim-M1")])
+def test_a_tag_close_to_a_known_one_is_refused_with_the_tag_it_meant(course_root, tag, meant):
+    """Before, a misspelt tag was silently no tag: a question with no buttons, a GPU cell unmarked."""
+    (course_root / "notebooks" / "claims.yml").write_text('M1: "a claim"\n', encoding="utf-8")
+    _course(course_root, ("", "x = 1"), (f'tags=["{tag}"]', "y = 2"))
+    message, _ = _fails(course_root, rf"^notebooks/en/01-x.py: cell 3 \(line 17\) is tagged '{tag}', which the "
+                                     rf"build does not know: did you mean '{meant}'\? \(known tags: answer, gpu-only, "
+                                     r"predict, setup, claim-<ID>\)", NO_KERNEL)
+    assert len(message.splitlines()) == 3, "named in every language"
+
+
+def test_a_claim_tag_must_name_a_claim_of_the_registry(course_root):
+    (course_root / "notebooks" / "claims.yml").write_text('M1: "a claim"\nF11: "another"\n', encoding="utf-8")
+    _course(course_root, ('tags=["claim-F1"]', "assert 1"), ('tags=["claim-Z9", "hide-input"]', "assert 2"))
+    message, _ = _fails(course_root, r"^notebooks/en/01-x.py: cell 2 \(line 14\) is tagged claim-F1, but "
+                                     r"notebooks/claims.yml has no claim F1: did you mean claim-F11\?\n"
+                                     r"notebooks/en/01-x.py: cell 3 \(line 17\) is tagged claim-Z9, but "
+                                     r"notebooks/claims.yml has no claim Z9: add the claim there, or fix the tag\.\n",
+                        NO_KERNEL)
+    assert "hide-input" not in message, "a tag for another tool is left alone"
+
+
+@pytest.mark.parametrize("header, problem", [
+    ('# %% [markdown] tags=["predict"', r'cell 2 \(line 14\): the metadata in its header, `tags=\["predict"`, does '
+                                        r'not parse; it probably meant `tags=\["predict"\]`\.\n  Write tags as a list '
+                                        r'of strings in square brackets: `# %% tags=\["predict"\]`\.'),
+    ('# %% tags=[predict, gpu-only]', r'cell 2 \(line 14\): the metadata in its header, `tags=\[predict, gpu-only\]`, '
+                                      r'does not parse; it probably meant `tags=\["predict", "gpu-only"\]`'),
+    ('# %% tags="predict"', r'line 14: `# %% tags="predict"` does not parse \(\'predict\' is not of type \'array\'\)\.'
+                            r'\n  A cell header is `# %%` or `# %% \[markdown\]`'),
+    ("# %% [markdwn]", r"cell 2 \(line 14\): `\[markdwn\]` in its header is not a cell kind \(the cell was read as "
+                       r"code\): a Markdown cell starts with `# %% \[markdown\]`\."),
+])
+def test_a_cell_header_that_does_not_parse_is_named_with_its_line(course_root, header, problem):
+    """Before, jupytext kept such metadata aside (or raised a traceback) and the cell lost its tags."""
+    _course(course_root)
+    for lang in course.LANGS:
+        path = course_root / "notebooks" / lang / "01-x.py"
+        path.write_text(path.read_text(encoding="utf-8") + f"\n{header}\n# Is it?\n\n# %%\nx = 1\n", encoding="utf-8")
+    twins.main()
+    message, _ = _fails(course_root, r"^notebooks/en/01-x.py: " + problem, NO_KERNEL)
+    print(message)
+
+
+def test_a_notebook_missing_from_the_navigation_is_named(course_root, no_kernel):
+    """Before, MkDocs built its pages and linked them from nowhere, with a green build."""
+    (course_root / "mkdocs.yml").write_text("site_name: x\nnav:\n  - index.md\n  - 01-x.ipynb\n  - cheatsheet.md\n"
+                                            "plugins: []\n", encoding="utf-8")
+    _course(course_root, ("", "x = 1"))
+    _course(course_root, ("", "y = 1"), name="02-y")
+    _fails(course_root, r"^notebooks/en/02-y.py: is not in the site's navigation: add `  - 02-y.ipynb` to nav in "
+                        r"mkdocs.yml, after line 4 \(01-x.ipynb\)\.$", NO_KERNEL)
+
+
+def test_a_script_in_a_notebooks_markdown_stays_on_its_own_page(tmp_path, monkeypatch):
+    """mkdocs_hooks puts each notebook page's inline scripts in a file named by their hash: an author's
+    <script> goes into its own page's file, which no other page links."""
+    import mkdocs_hooks
+
+    monkeypatch.setattr(mkdocs_hooks, "ASSET_STORE", tmp_path / "assets")
+    names = []
+    for i, markdown in enumerate(["# Mine\n\nText <script>window.authorScript = 1;</script>", "# Other\n\nText"]):
+        path = tmp_path / f"{i}.ipynb"
+        nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(markdown),
+                                                       nbformat.v4.new_code_cell("x = 1")]), path)
+        html = mkdocs_hooks._lean_nb2html(str(path))
+        names.append(mkdocs_hooks._assets_of(html)[2])
+        assert "authorScript" not in html
+    assert "authorScript" in (tmp_path / "assets" / names[0]).read_text(encoding="utf-8")
+    assert "authorScript" not in (tmp_path / "assets" / names[1]).read_text(encoding="utf-8")
+
+
+# --- 7. Outputs are bounded and carry no machine detail -----------------------------------------
+
+def test_a_cell_that_prints_megabytes_stops_the_build_naming_the_cell(course_root):
+    """Before, a 48 MB page and a 50 MB search index per language, with a green build."""
+    _course(course_root, ("", "print(6 * 7)"), ("", "for i in range(100_000):\n    print('x' * 20)"))
+    message, _ = _fails(course_root, r"^notebooks/en/01-x.py: cell 3 \(line 17\) printed 2.2 MB on CPU[^;]*; a page "
+                                     r"shows at most 100 KB of a cell's output\.\n  Print less: a shape, a few values "
+                                     r"\(t\[:5\]\) or a summary \(t.sum\(\), t.mean\(\)\)\.$", KERNEL)
+    print(message)
+    assert not list((course_root / "docs").rglob("*.ipynb"))
+
+
+def test_the_built_site_shows_no_path_of_this_machine(site):
+    """Before, warnings on a page could show the checkout's and the virtual environment's paths."""
+    machine = {str(p) for p in (ROOT, ROOT.resolve(), Path(sys.prefix), Path(sys.prefix).resolve())}
+    for path in site.rglob("*"):
+        if path.is_file() and path.suffix in {".html", ".json", ".ipynb", ".js", ".xml", ".txt"}:
+            text = path.read_text(encoding="utf-8", errors="replace")
+            found = [m for m in machine if m in text]
+            assert not found, f"{path.relative_to(site)} shows {found}"
+
+
+# --- 8. The caches heal (continued) -------------------------------------------------------------
+
+def test_cache_entry_that_parses_but_is_not_this_notebooks_run_is_a_miss(course_root, no_kernel):
+    """Before, an entry whose cells did not match its notebook stopped every build ("code cells do not
+    match the executed original")."""
+    _course(course_root, ("", "x = 1"), ("", "y = 2"))
+    _build(course_root)
+    [entry] = (course_root / ".cache").glob("01-x-*.ipynb")
+    other = nbformat.read(entry, as_version=4)
+    other.cells = other.cells[:2]  # a run of other code, under this notebook's key
+    entry.write_text(nbformat.writes(other), encoding="utf-8")
+    logged = []
+    _build(course_root, log=logged.append)
+    assert f"cache entry .cache/{entry.name} does not match notebooks/en/01-x.py: executing again" in logged
+    assert no_kernel == ["01-x", "01-x"]
+    _build(course_root)
+    assert no_kernel == ["01-x", "01-x"], "the entry written again is used"
+
+
+def test_cache_entries_of_deleted_notebooks_are_removed(course_root, no_kernel):
+    _course(course_root, ("", "x = 1"))
+    _course(course_root, ("", "y = 1"), name="02-y")
+    _build(course_root)
+    for lang in course.LANGS:
+        (course_root / "notebooks" / lang / "02-y.py").unlink()
+    logged = []
+    _build(course_root, log=logged.append)
+    assert [p.name.split("-")[0] for p in (course_root / ".cache").glob("*.ipynb")] == ["01"]
+    assert any(re.fullmatch(r"removed \.cache/02-y-[0-9a-f]{24}\.ipynb: its notebook is gone", line) for line in logged)
+    assert not list((course_root / ".cache" / "parsed").glob("*-02-y-*.json"))
+    assert ("02-y: its notebooks are deleted, so its pages are removed from the site; notebooks/en/02-y.ipynb, "
+            "notebooks/ja/02-y.ipynb, notebooks/ko/02-y.ipynb remain (delete them too, or restore a notebook from "
+            "its twin: jupytext --to py:percent notebooks/en/02-y.ipynb)") in logged

@@ -9,6 +9,8 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 
 import course
 import pytest
@@ -39,11 +41,13 @@ def preview(tmp_path_factory):
     root = course.copy_project(tmp_path_factory.mktemp("project"))
     port = free_port()
     log = root.parent / "preview.log"
+    tmp = root / ".cache" / "tmp"  # the kernels' scratch folders: where no_process_left looks for them
+    tmp.mkdir(parents=True)
     with open(log, "w", encoding="utf-8") as out:
         process = subprocess.Popen([sys.executable, "scripts/live_preview.py", "-a", f"127.0.0.1:{port}"],
                                    cwd=root, stdout=out, stderr=subprocess.STDOUT, text=True,
-                                   env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    running = {"root": root, "log": log, "process": process,
+                                   env={**os.environ, "PYTHONUNBUFFERED": "1", "TMPDIR": str(tmp)})
+    running = {"root": root, "log": log, "process": process, "site": f"http://127.0.0.1:{port}/tutorial/",
                "url": f"http://127.0.0.1:{port}/tutorial/ja/{CONCEPT}/"}
     try:
         _wait_for_log(running, r"Serving on http", timeout=180)
@@ -105,3 +109,65 @@ def test_a_code_edit_executes_that_concept_only_and_a_failing_cell_keeps_the_las
     assert page.evaluate("window.keptOpen") is True, "the browser was not reloaded"
     assert "42000" in page.inner_text("body"), "the last good page is still shown"
     assert preview["process"].poll() is None, "the preview keeps running after an author's mistake"
+
+
+def _status(url):
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status
+    except urllib.error.HTTPError as err:
+        return err.code
+
+
+def _wait_for_status(url, status, timeout):
+    deadline = time.monotonic() + timeout
+    while _status(url) != status:
+        assert time.monotonic() < deadline, f"{url} is not {status} after {timeout} s"
+        time.sleep(0.2)
+
+
+@pytest.mark.slow
+def test_deleting_a_concept_removes_its_page_from_the_served_site_and_says_so(preview):
+    """Before, the page of a deleted notebook stayed on the served site, without a word."""
+    root, url = preview["root"], preview["site"] + "08-extra/"
+    config = root / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace("  - cheatsheet.md\n",
+                                                                 "  - 08-extra.ipynb\n  - cheatsheet.md\n"),
+                      encoding="utf-8")
+    for lang in course.LANGS:
+        (root / "notebooks" / lang / "08-extra.py").write_text(
+            "# %% [markdown]\n# # Extra\n\n# %%\nprint(6 * 7 * 1001)\n", encoding="utf-8")
+    _wait_for_status(url, 200, timeout=90)
+    for lang in course.LANGS:
+        (root / "notebooks" / lang / "08-extra.py").unlink()
+    _wait_for_log(preview, r"^08-extra: its notebooks are deleted, so its pages are removed from the site; "
+                           r"notebooks/en/08-extra.ipynb, notebooks/ja/08-extra.ipynb, notebooks/ko/08-extra.ipynb "
+                           r"remain \(delete them too, .*\); remove `08-extra.ipynb` from nav in mkdocs.yml$",
+                  timeout=30)
+    assert not list(root.glob("docs/*/08-extra.ipynb"))
+    config.write_text(config.read_text(encoding="utf-8").replace("  - 08-extra.ipynb\n", ""), encoding="utf-8")
+    _wait_for_status(url, 404, timeout=30)
+
+
+def test_ctrl_c_stops_the_preview_within_seconds_while_a_cell_runs(preview, tmp_path):
+    """Before, Ctrl-C waited for the running cell to end (a minute here), and a kill left its kernel running.
+    Last in this file: it ends the preview."""
+    started = tmp_path / "started"  # outside the project: the build watches the project's files
+    for lang in course.LANGS:
+        _edit(preview, lang, lambda text: text.split(ADDED)[0].rstrip("\n") + ADDED +
+              f"import pathlib, time\npathlib.Path({str(started)!r}).touch()\ntime.sleep(60)\n")
+    deadline = time.monotonic() + 90
+    while not started.exists():
+        assert time.monotonic() < deadline and preview["process"].poll() is None, _log(preview)[-3000:]
+        time.sleep(0.05)
+    before = len(_log(preview))
+    sent = time.monotonic()
+    preview["process"].send_signal(signal.SIGINT)
+    preview["process"].wait(timeout=30)
+    took = time.monotonic() - sent
+    print(f"Ctrl-C stopped the preview in {took:.1f} s while a cell ran")
+    after = _log(preview)[before:]
+    assert "Traceback" not in after, after
+    # 2 s or less when the machine is not loaded; the bound proves it did not wait for the cell (60 s)
+    assert took < 5, f"Ctrl-C took {took:.1f} s"
+    no_process_left(preview["root"])

@@ -2,7 +2,8 @@
 of the built site in Chromium, per language; and what search downloads, shows and does with keys.
 
 Search is Material's (lunr), with one index per language and the query segmented (ja) or stemmed
-(ko) as the index is: scripts/search_hooks.py and docs/assets/javascripts/workers/search-i18n.js."""
+(ko) as the index is, and the synonyms of scripts/synonyms/<lang>.yml applied to both:
+scripts/search_hooks.py and docs/assets/javascripts/workers/search-i18n.js."""
 import json
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -10,6 +11,7 @@ from urllib.parse import unquote, urlsplit
 import course
 import pytest
 import search_eval
+import search_synonyms
 from test_browser import DESKTOP
 
 LANGS = course.LANGS
@@ -38,7 +40,7 @@ def home(base, lang):
 def test_query_set_is_large_enough_and_names_real_pages():
     queries = search_eval.load_queries()
     for lang in LANGS:
-        assert sum(1 for l, _, _ in queries if l == lang) >= 20, f"fewer than 20 queries in '{lang}'"
+        assert sum(1 for l, _, _ in queries if l == lang) >= 40, f"fewer than 40 queries in '{lang}'"
     pages = {"index", "cheatsheet", *course.concepts()}
     unknown = {p for _, _, expected in queries for p in expected} - pages
     # A query may name a page that is not written yet (its lines are skipped until it is built);
@@ -50,7 +52,7 @@ def test_query_set_is_large_enough_and_names_real_pages():
 @pytest.mark.parametrize("lang", LANGS)
 def test_search_finds_the_expected_page_in_the_first_three(measured, lang):
     mine = [r for r in measured if r["lang"] == lang]
-    assert len(mine) >= 20, f"only {len(mine)} queries ran in '{lang}'"
+    assert len(mine) >= 40, f"only {len(mine)} queries ran in '{lang}'"
     hits = sum(r["hit"] for r in mine)
     print(f"\n[{lang}] {hits}/{len(mine)} in the first {search_eval.TOP}\n" + search_eval.report(mine))
     misses = "\n".join(f"  {r['query']!r}: want {'|'.join(r['expected'])}, got {r['top'] or 'nothing'}"
@@ -64,6 +66,69 @@ def test_search_finds_the_expected_page_in_the_first_three(measured, lang):
 def test_search_lists_only_pages_in_the_language_searched(measured, lang):
     foreign = [f"{r['query']!r}: {r['top']}" for r in measured if r["lang"] == lang and r["foreign"]]
     assert not foreign, f"searches on the '{lang}' site list pages of another language:\n" + "\n".join(foreign)
+
+
+# ------------------------------------------------------------------------------------ synonyms
+
+# One spelling of a group against another (scripts/synonyms/<lang>.yml): both stand for the same
+# word in the index, so they list the same pages, whichever spelling each page uses (in an order
+# that can differ: pages that contain the query as typed come first).
+SAME_WORD = {
+    "en": [("not enough memory", "out of memory"), ("DDP", "DistributedDataParallel")],
+    "ja": [("インプレース", "in-place"), ("データパラレル", "DataParallel"), ("メモリが足りない", "out of memory"),
+           ("オプティマイザー", "オプティマイザ")],
+    "ko": [("데이터 병렬", "DataParallel"), ("메모리가 모자라요", "out of memory"), ("논블로킹", "non_blocking"),
+           ("매개변수", "파라미터")],
+}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_spellings_of_one_group_find_the_same_pages(context, base, lang):
+    page = context.new_page()
+    try:
+        page.goto(home(base, lang))
+        tr = search_eval.open_search(page)
+        pages = lambda query: {search_eval.page_of(base, link, LANGS) for link in search_eval.results(page, query, tr)}
+        for one, other in SAME_WORD[lang]:
+            found = pages(one)
+            assert found, f"{one!r} finds nothing on the '{lang}' site"
+            assert found == pages(other), f"{one!r} and {other!r} list different pages"
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_synonym_spelling_is_left_out(context, base, lang):
+    """A spelling that stop words shrink to one word (どこでも動く → 動く) would mark every use of that
+    word; the search leaves it out, and its file must not keep it."""
+    page = context.new_page()
+    try:
+        page.goto(home(base, lang))
+        search_eval.open_search(page)
+        skipped = page.workers[0].evaluate("() => synonyms.skipped")
+    finally:
+        page.close()
+    assert not skipped, (f"scripts/synonyms/{lang}.yml: spellings that stop words reduce to one word or to "
+                         "nothing, and that search therefore ignores; add a word that keeps them specific, "
+                         "or drop them:\n  " + "\n  ".join(skipped))
+
+
+def test_synonym_files_are_read_and_bad_ones_named(tmp_path):
+    for lang in LANGS:  # the project's own files load
+        assert all(len(group) >= 2 for group in search_synonyms.load(lang))
+    assert search_synonyms.load("xx", tmp_path) == [], "a language without a file has no synonyms"
+    bad = {
+        "- [DataParallel]\n": "must list two spellings or more",
+        "- [a, b]\n- [c, A]\n": "is in groups 1 and 2",
+        "DataParallel: データパラレル\n": "write a list of groups",
+        "- [a, b\n": "not valid YAML",
+        "- [a, '']\n": "must list two spellings or more",
+    }
+    for text, message in bad.items():
+        (tmp_path / "ja.yml").write_text(text, encoding="utf-8")
+        with pytest.raises(ValueError, match=message) as err:
+            search_synonyms.load("ja", tmp_path)
+        assert "ja.yml" in str(err.value)
 
 
 # A distinctive fragment of each message the device-errors page decodes, as a reader pastes it.

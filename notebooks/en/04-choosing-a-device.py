@@ -64,7 +64,7 @@ device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.__version__, device)
 
 # %% [markdown]
-# ## The classic check
+# ## The classic check: is a CUDA GPU available?
 #
 # `torch.cuda.is_available()` is `True` only when this PyTorch build supports CUDA, a driver works
 # and at least one GPU is visible. It is still the right test before CUDA-specific code. But it

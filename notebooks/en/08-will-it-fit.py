@@ -21,8 +21,8 @@
 # reports, on the machine that runs it.
 #
 # - Bytes per element, and a model's parameters and buffers.
-# - A model far larger than this machine's memory, built on the `meta` device, then made
-#   real on a device without a copy in CPU memory first.
+# - A 500 GB model built on the `meta` device in milliseconds, and how a model built there
+#   becomes real on a device.
 # - What training adds: gradients, optimizer state and the activations autograd saves.
 # - On a GPU: what PyTorch's allocator reports, and why `nvidia-smi` shows more.
 #
@@ -77,9 +77,9 @@ print(torch.__version__, device)
 # %% [markdown]
 # ## Bytes per element
 #
-# A tensor's memory is its number of elements times the bytes of one element, which the dtype
-# decides: `t.nbytes == t.numel() * t.element_size()`. The shape and the dtype are known before
-# any data exists, so the size is too.
+# A tensor that owns its memory takes its number of elements times the bytes of one element,
+# which the dtype decides: `t.nbytes == t.numel() * t.element_size()`. The shape and the
+# dtype are known before any data exists, so the size is too.
 
 # %% tags=["claim-F12"]
 dtypes = [torch.float64, torch.float32, torch.bfloat16, torch.float16,
@@ -89,33 +89,45 @@ print(sizes)
 assert sizes["torch.float32"] == 4 and sizes["torch.bfloat16"] == 2
 assert sizes["torch.int64"] == 8 and sizes["torch.bool"] == 1
 
-# %% [markdown] tags=["predict"]
-# **Predict:** `t = torch.zeros(1024, 1024, dtype=torch.float16)`. What does
-# `print(f"{t.nbytes=}")` show?
-#
-# - `t.nbytes=1048576`
-# - `t.nbytes=2097152`
-# - `t.nbytes=4194304`
-
-# %%
 t = torch.zeros(1024, 1024, dtype=torch.float16)
 print(f"{t.nbytes=}")
+assert t.nbytes == t.numel() * t.element_size() == 2 * 2**20
+
+# %% [markdown] tags=["predict"]
+# **Predict:** `col = t[:, :1]` is the first column of that 2 MiB tensor: `col.nbytes` is
+# 2048. After `del t`, how many bytes does `col` keep alive? The cell prints the size of
+# the storage behind it.
+#
+# - `col.untyped_storage().nbytes()=2048`
+# - `col.untyped_storage().nbytes()=4096`
+# - `col.untyped_storage().nbytes()=2097152`
+
+# %%
+col = t[:, :1]
+del t
+print(f"{col.nbytes=}, {col.untyped_storage().nbytes()=}")
 
 # %% tags=["claim-F12", "answer"]
-assert t.nbytes == t.numel() * t.element_size() == 1024 * 1024 * 2
+assert col.nbytes == col.numel() * col.element_size() == 2048
+assert col.untyped_storage().nbytes() == 2 * 2**20
+assert col.clone().untyped_storage().nbytes() == 2048
 
 # %% [markdown] tags=["answer"]
-# **Answer:** `t.nbytes=2097152`: a million elements of two bytes each, 2 MiB. One byte per
-# element would be `int8` or `bool`; four bytes, the default `float32`.
+# **Answer:** `col.untyped_storage().nbytes()=2097152`. A view shares the storage of the
+# tensor it was taken from and keeps all of it alive, even after `del t`; `nbytes` counts the
+# view's own elements, not the memory behind them. `col.clone()` copies the column into a
+# storage of its own, 2048 bytes. This is how a small slice of a large tensor, kept in a
+# list, keeps the whole tensor in memory.
 
 # %% [markdown]
 # ## A model's parameters and buffers
 #
 # A model's own memory is its parameters (what training learns by gradient) and its buffers
 # (state kept without gradients, such as a batch norm's running statistics, which the forward
-# pass updates in training). `model.state_dict()` holds exactly
-# these, so its bytes are the model's. The function below adds them up; the cell checks it
-# against the sum over `state_dict()`.
+# pass updates in training). `model.parameters()` and `model.buffers()` list each tensor
+# once; the function below adds them up. For this model `model.state_dict()` holds the same
+# tensors, and the cell checks that. In general it does not: it lists a shared (tied) weight
+# under each of its names, and it leaves out buffers registered with `persistent=False`.
 
 # %% tags=["claim-F12"]
 def model_bytes(model):
@@ -145,7 +157,7 @@ assert n_params == 1024 * 4096 + 4096 + 2 * 4096 + 4096 * 1024 + 1024
 # %%
 before = model_bytes(model)
 model.half()
-print(sorted({str(t.dtype) for t in model.state_dict().values()}))
+print(sorted({str(t.dtype) for t in [*model.parameters(), *model.buffers()]}))
 print(f"{before=}, {model_bytes(model)=}")
 
 # %% tags=["claim-F12", "answer"]
@@ -158,26 +170,31 @@ assert model_bytes(model) == (before - 8) // 2 + 8
 # **Answer:** `['torch.float16', 'torch.int64']`. `.half()`, like `.to(torch.float16)`,
 # converts floating-point parameters and buffers only. The batch norm's counter of batches,
 # `num_batches_tracked`, is an integer and stays `int64`; everything else halves. A model
-# that is all `float32` takes half the memory in `float16`, less a few bytes of counters.
+# that is all `float32` takes half the memory in `float16`, plus the few bytes of integer
+# counters, which keep their size.
 
 # %% [markdown]
-# ## A model larger than this machine: build it on `meta`
+# ## Count a model of any size: build it on `meta`
 #
 # A tensor on the `meta` device has a shape and a dtype but no data, so creating it costs no
-# memory. Under `with torch.device("meta"):` a whole model is built that way, in
-# milliseconds, however large: you can count its bytes before deciding where it goes. The
-# cell builds a model of 20 billion parameters, 80 GB in `float32`.
+# memory. Under `with torch.device("meta"):` a whole model is built that way, however large,
+# and you can count its bytes before deciding where it goes. The cell builds a model of 125
+# billion parameters, 500 GB in `float32`, far more than this machine's memory.
+#
+# The first operation on `meta` in a session loads PyTorch's meta kernels, which takes a
+# moment on some versions, so the cell runs one before it starts the clock.
 
 # %% tags=["claim-F13"]
+torch.empty(1, device="meta") + 1  # loads the meta kernels: not timed
 start = time.perf_counter()
 with torch.device("meta"):
-    big = make_mlp(100_000, 100_000, 100_000)
+    big = make_mlp(250_000, 250_000, 250_000)
 seconds = time.perf_counter() - start
 n_big = sum(p.numel() for p in big.parameters())
 gigabytes = model_bytes(big) / 1e9
 print(f"{n_big=:,}, {gigabytes=:.1f}, {seconds=:.3f}")
-assert all(t.is_meta for t in big.state_dict().values())
-assert model_bytes(big) > 80e9
+assert all(t.is_meta for t in [*big.parameters(), *big.buffers()])
+assert model_bytes(big) > 500e9
 assert seconds < 10  # generous: it takes milliseconds
 
 # %% [markdown]
@@ -201,48 +218,76 @@ assert "no data" in str(caught.error)
 
 # %% [markdown] tags=["answer"]
 # **Answer:** `NotImplementedError`: "Cannot copy out of meta tensor; no data!". The zeros
-# were never stored, so there is nothing to copy. (A meta tensor too large for CPU memory,
-# such as `big`'s weights, fails even earlier, with a `RuntimeError` from the CPU allocator.)
+# were never stored, so there is nothing to copy: there is no `tensor([0., 0., 0.])` to give
+# back.
 
 # %% [markdown]
-# ## From `meta` to a real device, without a copy on the CPU first
+# ## From `meta` to a real device
 #
 # A model built on `meta` becomes real in one of two ways:
 #
 # - `model.to_empty(device=...)` gives every parameter and buffer memory on that device,
-#   uninitialised: the values are whatever the memory held. Initialise them next, for
-#   example with each layer's `reset_parameters()`.
+#   uninitialised: the values are arbitrary (whatever the memory held, or NaN with
+#   `torch.use_deterministic_algorithms(True)`). Initialise them next, for example with
+#   each layer's `reset_parameters()`.
 # - `model.load_state_dict(state, assign=True)` makes the loaded tensors the model's own
 #   parameters, instead of copying them into parameters that would first have to exist.
 #
-# With `torch.load(path, mmap=True, map_location=device)` the checkpoint is mapped from the
-# file rather than read into CPU memory first, and each tensor goes to `device`. Together the
-# weights reach the target device without a full copy in CPU memory on the way. (PyTorch's
-# tutorial on loading `nn.Module`s from checkpoints recommends this combination.)
+# Where the checkpoint comes from matters too. `torch.load(path, map_location=device)` hands
+# the checkpoint's storages to `device` one by one (the cell counts them with a
+# `map_location` function), so the CPU never holds the whole checkpoint at once. With
+# `mmap=True` the file is mapped instead of read: its pages come in as they are used, through
+# the operating system's file cache. PyTorch's recipe for loading large models combines the
+# two on the CPU: a model built on `meta`, `torch.load(..., mmap=True)` and
+# `assign=True`, which leaves the parameters as views of the mapped file, with no copy at all.
+#
+# One thing is not in a checkpoint: buffers registered with `persistent=False`, such as a
+# lookup table the model computes itself. `assign=True` leaves them on `meta`: compute them
+# again after loading.
 
 # %% tags=["claim-F13"]
-with tempfile.TemporaryDirectory() as folder:
-    path = os.path.join(folder, "mlp.pt")
-    torch.save(make_mlp(8, 16, 4).state_dict(), path)
+class WithTable(nn.Module):  # a model with a buffer that checkpoints leave out
+    def __init__(self):
+        super().__init__()
+        self.mlp = make_mlp(8, 16, 4)
+        self.register_buffer("table", torch.arange(4.0), persistent=False)
 
-    with torch.device("meta"):
-        fresh = make_mlp(8, 16, 4)
+
+with tempfile.TemporaryDirectory() as folder:
+    path = os.path.join(folder, "model.pt")
+    torch.save(WithTable().state_dict(), path)
+
+    handed = []
+
+    def one_by_one(storage, location):  # map_location may be a function
+        handed.append(storage.nbytes())
+        return storage
+
+    state = torch.load(path, map_location=one_by_one, weights_only=True)
+    stored = [t.untyped_storage().nbytes() for t in state.values()]
+    assert sorted(handed) == sorted(stored)  # one storage at a time
+
     state = torch.load(path, mmap=True, map_location=device,
                        weights_only=True)
+    with torch.device("meta"):
+        fresh = WithTable()
     fresh.load_state_dict(state, assign=True)
-    weight = fresh[0].weight
-    print(f"{weight.device=}, {type(weight).__name__=}")
+    weight = fresh.mlp[0].weight
+    print(f"{weight.device=}, {fresh.table.device=}")
     assert weight.device.type == device.type
-    assert weight.data_ptr() == state["0.weight"].data_ptr()  # no copy
+    assert weight.data_ptr() == state["mlp.0.weight"].data_ptr()  # no copy
     assert isinstance(weight, nn.Parameter) and weight.requires_grad
-
-    empty = make_mlp(8, 16, 4).to("meta").to_empty(device=device)
-    for layer in empty:
-        if hasattr(layer, "reset_parameters"):
-            layer.reset_parameters()
-    assert all(t.device.type == device.type
-               for t in empty.state_dict().values())
+    assert fresh.table.is_meta  # not in the checkpoint
     del state, fresh, weight
+
+with torch.device("meta"):
+    empty = make_mlp(8, 16, 4)
+empty.to_empty(device=device)
+for layer in empty:
+    if hasattr(layer, "reset_parameters"):
+        layer.reset_parameters()
+assert all(t.device.type == device.type
+           for t in [*empty.parameters(), *empty.buffers()])
 
 # %% [markdown]
 # ## What training adds
@@ -250,62 +295,65 @@ with tempfile.TemporaryDirectory() as folder:
 # A training step keeps much more alive than the model:
 #
 # - a gradient for every parameter, the same size as the parameter;
-# - the optimizer's state: none for plain SGD, one buffer per parameter for SGD with
-#   momentum, two for Adam (averages of the gradient and of its square);
+# - the optimizer's state, which depends on the optimizer;
 # - the activations autograd saves in the forward pass, to compute the gradients in the
 #   backward pass.
-#
-# The first two follow from the parameters. The activations depend on the model, the batch and
-# what needs a gradient. `torch.autograd.graph.saved_tensors_hooks` sees every tensor autograd
-# saves, so they can be counted.
 
 # %% [markdown] tags=["predict"]
-# **Predict:** after one Adam step, how many bytes of state does Adam keep per byte of
-# parameters? The cell prints their ratio.
+# **Predict:** an Adam optimizer is built for a model with six parameter tensors. How many
+# entries does `optimizer.state` hold right after it is built?
 #
-# - `adam_ratio=1.0`
-# - `adam_ratio=2.0`
-# - `adam_ratio=0.5`
+# - `len(optimizer.state)=0`
+# - `len(optimizer.state)=6`
+# - `len(optimizer.state)=12`
 
 # %%
 model = make_mlp(64, 128, 10)
 optimizer = torch.optim.Adam(model.parameters())
-loss = model(torch.randn(32, 64)).pow(2).mean()
-loss.backward()
-optimizer.step()
-param_bytes = model_bytes(model) - sum(b.nbytes for b in model.buffers())
-state_bytes = sum(s[k].nbytes for s in optimizer.state.values()
-                  for k in ("exp_avg", "exp_avg_sq"))
-print(f"adam_ratio={state_bytes / param_bytes}")
+print(f"{len(optimizer.state)=}")
 
 # %% tags=["claim-F14", "answer"]
+model(torch.randn(32, 64)).pow(2).mean().backward()
+optimizer.step()
+param_bytes = sum(p.nbytes for p in model.parameters())
 grad_bytes = sum(p.grad.nbytes for p in model.parameters())
+state_bytes = sum(s[k].nbytes for s in optimizer.state.values()
+                  for k in ("exp_avg", "exp_avg_sq"))
 steps = [s["step"] for s in optimizer.state.values()]
-print(f"{grad_bytes=}, {param_bytes=}, {len(steps)=}")
+print(f"{len(optimizer.state)=}, {param_bytes=}, {grad_bytes=}, {state_bytes=}")
+assert len(optimizer.state) == 6
 assert grad_bytes == param_bytes
 assert state_bytes == 2 * param_bytes
-assert len(steps) == len(list(model.parameters()))
+assert all(s.numel() == 1 for s in steps)
+
+optimizer.zero_grad()
+assert all(p.grad is None for p in model.parameters())
 
 # %% [markdown] tags=["answer"]
-# **Answer:** `adam_ratio=2.0`. Adam keeps two tensors the size of each parameter,
-# `exp_avg` and `exp_avg_sq`, plus a one-number `step` per parameter. With the gradients, a
-# model trained with Adam in `float32` needs four times its own size before any activation:
-# weights, gradients and two state tensors.
+# **Answer:** `len(optimizer.state)=0`. Adam creates its state at the first `step()`, so a
+# run can fit when the optimizer is built and run out of memory at its first step. After it,
+# each parameter has two tensors of its size, `exp_avg` and `exp_avg_sq`, and a one-number
+# `step` (on the CPU by default; on the GPU with `fused=True` or `capturable=True`);
+# `amsgrad=True` adds a third tensor. With the gradients, a model trained with Adam in
+# `float32` needs four times its own size before any activation. `zero_grad()` sets the
+# gradients to `None`, so between steps they take no memory.
 
 # %% [markdown]
 # The function below counts what autograd saves in a forward pass: each saved tensor's
-# storage once, leaving out the parameters (already counted). For this model it is the input
-# of the first layer and the output of `ReLU`, which is also the input of the last layer, so
-# `batch × (64 + 128)` numbers of four bytes. The cell checks the count against that figure.
+# storage once, leaving out the model's parameters and buffers (already counted). For a
+# two-layer model without batch norm, it finds the input of the first layer and the output of
+# `ReLU`, which is also the input of the last layer: the cell checks the count against
+# `32 * (64 + 128) * 4` bytes.
 
 # %% tags=["claim-F14"]
 def saved_bytes(model, x):
-    params = {p.untyped_storage().data_ptr() for p in model.parameters()}
+    own = {t.untyped_storage().data_ptr()
+           for t in [*model.parameters(), *model.buffers()]}
     saved = {}
 
     def pack(t):
         storage = t.untyped_storage()
-        if storage.data_ptr() not in params:
+        if storage.data_ptr() not in own:
             saved[storage.data_ptr()] = storage.nbytes()
         return t
 
@@ -316,40 +364,56 @@ def saved_bytes(model, x):
 
 mlp = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
 counted = saved_bytes(mlp, torch.randn(32, 64))
-computed = 32 * (64 + 128) * 4
-print(f"{counted=}, {computed=}")
-assert counted == computed
+print(f"{counted=}")
+assert counted == 32 * (64 + 128) * 4
 
 # %% [markdown] tags=["predict"]
-# **Predict:** the batch grows from 32 to 64 examples. How do the saved activations change?
-# The cell prints the new count divided by the old.
+# **Predict:** the first layer is frozen with `mlp[0].requires_grad_(False)`, as when only the
+# last layer is fine-tuned. What does the count become?
 #
-# - `ratio=1.0`
-# - `ratio=2.0`
-# - `ratio=4.0`
+# - `counted=24576`
+# - `counted=16384`
+# - `counted=8192`
+# - `counted=0`
 
 # %%
-doubled = saved_bytes(mlp, torch.randn(64, 64))
-print(f"ratio={doubled / counted}")
+mlp[0].requires_grad_(False)
+counted = saved_bytes(mlp, torch.randn(32, 64))
+print(f"{counted=}")
 
 # %% tags=["claim-F14", "answer"]
-assert doubled == 64 * (64 + 128) * 4
+assert counted == 32 * 128 * 4
+mlp[0].requires_grad_(True)
+small_batch = saved_bytes(mlp, torch.randn(32, 64))
+large_batch = saved_bytes(mlp, torch.randn(64, 64))
+print(f"{small_batch=}, {large_batch=}")
+assert large_batch == 2 * small_batch
 
 # %% [markdown] tags=["answer"]
-# **Answer:** `ratio=2.0`. Every saved activation has one row per example, so they grow in
-# step with the batch, while the weights, gradients and optimizer state do not change. When
-# a training step runs out of memory, a smaller batch is the first thing to try.
+# **Answer:** `counted=16384`. Autograd saves a tensor only where a gradient will need it.
+# With the first layer frozen, nothing before the last layer needs a gradient, so the first
+# layer's input is no longer saved and `ReLU` saves nothing. The last layer's weight still
+# needs its gradient, which needs that layer's input: 32 × 128 numbers of four bytes. All of it goes (`counted=0`) only when no parameter needs a gradient.
+#
+# The check also shows that saved activations grow with the batch: each has a row per
+# sample, so twice the batch saves twice the bytes, while weights, gradients and optimizer
+# state stay the same. When a step runs out of memory, the usual remedies act on this part:
+# a smaller batch (with gradient accumulation to keep the effective batch size), or
+# activation checkpointing (`torch.utils.checkpoint`), which saves less and recomputes the
+# rest in the backward pass.
 
 # %% [markdown]
-# Two ways to save less:
+# Two more ways to save less:
 #
-# - Without training, `torch.no_grad()` or `torch.inference_mode()` save nothing: no
-#   backward pass will need it.
+# - Without training, `torch.no_grad()` and `torch.inference_mode()` save nothing: no
+#   backward pass will need it. The forward pass still holds its intermediate results while
+#   it runs, so inference needs the weights plus the largest of those, not the weights alone.
 # - `torch.autocast` runs eligible operations, such as matrix products, in a lower-precision
-#   dtype. The activations they save take half the bytes, but autocast also saves a
-#   low-precision copy of each weight that needs a gradient. Its `device_type` must be the
-#   device the operations run on: `autocast(device_type="cuda")` does nothing for operations
-#   on the CPU.
+#   dtype: by default `float16` on CUDA and `bfloat16` on the CPU. The activations they save
+#   take half the bytes. Where a gradient must flow back to a layer's input, autograd also
+#   saves the low-precision copy of its weight (here only the last layer's: `x` needs no
+#   gradient). Its `device_type` must be the device the operations run on:
+#   `autocast(device_type="cuda")` does nothing for operations on the CPU.
 
 # %% tags=["claim-F14"]
 x = torch.randn(32, 64)
@@ -365,6 +429,8 @@ assert no_grad == inference == 0
 # half-size activations, plus a bfloat16 copy of the last layer's weight
 assert autocast == 32 * (64 + 128) * 2 + 128 * 10 * 2
 assert low == torch.bfloat16
+assert torch.get_autocast_dtype("cpu") == torch.bfloat16
+assert torch.get_autocast_dtype("cuda") == torch.float16
 
 with warnings.catch_warnings(record=True):  # no CUDA: autocast says it is off
     warnings.simplefilter("always")
@@ -375,17 +441,18 @@ assert elsewhere == torch.float32  # the CPU operations ran in float32
 
 # %% [markdown]
 # The estimate of a training step's memory is then the sum of four parts, each computed from
-# the model and the batch. The cell puts it together for Adam and checks every part against
-# what PyTorch holds after a step.
+# the model and a batch. The cell puts it together for Adam and checks the three parts that
+# outlive the step against what PyTorch holds after one; the activations were checked above,
+# and are gone once the backward pass has used them.
 
 # %% tags=["claim-F14"]
-def estimate(model, batch_example, optimizer="adam"):
+def estimate(model, batch, optimizer="adam"):
     weights = model_bytes(model)
-    params = weights - sum(b.nbytes for b in model.buffers())
+    params = sum(p.nbytes for p in model.parameters())
     states = {"sgd": 0, "momentum": 1, "adam": 2}[optimizer]
     return {"weights": weights, "gradients": params,
             "optimizer": states * params,
-            "activations": saved_bytes(model, batch_example)}
+            "activations": saved_bytes(model, batch)}
 
 
 parts = estimate(mlp, torch.randn(32, 64))
@@ -403,24 +470,28 @@ assert parts["weights"] == sum(t.nbytes for t in mlp.state_dict().values())
 # %% [markdown]
 # ## On a GPU: what the allocator reports
 #
-# On a CUDA GPU, PyTorch gets memory from the driver in large blocks and hands it out to
-# tensors itself, through its caching allocator:
+# On a CUDA GPU, PyTorch gets memory from the driver in large segments and hands it out
+# itself, through its caching allocator:
 #
-# - `torch.cuda.memory_allocated()`: bytes held by tensors now.
-# - `torch.cuda.memory_reserved()`: bytes the allocator holds from the driver, used or not.
-#   This is what `nvidia-smi` counts for the process (plus the CUDA context).
+# - `torch.cuda.memory_allocated()`: bytes the allocator has handed out now: tensors, and
+#   the workspaces of libraries such as cuBLAS.
+# - `torch.cuda.memory_reserved()`: bytes the allocator holds from the driver, handed out or
+#   not.
 # - `torch.cuda.max_memory_allocated()`: the peak of the first, since the start or the last
 #   `torch.cuda.reset_peak_memory_stats()`.
 # - `torch.cuda.mem_get_info()`: free and total bytes on the device, as the driver sees them.
+#   Total minus free is what `nvidia-smi` shows as used: every process's reserved memory,
+#   plus each process's CUDA context and what other libraries take from the driver.
 #
 # When a tensor is freed, its memory goes back to the allocator, not to the driver:
 # `memory_allocated` drops and `memory_reserved` does not. `torch.cuda.empty_cache()` gives
-# the unused blocks back to the driver. It does not free any tensor, and PyTorch reuses cached
-# blocks anyway, so it rarely helps a program that runs out of memory.
+# the segments that hold no tensor back to the driver; it frees no tensor. Before it reports
+# out of memory, the allocator does the same itself and tries again, so calling it by hand
+# rarely rescues a run: it frees memory for other processes.
 #
-# Without a GPU the next cells print `torch.cuda.is_available()=False`. The line above this page
-# says whether a GPU ran them; what they assert comes from PyTorch's documentation and the
-# allocator's source (notebooks/gpu-evidence.yml).
+# Without a GPU the next cells print `torch.cuda.is_available()=False`. The line under the
+# page's title says whether a GPU ran them; what they assert comes from PyTorch's
+# documentation and the allocator's source (notebooks/gpu-evidence.yml).
 
 # %% tags=["claim-F15", "gpu-only"]
 if torch.cuda.is_available():
@@ -434,65 +505,76 @@ if torch.cuda.is_available():
     kept = torch.cuda.memory_reserved()
     torch.cuda.empty_cache()
     released = torch.cuda.memory_reserved()
+    free, total = torch.cuda.mem_get_info()
+    outside = (total - free) - released  # contexts, other processes
     print(f"{alloc=}, {reserved=}, {after_del=}, {kept=}, {released=}")
+    print(f"{total - free=}, {outside=}")
     assert alloc == 4 * 2**20  # a multiple of 512 bytes: no rounding here
     assert reserved >= base_alloc + alloc
     assert after_del == 0
     assert kept == reserved  # freed memory stays with the allocator
     assert released <= kept
+    assert total - free >= released
 else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# The last cell compares the estimate with the allocator on a real step. A model moved to the
-# GPU holds its weights, each tensor rounded up to a multiple of 512 bytes. During one training
-# step with Adam, two moments are certain: at the end of the forward pass the weights and the
-# saved activations are alive, and during `optimizer.step()` the weights, the gradients and
-# Adam's state. The peak is at least the larger of the two; it is more, by the temporaries of
-# the forward and backward passes and of Adam's update, which the estimate leaves out. The
-# cell asserts the certain part and prints how the peak compares with the estimate's total:
-# plan with the total and keep a margin.
+# The last cell compares the estimate with the allocator over real steps. Moved to the GPU,
+# the model holds its weights, each tensor rounded up to a multiple of 512 bytes. The first
+# step with Adam creates Adam's state and cuBLAS's workspaces; from the second step on, the
+# weights and Adam's state are alive the whole time, so the cell measures the second step.
+# During it, two moments are certain: at the end of the forward pass the saved activations
+# are alive, and at the end of the backward pass all the gradients. The cell asserts those
+# lower bounds and prints how the second step's peak compares with the estimate's total: the
+# peak also holds temporaries of the forward and backward passes and of Adam's update, and
+# the workspaces, which the estimate leaves out. Plan with the total and keep a margin.
 
 # %% tags=["claim-F14", "gpu-only"]
 if torch.cuda.is_available():
-    torch.cuda.synchronize()
+    gpu_model = gpu_optimizer = None  # a second run starts from nothing
+    torch.cuda.empty_cache()
     start = torch.cuda.memory_allocated()
     gpu_model = make_mlp(1024, 4096, 1024).to("cuda")
     moved = torch.cuda.memory_allocated() - start
     rounded = sum((t.nbytes + 511) // 512 * 512
-                  for t in gpu_model.state_dict().values())
+                  for t in [*gpu_model.parameters(), *gpu_model.buffers()])
     assert moved == rounded
 
     x = torch.randn(256, 1024, device="cuda")
     p = estimate(gpu_model, x)
-    optimizer = torch.optim.Adam(gpu_model.parameters())
-    torch.cuda.reset_peak_memory_stats()
-    gpu_model(x).sum().backward()
-    optimizer.step()
-    peak = torch.cuda.max_memory_allocated() - start
+    gpu_optimizer = torch.optim.Adam(gpu_model.parameters())
+    for step in range(2):  # the first step creates Adam's state
+        gpu_optimizer.zero_grad()
+        torch.cuda.synchronize()
+        base = torch.cuda.memory_allocated()
+        torch.cuda.reset_peak_memory_stats()
+        gpu_model(x).sum().backward()
+        gpu_optimizer.step()
+        torch.cuda.synchronize()
+        peak = torch.cuda.max_memory_allocated() - base
+    steady = base - start + peak
     total = sum(p.values())
-    free, device_total = torch.cuda.mem_get_info()
-    print(f"{moved=}, {rounded=}, {total=}, {peak=}")
-    print(f"peak/total={peak / total:.2f}, {free=}, {device_total=}")
-    assert peak >= p["weights"] + p["activations"]
-    assert peak >= p["weights"] + p["gradients"] + p["optimizer"]
-    assert 0 < free <= device_total
+    print(f"{moved=}, {rounded=}, {total=}, {steady=}")
+    print(f"steady/total={steady / total:.2f}")
+    assert base - start >= p["weights"] + p["optimizer"]
+    assert peak >= p["activations"] and peak >= p["gradients"]
 else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## Summary
 #
-# - A tensor takes `numel() * element_size()` bytes; a model takes the bytes of its
-#   parameters and buffers, the tensors of its `state_dict()`. `.half()` halves the
-#   floating-point ones only.
+# - A tensor that owns its storage takes `numel() * element_size()` bytes; a view keeps its
+#   whole base alive. A model takes the bytes of its parameters and buffers (count them with
+#   `parameters()` and `buffers()`). `.half()` halves the floating-point ones only.
 # - Build a large model under `torch.device("meta")` to count it for free. Meta tensors hold
 #   no values: make the model real with `to_empty` (then initialise it) or with
-#   `load_state_dict(..., assign=True)` from `torch.load(..., mmap=True, map_location=...)`.
+#   `load_state_dict(..., assign=True)`, loading with `map_location` (one storage at a time)
+#   or `mmap=True`. Buffers with `persistent=False` stay on `meta`.
 # - Training adds a gradient per parameter, the optimizer's state (Adam: two tensors per
-#   parameter) and the saved activations, which grow with the batch. `no_grad` and
-#   `inference_mode` save none; `autocast`, with the right `device_type`, saves them in
-#   lower precision.
-# - On a GPU, `memory_allocated` counts tensors and `memory_reserved` what the allocator
-#   holds; freed memory stays reserved until `empty_cache()`, and `nvidia-smi` shows the
-#   reserved figure.
+#   parameter, created at the first step) and the saved activations, which exist only where
+#   a gradient needs them and grow with the batch. `no_grad` and `inference_mode` save none;
+#   `autocast`, with the right `device_type`, saves them in lower precision.
+# - On a GPU, `memory_allocated` counts what the allocator has handed out and
+#   `memory_reserved` what it holds; freed memory stays reserved until `empty_cache()`.
+#   `nvidia-smi` shows the reserved memory plus each process's CUDA context.

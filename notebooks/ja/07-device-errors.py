@@ -853,7 +853,7 @@ else:
 # - 不要になった大きなテンソルを `del` する。
 # - 予約済みで未割り当ての部分が大きいときは、メッセージにある `expandable_segments` の設定を使う。
 #
-# モデルにどれだけのメモリが要るか、実行する前に収まるかどうかの見積もり方は、[載るかどうか](08-will-it-fit.ipynb)で扱います。
+# モデルにどれだけのメモリが要るか、実行する前に収まるかどうかの見積もり方は、[メモリに収まるか](08-will-it-fit.ipynb)で扱います。
 #
 # このエラーは、どのマシンでも `RuntimeError` のサブクラスである `torch.OutOfMemoryError` です。`torch.cuda.OutOfMemoryError` は、同じクラスの別名です。
 

@@ -13,18 +13,18 @@
 # ---
 
 # %% [markdown]
-# # 載るかどうか：動かす前にモデルのメモリを見積もる
+# # メモリに収まるか：実行前にモデルのメモリ使用量を見積もる
 #
-# 「CUDA out of memory」は、デバイスまわりで最もよく出会うエラーです。ただ、これは事前に予測できます。モデルに必要なメモリは形状と dtype で決まり、学習のステップがそこに何を足すかも数えられるからです。
+# `CUDA out of memory`（メモリ不足）は、デバイスまわりで最もよく目にするエラーです。ただ、これは事前に予測できます。モデルに必要なメモリは形状と dtype で決まり、学習のステップがそこに何を足すかも数えられるからです。
 #
-# このページでは両方を計算し、それぞれの数字を PyTorch が報告する値と照らし合わせて、実行したマシン上で検証します。
+# このページでは両方を計算し、それぞれの数値を、実行したマシン上で PyTorch が報告する値と照らし合わせて検証します。扱う内容は次のとおりです。
 #
 # - 要素あたりのバイト数と、モデルのパラメータとバッファ
-# - このマシンのメモリよりはるかに大きなモデルを `meta` デバイス上に作り、CPU のメモリにいったんコピーせずにデバイス上の実体にする方法
+# - 500 GB のモデルを `meta` デバイス上に数ミリ秒で作る方法と、`meta` 上のモデルをデバイス上に実体化する方法
 # - 学習で増えるもの：勾配、オプティマイザの状態、autograd が保存する活性化
 # - GPU では：PyTorch のアロケータが報告する値と、`nvidia-smi` の表示が大きくなる理由
 #
-# 最後の節以外は、すべて CPU で実行して検証します。GPU 用のセルには印があり、GPU のないマシンでは `torch.cuda.is_available()=False` と表示します。
+# 最後の節以外は、すべて CPU で実行して検証します。GPU でのみ検証するセルには「GPU でのみ検証」の印が付いており、GPU のないマシンでは `torch.cuda.is_available()=False` と表示します。
 
 # %% tags=["setup"]
 import contextlib
@@ -77,7 +77,7 @@ print(torch.__version__, device)
 # %% [markdown]
 # ## 要素あたりのバイト数
 #
-# テンソルのメモリは、要素数に 1 要素のバイト数を掛けたものです。1 要素のバイト数は dtype で決まります。つまり `t.nbytes == t.numel() * t.element_size()` です。形状と dtype はデータが存在する前からわかっているので、サイズも事前にわかります。
+# 自分のメモリを持つテンソルが使うバイト数は、要素数に1要素のバイト数を掛けたものです。1要素のバイト数は dtype で決まります。つまり `t.nbytes == t.numel() * t.element_size()` です。形状と dtype はデータが存在する前からわかっているので、サイズも事前にわかります。
 
 # %% tags=["claim-F12"]
 dtypes = [torch.float64, torch.float32, torch.bfloat16, torch.float16,
@@ -87,29 +87,38 @@ print(sizes)
 assert sizes["torch.float32"] == 4 and sizes["torch.bfloat16"] == 2
 assert sizes["torch.int64"] == 8 and sizes["torch.bool"] == 1
 
-# %% [markdown] tags=["predict"]
-# **予想：** `t = torch.zeros(1024, 1024, dtype=torch.float16)` のとき、`print(f"{t.nbytes=}")` は何を表示するでしょうか。
-#
-# - `t.nbytes=1048576`
-# - `t.nbytes=2097152`
-# - `t.nbytes=4194304`
-
-# %%
 t = torch.zeros(1024, 1024, dtype=torch.float16)
 print(f"{t.nbytes=}")
+assert t.nbytes == t.numel() * t.element_size() == 2 * 2**20
+
+# %% [markdown] tags=["predict"]
+# **予想：** `col = t[:, :1]` は、この 2 MiB のテンソルの最初の列で、`col.nbytes` は 2048 です。`del t` の後、`col` はメモリを何バイト保持し続けるでしょうか。セルは `col` の背後にあるストレージのサイズを表示します。
+#
+# - `col.untyped_storage().nbytes()=2048`
+# - `col.untyped_storage().nbytes()=4096`
+# - `col.untyped_storage().nbytes()=2097152`
+
+# %%
+col = t[:, :1]
+del t
+print(f"{col.nbytes=}, {col.untyped_storage().nbytes()=}")
 
 # %% tags=["claim-F12", "answer"]
-assert t.nbytes == t.numel() * t.element_size() == 1024 * 1024 * 2
+assert col.nbytes == col.numel() * col.element_size() == 2048
+assert col.untyped_storage().nbytes() == 2 * 2**20
+assert col.clone().untyped_storage().nbytes() == 2048
 
 # %% [markdown] tags=["answer"]
-# **答え：** `t.nbytes=2097152` です。約 100 万個の要素がそれぞれ 2 バイトで、2 MiB になります。1 要素 1 バイトなら `int8` や `bool`、4 バイトならデフォルトの `float32` です。
+# **答え：** `col.untyped_storage().nbytes()=2097152` です。ビューは元のテンソルとストレージを共有し、`del t` の後もストレージ全体を保持し続けます。`nbytes` が数えるのはビュー自身の要素で、背後にあるメモリではありません。
+#
+# `col.clone()` なら、列を自分専用のストレージ（2048 バイト）にコピーします。大きなテンソルの小さなスライスをリストに溜めておくと、元のテンソル全体がメモリに残り続けるのはこのためです。
 
 # %% [markdown]
 # ## モデルのパラメータとバッファ
 #
-# モデル自体のメモリは、パラメータ（勾配を使って学習する値）とバッファ（勾配を使わずに保持する状態）です。バッファの例はバッチ正規化の移動統計で、学習中は順伝播のたびに更新されます。`model.state_dict()` にはちょうどこの 2 つが入っているので、そのバイト数がモデルのバイト数です。
+# モデル自体が使うメモリは、パラメータ（勾配を使って学習する値）とバッファ（勾配を使わずに保持する状態）の分です。バッファの例はバッチ正規化の移動統計で、学習中は順伝播のたびに更新されます。
 #
-# 次の関数はこれらを合計します。セルでは、`state_dict()` の合計と一致することを検証します。
+# `model.parameters()` と `model.buffers()` は、各テンソルを1回ずつ列挙します。次の関数はそれを合計します。このモデルでは `model.state_dict()` にも同じテンソルが入っていることを、セルで検証します。ただし一般にはそうとは限りません。`state_dict()` は共有された（tied）重みを名前ごとに重複して列挙し、`persistent=False` で登録したバッファは含めないからです。
 
 # %% tags=["claim-F12"]
 def model_bytes(model):
@@ -138,7 +147,7 @@ assert n_params == 1024 * 4096 + 4096 + 2 * 4096 + 4096 * 1024 + 1024
 # %%
 before = model_bytes(model)
 model.half()
-print(sorted({str(t.dtype) for t in model.state_dict().values()}))
+print(sorted({str(t.dtype) for t in [*model.parameters(), *model.buffers()]}))
 print(f"{before=}, {model_bytes(model)=}")
 
 # %% tags=["claim-F12", "answer"]
@@ -150,25 +159,30 @@ assert model_bytes(model) == (before - 8) // 2 + 8
 # %% [markdown] tags=["answer"]
 # **答え：** `['torch.float16', 'torch.int64']` です。`.half()` は `.to(torch.float16)` と同じく、浮動小数点のパラメータとバッファだけを変換します。
 #
-# バッチ正規化が処理したバッチ数を数える `num_batches_tracked` は整数なので、`int64` のまま残ります。それ以外はすべて半分になります。すべて `float32` のモデルなら、`float16` にするとメモリは半分になります（整数のカウンタの数バイトを除く）。
+# - バッチ正規化が処理したバッチ数を数える `num_batches_tracked` は整数なので、`int64` のまま残ります。それ以外のテンソルはすべてサイズが半分になります。
+# - `['torch.float16']` なら、整数のバッファまで変換したことになります。
+# - `['torch.float32']` なら、`.half()` が何も変換しなかったことになります。
+#
+# すべて `float32` のモデルは、`float16` にするとメモリが半分になります。これに、サイズの変わらない整数のカウンタの数バイトが加わります。
 
 # %% [markdown]
-# ## このマシンより大きなモデル：`meta` 上に作る
+# ## どんな大きさのモデルも数えられる：`meta` 上に作る
 #
-# `meta` デバイス上のテンソルは、形状と dtype を持ちますがデータを持ちません。そのため作ってもメモリを使いません。`with torch.device("meta"):` の中では、どれほど大きなモデルでもこの方法で数ミリ秒で作れます。置き場所を決める前に、バイト数を数えられるわけです。
+# `meta` デバイス上のテンソルは、形状と dtype を持ちますがデータを持ちません。そのため作ってもメモリを使いません。`with torch.device("meta"):` の中では、どれほど大きなモデルでもこの方法で作れるので、置き場所を決める前にバイト数を数えられます。セルでは、1250 億パラメータ（`float32` で 500 GB）という、このマシンのメモリをはるかに超えるモデルを作ります。
 #
-# セルでは、200 億パラメータ（`float32` で 80 GB）のモデルを作ります。
+# セッションで最初に `meta` 上の演算を実行すると PyTorch が meta 用のカーネルを読み込み、バージョンによっては少し時間がかかります。そこでセルでは、計測を始める前に一度演算を実行しておきます。
 
 # %% tags=["claim-F13"]
+torch.empty(1, device="meta") + 1  # meta 用のカーネルを読み込む（計測しない）
 start = time.perf_counter()
 with torch.device("meta"):
-    big = make_mlp(100_000, 100_000, 100_000)
+    big = make_mlp(250_000, 250_000, 250_000)
 seconds = time.perf_counter() - start
 n_big = sum(p.numel() for p in big.parameters())
 gigabytes = model_bytes(big) / 1e9
 print(f"{n_big=:,}, {gigabytes=:.1f}, {seconds=:.3f}")
-assert all(t.is_meta for t in big.state_dict().values())
-assert model_bytes(big) > 80e9
+assert all(t.is_meta for t in [*big.parameters(), *big.buffers()])
+assert model_bytes(big) > 500e9
 assert seconds < 10  # 余裕を持たせた値：実際は数ミリ秒
 
 # %% [markdown]
@@ -191,43 +205,71 @@ assert type(caught.error) is NotImplementedError
 assert "no data" in str(caught.error)
 
 # %% [markdown] tags=["answer"]
-# **答え：** `NotImplementedError`（「Cannot copy out of meta tensor; no data!」）です。ゼロは一度も格納されていないので、コピーするものがありません。
+# **答え：** `NotImplementedError` です。メッセージは次のとおりです。
 #
-# なお、`big` の重みのように CPU のメモリに収まらないほど大きな meta テンソルでは、それより前に CPU のアロケータが `RuntimeError` を出します。
+# ```
+# Cannot copy out of meta tensor; no data!
+# ```
+#
+# meta テンソルにはデータがないので、そこからはコピーできない、という意味です。ゼロという値は一度も格納されていないので、`tensor([0., 0., 0.])` として返せるものはありません。
 
 # %% [markdown]
-# ## `meta` から実際のデバイスへ：CPU へのコピーを挟まずに
+# ## `meta` から実際のデバイスへ
 #
-# `meta` 上に作ったモデルを実体にする方法は 2 つあります。
+# `meta` 上に作ったモデルを実体化する方法は2つあります。
 #
-# - `model.to_empty(device=...)`：すべてのパラメータとバッファに、そのデバイス上のメモリを割り当てます。初期化はされないので、値はそのメモリに残っていた内容です。続けて、各層の `reset_parameters()` などで初期化します。
+# - `model.to_empty(device=...)`：すべてのパラメータとバッファに、そのデバイス上のメモリを割り当てます。初期化はされないので、値は不定です（そのメモリに残っていた内容か、`torch.use_deterministic_algorithms(True)` のときは NaN）。続けて、各層の `reset_parameters()` などで初期化します。
 # - `model.load_state_dict(state, assign=True)`：読み込んだテンソルを、そのままモデルのパラメータにします。先にパラメータを作ってそこへコピーする必要がありません。
 #
-# `torch.load(path, mmap=True, map_location=device)` を使うと、チェックポイントは CPU のメモリに読み込まれるのではなくファイルからマップされ、各テンソルは `device` に送られます。この 2 つを組み合わせると、重みは途中で CPU のメモリに丸ごとコピーされることなく、目的のデバイスに届きます（PyTorch のチュートリアル「チェックポイントから `nn.Module` を読み込むときのヒント」もこの組み合わせを勧めています）。
+# チェックポイントの読み込み方も重要です。`torch.load(path, map_location=device)` はチェックポイントのストレージを1つずつ `device` に渡すので（セルでは `map_location` に渡した関数で数えます）、CPU がチェックポイント全体を一度に抱えることはありません。`mmap=True` を付けると、ファイルは読み込まれる代わりにメモリマップされ、必要になったページから OS のファイルキャッシュ経由で読み込まれます。
+#
+# 大きなモデルを読み込むための PyTorch のレシピ（[チェックポイントから `nn.Module` を読み込むときのヒント](https://docs.pytorch.org/tutorials/recipes/recipes/module_load_state_dict_tips.html)）は、CPU 上でこの2つを組み合わせます。`meta` 上に作ったモデル、`torch.load(..., mmap=True)`、`assign=True` の組み合わせで、パラメータはメモリマップしたファイルのビューになり、コピーは一切発生しません。
+#
+# チェックポイントに含まれないものもあります。`persistent=False` で登録したバッファ（モデルが自分で計算する参照表など）です。`assign=True` ではこれらは `meta` に残るので、読み込んだ後に計算し直します。
 
 # %% tags=["claim-F13"]
-with tempfile.TemporaryDirectory() as folder:
-    path = os.path.join(folder, "mlp.pt")
-    torch.save(make_mlp(8, 16, 4).state_dict(), path)
+class WithTable(nn.Module):  # チェックポイントに含まれないバッファを持つモデル
+    def __init__(self):
+        super().__init__()
+        self.mlp = make_mlp(8, 16, 4)
+        self.register_buffer("table", torch.arange(4.0), persistent=False)
 
-    with torch.device("meta"):
-        fresh = make_mlp(8, 16, 4)
+
+with tempfile.TemporaryDirectory() as folder:
+    path = os.path.join(folder, "model.pt")
+    torch.save(WithTable().state_dict(), path)
+
+    handed = []
+
+    def one_by_one(storage, location):  # map_location には関数も渡せる
+        handed.append(storage.nbytes())
+        return storage
+
+    state = torch.load(path, map_location=one_by_one, weights_only=True)
+    stored = [t.untyped_storage().nbytes() for t in state.values()]
+    assert sorted(handed) == sorted(stored)  # ストレージは1つずつ渡される
+
     state = torch.load(path, mmap=True, map_location=device,
                        weights_only=True)
+    with torch.device("meta"):
+        fresh = WithTable()
     fresh.load_state_dict(state, assign=True)
-    weight = fresh[0].weight
-    print(f"{weight.device=}, {type(weight).__name__=}")
+    weight = fresh.mlp[0].weight
+    print(f"{weight.device=}, {fresh.table.device=}")
     assert weight.device.type == device.type
-    assert weight.data_ptr() == state["0.weight"].data_ptr()  # コピーしていない
+    assert weight.data_ptr() == state["mlp.0.weight"].data_ptr()  # コピーなし
     assert isinstance(weight, nn.Parameter) and weight.requires_grad
-
-    empty = make_mlp(8, 16, 4).to("meta").to_empty(device=device)
-    for layer in empty:
-        if hasattr(layer, "reset_parameters"):
-            layer.reset_parameters()
-    assert all(t.device.type == device.type
-               for t in empty.state_dict().values())
+    assert fresh.table.is_meta  # チェックポイントに含まれていない
     del state, fresh, weight
+
+with torch.device("meta"):
+    empty = make_mlp(8, 16, 4)
+empty.to_empty(device=device)
+for layer in empty:
+    if hasattr(layer, "reset_parameters"):
+        layer.reset_parameters()
+assert all(t.device.type == device.type
+           for t in [*empty.parameters(), *empty.buffers()])
 
 # %% [markdown]
 # ## 学習で増えるもの
@@ -235,55 +277,59 @@ with tempfile.TemporaryDirectory() as folder:
 # 学習のステップでは、モデルよりずっと多くのものがメモリに残ります。
 #
 # - パラメータごとの勾配（パラメータと同じサイズ）
-# - オプティマイザの状態：モーメンタムなしの SGD ならなし、モーメンタム付きの SGD ならパラメータごとに 1 つ、Adam なら 2 つ（勾配の平均と、勾配の 2 乗の平均）
+# - オプティマイザの状態（オプティマイザによって異なる）
 # - 逆伝播で勾配を計算するために、autograd が順伝播の間に保存する活性化
-#
-# 最初の 2 つはパラメータから決まります。活性化は、モデル、バッチ、そしてどのテンソルに勾配が必要かで変わります。`torch.autograd.graph.saved_tensors_hooks` を使うと autograd が保存するテンソルをすべて確認できるので、数えられます。
 
 # %% [markdown] tags=["predict"]
-# **予想：** Adam で 1 ステップ進めた後、パラメータ 1 バイトあたり Adam は何バイトの状態を持っているでしょうか。セルはその比を表示します。
+# **予想：** パラメータテンソルが6個あるモデルに Adam のオプティマイザを作ります。作った直後の `optimizer.state` には、いくつのエントリがあるでしょうか。
 #
-# - `adam_ratio=1.0`
-# - `adam_ratio=2.0`
-# - `adam_ratio=0.5`
+# - `len(optimizer.state)=0`
+# - `len(optimizer.state)=6`
+# - `len(optimizer.state)=12`
 
 # %%
 model = make_mlp(64, 128, 10)
 optimizer = torch.optim.Adam(model.parameters())
-loss = model(torch.randn(32, 64)).pow(2).mean()
-loss.backward()
-optimizer.step()
-param_bytes = model_bytes(model) - sum(b.nbytes for b in model.buffers())
-state_bytes = sum(s[k].nbytes for s in optimizer.state.values()
-                  for k in ("exp_avg", "exp_avg_sq"))
-print(f"adam_ratio={state_bytes / param_bytes}")
+print(f"{len(optimizer.state)=}")
 
 # %% tags=["claim-F14", "answer"]
+model(torch.randn(32, 64)).pow(2).mean().backward()
+optimizer.step()
+param_bytes = sum(p.nbytes for p in model.parameters())
 grad_bytes = sum(p.grad.nbytes for p in model.parameters())
+state_bytes = sum(s[k].nbytes for s in optimizer.state.values()
+                  for k in ("exp_avg", "exp_avg_sq"))
 steps = [s["step"] for s in optimizer.state.values()]
-print(f"{grad_bytes=}, {param_bytes=}, {len(steps)=}")
+print(f"{len(optimizer.state)=}, {param_bytes=}, {grad_bytes=}, {state_bytes=}")
+assert len(optimizer.state) == 6
 assert grad_bytes == param_bytes
 assert state_bytes == 2 * param_bytes
-assert len(steps) == len(list(model.parameters()))
+assert all(s.numel() == 1 for s in steps)
+
+optimizer.zero_grad()
+assert all(p.grad is None for p in model.parameters())
 
 # %% [markdown] tags=["answer"]
-# **答え：** `adam_ratio=2.0` です。Adam は各パラメータと同じサイズのテンソルを 2 つ（`exp_avg` と `exp_avg_sq`）と、パラメータごとに 1 つの数値 `step` を持ちます。
+# **答え：** `len(optimizer.state)=0` です。Adam は最初の `step()` で状態を作ります。そのため、オプティマイザを作った時点ではメモリに収まっていても、最初のステップでメモリ不足になることがあります。
 #
-# 勾配と合わせると、`float32` のモデルを Adam で学習するには、活性化を除いてもモデル自体の 4 倍のメモリが要ります。重み、勾配、そして 2 つの状態テンソルです。
+# 最初のステップの後は、パラメータごとに同じサイズのテンソルが2つ（`exp_avg` と `exp_avg_sq`）と、数値1つの `step` があります（`step` はデフォルトでは CPU 上、`fused=True` か `capturable=True` なら GPU 上）。`amsgrad=True` なら、テンソルがもう1つ増えます。
+#
+# 勾配と合わせると、`float32` のモデルを Adam で学習するには、活性化を除いてもモデル自体の4倍のメモリが要ります。`zero_grad()` は勾配を `None` にするので、ステップとステップの間は勾配がメモリを使いません。
 
 # %% [markdown]
-# 次の関数は、順伝播で autograd が保存するものを数えます。保存されたテンソルのストレージを 1 回ずつ数え、パラメータ（すでに数えたもの）は除きます。
+# 次の関数は、順伝播で autograd が保存するものを数えます。保存されたテンソルのストレージを1回ずつ数え、モデルのパラメータとバッファ（すでに数えたもの）は除きます。
 #
-# このモデルで保存されるのは、最初の層の入力と `ReLU` の出力です。`ReLU` の出力は最後の層の入力でもあります。したがって 4 バイトの数値が `batch × (64 + 128)` 個です。セルでは、数えた値がこの計算と一致することを検証します。
+# バッチ正規化のない2層のモデルでは、最初の層の入力と `ReLU` の出力が見つかります。`ReLU` の出力は最後の層の入力でもあります。セルでは、数えた値が `32 * (64 + 128) * 4` バイトと一致することを検証します。
 
 # %% tags=["claim-F14"]
 def saved_bytes(model, x):
-    params = {p.untyped_storage().data_ptr() for p in model.parameters()}
+    own = {t.untyped_storage().data_ptr()
+           for t in [*model.parameters(), *model.buffers()]}
     saved = {}
 
     def pack(t):
         storage = t.untyped_storage()
-        if storage.data_ptr() not in params:
+        if storage.data_ptr() not in own:
             saved[storage.data_ptr()] = storage.nbytes()
         return t
 
@@ -294,32 +340,44 @@ def saved_bytes(model, x):
 
 mlp = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
 counted = saved_bytes(mlp, torch.randn(32, 64))
-computed = 32 * (64 + 128) * 4
-print(f"{counted=}, {computed=}")
-assert counted == computed
+print(f"{counted=}")
+assert counted == 32 * (64 + 128) * 4
 
 # %% [markdown] tags=["predict"]
-# **予想：** バッチを 32 件から 64 件に増やすと、保存される活性化はどう変わるでしょうか。セルは新しい値を元の値で割った比を表示します。
+# **予想：** 最後の層だけをファインチューニングするときのように、`mlp[0].requires_grad_(False)` で最初の層を凍結します。数えた値はどうなるでしょうか。
 #
-# - `ratio=1.0`
-# - `ratio=2.0`
-# - `ratio=4.0`
+# - `counted=24576`
+# - `counted=16384`
+# - `counted=8192`
+# - `counted=0`
 
 # %%
-doubled = saved_bytes(mlp, torch.randn(64, 64))
-print(f"ratio={doubled / counted}")
+mlp[0].requires_grad_(False)
+counted = saved_bytes(mlp, torch.randn(32, 64))
+print(f"{counted=}")
 
 # %% tags=["claim-F14", "answer"]
-assert doubled == 64 * (64 + 128) * 4
+assert counted == 32 * 128 * 4
+mlp[0].requires_grad_(True)
+small_batch = saved_bytes(mlp, torch.randn(32, 64))
+large_batch = saved_bytes(mlp, torch.randn(64, 64))
+print(f"{small_batch=}, {large_batch=}")
+assert large_batch == 2 * small_batch
 
 # %% [markdown] tags=["answer"]
-# **答え：** `ratio=2.0` です。保存される活性化はどれも 1 件につき 1 行を持つので、バッチに比例して増えます。一方、重み、勾配、オプティマイザの状態は変わりません。学習のステップでメモリが足りなくなったら、まずバッチを小さくしてみましょう。
+# **答え：** `counted=16384` です。autograd がテンソルを保存するのは、勾配の計算にそれが必要になる場合だけです。
+#
+# 最初の層を凍結すると、最後の層より前には勾配の必要なものがなくなります。そのため最初の層の入力は保存されず、`ReLU` も何も保存しません。最後の層の重みには勾配が必要で、その計算にはその層の入力が要ります。その分が 32 × 128 個の4バイトの数値です。すべて消えて `counted=0` になるのは、勾配の必要なパラメータが1つもないときだけです。
+#
+# 上の検証では、保存される活性化がバッチに比例して増えることも確かめています。どの活性化もサンプル1件につき1行を持つので、バッチを2倍にすると保存されるバイト数も2倍になります。重み、勾配、オプティマイザの状態は変わりません。
+#
+# ステップの途中でメモリ不足になったときの定番の対処法は、この部分に効くものです。バッチを小さくする（実効的なバッチサイズは勾配の累積で保つ）か、活性化チェックポイント（`torch.utils.checkpoint`）で保存する量を減らし、残りを逆伝播で計算し直します。
 
 # %% [markdown]
-# 保存する量を減らす方法は 2 つあります。
+# 保存する量を減らす方法は、ほかに2つあります。
 #
-# - 学習しないなら、`torch.no_grad()` や `torch.inference_mode()` の中では何も保存されません。逆伝播がないからです。
-# - `torch.autocast` は、行列積などの対象となる演算を精度の低い dtype で実行します。それらが保存する活性化のバイト数は半分になりますが、勾配が必要な重みについては、精度の低いコピーも保存します。`device_type` には演算を実行するデバイスを指定します。`autocast(device_type="cuda")` は CPU 上の演算には何もしません。
+# - 学習しないなら、`torch.no_grad()` や `torch.inference_mode()` の中で実行すれば何も保存されません。逆伝播がないからです。ただし順伝播は実行中に途中の結果を持つので、推論に必要なメモリは重みだけではなく、重みに途中の結果の最大分を加えたものです。
+# - `torch.autocast` は、行列積などの対象となる演算を精度の低い dtype で実行します（デフォルトは CUDA で `float16`、CPU で `bfloat16`）。それらが保存する活性化のバイト数は半分になります。また、層の入力へ勾配を流す必要がある場合は、その層の重みの低精度のコピーも保存されます（ここでは最後の層だけ。`x` には勾配が要らないため）。`device_type` には演算を実行するデバイスを指定します。`autocast(device_type="cuda")` は CPU 上の演算には何もしません。
 
 # %% tags=["claim-F14"]
 x = torch.randn(32, 64)
@@ -335,8 +393,10 @@ assert no_grad == inference == 0
 # 半分のサイズの活性化と、最後の層の重みの bfloat16 のコピー
 assert autocast == 32 * (64 + 128) * 2 + 128 * 10 * 2
 assert low == torch.bfloat16
+assert torch.get_autocast_dtype("cpu") == torch.bfloat16
+assert torch.get_autocast_dtype("cuda") == torch.float16
 
-with warnings.catch_warnings(record=True):  # CUDA がないと無効だと警告が出る
+with warnings.catch_warnings(record=True):  # CUDA がないので警告が出る
     warnings.simplefilter("always")
     with torch.autocast(device_type="cuda"):
         elsewhere = mlp(x).dtype
@@ -344,16 +404,18 @@ print(f"{elsewhere=}")
 assert elsewhere == torch.float32  # CPU 上の演算は float32 で実行された
 
 # %% [markdown]
-# 学習のステップのメモリの見積もりは、この 4 つの合計です。どれもモデルとバッチから計算できます。セルでは Adam の場合の見積もりを組み立て、1 ステップ後に PyTorch が実際に持っているものと、部分ごとに照らし合わせて検証します。
+# 学習の1ステップに必要なメモリの見積もりは、重み、勾配、オプティマイザの状態、活性化の4つの合計です。どれもモデルとバッチから計算できます。
+#
+# セルでは Adam の場合の見積もりを組み立て、ステップの後も残る3つを、1ステップ後に PyTorch が実際に持っているものと照らし合わせて検証します。活性化は上で検証済みで、逆伝播で使われた後は解放されます。
 
 # %% tags=["claim-F14"]
-def estimate(model, batch_example, optimizer="adam"):
+def estimate(model, batch, optimizer="adam"):
     weights = model_bytes(model)
-    params = weights - sum(b.nbytes for b in model.buffers())
+    params = sum(p.nbytes for p in model.parameters())
     states = {"sgd": 0, "momentum": 1, "adam": 2}[optimizer]
     return {"weights": weights, "gradients": params,
             "optimizer": states * params,
-            "activations": saved_bytes(model, batch_example)}
+            "activations": saved_bytes(model, batch)}
 
 
 parts = estimate(mlp, torch.randn(32, 64))
@@ -371,16 +433,16 @@ assert parts["weights"] == sum(t.nbytes for t in mlp.state_dict().values())
 # %% [markdown]
 # ## GPU では：アロケータが報告する値
 #
-# CUDA GPU では、PyTorch はドライバから大きなブロック単位でメモリを確保し、キャッシュ付きのアロケータを通して自分でテンソルに配ります。
+# CUDA GPU では、PyTorch はドライバから大きなセグメント単位でメモリを確保し、キャッシングアロケータを通して自分で割り当てます。
 #
-# - `torch.cuda.memory_allocated()`：いまテンソルが使っているバイト数
-# - `torch.cuda.memory_reserved()`：アロケータがドライバから確保しているバイト数（使用中かどうかを問わない）。`nvidia-smi` がプロセスについて表示するのはこちらです（CUDA コンテキストの分が加わります）。
+# - `torch.cuda.memory_allocated()`：アロケータがいま割り当てているバイト数。テンソルのほか、cuBLAS などのライブラリの作業領域も含みます。
+# - `torch.cuda.memory_reserved()`：アロケータがドライバから確保しているバイト数（割り当て済みかどうかを問わない）
 # - `torch.cuda.max_memory_allocated()`：開始時、または最後に `torch.cuda.reset_peak_memory_stats()` を呼んでからの、`memory_allocated` の最大値
-# - `torch.cuda.mem_get_info()`：ドライバから見た、デバイスの空きメモリと総メモリのバイト数
+# - `torch.cuda.mem_get_info()`：ドライバから見た、デバイスの空きメモリと総メモリのバイト数。総メモリから空きを引いたものが、`nvidia-smi` が使用中として表示する量です。すべてのプロセスの予約済みメモリに、各プロセスの CUDA コンテキストや、ほかのライブラリがドライバから直接確保した分が加わります。
 #
-# テンソルを解放すると、そのメモリはドライバではなくアロケータに戻ります。`memory_allocated` は減りますが、`memory_reserved` は減りません。`torch.cuda.empty_cache()` は、使われていないブロックをドライバに返します。テンソルを解放するわけではなく、キャッシュしたブロックは PyTorch がもともと再利用するので、メモリ不足で止まるプログラムの助けになることはほとんどありません。
+# テンソルを解放すると、そのメモリはドライバではなくアロケータに戻ります。`memory_allocated` は減りますが、`memory_reserved` は減りません。`torch.cuda.empty_cache()` は、テンソルを1つも持たないセグメントをドライバに返すだけで、テンソルを解放するわけではありません。アロケータはメモリ不足を報告する前に自分で同じことをして再試行するので、手で呼んでも実行が救われることはほとんどありません。効果があるのは、ほかのプロセスのためにメモリを空けるときです。
 #
-# GPU のないマシンでは、次のセルは `torch.cuda.is_available()=False` と表示します。GPU で実行されたかどうかはページ上部の行に表示されます。セルが検証する内容の根拠は、PyTorch のドキュメントとアロケータのソースです（notebooks/gpu-evidence.yml）。
+# GPU のないマシンでは、次のセルは `torch.cuda.is_available()=False` と表示します。GPU で実行されたかどうかは、ページのタイトルの下の行に表示されます。セルが検証する内容の根拠は、PyTorch のドキュメントとアロケータのソースです（根拠の一覧はリポジトリの `notebooks/gpu-evidence.yml`）。
 
 # %% tags=["claim-F15", "gpu-only"]
 if torch.cuda.is_available():
@@ -394,54 +456,63 @@ if torch.cuda.is_available():
     kept = torch.cuda.memory_reserved()
     torch.cuda.empty_cache()
     released = torch.cuda.memory_reserved()
+    free, total = torch.cuda.mem_get_info()
+    outside = (total - free) - released  # コンテキスト、ほかのプロセス
     print(f"{alloc=}, {reserved=}, {after_del=}, {kept=}, {released=}")
+    print(f"{total - free=}, {outside=}")
     assert alloc == 4 * 2**20  # 512 バイトの倍数なので切り上げはない
     assert reserved >= base_alloc + alloc
     assert after_del == 0
     assert kept == reserved  # 解放したメモリはアロケータに残る
     assert released <= kept
+    assert total - free >= released
 else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# 最後のセルでは、実際のステップで見積もりとアロケータの値を比べます。GPU に移したモデルは重みを保持し、各テンソルは 512 バイトの倍数に切り上げられます。
+# 最後のセルでは、実際のステップで見積もりとアロケータの値を比べます。GPU に移したモデルの重みは、テンソルごとに 512 バイトの倍数に切り上げて確保されます。
 #
-# Adam での 1 ステップには、確実にわかる時点が 2 つあります。順伝播の終わりには重みと保存された活性化が、`optimizer.step()` の間には重み、勾配、Adam の状態がメモリにあります。ピークは少なくともこの 2 つの大きいほうです。実際にはそれより大きく、順伝播と逆伝播、そして Adam の更新で使う一時的なテンソルの分が加わります（見積もりには含めていません）。
+# Adam の最初のステップでは、Adam の状態と cuBLAS の作業領域が作られます。2回目のステップからは重みと Adam の状態が常にメモリにあるので、セルでは2回目のステップを測ります。その間、メモリの中身が確実にわかる時点が2つあります。順伝播の終わりには保存された活性化が、逆伝播の終わりにはすべての勾配がメモリにあります。
 #
-# セルでは確実な部分を検証し、ピークと見積もりの合計の比は表示するだけにします。計画は合計で立て、余裕を持たせましょう。
+# セルではこの下限を検証し、2回目のステップのピークと見積もりの合計の比は表示するだけにします。ピークには、順伝播と逆伝播、Adam の更新で使う一時的なテンソルと作業領域の分も含まれますが、見積もりには含めていません。計画は合計で立て、余裕を持たせましょう。
 
 # %% tags=["claim-F14", "gpu-only"]
 if torch.cuda.is_available():
-    torch.cuda.synchronize()
+    gpu_model = gpu_optimizer = None  # もう一度実行しても最初から測る
+    torch.cuda.empty_cache()
     start = torch.cuda.memory_allocated()
     gpu_model = make_mlp(1024, 4096, 1024).to("cuda")
     moved = torch.cuda.memory_allocated() - start
     rounded = sum((t.nbytes + 511) // 512 * 512
-                  for t in gpu_model.state_dict().values())
+                  for t in [*gpu_model.parameters(), *gpu_model.buffers()])
     assert moved == rounded
 
     x = torch.randn(256, 1024, device="cuda")
     p = estimate(gpu_model, x)
-    optimizer = torch.optim.Adam(gpu_model.parameters())
-    torch.cuda.reset_peak_memory_stats()
-    gpu_model(x).sum().backward()
-    optimizer.step()
-    peak = torch.cuda.max_memory_allocated() - start
+    gpu_optimizer = torch.optim.Adam(gpu_model.parameters())
+    for step in range(2):  # 最初のステップで Adam の状態ができる
+        gpu_optimizer.zero_grad()
+        torch.cuda.synchronize()
+        base = torch.cuda.memory_allocated()
+        torch.cuda.reset_peak_memory_stats()
+        gpu_model(x).sum().backward()
+        gpu_optimizer.step()
+        torch.cuda.synchronize()
+        peak = torch.cuda.max_memory_allocated() - base
+    steady = base - start + peak
     total = sum(p.values())
-    free, device_total = torch.cuda.mem_get_info()
-    print(f"{moved=}, {rounded=}, {total=}, {peak=}")
-    print(f"peak/total={peak / total:.2f}, {free=}, {device_total=}")
-    assert peak >= p["weights"] + p["activations"]
-    assert peak >= p["weights"] + p["gradients"] + p["optimizer"]
-    assert 0 < free <= device_total
+    print(f"{moved=}, {rounded=}, {total=}, {steady=}")
+    print(f"steady/total={steady / total:.2f}")
+    assert base - start >= p["weights"] + p["optimizer"]
+    assert peak >= p["activations"] and peak >= p["gradients"]
 else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
 # ## まとめ
 #
-# - テンソルは `numel() * element_size()` バイトを使います。モデルが使うのはパラメータとバッファのバイト数、つまり `state_dict()` のテンソルの分です。`.half()` で半分になるのは浮動小数点のものだけです。
-# - 大きなモデルは `torch.device("meta")` の中で作れば、メモリを使わずに数えられます。meta テンソルは値を持ちません。実体にするには `to_empty` を使って初期化するか、`torch.load(..., mmap=True, map_location=...)` で読み込んで `load_state_dict(..., assign=True)` を使います。
-# - 学習では、パラメータごとの勾配、オプティマイザの状態（Adam ならパラメータごとに 2 つ）、保存される活性化が加わります。活性化はバッチに比例して増えます。`no_grad` と `inference_mode` では何も保存されず、正しい `device_type` を指定した `autocast` では精度の低い形で保存されます。
-# - GPU では、`memory_allocated` はテンソルの分を、`memory_reserved` はアロケータが確保している分を数えます。解放したメモリは `empty_cache()` まで確保されたままで、`nvidia-smi` が表示するのは確保されている量です。
+# - 自分のストレージを持つテンソルは `numel() * element_size()` バイトを使います。ビューは元のテンソル全体をメモリに残します。モデルが使うのはパラメータとバッファのバイト数です（`parameters()` と `buffers()` で数える）。`.half()` で半分になるのは浮動小数点のものだけです。
+# - 大きなモデルは `torch.device("meta")` の中で作れば、メモリを使わずに数えられます。meta テンソルは値を持ちません。実体化するには `to_empty` を使って初期化するか、`map_location`（ストレージを1つずつ渡す）や `mmap=True` で読み込んで `load_state_dict(..., assign=True)` を使います。`persistent=False` のバッファは `meta` に残ります。
+# - 学習では、パラメータごとの勾配、オプティマイザの状態（Adam ならパラメータごとに2つ、最初のステップで作られる）、保存される活性化が加わります。活性化は勾配に必要な所にだけ保存され、バッチに比例して増えます。`no_grad` と `inference_mode` では何も保存されず、正しい `device_type` を指定した `autocast` では精度の低い dtype で保存されます。
+# - GPU では、`memory_allocated` はアロケータが割り当てている分を、`memory_reserved` はアロケータが確保している分を数えます。解放したメモリは `empty_cache()` まで確保されたままです。`nvidia-smi` が表示するのは、予約済みメモリに各プロセスの CUDA コンテキストを加えた量です。
 

@@ -861,7 +861,7 @@ else:
 # - 더는 필요 없는 큰 텐서는 `del`합니다.
 # - 예약되었지만 할당되지 않은 부분이 크면 메시지에 나온 `expandable_segments` 설정을 씁니다.
 #
-# 모델에 메모리가 얼마나 필요한지, 실행하기 전에 들어갈지 어림하는 방법은 [메모리에 들어갈까](08-will-it-fit.ipynb)에서 다룹니다.
+# 모델에 메모리가 얼마나 필요한지, 실행하기 전에 들어갈지 어림하는 방법은 [모델이 메모리에 들어갈까?](08-will-it-fit.ipynb)에서 다룹니다.
 #
 # 이 오류는 어느 머신에서나 `RuntimeError`의 하위 클래스인 `torch.OutOfMemoryError`입니다. `torch.cuda.OutOfMemoryError`는 같은 클래스의 다른 이름입니다.
 

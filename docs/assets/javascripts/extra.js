@@ -6,15 +6,28 @@
   const query = document.querySelector(".md-search__input");
   if (search && query && !search.hasAttribute("aria-label"))
     search.setAttribute("aria-label", query.getAttribute("aria-label"));
+  // Its results box is a Tab stop of its own, also while closed (0 px high, invisible): the results
+  // are links, reached by Tab and by the arrow keys (extra.css: closed, the box scrolls nothing).
+  document.querySelector(".md-search__scrollwrap")?.removeAttribute("tabindex");
 
-  // Notebook code that scrolls sideways must be reachable, and so scrollable, by keyboard.
+  // Notebook code and outputs that scroll sideways must be reachable, and so scrollable, by keyboard;
+  // nothing else in a cell is a Tab stop but its copy button (scripts/mkdocs_hooks.py).
   const reachable = () => {
-    for (const code of document.querySelectorAll(".jupyter-wrapper .highlight-ipynb"))
-      if (code.scrollWidth > code.clientWidth) code.tabIndex = 0;
-      else code.removeAttribute("tabindex");
+    for (const box of document.querySelectorAll(".jupyter-wrapper :is(.highlight-ipynb, .jp-OutputArea-output, .jp-OutputArea-output > pre)"))
+      if (box.scrollWidth > box.clientWidth && /auto|scroll/.test(getComputedStyle(box).overflowX)) box.tabIndex = 0;
+      else box.removeAttribute("tabindex");
   };
   reachable();
   addEventListener("resize", reachable);
+
+  // Material reads the query when a key is released: text pasted from a menu, dropped, or committed by
+  // a Japanese or Korean input method without a key release would wait for the next key, under "Type to
+  // start searching". Any change of the text counts as a key (tests/test_reader_ui.py).
+  if (query) {
+    const changed = () => query.dispatchEvent(new KeyboardEvent("keyup"));
+    query.addEventListener("input", ev => ev.isComposing || changed());
+    query.addEventListener("compositionend", changed);
+  }
 
   // An Enter that confirms IME input (Japanese, Korean) must not open the first search result.
   // Material ignores keys between compositionstart and compositionend, but Safari sends that Enter
