@@ -45,16 +45,17 @@ if TORCH < (2, 6):
 
 @contextlib.contextmanager
 def expect_error(kind, fragment=""):
-    # 블록이 `kind` 예외를 발생시키고 메시지에 `fragment`가 들어 있는지
-    # 확인한다. 오류는 출력하고 `caught.error`에 남기며(이후 셀의
-    # 검증에 쓴다), 노트북은 계속 진행한다
+    # 블록이 `kind` 예외를 일으키고 메시지에 `fragment`가 들어 있는지
+    # 검증한다. 오류는 출력한 뒤 `caught.error`에 남겨 뒤의 셀에서 다시
+    # 검증할 수 있게 하고, 노트북은 멈추지 않고 계속 진행한다
     caught = types.SimpleNamespace(error=None)
     try:
         yield caught
     except kind as err:
         assert fragment in str(err), err
         caught.error = err
-        sys.stdout.flush()  # 블록이 먼저 출력한 내용을 먼저 보여 준다
+        # 블록이 이미 출력한 내용이 오류 메시지보다 먼저 나오게 한다
+        sys.stdout.flush()
         print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
@@ -84,7 +85,7 @@ assert torch.device("cuda", 1) == torch.device("cuda:1")
 # 단, 정수만 넘기는 경우는 다릅니다. `torch.device(0)`은 머신에 어떤 가속기가 있는지 확인합니다(아래 [정수로 디바이스 지정하기](#정수로-디바이스-지정하기) 참고).
 
 # %% [markdown]
-# ## 팩토리 함수의 device 인자
+# ## 팩토리 함수의 `device=` 인자
 #
 # `torch.tensor`, `torch.zeros`, `torch.ones`, `torch.randn`, `torch.arange`를 비롯한 팩토리 함수는 모두 `device=` 인자를 받습니다. 기본값은 CPU입니다. 문자열을 넘기든 `torch.device`를 넘기든 결과는 같습니다.
 
@@ -129,7 +130,7 @@ torch.manual_seed(0)
 assert torch.equal(torch.randn(1000), on_cpu)
 
 # %% [markdown]
-# GPU가 있으면 다음 셀은 이 주의점의 두 가지를 모두 `assert`로 검증합니다. 같은 시드라면 GPU에서도 같은 값이 다시 나온다는 것, 그리고 그 값이 CPU의 값과는 다르다는 것입니다. GPU가 없는 머신에서는 `torch.cuda.is_available()=False`만 출력합니다.
+# GPU가 있으면 다음 셀은 위 주의점이 말하는 두 가지를 `assert`로 검증합니다. 같은 시드라면 GPU에서도 같은 값이 다시 나온다는 것, 그리고 그 값이 CPU의 값과는 다르다는 것입니다. GPU가 없는 머신에서는 `torch.cuda.is_available()=False`만 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -157,7 +158,7 @@ assert t.is_cpu and not t.is_cuda
 assert t.device.type == "cpu"
 
 # %% [markdown]
-# 코드에서 텐서가 어디에 있는지 판별하려면 디바이스를 무언가와 비교합니다. CPU 텐서라면 비교하는 방법을 세 가지 생각해 볼 수 있습니다.
+# 코드에서 텐서가 어디에 있는지 판별하려면 디바이스를 비교합니다. CPU 텐서라면 다음 세 가지 비교를 생각해 볼 수 있습니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `t`는 CPU 텐서입니다. `t.device == torch.device("cpu")`, `t.device == "cpu"`,
@@ -180,7 +181,7 @@ assert torch.device("cuda:0") != torch.device("cuda")
 assert torch.device("cuda:0").type == torch.device("cuda").type
 
 # %% [markdown] tags=["answer"]
-# **정답:** `True False True`입니다. 디바이스는 다른 `torch.device`와 같을 수 있고, `.type`은 평범한 문자열입니다. 하지만 디바이스 자체는 문자열과 같아지지 않습니다. CPU 텐서라도 `t.device == "cpu"`는 `False`입니다.
+# **정답:** `True False True`입니다. 디바이스는 다른 `torch.device`와 같을 수 있고, `.type`은 평범한 문자열입니다. 하지만 디바이스를 문자열과 비교하면 언제나 같지 않다고 나옵니다. CPU 텐서라도 `t.device == "cpu"`는 `False`입니다.
 #
 # - `True True True`라면 디바이스가 자기 이름 문자열과 같다는 뜻입니다.
 # - `True False False`와 `False False True`라면 나머지 두 비교 중 하나가 성립하지 않는다는 뜻입니다. 실제로는 CPU 텐서라면 둘 다 항상 성립합니다.
@@ -242,7 +243,7 @@ else:
 # %% [markdown]
 # ## 매번 지정하지 않고 디바이스에 생성하기
 #
-# torch 2.0부터 팩토리 함수는 `device=` 대신 기본 디바이스를 쓸 수 있습니다. 기본 디바이스를 바꾸는 방법은 `with torch.device(...)` 블록과 `torch.set_default_device(...)` 호출, 두 가지입니다. 텐서를 옮기는 것이 아니라 `device=`를 넘겼을 때처럼 처음부터 그 디바이스에 생성합니다. 아래 셀은 `meta` 디바이스(마지막 섹션에서 설명합니다)를 사용하므로 어떤 머신에서든 실행됩니다.
+# torch 2.0부터 팩토리 함수는 `device=` 대신 기본 디바이스를 쓸 수 있습니다. 기본 디바이스를 바꾸는 방법은 `with torch.device(...)` 블록과 `torch.set_default_device(...)` 호출, 두 가지입니다. 텐서를 옮기는 것이 아니라 `device=`를 넘겼을 때처럼 처음부터 그 디바이스에 생성합니다. 아래 셀은 `meta` 디바이스([`meta` 디바이스](#meta-디바이스)에서 설명합니다)를 사용하므로 어떤 머신에서든 실행됩니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `with torch.device("meta"):` 안에서 `device=` 없이 텐서 하나, `device="cpu"`로 텐서 하나를
@@ -269,7 +270,7 @@ assert outside.device.type == "cpu"
 # %% [markdown] tags=["answer"]
 # **정답:** `meta cpu cpu`입니다. 블록은 기본값만 바꿉니다. 디바이스를 지정하지 않은 팩토리 함수는 `meta`를 쓰지만, 명시한 `device="cpu"`는 블록 안에서도 우선합니다. 기본값은 블록이 끝나면 원래대로 돌아갑니다.
 #
-# - `meta meta cpu`라면 블록이 명시한 `device=`까지 덮어쓴다는 뜻입니다.
+# - `meta meta cpu`라면 직접 넘긴 `device=`보다 블록의 기본값이 우선한다는 뜻입니다.
 # - `cpu cpu cpu`라면 블록이 기본값을 전혀 바꾸지 않는다는 뜻입니다.
 # - `meta cpu meta`라면 기본값이 블록 뒤에도 남는다는 뜻입니다.
 
@@ -324,7 +325,7 @@ assert in_thread == "cpu"  # 새 스레드에는 기본 디바이스가 적용�
 assert wrapped == "cpu"
 
 # %% [markdown] tags=["answer"]
-# **정답:** `meta cpu cpu`입니다. 기본 디바이스는 그것을 설정한 스레드에만 적용됩니다. 새 스레드(데이터 로딩 스레드, 웹 서버의 워커 등)는 여전히 CPU에 텐서를 생성합니다. 그리고 `torch.frombuffer`는 CPU 메모리에 이미 있는 메모리를 그대로 쓰므로 메모리를 새로 할당하지 않고, 기본 디바이스도 적용되지 않습니다. `torch.from_numpy`도 마찬가지입니다(뒤의 셀에서 검증합니다).
+# **정답:** `meta cpu cpu`입니다. 기본 디바이스는 그것을 설정한 스레드에만 적용됩니다. 새 스레드(데이터 로딩 스레드, 웹 서버의 워커 등)는 여전히 CPU에 텐서를 생성합니다. 그리고 `torch.frombuffer`는 이미 CPU에 있는 메모리를 그대로 감싸므로 새로 할당하는 것이 없고, 기본 디바이스도 적용되지 않습니다. `torch.from_numpy`도 마찬가지입니다(뒤의 셀에서 검증합니다).
 #
 # - `meta meta meta`라면 기본값이 모든 스레드와 모든 함수에 적용된다는 뜻입니다.
 # - `meta meta cpu`라면 기본값이 프로세스 전체에 적용된다는 뜻입니다.
@@ -333,12 +334,12 @@ assert wrapped == "cpu"
 # %% [markdown]
 # `with torch.device(...)` 블록에도 같은 제약이 있습니다. 두 방식 모두 실행한 스레드에 같은 객체(`torch.utils._device.DeviceContext`)를 설정하기 때문입니다. 다른 것은 적용 범위뿐입니다.
 #
-# - 블록의 기본값은 코드에서 눈에 보이는 블록의 끝에서 끝납니다.
+# - 블록의 기본값은 코드에서 눈으로 확인할 수 있는 블록의 끝까지만 적용됩니다.
 # - `set_default_device`는 다시 호출할 때까지 그 스레드가 이후에 실행하는 모든 코드(라이브러리 코드 포함)에 적용됩니다.
 #
 # 비용도 같습니다. `torch.set_default_device`의 공식 문서는 이 함수가 팩토리 함수뿐 아니라 torch API에 대한 모든 Python 호출에 약간의 비용을 더한다고 경고합니다. `with torch.device(...)` 블록 안의 호출도 같은 객체를 거칩니다.
 #
-# 다음 셀에서는 `with` 블록 안에서 같은 세 디바이스를 확인하고, numpy가 설치되어 있으면 두 방식 모두에서 `torch.from_numpy`도 확인합니다. 이어서 이 머신에서 작은 `add`의 실행 시간을 설정 없음, `with` 블록 안, `set_default_device` 이후의 세 경우로 재고 두 비율을 출력합니다. 실행 시간은 들쭉날쭉하므로 이 비율은 `assert`로 검증하지 않습니다.
+# 다음 셀에서는 `with` 블록 안에서 같은 세 디바이스를 확인하고, NumPy가 설치되어 있으면 두 방식 모두에서 `torch.from_numpy`도 확인합니다. 이어서 이 머신에서 작은 `add`의 실행 시간을 설정 없음, `with` 블록 안, `set_default_device` 이후의 세 경우로 재고 두 비율을 출력합니다. 실행 시간은 들쭉날쭉하므로 이 비율은 `assert`로 검증하지 않습니다.
 
 # %% tags=["claim-F6"]
 with torch.device("meta"):
@@ -381,7 +382,11 @@ finally:
 print(f"{block_s / plain_s=:.2f}, {set_s / plain_s=:.2f}")
 
 # %% [markdown]
-# 그러니 적용 범위를 기준으로 고르세요. 한 번의 호출에는 `device=`, 끝이 보이는 블록에는 `with torch.device(...)`를 쓰고, `torch.set_default_device`는 스레드 하나로 도는 스크립트나 노트북에서만 쓰는 것이 좋습니다.
+# 그러니 적용 범위를 기준으로 고르세요.
+#
+# - 호출 한 번: `device=`
+# - 끝이 보이는 블록: `with torch.device(...)`
+# - 스레드 하나로 도는 스크립트나 노트북: `torch.set_default_device`
 #
 # GPU가 있으면 다음 셀은 `with torch.device("cuda"):` 안의 `torch.randn`이 CUDA 텐서를 생성하는지 `assert`로 검증합니다. GPU가 없는 머신에서는 `torch.cuda.is_available()=False`를 출력합니다.
 
@@ -395,9 +400,9 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## meta 디바이스
+# ## `meta` 디바이스
 #
-# `meta` 디바이스의 텐서에는 형태(shape)와 dtype만 있고 데이터는 없습니다. 그래서 메모리를 차지하지 않고, 어떤 머신에서든 만들 수 있습니다. 모델 출력의 형태를 미리 따져 보는 것처럼 계획을 세울 때 유용하고, 이 사이트에서는 GPU가 없을 때 이동이 어떻게 동작하는지 보여 주는 데에도 사용합니다.
+# `meta` 디바이스의 텐서에는 모양(shape)과 dtype만 있고 데이터는 없습니다. 그래서 메모리를 차지하지 않고, 어떤 머신에서든 만들 수 있습니다. 모델 출력의 모양을 미리 따져 보는 것처럼 계획을 세울 때 유용하고, 이 사이트에서는 GPU가 없을 때 이동이 어떻게 동작하는지 보여 주는 데에도 사용합니다.
 #
 # 다만 한계도 있습니다. 출력할 값이 없고, 오류 메시지까지 GPU와 똑같이 재현해 주지는 못합니다.
 
@@ -421,4 +426,4 @@ with expect_error(NotImplementedError, "no data"):
 # - `with torch.device(...)`와 `torch.set_default_device`가 정하는 기본 디바이스는 한 스레드에만 적용되고, `torch.frombuffer`와 `torch.from_numpy`는 이를 무시합니다. 설정되어 있는 동안에는 모든 torch 호출에 약간의 비용이 더해집니다. `with`는 블록이 끝나면 원래대로 돌아갑니다.
 # - 텐서의 위치는 `.device`로 확인합니다. `.is_cpu`와 `.is_cuda`는 단축 속성입니다. 디바이스는 문자열이 아니라 `torch.device`와 비교하거나 `.type`을 비교합니다.
 # - 정수로 지정한 디바이스는 현재 가속기의 인덱스이며, 반드시 CUDA인 것은 아닙니다. 가속기가 없으면 `torch.device(0)` 자체가 오류를 냅니다.
-# - `meta` 텐서에는 형태만 있고 데이터는 없으며, 어느 머신에서나 만들 수 있습니다.
+# - `meta` 텐서에는 모양만 있고 데이터는 없으며, 어느 머신에서나 만들 수 있습니다.

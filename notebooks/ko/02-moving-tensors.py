@@ -15,7 +15,7 @@
 # %% [markdown]
 # # 텐서 옮기기
 #
-# 텐서를 다른 디바이스로 옮길 때는 `t.to(...)`나 단축 메서드인 `t.cuda()`, `t.cpu()`를 사용합니다. 세 가지 모두 같은 규칙을 따르고, 그 규칙에는 예외가 하나 있습니다. 처음 두 문제에서 둘 다 예측해 보세요.
+# 텐서를 다른 디바이스로 옮길 때는 `t.to(...)`나 단축 메서드인 `t.cuda()`, `t.cpu()`를 사용합니다. 세 가지 모두 같은 규칙을 따르고, 그 규칙에는 예외가 하나 있습니다. 처음 두 문제에서 그 규칙과 예외를 각각 예측해 보세요.
 #
 # 이 페이지는 텐서를 다룹니다. `nn.Module.to`는 다른 규칙을 따르므로 [모델 옮기기](03-moving-models.ipynb) 페이지에서 따로 설명합니다.
 #
@@ -48,16 +48,17 @@ if TORCH < (2, 6):
 
 @contextlib.contextmanager
 def expect_error(kind, fragment=""):
-    # 블록이 `kind` 예외를 발생시키고 메시지에 `fragment`가 들어 있는지
-    # 확인한다. 오류는 출력하고 `caught.error`에 남기며(이후 셀의
-    # 검증에 쓴다), 노트북은 계속 진행한다
+    # 블록이 `kind` 예외를 일으키고 메시지에 `fragment`가 들어 있는지
+    # 검증한다. 오류는 출력한 뒤 `caught.error`에 남겨 뒤의 셀에서 다시
+    # 검증할 수 있게 하고, 노트북은 멈추지 않고 계속 진행한다
     caught = types.SimpleNamespace(error=None)
     try:
         yield caught
     except kind as err:
         assert fragment in str(err), err
         caught.error = err
-        sys.stdout.flush()  # 블록이 먼저 출력한 내용을 먼저 보여 준다
+        # 블록이 이미 출력한 내용이 오류 메시지보다 먼저 나오게 한다
+        sys.stdout.flush()
         print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
@@ -69,7 +70,7 @@ print(torch.__version__, device)
 # %% [markdown]
 # ## 옮기고 나면 원래 텐서는 어떻게 되나
 #
-# GPU가 없어도 `meta` 디바이스로 옮기는 동작을 확인할 수 있습니다. `meta`는 모든 PyTorch 빌드에 있는 디바이스로, meta 텐서에는 형태(shape)와 dtype만 있고 데이터는 없습니다.
+# GPU가 없어도 `meta` 디바이스로 옮기는 동작을 확인할 수 있습니다. `meta`는 모든 PyTorch 빌드에 있는 디바이스로, meta 텐서에는 모양(shape)과 dtype만 있고 데이터는 없습니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `x`는 CPU에 있습니다. `m = x.to("meta")` 다음에 `print(x.device, m.device)`는 무엇을 출력할까요?
@@ -91,7 +92,7 @@ assert m.device.type == "meta"
 assert m.shape == x.shape and m.dtype == x.dtype
 
 # %% [markdown] tags=["answer"]
-# **정답:** `cpu meta`입니다. `to`는 `meta`에 있는 새 텐서를 반환하고, `x`는 원래 자리에 그대로 둡니다. 위 셀의 검증에서 `m`이 형태와 dtype이 같은 새 텐서라는 것도 확인합니다.
+# **정답:** `cpu meta`입니다. `to`는 `meta`에 있는 새 텐서를 반환하고, `x`는 원래 자리에 그대로 둡니다. 위 셀의 검증에서 `m`이 모양과 dtype이 같은 새 텐서라는 것도 확인합니다.
 #
 # - `meta meta`라면 `to`가 `x` 자체를 옮겼다는 뜻입니다.
 # - `cpu cpu`라면 아무것도 옮기지 않았다는 뜻입니다.
@@ -107,7 +108,7 @@ with expect_error(NotImplementedError, "no data"):
 assert m.is_meta
 
 # %% [markdown]
-# ## cuda와 cpu 단축 메서드
+# ## `cuda()`와 `cpu()` 단축 메서드
 #
 # `t.cuda()`는 `t.to("cuda")`처럼 현재 CUDA 디바이스로, `t.cuda(i)`는 `cuda:i`로 텐서를 옮깁니다. `t.cpu()`는 `t.to("cpu")`와 같습니다. 둘 다 `to`와 같은 규칙을 따릅니다.
 #
@@ -127,7 +128,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## 이미 있는 디바이스로 옮기기
+# ## 이미 그 디바이스에 있는 텐서 옮기기
 #
 # 학습 코드에는 이미 원하는 디바이스에 있을지도 모르는 텐서를 옮기는 줄이 자주 나옵니다. 텐서가 요청한 디바이스와 dtype을 이미 갖고 있을 때 `to`는 무엇을 할까요?
 
@@ -186,7 +187,7 @@ d = a.clone()
 assert d is not a and d.device == a.device
 
 # %% [markdown]
-# `.cuda()`와 `.cpu()`에는 `copy` 인자가 없습니다. `to(..., copy=True)`나 `clone()`을 사용하세요.
+# `.cuda()`와 `.cpu()`에는 `copy` 인자가 없습니다. `to(..., copy=True)`나 `clone()`을 사용하세요. 다음 셀에 두 번 나오는 `got an unexpected keyword argument 'copy'`는 "예상하지 못한 키워드 인자 `copy`를 받았다"는 뜻입니다.
 
 # %% tags=["claim-F1"]
 for method in (a.cuda, a.cpu):
@@ -217,7 +218,7 @@ with expect_error(TypeError, "invalid combination of arguments"):
     t.to(torch.float16, device)
 
 # %% [markdown]
-# ## cuda는 CUDA 디바이스만 받는다
+# ## `cuda()`는 CUDA 디바이스만 받는다
 #
 # `t.cuda()`는 CUDA 디바이스나 그 번호를 받습니다. 다른 디바이스를 넘기면 오류가 나는데, 어떤 오류인지 예측해 보세요.
 
@@ -239,15 +240,15 @@ assert "must be cuda device" in str(caught.error)
 # %% [markdown] tags=["answer"]
 # **정답:** `must be cuda device`(`RuntimeError`의 메시지)입니다. "CUDA 디바이스여야 한다"는 뜻입니다. `cuda()`는 CUDA를 쓰기 전에 인자부터 검사하므로, 어느 머신에서나 메시지가 같습니다.
 #
-# - `Torch not compiled with CUDA enabled`는 CUDA 자체가 필요해졌을 때 나는 오류이고, 인자는 그보다 먼저 거부됩니다.
+# - `Torch not compiled with CUDA enabled`("Torch가 CUDA를 지원하도록 컴파일되지 않았다")는 CUDA 자체가 필요해졌을 때 나는 오류이고, 인자는 그보다 먼저 거부됩니다.
 # - `TypeError`라면 인자의 타입이 틀렸다는 뜻입니다. `"cpu"`는 올바른 디바이스이고, CUDA 디바이스가 아닐 뿐입니다.
 
 # %% [markdown]
 # ## 존재하지 않는 GPU 인덱스
 #
-# 없는 GPU를 요청하면(예: GPU가 한 개인 머신에서 `cuda:1`), 예전에는 `CUDA error: invalid device ordinal`(잘못된 디바이스 번호)이라는 메시지와 함께 일반 `RuntimeError`가 발생했습니다. PyTorch 2.8부터는 같은 메시지로 `torch.AcceleratorError`가 발생합니다. `AcceleratorError`는 `RuntimeError`의 하위 클래스이므로, 예전 버전에 맞춰 작성한 `except RuntimeError`로도 그대로 잡힙니다.
+# 없는 GPU를 요청하면(예: GPU가 한 개인 머신에서 `cuda:1`), 예전에는 `CUDA error: invalid device ordinal`("CUDA 오류: 디바이스 번호가 잘못되었다")이라는 메시지와 함께 일반 `RuntimeError`가 발생했습니다. PyTorch 2.8부터는 같은 메시지로 `torch.AcceleratorError`가 발생합니다. `AcceleratorError`는 `RuntimeError`의 하위 클래스이므로, 예전 버전에 맞춰 작성한 `except RuntimeError`로도 그대로 잡힙니다.
 #
-# GPU가 있으면 이 셀은 마지막 GPU 바로 다음 인덱스인 `torch.cuda.device_count()`를 요청하고, 오류가 잘못된 디바이스 번호를 가리키는지(2.8부터는 `torch.AcceleratorError`인지)를 `assert`로 검증합니다. GPU가 없으면 잘못 지정할 인덱스도 없으므로 `torch.cuda.is_available()=False`를 출력합니다.
+# GPU가 있으면 다음 셀은 마지막 GPU 바로 다음 인덱스인 `torch.cuda.device_count()`를 요청하고, 오류가 잘못된 디바이스 번호를 가리키는지(2.8부터는 `torch.AcceleratorError`인지)를 `assert`로 검증합니다. GPU가 없으면 잘못 지정할 인덱스도 없으므로 `torch.cuda.is_available()=False`를 출력합니다.
 
 # %% tags=["claim-O4", "gpu-only"]
 if torch.cuda.is_available():
@@ -265,13 +266,13 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## 고정 메모리와 non_blocking
+# ## 고정 메모리와 `non_blocking`
 #
 # 일반(페이징 가능한, pageable) CPU 메모리에서 GPU로 복사하면 CPU는 복사가 끝날 때까지 기다립니다. 원본이 고정(page-locked) 메모리에 있으면 `to("cuda", non_blocking=True)`는 현재 CUDA 스트림의 큐에 복사를 넣기만 하고 바로 반환합니다. 그래서 GPU가 복사와 연산을 하는 동안 CPU는 다른 작업을 할 수 있습니다.
 #
 # 그렇다고 저절로 빨라지는 것은 아닙니다. `pin_memory()` 자체가 복사입니다. 고정 메모리에 새 텐서를 만들어 반환하고, 원래 텐서는 그대로 둡니다. 또한 메모리 고정에는 가속기가 필요합니다. 다음 셀은 실행하는 머신에 맞는 결과를 `assert`로 검증합니다.
 #
-# - 쓸 수 있는 가속기가 있으면(GPU에서는) `pin_memory()`가 고정 메모리에 만든 복사본을 반환하고 원래 텐서는 고정되지 않은 채로 남는지 검증합니다.
+# - 쓸 수 있는 가속기가 있는 머신(예: GPU 머신)에서는 `pin_memory()`가 고정 메모리에 만든 복사본을 반환하고 원래 텐서는 고정되지 않은 채로 남는지 검증합니다.
 # - 가속기가 없는 머신에서는 `pin_memory()`가 다음 오류를 내는지 검증합니다.
 #
 #   ```

@@ -16,16 +16,20 @@
 # # 모델 옮기기
 #
 # 텐서와 모델 모두 `.to()` 메서드가 있지만, 둘의 동작은 다릅니다. 이 페이지에서는 `Module.to`가
-# 모델과 그 매개변수(파라미터), 버퍼에 무엇을 하는지, 무엇을 옮기지 않고 남겨 두는지 살펴봅니다. 또
+# 모델과 그 매개변수(parameter), 버퍼에 무엇을 하는지, 무엇을 옮기지 않고 남겨 두는지 살펴봅니다. 또
 # 모델이 어느 디바이스에 있는지 알아내는 방법, 디바이스 불일치 오류를 읽는 법, 옵티마이저에 생기는
 # 일, GPU에서 저장한 체크포인트를 CPU에서 불러오는 방법을 다룹니다.
 #
-# 본문에서 설명하는 PyTorch의 동작은 이 페이지의 출력을 만든 머신에서 코드 셀의 `assert`로
-# 검증합니다. GPU가 필요한 셀은 먼저 GPU가 있는지 확인합니다. GPU가 없는 머신에서는
-# `torch.cuda.is_available()=False`만 출력하고, GPU 검증은 그 머신에서 실행되지 않습니다(이런 셀이
-# 몇 개인지는 노트북 위의 줄에 표시됩니다). GPU에서만 나오는 오류 메시지는 PyTorch 소스에서 버전을
-# 밝혀 인용합니다. 예상한 오류는 첫 번째 셀에서 정의하는 `expect_error`가 잡아서 검증하고 출력하며,
-# 페이지는 계속 진행됩니다.
+# 이 페이지의 셀은 다음과 같이 동작합니다.
+#
+# - 본문에서 설명하는 PyTorch의 동작은 이 페이지의 출력을 만든 머신에서 코드 셀의 `assert`로
+#   검증합니다.
+# - GPU가 필요한 셀은 먼저 GPU가 있는지 확인합니다. GPU가 없는 머신에서는
+#   `torch.cuda.is_available()=False`만 출력하고 GPU 검증은 실행하지 않습니다. 이런 셀의 수는
+#   제목 아래 줄에 나옵니다.
+# - GPU에서만 나오는 오류 메시지는 PyTorch 소스에서 버전을 밝혀 인용합니다.
+# - 예상한 오류는 첫 번째 셀에서 정의하는 `expect_error`가 잡아서 검증하고 출력하며, 페이지는
+#   계속 진행됩니다.
 
 # %% tags=["setup"]
 import contextlib
@@ -55,16 +59,17 @@ if TORCH < (2, 6):
 
 @contextlib.contextmanager
 def expect_error(kind, fragment=""):
-    # 블록이 `kind` 예외를 발생시키고 메시지에 `fragment`가 들어 있는지
-    # 확인한다. 오류는 출력하고 `caught.error`에 남기며(이후 셀의
-    # 검증에 쓴다), 노트북은 계속 진행한다
+    # 블록이 `kind` 예외를 일으키고 메시지에 `fragment`가 들어 있는지
+    # 검증한다. 오류는 출력한 뒤 `caught.error`에 남겨 뒤의 셀에서 다시
+    # 검증할 수 있게 하고, 노트북은 멈추지 않고 계속 진행한다
     caught = types.SimpleNamespace(error=None)
     try:
         yield caught
     except kind as err:
         assert fragment in str(err), err
         caught.error = err
-        sys.stdout.flush()  # 블록이 먼저 출력한 내용을 먼저 보여 준다
+        # 블록이 이미 출력한 내용이 오류 메시지보다 먼저 나오게 한다
+        sys.stdout.flush()
         print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
@@ -74,14 +79,14 @@ device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.__version__, device)
 
 # %% [markdown]
-# ## model.to(device)가 바꾸는 것
+# ## `model.to(device)`가 바꾸는 것
 #
 # `Tensor.to`는 원래 텐서를 바꾸지 않습니다. 변환된 텐서(변환할 것이 없으면 그 텐서 자신)를
-# 반환하므로 반환값을 받아 두어야 합니다. `Module.to`와 같은 계열의 `.cpu()`, `.cuda()`,
+# 반환하므로 반환값을 받아 두어야 합니다. `Module.to`, 그리고 같은 계열인 `.cpu()`, `.cuda()`,
 # `.double()`은 이와 다른 규칙을 따릅니다.
 #
-# `meta` 디바이스는 형태와 dtype만 저장하고 데이터는 저장하지 않습니다. 어느 머신에나 있으므로
-# GPU가 없어도 이동이 일어나는 모습을 확인할 수 있습니다.
+# `meta` 디바이스의 텐서에는 모양(shape)과 dtype만 있고 데이터는 없습니다. `meta` 디바이스는 어느 머신에나
+# 있으므로 GPU가 없어도 이동이 일어나는 모습을 확인할 수 있습니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** 아래 셀은 `model.double()`을 먼저 호출하고, 그다음에 `model.to("meta")`를
@@ -120,14 +125,14 @@ assert t.device.type == "cpu"  # 원래 텐서는 옮겨지지 않았다
 assert t.to(t.device) is t  # 할 일이 없으면 같은 텐서가 돌아온다
 
 # %% [markdown] tags=["answer"]
-# **정답:** `meta torch.float64`입니다. `Module.to`는 매개변수와 버퍼를 변환해 모듈 자체를
-# **제자리에서** 바꾸고, 모듈 자신을 반환합니다. `.cpu()`, `.double()`, 그리고 GPU가 있을 때의
+# **정답:** `meta torch.float64`입니다. `Module.to`는 매개변수와 버퍼를 변환해 **모듈 자체를**
+# 바꾸고(새 모듈을 만들지 않습니다), 모듈 자신을 반환합니다. `.cpu()`, `.double()`, 그리고 GPU가 있을 때의
 # `.cuda()`도 마찬가지입니다. 그래서 두 변환이 모두 남습니다. `model = model.to(device)`라고 써도
 # 문제는 없지만, 다시 대입할 필요는 없습니다.
 #
-# - `cpu torch.float32`는 `Tensor.to`처럼 변환된 복사본을 반환할 때의 결과입니다. 위의 검증은
-#   `t.to("meta")` 뒤에도 `t`가 CPU에 남아 있음을 확인합니다.
-# - `meta torch.float32`나 `cpu torch.float64`는 두 호출 중 하나만 모델을 바꿨을 때의 결과입니다.
+# - `cpu torch.float32`라면 두 호출이 `Tensor.to`처럼 변환된 복사본을 반환했다는 뜻입니다. 위의
+#   검증은 `t.to("meta")` 뒤에도 `t`가 CPU에 남아 있음을 확인합니다.
+# - `meta torch.float32`나 `cpu torch.float64`라면 두 호출 중 하나만 모델을 바꿨다는 뜻입니다.
 #
 # 위의 검증은 각 호출이 `model` 자신을 반환하는지도 확인합니다(`.cuda()`는 GPU가 있을 때만).
 
@@ -136,7 +141,7 @@ assert t.to(t.device) is t  # 할 일이 없으면 같은 텐서가 돌아온다
 #
 # `.to()`를 호출한 뒤에도 모듈은 같은 객체입니다. 그렇다면 그 안의 텐서들도 그럴까요? 이는 어떤
 # 이동이냐에 따라 다릅니다. 아래의 작은 모듈은 매개변수, 버퍼(`register_buffer`로 등록한 텐서),
-# 일반 텐서 속성을 하나씩 갖고 있습니다(일반 텐서 속성은 다음 섹션에서 다룹니다).
+# 일반 텐서 속성을 하나씩 갖고 있습니다(일반 텐서 속성은 [다음 섹션](#일반-텐서-속성)에서 다룹니다).
 
 # %%
 class Scaled(nn.Module):
@@ -167,7 +172,7 @@ assert model.offset is not offset  # 새 버퍼 텐서
 # %% [markdown]
 # `meta`에서 되돌아올 때는 사정이 다릅니다. 복사할 데이터가 없으므로 `.to("cpu")`는 오류를
 # 일으키고, 오류 메시지는 `to_empty()`를 쓰라고 안내합니다. `to_empty(device=...)`는 대상
-# 디바이스에 초기화되지 않은 스토리지만 할당하므로 값은 직접 채워야 합니다. 기본 제공 레이어라면
+# 디바이스에 초기화되지 않은 스토리지만 할당하므로 값은 직접 채워야 합니다. 기본 제공 계층이라면
 # `reset_parameters()`로 초기화할 수 있습니다.
 
 # %% tags=["claim-F7"]
@@ -185,7 +190,7 @@ assert torch.isfinite(layer.weight).all()
 # dtype을 바꾸는 것도 변환의 하나이고, 어느 머신에서나 할 수 있습니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `model.double()`을 호출하기 전에 `weight`와 `offset`을 저장해 둡니다. 호출한
+# **예측해 보세요:** `model.double()`을 호출하기 전에 `weight`와 `offset`을 변수에 받아 둡니다. 호출한
 # 뒤에 아래 셀은 무엇을 출력할까요?
 #
 # - `model.weight is weight=True, model.offset is offset=True`
@@ -220,7 +225,7 @@ else:
 #
 # - **dtype 변환, CPU ↔ CUDA 이동:** 각 `Parameter`는 같은 Python 객체로 남습니다. PyTorch는 그
 #   뒤에 있는 텐서(`param.data`)만 바꿔 끼우므로, 매개변수를 참조하고 있던 코드도 여전히 올바른
-#   매개변수를 가리킵니다. GPU가 있으면 이 셀은 CUDA로 옮길 때도 같은지 검증합니다.
+#   매개변수를 가리킵니다. GPU가 있으면 위 셀에서 CUDA로 옮길 때도 같은지 검증합니다.
 # - **`meta`로 이동:** 매개변수가 새 `Parameter` 객체로 교체됩니다(위에서 본 `...=False, ...=False`).
 # - **버퍼:** 일반 텐서이므로, 변환되면 항상 새 텐서 객체로 교체됩니다. 그래서 `...=True, ...=True`는
 #   나오지 않습니다.
@@ -230,7 +235,7 @@ else:
 # %% [markdown]
 # ## 일반 텐서 속성
 #
-# `Module.to`가 변환하는 것은 모듈이 알고 있는 것, 즉 매개변수, 버퍼, 서브모듈입니다. `Scaled`
+# `Module.to`가 변환하는 것은 모듈이 알고 있는 것, 즉 매개변수, 버퍼, 하위 모듈입니다. `Scaled`
 # 모듈은 이와 별도로 `self.mask = torch.ones(3)`이라는 일반 속성으로 텐서를 갖고 있습니다.
 # 아래에서는 GPU가 있으면 GPU를, 없으면 `meta`를 대상 디바이스로 사용합니다.
 
@@ -260,9 +265,10 @@ with expect_error(RuntimeError, "device"):
 # %% [markdown] tags=["answer"]
 # **정답:** 어느 머신에서나 `mask cpu`입니다. 일반 속성으로 저장한 텐서는 `Module.to`가 알지
 # 못하므로 원래 자리에 남고, 그 결과 순전파에서 디바이스가 섞입니다. 위 검증에서 모델을 호출하면
-# 디바이스 오류가 납니다. 이런 텐서는 `state_dict`에도 들어가지 않습니다. `mask meta`(GPU가 없을
-# 때)나 `mask cuda:0`(GPU가 있을 때)는 `weight`, `offset`처럼 함께 옮겨졌다는 뜻인데, 실제로는
-# 그렇지 않습니다.
+# 디바이스 오류가 납니다. 이런 텐서는 `state_dict`에도 들어가지 않습니다.
+#
+# - `mask meta`(GPU가 없을 때)나 `mask cuda:0`(GPU가 있을 때)라면 `weight`, `offset`처럼 함께
+#   옮겨졌다는 뜻입니다.
 
 # %% [markdown]
 # 해결 방법은 그 텐서를 버퍼로 등록하는 것입니다. 모델과 함께 옮기되 `state_dict`에는 넣고 싶지
@@ -288,8 +294,8 @@ assert "mask" not in model.state_dict()
 # ## 매개변수에 다시 대입하지 않기
 #
 # `model.weight = model.weight.to(d)`처럼 매개변수 하나만 직접 옮기는 방법은 통하지 않습니다.
-# 핵심은 매개변수에 `to`를 호출했을 때 무엇이 돌아오느냐입니다. 아래 셀은 반환값의 타입 이름과,
-# 반환값이 여전히 변화도를 필요로 하는지(`requires_grad`)를 출력합니다.
+# 핵심은 매개변수에 `to`를 호출했을 때 무엇이 돌아오느냐입니다. 아래 셀은 반환값의 타입 이름과
+# `requires_grad`, 즉 반환값이 여전히 변화도(gradient) 계산에 참여하는 텐서인지를 출력합니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `model.weight`는 CPU에 있는 `Parameter`입니다. 실제로 변환이 일어나는
@@ -312,11 +318,11 @@ assert w.to(w.device) is w  # 할 일이 없으면 Parameter 자신이 돌아온
 
 # %% [markdown] tags=["answer"]
 # **정답:** `Tensor True`입니다. 실제로 변환이 일어나면 반환값은 `Parameter`가 아닌 일반
-# `Tensor`입니다. autograd가 이 변환을 기록하므로 반환값은 여전히 변화도를 필요로 합니다. 다만
+# `Tensor`입니다. autograd가 이 변환을 기록하므로 반환값도 여전히 변화도 계산에 참여합니다. 다만
 # 매개변수에 대한 연산의 결과일 뿐, 그 자체로 잎(leaf) 텐서는 아닙니다.
 #
 # - `Parameter True`는 `to()`가 할 일이 없을 때만 나옵니다(위 검증의 `w.to(w.device) is w`).
-# - `Tensor False`라면 매개변수의 변화도와 끊어진 텐서라는 뜻입니다.
+# - `Tensor False`라면 매개변수와의 autograd 연결이 끊어진 텐서라는 뜻입니다.
 
 # %% [markdown]
 # 모듈은 매개변수 이름에 `Parameter`(또는 `None`)만 대입하도록 허용하므로, 이 대입은
@@ -366,11 +372,11 @@ assert len(devices(model)) == 2
 # 모델과 입력이 서로 다른 디바이스에 있으면, 둘을 섞는 연산이 `RuntimeError`를 일으키며
 # 실패합니다. 해결 방법은 언제나 같습니다. 모델과 모든 입력을 사용하려는 디바이스 하나에 둡니다.
 # 즉 `model.to(device)`와 `x = x.to(device)`입니다. `Tensor.to`는 새 텐서를 반환하고 `x`는 원래
-# 자리에 그대로 두므로, 반드시 대입하는 형태로 쓰세요.
+# 자리에 그대로 두므로, 반환값을 반드시 대입하세요.
 #
 # 메시지에 이름이 나온 텐서를 옮기면 된다고 단정해서는 안 됩니다. torch 2.8부터 CUDA의 검사는 CPU
-# 입력을 받은 선형 레이어에 대해 다음과 같이 알립니다(PyTorch 소스에서 인용했습니다. 이 페이지의
-# 출력은 GPU에서 만든 것이 아닙니다).
+# 입력을 받은 선형 계층에 대해 다음과 같이 알립니다. GPU에서만 나오는 메시지이므로 PyTorch 소스에서
+# 인용합니다.
 #
 # ```text
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
@@ -386,9 +392,9 @@ assert len(devices(model)) == 2
 #   `mat1 is on cuda:0, different from other tensors on cpu`가 됩니다. 메시지를 따라 `mat1`을
 #   옮기면 입력을 CPU로 되돌리게 됩니다.
 #
-# 2.8 이전에는 같은 검사가 `but found at least two devices, cuda:0 and cpu!`라고 표시하고 인자
-# 이름은 끝에 붙였습니다. 요소별 연산(`+`, `*` 등)은 TensorIterator가 검사하므로, 지금도 인자
-# 이름 없이 `but found at least two devices, cuda:0 and cpu!`라고 표시됩니다.
+# 2.8 이전에는 같은 검사가 `but found at least two devices, cuda:0 and cpu!`("디바이스를 적어도 두
+# 개(`cuda:0`과 `cpu`) 발견했다")라고 표시했고, 인자 이름은 끝에 붙였습니다. 요소별 연산(`+`, `*`
+# 등)은 TensorIterator가 검사하므로, 지금도 인자 이름 없이 이 문구로 표시됩니다.
 #
 # 실제 코드에서 불일치의 흔한 원인은 `forward` 메서드나 손실 함수 안에서 디바이스를 지정하지 않고
 # 만든 텐서입니다. 그 예와 해결 방법은
@@ -427,9 +433,10 @@ else:
     assert model(x).device.type == "cpu"
 
 # %% [markdown]
-# GPU가 없으면 CUDA의 메시지는 볼 수 없지만, `meta` 디바이스에는 자체 디바이스 검사가
-# 있습니다(메시지 문구는 `is not on the expected device`로 CUDA와 다릅니다). 이를 이용하면 모델과
-# 입력 중 어느 쪽을 CPU에 남겨도 선형 레이어가 실패한다는 것과, 요소별 연산에서는 0차원 CPU
+# GPU가 없으면 CUDA의 메시지는 볼 수 없지만, `meta` 디바이스에는 자체 디바이스 검사가 있습니다.
+# 메시지는 `Tensor on device … is not on the expected device …!`("텐서가 기대한 디바이스에 있지
+# 않다")로 CUDA와 다릅니다. 이를 이용하면 모델과 입력 중 어느 쪽을 CPU에 남겨도 선형 계층이
+# 실패한다는 것과, 요소별 연산에서는 0차원 CPU
 # 텐서가 허용된다는 것을 어느 머신에서나 확인할 수 있습니다.
 
 # %% tags=["claim-F7"]
@@ -452,11 +459,12 @@ assert scaled.device.type == "meta"
 # **상태**를 갖고 있습니다(Adam은 `exp_avg`와 `exp_avg_sq`라는 두 가지 이동 평균을 유지합니다).
 #
 # CPU → CUDA 이동에서는 `Parameter` 객체가 바뀌지 않으므로, 이동 전에 만든 옵티마이저도 올바른
-# 매개변수를 갖고 있습니다. 다만 그것으로 충분한 것은 옵티마이저에 아직 상태가 없을 때뿐입니다.
-# 상태는 모듈의 일부가 아니므로 `model.to()`가 옮기지 않고, 원래 디바이스에 그대로 남습니다.
+# 매개변수를 갖고 있습니다. 하지만 옵티마이저에 이미 상태가 있다면 이것만으로는 부족합니다.
+# 상태는 모듈의 일부가 아니어서 `model.to()`가 옮기지 않고 원래 디바이스에 남기 때문입니다.
+#
 # `optimizer.load_state_dict(optimizer.state_dict())`를 호출하면 상태가 각 매개변수의 디바이스로
-# 변환됩니다. GPU가 있으면 다음 셀에서 이 두 단계를 검증하고, GPU가 없는 머신에서는
-# `torch.cuda.is_available()=False`만 출력합니다.
+# 변환됩니다. GPU가 있으면 다음 셀에서 상태가 원래 디바이스에 남는 것과, 다시 불러오면 옮겨지는
+# 것을 검증합니다. GPU가 없는 머신에서는 `torch.cuda.is_available()=False`만 출력합니다.
 
 # %% tags=["claim-F4", "gpu-only"]
 model = nn.Linear(4, 2)  # CPU에 있다
@@ -546,10 +554,10 @@ assert state["exp_avg"].device == model.weight.device
 # 자세히 다룹니다).
 #
 # `map_location`을 지정하지 않으면 GPU가 없는 머신에서는 이런 체크포인트를 불러올 때
-# `Attempting to deserialize object on a CUDA device` 오류("CUDA 디바이스에 있던 객체를 복원하려
+# `Attempting to deserialize object on a CUDA device` 오류("CUDA 디바이스에 객체를 역직렬화하려
 # 했다"는 뜻)로 멈춥니다. 이 오류는
 # [디바이스 오류 읽는 법](07-device-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)에서
-# 직접 재현합니다. GPU가 없으면 아래 체크포인트는 CPU에서 저장한 것이고, 그다음 셀은
+# 직접 재현합니다. GPU가 없는 머신에서는 아래 셀이 CPU에서 체크포인트를 저장하고, 그다음 셀은
 # `torch.cuda.is_available()=False`만 출력합니다.
 
 # %%
@@ -615,7 +623,7 @@ torch.save(nn.Linear(4, 2), whole)  # 모듈 전체를 pickle로 저장한다
 try:
     torch.load(whole, map_location="cpu")
 except pickle.UnpicklingError as err:
-    first = str(err).split(".")[0]  # 메시지가 길어서 첫 문장만 보인다
+    first = str(err).split(".")[0]  # 메시지가 길어서 첫 문장만 출력한다
     print(f"{type(err).__name__}: {first}", file=sys.stderr)
 else:
     raise AssertionError("expected an UnpicklingError")
@@ -629,11 +637,12 @@ tmp.cleanup()
 # %% [markdown]
 # ## 정리
 #
-# - `model.to(device)`는 모델을 제자리에서 옮기고 그 모델을 반환합니다. 다시 대입할 필요가 없습니다.
+# - `model.to(device)`는 새 모델을 만들지 않고 모델 자체를 옮긴 뒤, 그 모델을 반환합니다. 다시
+#   대입할 필요가 없습니다.
 # - CPU와 CUDA 사이를 옮기거나 dtype을 바꿀 때는 `Parameter` 객체가 그대로이고, `meta`로 옮길
 #   때는 교체됩니다. 변환된 버퍼는 항상 새 텐서입니다. `meta`에서 되돌릴 때는 `to_empty()`를 쓰고
 #   그다음 초기화합니다.
-# - 옮겨지는 것은 매개변수, 버퍼, 서브모듈뿐입니다. 그 밖의 텐서는 `register_buffer`로 등록합니다.
+# - 옮겨지는 것은 매개변수, 버퍼, 하위 모듈뿐입니다. 그 밖의 텐서는 `register_buffer`로 등록합니다.
 # - 변환한 텐서를 매개변수 이름에 대입하지 말고, 모듈 전체를 옮깁니다.
 # - 모델에는 단일한 디바이스라는 것이 없습니다. `next(model.parameters()).device`는 관례일 뿐입니다.
 # - 디바이스 불일치 오류가 나면 모델과 모든 입력을 한 디바이스에 둡니다(`model.to(device)`,

@@ -13,11 +13,11 @@
 # ---
 
 # %% [markdown]
-# # 어디서나 동작하는 디바이스 선택
+# # 어디서나 동작하도록 디바이스 고르기
 #
-# `"cuda"`를 하드코딩한 코드는 Mac에서도, NVIDIA GPU가 없는 랩톱에서도, CPU만 있는 CI 러너에서도 실패합니다. 이 페이지에서는 쓸 수 있는 가속기가 있으면 그것을 쓰고, 없으면 CPU로 폴백하는 작은 헬퍼 함수를 만듭니다. 또한 `device=0`처럼 정수만 쓴 디바이스 지정은 2.5에서 의미가 바뀌었으므로, 현재 PyTorch에서 그것이 무엇을 뜻하는지도 설명합니다.
+# `"cuda"`를 하드코딩한 코드는 Mac에서도, NVIDIA GPU가 없는 랩톱에서도, CPU만 있는 CI 러너에서도 실패합니다. 이 페이지에서는 쓸 수 있는 가속기가 있으면 그것을 쓰고, 없으면 CPU를 쓰는(CPU 폴백) 작은 도우미(helper) 함수를 만듭니다. 또한 `device=0`처럼 정수만 쓴 디바이스가 지금의 PyTorch에서 무엇을 뜻하는지도 설명합니다. 그 의미는 2.5에서 바뀌었습니다.
 #
-# GPU가 필요한 검증은 GPU를 쓸 수 있는 머신에서만 실행됩니다. 그 밖의 머신에서는 충족되지 않은 조건을 `cuda_ok=False`처럼 코드 형태로 출력합니다. 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지에서는 예상한 오류를 보여 준 뒤 계속 진행하도록 이 함수를 씁니다.
+# GPU가 필요한 검증은 GPU를 쓸 수 있는 머신에서만 실행됩니다. 그 밖의 머신에서는 충족되지 않은 조건을 `cuda_ok=False`처럼 코드로 출력합니다. 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지에서는 예상한 오류를 보여 준 뒤 계속 진행하도록 이 함수를 씁니다.
 
 # %% tags=["setup"]
 import contextlib
@@ -43,16 +43,17 @@ if TORCH < (2, 6):
 
 @contextlib.contextmanager
 def expect_error(kind, fragment=""):
-    # 블록이 `kind` 예외를 발생시키고 메시지에 `fragment`가 들어 있는지
-    # 확인한다. 오류는 출력하고 `caught.error`에 남기며(이후 셀의
-    # 검증에 쓴다), 노트북은 계속 진행한다
+    # 블록이 `kind` 예외를 일으키고 메시지에 `fragment`가 들어 있는지
+    # 검증한다. 오류는 출력한 뒤 `caught.error`에 남겨 뒤의 셀에서 다시
+    # 검증할 수 있게 하고, 노트북은 멈추지 않고 계속 진행한다
     caught = types.SimpleNamespace(error=None)
     try:
         yield caught
     except kind as err:
         assert fragment in str(err), err
         caught.error = err
-        sys.stdout.flush()  # 블록이 먼저 출력한 내용을 먼저 보여 준다
+        # 블록이 이미 출력한 내용이 오류 메시지보다 먼저 나오게 한다
+        sys.stdout.flush()
         print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
@@ -62,9 +63,9 @@ device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.__version__, device)
 
 # %% [markdown]
-# ## 전통적인 방법: GPU를 쓸 수 있는지 확인하기
+# ## 기존 방법: GPU를 쓸 수 있는지 확인하기
 #
-# `torch.cuda.is_available()`은 해당 PyTorch 빌드가 CUDA를 지원하고, 드라이버가 동작하고, GPU가 하나 이상 보일 때만 `True`입니다. CUDA 전용 코드를 실행하기 전의 검사로는 지금도 이것이 올바른 방법입니다. 하지만 이 함수는 CUDA만 압니다(ROCm 빌드의 AMD GPU도 `cuda`로 보입니다). 그래서 Mac에서는 Apple GPU(`mps` 디바이스)를 쓸 수 있어도 `False`입니다. GPU가 없으면 다음 셀은 `cuda_ok=False`를 출력하고, GPU 개수는 검증하지 않습니다.
+# `torch.cuda.is_available()`은 지금 쓰는 PyTorch 빌드가 CUDA를 지원하고, 드라이버가 동작하고, GPU가 하나 이상 보일 때만 `True`입니다. CUDA 전용 코드를 실행하기 전에 확인하는 방법으로는 지금도 이것이 맞습니다. 하지만 이 함수는 CUDA만 압니다(ROCm 빌드의 AMD GPU도 `cuda`로 보입니다). 그래서 Mac에서는 Apple GPU(`mps` 디바이스)를 쓸 수 있어도 `False`입니다. GPU가 없으면 다음 셀은 `cuda_ok=False`를 출력하고, GPU 개수는 검증하지 않습니다.
 
 # %% tags=["gpu-only"]
 cuda_ok = torch.cuda.is_available()
@@ -148,9 +149,9 @@ else:
     print(f"{TORCH >= (2, 7)=}")
 
 # %% [markdown]
-# ## CPU로 폴백하는 헬퍼
+# ## 가속기가 없으면 CPU를 쓰는 도우미 함수
 #
-# 디바이스 선택은 함수 하나에 모아 두고 스크립트 맨 앞에서 한 번만 호출합니다. 이 함수는 지금 쓸 수 있는 가속기가 있으면 그것을, 없으면 CPU를 고릅니다. 디바이스끼리 비교하거나 가장 빠른 것을 찾지는 않습니다. `torch.accelerator`를 쓰므로 torch 2.6 이상이 필요합니다.
+# 디바이스 선택은 함수 하나에 모아 두고, 스크립트 맨 앞에서 한 번만 호출하세요. 이 함수는 지금 쓸 수 있는 가속기가 있으면 그것을, 없으면 CPU를 고릅니다. 디바이스끼리 비교하거나 가장 빠른 것을 찾지는 않습니다. `torch.accelerator`를 쓰므로 torch 2.6 이상이 필요합니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** 이 셀을 실행하는 머신에서 `print(device, y.device)`는 무엇을 출력할까요?
@@ -181,12 +182,13 @@ if cuda_ok:
     assert y.device == torch.device("cuda", torch.cuda.current_device())
 
 # %% [markdown] tags=["answer"]
-# **정답:** 쓸 수 있는 가속기가 없는 머신에서는 `cpu cpu`입니다. `pick_device()`가 CPU로 폴백합니다.
+# **정답:** 쓸 수 있는 가속기가 없는 머신에서는 `cpu cpu`입니다. `pick_device()`가 CPU를 고르기 때문입니다.
 #
-# 쓸 수 있는 GPU가 있으면 `cuda cuda:0`이 되며, 위 검증이 그 머신에서 이를 확인합니다. 헬퍼가 반환한 디바이스에는 인덱스가 없지만, 텐서는 항상 특정 GPU 하나, 즉 현재 디바이스(바꾸지 않는 한 인덱스 0)에 있기 때문입니다. `cuda:0 cuda:0`은 나오지 않습니다. `current_accelerator()`는 인덱스 없는 디바이스를 반환하므로 `cuda`로 출력됩니다.
+# - `cuda cuda:0`: 쓸 수 있는 GPU가 있는 머신의 결과이며, 그런 머신에서는 위 검증이 이를 확인합니다. 도우미 함수가 반환한 디바이스에는 인덱스가 없지만, 텐서는 언제나 특정 GPU 하나, 즉 현재 디바이스(바꾸지 않았다면 인덱스 0)에 놓입니다.
+# - `cuda:0 cuda:0`은 나오지 않습니다. `current_accelerator()`는 인덱스 없는 디바이스를 반환하므로 `cuda`로 출력됩니다.
 
 # %% [markdown]
-# 가속기의 경우 인덱스가 없는 디바이스는 "그 종류의 현재 디바이스"를 뜻합니다. 이를 바꾸는 방법은 다음 페이지에서 다룹니다.
+# 가속기의 경우 인덱스가 없는 디바이스는 "그 종류의 현재 디바이스"를 뜻합니다. 이를 바꾸는 방법은 [여러 GPU](05-several-gpus.ipynb#현재-디바이스)에서 다룹니다.
 
 # %% [markdown]
 # ## 정수 디바이스의 의미
@@ -240,12 +242,12 @@ else:  # 가속기용 빌드지만 여기서는 가속기를 쓸 수 없다
 # - `device(type='cpu')`는 나오지 않습니다. 정수는 CPU를 뜻하지 않습니다.
 
 # %% [markdown]
-# 따라서 정수는 "GPU"를 이식성 있게 가리키는 방법이 아닙니다. 머신 종류마다 뜻이 달라지고, CPU만 있는 머신에서는 오류가 납니다. 헬퍼가 반환한 디바이스를 넘기거나, `"cuda:0"`처럼 의도를 명시적으로 적으세요.
+# 따라서 정수는 "GPU"를 이식성 있게 가리키는 방법이 아닙니다. 머신 종류마다 뜻이 달라지고, CPU만 있는 머신에서는 오류가 납니다. 도우미 함수가 반환한 디바이스를 넘기거나, `"cuda:0"`처럼 의도를 명시적으로 적으세요.
 
 # %% [markdown]
 # ## 정리
 #
 # - `torch.cuda.is_available()`은 CUDA에 대해서만 답합니다.
 # - `torch.accelerator.is_available()`과 `current_accelerator()`(2.6 이상)는 CUDA, MPS, XPU 등을 다룹니다. 2.7부터 `current_accelerator()`는 빌드를 나타내며, 빌드가 가속기를 지원하지 않으면 `None`을 반환합니다. 2.6에서는 쓸 수 있는 가속기가 없으면 예외가 발생합니다. 먼저 `is_available()`을 확인하세요.
-# - 쓸 수 있는 가속기를 고르고 없으면 CPU로 폴백하는 `pick_device()` 헬퍼 하나만 있으면 스크립트를 어디서나 실행할 수 있습니다.
+# - 쓸 수 있는 가속기를 고르고 없으면 CPU를 쓰는 `pick_device()` 도우미 함수 하나만 있으면 스크립트를 어디서나 실행할 수 있습니다.
 # - 2.5부터 정수 디바이스는 현재 가속기의 인덱스이며, 반드시 CUDA인 것은 아닙니다. 가속기가 없는 머신에서는 오류가 발생합니다.

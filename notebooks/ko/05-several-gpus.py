@@ -50,16 +50,17 @@ if TORCH < (2, 6):
 
 @contextlib.contextmanager
 def expect_error(kind, fragment=""):
-    # 블록이 `kind` 예외를 발생시키고 메시지에 `fragment`가 들어 있는지
-    # 확인한다. 오류는 출력하고 `caught.error`에 남기며(이후 셀의
-    # 검증에 쓴다), 노트북은 계속 진행한다
+    # 블록이 `kind` 예외를 일으키고 메시지에 `fragment`가 들어 있는지
+    # 검증한다. 오류는 출력한 뒤 `caught.error`에 남겨 뒤의 셀에서 다시
+    # 검증할 수 있게 하고, 노트북은 멈추지 않고 계속 진행한다
     caught = types.SimpleNamespace(error=None)
     try:
         yield caught
     except kind as err:
         assert fragment in str(err), err
         caught.error = err
-        sys.stdout.flush()  # 블록이 먼저 출력한 내용을 먼저 보여 준다
+        # 블록이 이미 출력한 내용이 오류 메시지보다 먼저 나오게 한다
+        sys.stdout.flush()
         print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
@@ -100,7 +101,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## 디바이스 이름 cuda의 의미
+# ## 디바이스 이름 `cuda`의 의미
 #
 # 디바이스는 `"cuda:0"`처럼 인덱스를 붙여서도, `"cuda"`처럼 인덱스 없이도 지정할 수 있습니다. `torch.device`를 만들 때는 GPU가 필요 없으므로, 다음 셀은 어느 머신에서나 실행됩니다.
 
@@ -149,7 +150,7 @@ else:
     print(f"{n_gpus=}")
 
 # %% [markdown]
-# ## CUDA_VISIBLE_DEVICES로 GPU 숨기기
+# ## `CUDA_VISIBLE_DEVICES`로 GPU 숨기기
 #
 # 환경 변수 `CUDA_VISIBLE_DEVICES`에는 프로세스에 보여 줄 GPU를 나열합니다. 번호는 0부터 다시 매겨지므로, `CUDA_VISIBLE_DEVICES=1`이면 GPU 1이 `cuda:0`이 되고 보이는 GPU는 그것 하나뿐입니다. 어느 물리 GPU가 "GPU 1"인지는 CUDA의 번호 매기기 방식에 따라 정해집니다. CUDA는 기본적으로 가장 빠른 GPU에 첫 번호를 주므로, `nvidia-smi`가 보여 주는 순서(PCI 버스 순서)와 다를 수 있습니다. `nvidia-smi`와 같은 번호를 쓰려면 `CUDA_DEVICE_ORDER=PCI_BUS_ID`도 함께 설정하세요.
 #
@@ -197,7 +198,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## nn.DataParallel이 실제로 하는 일
+# ## `nn.DataParallel`이 실제로 하는 일
 #
 # `nn.DataParallel(model)`은 흔히 "모델을 GPU에 올려 주는 것"으로 여겨집니다. 실제 동작은 두 가지에 따라 달라집니다. 하나는 래퍼가 찾은 가속기(CUDA GPU, Apple MPS, Intel XPU, MTIA, PrivateUse1 백엔드 순으로 찾습니다)이고, 다른 하나는 래퍼가 최종적으로 쓰게 되는 디바이스 ID(`device_ids`, 생략하면 그 종류에서 보이는 모든 디바이스)입니다.
 #
@@ -276,9 +277,9 @@ print(f"{'single node' in advice=}")
 assert "DistributedDataParallel" in advice and "single node" in advice
 
 # %% [markdown]
-# ## 권장되는 방법: DistributedDataParallel
+# ## 권장되는 방법: `DistributedDataParallel`
 #
-# `DistributedDataParallel`(DDP)를 쓰면 GPU마다 프로세스가 하나씩 돌고, 프로세스마다 모델 전체의 복사본을 갖습니다. DDP는 모델을 감쌀 때 랭크 0의 매개변수와 **버퍼**를 모든 프로세스에 복사합니다(기본 설정에서는 순전파를 할 때마다 그 전에 랭크 0의 버퍼를 다시 복사합니다). `backward()` 중에는 프로세스 간 변화도를 평균하므로, 모든 복사본이 똑같이 업데이트되어 계속 같은 상태를 유지합니다.
+# `DistributedDataParallel`(DDP)를 쓰면 GPU마다 프로세스가 하나씩 돌고, 프로세스마다 모델 전체의 복사본을 갖습니다. DDP는 모델을 감쌀 때 랭크 0의 매개변수와 **버퍼**를 모든 프로세스에 복사합니다(기본 설정에서는 순전파를 할 때마다 그 전에 랭크 0의 버퍼를 다시 복사합니다). `backward()` 중에는 프로세스 간 변화도(gradient)를 평균하므로, 모든 복사본이 똑같이 업데이트되어 계속 같은 상태를 유지합니다.
 #
 # 프로세스는 직접 띄우지 않아도 됩니다. `torchrun --nproc-per-node=N train.py`는 스크립트를 GPU마다 하나씩, 모두 `N`개 실행하고, 각 프로세스에 자기 위치를 환경 변수로 알려 줍니다.
 #
@@ -336,7 +337,7 @@ os._exit(0)
 '''
 
 # %% [markdown]
-# DDP는 데이터를 나누지 않습니다. 여기서는 프로세스마다 랭크에 따라 다른 시드로 자기 몫의 무작위 데이터를 만듭니다(실제 스크립트라면 다음 절에서 다루는 `DistributedSampler`를 씁니다). 또 프로세스마다 가중치와 버퍼 값을 서로 다르게 시작합니다. 이렇게 해 두면 DDP가 무엇을 맞춰 주는지가 실행 결과에 드러납니다. 각 프로세스는 셀이 스크립트에 넘긴 디렉터리에 자기 결과를 별도의 파일로 씁니다.
+# DDP는 데이터를 나누지 않습니다. 여기서는 프로세스마다 랭크에 따라 다른 시드로 자기 몫의 무작위 데이터를 만듭니다(실제 스크립트라면 [다음 섹션](#데이터-나누기-distributedsampler)에서 다루는 `DistributedSampler`를 씁니다). 또 프로세스마다 가중치와 버퍼 값을 서로 다르게 시작합니다. 이렇게 해 두면 DDP가 무엇을 맞춰 주는지가 실행 결과에 드러납니다. 각 프로세스는 셀이 스크립트에 넘긴 디렉터리에 자기 결과를 별도의 파일로 씁니다.
 #
 # 다음 셀은 스크립트를 임시 디렉터리에 저장하고, `python -m torch.distributed.run`으로 이 머신에서 프로세스 두 개를 실행합니다. `torchrun` 명령이 실행하는 것도 이 모듈입니다(`--standalone`을 붙이면 비어 있는 포트도 골라 줍니다). 실행에는 제한 시간이 있고, `torchrun`이 만드는 임시 파일도 같은 디렉터리에 생기므로(`TMPDIR`) 끝나면 아무것도 남지 않습니다.
 #
@@ -392,7 +393,7 @@ assert r0["loss"] != r1["loss"]  # 데이터도 다르다
 assert r0["params"] == r1["params"]  # 그런데도 학습 후 매개변수는 같다
 
 # %% [markdown]
-# ## 데이터 나누기: DistributedSampler
+# ## 데이터 나누기: `DistributedSampler`
 #
 # 데이터를 나누는 일은 DDP가 아니라 사용자의 몫입니다. `DistributedSampler`는 데이터셋의 인덱스를 랭크마다 다른 몫으로 나눕니다. 학습 스크립트에서는 `DataLoader`에 넘기며(`DataLoader(dataset, sampler=sampler)`), 랭크와 전체 랭크 수는 프로세스 그룹에서 읽어 옵니다. 여기서는 프로세스 없이 실행하므로, 랭크와 전체 랭크 수를 셀에서 직접 지정합니다. 데이터셋의 샘플은 5개라서 랭크 2개에 똑같이 나눌 수 없습니다.
 

@@ -49,16 +49,17 @@ if TORCH < (2, 6):
 
 @contextlib.contextmanager
 def expect_error(kind, fragment=""):
-    # 블록이 `kind` 예외를 발생시키고 메시지에 `fragment`가 들어 있는지
-    # 확인한다. 오류는 출력하고 `caught.error`에 남기며(이후 셀의
-    # 검증에 쓴다), 노트북은 계속 진행한다
+    # 블록이 `kind` 예외를 일으키고 메시지에 `fragment`가 들어 있는지
+    # 검증한다. 오류는 출력한 뒤 `caught.error`에 남겨 뒤의 셀에서 다시
+    # 검증할 수 있게 하고, 노트북은 멈추지 않고 계속 진행한다
     caught = types.SimpleNamespace(error=None)
     try:
         yield caught
     except kind as err:
         assert fragment in str(err), err
         caught.error = err
-        sys.stdout.flush()  # 블록이 먼저 출력한 내용을 먼저 보여 준다
+        # 블록이 이미 출력한 내용이 오류 메시지보다 먼저 나오게 한다
+        sys.stdout.flush()
         print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
@@ -72,7 +73,7 @@ print(torch.__version__, device)
 #
 # **주장**: `model.to(device)`만 호출하면 모델에는 아무 변화가 없고, `model = model.to(device)`처럼 다시 대입해야 비로소 GPU에 올라간다.
 #
-# 검증에서는 모델을 GPU로 옮기고, GPU가 없으면 대신 `meta` 디바이스로 옮깁니다. `meta`는 형태와 dtype만 있고 데이터는 없는 디바이스입니다. 매개변수가 어디로 갔는지, 어떤 객체가 반환되는지는 확인할 수 있지만 속도나 메모리에 대해서는 알 수 없습니다.
+# 검증에서는 모델을 GPU로 옮기고, GPU가 없으면 대신 `meta` 디바이스로 옮깁니다. `meta`는 모양(shape)과 dtype만 있고 데이터는 없는 디바이스입니다. 매개변수가 어디로 갔는지, 어떤 객체가 반환되는지는 확인할 수 있지만 속도나 메모리에 대해서는 알 수 없습니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `model`에 다시 대입하지 않고 `returned = model.to(target)`을 실행합니다. 다음 셀은 `returned`가 `model` 자신인지와, 모델의 가중치가 대상 디바이스에 있는지(`moved`)를 출력합니다. 결과는 무엇일까요?
@@ -99,15 +100,15 @@ assert model.bias.device.type == target.type
 assert (model.weight is weight_before) == (target.type == "cuda")
 
 # %% [markdown] tags=["answer"]
-# **정답:** `returned is model=True, moved=True`입니다. **판정: 틀림**. `nn.Module.to`는 모듈을 제자리에서 변환하고 그 모듈 자신을 반환합니다. 그래서 다시 대입하든 안 하든 `model`은 이미 옮겨져 있습니다. 다시 대입해도 문제는 없지만, 이동이 일어나는 것은 대입 덕분이 아닙니다.
+# **정답:** `returned is model=True, moved=True`입니다. **판정: 틀림**. `nn.Module.to`는 새 모듈을 만들지 않고 모듈 자체를 변환한 뒤, 그 모듈 자신을 반환합니다. 그래서 다시 대입하든 안 하든 `model`은 이미 옮겨져 있습니다. 다시 대입해도 문제는 없지만, 이동이 일어나는 것은 대입 덕분이 아닙니다.
 #
-# - `returned is model=False, moved=False`는 주장 그대로의 결과로, 옮겨진 복사본이 반환되고 `model`은 제자리에 남는다는 뜻입니다. 이것은 `Module.to`가 아니라 `Tensor.to`의 동작입니다.
+# - `returned is model=False, moved=False`는 주장 그대로의 결과로, 옮겨진 복사본이 반환되고 `model`은 원래 자리에 남는다는 뜻입니다. 이것은 `Module.to`가 아니라 `Tensor.to`의 동작입니다.
 # - `returned is model=False, moved=True`라면 모듈이 두 개 생겼다는 뜻인데, 모듈은 하나뿐입니다.
 #
 # 대상 디바이스에 따른 차이가 하나 있습니다. CPU와 GPU 사이에서 옮기면 `Parameter` 객체가 그대로 유지되지만, `meta`로 옮기면 새 객체로 교체됩니다. 위의 검증은 실제로 실행된 쪽을 확인합니다.
 
 # %% [markdown]
-# 모듈의 다른 변환 메서드(`.cpu()`, `.double()`, `.half()`, `.float()`, 그리고 뒤에서 다룰 `.cuda()`)도 같은 규칙을 따릅니다. 제자리에서 변환하고 모듈 자신을 반환합니다.
+# 모듈의 다른 변환 메서드(`.cpu()`, `.double()`, `.half()`, `.float()`, 그리고 뒤에서 다룰 `.cuda()`)도 같은 규칙을 따릅니다. 모듈 자체를 변환하고 모듈 자신을 반환합니다.
 
 # %% tags=["claim-M1"]
 other = nn.Linear(4, 2)
@@ -200,7 +201,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## 주장: torch.cuda.copy()로 파라미터를 GPU에 복사한다
+# ## 주장: torch.cuda.copy()로 매개변수를 GPU에 복사한다
 #
 # **주장**: `torch.cuda.copy()`라는 함수가 있어서 모델 매개변수를 GPU로 복사해 준다.
 #
@@ -223,7 +224,7 @@ assert "has no attribute 'copy'" in str(caught.error)
 assert not hasattr(torch.cuda, "copy")
 
 # %% [markdown] tags=["answer"]
-# **정답:** `has no attribute 'copy'`(`AttributeError`)입니다. **판정: 틀림**. 그런 함수는 없으므로, GPU가 있든 없든 어느 머신에서나 똑같이 실패합니다.
+# **정답:** `has no attribute 'copy'`(`AttributeError`, "`copy`라는 속성이 없다")입니다. **판정: 틀림**. 그런 함수는 없으므로, GPU가 있든 없든 어느 머신에서나 똑같이 실패합니다.
 #
 # - `Torch not compiled with CUDA enabled`라면 함수는 있지만 CUDA가 필요하다는 뜻입니다.
 # - `missing 1 required positional argument`라면 함수가 있고 복사할 대상도 받아야 한다는 뜻입니다.
@@ -379,9 +380,9 @@ assert "DistributedDataParallel" in nn.DataParallel.__doc__
 #
 # **주장**: 동작하는 코드라며 널리 퍼진 예제가 있습니다. `nn.Linear(10, 1)`을 디바이스로 옮긴 다음, CPU에서 만든 `torch.randn(10, 1)`을 넣어 호출하는 코드입니다.
 #
-# **판정: 틀림(버그 두 개)**. 레이어는 GPU에 있는데 입력은 CPU에 남아 있고, 형태도 틀렸습니다. `Linear(10, 1)`은 형태가 `(N, 10)`인 입력, 즉 마지막 차원에 특성(feature)이 10개 있는 입력을 받습니다. 예제 그대로 실행하면 어떤 머신에서든 실패합니다.
+# **판정: 틀림(버그 두 개)**. 계층은 GPU에 있는데 입력은 CPU에 남아 있고, 모양도 틀렸습니다. `Linear(10, 1)`은 모양이 `(N, 10)`인 입력, 즉 마지막 차원에 특징(feature)이 10개 있는 입력을 받습니다. 예제 그대로 실행하면 어떤 머신에서든 실패합니다.
 #
-# 어느 버그가 먼저 드러나는지는 머신에 따라 다릅니다. GPU에서는 다른 어떤 검사보다 디바이스 검사가 먼저 실행됩니다. CPU만 있는 머신에서는 모든 것이 CPU에 있으므로 형태 오류만 남으며, 다음 셀도 그 오류를 보여 줍니다.
+# 어느 버그가 먼저 드러나는지는 머신에 따라 다릅니다. GPU에서는 다른 어떤 검사보다 디바이스 검사가 먼저 실행됩니다. CPU만 있는 머신에서는 모든 것이 CPU에 있으므로 모양 오류만 남으며, 다음 셀도 그 오류를 보여 줍니다. 출력에 나오는 `mat1 and mat2 shapes cannot be multiplied`는 "`mat1`과 `mat2`의 모양으로는 행렬 곱을 할 수 없다"는 뜻입니다.
 
 # %% tags=["gpu-only"]
 net = nn.Linear(10, 1).to(device)
@@ -393,7 +394,7 @@ with expect_error(RuntimeError, first):
     net(x)
 
 # %% [markdown]
-# 입력을 디바이스로 옮기는 것(`x = x.to(device)`)만으로는 부족합니다. 형태 오류는 그대로 남습니다.
+# 입력을 디바이스로 옮기는 것(`x = x.to(device)`)만으로는 부족합니다. 모양 오류는 그대로 남습니다.
 
 # %%
 x = x.to(device)
@@ -401,7 +402,7 @@ with expect_error(RuntimeError, "shapes cannot be multiplied"):
     net(x)
 
 # %% [markdown]
-# 해결 방법: 특성이 10개인 샘플 `N`개로 이루어진 배치를 레이어와 같은 디바이스에 만듭니다.
+# 해결 방법: 특징이 10개인 샘플 `N`개로 이루어진 배치를 계층과 같은 디바이스에 만듭니다.
 
 # %% tags=["claim-M6"]
 N = 4
@@ -417,13 +418,13 @@ assert y.device == net.weight.device
 #
 # **예전(torch 1.7)**: `torch.device(0)`과 `device=0`은 `cuda:0`의 줄임말이었습니다.
 #
-# **지금**: torch 2.5부터 정수는 현재 **가속기**의 인덱스를 뜻합니다. 가속기는 CUDA일 수도 있고, Apple의 MPS나 Intel의 XPU일 수도 있습니다. 가속기를 전혀 지원하지 않는 torch 빌드(CPU용 wheel 등)에서는 다음 오류가 발생합니다(쓸 수 있는 가속기가 없다는 뜻입니다).
+# **지금**: torch 2.5부터 정수는 현재 **가속기**의 인덱스를 뜻합니다. 가속기는 CUDA일 수도 있고, Apple의 MPS나 Intel의 XPU일 수도 있습니다. 가속기를 전혀 지원하지 않는 torch 빌드(CPU용 wheel 등)에서는 다음 오류가 발생합니다.
 #
 # ```
 # Cannot access accelerator device when none is available.
 # ```
 #
-# 그 밖에 쓸 수 있는 GPU가 없는 머신에서도 오류가 발생합니다. 정수가 CPU를 뜻하는 경우는 없습니다. CUDA를 가리키려면 `"cuda:0"`이라고 쓰세요. 다음 셀은 실행 중인 머신에서 나오는 결과를 검증합니다.
+# "가속기가 없어서 가속기 디바이스에 접근할 수 없다"는 뜻입니다. 그 밖에 쓸 수 있는 GPU가 없는 머신에서도 오류가 발생합니다. 정수가 CPU를 뜻하는 경우는 없습니다. CUDA를 가리키려면 `"cuda:0"`이라고 쓰세요. 다음 셀은 실행 중인 머신에서 나오는 결과를 검증합니다.
 #
 # 이 섹션에서 보는 오류의 원인과 해결 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)에서 자세히 다룹니다.
 
@@ -466,21 +467,21 @@ assert torch.ones(1).is_cpu
 #
 # **예전(torch 1.7)**: CUDA 행렬 곱은 모든 텐서가 GPU에 있는지 검사하고(ATen의 `checkAllSameGPU`) CPU에 있는 텐서를 나열했습니다. 인자는 `addmm(bias, input, weight.T)`의 `self`, `mat1`, `mat2`와, 편향과 같은 디바이스에 만들어지는 출력 `out`입니다. 그래서 어느 쪽이 CPU에 남았는지에 따라 메시지가 달랐습니다.
 #
-# - CPU 입력을 GPU 레이어에 넣은 경우(`mat1`이 GPU에 없음):
+# - CPU 입력을 GPU의 계층에 넣은 경우(`mat1`이 GPU에 없음):
 #
 #   ```
 #   Tensor for argument #2 'mat1' is on CPU, but expected it to be on GPU (while checking arguments for addmm)
 #   ```
 #
-# - GPU 입력을 CPU에 남은 레이어에 넣은 경우(`out`과 `self`가 GPU에 없음):
+# - GPU 입력을 CPU에 남은 계층에 넣은 경우(`out`과 `self`가 GPU에 없음):
 #
 #   ```
 #   Tensor for 'out' is on CPU, Tensor for argument #1 'self' is on CPU, but expected them to be on GPU (while checking arguments for addmm)
 #   ```
 #
-# **지금**: 두 경우 모두 `Expected all tensors to be on the same device`(모든 텐서가 같은 디바이스에 있어야 한다)로 시작합니다. 뒤에는 실행된 연산의 인자 이름이 하나 나옵니다. CUDA 커널이 각 텐서 인자를 첫 번째 인자와 비교해, 처음으로 다른 인자의 이름을 알려 주기 때문입니다. 뒷부분의 문구는 릴리스마다 바뀌어 왔으므로(2.8에서도 바뀌었습니다) 로그는 이 앞부분으로 검색하세요. `+`나 `*` 같은 요소별 연산은 TensorIterator를 거치므로 지금도 인자 이름 없이 `but found at least two devices, cuda:0 and cpu!`로 끝납니다.
+# **지금**: 두 경우 모두 `Expected all tensors to be on the same device`(모든 텐서가 같은 디바이스에 있어야 한다)로 시작합니다. 뒤에는 실행된 연산의 인자 이름이 하나 나옵니다. CUDA 커널이 각 텐서 인자를 첫 번째 인자와 비교해, 처음으로 다른 인자의 이름을 알려 주기 때문입니다. 뒷부분의 문구는 릴리스마다 바뀌어 왔으므로(2.8에서도 바뀌었습니다) 로그는 이 앞부분으로 검색하세요. `+`나 `*` 같은 요소별 연산은 TensorIterator를 거치므로 지금도 인자 이름 없이 `but found at least two devices, cuda:0 and cpu!`("디바이스를 적어도 두 개(`cuda:0`과 `cpu`) 발견했다")로 끝납니다.
 #
-# 어느 인자의 이름이 나올지는 레이어가 실행하는 연산에 달려 있습니다. 편향이 있는 `Linear`에 2차원 입력을 넣으면 `addmm(bias, input, weight.T)`가 실행되고, 이 연산의 인자 이름은 `self`, `mat1`, `mat2`입니다. autograd는 실행된 연산을 결과의 `grad_fn`에 기록하므로, 편향이 없는 레이어가 무엇을 실행하는지는 CPU에서도 알 수 있습니다.
+# 어느 인자의 이름이 나올지는 계층이 실행하는 연산에 달려 있습니다. 편향이 있는 `Linear`에 2차원 입력을 넣으면 `addmm(bias, input, weight.T)`가 실행되고, 이 연산의 인자 이름은 `self`, `mat1`, `mat2`입니다. autograd는 실행된 연산을 결과의 `grad_fn`에 기록하므로, 편향이 없는 계층이 무엇을 실행하는지는 CPU에서도 알 수 있습니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `nn.Linear(10, 1, bias=False)`는 2차원 입력에 어떤 연산을 실행할까요? 다음 셀은 그 연산을 기록한 autograd 노드의 이름을 출력합니다.
@@ -499,12 +500,12 @@ assert no_bias(x).grad_fn.name() == "MmBackward0"
 assert nn.Linear(10, 1)(x).grad_fn.name() == "AddmmBackward0"
 
 # %% [markdown] tags=["answer"]
-# **정답:** `MmBackward0`입니다. 편향이 없으면 더할 것이 없으므로 레이어는 `mm(input, weight.T)`를 실행합니다. 이 연산의 인자 이름은 `self`와 `mat2`입니다.
+# **정답:** `MmBackward0`입니다. 편향이 없으면 더할 것이 없으므로 계층은 `mm(input, weight.T)`를 실행합니다. 이 연산의 인자 이름은 `self`와 `mat2`입니다.
 #
-# - `AddmmBackward0`은 편향이 있는 레이어가 기록하는 노드입니다(두 번째 검증).
+# - `AddmmBackward0`은 편향이 있는 계층이 기록하는 노드입니다(두 번째 검증).
 # - `LinearBackward0`은 나오지 않습니다. `linear` 자체는 노드를 기록하지 않고, `linear`가 실행하는 연산만 기록됩니다.
 #
-# 메시지에 나오는 이름은 이것으로 정해집니다. 편향이 있으면 첫 번째 인자는 레이어와 같은 디바이스에 있는 편향입니다. 그래서 어느 쪽이 GPU에 있든 메시지에는 입력인 `mat1`이 나옵니다. 편향이 없으면 첫 번째 인자가 입력이므로, 어느 방향이든 가중치인 `mat2`가 나옵니다. 어느 경우든 이름만 보고는 어느 쪽을 옮겨야 할지 알 수 없으니, 모델과 모든 입력을 사용하려는 디바이스 하나에 두세요.
+# 메시지에 나오는 이름은 이것으로 정해집니다. 편향이 있으면 첫 번째 인자는 계층과 같은 디바이스에 있는 편향입니다. 그래서 어느 쪽이 GPU에 있든 메시지에는 입력인 `mat1`이 나옵니다. 편향이 없으면 첫 번째 인자가 입력이므로, 어느 방향이든 가중치인 `mat2`가 나옵니다. 어느 경우든 이름만 보고는 어느 쪽을 옮겨야 할지 알 수 없으니, 모델과 모든 입력을 사용하려는 디바이스 하나에 두세요.
 #
 # GPU가 있으면 아래 셀은 편향이 있을 때와 없을 때 각각 두 방향 모두에서 이 이름들을 검증하고, 덧셈의 문구도 검증합니다. CPU만 있으면 섞일 두 번째 디바이스가 없으므로, GPU가 없으면 `torch.cuda.is_available()=False`만 출력합니다.
 #
@@ -529,7 +530,7 @@ else:
 # %% [markdown]
 # ## 오래된 정보: 없는 GPU 인덱스를 지정하면 일반 RuntimeError가 발생한다
 #
-# **예전(torch 1.7)**: 없는 GPU를 요청하면(예: GPU가 하나인 머신에서 `t.cuda(1)`) `RuntimeError: CUDA error: invalid device ordinal`이 발생했습니다.
+# **예전(torch 1.7)**: 없는 GPU를 요청하면(예: GPU가 하나인 머신에서 `t.cuda(1)`) `RuntimeError: CUDA error: invalid device ordinal`("CUDA 오류: 디바이스 번호가 잘못되었다")이 발생했습니다.
 #
 # **지금**: torch 2.8부터는 같은 오류가 `torch.AcceleratorError`로 발생합니다. `RuntimeError`의 하위 클래스이므로 기존의 `except RuntimeError:` 코드로도 그대로 잡힙니다. GPU가 없으면 다음 셀은 클래스만 검증하고, 나머지 검증 대신 `torch.cuda.is_available()=False`를 출력합니다.
 #
@@ -587,12 +588,12 @@ else:
 #
 # | 주장 | 판정 | 실제로는 |
 # |---|---|---|
-# | `model.to(device)`만으로는 모델이 옮겨지지 않는다 | 틀림 | `Module.to`는 제자리에서 변환하고 같은 모듈을 반환 |
+# | `model.to(device)`만으로는 모델이 옮겨지지 않는다 | 틀림 | `Module.to`는 모듈 자체를 변환하고 같은 모듈을 반환 |
 # | `model = model.to(device)`가 메모리를 아낀다 | 틀림 | 두 표기는 같은 일을 하며, 복사본은 남지 않음 |
 # | `torch.cuda.copy()`로 매개변수를 GPU에 복사한다 | 틀림 | 존재하지 않음. `copy_`, `to`, `clone`을 사용 |
 # | `.cuda()`가 `.to('cuda')`보다 메모리를 더 쓴다 | 틀림 | 둘 다 `Module._apply`를 거침. `.cuda()`는 dtype을 못 바꿈 |
 # | `nn.DataParallel`이 모델을 GPU로 옮겨 준다 | 대체로 틀림 | 디바이스 ID가 정확히 하나(`len(device_ids) == 1`)일 때만 옮김. 직접 옮길 것 |
-# | `Linear(10, 1)`에 CPU의 `torch.randn(10, 1)`을 넣을 수 있다 | 틀림 | 디바이스도 형태도 틀림. `torch.randn(N, 10, device=device)`를 사용 |
+# | `Linear(10, 1)`에 CPU의 `torch.randn(10, 1)`을 넣을 수 있다 | 틀림 | 디바이스도 모양도 틀림. `torch.randn(N, 10, device=device)`를 사용 |
 # | `device=0`은 `cuda:0`이다 | 오래된 정보 | 현재 가속기의 인덱스 (2.5) |
 # | 텐서에는 `is_cpu`가 없다 | 오래된 정보 | `Tensor.is_cpu`가 있음 (1.13) |
 # | 예전 디바이스 불일치 메시지 | 오래된 정보 | `Expected all tensors to be on the same device`로 검색. 뒤에 나오는 인자 이름은 실행된 연산에 따라 다름 |

@@ -20,11 +20,11 @@
 # 이 오류들은 대부분 GPU 없이도 일으킬 수 있으므로, 이 페이지에서 직접 일으켜 봅니다. 쓰는 방법은 다음 네 가지입니다.
 #
 # - CPU 전용 빌드의 PyTorch
-# - 두 번째 디바이스 역할을 하는 `meta` 디바이스(형태와 dtype만 있고 데이터는 없는 디바이스)
+# - 두 번째 디바이스 역할을 하는 `meta` 디바이스(모양(shape)과 dtype만 있고 데이터는 없는 디바이스)
 # - 스토리지의 디바이스가 `cuda`로 기록된 체크포인트
 # - fork한 자식 프로세스
 #
-# 대역을 쓰는 곳에서는 그것으로 무엇을 알 수 있고 무엇을 알 수 없는지 적었습니다.
+# GPU 대신 이런 방법을 쓴 섹션에는 그것으로 알 수 있는 것과 알 수 없는 것을 함께 적었습니다.
 #
 # GPU에서만 일으킬 수 있는 오류는 GPU에서만 검증하는 셀에서 다룹니다. GPU가 없으면 이런 셀은 필요한 조건만 출력합니다. 본문에서는 그 메시지를 PyTorch 소스에 적힌 그대로, 어느 버전의 것인지와 함께 인용합니다.
 
@@ -61,16 +61,17 @@ if TORCH < (2, 6):
 
 @contextlib.contextmanager
 def expect_error(kind, fragment=""):
-    # 블록이 `kind` 예외를 발생시키고 메시지에 `fragment`가 들어 있는지
-    # 확인한다. 오류는 출력하고 `caught.error`에 남기며(이후 셀의
-    # 검증에 쓴다), 노트북은 계속 진행한다
+    # 블록이 `kind` 예외를 일으키고 메시지에 `fragment`가 들어 있는지
+    # 검증한다. 오류는 출력한 뒤 `caught.error`에 남겨 뒤의 셀에서 다시
+    # 검증할 수 있게 하고, 노트북은 멈추지 않고 계속 진행한다
     caught = types.SimpleNamespace(error=None)
     try:
         yield caught
     except kind as err:
         assert fragment in str(err), err
         caught.error = err
-        sys.stdout.flush()  # 블록이 먼저 출력한 내용을 먼저 보여 준다
+        # 블록이 이미 출력한 내용이 오류 메시지보다 먼저 나오게 한다
+        sys.stdout.flush()
         print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
@@ -84,13 +85,13 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # "모든 텐서가 같은 디바이스에 있어야 한다"는 뜻의 오류입니다.
 #
-# 한 연산이 두 디바이스(대개 CUDA GPU와 CPU)에 있는 텐서를 받았습니다. 메시지의 나머지 부분은 릴리스마다 바뀌었고 연산마다 다릅니다. PyTorch 2.8부터는 GPU에 있는 선형 레이어에 CPU 배치를 넣으면 다음 메시지가 나옵니다. `mat1`이 `cpu`에 있어 다른 텐서들의 디바이스 `cuda:0`과 다르다는 뜻입니다.
+# 연산 하나에 서로 다른 두 디바이스(대개 CUDA GPU와 CPU)의 텐서가 함께 들어왔을 때 납니다. 메시지의 나머지 부분은 릴리스마다 바뀌었고 연산마다 다릅니다. PyTorch 2.8부터는 GPU에 있는 선형 계층에 CPU 배치를 넣으면 다음 메시지가 나옵니다. `mat1`이 `cpu`에 있어 다른 텐서들의 디바이스 `cuda:0`과 다르다는 뜻입니다.
 #
 # ```
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
 # ```
 #
-# `+` 같은 요소별 연산은 지금도 다음 형태입니다. 디바이스를 적어도 두 개(`cuda:0`과 `cpu`) 발견했다는 뜻입니다.
+# `+` 같은 요소별 연산에서는 지금도 다음과 같이 나옵니다. "디바이스를 적어도 두 개(`cuda:0`과 `cpu`) 발견했다"는 뜻입니다.
 #
 # ```
 # Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!
@@ -100,7 +101,10 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # 해결 방법은 "메시지가 지목한 텐서를 옮긴다"가 아닙니다. **모델**을 CPU에 둔 채라면 메시지는 GPU에 있는 입력 쪽을 지목합니다. 모델과 모든 입력을 쓰려는 한 디바이스에 두세요. 텐서를 옮길 때는 `x = x.to(device)`처럼 반환값을 받아 두세요.
 #
-# 아래 셀들은 어느 머신에서나 실행되며 `target`을 씁니다. GPU가 있으면 GPU, 없으면 `meta`입니다. GPU에서는 진짜 메시지를 기대하고, 그 검증도 GPU에서만 이루어집니다. `meta`에서도 이 셀들이 쓰는 연산(선형 레이어, `+`, 손실)은 오류를 내지만, 다른 검사가 잡아내므로 메시지도 `Tensor on device … is not on the expected device …!`(텐서의 디바이스가 기대한 디바이스와 다르다)라는 다른 형태입니다. 두 디바이스가 나오는 순서는 연산에 따라 다릅니다.
+# 아래 셀들은 어느 머신에서나 실행되며, 대상 디바이스 `target`을 씁니다.
+#
+# - GPU가 있으면 `target`은 GPU이고, 셀은 진짜 CUDA 메시지를 기대합니다. 이 검증은 GPU에서만 이루어집니다.
+# - GPU가 없으면 `target`은 `meta`입니다. 이 셀들이 쓰는 연산(선형 계층, `+`, 손실)은 `meta`에서도 오류를 내지만, 다른 검사가 잡아내므로 메시지가 `Tensor on device … is not on the expected device …!`("텐서가 기대한 디바이스에 있지 않다")로 다릅니다. 두 디바이스가 나오는 순서도 연산마다 다릅니다.
 #
 # 또한 모든 연산이 `meta`에 대해 이 검사를 하지는 않습니다. 다음 셀에서 보듯, `meta` 행렬과 CPU 행렬을 `torch.mm`으로 곱하면 오류 없이 `meta` 텐서가 나옵니다. 따라서 `meta`가 GPU를 대신할 수 있는 것은 셀에서 실제로 오류가 나는 경우뿐입니다. `meta`가 정확히 보여 주는 것은 **어떤** 텐서가 어느 디바이스에 놓이는지입니다. 속도나 메모리에 대해서는 아무것도 알려 주지 않습니다.
 
@@ -151,7 +155,7 @@ with expect_error(RuntimeError, MISMATCH):
 #
 # - 팩토리 함수에 `device=x.device`를 넘깁니다.
 # - `x.new_zeros(...)`(`new_ones`, `new_full`, `new_tensor`도 있습니다)를 씁니다. `x`의 디바이스와 dtype을 그대로 따릅니다.
-# - 같은 형태의 텐서라면 `torch.zeros_like(x)`를 씁니다.
+# - 같은 모양의 텐서라면 `torch.zeros_like(x)`를 씁니다.
 #
 # 모델에 속한 상수는 버퍼로 등록하는 편이 낫습니다. 그러면 `model.to()`가 함께 옮깁니다([모델 옮기기](03-moving-models.ipynb) 참고).
 
@@ -188,9 +192,9 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ### 일반 리스트나 딕셔너리에 넣은 서브모듈
+# ### 일반 리스트나 딕셔너리에 넣은 하위 모듈
 #
-# 레이어를 Python 리스트나 딕셔너리에 넣어 두는 모델이 있습니다. 다음 셀에서는 그런 모델 `PlainContainers`와, 같은 레이어를 `nn.ModuleList`와 `nn.ModuleDict`에 넣은 모델 `RegisteredContainers`를 만들고 둘 다 `target`으로 옮깁니다.
+# 계층을 Python 리스트나 딕셔너리에 넣어 두는 모델이 있습니다. 다음 셀에서는 그런 모델 `PlainContainers`와, 같은 계층을 `nn.ModuleList`와 `nn.ModuleDict`에 넣은 모델 `RegisteredContainers`를 만들고 둘 다 `target`으로 옮깁니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `PlainContainers`는 `Linear(3, 3)` 두 개(각각 가중치와 편향이 있습니다)를 리스트에, `Linear(3, 1)`을 딕셔너리에 넣어 둡니다. `plain.parameters()`가 나열하는 매개변수는 몇 개일까요?
@@ -233,9 +237,9 @@ assert registered.blocks[0].weight.device.type == target.type
 assert registered.heads["score"].weight.device.type == target.type
 
 # %% [markdown] tags=["answer"]
-# **정답:** `len(list(plain.parameters()))=0`입니다. 모듈은 속성에 대입되는 순간 서브모듈을 등록합니다. 대입된 값이 모듈이면 `nn.Module.__setattr__`가 그것을 기록합니다. 리스트와 딕셔너리는 모듈이 아니므로 세 레이어 중 어느 것도 등록되지 않았습니다. `parameters()`와 `to()`는 일반 컨테이너 안을 들여다보지 않으므로, 리스트 안(들여다본다면 `4`)도 딕셔너리 안(`2`)도 세지 않습니다.
+# **정답:** `len(list(plain.parameters()))=0`입니다. 하위 모듈은 모듈의 속성에 대입되는 순간 등록됩니다. 대입된 값이 모듈이면 `nn.Module.__setattr__`가 그것을 기록합니다. 리스트와 딕셔너리는 모듈이 아니므로 세 계층 중 어느 것도 등록되지 않았습니다. `parameters()`와 `to()`는 일반 컨테이너 안을 들여다보지 않으므로, 리스트 안(들여다본다면 `4`)도 딕셔너리 안(`2`)도 세지 않습니다.
 #
-# `6`은 `RegisteredContainers`의 개수입니다. `nn.ModuleList`와 `nn.ModuleDict`는 그 자체가 모듈이어서 담긴 레이어를 등록합니다. 위 셀의 검증은 `to(target)`가 일반 컨테이너의 레이어를 CPU에 남겨 두었다는 것도 확인합니다. GPU에서는 이 레이어들을 지나는 첫 순전파에서 디바이스가 섞입니다.
+# `6`은 `RegisteredContainers`가 나열하는 개수입니다. `nn.ModuleList`와 `nn.ModuleDict`는 그 자체가 모듈이어서 담긴 계층을 등록합니다. 위 셀의 검증은 `to(target)`이 일반 컨테이너의 계층을 CPU에 남겨 두었다는 것도 확인합니다. GPU에서는 이 계층들을 지나는 첫 순전파에서 디바이스가 섞입니다.
 
 # %% [markdown]
 # 이런 모델로 옵티마이저를 만들면 매개변수를 하나도 받지 못합니다. 다음 셀에 나오는 `optimizer got an empty parameter list`는 "옵티마이저에 넘긴 매개변수 목록이 비어 있다"는 뜻입니다.
@@ -273,7 +277,7 @@ assert loss.device.type == target.type
 # %% [markdown]
 # ### 중첩된 배치 옮기기
 #
-# 배치는 텐서의 딕셔너리나 튜플인 경우가 많습니다. 컨테이너에는 `.to()`가 없고, 애초에 컨테이너째 옮길 수도 없습니다. 텐서를 하나씩 옮기고 반환값을 받아 두어야 합니다. 짧은 재귀 함수로 딕셔너리, 리스트, 튜플을 처리하고, 그 밖의 것(문자열, 숫자)은 그대로 둘 수 있습니다.
+# 배치는 텐서의 딕셔너리나 튜플인 경우가 많습니다. 컨테이너에는 `.to()`가 없고, 애초에 컨테이너째 옮길 수도 없습니다. 텐서를 하나씩 옮기고 반환값을 받아 두어야 합니다. 짧은 재귀 함수로 딕셔너리, 리스트, 튜플을 처리하고, 그 밖의 것(문자열, 숫자)은 그대로 둘 수 있습니다. 다음 셀의 `'dict' object has no attribute 'to'`는 "딕셔너리에는 `to` 속성이 없다"는 뜻입니다.
 
 # %%
 batch = {
@@ -308,17 +312,17 @@ assert batch["image"].device.type == "cpu"  # 원래 배치는 그대로다
 #
 # "`cuda:0` 디바이스의 텐서는 NumPy로 변환할 수 없다"는 뜻의 오류입니다.
 #
-# NumPy 배열은 CPU 메모리에 있습니다. 그래서 `t.numpy()`는 CPU 텐서에만, 그것도 변화도가 필요 없는 텐서에만 쓸 수 있습니다. CUDA 텐서에 대해서는 아무것도 복사하지 않고 이 `TypeError`를 냅니다. 전체 메시지에는 `Use Tensor.cpu() to copy the tensor to host memory first.`(먼저 `Tensor.cpu()`로 호스트 메모리에 복사하라)가 이어집니다.
+# NumPy 배열은 CPU 메모리에 있습니다. 그래서 `t.numpy()`는 CPU 텐서에만, 그것도 변화도(gradient)를 계산하지 않는 텐서에만 쓸 수 있습니다. CUDA 텐서에 대해서는 아무것도 복사하지 않고 이 `TypeError`를 냅니다. 전체 메시지에는 `Use Tensor.cpu() to copy the tensor to host memory first.`(먼저 `Tensor.cpu()`로 호스트 메모리에 복사하라)가 이어집니다.
 #
 # 흔히 쓰는 방법은 `t.detach().cpu().numpy()`입니다. `detach()`는 autograd 기록을 떼어 내고, `cpu()`는 데이터를 CPU로 복사합니다(이미 CPU에 있는 텐서에는 아무것도 하지 않습니다). `t.numpy(force=True)`는 같은 일을 한 번에 처리하며, `force` 없는 `numpy()`가 거부하는 켤레(conjugate) 뷰도 풀어서 변환합니다.
 #
 # 다만 `bfloat16` 텐서에는 어느 쪽도 쓸 수 없습니다. NumPy에 이 dtype이 없으므로 두 방법 모두 `TypeError: Got unsupported ScalarType BFloat16`으로 실패합니다. 먼저 `t.detach().cpu().float().numpy()`처럼 변환하세요.
 #
-# 다음 셀은 어느 머신에서나 실행됩니다. 변화도 검사는 CPU에서 일어납니다. 디바이스 검사는 어느 디바이스든 같은 코드이므로, `meta` 텐서를 쓰면 트레이스백의 `cuda:0` 자리에 `meta`가 들어간 같은 문장이 나옵니다. GPU가 있으면 `cuda:0` 메시지 자체도 검증합니다.
+# 다음 셀은 어느 머신에서나 실행됩니다. 변화도를 계산하는 텐서에 대한 검사(`requires grad` 오류)는 CPU 텐서에서도 일어나므로 그대로 보여 줍니다. 디바이스 검사는 어느 디바이스든 같은 코드이므로, `meta` 텐서를 쓰면 트레이스백의 `cuda:0` 자리에 `meta`가 들어간 같은 문장이 나옵니다. GPU가 있으면 `cuda:0` 메시지 자체도 검증합니다.
 #
 # 출력에 나오는 영어 메시지의 뜻은 다음과 같습니다.
 #
-# - `Can't call numpy() on Tensor that requires grad`: 변화도가 필요한 텐서에는 `numpy()`를 호출할 수 없다.
+# - `Can't call numpy() on Tensor that requires grad`: 변화도를 계산하는 텐서에는 `numpy()`를 호출할 수 없다.
 # - `can't convert meta device type tensor to numpy`: `meta` 디바이스의 텐서는 NumPy로 변환할 수 없다.
 # - `Can't call numpy() on Tensor that has conjugate bit set`: 켤레 비트가 켜진 텐서에는 `numpy()`를 호출할 수 없다.
 # - `Got unsupported ScalarType BFloat16`: BFloat16 타입은 지원하지 않는다.
@@ -357,12 +361,12 @@ else:
 # %% [markdown]
 # ### 값을 읽으면 GPU를 기다린다
 #
-# CUDA 텐서에 대한 `.item()`, `.tolist()`, `print(t)`는 데이터를 CPU로 복사합니다. 그래서 CPU는 그 전에 큐에 쌓인 GPU 작업이 모두 끝날 때까지 기다립니다(`.numpy()`는 복사하지 않습니다. CUDA 텐서에 대해서는 위의 `TypeError`를 냅니다). 한 스텝에 한 번 부르는 `.item()`은 부담이 작지만, 루프 안에서 요소마다 부르면 느려집니다.
+# CUDA 텐서에 대한 `.item()`, `.tolist()`, `print(t)`는 데이터를 CPU로 복사합니다. 그래서 CPU는 그 전에 큐에 쌓인 GPU 작업이 모두 끝날 때까지 기다립니다(`.numpy()`는 복사하지 않습니다. CUDA 텐서에 대해서는 위의 `TypeError`를 냅니다). 한 단계에 한 번 부르는 `.item()`은 부담이 작지만, 루프 안에서 요소마다 부르면 느려집니다.
 #
-# 학습 루프에서는 평균을 보고하려고 손실을 더해 가는 일이 흔합니다. 다음 셀은 세 스텝 동안 `total_tensor += loss`와 `total_float += loss.item()`, 두 가지 방법으로 더합니다.
+# 학습 루프에서는 평균을 보고하려고 손실을 더해 가는 일이 흔합니다. 다음 셀은 세 단계 동안 `total_tensor += loss`와 `total_float += loss.item()`, 두 가지 방법으로 더합니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `total_tensor`는 Python float `0.0`에서 시작합니다. `total_tensor += loss`를 세 스텝 실행한 뒤에는 무엇이 되어 있을까요(`kind`)? 또 autograd 그래프를 달고 있을까요(`tracked`, 즉 `grad_fn`이 있는지)?
+# **예측해 보세요:** `total_tensor`는 Python float `0.0`에서 시작합니다. `total_tensor += loss`를 세 단계 동안 실행한 뒤에는 무엇이 되어 있을까요(`kind`)? 또 autograd의 연산 그래프(computational graph)를 달고 있을까요(`tracked`, 즉 `grad_fn`이 있는지)?
 #
 # - `kind='float', tracked=False`
 # - `kind='Tensor', tracked=True`
@@ -390,7 +394,7 @@ assert isinstance(total_float, float)
 assert abs(total_tensor.item() - total_float) < 1e-4
 
 # %% [markdown] tags=["answer"]
-# **정답:** `kind='Tensor', tracked=True`입니다. Python 숫자와 텐서를 더하면 텐서가 되고, 그 텐서와 같은 디바이스에 놓입니다. 즉 `0.0 + loss`에서 이미 텐서입니다. 그 뒤의 `+=`는 모두 autograd가 기록하는 텐서 연산이므로, 합계는 모든 스텝의 그래프를 달고 있고 그래프에 필요한 텐서와 함께 메모리에 붙들어 둡니다. GPU에서는 스텝마다 그 메모리가 늘어납니다.
+# **정답:** `kind='Tensor', tracked=True`입니다. Python 숫자와 텐서를 더하면 텐서가 되고, 그 텐서와 같은 디바이스에 놓입니다. 즉 `0.0 + loss`에서 이미 텐서입니다. 그 뒤의 `+=`는 모두 autograd가 기록하는 텐서 연산이므로, 합계는 모든 단계의 그래프를 달고 있고 그래프에 필요한 텐서와 함께 메모리에 붙들어 둡니다. GPU에서는 단계마다 그 메모리가 늘어납니다.
 #
 # 그래프가 없는 텐서(`tracked=False`)가 되려면 `loss.detach()`를 더해야 합니다. 합계가 `float`로 남는 것은 더하는 값이 Python 숫자일 때, 즉 `total_float`처럼 `loss.item()`을 더할 때뿐입니다.
 
@@ -425,7 +429,11 @@ else:
 #
 # 체크포인트에는 스토리지마다 저장할 때의 디바이스가 기록되고, `torch.load`는 스토리지를 그 디바이스로 되돌립니다. GPU에서 저장한 파일에는 `cuda:0`이 기록되어 있으므로, 쓸 수 있는 CUDA GPU가 없는 머신은 이를 따를 수 없습니다. 해결 방법은 메시지에 있는 대로 `map_location`입니다.
 #
-# GPU 없이 이런 파일을 만들기 위해, 다음 셀은 CPU 텐서를 저장한 뒤 파일 안의 디바이스 문자열을 바꿔 씁니다. 체크포인트는 zip 아카이브이고, 그 안의 `data.pkl`에 pickle된 구조가 들어 있으며, 각 스토리지의 디바이스는 거기에 짧은 문자열로 기록됩니다. 바꾸는 것은 그 문자열뿐입니다. `torch.load`가 디바이스를 고를 때 보는 것도 이 문자열뿐이므로, 불러오기는 GPU에서 저장한 파일과 같은 경로를 따릅니다. 다만 GPU가 파일을 어떻게 쓰는지는 이것으로 알 수 없습니다.
+# GPU 없이 이런 파일을 만들기 위해, 다음 셀은 CPU 텐서를 저장한 뒤 파일 안의 디바이스 문자열을 바꿔 씁니다.
+#
+# 체크포인트는 zip 아카이브이고, 그 안의 `data.pkl`에 pickle된 구조가 들어 있습니다. 각 스토리지의 디바이스는 거기에 짧은 문자열로 기록되며, 셀이 바꾸는 것은 그 문자열뿐입니다. `torch.load`가 디바이스를 고를 때 보는 것도 이 문자열뿐이므로, 불러오기는 GPU에서 저장한 파일과 같은 경로를 따릅니다.
+#
+# 다만 GPU가 파일을 어떻게 쓰는지는 이것으로 알 수 없습니다.
 #
 # GPU가 있으면 파일을 `cuda:0`으로 불러옵니다. GPU가 없으면 먼저 오류를 보여 주고, 이어서 해결 방법을 보여 줍니다.
 
@@ -478,18 +486,18 @@ assert here["weight"].device.type == device.type
 # 이 메시지가 나올지 다른 메시지가 나올지는 PyTorch가 합성곱에 어떤 코드를 고르는지에 달려 있습니다. 고를 때 보는 것은 입력입니다(PyTorch `Convolution.cpp`의 `_select_conv_backend`).
 #
 # - float32 CPU 입력은 빌드에 oneDNN(MKLDNN)이 있으면(`torch.backends.mkldnn.is_available()`) 대부분 oneDNN으로 갑니다. 이미지 여러 장의 배치가 그 예입니다. oneDNN은 타입을 검사하고, 이 섹션의 메시지 뒤에 `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`(또는 입력이 MKLDNN 텐서이고 가중치가 밀집 텐서여야 한다)를 붙인 오류를 냅니다.
-# - 작은 이미지 한 장(값이 20,480개 이하, 커널이 3×3 이하, `groups=1`)은 PyTorch 자체의 범용 합성곱 코드(`slow_conv2d`)로 갑니다. 이 코드는 타입을 검사하지 않습니다. 대신 호출된 CUDA 커널이 디바이스를 검사하므로, 메시지는 이 페이지의 첫 섹션과 같은 형태가 됩니다. `weight`가 `cuda:0`에 있어 다른 텐서들의 디바이스 `cpu`와 다르다는 뜻입니다.
+# - 작은 이미지 한 장(값이 20,480개 이하, 커널이 3×3 이하, `groups=1`)은 PyTorch 자체의 범용 합성곱 코드(`slow_conv2d`)로 갑니다. 이 코드는 타입을 검사하지 않습니다. 대신 호출된 CUDA 커널이 디바이스를 검사하므로, 메시지는 이 페이지의 첫 섹션과 같은 문구가 됩니다. `weight`가 `cuda:0`에 있어 다른 텐서들의 디바이스 `cpu`와 다르다는 뜻입니다.
 #
 #   ```
 #   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)
 #   ```
 #
-#   PyTorch 2.8 이전에는 같은 검사가 `... found at least two devices, cpu and cuda:0! (when checking argument for argument weight in method wrapper_CUDA___slow_conv2d_forward)` 형태로 나옵니다.
+#   PyTorch 2.8 이전에는 같은 검사가 `... found at least two devices, cpu and cuda:0! (when checking argument for argument weight in method wrapper_CUDA___slow_conv2d_forward)`라고 나왔습니다.
 # - 반대로 CPU에 남겨 둔 합성곱에 GPU 입력을 넣으면 cuDNN으로 가고, `Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same`이 나옵니다.
 #
 # 이 메시지들은 PyTorch 소스에서 인용한 것입니다(이 입력들에 대해 2.6과 2.13은 같은 코드를 고릅니다). GPU에서는 아래 셀이 각각을 검증합니다.
 #
-# dtype 불일치는 어느 머신에서나 일으킬 수 있고, 같은 경로를 따릅니다. float64로 변환한 합성곱에 float32 이미지를 넣으면 경로를 고르기 전에 편향 검사에서 먼저 실패하며, 메시지는 텐서 타입 대신 dtype 이름을 씁니다. 편향이 없으면 작은 이미지 한 장은 범용 경로로 가고, 그 커널이 `expected scalar type Float but found Double`(Float를 기대했는데 Double이었다)이라고 알립니다.
+# dtype 불일치는 어느 머신에서나 일으킬 수 있고, 같은 경로를 따릅니다. float64로 변환한 합성곱에 float32 이미지를 넣으면 경로를 고르기 전에 편향 검사에서 먼저 실패하며, 메시지도 텐서 타입 대신 dtype 이름으로 `Input type (float) and bias type (double) should be the same`("입력 타입 float와 편향 타입 double이 같아야 한다")이라고 나옵니다. 편향이 없으면 작은 이미지 한 장은 범용 경로로 가고, 그 커널이 `expected scalar type Float but found Double`(Float를 기대했는데 Double이었다)이라고 알립니다.
 
 # %%
 conv = nn.Conv2d(1, 2, 3).double()
@@ -569,7 +577,7 @@ else:
 #
 # 지정한 GPU 인덱스가 없습니다. 예를 들어 GPU가 하나인 머신의 `cuda:1`, 또는 `CUDA_VISIBLE_DEVICES`로 일부 GPU를 숨기기 전에는 유효했던 인덱스입니다(보이는 GPU는 0부터 번호가 다시 매겨집니다). PyTorch 2.7까지는 `RuntimeError`이고, 2.8부터는 `RuntimeError`의 하위 클래스인 `torch.AcceleratorError`입니다. 2.9부터는 메시지의 두 번째 줄에 `GPU device may be out of range, do you have enough GPUs?`(GPU 번호가 범위를 벗어났을 수 있다, GPU가 충분한가?)라는 힌트가 붙습니다(2.8에는 아직 없습니다).
 #
-# 디바이스를 적는 것만으로는 아무것도 검사하지 않습니다. `torch.device("cuda", 7)`은 CUDA가 없는 머신을 포함해 어느 머신에서나 만들어집니다. 오류는 그곳에 처음 텐서를 놓을 때 납니다.
+# 디바이스를 적기만 해서는 아무 검사도 일어나지 않습니다. `torch.device("cuda", 7)`은 CUDA가 없는 머신을 포함해 어느 머신에서나 만들어집니다. 오류는 그곳에 처음 텐서를 놓을 때 납니다.
 
 # %%
 seven = torch.device("cuda", 7)
@@ -598,7 +606,7 @@ else:
 # %% [markdown]
 # ## Cannot access accelerator device when none is available.
 #
-# "가속기가 없으므로 가속기 디바이스에 접근할 수 없다"는 뜻의 오류입니다.
+# "가속기가 없어서 가속기 디바이스에 접근할 수 없다"는 뜻의 오류입니다.
 #
 # PyTorch 2.5부터 정수 디바이스(`device=0`, `.to(0)`, `torch.device(0)`)는 현재 가속기(CUDA, Apple의 MPS, Intel의 XPU 등)의 인덱스를 뜻합니다. 가속기가 없으면 PyTorch는 이 오류를 냅니다. 가속기가 필요한 `pin_memory()`에서도 납니다.
 #
@@ -646,11 +654,11 @@ print(f"{named.device=}")
 assert named.device.type == device.type
 
 # %% [markdown]
-# ### pin_memory=True와 non_blocking=True
+# ### `pin_memory=True`와 `non_blocking=True`
 #
 # `DataLoader(..., pin_memory=True)`는 고정(page-locked) 메모리에 배치를 담아 돌려주고, `t.to(device, non_blocking=True)`는 GPU로의 복사를 큐에 넣기만 하고 바로 돌아올 수 있습니다. 가속기가 없으면 DataLoader는 실패하지 않고 고정되지 않은 배치를 돌려줍니다. `to(..., non_blocking=True)`도 평범한 이동이 됩니다. 그래서 같은 루프가 어디서나 돌아갑니다.
 #
-# 릴리스에 따라서는 `pin_memory=True`인데 가속기를 찾지 못하면 경고를 냅니다(2.13은 내고, 2.6은 내지 않습니다). 다음 셀은 경고를 모아 그 종류(`UserWarning`)를 출력합니다. 2.13의 경고 문구는 다음과 같으며, "`pin_memory`가 true로 설정되었지만 가속기를 찾지 못해 고정 메모리를 쓰지 않는다"는 뜻입니다.
+# 릴리스에 따라서는 `pin_memory=True`인데 가속기를 찾지 못하면 DataLoader가 경고를 냅니다(2.13은 내고, 2.6은 내지 않습니다). 다음 셀은 경고를 모아 그 종류(`UserWarning`)를 출력합니다. 2.13의 경고 문구는 다음과 같으며, "`pin_memory`가 true로 설정되었지만 가속기를 찾지 못해 고정 메모리를 쓰지 않는다"는 뜻입니다.
 #
 # ```
 # 'pin_memory' argument is set as true but no accelerator is found, then device pinned memory won't be used.
@@ -693,11 +701,11 @@ elif not torch.accelerator.is_available():
 # Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method
 # ```
 #
-# 멀티프로세싱에서 CUDA를 쓰려면 시작 방식으로 `'spawn'`을 써야 한다는 내용이 이어집니다. Linux에서는(Python 3.13까지) `multiprocessing`과 DataLoader 워커가 기본으로 `fork`, 즉 부모 프로세스의 복제로 자식 프로세스를 시작합니다. 부모가 이미 CUDA를 초기화했다면 fork한 자식은 CUDA를 전혀 쓸 수 없습니다.
+# 멀티프로세싱에서 CUDA를 쓰려면 시작 방식으로 `'spawn'`을 써야 한다는 내용이 이어집니다. Python 3.13까지 Linux에서는 `multiprocessing`과 DataLoader 워커가 기본으로 `fork`, 즉 부모 프로세스의 복제로 자식 프로세스를 시작합니다(Python 3.14부터 Linux의 기본값은 `forkserver`입니다). 부모가 이미 CUDA를 초기화했다면 fork한 자식은 CUDA를 전혀 쓸 수 없습니다.
 #
 # 다음 셀은 자식 프로세스를 fork하고, 자식 안에서 `device`에 텐서를 만듭니다. GPU가 있으면 부모는 (그곳에 텐서를 만들었으므로) CUDA를 초기화한 상태입니다. 그래서 자식은 이 메시지로 실패하고, 메시지를 부모에게 돌려보냅니다. GPU가 없으면 CUDA가 한 번도 초기화되지 않으므로 이 오류는 일어날 수 없고, 자식은 문제없이 CPU 텐서를 만듭니다. 이때는 `torch.cuda.is_initialized()`가 `False`라는 것과 자식의 결과를 출력합니다.
 #
-# 이 셀은 `fork`가 기본이고 안전하게 시연할 수 있는 Linux에서만 실행합니다.
+# 다음 셀은 `fork`를 쓸 수 있고 안전하게 시연할 수 있는 Linux에서만 실행됩니다. 기본 시작 방식과 상관없이 `fork`를 명시적으로 지정합니다.
 
 # %% tags=["gpu-only"]
 def child(queue, device):
@@ -727,7 +735,7 @@ else:
     print(f"{sys.platform=}")
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** GPU가 있으면 이 프로세스는 이미 CUDA를 썼습니다. 이제 DataLoader가 워커 프로세스 두 개를 (Linux에서는 `fork`로) 시작해 배치를 만들고, 루프가 각 배치를 `device`로 옮깁니다. 이 셀은 무엇을 출력할까요?
+# **예측해 보세요:** GPU가 있으면 이 프로세스는 이미 CUDA를 썼습니다. 이제 DataLoader가 워커 프로세스 두 개를 (Python 3.13까지의 Linux에서는 `fork`로) 시작해 배치를 만들고, 루프가 각 배치를 `device`로 옮깁니다. 다음 셀은 무엇을 출력할까요?
 #
 # - `devices={'cuda'}`
 # - `Cannot re-initialize CUDA in forked subprocess`
@@ -757,7 +765,7 @@ assert features.device.type == device.type
 # %% [markdown]
 # ## Torch not compiled with CUDA enabled
 #
-# "Torch가 CUDA를 켜고 컴파일되지 않았다"는 뜻의 오류입니다.
+# "Torch가 CUDA를 지원하도록 컴파일되지 않았다"는 뜻의 오류입니다.
 #
 # 설치된 PyTorch가 CPU 전용 빌드이고(wheel 버전이 `+cpu`로 끝나는 경우가 많습니다), 코드가 `.cuda()`나 `device="cuda"` 등으로 CUDA를 요구했을 때 나는 오류(`AssertionError`)입니다. 다만 이런 빌드라도 모든 CUDA 호출이 이 메시지를 내지는 않습니다. `torch.cuda.set_device(0)`은 `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'`(`torch._C`에 `_cuda_setDevice` 속성이 없다)로 실패하는데, 원인은 같습니다.
 #
@@ -806,7 +814,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 #
 # `nn.DataParallel`은 GPU가 2개 이상인 머신에서, 감싼 모델이 `device_ids`의 첫 GPU에 없을 때 이 오류를 냅니다. GPU가 여러 개이면 DataParallel은 스스로 아무것도 옮기지 않고, `forward` 메서드 안에서 모든 매개변수와 버퍼가 이미 그 GPU에 있는지 검사합니다. 디바이스 ID가 정확히 하나이면 모델을 옮겨 주므로, 같은 코드가 GPU 하나인 머신에서는 동작합니다(각 경우는 [팩트체크](06-fact-check.ipynb)에서 확인합니다).
 #
-# 해결 방법은 감싸기 전에 `model.to("cuda:0")`을 하는 것이고, 더 나은 방법은 `DataParallel` 자신의 문서가 권하는 `DistributedDataParallel`을 쓰는 것입니다. 일반 리스트에 넣은 레이어(앞에서 설명)는 `model.to()`뿐 아니라 이 검사에서도 매개변수를 숨깁니다.
+# 해결 방법은 감싸기 전에 `model.to("cuda:0")`을 호출하는 것이고, 더 나은 방법은 `DataParallel` 자신의 문서가 권하는 `DistributedDataParallel`을 쓰는 것입니다. 일반 리스트에 넣은 계층([앞에서 설명](#일반-리스트나-딕셔너리에-넣은-하위-모듈))은 `model.to()`뿐 아니라 이 검사에서도 매개변수를 숨깁니다.
 #
 # 이 검사는 `DataParallel.forward`의 Python 소스에 있으며, 어느 머신에서나 읽을 수 있습니다.
 
@@ -833,7 +841,7 @@ else:
 # %% [markdown]
 # ## CUDA out of memory
 #
-# "CUDA 메모리 부족"을 뜻하는 오류입니다. PyTorch 2.6에서 메시지는 다음 형태이며, … 자리에 크기가 들어갑니다.
+# "CUDA 메모리가 부족하다"는 뜻의 오류입니다. PyTorch 2.6에서 메시지는 다음과 같으며, … 자리에 크기가 들어갑니다.
 #
 # ```
 # CUDA out of memory. Tried to allocate …. GPU 0 has a total capacity of … of which … is free. Including non-PyTorch memory, this process has … memory in use. Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
@@ -847,8 +855,8 @@ else:
 #
 # 먼저 해 볼 것은 다음과 같습니다.
 #
-# - 배치를 줄입니다.
-# - `loss` 텐서를 모으지 말고 `loss.item()`을 씁니다(앞에서 설명).
+# - 배치 크기를 줄입니다.
+# - `loss` 텐서를 모으지 말고 `loss.item()`을 씁니다([앞에서 설명](#값을-읽으면-gpu를-기다린다)).
 # - 평가할 때는 `torch.no_grad()`를 씁니다.
 # - 더는 필요 없는 큰 텐서는 `del`합니다.
 # - 예약되었지만 할당되지 않은 부분이 크면 메시지에 나온 `expandable_segments` 설정을 씁니다.
@@ -892,7 +900,7 @@ else:
 #
 # | 메시지(일부) | 흔한 원인 | 해결 방법 |
 # |---|---|---|
-# | `Expected all tensors to be on the same device` | 입력, `forward` 안에서 만든 텐서, 일반 리스트에 넣은 레이어, 손실이 CPU에 남음. GPU의 합성곱에 작은 CPU 이미지 한 장을 넣음 | 모델, 손실, 모든 입력을 한 디바이스에 두기. `device=x.device`, `x.new_zeros`, `zeros_like`. `ModuleList`, `ModuleDict`. `loss_fn.to(device)` |
+# | `Expected all tensors to be on the same device` | 입력, `forward` 안에서 만든 텐서, 일반 리스트에 넣은 계층, 손실이 CPU에 남음. GPU의 합성곱에 작은 CPU 이미지 한 장을 넣음 | 모델, 손실, 모든 입력을 한 디바이스에 두기. `device=x.device`, `x.new_zeros`, `zeros_like`. `ModuleList`, `ModuleDict`. `loss_fn.to(device)` |
 # | `can't convert cuda:0 device type tensor to numpy` | GPU 텐서에 `.numpy()` | `t.detach().cpu().numpy()` 또는 `t.numpy(force=True)`(`bfloat16`이면 먼저 `.float()`) |
 # | `Attempting to deserialize object on a CUDA device` | 쓸 수 있는 GPU가 없는 곳에서 GPU 체크포인트를 불러옴 | `torch.load(path, map_location=device)` |
 # | `Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)` | GPU의 합성곱에 CPU 배치를 넣음 | `x = x.to(device)`, 디바이스와 dtype 모두라면 `x.to(conv.weight)` |
