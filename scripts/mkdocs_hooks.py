@@ -402,6 +402,7 @@ def on_page_content(html, page, config, files):
     html = TAG_TOOLBAR.sub(lambda m: _marks(m[1], page, config, files), html)
     html = _questions(html, page, labels)
     html = _setup_cells(html, page, labels)
+    html = _name_markdown_code(html)
     html = NOTEBOOK_LINK.sub(lambda m: _notebook_link(m, page, files), html)
     # The title first, as on the Markdown pages (and styled like them), then the buttons and provenance.
     title = TITLE.search(html)
@@ -436,6 +437,17 @@ def _cell_span(html, index, page):
         if depth == 0:
             return start, tag.end()
     raise ValueError(f"{page.file.src_uri}: cell {index + 1} is not closed in the rendered page")
+
+
+MARKDOWN_CODE = re.compile(r"<pre><code>")
+
+
+def _name_markdown_code(html):
+    """An id for each code block of the notebook's Markdown cells. Material names a block's copy target
+    after its closest element with an id, here the cell (`cell-id=cell-7`), which is not a valid CSS
+    selector: the copy button threw, and two blocks in one cell would share a name."""
+    names = iter(range(1, 10_000))
+    return MARKDOWN_CODE.sub(lambda m: f'<pre id="md-code-{next(names)}"><code>', html)
 
 
 def _setup_cells(html, page, labels):

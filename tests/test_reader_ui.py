@@ -38,21 +38,31 @@ def clipboard(chromium):
     context.close()
 
 
+FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>```+|~~~+)[ \t]*\{?\.?(?P<lang>[\w-]*)[^\n]*\n(?P<body>.*?)\n"
+                   r"(?P=indent)(?P=fence)[ \t]*$", re.S | re.M)
+
+
+def fenced(markdown):
+    """[(language, source)] of the fenced code blocks in Markdown, in order."""
+    return [(f["lang"] or "text", "\n".join(line.removeprefix(f["indent"]) for line in f["body"].split("\n")))
+            for f in FENCE.finditer(markdown)]
+
+
 def code_sources(lang, name):
     """[(language, source)] of the code a page shows with a copy button, in page order: a notebook's
-    code cells (docs/<lang>/<name>.ipynb), a Markdown page's fenced code blocks."""
+    code cells (docs/<lang>/<name>.ipynb) and the code blocks of its Markdown cells, a Markdown page's
+    fenced code blocks."""
     if name in MARKDOWN_PAGES:
-        text = (course.DOCS / lang / f"{name}.md").read_text(encoding="utf-8")
-        fences = re.finditer(r"^(?P<indent>[ \t]*)(?P<fence>```+|~~~+)[ \t]*\{?\.?(?P<lang>[\w-]*)[^\n]*\n(?P<body>.*?)\n(?P=indent)(?P=fence)[ \t]*$",
-                             text, re.S | re.M)
-        return [(f["lang"] or "text", "\n".join(line.removeprefix(f["indent"]) for line in f["body"].split("\n")))
-                for f in fences]
+        return fenced((course.DOCS / lang / f"{name}.md").read_text(encoding="utf-8"))
     nb = json.loads((course.DOCS / lang / f"{name}.ipynb").read_text(encoding="utf-8"))
-    return [("python", "".join(c["source"]) if isinstance(c["source"], list) else c["source"])
-            for c in nb["cells"] if c["cell_type"] == "code"]
+    found = []
+    for cell in nb["cells"]:
+        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        found += [("python", source)] if cell["cell_type"] == "code" else fenced(source)
+    return found
 
 
-COPY_BUTTONS = "clipboard-copy, .md-clipboard"  # mkdocs-jupyter's, in notebook cells; Material's, in Markdown
+COPY_BUTTONS = "clipboard-copy, .md-code__button[data-md-type=copy]"  # mkdocs-jupyter's; Material 9.8's
 
 
 @pytest.mark.parametrize("lang, name", ALL_PAGES)
@@ -62,6 +72,8 @@ def test_every_copy_button_copies_its_code_byte_for_byte(clipboard, base, lang, 
     with tab(clipboard) as (page, log):
         page.goto(page_url(base, lang, name))
         page.wait_for_function("document.documentElement.classList.contains('js')")  # Material's buttons are in
+        for show in page.locator("button.predict-show").all():  # the answers' code opens once answered
+            show.click()
         buttons = page.locator(COPY_BUTTONS)
         assert buttons.count() == len(expected), f"{lang}/{name}: {buttons.count()} copy buttons, {len(expected)} code blocks"
         for i in range(buttons.count()):

@@ -364,7 +364,7 @@ assert len(devices(model)) == 2
 # error for a linear layer fed a CPU input like this (quoted from its source; this page's outputs
 # were not made on a GPU):
 #
-# ```text
+# ```
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
 # ```
 #

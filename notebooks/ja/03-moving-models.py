@@ -318,7 +318,7 @@ assert len(devices(model)) == 2
 #
 # メッセージが名前を挙げたテンソルを移動すればよい、とは限りません。torch 2.8 以降の CUDA の検査は、CPU の入力を受け取った線形層について次のように報告します（PyTorch のソースからの引用です。このページの出力は GPU で作ったものではありません）。
 #
-# ```text
+# ```
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
 # ```
 #

@@ -378,7 +378,7 @@ assert len(devices(model)) == 2
 # 입력을 받은 선형 계층에 대해 다음과 같이 알립니다. GPU에서만 나오는 메시지이므로 PyTorch 소스에서
 # 인용합니다.
 #
-# ```text
+# ```
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
 # ```
 #
