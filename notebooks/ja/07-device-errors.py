@@ -17,7 +17,7 @@
 #
 # このページの各セクションは、説明するエラーメッセージそのものを見出しにしています。トレースバックに出た文言でページ内を検索すれば、該当するセクションが見つかります。各セクションでは、メッセージの意味と、そのエラーを起こすよくある書き方を示し、すぐ後のセルで対処法を実行します。
 #
-# ほとんどのエラーは GPU がなくても起こせるので、このページでは実際に起こしてみせます。使う手段は次の 4つです。
+# ほとんどのエラーは GPU がなくても起こせるので、このページでは実際に起こしてみせます。使う手段は次の4つです。
 #
 # - CPU 専用ビルドの PyTorch
 # - 2つ目のデバイスの代わりにする `meta` デバイス（形状と dtype だけを持ち、データを持たないデバイス）
@@ -90,7 +90,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
 # ```
 #
-# `+` などの要素ごとの演算では、今も次の形です。少なくとも 2つのデバイス `cuda:0` と `cpu` が見つかった、という意味です。
+# `+` などの要素ごとの演算では、今も次の形です。少なくとも2つのデバイス `cuda:0` と `cpu` が見つかった、という意味です。
 #
 # ```
 # Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!
@@ -98,7 +98,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # ログを検索するときは、共通する最初の部分で検索してください。
 #
-# 対処法は「メッセージが名指ししたテンソルを移動する」ではありません。**モデル**を CPU に置いたままにしていると、メッセージは GPU 上にある入力のほうを名指しします。モデルとすべての入力を、使うつもりの 1つのデバイスに置いてください。テンソルを移動したら、`x = x.to(device)` のように戻り値を受け取ります。
+# 対処法は「メッセージが名指ししたテンソルを移動する」ではありません。**モデル**を CPU に置いたままにしていると、メッセージは GPU 上にある入力のほうを名指しします。モデルとすべての入力を、使うつもりの1つのデバイスに置いてください。テンソルを移動したら、`x = x.to(device)` のように戻り値を受け取ります。
 #
 # 以下のセルはどのマシンでも実行でき、`target` を使います。GPU があれば GPU、なければ `meta` です。GPU では本物のメッセージを期待し、それを検証するのも GPU の上だけです。`meta` でも、これらのセルで使う演算（線形層、`+`、損失）はエラーになりますが、検出するのは別の検査で、メッセージも `Tensor on device … is not on the expected device …!`（テンソルのデバイスが期待したデバイスと違う）という別の形です。2つのデバイスが並ぶ順は演算によって変わります。
 #
@@ -147,7 +147,7 @@ with expect_error(RuntimeError, MISMATCH):
     model(x)
 
 # %% [markdown]
-# 対処法は、入力と同じ場所にテンソルを作ることです。書き方は 3つあります。
+# 対処法は、入力と同じ場所にテンソルを作ることです。書き方は3つあります。
 #
 # - ファクトリ関数に `device=x.device` を渡す。
 # - `x.new_zeros(...)`（`new_ones`、`new_full`、`new_tensor` もあります）を使う。`x` のデバイスと dtype を引き継ぎます。
@@ -173,7 +173,7 @@ print(f"{y.device=}, {y.shape=}")
 assert y.device.type == target.type
 
 # %% [markdown]
-# ただし、要素ごとの演算（`+`、`*`、比較など）に限って例外が 1つあります。0次元テンソル（`torch.tensor(2.0)` のような 1つの数）は CPU にあってもかまわず、PyTorch はこれを Python の数値と同じように扱います。ほかの演算にはこの例外はなく、`a` と `b` が GPU 上にあっても、`torch.addmm(torch.tensor(1.0), a, b)` はデバイスの検査で失敗します。次のセルは、要素ごとの演算の場合をどのマシンでも示します（GPU がなければ `meta` が GPU の役をします）。`addmm` の場合は GPU が必要で、GPU がなければ `torch.cuda.is_available()=False` と表示します。
+# ただし、要素ごとの演算（`+`、`*`、比較など）に限って例外が1つあります。0次元テンソル（`torch.tensor(2.0)` のような1つの数）は CPU にあってもかまわず、PyTorch はこれを Python の数値と同じように扱います。ほかの演算にはこの例外はなく、`a` と `b` が GPU 上にあっても、`torch.addmm(torch.tensor(1.0), a, b)` はデバイスの検査で失敗します。次のセルは、要素ごとの演算の場合をどのマシンでも示します（GPU がなければ `meta` が GPU の役をします）。`addmm` の場合は GPU が必要で、GPU がなければ `torch.cuda.is_available()=False` と表示します。
 
 # %% tags=["gpu-only"]
 scaled = x * torch.tensor(2.0)  # 要素ごと：0次元の CPU テンソルは使える
@@ -238,7 +238,7 @@ assert registered.heads["score"].weight.device.type == target.type
 # `6` は `RegisteredContainers` の数です。`nn.ModuleList` と `nn.ModuleDict` はそれ自体がモジュールで、中身を登録します。上のセルの検証では、`to(target)` が通常のコンテナの層を CPU に残したことも確かめています。GPU では、これらの層を通る最初の順伝播でデバイスが混ざります。
 
 # %% [markdown]
-# このようなモデルからオプティマイザを作ると、パラメータが 1つも渡りません。次のセルに出る `optimizer got an empty parameter list` は、「オプティマイザに渡されたパラメータのリストが空だ」という意味です。
+# このようなモデルからオプティマイザを作ると、パラメータが1つも渡りません。次のセルに出る `optimizer got an empty parameter list` は、「オプティマイザに渡されたパラメータのリストが空だ」という意味です。
 
 # %%
 with expect_error(ValueError, "empty parameter list"):
@@ -273,7 +273,7 @@ assert loss.device.type == target.type
 # %% [markdown]
 # ### 入れ子になったバッチの移動
 #
-# バッチは、テンソルの辞書やタプルであることがよくあります。コンテナには `.to()` がなく、そもそもコンテナごと移動することはできません。テンソルを 1つずつ移動し、戻り値を受け取る必要があります。短い再帰関数で辞書、リスト、タプルをたどり、それ以外（文字列や数値）はそのまま残せます。
+# バッチは、テンソルの辞書やタプルであることがよくあります。コンテナには `.to()` がなく、そもそもコンテナごと移動することはできません。テンソルを1つずつ移動し、戻り値を受け取る必要があります。短い再帰関数で辞書、リスト、タプルをたどり、それ以外（文字列や数値）はそのまま残せます。
 
 # %%
 batch = {
@@ -310,7 +310,7 @@ assert batch["image"].device.type == "cpu"  # 元のバッチは変わらない
 #
 # NumPy 配列は CPU のメモリに置かれます。そのため `t.numpy()` が使えるのは CPU 上のテンソルだけで、しかも勾配を必要としないテンソルに限られます。CUDA テンソルに対しては何もコピーせず、この `TypeError` を送出します。メッセージの全文では、このあとに `Use Tensor.cpu() to copy the tensor to host memory first.`（先に `Tensor.cpu()` でホストのメモリにコピーせよ）が続きます。
 #
-# よく使う書き方は `t.detach().cpu().numpy()` です。`detach()` が autograd の履歴を切り離し、`cpu()` がデータを CPU にコピーします（すでに CPU にあるテンソルには何もしません）。`t.numpy(force=True)` は同じことを 1回の呼び出しで行い、`force` なしの `numpy()` が受け付けない共役ビューも解決します。
+# よく使う書き方は `t.detach().cpu().numpy()` です。`detach()` が autograd の履歴を切り離し、`cpu()` がデータを CPU にコピーします（すでに CPU にあるテンソルには何もしません）。`t.numpy(force=True)` は同じことを1回の呼び出しで行い、`force` なしの `numpy()` が受け付けない共役ビューも解決します。
 #
 # ただし、`bfloat16` のテンソルにはどちらも使えません。NumPy にはこの dtype がないので、どちらも `TypeError: Got unsupported ScalarType BFloat16` を送出します。先に `t.detach().cpu().float().numpy()` のように変換してください。
 #
@@ -357,12 +357,12 @@ else:
 # %% [markdown]
 # ### 値を読み出すと GPU を待つ
 #
-# CUDA テンソルに対する `.item()`、`.tolist()`、`print(t)` は、データを CPU にコピーします。そのため CPU は、それより前にキューに積まれた GPU の処理がすべて終わるまで待ちます（`.numpy()` はコピーしません。CUDA テンソルに対しては、上の `TypeError` を送出します）。1ステップに 1回の `.item()` なら負担は小さいですが、ループの中で要素ごとに呼ぶと遅くなります。
+# CUDA テンソルに対する `.item()`、`.tolist()`、`print(t)` は、データを CPU にコピーします。そのため CPU は、それより前にキューに積まれた GPU の処理がすべて終わるまで待ちます（`.numpy()` はコピーしません。CUDA テンソルに対しては、上の `TypeError` を送出します）。1ステップに1回の `.item()` なら負担は小さいですが、ループの中で要素ごとに呼ぶと遅くなります。
 #
-# 学習ループでは、平均を報告するために損失を足し合わせることがよくあります。次のセルでは 3ステップの間、`total_tensor += loss` と `total_float += loss.item()` の 2通りで足し合わせます。
+# 学習ループでは、平均を報告するために損失を足し合わせることがよくあります。次のセルでは3ステップの間、`total_tensor += loss` と `total_float += loss.item()` の2通りで足し合わせます。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `total_tensor` は Python の float `0.0` から始まります。`total_tensor += loss` を 3ステップ繰り返した後、これは何になっているでしょうか（`kind`）。また、autograd のグラフを持っているでしょうか（`tracked`、つまり `grad_fn` があるか）。
+# **予想：** `total_tensor` は Python の float `0.0` から始まります。`total_tensor += loss` を3ステップ繰り返した後、これは何になっているでしょうか（`kind`）。また、autograd のグラフを持っているでしょうか（`tracked`、つまり `grad_fn` があるか）。
 #
 # - `kind='float', tracked=False`
 # - `kind='Tensor', tracked=True`
@@ -395,7 +395,7 @@ assert abs(total_tensor.item() - total_float) < 1e-4
 # グラフを持たないテンソル（`tracked=False`）にするには、`loss.detach()` を足す必要があります。合計が `float` のままなのは、足すものが Python の数値のとき、つまり `total_float` のように `loss.item()` を足すときだけです。
 
 # %% [markdown]
-# GPU がある場合、次のセルで待つ様子を確かめます。行列積をキューに積み、`.item()` で値を 1つ読み出してから、積まれた処理がすべて終わったかを CUDA ストリームに問い合わせます。GPU では、`.item()` が処理の終わりを待ったので処理はもう終わっている、ということを検証します。GPU がない場合は、必要な条件を表示します。
+# GPU がある場合、次のセルで待つ様子を確かめます。行列積をキューに積み、`.item()` で値を1つ読み出してから、積まれた処理がすべて終わったかを CUDA ストリームに問い合わせます。GPU では、`.item()` が処理の終わりを待ったので処理はもう終わっている、ということを検証します。GPU がない場合は、必要な条件を表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -478,7 +478,7 @@ assert here["weight"].device.type == device.type
 # このメッセージが出るか、別のメッセージになるかは、PyTorch が畳み込みにどのコードを選ぶかで決まります。選ぶときに見るのは入力です（PyTorch の `Convolution.cpp` にある `_select_conv_backend`）。
 #
 # - float32 の CPU の入力は、ビルドに oneDNN（MKLDNN）があれば（`torch.backends.mkldnn.is_available()`）、たいてい oneDNN に送られます。複数枚の画像のバッチはその例です。oneDNN は型を検査し、このセクションのメッセージの後ろに `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`（または、入力が MKLDNN テンソルで重みが密なテンソルであること）を付けたエラーを出します。
-# - 小さな画像 1枚（値が 20,480個以下、カーネルが 3×3 以下、`groups=1`）は、PyTorch 自身の汎用の畳み込みコード（`slow_conv2d`）に送られます。このコードは型を検査しません。代わりに、呼び出された CUDA カーネルがデバイスを検査するので、メッセージはこのページの最初のセクションと同じ形になります。`weight` が `cuda:0` にあり、ほかのテンソルのデバイス `cpu` と違う、という意味です。
+# - 小さな画像1枚（値が20,480個以下、カーネルが 3×3 以下、`groups=1`）は、PyTorch 自身の汎用の畳み込みコード（`slow_conv2d`）に送られます。このコードは型を検査しません。代わりに、呼び出された CUDA カーネルがデバイスを検査するので、メッセージはこのページの最初のセクションと同じ形になります。`weight` が `cuda:0` にあり、ほかのテンソルのデバイス `cpu` と違う、という意味です。
 #
 #   ```
 #   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)
@@ -489,7 +489,7 @@ assert here["weight"].device.type == device.type
 #
 # これらのメッセージは PyTorch のソースから引用したものです（これらの入力に対して、2.6 と 2.13 は同じコードを選びます）。GPU では、下のセルでそれぞれを検証します。
 #
-# dtype の不一致はどのマシンでも起こせて、同じ経路をたどります。float64 に変換した畳み込みに float32 の画像を渡すと、経路を選ぶ前にまずバイアスの検査で失敗し、テンソルの型ではなく dtype の名前を使ったメッセージになります。バイアスがなければ、小さな画像 1枚は汎用の経路に進み、そのカーネルが `expected scalar type Float but found Double`（Float を期待したが Double だった）と言います。
+# dtype の不一致はどのマシンでも起こせて、同じ経路をたどります。float64 に変換した畳み込みに float32 の画像を渡すと、経路を選ぶ前にまずバイアスの検査で失敗し、テンソルの型ではなく dtype の名前を使ったメッセージになります。バイアスがなければ、小さな画像1枚は汎用の経路に進み、そのカーネルが `expected scalar type Float but found Double`（Float を期待したが Double だった）と言います。
 
 # %%
 conv = nn.Conv2d(1, 2, 3).double()
@@ -501,7 +501,7 @@ with expect_error(RuntimeError, "expected scalar type Float but found Double"):
     no_bias(image)
 
 # %% [markdown] tags=["predict"]
-# **予想：** 同じ float64 の、バイアスのない畳み込みに、今度は float32 の画像 8枚のバッチを渡します。このセルを実行するマシンでは、どのメッセージが出るでしょうか。
+# **予想：** 同じ float64 の、バイアスのない畳み込みに、今度は float32 の画像8枚のバッチを渡します。このセルを実行するマシンでは、どのメッセージが出るでしょうか。
 #
 # - `expected scalar type Float but found Double`
 # - `bias type (double)`
@@ -534,7 +534,7 @@ print(f"{image.dtype=}, {out.dtype=}")
 assert image.dtype == out.dtype == torch.float64
 
 # %% [markdown]
-# GPU がある場合、次のセルは GPU 上の畳み込みに CPU のバッチを、続いて小さな CPU の画像 1枚を渡し、それぞれの経路が出すメッセージを検証します。さらに、CPU 上の畳み込みに GPU のバッチを渡します。GPU がない場合は、必要な条件を表示します。
+# GPU がある場合、次のセルは GPU 上の畳み込みに CPU のバッチを、続いて小さな CPU の画像1枚を渡し、それぞれの経路が出すメッセージを検証します。さらに、CPU 上の畳み込みに GPU のバッチを渡します。GPU がない場合は、必要な条件を表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -546,7 +546,7 @@ if torch.cuda.is_available():
     cpu_input = "weight type (torch.cuda.FloatTensor)"
     with expect_error(RuntimeError, cpu_input if onednn else SAME_DEVICE):
         conv(torch.randn(8, 3, 32, 32))
-    # 小さな CPU 画像 1枚：汎用の経路。CUDA カーネルがデバイスを検査する
+    # 小さな CPU 画像1枚：汎用の経路。CUDA カーネルがデバイスを検査する
     with expect_error(RuntimeError, SAME_DEVICE) as caught:
         conv(torch.randn(1, 3, 5, 5))
     assert "slow_conv2d_forward" in str(caught.error)
@@ -567,7 +567,7 @@ else:
 #
 # 「CUDA のエラー：デバイスの番号が無効」という意味のエラーです。
 #
-# 指定した GPU インデックスが存在しません。たとえば GPU が 1枚のマシンでの `cuda:1` や、`CUDA_VISIBLE_DEVICES` で一部の GPU を隠す前には有効だったインデックスです（見える GPU には 0 から番号が振り直されます）。PyTorch 2.7 までは `RuntimeError`、2.8 以降は `RuntimeError` のサブクラスである `torch.AcceleratorError` です。2.9 以降は、メッセージの 2行目に `GPU device may be out of range, do you have enough GPUs?`（GPU の番号が範囲外かもしれない。GPU は足りているか）というヒントが加わります（2.8 にはまだありません）。
+# 指定した GPU インデックスが存在しません。たとえば GPU が1枚のマシンでの `cuda:1` や、`CUDA_VISIBLE_DEVICES` で一部の GPU を隠す前には有効だったインデックスです（見える GPU には 0 から番号が振り直されます）。PyTorch 2.7 までは `RuntimeError`、2.8 以降は `RuntimeError` のサブクラスである `torch.AcceleratorError` です。2.9 以降は、メッセージの2行目に `GPU device may be out of range, do you have enough GPUs?`（GPU の番号が範囲外かもしれない。GPU は足りているか）というヒントが加わります（2.8 にはまだありません）。
 #
 # デバイスを書いただけでは何も検査されません。`torch.device("cuda", 7)` は、CUDA のないマシンも含め、どのマシンでも作れます。エラーになるのは、そこに初めてテンソルを置いたときです。
 
@@ -579,7 +579,7 @@ if TORCH >= (2, 8):
     assert issubclass(torch.AcceleratorError, RuntimeError)
 
 # %% [markdown]
-# GPU がある場合、次のセルは最後の GPU の 1つ先のインデックスを指定し（2.9 以降はヒントの行も検証します）、そのあと有効なインデックス、つまり `torch.cuda.device_count()` より小さいインデックスを使います。GPU がない場合は、必要な条件を表示します。
+# GPU がある場合、次のセルは最後の GPU の1つ先のインデックスを指定し（2.9 以降はヒントの行も検証します）、そのあと有効なインデックス、つまり `torch.cuda.device_count()` より小さいインデックスを使います。GPU がない場合は、必要な条件を表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -727,7 +727,7 @@ else:
     print(f"{sys.platform=}")
 
 # %% [markdown] tags=["predict"]
-# **予想：** GPU では、このプロセスはもう CUDA を使っています。次に DataLoader が 2つのワーカープロセスを（Linux では `fork` で）起動してバッチを作り、ループが各バッチを `device` に移動します。このセルは何を表示するでしょうか。
+# **予想：** GPU では、このプロセスはもう CUDA を使っています。次に DataLoader が2つのワーカープロセスを（Linux では `fork` で）起動してバッチを作り、ループが各バッチを `device` に移動します。このセルは何を表示するでしょうか。
 #
 # - `devices={'cuda'}`
 # - `Cannot re-initialize CUDA in forked subprocess`
@@ -767,7 +767,7 @@ assert features.device.type == device.type
 # Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx
 # ```
 #
-# 対処法は 2つです。
+# 対処法は2つです。
 #
 # - GPU を使うなら、NVIDIA の GPU とドライバがあるマシンに、CUDA ビルドの PyTorch をインストールします（コマンドは pytorch.org のセレクタで確認できます）。
 # - どこでも動かすなら、このチュートリアルのどのページでもしているように、デバイスを一度決めて、それをどこでも使います。
@@ -802,9 +802,9 @@ assert torch.zeros(1, device=device).device.type == device.type
 # %% [markdown]
 # ## module must have its parameters and buffers on device cuda:0 (device_ids[0]) but found one of them on device: cpu
 #
-# 「モジュールのパラメータとバッファは `cuda:0`（`device_ids[0]`）になければならないが、その 1つが `cpu` にあった」という意味のエラーです。
+# 「モジュールのパラメータとバッファは `cuda:0`（`device_ids[0]`）になければならないが、その1つが `cpu` にあった」という意味のエラーです。
 #
-# `nn.DataParallel` は、GPU が 2枚以上のマシンで、ラップしたモデルが `device_ids` の最初の GPU にないときにこのエラーを出します。GPU が複数枚あると、DataParallel は自分では何も移動せず、`forward` メソッドの中で、すべてのパラメータとバッファがすでにその GPU にあるかを検査します。デバイス ID がちょうど 1つならモデルを移動してくれるので、同じコードが GPU 1枚のマシンでは動きます（それぞれの場合は[ファクトチェック](06-fact-check.ipynb)で確かめています）。
+# `nn.DataParallel` は、GPU が2枚以上のマシンで、ラップしたモデルが `device_ids` の最初の GPU にないときにこのエラーを出します。GPU が複数枚あると、DataParallel は自分では何も移動せず、`forward` メソッドの中で、すべてのパラメータとバッファがすでにその GPU にあるかを検査します。デバイス ID がちょうど1つならモデルを移動してくれるので、同じコードが GPU 1枚のマシンでは動きます（それぞれの場合は[ファクトチェック](06-fact-check.ipynb)で確かめています）。
 #
 # 対処法は、ラップする前に `model.to("cuda:0")` とすることです。さらに良いのは、`DataParallel` 自身のドキュメントが勧める `DistributedDataParallel` を使うことです。通常のリストに入れた層（前述）は、`model.to()` からだけでなく、この検査からもパラメータを隠してしまいます。
 #
@@ -817,7 +817,7 @@ assert "module must have its parameters and buffers" in source
 assert "DistributedDataParallel" in nn.DataParallel.__doc__
 
 # %% [markdown]
-# GPU が 2枚以上ある場合、次のセルは CPU のモデルをラップしてエラーを示し、そのあとモデルを先に `cuda:0` に移動します。それより少ない場合は GPU の枚数を表示します。
+# GPU が2枚以上ある場合、次のセルは CPU のモデルをラップしてエラーを示し、そのあとモデルを先に `cuda:0` に移動します。それより少ない場合は GPU の枚数を表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.device_count() >= 2:
@@ -864,7 +864,7 @@ assert torch.cuda.OutOfMemoryError is torch.OutOfMemoryError
 assert issubclass(torch.OutOfMemoryError, RuntimeError)
 
 # %% [markdown]
-# GPU がある場合、次のセルは GPU のメモリの 2倍を要求します。そのあと、解放したテンソルのメモリが割り当て済みメモリからは外れても、`torch.cuda.empty_cache()` を呼ぶまでは予約済みメモリに残ることを検証します。GPU がない場合は、必要な条件を表示します。
+# GPU がある場合、次のセルは GPU のメモリの2倍を要求します。そのあと、解放したテンソルのメモリが割り当て済みメモリからは外れても、`torch.cuda.empty_cache()` を呼ぶまでは予約済みメモリに残ることを検証します。GPU がない場合は、必要な条件を表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -892,7 +892,7 @@ else:
 #
 # | メッセージ（一部） | よくある原因 | 対処法 |
 # |---|---|---|
-# | `Expected all tensors to be on the same device` | 入力、`forward` の中で作ったテンソル、通常のリストに入れた層、損失が CPU に残っている。GPU 上の畳み込みに小さな CPU の画像 1枚を渡した | モデル、損失、すべての入力を 1つのデバイスに置く。`device=x.device`、`x.new_zeros`、`zeros_like`。`ModuleList`、`ModuleDict`。`loss_fn.to(device)` |
+# | `Expected all tensors to be on the same device` | 入力、`forward` の中で作ったテンソル、通常のリストに入れた層、損失が CPU に残っている。GPU 上の畳み込みに小さな CPU の画像1枚を渡した | モデル、損失、すべての入力を1つのデバイスに置く。`device=x.device`、`x.new_zeros`、`zeros_like`。`ModuleList`、`ModuleDict`。`loss_fn.to(device)` |
 # | `can't convert cuda:0 device type tensor to numpy` | GPU 上のテンソルに `.numpy()` | `t.detach().cpu().numpy()` または `t.numpy(force=True)`（`bfloat16` なら先に `.float()`） |
 # | `Attempting to deserialize object on a CUDA device` | 使える GPU がない環境で GPU のチェックポイントを読み込んだ | `torch.load(path, map_location=device)` |
 # | `Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)` | GPU 上の畳み込みに CPU のバッチを渡した | `x = x.to(device)`。デバイスと dtype の両方なら `x.to(conv.weight)` |
@@ -900,6 +900,6 @@ else:
 # | `Cannot access accelerator device when none is available.` | アクセラレータがない環境での整数のデバイスや `pin_memory()` | デバイスを名前で書く。ピン留めはアクセラレータがあるときだけ |
 # | `Cannot re-initialize CUDA in forked subprocess` | 親が CUDA を使ったあと、fork した子で CUDA を使った | ワーカーは CPU の処理だけにして、メインプロセスで移動する。または `spawn` |
 # | `Torch not compiled with CUDA enabled` | CPU 専用ビルドで CUDA を要求した（`set_device` では `no attribute '_cuda_setDevice'`） | CUDA ビルドを入れる。またはデバイスを一度決めて使う |
-# | `module must have its parameters and buffers on device cuda:0` | GPU が 2枚以上で、モデルが CPU にある `DataParallel` | 先に `model.to("cuda:0")`。または `DistributedDataParallel` |
+# | `module must have its parameters and buffers on device cuda:0` | GPU が2枚以上で、モデルが CPU にある `DataParallel` | 先に `model.to("cuda:0")`。または `DistributedDataParallel` |
 # | `CUDA out of memory` | GPU の空きより多くのメモリを要求した | バッチを小さく、`loss.item()`、`no_grad()`、`del`。割り当て済みメモリと予約済みメモリを読み分ける |
 
