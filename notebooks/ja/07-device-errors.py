@@ -544,7 +544,12 @@ else:
     assert "expected scalar type Float" in str(caught.error)
 
 # %% [markdown] tags=["answer"]
-# **答え：** oneDNN のあるビルド（上の出力で `onednn=True`）では `weight type (torch.DoubleTensor)` です。8枚のバッチは oneDNN に送られ、oneDNN はテンソルの型どうし、つまり CPU 上の float32 と CPU 上の float64 を比べます。oneDNN のないビルドではバッチも汎用の経路に進み、メッセージは `expected scalar type Float but found Double` になります。この畳み込みにはバイアスがないので、`bias type (double)` は出ません。GPU 上の畳み込みに CPU の入力を渡したときのメッセージも、同じように経路の選び方で決まります。
+# **答え：** oneDNN のあるビルド（上の出力で `onednn=True`）では `weight type (torch.DoubleTensor)` です。8枚のバッチは oneDNN に送られ、oneDNN はテンソルの型どうし、つまり CPU 上の float32 と CPU 上の float64 を比べます。
+#
+# - `expected scalar type Float but found Double` は、oneDNN のないビルド（`onednn=False`）で出ます。そのビルドではバッチも汎用の経路に進むからです。
+# - `bias type (double)` は出ません。この畳み込みにはバイアスがありません。
+#
+# GPU 上の畳み込みに CPU の入力を渡したときのメッセージも、同じように経路の選び方で決まります。
 #
 # `x.to(conv.weight)` なら、dtype とデバイスの不一致を一度に直せます。テンソルを渡すと、`to` はそのテンソルのデバイスと dtype に合わせます。
 
