@@ -77,8 +77,8 @@ print(torch.__version__, device)
 # nothing needs to change), and you have to keep the result. `Module.to` and its relatives
 # `.cpu()`, `.cuda()` and `.double()` follow a different rule.
 #
-# The `meta` device stores shapes and dtypes but no data. It exists on every machine, so it lets
-# you watch a move happen even without a GPU.
+# A tensor on the `meta` device has a shape and a dtype but no data. The `meta` device exists on
+# every machine, so it lets you watch a move happen even without a GPU.
 
 # %% [markdown] tags=["predict"]
 # **Predict:** The cell calls `model.double()`, then `model.to("meta")`, and assigns neither
@@ -361,8 +361,7 @@ assert len(devices(model)) == 2
 # tensor and leaves `x` where it was.
 #
 # Do not simply move the tensor the message names. Since torch 2.8, PyTorch's CUDA check words the
-# error for a linear layer fed a CPU input like this (quoted from its source; this page's outputs
-# were not made on a GPU):
+# error for a linear layer fed a CPU input like this (quoted from its source):
 #
 # ```
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)

@@ -773,15 +773,16 @@ elif not torch.accelerator.is_available():
 # Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method
 # ```
 #
-# On Linux, `multiprocessing` and DataLoader workers start child processes with `fork` by default (up
-# to Python 3.13): a copy of the parent. If the parent has already initialised CUDA, a forked child
-# cannot use CUDA at all.
+# On Linux up to Python 3.13, `multiprocessing` and DataLoader workers start child processes with
+# `fork` by default: a copy of the parent (Python 3.14 made `forkserver` the default on Linux). If the
+# parent has already initialised CUDA, a forked child cannot use CUDA at all.
 #
 # The cell forks a child that creates a tensor on `device`. On a GPU the parent has initialised CUDA
 # (it created a tensor there), so the child fails with this message, which it sends back to the
 # parent. Without a GPU, CUDA was never initialised, the error cannot occur, and the child creates its
 # CPU tensor without trouble: the cell then shows `torch.cuda.is_initialized()` as `False` and the
-# child's result. The cell runs on Linux only, where `fork` is the default and safe to demonstrate.
+# child's result. The cell runs on Linux only, where `fork` is available and safe to demonstrate; it
+# asks for the `fork` start method explicitly, whatever the default.
 
 # %% tags=["gpu-only"]
 def child(queue, device):
@@ -812,8 +813,8 @@ else:
 
 # %% [markdown] tags=["predict"]
 # **Predict:** On a GPU, this process has now used CUDA. Next, a DataLoader starts two worker
-# processes (with `fork`, on Linux) to produce the batches, and the loop moves each batch to `device`.
-# What does the cell print?
+# processes (with `fork`, on Linux up to Python 3.13) to produce the batches, and the loop moves
+# each batch to `device`. What does the cell print?
 #
 # - `devices={'cuda'}`
 # - `Cannot re-initialize CUDA in forked subprocess`

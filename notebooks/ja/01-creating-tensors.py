@@ -17,7 +17,7 @@
 #
 # テンソルは必ずどれか1つのデバイス上に置かれます。CPU、GPU、あるいは `meta` のような特殊なデバイスです。このページでは、テンソルをどこに作成するかを指定する方法と、テンソルがどこにあるかを確認する方法を説明します。以下のセルはすべて GPU のないマシンでも実行できます。GPU が必要なセルは、検証を実行する代わりに、満たされなかった条件を `torch.cuda.is_available()=False` のような形で表示します。
 #
-# 最初のセルでは `expect_error` も定義します。このページでは、エラーを表示したうえでノートブックを先に進めるためにこれを使います。
+# 最初のセルでは、エラーを表示してもノートブックを止めずに先へ進めるための補助関数 `expect_error` も定義します。
 
 # %% tags=["setup"]
 import contextlib
@@ -35,7 +35,8 @@ TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 # torch.accelerator（torch 2.6 以降）を使うので、古い torch ではここで止める
 TOO_OLD_TEXT = (
     "このノートブックには torch 2.6 以降が必要です"
-    "（torch.accelerator を使うため）。いまの torch は {} です。"
+    "（torch.accelerator を使うため）。"
+    "インストールされている torch は {} です。"
     "torch を更新して（pip install -U torch）、"
     "カーネルを再起動してください。"
 )
@@ -54,7 +55,7 @@ def expect_error(kind, fragment=""):
     except kind as err:
         assert fragment in str(err), err
         caught.error = err
-        sys.stdout.flush()  # ブロックが先に出力したものを先に表示する
+        sys.stdout.flush()  # ブロックの出力をエラーより先に表示する
         print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
@@ -66,7 +67,7 @@ print(f"{torch.cuda.is_available()=}")
 # %% [markdown]
 # ## デバイスを指定する
 #
-# `torch.device` は、種類（`cpu`、`cuda`、`mps`、`meta` など）と、省略可能なインデックスを持ちます。文字列から作成できるほか、PyTorch がデバイスを受け取る箇所ならどこにでも文字列をそのまま渡せます。インデックスを省略した `cuda` は、特定の GPU ではなく「現在の CUDA デバイス」を指します。
+# `torch.device` は、デバイスの種類（`cpu`、`cuda`、`mps`、`meta` など）と、省略可能なインデックスからなります。文字列から作成できるほか、PyTorch がデバイスを受け取る箇所ならどこにでも文字列をそのまま渡せます。インデックスを省略した `cuda` は、特定の GPU ではなく「現在の CUDA デバイス」を指します。
 
 # %%
 cpu = torch.device("cpu")
@@ -79,12 +80,12 @@ assert (gpu.type, gpu.index) == ("cuda", None)
 assert torch.device("cuda", 1) == torch.device("cuda:1")
 
 # %% [markdown]
-# 文字列から `torch.device` を作成するときに検査されるのは表記だけで、ハードウェアの有無は確認されません。そのため、上のセルは GPU のないマシンでも動きます。ハードウェアが必要になるのは、そのデバイス上に実際にテンソルを作成するときです。
+# 文字列から `torch.device` を作成するときに検査されるのは表記だけで、ハードウェアの有無までは検査されません。そのため、上のセルは GPU のないマシンでも動きます。ハードウェアが必要になるのは、そのデバイス上に実際にテンソルを作成するときです。
 #
 # ただし、整数だけを渡す場合は事情が異なります。`torch.device(0)` は、マシンにどのアクセラレータがあるかを問い合わせます（後述の[整数によるデバイス指定](#整数によるデバイス指定)を参照）。
 
 # %% [markdown]
-# ## ファクトリ関数の device 引数
+# ## ファクトリ関数の `device` 引数
 #
 # `torch.tensor`、`torch.zeros`、`torch.ones`、`torch.randn`、`torch.arange` をはじめとするファクトリ関数は `device=` 引数を受け取ります。デフォルトは CPU です。文字列を渡しても `torch.device` を渡しても同じ意味になります。
 
@@ -114,7 +115,7 @@ else:
 #
 # GPU で使うテンソルは、最初から GPU 上に作成してください。`torch.randn(64, 3, device=device)` のように書きます。代わりに `torch.randn(64, 3).to(device)` と書くと、まず CPU メモリ上のテンソルに値を入れ、それを GPU へコピーすることになります。`device=` を渡せば、CPU 上のテンソルもホストからデバイスへのコピーも不要になります。
 #
-# 注意点が1つあります。CPU と CUDA の乱数生成器は別のアルゴリズムです。同じ `torch.manual_seed(0)` の後でも、`torch.randn(3)` と `torch.randn(3, device="cuda")` は異なる値を返します。どちらもそれぞれのデバイス上では再現性があり、再実行すれば同じ値になります。しかし GPU 上で直接作成したテンソルは、CPU で作成してから移動する書き方で得た値とは一致しません。
+# 注意点が1つあります。CPU と CUDA の乱数生成器はアルゴリズムが異なります。同じ `torch.manual_seed(0)` の後でも、`torch.randn(3)` と `torch.randn(3, device="cuda")` は異なる値を返します。どちらもそれぞれのデバイス上では再現性があり、再実行すれば同じ値になります。しかし GPU 上で直接作成したテンソルは、CPU で作成してから移動する書き方で得た値とは一致しません。
 
 # %%
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -129,7 +130,7 @@ torch.manual_seed(0)
 assert torch.equal(torch.randn(1000), on_cpu)
 
 # %% [markdown]
-# GPU があれば、次のセルはこの注意点の両面を assert で検証します。同じシードなら GPU 上でも同じ値がもう一度得られること、そしてその値が CPU の値とは違うことです。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけです。
+# GPU があれば、次のセルはこの注意点を assert で検証します。同じシードなら GPU 上でも毎回同じ値が得られること、そしてその値が CPU で得られる値とは異なることの2点です。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけです。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -148,7 +149,7 @@ else:
 # %% [markdown]
 # ## テンソルの場所を確認する
 #
-# テンソルの場所を完全に知るには `t.device` を見ます。`t.is_cuda` と `t.is_cpu` は、よくある確認を手短に書くためのショートカットです。`is_cpu` は torch 1.13 から存在します（古いチュートリアルには「存在しない」と書かれていることがあります）。
+# テンソルがどのデバイスにあるかは `t.device` でわかります。`t.is_cuda` と `t.is_cpu` は、よく使う判定を簡潔に書くためのショートカットです。`is_cpu` は torch 1.13 から存在します（古いチュートリアルには「存在しない」と書かれていることがあります）。
 
 # %% tags=["claim-O2"]
 t = torch.randn(3)
@@ -157,10 +158,10 @@ assert t.is_cpu and not t.is_cuda
 assert t.device.type == "cpu"
 
 # %% [markdown]
-# テンソルがどこにあるかを条件分岐で調べるには、デバイスを何かと比較します。CPU 上のテンソルなら、比較の書き方は3通り考えられます。
+# テンソルの場所によって処理を分けるには、テンソルのデバイスを比較します。CPU 上にあるかどうかを調べる書き方は、たとえば次の3通りです。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `t` は CPU 上のテンソルです。`t.device == torch.device("cpu")`、`t.device == "cpu"`、`t.device.type == "cpu"` の3つの比較について、次のセルはこの順に何を表示するでしょうか。
+# **予想：** `t` は CPU 上のテンソルです。`t.device == torch.device("cpu")`、`t.device == "cpu"`、`t.device.type == "cpu"` の3つの比較について、次のセルは順に何を表示するでしょうか。
 #
 # - `True True True`
 # - `True False False`
@@ -179,7 +180,7 @@ assert torch.device("cuda:0") != torch.device("cuda")
 assert torch.device("cuda:0").type == torch.device("cuda").type
 
 # %% [markdown] tags=["answer"]
-# **答え：** `True False True` です。デバイスは別の `torch.device` とは等しくなり、`.type` はただの文字列です。しかしデバイスそのものが文字列と等しくなることはありません。CPU 上のテンソルでも `t.device == "cpu"` は `False` です。
+# **答え：** `True False True` です。`torch.device` 同士の比較は期待どおりに働き、`.type` はただの文字列なので文字列と比較できます。しかし、デバイスそのものと文字列を比べても、等しくなることはありません。CPU 上のテンソルでも `t.device == "cpu"` は `False` です。
 #
 # - `True True True` なら、デバイスがその名前の文字列と等しいことになります。
 # - `True False False` と `False False True` なら、残りの比較のどちらかが成り立たないことになります。実際には、CPU 上のテンソルならどちらも必ず成り立ちます。
@@ -200,7 +201,7 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 #   RuntimeError: Cannot access accelerator device when none is available.
 #   ```
 #
-#   「アクセラレータがないので、アクセラレータのデバイスにアクセスできない」という意味です。
+#   「使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない」という意味です。
 #
 # - 例外として、torch 2.7 以降では、アクセラレータ向けにビルドされた PyTorch（Colab の CPU ランタイムに入っている CUDA ビルドなど）はアクセラレータがなくてもエラーにしません。`torch.device(0)` はそのビルドが対象とするアクセラレータのデバイス、つまり `cuda:0` になり、エラーはそこにテンソルを作成した時点で初めて発生します。
 #
@@ -241,10 +242,10 @@ else:
 # %% [markdown]
 # ## デバイスを毎回書かずに作成する
 #
-# torch 2.0 以降では、ファクトリ関数は `device=` の代わりに、デフォルトのデバイスを使えます。デフォルトを変えるには、`with torch.device(...)` ブロックを使う方法と、`torch.set_default_device(...)` を呼ぶ方法があります。既存のテンソルが移動するわけではなく、`device=` を渡したときと同じく、テンソルが最初からそのデバイス上に作成されます。最後の節で説明する `meta` デバイスを使うので、以下のセルはどのマシンでも実行できます。
+# torch 2.0 以降では、ファクトリ関数は `device=` の代わりに、デフォルトのデバイスを使えます。デフォルトを変えるには、`with torch.device(...)` ブロックを使う方法と、`torch.set_default_device(...)` を呼ぶ方法があります。既存のテンソルが移動するわけではなく、`device=` を渡したときと同じく、テンソルが最初からそのデバイス上に作成されます。最後のセクションで説明する [`meta` デバイス](#meta-デバイス)を使うので、以下のセルはどのマシンでも実行できます。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `with torch.device("meta"):` の中で、`device=` なしのテンソルと `device="cpu"` 付きのテンソルを作り、ブロックを抜けてからもう1つ作ります。セルはこの順にどのデバイスを表示するでしょうか。
+# **予想：** `with torch.device("meta"):` の中で、`device=` なしのテンソルと `device="cpu"` 付きのテンソルを作り、ブロックを抜けてからもう1つ作ります。次のセルは、この順にどのデバイスを表示するでしょうか。
 #
 # - `meta meta cpu`
 # - `cpu cpu cpu`
@@ -320,16 +321,16 @@ assert in_thread == "cpu"  # 新しいスレッドにはデフォルトが効い
 assert wrapped == "cpu"
 
 # %% [markdown] tags=["answer"]
-# **答え：** `meta cpu cpu` です。デフォルトのデバイスは、それを設定したスレッドだけのものです。新しいスレッド（データ読み込み用のスレッドや Web サーバーのワーカーなど）では、テンソルは CPU 上に作成されます。また `torch.frombuffer` は CPU メモリ上にすでにあるメモリをそのまま使うので、新たにメモリを確保せず、デフォルトも適用されません。`torch.from_numpy` も同じです（後のセルで検証します）。
+# **答え：** `meta cpu cpu` です。デフォルトのデバイスは、それを設定したスレッドだけのものです。新しいスレッド（データ読み込み用のスレッドや Web サーバーのワーカーなど）では、テンソルは CPU 上に作成されます。また `torch.frombuffer` は、CPU 上にすでにあるバッファのメモリをそのまま使うので、新たにメモリを確保せず、デフォルトのデバイスも適用されません。`torch.from_numpy` も同じです（後のセルで検証します）。
 #
 # - `meta meta meta` なら、デフォルトがすべてのスレッドとすべての関数に効くことになります。
 # - `meta meta cpu` なら、デフォルトがプロセス全体に効くことになります。
 # - `meta cpu meta` なら、`frombuffer` が既存のメモリを別のデバイスへ移せることになります。
 
 # %% [markdown]
-# `with torch.device(...)` ブロックにも同じ制限があります。どちらの書き方も、実行したスレッドに同じオブジェクト（`torch.utils._device.DeviceContext`）を設定するからです。違うのは効く範囲だけです。
+# `with torch.device(...)` ブロックにも同じ制限があります。どちらの書き方も、実行したスレッドに同じオブジェクト（`torch.utils._device.DeviceContext`）を設定するからです。違うのは有効範囲だけです。
 #
-# - ブロックのデフォルトは、コード上で見えるブロックの終わりで切れます。
+# - ブロックで設定したデフォルトは、ブロックの終わりで元に戻ります。どこまで有効かはコードを見ればわかります。
 # - `set_default_device` は、もう一度呼ぶまで、そのスレッドがその後に実行するすべてのコード（ライブラリのコードも含む）に効きます。
 #
 # コストも同じです。`torch.set_default_device` のドキュメントには、ファクトリ関数に限らず、torch API へのすべての Python 呼び出しにわずかなコストが加わるという警告があります。`with torch.device(...)` ブロックの中の呼び出しも、同じオブジェクトを経由します。
@@ -377,7 +378,7 @@ finally:
 print(f"{block_s / plain_s=:.2f}, {set_s / plain_s=:.2f}")
 
 # %% [markdown]
-# したがって、使い分けの基準は範囲です。1回の呼び出しには `device=`、終わりが見えるブロックには `with torch.device(...)` を使い、`torch.set_default_device` は1つのスレッドで動くスクリプトやノートブックだけにとどめてください。
+# つまり、どれを使うかは、デフォルトを効かせたい範囲で決めます。1回の呼び出しには `device=`、終わりが見えるブロックには `with torch.device(...)` を使い、`torch.set_default_device` は1つのスレッドで動くスクリプトやノートブックだけにとどめてください。
 #
 # GPU があれば、次のセルは `with torch.device("cuda"):` の中の `torch.randn` が CUDA テンソルを作成することを assert で検証します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示します。
 
@@ -391,9 +392,9 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## meta デバイス
+# ## `meta` デバイス
 #
-# `meta` 上のテンソルは形状と dtype を持ちますが、データは持ちません。そのためメモリを消費せず、どのマシンでも作成できます。モデルからどんな形状の出力が得られるかを事前に調べるといった用途に便利で、このサイトでは GPU が手元にないときに移動の仕組みを示すためにも使います。
+# `meta` 上のテンソルは形状と dtype を持ちますが、データは持ちません。そのためメモリを消費せず、どのマシンでも作成できます。モデルからどんな形状の出力が得られるかを事前に調べるといった用途に便利で、このチュートリアルでは GPU が手元にないときに移動の仕組みを示すためにも使います。
 #
 # ただし、できないこともあります。表示できる値はありませんし、エラーメッセージは GPU の場合と同じになるとは限りません。
 
@@ -404,7 +405,7 @@ assert m.shape == (1000, 1000) and m.dtype == torch.float32
 assert m.is_meta
 
 # %% [markdown]
-# meta テンソルには値がないので、`tolist()` のように値を読み出す操作はエラーになります。次のセルのメッセージは「meta テンソルからはコピーできない。データがない」という意味です。
+# `meta` テンソルには値がないので、`tolist()` のように値を読み出す操作はエラーになります。次のセルのメッセージは「`meta` テンソルからはコピーできない。データがない」という意味です。
 
 # %%
 with expect_error(NotImplementedError, "no data"):
@@ -414,7 +415,7 @@ with expect_error(NotImplementedError, "no data"):
 # ## まとめ
 #
 # - テンソルは使う場所に作成します。ファクトリ関数に `device=` を渡す（CPU からのコピーが不要）か、ブロックを `with torch.device(...)` で囲みます。同じシードでも、CPU と CUDA では異なる乱数が得られます。
-# - `with torch.device(...)` と `torch.set_default_device` が設定するデフォルトは1つのスレッドにしか効かず、`torch.frombuffer` と `torch.from_numpy` には無視されます。設定している間は、torch のすべての呼び出しにわずかなコストが加わります。`with` の場合はブロックの終わりで元に戻ります。
+# - `with torch.device(...)` と `torch.set_default_device` が設定するデフォルトは1つのスレッドにしか効かず、`torch.frombuffer` と `torch.from_numpy` はこのデフォルトを無視します。設定している間は、torch のすべての呼び出しにわずかなコストが加わります。`with` の場合はブロックの終わりで元に戻ります。
 # - テンソルの場所は `.device` で確認します。`.is_cpu` と `.is_cuda` はそのショートカットです。デバイスは文字列ではなく `torch.device` と比較するか、`.type` を比較します。
 # - 整数で指定したデバイスは現在のアクセラレータ上のインデックスを表し、CUDA とは限りません。アクセラレータがなければ、`torch.device(0)` そのものがエラーになります。
 # - `meta` テンソルは形状を持ちますがデータは持たず、どのマシンでも作成できます。

@@ -15,13 +15,13 @@
 # %% [markdown]
 # # テンソルの移動
 #
-# テンソルを移動するには `t.to(...)` か、そのショートカットである `t.cuda()`・`t.cpu()` を使います。3つとも同じルールに従い、そのルールには1つだけひねりがあります。最初の2つの問題で、その両方を予想してみてください。
+# テンソルを移動するには `t.to(...)` か、そのショートカットである `t.cuda()`・`t.cpu()` を使います。3つとも同じルールに従いますが、そのルールには意外な点が1つあります。最初の2つの問題で、ルールとその意外な点を予想してみてください。
 #
 # このページで扱うのはテンソルです。`nn.Module.to` は別のルールに従うので、別のページ[モデルの移動](03-moving-models.ipynb)で説明します。
 #
 # どのセルも CPU だけのマシンで実行できます。CUDA GPU が必要なセルは、検証を実行する代わりに、満たされなかった条件 `torch.cuda.is_available()=False` を表示します。
 #
-# 最初のセルでは `expect_error` も定義します。このページでは、想定どおりのエラーを表示したうえで次のセルへ進むためにこれを使います。
+# 最初のセルでは、想定どおりのエラーを表示しても止まらずに次のセルへ進むための補助関数 `expect_error` も定義します。
 
 # %% tags=["setup"]
 import contextlib
@@ -38,7 +38,8 @@ TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 # torch.accelerator（torch 2.6 以降）を使うので、古い torch ではここで止める
 TOO_OLD_TEXT = (
     "このノートブックには torch 2.6 以降が必要です"
-    "（torch.accelerator を使うため）。いまの torch は {} です。"
+    "（torch.accelerator を使うため）。"
+    "インストールされている torch は {} です。"
     "torch を更新して（pip install -U torch）、"
     "カーネルを再起動してください。"
 )
@@ -57,7 +58,7 @@ def expect_error(kind, fragment=""):
     except kind as err:
         assert fragment in str(err), err
         caught.error = err
-        sys.stdout.flush()  # ブロックが先に出力したものを先に表示する
+        sys.stdout.flush()  # ブロックの出力をエラーより先に表示する
         print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
@@ -69,7 +70,7 @@ print(torch.__version__, device)
 # %% [markdown]
 # ## 移動すると元のテンソルはどうなるか
 #
-# GPU がなくても、どの PyTorch ビルドにもある `meta` デバイスを使えば、移動の様子を確かめられます。meta テンソルは形状と dtype を持ちますが、データは持ちません。
+# GPU がなくても、どの PyTorch ビルドにもある `meta` デバイスを使えば、移動の様子を確かめられます。`meta` テンソルは形状と dtype を持ちますが、データは持ちません。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `x` は CPU 上にあります。`m = x.to("meta")` の後、`print(x.device, m.device)` は何を表示するでしょうか。
@@ -96,10 +97,10 @@ assert m.shape == x.shape and m.dtype == x.dtype
 # - `meta meta` なら、`to` が `x` 自体を移動したことになります。
 # - `cpu cpu` なら、何も移動しなかったことになります。
 #
-# ですから戻り値を受け取り、ふつうは同じ変数に代入し直します（`t = t.to(device)`）。
+# そのため、戻り値を必ず受け取ってください。たいていは同じ変数に代入し直します（`t = t.to(device)`）。
 
 # %% [markdown]
-# meta テンソルにはデータがないので、`meta` でわかるのは移動によって変数がどうなるかであり、移動のコストではありません。実際には何もコピーされず、CPU へコピーし戻すこともできません。次のセルのエラーメッセージは「meta テンソルからはコピーできない。データがない」という意味です。
+# `meta` テンソルにはデータがないので、`meta` でわかるのは移動によって変数がどうなるかであり、移動のコストではありません。実際には何もコピーされず、CPU へコピーして戻すこともできません。次のセルのエラーメッセージは「`meta` テンソルからはコピーできない。データがない」という意味です。
 
 # %% tags=["claim-F7"]
 with expect_error(NotImplementedError, "no data"):
@@ -107,9 +108,9 @@ with expect_error(NotImplementedError, "no data"):
 assert m.is_meta
 
 # %% [markdown]
-# ## cuda と cpu のショートカット
+# ## `cuda()` と `cpu()` のショートカット
 #
-# `t.cuda()` は `t.to("cuda")` と同じく現在の CUDA デバイスへ、`t.cuda(i)` は `cuda:i` へテンソルを移動します。`t.cpu()` は `t.to("cpu")` と同じです。どちらも `to` と同じルールに従います。
+# `t.cuda()` は `t.to("cuda")` と同じく現在の CUDA デバイスへ、`t.cuda(i)` は `cuda:i` へテンソルを移動します。`t.cpu()` は `t.to("cpu")` と同じです。いずれも `to` と同じルールに従います。
 #
 # GPU があれば、次のセルは `x` を GPU へ移動してから CPU へ戻し、どちらの移動も新しいテンソルを返したこと、`x` が CPU に残っていることを assert で検証します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示します。
 
@@ -127,9 +128,9 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## すでにあるデバイスへの移動
+# ## テンソルがすでにあるデバイスへの移動
 #
-# 学習コードでは、すでに目的のデバイスにあるかもしれないテンソルを移動する行がよく出てきます。指定したデバイスと dtype をテンソルがすでに持っているとき、`to` は何をするのでしょうか。
+# 学習コードでは、すでに目的のデバイスにあるかもしれないテンソルを移動する行がよく出てきます。テンソルがすでに指定どおりのデバイスと dtype であるとき、`to` は何をするのでしょうか。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `a` はすでに `device` 上にあります。次のセルは `b = a.to(device)` を実行して `b[0]` に `1.0` を書き込み、`b` が `a` と同じオブジェクトかどうかと、`a[0]` の値を表示します。何が表示されるでしょうか。
@@ -165,9 +166,9 @@ assert rearranged.is_contiguous(memory_format=torch.channels_last)
 # - `b is a=False, a[0].item()=0.0` なら、`to` が常にコピーすることになります。
 # - `b is a=False, a[0].item()=1.0` なら、ビューのように `a` とメモリを共有する別のオブジェクトが返ったことになります。しかし変えるものがなければ、`to` は `a` そのものを返します。
 #
-# `to` がコピーするのは、デバイス、dtype、指定したメモリフォーマットのいずれかが変わるときと、`copy=True` を指定したときだけです。メモリフォーマットが変わるのも変更にあたり、通常のレイアウトの4次元テンソルに対する `t.to(memory_format=torch.channels_last)` は要素を並べ替えたコピーを返します。
+# `to` がコピーするのは、デバイス、dtype、指定したメモリフォーマットのいずれかが変わるときと、`copy=True` を指定したときだけです。メモリフォーマットが変わるのも変更にあたり、標準の連続レイアウト（`torch.contiguous_format`）の4次元テンソルに対する `t.to(memory_format=torch.channels_last)` は要素を並べ替えたコピーを返します。
 #
-# CPU 上のテンソルに対する `t.cpu()` もテンソル自身を返し、すでに現在の GPU 上にあるテンソルに対する `t.cuda()` も同じです。後者は、上のセルが GPU 上でだけ検証します。
+# CPU 上のテンソルに対する `t.cpu()` もテンソル自身を返し、すでに現在の GPU 上にあるテンソルに対する `t.cuda()` も同じです。後者は、GPU で実行した場合にのみ上のセルで検証されます。
 
 # %% [markdown]
 # ## コピーを強制する
@@ -216,7 +217,7 @@ with expect_error(TypeError, "invalid combination of arguments"):
     t.to(torch.float16, device)
 
 # %% [markdown]
-# ## cuda に渡せるのは CUDA デバイスだけ
+# ## `cuda()` に渡せるのは CUDA デバイスだけ
 #
 # `t.cuda()` が受け取るのは CUDA デバイスか、その番号です。ほかのデバイスを渡すとエラーになります。どのエラーになるかを予想してみましょう。
 
@@ -244,9 +245,9 @@ assert "must be cuda device" in str(caught.error)
 # %% [markdown]
 # ## 存在しない GPU インデックス
 #
-# 存在しない GPU（GPU が1枚のマシンでの `cuda:1` など）を指定すると、以前は `CUDA error: invalid device ordinal`（無効なデバイス番号）というメッセージの素の `RuntimeError` が送出されていました。PyTorch 2.8 以降は、同じメッセージの `torch.AcceleratorError` が送出されます。`AcceleratorError` は `RuntimeError` のサブクラスなので、古いバージョン向けに書いた `except RuntimeError` でもそのまま捕捉できます。
+# 存在しない GPU（GPU が1枚のマシンでの `cuda:1` など）を指定すると、以前は `RuntimeError` そのもの（サブクラスではない）が、`CUDA error: invalid device ordinal`（無効なデバイス番号）というメッセージで送出されていました。PyTorch 2.8 以降は、同じメッセージの `torch.AcceleratorError` が送出されます。`AcceleratorError` は `RuntimeError` のサブクラスなので、古いバージョン向けに書いた `except RuntimeError` でもそのまま捕捉できます。
 #
-# GPU があれば、このセルは最後の GPU の次のインデックスである `torch.cuda.device_count()` を指定し、エラーが無効なデバイス番号を示していること（2.8 以降は `torch.AcceleratorError` であること）を assert で検証します。GPU がなければ指定を誤るインデックスもないので、このセルは `torch.cuda.is_available()=False` と表示します。
+# GPU があれば、次のセルは最後の GPU の次のインデックスである `torch.cuda.device_count()` を指定し、エラーが無効なデバイス番号を示していること（2.8 以降は `torch.AcceleratorError` であること）を assert で検証します。GPU がなければ、誤って指定できるインデックスもないので、このセルは `torch.cuda.is_available()=False` と表示します。
 
 # %% tags=["claim-O4", "gpu-only"]
 if torch.cuda.is_available():
@@ -264,9 +265,9 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## ピン留めメモリと non_blocking
+# ## ピン留めメモリと `non_blocking`
 #
-# 通常の（ページング可能な）CPU メモリから GPU へコピーすると、CPU はコピーが終わるまで待たされます。コピー元がピン留め（ページロック）メモリにあれば、`to("cuda", non_blocking=True)` は現在の CUDA ストリームにコピーを積むだけで、すぐに戻ります。そのため、GPU がコピーや計算をしている間に、CPU は別の処理を進められます。
+# ピン留めしていない（ページング可能な）CPU メモリから GPU へコピーすると、CPU はコピーが終わるまで待たされます。コピー元がピン留め（ページロック）メモリにあれば、`to("cuda", non_blocking=True)` は現在の CUDA ストリームにコピーを積むだけで、すぐに戻ります。そのため、GPU がコピーや計算をしている間に、CPU は別の処理を進められます。
 #
 # ただし、それで自動的に速くなるわけではありません。`pin_memory()` 自体がコピーです。ピン留めメモリ上の新しいテンソルを返し、元のテンソルはそのまま残します。また、ピン留めにはアクセラレータが必要です。次のセルは、実行したマシンでの結果を assert で検証します。
 #
@@ -277,7 +278,7 @@ else:
 #   RuntimeError: Cannot access accelerator device when none is available.
 #   ```
 #
-#   「アクセラレータがないので、アクセラレータのデバイスにアクセスできない」という意味です。
+#   「使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない」という意味です。
 #
 # - torch 2.7 以降で、アクセラレータ向けにビルドされた PyTorch をアクセラレータのないマシンで使う場合（Colab の CPU ランタイム上の CUDA ビルドなど）は、そのアクセラレータ独自の `RuntimeError` になることを検証します。メッセージはドライバによって変わります。
 
@@ -314,7 +315,7 @@ else:
 # %% [markdown]
 # 次のセルでは、この待ち時間を目に見える形にします。行列積を GPU に次々と投入し（キューに積むだけなので呼び出しはすぐに戻ります）、その間にコピーを行ってから、ストリームに積まれた処理がすべて終わったかを `stream.query()` で問い合わせます。GPU があれば、答えが次のとおりであることを assert で検証します。
 #
-# - ページング可能なメモリからの通常のコピーの後は `True`。呼び出しは、積まれていた処理とコピーが終わるまで待っていたからです。
+# - ページング可能なメモリからの同期的なコピーの後は `True`。呼び出しは、積まれていた処理とコピーが終わるまで待っていたからです。
 # - `pinned.to("cuda", non_blocking=True)` の後は `False`。GPU がまだ処理している間に呼び出しが戻ってきたからです。
 # - 逆方向の `to("cpu", non_blocking=True)` の後も `False`。そのため、CPU 側のテンソルに正しい値が入っている保証は、`torch.cuda.synchronize()` が戻るまでありません。値を読む前に同期してください。
 #
@@ -359,7 +360,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ピン留めが得になるかどうかは、マシン、テンソルのサイズ、そして待っている間に CPU にやるべき処理があるかどうかで決まります。PyTorch の [`pin_memory()` と `non_blocking` に関するチュートリアル](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)でも、ピン留めしたほうが遅くなるケースが計測されています。ご自身のパイプラインで、変更の前後を計測してください。
+# ピン留めで速くなるかどうかは、マシン、テンソルのサイズ、そして待っている間に CPU にやるべき処理があるかどうかで決まります。PyTorch の [`pin_memory()` と `non_blocking` に関するチュートリアル](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)でも、ピン留めしたほうが遅くなるケースが計測されています。ご自身のパイプラインで、変更の前後を計測してください。
 #
 # GPU があれば、下のセルはまず両方のやり方を1回ずつ実行してウォームアップします（GPU への最初のコピーと最初のピン留めメモリの確保は、初回だけかかる遅い処理です）。そのうえで1回のコピーを両方のやり方で計測し、ミリ秒で表示します。結果については何も assert しません。ピン留めするほうの時間には `pin_memory()` によるコピーも含まれます。GPU のないマシンでは `torch.cuda.is_available()=False` と表示します。
 

@@ -15,7 +15,12 @@
 # %% [markdown]
 # # モデルの移動
 #
-# テンソルにもモデルにも `.to()` メソッドがありますが、両者の振る舞いは異なります。このページでは、`Module.to` がモデルとそのパラメータ・バッファに何をするのか、何を元のデバイスに残すのかを確かめます。そのうえで、モデルがどのデバイスにあるかの調べ方、デバイス不一致エラーの読み方、オプティマイザに起きること、GPU で保存したチェックポイントを CPU に読み込む方法を説明します。
+# テンソルにもモデルにも `.to()` メソッドがありますが、両者の振る舞いは異なります。このページでは、`Module.to` がモデルとそのパラメータ・バッファに何をするのか、何を元のデバイスに残すのかを確かめます。そのうえで、次の内容を説明します。
+#
+# - モデルがどのデバイスにあるかの調べ方
+# - デバイスの不一致エラーの読み方
+# - モデルの移動がオプティマイザに与える影響
+# - GPU で保存したチェックポイントを CPU に読み込む方法
 #
 # PyTorch の挙動について本文で述べていることは、このページの出力を作ったマシン上で、コードセルの `assert` によって検証しています。GPU が必要なセルは、まず GPU があるかを確認します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけで、GPU での検証はそこでは実行されません（該当するセルの数は、ノートブックの上の行に表示しています）。GPU でしか出ないエラーメッセージは、PyTorch のソースからバージョンを明記して引用しています。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉・検証・表示し、ページはそのまま先に進みます。
 
@@ -37,7 +42,8 @@ TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 # torch.accelerator（torch 2.6 以降）を使うので、古い torch ではここで止める
 TOO_OLD_TEXT = (
     "このノートブックには torch 2.6 以降が必要です"
-    "（torch.accelerator を使うため）。いまの torch は {} です。"
+    "（torch.accelerator を使うため）。"
+    "インストールされている torch は {} です。"
     "torch を更新して（pip install -U torch）、"
     "カーネルを再起動してください。"
 )
@@ -56,7 +62,7 @@ def expect_error(kind, fragment=""):
     except kind as err:
         assert fragment in str(err), err
         caught.error = err
-        sys.stdout.flush()  # ブロックが先に出力したものを先に表示する
+        sys.stdout.flush()  # ブロックの出力をエラーより先に表示する
         print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
@@ -66,11 +72,11 @@ device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.__version__, device)
 
 # %% [markdown]
-# ## model.to(device) は何を変えるか
+# ## `model.to(device)` は何を変えるか
 #
-# `Tensor.to` はテンソルを変更しません。変換後のテンソル（変換が不要ならそのテンソル自身）を返すので、戻り値を受け取る必要があります。`Module.to` と、その仲間の `.cpu()`、`.cuda()`、`.double()` は、これとは別のルールに従います。
+# `Tensor.to` はテンソルを変更しません。変換後のテンソル（変換が不要ならそのテンソル自身）を返すので、戻り値を受け取る必要があります。`Module.to` と、同種のメソッド `.cpu()`、`.cuda()`、`.double()` は、これとは別のルールに従います。
 #
-# `meta` デバイスは形状と dtype を保持しますが、データは持ちません。どのマシンにも存在するので、GPU がなくても移動の様子を確かめられます。
+# `meta` デバイス上のテンソルは形状と dtype だけを持ち、データは持ちません。`meta` デバイスはどのマシンにも存在するので、GPU がなくても移動の様子を確かめられます。
 
 # %% [markdown] tags=["predict"]
 # **予想：** 次のセルは `model.double()`、`model.to("meta")` の順に呼び出し、どちらの戻り値も代入しません。`print(model.weight.device, model.weight.dtype)` は何を表示するでしょうか。
@@ -117,7 +123,7 @@ assert t.to(t.device) is t  # 変換不要なら同じテンソルが返る
 # %% [markdown]
 # ## パラメータとバッファ
 #
-# `.to()` の後もモジュールは同じオブジェクトですが、中のテンソルはどうでしょうか。これは移動の種類によって変わります。以下の小さなモジュールは、パラメータ、バッファ（`register_buffer` で登録したテンソル）、通常のテンソル属性を1つずつ持っています（通常のテンソル属性については次の節で説明します）。
+# `.to()` の後もモジュールは同じオブジェクトですが、中のテンソルはどうでしょうか。答えは移動の種類によって変わります。以下の小さなモジュールは、パラメータ、バッファ（`register_buffer` で登録したテンソル）、通常のテンソル属性を1つずつ持っています（通常のテンソル属性については次のセクションで説明します）。
 
 # %%
 class Scaled(nn.Module):
@@ -162,7 +168,7 @@ assert torch.isfinite(layer.weight).all()
 # dtype の変換も `.to()` と同じ種類の変換で、どのマシンでも実行できます。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `model.double()` の前に `weight` と `offset` を保存しておきます。呼び出しの後、次のセルは何を表示するでしょうか。
+# **予想：** `model.double()` を呼ぶ前に、パラメータとバッファへの参照を `weight` と `offset` に取っておきます。呼び出しの後、次のセルは何を表示するでしょうか。
 #
 # - `model.weight is weight=True, model.offset is offset=True`
 # - `model.weight is weight=True, model.offset is offset=False`
@@ -193,7 +199,7 @@ else:
 # %% [markdown] tags=["answer"]
 # **答え：** `model.weight is weight=True, model.offset is offset=False` です。どのオブジェクトが残るかは、移動の種類で決まります。
 #
-# - **dtype の変換、CPU ↔ CUDA の移動：** 各 `Parameter` は同じ Python オブジェクトのままです。PyTorch はその中身のテンソル（`param.data`）を差し替えるので、パラメータへの参照を持っているコードからも、正しいパラメータが見え続けます。GPU があれば、セルは CUDA への移動でも同じことを検証します。
+# - **dtype の変換、CPU ↔ CUDA の移動：** 各 `Parameter` は同じ Python オブジェクトのままです。PyTorch はその中身のテンソル（`param.data`）を差し替えるので、パラメータへの参照を持っているコードからも、正しいパラメータが見え続けます。GPU があれば、上のセルは CUDA への移動でも同じことを検証します。
 # - **`meta` への移動：** パラメータは新しい `Parameter` オブジェクトに置き換わります（上で見た `...=False, ...=False`）。
 # - **バッファ：** 通常のテンソルなので、変換されると必ず新しいテンソルオブジェクトに置き換わります。`...=True, ...=True` にはなりません。
 #
@@ -205,7 +211,7 @@ else:
 # `Module.to` が変換するのは、モジュールが把握しているもの、つまりパラメータ、バッファ、サブモジュールです。`Scaled` モジュールは、これとは別に `self.mask = torch.ones(3)` という通常の属性としてテンソルを持っています。以下では、GPU があれば GPU を、なければ `meta` を移動先にします。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `model = Scaled().to(target)` の後、セルは各テンソルのデバイスを表示します。`mask` の行には何が表示されるでしょうか。
+# **予想：** 次のセルは、`model = Scaled().to(target)` の後の各テンソルのデバイスを表示します。`mask` の行には何が表示されるでしょうか。
 #
 # - `mask meta`
 # - `mask cuda:0`
@@ -227,7 +233,9 @@ with expect_error(RuntimeError, "device"):
     model(torch.ones(3, device=target))  # 順伝播でデバイスが混在する
 
 # %% [markdown] tags=["answer"]
-# **答え：** どのマシンでも `mask cpu` です。通常の属性として持たせたテンソルは `Module.to` から見えないので、元の場所に残ります。その結果、順伝播の中でデバイスが混在し、上の検証でモデルを呼び出すとデバイスのエラーになります。また、このテンソルは `state_dict` にも含まれません。`mask meta`（GPU がない場合）や `mask cuda:0`（GPU がある場合）になるのは、`weight` や `offset` と同じように移動したときですが、そうはなりません。
+# **答え：** どのマシンでも `mask cpu` です。通常の属性として持たせたテンソルは `Module.to` から見えないので、元の場所に残ります。その結果、順伝播の中でデバイスが混在し、上の検証でモデルを呼び出すとデバイスの不一致エラーになります。また、このテンソルは `state_dict` にも含まれません。
+#
+# - `mask meta`（GPU がない場合）や `mask cuda:0`（GPU がある場合）なら、`mask` も `weight` や `offset` と一緒に移動したことになります。
 
 # %% [markdown]
 # 対処法は、そのテンソルをバッファとして登録することです。モデルと一緒に移動したいが `state_dict` には含めたくない場合は、`persistent=False` を指定します。
@@ -251,10 +259,10 @@ assert "mask" not in model.state_dict()
 # %% [markdown]
 # ## パラメータに再代入しない
 #
-# `model.weight = model.weight.to(d)` のように、パラメータを1つだけ手作業で移動することはできません。鍵になるのは、パラメータに対して `to` が何を返すかです。セルは、戻り値の型名と、戻り値がまだ勾配を必要とするか（`requires_grad`）を表示します。
+# `model.weight = model.weight.to(d)` のように、パラメータを1つだけ手作業で移動することはできません。なぜできないかは、パラメータに対して `to` が何を返すかを見るとわかります。次のセルは、戻り値の型名と、戻り値がまだ勾配を必要とするか（`requires_grad`）を表示します。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `model.weight` は CPU 上の `Parameter` です。実際に変換が起きる `moved = model.weight.to("meta")` について、セルは何を表示するでしょうか。
+# **予想：** `model.weight` は CPU 上の `Parameter` です。実際に変換が起きる `moved = model.weight.to("meta")` について、次のセルは何を表示するでしょうか。
 #
 # - `Tensor True`
 # - `Parameter True`
@@ -278,7 +286,7 @@ assert w.to(w.device) is w  # 変換不要なら Parameter 自身が返る
 # - `Tensor False` なら、パラメータの勾配から切り離されたテンソルということになります。
 
 # %% [markdown]
-# モジュールは、パラメータの名前には `Parameter`（または `None`）しか代入させないので、この代入は `TypeError` になります。
+# モジュールでは、パラメータの名前に代入できるのは `Parameter`（または `None`）だけなので、この代入は `TypeError` になります。
 
 # %% tags=["claim-F5"]
 with expect_error(TypeError, "cannot assign"):
@@ -294,7 +302,7 @@ with expect_error(TypeError, "cannot assign"):
 #
 # モジュールには `.device` 属性がありません。モジュール内のテンソルが1つのデバイスにそろっている保証はないからです。大きなモデルは複数のデバイスに分割できますし、`nn.ReLU` のようにパラメータを1つも持たないモジュールもあります。
 #
-# よく使われるイディオムの `next(model.parameters()).device` は、最初のパラメータのデバイスを返します。モデル全体をまとめて移動したのであれば、これで問題ありません。確実に知りたい場合は、すべてのパラメータとバッファのデバイスを集めます。
+# よく使われる書き方の `next(model.parameters()).device` は、最初のパラメータのデバイスを返します。モデル全体をまとめて移動したのであれば、これで問題ありません。確実に知りたい場合は、すべてのパラメータとバッファのデバイスを集めます。
 
 # %%
 def devices(module):
@@ -312,24 +320,24 @@ print(sorted(map(str, devices(model))))
 assert len(devices(model)) == 2
 
 # %% [markdown]
-# ## デバイス不一致エラーの読み方
+# ## デバイスの不一致エラーの読み方
 #
-# モデルと入力が別々のデバイスにあると、両者を混ぜる演算が `RuntimeError` で失敗します。対処法はいつも同じで、モデルとすべての入力を、使うつもりの1つのデバイスに置きます。`model.to(device)` と `x = x.to(device)` です。`Tensor.to` は新しいテンソルを返し、`x` 自体は元の場所に残るので、代入の形で書きます。
+# モデルと入力が別々のデバイスにあると、両者を混ぜる演算が `RuntimeError` で失敗します。対処法はいつも同じで、モデルとすべての入力を、使うつもりの1つのデバイスに置きます（`model.to(device)` と `x = x.to(device)`）。`Tensor.to` は新しいテンソルを返し、`x` 自体は元の場所に残るので、代入の形で書きます。
 #
-# メッセージが名前を挙げたテンソルを移動すればよい、とは限りません。torch 2.8 以降の CUDA の検査は、CPU の入力を受け取った線形層について次のように報告します（PyTorch のソースからの引用です。このページの出力は GPU で作ったものではありません）。
+# メッセージが名前を挙げたテンソルを移動すればよい、とは限りません。torch 2.8 以降の CUDA の検査は、CPU の入力を受け取った線形層について次のように報告します（PyTorch のソースからの引用です）。
 #
 # ```
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
 # ```
 #
-# 「すべてのテンソルは同じデバイスにあるはずだが、`mat1` が CPU にあり、ほかのテンソルがある cuda:0 と異なる」という意味です。
+# 「すべてのテンソルが同じデバイス上にあるはずだが、`mat1` は CPU 上にあり、ほかのテンソル（cuda:0 上）とデバイスが異なる」という意味です。
 #
 # - 2次元の入力に対して `nn.Linear` は `addmm(bias, input, weight.T)` を実行するので、`mat1` は入力そのものです。`wrapper_CUDA_addmm` は不一致を検出した演算です。
 # - 検査では、各引数を最初の引数であるバイアスと比べます。**モデル**を CPU に残したまま GPU 上の入力を渡した場合も、メッセージが名前を挙げるのはやはり `mat1` で、今度は `mat1 is on cuda:0, different from other tensors on cpu` となります。メッセージに従って `mat1` を移動すると、入力を CPU に戻すことになります。
 #
 # 2.8 より前は、同じ検査が `but found at least two devices, cuda:0 and cpu!` と表示し、引数の名前は末尾にありました。要素ごとの演算（`+`、`*` など）は TensorIterator が検査するので、今も引数の名前なしで `but found at least two devices, cuda:0 and cpu!` と表示されます。
 #
-# 実際のコードでデバイス不一致が起きる原因として多いのは、`forward` メソッドや損失関数の中でデバイスを指定せずに作ったテンソルです。その例と対処法は[デバイスのエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で紹介しています。
+# 実際のコードでデバイスの不一致が起きる原因として多いのは、`forward` メソッドや損失関数の中でデバイスを指定せずに作ったテンソルです。その例と対処法は[デバイスのエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で紹介しています。
 
 # %% [markdown]
 # 例外として、要素ごとの演算に限り、1つだけ許される組み合わせがあります。`torch.tensor(2.0)` のような0次元の CPU テンソルは、CUDA テンソルとの `+` や `*` などの演算で、Python の数値と同じように使えます。ほかの演算ではこの組み合わせは許されず、`a` と `b` が GPU 上にあっても、`torch.addmm(torch.tensor(1.0), a, b)` はデバイスの検査で失敗します。GPU があれば、次のセルはこれらの結果をそれぞれ検証します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけです。
@@ -381,7 +389,7 @@ assert scaled.device.type == "meta"
 #
 # CPU → CUDA の移動では `Parameter` オブジェクトが変わらないので、移動前に作ったオプティマイザも正しいパラメータを保持しています。ただし、それで足りるのはオプティマイザにまだ状態がない間だけです。状態はモジュールの一部ではないので、`model.to()` を呼んでも元のデバイスに残ります。
 #
-# `optimizer.load_state_dict(optimizer.state_dict())` を呼ぶと、状態が各パラメータのデバイスに変換されます。GPU があれば、次のセルはこの2つの段階を検証します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけです。
+# `optimizer.load_state_dict(optimizer.state_dict())` を呼ぶと、状態が各パラメータのデバイスに変換されます。GPU があれば、次のセルは、状態が元のデバイスに残ることと、読み込み直すと各パラメータのデバイスに移ることの両方を検証します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけです。
 
 # %% tags=["claim-F4", "gpu-only"]
 model = nn.Linear(4, 2)  # CPU 上
@@ -407,7 +415,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# dtype の変換でも同じことが起き、こちらはどのマシンでも確認できます。状態は元の dtype のままなので、次の `step()` では float64 の新しい勾配と float32 のままの状態が出会い、失敗します。`state_dict` を読み込み直すと、状態が各パラメータの dtype（とデバイス）に変換され、`step()` はまた動くようになります。
+# dtype の変換でも同じことが起き、こちらはどのマシンでも確認できます。状態は元の dtype のままなので、次の `step()` では、float64 の新しい勾配と float32 のままの状態を組み合わせて計算しようとして失敗します。`state_dict` を読み込み直すと、状態が各パラメータの dtype（とデバイス）に変換され、`step()` はまた動くようになります。
 
 # %% tags=["claim-F4"]
 model = nn.Linear(4, 2)
@@ -424,7 +432,7 @@ assert state["exp_avg"].dtype == torch.float32  # 変換されない
 optimizer.zero_grad()
 model(torch.randn(8, 4, dtype=torch.float64)).sum().backward()
 with expect_error(RuntimeError, "expected dtype"):
-    optimizer.step()  # float64 の勾配と float32 の状態が出会う
+    optimizer.step()  # float64 の勾配と float32 の状態が混在する
 
 # 状態を各パラメータの dtype に変換する
 optimizer.load_state_dict(optimizer.state_dict())
@@ -434,7 +442,7 @@ print(f"{state['exp_avg'].dtype=}")
 assert state["exp_avg"].dtype == torch.float64
 
 # %% [markdown]
-# このエラーは Adam の更新処理の中で起きています。`expected dtype float … but got dtype double` は、「float32 を期待したところに float64 が来た」という意味で、float32 の状態と float64 の勾配が出会ったことを示しています。
+# このエラーは Adam の更新処理の中で起きています。`expected dtype float … but got dtype double` は、「float32 を期待したところに float64 が来た」という意味で、float32 の状態と float64 の勾配が混在したことを示しています。
 #
 # いちばん簡単なルールを守れば、こうした問題はすべて避けられます。先にモデルを移動し、それからオプティマイザを作ることです。そうすれば、状態は最初からパラメータと同じデバイス上に作られます。
 
@@ -459,7 +467,7 @@ assert state["exp_avg"].device == model.weight.device
 #
 # ここでは `weights_only=True` も指定しています。pickle から復元するものをテンソルと通常のコンテナ（辞書やリストなど）に限るオプションで、`state_dict` を安全に読み込む方法です（後で詳しく説明します）。
 #
-# `map_location` を指定しないと、GPU のないマシンではこのようなチェックポイントの読み込みが `Attempting to deserialize object on a CUDA device` で止まります（「CUDA デバイス上のオブジェクトを復元しようとした」という意味です）。このエラーは[デバイスのエラーを読み解く](07-device-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)で実際に起こしています。GPU がなければ、次のチェックポイントは CPU から保存したもので、その次のセルは `torch.cuda.is_available()=False` と表示するだけです。
+# `map_location` を指定しないと、GPU のないマシンではこのようなチェックポイントの読み込みが `Attempting to deserialize object on a CUDA device` で止まります（「CUDA デバイス上のオブジェクトを復元しようとした」という意味です）。このエラーは[デバイスのエラーを読み解く](07-device-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)で実際に起こしています。GPU のないマシンでは、次のセルで保存するチェックポイントは CPU 上のモデルのものになり、その次のセルは `torch.cuda.is_available()=False` と表示するだけです。
 
 # %%
 tmp = tempfile.TemporaryDirectory()
@@ -508,7 +516,7 @@ with expect_error(TypeError, "not callable"):
 # %% [markdown]
 # torch 2.6 以降、`weights_only=True` は `torch.load` のデフォルトです。上のセルでも明示しているのは、何を選んでいるかをコードに書いておくためです。2.6 に更新したとき、pickle で保存したモデル全体（`torch.save(model, path)` で保存したもの）を読み込めなくなった人が大勢いたのは、このデフォルトのためです。`torch.load` は、任意のクラスを pickle から復元することを拒否するようになりました。
 #
-# 次のセルは、長いメッセージの最初の文 `Weights only load failed`（「weights_only での読み込みに失敗した」）だけを表示します。`state_dict()` を保存して読み込むか、信頼できるファイルに限って `weights_only=False` を渡します。
+# 次のセルは、長いメッセージの最初の文 `Weights only load failed`（「weights_only での読み込みに失敗した」）だけを表示します。対処法は、`state_dict()` を保存して読み込むか、信頼できるファイルに限って `weights_only=False` を渡すことです。
 
 # %%
 whole = os.path.join(tmp.name, "whole-model.pt")
@@ -535,6 +543,6 @@ tmp.cleanup()
 # - 移動するのはパラメータ、バッファ、サブモジュールだけです。それ以外のテンソルは `register_buffer` で登録します。
 # - 変換したテンソルをパラメータの名前に代入してはいけません。モジュール全体を移動します。
 # - モデルには、全体で1つのデバイスというものがありません。`next(model.parameters()).device` は慣例的な書き方にすぎません。
-# - デバイス不一致エラーが出たら、モデルとすべての入力を1つのデバイスに置きます（`model.to(device)`、`x = x.to(device)`）。メッセージが名前を挙げた引数が、移動すべきものとは限りません。
+# - デバイスの不一致エラーが出たら、モデルとすべての入力を1つのデバイスに置きます（`model.to(device)`、`x = x.to(device)`）。メッセージが名前を挙げた引数が、移動すべきものとは限りません。
 # - 先にモデルを移動し、それからオプティマイザを作ります。すでに状態を持っているオプティマイザでは、状態が元のデバイスと dtype のまま残るからです。
 # - GPU のチェックポイントは `torch.load(path, map_location="cpu", weights_only=True)` で CPU に読み込みます。torch 2.6 以降、`weights_only=True` はデフォルトです。

@@ -15,9 +15,9 @@
 # %% [markdown]
 # # どこでも動くデバイスの選び方
 #
-# `"cuda"` をハードコードしたコードは、Mac でも、NVIDIA の GPU を搭載していないノート PC でも、CPU だけの CI ランナーでも失敗します。このページでは、使えるアクセラレータがあればそれを使い、なければ CPU にフォールバックする小さなヘルパー関数を作ります。また、`device=0` のような整数だけのデバイス指定は 2.5 で意味が変わったので、現在の PyTorch で何を意味するのかも説明します。
+# `"cuda"` をハードコードしたコードは、Mac でも、NVIDIA の GPU を搭載していないノート PC でも、CPU だけの CI ランナーでも失敗します。このページでは、使えるアクセラレータがあればそれを使い、なければ CPU にフォールバックする小さなヘルパー関数を作ります。また、`device=0` のような整数だけのデバイス指定は torch 2.5 で意味が変わったので、現在の PyTorch で何を意味するのかも説明します。
 #
-# GPU が必要な検証は、GPU が使えるマシンでだけ実行します。それ以外のマシンでは、セルは満たされなかった条件を `cuda_ok=False` のようにコードの形で表示します。最初のセルでは `expect_error` も定義します。このページでは、想定どおりのエラーを表示したうえで先に進むためにこれを使います。
+# GPU が必要な検証は、GPU が使えるマシンでだけ実行します。それ以外のマシンでは、該当するセルが満たされなかった条件を `cuda_ok=False` のようにコードの形で表示します。最初のセルでは、想定どおりのエラーを表示しても止まらずに先へ進むための補助関数 `expect_error` も定義します。
 
 # %% tags=["setup"]
 import contextlib
@@ -33,7 +33,8 @@ TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 # torch.accelerator（torch 2.6 以降）を使うので、古い torch ではここで止める
 TOO_OLD_TEXT = (
     "このノートブックには torch 2.6 以降が必要です"
-    "（torch.accelerator を使うため）。いまの torch は {} です。"
+    "（torch.accelerator を使うため）。"
+    "インストールされている torch は {} です。"
     "torch を更新して（pip install -U torch）、"
     "カーネルを再起動してください。"
 )
@@ -52,7 +53,7 @@ def expect_error(kind, fragment=""):
     except kind as err:
         assert fragment in str(err), err
         caught.error = err
-        sys.stdout.flush()  # ブロックが先に出力したものを先に表示する
+        sys.stdout.flush()  # ブロックの出力をエラーより先に表示する
         print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
@@ -64,7 +65,7 @@ print(torch.__version__, device)
 # %% [markdown]
 # ## 従来の方法：GPU が使えるかを確認する
 #
-# `torch.cuda.is_available()` が `True` になるのは、その PyTorch ビルドが CUDA に対応していて、ドライバが動作し、GPU が1枚以上見えているときだけです。CUDA 固有のコードの前に置く判定としては、今でもこれが正しい方法です。ただし、この関数がわかるのは CUDA のことだけです（ROCm ビルドの AMD GPU も `cuda` として見えます）。そのため Mac では、Apple の GPU（`mps` デバイス）が使える状態でも `False` になります。GPU がなければ、セルは `cuda_ok=False` と表示し、GPU の枚数は検証しません。
+# `torch.cuda.is_available()` が `True` になるのは、その PyTorch ビルドが CUDA に対応していて、ドライバが動作し、GPU が1枚以上見えているときだけです。CUDA 固有のコードの前に置く判定としては、今でもこれが正しい方法です。ただし、この関数が調べるのは CUDA だけです（ROCm ビルドの AMD GPU も `cuda` として見えます）。そのため Mac では、Apple の GPU（`mps` デバイス）が使える状態でも `False` になります。GPU がなければ、次のセルは `cuda_ok=False` と表示し、GPU の枚数は検証しません。
 
 # %% tags=["gpu-only"]
 cuda_ok = torch.cuda.is_available()
@@ -84,10 +85,10 @@ if mps_ok:
 # - `torch.accelerator.is_available()`：今、アクセラレータを使えるか。
 # - `torch.accelerator.current_accelerator()`：どの種類か。
 #
-# 使えるアクセラレータがない場合の振る舞いは、リリースによって異なります。2.6 の `current_accelerator()` は `RuntimeError` を送出するので、セルはこの関数が答えを返す場合（アクセラレータが使えるか、torch が 2.7 以降の場合）にだけ呼び出します。
+# 使えるアクセラレータがない場合の振る舞いは、リリースによって異なります。2.6 の `current_accelerator()` は `RuntimeError` を送出するので、次のセルはこの関数が答えを返す場合（アクセラレータが使えるか、torch が 2.7 以降の場合）にだけ呼び出します。
 
 # %% [markdown] tags=["predict"]
-# **予想：** このセルを実行するマシンで、`torch.accelerator.current_accelerator()` は何を返すでしょうか。セルはそれを `acc` として表示します。
+# **予想：** このセルを実行するマシンで、`torch.accelerator.current_accelerator()` は何を返すでしょうか。次のセルはそれを `acc` として表示します。
 #
 # - `acc=device(type='cuda')`
 # - `acc=device(type='cuda', index=0)`
@@ -121,16 +122,22 @@ else:
 # **答え：** PyTorch のビルドによって変わります。上の検証は、このマシンでの結果を確かめています。
 #
 # - `acc=None`：そのビルドがどのアクセラレータにも対応していない場合です（CPU 専用ビルドで、torch 2.7 以降）。
-# - `acc=device(type='cuda')`：CUDA ビルドの場合です。2.7 以降は、GPU が使えないマシンでもこの値になります（詳しくは次の段落で）。CUDA の GPU が使えるマシンでは、この値であることをセルが検証します。
+# - `acc=device(type='cuda')`：CUDA ビルドの場合です。2.7 以降は、GPU が使えないマシンでもこの値になります（詳しくは後述）。CUDA の GPU が使えるマシンでは、この値であることを上のセルが検証します。
 # - `acc=device(type='cuda', index=0)` にはなりません。`current_accelerator()` が表すのは特定の GPU ではなくアクセラレータの種類なので、インデックスは付きません。
 # - `acc=device(type='cpu')` にもなりません。CPU はアクセラレータではなく、アクセラレータのないビルドでは `None` が返ります。
 #
-# torch 2.6 でアクセラレータが使えない場合は、代わりに `RuntimeError: Cannot access accelerator device when none is available.`（「アクセラレータがないので、そのデバイスにはアクセスできない」）が送出されます。
+# torch 2.6 でアクセラレータが使えない場合は、代わりに次のエラーが送出されます。
+#
+# ```
+# RuntimeError: Cannot access accelerator device when none is available.
+# ```
+#
+# 「使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない」という意味です。
 
 # %% [markdown]
 # 2.7 以降には落とし穴が1つあります。`current_accelerator()` が表すのはマシンではなく**ビルド**です。GPU のないマシン（たとえば Colab の CPU ランタイム）で CUDA ビルドの PyTorch を使うと、`is_available()` は `False` を返すのに、`current_accelerator()` はそれでも `cuda` を返します（2.6 では、このようなマシンで同じ呼び出しが例外を送出します）。
 #
-# そのため、先に `is_available()` で確認するか、2.7 以降なら `current_accelerator(check_available=True)` を呼び出してください。こちらは、アクセラレータが使えなければ `None` を返します。GPU がなければ、セルはこの呼び出しが `None` を返すことを検証します。torch 2.6 では、このセルは `TORCH >= (2, 7)=False` と表示します。
+# そのため、先に `is_available()` で確認するか、2.7 以降なら `current_accelerator(check_available=True)` を呼び出してください。こちらは、アクセラレータが使えなければ `None` を返します。GPU がなければ、次のセルはこの呼び出しが `None` を返すことを検証します。torch 2.6 では、このセルは `TORCH >= (2, 7)=False` と表示します。
 
 # %% tags=["claim-O5", "gpu-only"]
 if TORCH >= (2, 7):
@@ -182,10 +189,12 @@ if cuda_ok:
 # %% [markdown] tags=["answer"]
 # **答え：** 使えるアクセラレータがないマシンでは `cpu cpu` です。`pick_device()` が CPU にフォールバックします。
 #
-# 使える GPU があれば `cuda cuda:0` になり、セルはそれをそのマシンで検証します。ヘルパーが返すデバイスにはインデックスがありませんが、テンソルは必ず特定の1枚の GPU、つまり現在のデバイス（変更しない限りインデックス 0）の上にあるからです。`cuda:0 cuda:0` にはなりません。`current_accelerator()` が返すデバイスにはインデックスがないので、`cuda` と表示されます。
+# 使える GPU があれば `cuda cuda:0` になり、上のセルはそれをそのマシンで検証します。ヘルパーが返すデバイスにはインデックスがありませんが、テンソルは必ず特定の1枚の GPU 上にあります。それが現在のデバイス（変更しない限りインデックス 0）なので、`y.device` は `cuda:0` と表示されます。
+#
+# - `cuda:0 cuda:0` にはなりません。`current_accelerator()` が返すデバイスにはインデックスがないので、`device` は `cuda` と表示されます。
 
 # %% [markdown]
-# アクセラレータの場合、インデックスのないデバイスは「その種類の現在のデバイス」を意味します。変更の方法は次のページで説明します。
+# アクセラレータの場合、インデックスのないデバイスは「その種類の現在のデバイス」を意味します。現在のデバイスを変更する方法は、次のページ[複数の GPU](05-several-gpus.ipynb)で説明します。
 
 # %% [markdown]
 # ## 整数のデバイス指定の意味
@@ -234,8 +243,8 @@ else:  # アクセラレータ向けのビルドだが、ここでは使えな�
 # %% [markdown] tags=["answer"]
 # **答え：** マシンによって変わります。上の検証は、このマシンでの結果を確かめています。
 #
-# - `Cannot access accelerator device when none is available`：アクセラレータがまったくない場合です。インデックス 0 が指す先がないので、`torch.device(0)` そのものがこの `RuntimeError`（「アクセラレータがないので、そのデバイスにはアクセスできない」）を送出します。
-# - `device(type='cuda', index=0)`：CUDA のマシンでは、0 は現在のアクセラレータのインデックス 0 を指します。2.7 以降は、アクセラレータ向けにビルドされた PyTorch（GPU のないマシン上の CUDA ビルド）でも `0` が `cuda:0` になり、エラーはそこにテンソルを作った時点で初めて起きます。
+# - `Cannot access accelerator device when none is available`：アクセラレータがまったくない場合です。インデックス 0 が指す先がないので、`torch.device(0)` そのものがこの `RuntimeError`（「使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない」）を送出します。
+# - `device(type='cuda', index=0)`：CUDA のマシンでは、0 は現在のアクセラレータのインデックス 0 を指します。2.7 以降は、GPU のないマシンでも、アクセラレータ向けにビルドされた PyTorch（CUDA ビルドなど）なら `0` は `cuda:0` になり、エラーはそこにテンソルを作った時点で初めて起きます。
 # - `device(type='cpu')` にはなりません。整数が CPU を指すことはありません。
 
 # %% [markdown]

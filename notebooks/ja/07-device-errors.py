@@ -17,16 +17,16 @@
 #
 # このページの各セクションは、説明するエラーメッセージそのものを見出しにしています。トレースバックに出た文言でページ内を検索すれば、該当するセクションが見つかります。各セクションでは、メッセージの意味と、そのエラーを起こすよくある書き方を示し、すぐ後のセルで対処法を実行します。
 #
-# ほとんどのエラーは GPU がなくても起こせるので、このページでは実際に起こしてみせます。使う手段は次の 4 つです。
+# ほとんどのエラーは GPU がなくても起こせるので、このページでは実際に起こしてみせます。使う手段は次の4つです。
 #
 # - CPU 専用ビルドの PyTorch
-# - 2 つ目のデバイスの代わりにする `meta` デバイス（形状と dtype だけを持ち、データを持たないデバイス）
+# - 2つ目のデバイスの代わりにする `meta` デバイス（その上のテンソルは形状と dtype だけを持ち、データを持たない）
 # - ストレージのデバイスが `cuda` と記録されたチェックポイント
 # - fork した子プロセス
 #
 # 代わりの手段を使う箇所では、それで何がわかり、何がわからないかを書いています。
 #
-# GPU でしか起こせないエラーは、GPU でのみ検証するセルで扱います。GPU がない環境では、そのセルは必要な条件を表示するだけです。本文では、そのメッセージを PyTorch のソースにある形のまま、どのバージョンのものかを添えて引用します。
+# GPU でしか起こせないエラーは、GPU でのみ検証するセルで扱います。GPU がない環境では、そのセルは満たされなかった条件を表示するだけです。本文では、そのメッセージを PyTorch のソースにある形のまま、どのバージョンのものかを添えて引用します。
 
 # %% tags=["setup"]
 import contextlib
@@ -51,7 +51,8 @@ TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 # torch.accelerator（torch 2.6 以降）を使うので、古い torch ではここで止める
 TOO_OLD_TEXT = (
     "このノートブックには torch 2.6 以降が必要です"
-    "（torch.accelerator を使うため）。いまの torch は {} です。"
+    "（torch.accelerator を使うため）。"
+    "インストールされている torch は {} です。"
     "torch を更新して（pip install -U torch）、"
     "カーネルを再起動してください。"
 )
@@ -70,7 +71,7 @@ def expect_error(kind, fragment=""):
     except kind as err:
         assert fragment in str(err), err
         caught.error = err
-        sys.stdout.flush()  # ブロックが先に出力したものを先に表示する
+        sys.stdout.flush()  # ブロックの出力をエラーより先に表示する
         print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
@@ -84,13 +85,13 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # 「すべてのテンソルが同じデバイス上にあるはずだ」という意味のエラーです。
 #
-# 1 つの演算が、2 つのデバイス（たいていは CUDA GPU と CPU）にあるテンソルを受け取りました。メッセージの続きはリリースによって変わっており、演算によっても異なります。PyTorch 2.8 以降、GPU 上の線形層に CPU のバッチを渡すと次のメッセージになります。`mat1` が `cpu` にあり、ほかのテンソルのデバイス `cuda:0` と違う、という意味です。
+# 1つの演算に、2つのデバイス（たいていは CUDA GPU と CPU）上のテンソルが渡されると、このエラーになります。メッセージの続きはリリースによって変わっており、演算によっても異なります。PyTorch 2.8 以降、GPU 上の線形層に CPU のバッチを渡すと次のメッセージになります。`mat1` が `cpu` にあり、ほかのテンソルのデバイス `cuda:0` と違う、という意味です。
 #
 # ```
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
 # ```
 #
-# `+` などの要素ごとの演算では、今も次の形です。少なくとも 2 つのデバイス `cuda:0` と `cpu` が見つかった、という意味です。
+# `+` などの要素ごとの演算では、今も次の形です。少なくとも2つのデバイス `cuda:0` と `cpu` が見つかった、という意味です。
 #
 # ```
 # Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!
@@ -98,11 +99,15 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # ログを検索するときは、共通する最初の部分で検索してください。
 #
-# 対処法は「メッセージが名指ししたテンソルを移動する」ではありません。**モデル**を CPU に置いたままにしていると、メッセージは GPU 上にある入力のほうを名指しします。モデルとすべての入力を、使うつもりの 1 つのデバイスに置いてください。テンソルを移動したら、`x = x.to(device)` のように戻り値を受け取ります。
+# 対処法は「メッセージが名指ししたテンソルを移動する」ではありません。**モデル**を CPU に置いたままにしていると、メッセージは GPU 上にある入力のほうを名指しします。モデルとすべての入力を、使うつもりの1つのデバイスに置いてください。テンソルを移動したら、`x = x.to(device)` のように戻り値を受け取ります。
 #
-# 以下のセルはどのマシンでも実行でき、`target` を使います。GPU があれば GPU、なければ `meta` です。GPU では本物のメッセージを期待し、それを検証するのも GPU の上だけです。`meta` でも、これらのセルで使う演算（線形層、`+`、損失）はエラーになりますが、検出するのは別の検査で、メッセージも `Tensor on device … is not on the expected device …!`（テンソルのデバイスが期待したデバイスと違う）という別の形です。2 つのデバイスが並ぶ順は演算によって変わります。
+# 以下のセルはどのマシンでも実行でき、移動先に `target` を使います。`target` は、GPU があれば GPU、なければ `meta` です。本物のメッセージを期待して検証するのは、GPU で実行した場合だけです。
 #
-# また、すべての演算が `meta` に対してこの検査をするわけではありません。次のセルで示すように、`meta` の行列と CPU の行列の `torch.mm` はエラーにならず、`meta` のテンソルを返します。そのため `meta` を GPU の代わりにできるのは、セルで実際にエラーが出る場合だけです。`meta` が正確に示すのは、**どの**テンソルがどのデバイスに置かれるかです。速度やメモリについては何もわかりません。
+# `meta` でも、これらのセルで使う演算（線形層、`+`、損失関数）はエラーになります。ただし検出するのは別の検査で、メッセージも `Tensor on device … is not on the expected device …!`（テンソルのデバイスが期待したデバイスと違う）という別の形です。2つのデバイスが並ぶ順は演算によって変わります。
+#
+# また、すべての演算が `meta` に対してこの検査をするわけではありません。次のセルで示すように、`meta` の行列と CPU の行列の `torch.mm` はエラーにならず、`meta` のテンソルを返します。
+#
+# そのため、`meta` で GPU の代わりが務まるのは、セルで実際にエラーが出る場合だけです。`meta` が正確に示すのは、**どの**テンソルがどのデバイスに置かれるかです。速度やメモリについては何もわかりません。
 
 # %% tags=["gpu-only"]
 SAME_DEVICE = "Expected all tensors to be on the same device"
@@ -128,7 +133,7 @@ assert unchecked.device.type == "meta"
 # %% [markdown]
 # ### 順伝播の中で作ったテンソル
 #
-# いちばん多い原因は、`forward` メソッドや損失関数の中で、デバイスを指定せずに作ったテンソルです。`torch.zeros(n)` や `torch.tensor(values)` のようなファクトリ関数は、モデルや入力がどこにあっても、テンソルを CPU（またはデフォルトのデバイス）に作ります。このテンソルは呼び出しのたびに新しく作られるので、モデルを移動しても解決しません。GPU がなければ、セルは代わりに `meta` のメッセージを示します。
+# いちばん多い原因は、`forward` メソッドや損失関数の中で、デバイスを指定せずに作ったテンソルです。`torch.zeros(n)` や `torch.tensor(values)` のようなファクトリ関数は、モデルや入力がどこにあっても、テンソルを CPU（またはデフォルトのデバイス）に作ります。このテンソルは呼び出しのたびに新しく作られるので、モデルを移動しても解決しません。次のセルは、GPU がなければ代わりに `meta` のメッセージを示します。
 
 # %% tags=["gpu-only"]
 class Shifted(nn.Module):
@@ -147,7 +152,7 @@ with expect_error(RuntimeError, MISMATCH):
     model(x)
 
 # %% [markdown]
-# 対処法は、入力と同じ場所にテンソルを作ることです。書き方は 3 つあります。
+# 対処法は、入力と同じ場所にテンソルを作ることです。書き方は3つあります。
 #
 # - ファクトリ関数に `device=x.device` を渡す。
 # - `x.new_zeros(...)`（`new_ones`、`new_full`、`new_tensor` もあります）を使う。`x` のデバイスと dtype を引き継ぎます。
@@ -173,15 +178,17 @@ print(f"{y.device=}, {y.shape=}")
 assert y.device.type == target.type
 
 # %% [markdown]
-# ただし、要素ごとの演算（`+`、`*`、比較など）に限って例外が 1 つあります。0 次元テンソル（`torch.tensor(2.0)` のような 1 つの数）は CPU にあってもかまわず、PyTorch はこれを Python の数値と同じように扱います。ほかの演算にはこの例外はなく、`a` と `b` が GPU 上にあっても、`torch.addmm(torch.tensor(1.0), a, b)` はデバイスの検査で失敗します。次のセルは、要素ごとの演算の場合をどのマシンでも示します（GPU がなければ `meta` が GPU の役をします）。`addmm` の場合は GPU が必要で、GPU がなければ `torch.cuda.is_available()=False` と表示します。
+# ただし、要素ごとの演算（`+`、`*`、比較など）に限って例外が1つあります。0次元テンソル（`torch.tensor(2.0)` のような1つの数）は CPU にあってもかまわず、PyTorch はこれを Python の数値と同じように扱います。ほかの演算にはこの例外はなく、`a` と `b` が GPU 上にあっても、`torch.addmm(torch.tensor(1.0), a, b)` はデバイスの検査で失敗します。
+#
+# 次のセルは、要素ごとの演算の場合をどのマシンでも示します（GPU がなければ `meta` が GPU の役をします）。`addmm` の場合は GPU が必要で、GPU がなければ `torch.cuda.is_available()=False` と表示します。
 
 # %% tags=["gpu-only"]
-scaled = x * torch.tensor(2.0)  # 要素ごと：0 次元の CPU テンソルは使える
+scaled = x * torch.tensor(2.0)  # 要素ごと：0次元の CPU テンソルは使える
 print(f"{scaled.device=}")
 assert scaled.device.type == target.type
 if torch.cuda.is_available():
     a = torch.randn(2, 2, device="cuda")
-    # addmm は要素ごとの演算ではないので、0 次元の例外はない
+    # addmm は要素ごとの演算ではないので、0次元の例外はない
     with expect_error(RuntimeError, SAME_DEVICE):
         torch.addmm(torch.tensor(1.0), a, a)
 else:
@@ -193,7 +200,7 @@ else:
 # 層を Python のリストや辞書に入れておくモデルがあります。次のセルでは、そのようなモデル `PlainContainers` と、同じ層を `nn.ModuleList` と `nn.ModuleDict` に入れたモデル `RegisteredContainers` を作り、どちらも `target` に移動します。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `PlainContainers` は、2 つの `Linear(3, 3)`（それぞれ重みとバイアスを持つ）をリストに、`Linear(3, 1)` を辞書に入れています。`plain.parameters()` はいくつのパラメータを返すでしょうか。
+# **予想：** `PlainContainers` は、2つの `Linear(3, 3)`（それぞれ重みとバイアスを持つ）をリストに、`Linear(3, 1)` を辞書に入れています。`plain.parameters()` はいくつのパラメータを返すでしょうか。
 #
 # - `len(list(plain.parameters()))=6`
 # - `len(list(plain.parameters()))=4`
@@ -233,12 +240,16 @@ assert registered.blocks[0].weight.device.type == target.type
 assert registered.heads["score"].weight.device.type == target.type
 
 # %% [markdown] tags=["answer"]
-# **答え：** `len(list(plain.parameters()))=0` です。モジュールは、属性に代入されたサブモジュールをその場で登録します。代入された値がモジュールであれば、`nn.Module.__setattr__` がそれを記録するのです。リストや辞書はモジュールではないので、3 つの層はどれも登録されていません。`parameters()` も `to()` も通常のコンテナの中は見ないので、リストの中（見れば `4`）も辞書の中（`2`）も数えません。
+# **答え：** `len(list(plain.parameters()))=0` です。属性に代入された値がモジュールであれば、`nn.Module.__setattr__` がそれをサブモジュールとして登録します。リストや辞書はモジュールではないので、3つの層はどれも登録されていません。`parameters()` も `to()` も、通常のコンテナの中までは調べません。
 #
-# `6` は `RegisteredContainers` の数です。`nn.ModuleList` と `nn.ModuleDict` はそれ自体がモジュールで、中身を登録します。上のセルの検証では、`to(target)` が通常のコンテナの層を CPU に残したことも確かめています。GPU では、これらの層を通る最初の順伝播でデバイスが混ざります。
+# - `4` なら、リストの中の2層（重みとバイアスが2つずつ）を数えたことになります。
+# - `2` なら、辞書の中の1層（重みとバイアス）を数えたことになります。
+# - `6` は `RegisteredContainers` の数です。`nn.ModuleList` と `nn.ModuleDict` はそれ自体がモジュールで、中身を登録します。
+#
+# 上のセルの検証では、`to(target)` が通常のコンテナの層を CPU に残したことも確かめています。GPU では、これらの層を通る最初の順伝播でデバイスが混在します。
 
 # %% [markdown]
-# このようなモデルからオプティマイザを作ると、パラメータが 1 つも渡りません。次のセルに出る `optimizer got an empty parameter list` は、「オプティマイザに渡されたパラメータのリストが空だ」という意味です。
+# このようなモデルからオプティマイザを作ろうとすると、オプティマイザにパラメータが1つも渡されず、エラーになります。次のセルに出る `optimizer got an empty parameter list` は、「オプティマイザに渡されたパラメータのリストが空だ」という意味です。
 
 # %%
 with expect_error(ValueError, "empty parameter list"):
@@ -247,9 +258,9 @@ optimizer = torch.optim.SGD(registered.parameters(), lr=0.1)
 assert len(optimizer.param_groups[0]["params"]) == 6
 
 # %% [markdown]
-# ### テンソルを持つ損失モジュール
+# ### テンソルを持つ損失関数
 #
-# `nn.CrossEntropyLoss(weight=...)` や `nn.BCEWithLogitsLoss(pos_weight=...)` のように、テンソルを引数にして作った損失は、そのテンソルをバッファとして持ちます。損失を CPU で作って GPU 上で計算すると、損失の呼び出しでデバイスが混ざります。損失もモジュールなので、モデルと同じように移動してください。GPU がなければ、ここでも `meta` が GPU の役をし、セルは `meta` のメッセージを示します。
+# `nn.CrossEntropyLoss(weight=...)` や `nn.BCEWithLogitsLoss(pos_weight=...)` のように、テンソルを引数に渡して作った損失関数は、そのテンソルをバッファとして持ちます。損失関数を CPU で作って GPU 上で損失を計算すると、損失関数の呼び出しでデバイスが混在します。損失関数もモジュールなので、モデルと同じように移動してください。GPU がなければ、ここでも `meta` が GPU の役をし、次のセルは `meta` のメッセージを示します。
 
 # %% tags=["gpu-only"]
 class_weights = torch.tensor([1.0, 3.0])
@@ -273,7 +284,7 @@ assert loss.device.type == target.type
 # %% [markdown]
 # ### 入れ子になったバッチの移動
 #
-# バッチは、テンソルの辞書やタプルであることがよくあります。コンテナには `.to()` がなく、そもそもコンテナごと移動することはできません。テンソルを 1 つずつ移動し、戻り値を受け取る必要があります。短い再帰関数で辞書、リスト、タプルをたどり、それ以外（文字列や数値）はそのまま残せます。
+# バッチは、テンソルの辞書やタプルであることがよくあります。コンテナには `.to()` がなく、そもそもコンテナごと移動することはできません。テンソルを1つずつ移動し、戻り値を受け取る必要があります。短い再帰関数で辞書、リスト、タプルをたどり、それ以外（文字列や数値）はそのまま残せます。
 
 # %%
 batch = {
@@ -310,11 +321,11 @@ assert batch["image"].device.type == "cpu"  # 元のバッチは変わらない
 #
 # NumPy 配列は CPU のメモリに置かれます。そのため `t.numpy()` が使えるのは CPU 上のテンソルだけで、しかも勾配を必要としないテンソルに限られます。CUDA テンソルに対しては何もコピーせず、この `TypeError` を送出します。メッセージの全文では、このあとに `Use Tensor.cpu() to copy the tensor to host memory first.`（先に `Tensor.cpu()` でホストのメモリにコピーせよ）が続きます。
 #
-# よく使う書き方は `t.detach().cpu().numpy()` です。`detach()` が autograd の履歴を切り離し、`cpu()` がデータを CPU にコピーします（すでに CPU にあるテンソルには何もしません）。`t.numpy(force=True)` は同じことを 1 回の呼び出しで行い、`force` なしの `numpy()` が受け付けない共役ビューも解決します。
+# よく使う書き方は `t.detach().cpu().numpy()` です。`detach()` が autograd の履歴を切り離し、`cpu()` がデータを CPU にコピーします（すでに CPU にあるテンソルには何もしません）。`t.numpy(force=True)` は同じことを1回の呼び出しで行い、`force` なしの `numpy()` では扱えない、共役ビットが立ったテンソルも変換できます。
 #
 # ただし、`bfloat16` のテンソルにはどちらも使えません。NumPy にはこの dtype がないので、どちらも `TypeError: Got unsupported ScalarType BFloat16` を送出します。先に `t.detach().cpu().float().numpy()` のように変換してください。
 #
-# 次のセルはどのマシンでも実行できます。勾配の検査は CPU で起きます。デバイスの検査はどのデバイスでも同じコードなので、`meta` テンソルでは、トレースバックの `cuda:0` が `meta` に変わった同じ文が出ます。GPU があれば、セルは `cuda:0` のメッセージそのものも検証します。
+# 次のセルはどのマシンでも実行できます。`requires_grad` の検査は CPU 上のテンソルで確かめられます。デバイスの検査はどのデバイスでも同じコードなので、`meta` テンソルでは、メッセージ中の `cuda:0` が `meta` に変わっただけの同じ文が出ます。GPU があれば、このセルは `cuda:0` のメッセージそのものも検証します。
 #
 # 出力に出る英語のメッセージは、それぞれ次の意味です。
 #
@@ -323,7 +334,7 @@ assert batch["image"].device.type == "cpu"  # 元のバッチは変わらない
 # - `Can't call numpy() on Tensor that has conjugate bit set`：共役ビットが立ったテンソルには `numpy()` を呼べない。
 # - `Got unsupported ScalarType BFloat16`：BFloat16 という型には対応していない。
 #
-# このセルには NumPy が必要ですが、PyTorch は NumPy をインストールしません。NumPy がなければ `HAS_NUMPY=False` と表示します。
+# このセルには NumPy が必要ですが、PyTorch をインストールしても NumPy は一緒にはインストールされません。NumPy がなければ `HAS_NUMPY=False` と表示します。
 
 # %% tags=["gpu-only"]
 HAS_NUMPY = importlib.util.find_spec("numpy") is not None
@@ -357,12 +368,12 @@ else:
 # %% [markdown]
 # ### 値を読み出すと GPU を待つ
 #
-# CUDA テンソルに対する `.item()`、`.tolist()`、`print(t)` は、データを CPU にコピーします。そのため CPU は、それより前にキューに積まれた GPU の処理がすべて終わるまで待ちます（`.numpy()` はコピーしません。CUDA テンソルに対しては、上の `TypeError` を送出します）。1 ステップに 1 回の `.item()` なら負担は小さいですが、ループの中で要素ごとに呼ぶと遅くなります。
+# CUDA テンソルに対する `.item()`、`.tolist()`、`print(t)` は、データを CPU にコピーします。そのため CPU は、それより前にキューに積まれた GPU の処理がすべて終わるまで待ちます（`.numpy()` はコピーしません。CUDA テンソルに対しては、上の `TypeError` を送出します）。1ステップに1回の `.item()` なら負担は小さいですが、ループの中で要素ごとに呼ぶと遅くなります。
 #
-# 学習ループでは、平均を報告するために損失を足し合わせることがよくあります。次のセルでは 3 ステップの間、`total_tensor += loss` と `total_float += loss.item()` の 2 通りで足し合わせます。
+# 学習ループでは、平均を報告するために損失を足し合わせることがよくあります。次のセルでは3ステップの間、`total_tensor += loss` と `total_float += loss.item()` の2通りで足し合わせます。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `total_tensor` は Python の float `0.0` から始まります。`total_tensor += loss` を 3 ステップ繰り返した後、これは何になっているでしょうか（`kind`）。また、autograd のグラフを持っているでしょうか（`tracked`、つまり `grad_fn` があるか）。
+# **予想：** `total_tensor` は Python の float `0.0` から始まります。`total_tensor += loss` を3ステップ繰り返した後、`total_tensor` の型（`kind`）は何でしょうか。また、計算グラフを保持しているでしょうか（`tracked`、つまり `grad_fn` があるかどうか）。
 #
 # - `kind='float', tracked=False`
 # - `kind='Tensor', tracked=True`
@@ -390,19 +401,19 @@ assert isinstance(total_float, float)
 assert abs(total_tensor.item() - total_float) < 1e-4
 
 # %% [markdown] tags=["answer"]
-# **答え：** `kind='Tensor', tracked=True` です。Python の数値とテンソルの和はテンソルになり、そのテンソルと同じデバイスに置かれます。つまり `0.0 + loss` の時点で、もうテンソルです。その後の `+=` はどれも autograd が記録するテンソルの演算なので、合計はすべてのステップのグラフを持ち、グラフに必要なテンソルと一緒にメモリに残します。GPU では、ステップごとにそのメモリが増えていきます。
+# **答え：** `kind='Tensor', tracked=True` です。Python の数値とテンソルの和はテンソルになり、そのテンソルと同じデバイスに置かれます。つまり `0.0 + loss` の時点で、もうテンソルです。その後の `+=` はどれも autograd が記録するテンソルの演算なので、合計はすべてのステップの計算グラフを保持し、グラフが必要とするテンソルもメモリに残り続けます。GPU では、ステップごとにそのメモリが増えていきます。
 #
-# グラフを持たないテンソル（`tracked=False`）にするには、`loss.detach()` を足す必要があります。合計が `float` のままなのは、足すものが Python の数値のとき、つまり `total_float` のように `loss.item()` を足すときだけです。
+# 計算グラフを持たないテンソル（`tracked=False`）にするには、`loss.detach()` を足す必要があります。合計が `float` のままなのは、足すものが Python の数値のとき、つまり `total_float` のように `loss.item()` を足すときだけです。
 
 # %% [markdown]
-# GPU がある場合、次のセルで待つ様子を確かめます。行列積をキューに積み、`.item()` で値を 1 つ読み出してから、積まれた処理がすべて終わったかを CUDA ストリームに問い合わせます。GPU では、`.item()` が処理の終わりを待ったので処理はもう終わっている、ということを検証します。GPU がない場合は、必要な条件を表示します。
+# GPU がある場合、次のセルで待つ様子を確かめます。行列積をキューに積み、`.item()` で値を1つ読み出してから、積まれた処理がすべて終わったかを CUDA ストリームに問い合わせます。GPU では、`.item()` がキューの処理の完了を待つため、問い合わせた時点で処理がすべて終わっていることを検証します。GPU がない場合は、満たされなかった条件を表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
     stream = torch.cuda.current_stream()
     big = torch.randn(4096, 4096, device="cuda")
     out = torch.empty_like(big)
-    for _ in range(2):  # 1 回目はウォームアップだけ
+    for _ in range(2):  # 1回目はウォームアップだけ
         for _ in range(10):
             torch.mm(big, big, out=out)
         value = out[0, 0].item()
@@ -421,18 +432,18 @@ else:
 # Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.
 # ```
 #
-# `torch.cuda.is_available()` が `False` なので、CPU だけのマシンなら `torch.load` に `map_location=torch.device('cpu')` を指定し、ストレージを CPU に割り当てよ、と続きます。
+# `torch.cuda.is_available()` が `False` なので、CPU だけのマシンなら `torch.load` に `map_location=torch.device('cpu')` を指定し、ストレージを CPU に対応づけよ、と続きます。
 #
-# チェックポイントにはストレージごとに保存元のデバイスが記録されていて、`torch.load` はストレージをそのデバイスに戻します。GPU から保存したファイルには `cuda:0` と記録されているので、使える CUDA GPU のないマシンではそのデバイスに戻せません。対処法はメッセージにあるとおり、`map_location` です。
+# チェックポイントにはストレージごとに保存元のデバイスが記録されていて、`torch.load` はストレージをそのデバイスに戻します。GPU から保存したファイルには `cuda:0` と記録されているので、使える CUDA GPU のないマシンではそのデバイスに戻せません。対処法は、メッセージにあるとおり `map_location` を指定することです。
 #
 # GPU なしでこのようなファイルを作るため、次のセルは CPU のテンソルを保存し、ファイル中のデバイスの文字列を書き換えます。チェックポイントは zip アーカイブで、中の `data.pkl` に pickle された構造が入っており、各ストレージのデバイスはそこに短い文字列として記録されています。書き換えるのはその文字列だけです。`torch.load` がデバイスを選ぶときに見るのもこの文字列だけなので、読み込みは GPU で保存したファイルと同じ経路をたどります。ただし、GPU がファイルをどう書くかは、これではわかりません。
 #
-# GPU があれば、セルはファイルを `cuda:0` に読み込みます。GPU がなければ、まずエラーを示し、次に対処法を示します。
+# GPU があれば、次のセルはファイルを `cuda:0` に読み込みます。GPU がなければ、まずエラーを示し、次に対処法を示します。
 
 # %% tags=["gpu-only"]
 def retag(path, old, new):
     # torch.save が使う pickle プロトコル 2 は、文字列を
-    # b"X" + 4 バイトの長さ + UTF-8 のバイト列として書く
+    # b"X" + 4バイトの長さ + UTF-8 のバイト列として書く
     old_bytes = b"X" + len(old).to_bytes(4, "little") + old.encode()
     new_bytes = b"X" + len(new).to_bytes(4, "little") + new.encode()
     with zipfile.ZipFile(path) as archive:
@@ -477,19 +488,29 @@ assert here["weight"].device.type == device.type
 #
 # このメッセージが出るか、別のメッセージになるかは、PyTorch が畳み込みにどのコードを選ぶかで決まります。選ぶときに見るのは入力です（PyTorch の `Convolution.cpp` にある `_select_conv_backend`）。
 #
-# - float32 の CPU の入力は、ビルドに oneDNN（MKLDNN）があれば（`torch.backends.mkldnn.is_available()`）、たいてい oneDNN に送られます。複数枚の画像のバッチはその例です。oneDNN は型を検査し、このセクションのメッセージの後ろに `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`（または、入力が MKLDNN テンソルで重みが密なテンソルであること）を付けたエラーを出します。
-# - 小さな画像 1 枚（値が 20,480 個以下、カーネルが 3×3 以下、`groups=1`）は、PyTorch 自身の汎用の畳み込みコード（`slow_conv2d`）に送られます。このコードは型を検査しません。代わりに、呼び出された CUDA カーネルがデバイスを検査するので、メッセージはこのページの最初のセクションと同じ形になります。`weight` が `cuda:0` にあり、ほかのテンソルのデバイス `cpu` と違う、という意味です。
+# - float32 の CPU の入力は、ビルドに oneDNN（MKLDNN）があれば（`torch.backends.mkldnn.is_available()`）、たいてい oneDNN に送られます。複数枚の画像のバッチはその例です。oneDNN は型を検査し、このセクションの見出しのメッセージに続けて次の文を付けたエラーを出します。
+#
+#   ```
+#   ... should be the same or input should be a MKLDNN tensor and weight is a dense tensor
+#   ```
+#
+#   「（入力と重みの型は）同じであるか、入力が MKLDNN テンソルで重みが密なテンソルでなければならない」という意味です。
+# - 小さな画像1枚（要素数が 20,480 以下、カーネルが 3×3 以下、`groups=1`）は、PyTorch 自身の汎用の畳み込みコード（`slow_conv2d`）に送られます。このコードは型を検査しません。代わりに、呼び出された CUDA カーネルがデバイスを検査するので、メッセージはこのページの最初のセクションと同じ形になります。`weight` が `cuda:0` にあり、ほかのテンソルのデバイス `cpu` と違う、という意味です。
 #
 #   ```
 #   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)
 #   ```
 #
-#   PyTorch 2.8 より前は、同じ検査が `... found at least two devices, cpu and cuda:0! (when checking argument for argument weight in method wrapper_CUDA___slow_conv2d_forward)` という形で出します。
+#   PyTorch 2.8 より前は、同じ検査が次の形のメッセージを出していました。
+#
+#   ```
+#   ... found at least two devices, cpu and cuda:0! (when checking argument for argument weight in method wrapper_CUDA___slow_conv2d_forward)
+#   ```
 # - 逆に、CPU に残した畳み込みに GPU の入力を渡すと cuDNN に送られ、`Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same` になります。
 #
 # これらのメッセージは PyTorch のソースから引用したものです（これらの入力に対して、2.6 と 2.13 は同じコードを選びます）。GPU では、下のセルでそれぞれを検証します。
 #
-# dtype の不一致はどのマシンでも起こせて、同じ経路をたどります。float64 に変換した畳み込みに float32 の画像を渡すと、経路を選ぶ前にまずバイアスの検査で失敗し、テンソルの型ではなく dtype の名前を使ったメッセージになります。バイアスがなければ、小さな画像 1 枚は汎用の経路に進み、そのカーネルが `expected scalar type Float but found Double`（Float を期待したが Double だった）と言います。
+# dtype の不一致はどのマシンでも起こせて、同じ経路をたどります。float64 に変換した畳み込みに float32 の画像を渡すと、経路を選ぶ前にまずバイアスの検査で失敗し、テンソルの型ではなく dtype の名前を使ったメッセージになります。バイアスがなければ、小さな画像1枚は汎用の経路に進み、そのカーネルが `expected scalar type Float but found Double`（Float を期待したが Double だった）というエラーを出します。
 
 # %%
 conv = nn.Conv2d(1, 2, 3).double()
@@ -501,7 +522,7 @@ with expect_error(RuntimeError, "expected scalar type Float but found Double"):
     no_bias(image)
 
 # %% [markdown] tags=["predict"]
-# **予想：** 同じ float64 の、バイアスのない畳み込みに、今度は float32 の画像 8 枚のバッチを渡します。このセルを実行するマシンでは、どのメッセージが出るでしょうか。
+# **予想：** 同じ float64 の、バイアスのない畳み込みに、今度は float32 の画像8枚のバッチを渡します。このセルを実行するマシンでは、どのメッセージが出るでしょうか。
 #
 # - `expected scalar type Float but found Double`
 # - `bias type (double)`
@@ -523,7 +544,12 @@ else:
     assert "expected scalar type Float" in str(caught.error)
 
 # %% [markdown] tags=["answer"]
-# **答え：** oneDNN のあるビルド（上の出力で `onednn=True`）では `weight type (torch.DoubleTensor)` です。8 枚のバッチは oneDNN に送られ、oneDNN はテンソルの型どうし、つまり CPU 上の float32 と CPU 上の float64 を比べます。oneDNN のないビルドではバッチも汎用の経路に進み、メッセージは `expected scalar type Float but found Double` になります。この畳み込みにはバイアスがないので、`bias type (double)` は出ません。GPU 上の畳み込みに CPU の入力を渡したときのメッセージも、同じように経路の選び方で決まります。
+# **答え：** oneDNN のあるビルド（上の出力で `onednn=True`）では `weight type (torch.DoubleTensor)` です。8枚のバッチは oneDNN に送られ、oneDNN はテンソルの型どうし、つまり CPU 上の float32 と CPU 上の float64 を比べます。
+#
+# - `expected scalar type Float but found Double` は、oneDNN のないビルド（`onednn=False`）で出ます。そのビルドではバッチも汎用の経路に進むからです。
+# - `bias type (double)` は出ません。この畳み込みにはバイアスがありません。
+#
+# GPU 上の畳み込みに CPU の入力を渡したときのメッセージも、同じように経路の選び方で決まります。
 #
 # `x.to(conv.weight)` なら、dtype とデバイスの不一致を一度に直せます。テンソルを渡すと、`to` はそのテンソルのデバイスと dtype に合わせます。
 
@@ -534,7 +560,7 @@ print(f"{image.dtype=}, {out.dtype=}")
 assert image.dtype == out.dtype == torch.float64
 
 # %% [markdown]
-# GPU がある場合、次のセルは GPU 上の畳み込みに CPU のバッチを、続いて小さな CPU の画像 1 枚を渡し、それぞれの経路が出すメッセージを検証します。さらに、CPU 上の畳み込みに GPU のバッチを渡します。GPU がない場合は、必要な条件を表示します。
+# GPU がある場合、次のセルは GPU 上の畳み込みに CPU のバッチを、続いて小さな CPU の画像1枚を渡し、それぞれの経路が出すメッセージを検証します。さらに、CPU 上の畳み込みに GPU のバッチを渡します。GPU がない場合は、満たされなかった条件を表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -546,7 +572,7 @@ if torch.cuda.is_available():
     cpu_input = "weight type (torch.cuda.FloatTensor)"
     with expect_error(RuntimeError, cpu_input if onednn else SAME_DEVICE):
         conv(torch.randn(8, 3, 32, 32))
-    # 小さな CPU 画像 1 枚：汎用の経路。CUDA カーネルがデバイスを検査する
+    # 小さな CPU 画像1枚：汎用の経路。CUDA カーネルがデバイスを検査する
     with expect_error(RuntimeError, SAME_DEVICE) as caught:
         conv(torch.randn(1, 3, 5, 5))
     assert "slow_conv2d_forward" in str(caught.error)
@@ -567,7 +593,7 @@ else:
 #
 # 「CUDA のエラー：デバイスの番号が無効」という意味のエラーです。
 #
-# 指定した GPU インデックスが存在しません。たとえば GPU が 1 枚のマシンでの `cuda:1` や、`CUDA_VISIBLE_DEVICES` で一部の GPU を隠す前には有効だったインデックスです（見える GPU には 0 から番号が振り直されます）。PyTorch 2.7 までは `RuntimeError`、2.8 以降は `RuntimeError` のサブクラスである `torch.AcceleratorError` です。2.9 以降は、メッセージの 2 行目に `GPU device may be out of range, do you have enough GPUs?`（GPU の番号が範囲外かもしれない。GPU は足りているか）というヒントが加わります（2.8 にはまだありません）。
+# 指定した GPU インデックスが存在しません。たとえば GPU が1枚のマシンでの `cuda:1` や、`CUDA_VISIBLE_DEVICES` で一部の GPU を隠す前には有効だったインデックスです（見える GPU には 0 から番号が振り直されます）。PyTorch 2.7 までは `RuntimeError`、2.8 以降は `RuntimeError` のサブクラスである `torch.AcceleratorError` です。2.9 以降は、メッセージの2行目に `GPU device may be out of range, do you have enough GPUs?`（GPU の番号が範囲外かもしれない。GPU は足りているか）というヒントが加わります（2.8 にはまだありません）。
 #
 # デバイスを書いただけでは何も検査されません。`torch.device("cuda", 7)` は、CUDA のないマシンも含め、どのマシンでも作れます。エラーになるのは、そこに初めてテンソルを置いたときです。
 
@@ -579,7 +605,7 @@ if TORCH >= (2, 8):
     assert issubclass(torch.AcceleratorError, RuntimeError)
 
 # %% [markdown]
-# GPU がある場合、次のセルは最後の GPU の 1 つ先のインデックスを指定し（2.9 以降はヒントの行も検証します）、そのあと有効なインデックス、つまり `torch.cuda.device_count()` より小さいインデックスを使います。GPU がない場合は、必要な条件を表示します。
+# GPU がある場合、次のセルは最後の GPU の1つ先のインデックスを指定し（2.9 以降はヒントの行も検証します）、そのあと有効なインデックス、つまり `torch.cuda.device_count()` より小さいインデックスを使います。GPU がない場合は、満たされなかった条件を表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -598,7 +624,7 @@ else:
 # %% [markdown]
 # ## Cannot access accelerator device when none is available.
 #
-# 「アクセラレータがないので、アクセラレータのデバイスを使えない」という意味のエラーです。
+# 「使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない」という意味のエラーです。
 #
 # PyTorch 2.5 以降、整数のデバイス（`device=0`、`.to(0)`、`torch.device(0)`）は、現在のアクセラレータ（CUDA、Apple の MPS、Intel の XPU など）のインデックスを意味します。アクセラレータがないと、PyTorch はこのエラーを出します。アクセラレータを必要とする `pin_memory()` からも出ます。
 #
@@ -646,7 +672,7 @@ print(f"{named.device=}")
 assert named.device.type == device.type
 
 # %% [markdown]
-# ### pin_memory=True と non_blocking=True
+# ### `pin_memory=True` と `non_blocking=True`
 #
 # `DataLoader(..., pin_memory=True)` はピン留め（ページロック）メモリにバッチを置いて返し、`t.to(device, non_blocking=True)` は GPU へのコピーをキューに積むだけで、すぐに戻ることができます。アクセラレータがない場合、DataLoader は失敗せず、ピン留めしていないバッチを返します。`to(..., non_blocking=True)` も、ただの移動になります。つまり同じループがどこでも動きます。
 #
@@ -656,7 +682,7 @@ assert named.device.type == device.type
 # 'pin_memory' argument is set as true but no accelerator is found, then device pinned memory won't be used.
 # ```
 #
-# ピン留めで学習が速くなるかどうかは別の問題で、[テンソルの移動](02-moving-tensors.ipynb)で測っています。GPU があれば、セルはバッチがピン留めされていたことも検証します。
+# ピン留めで学習が速くなるかどうかは別の問題で、[テンソルの移動](02-moving-tensors.ipynb)で測っています。GPU があれば、次のセルはバッチがピン留めされていたことも検証します。
 
 # %% tags=["gpu-only"]
 loader = DataLoader(
@@ -693,11 +719,11 @@ elif not torch.accelerator.is_available():
 # Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method
 # ```
 #
-# マルチプロセスで CUDA を使うなら、起動方法に `'spawn'` を使わなければならない、と続きます。Linux では（Python 3.13 まで）、`multiprocessing` や DataLoader のワーカーは、デフォルトで `fork`、つまり親プロセスの複製として子プロセスを起動します。親がすでに CUDA を初期化していると、fork した子プロセスは CUDA をまったく使えません。
+# マルチプロセスで CUDA を使うなら、起動方法に `'spawn'` を使わなければならない、と続きます。Python 3.13 までの Linux では、`multiprocessing` や DataLoader のワーカーは、デフォルトで `fork`、つまり親プロセスの複製として子プロセスを起動します（Python 3.14 から、Linux のデフォルトは `forkserver` です）。親がすでに CUDA を初期化していると、fork した子プロセスは CUDA をまったく使えません。
 #
 # 次のセルは子プロセスを fork し、子の中で `device` 上にテンソルを作ります。GPU がある場合、親は（そこにテンソルを作ったので）CUDA を初期化済みです。そのため子はこのメッセージで失敗し、メッセージを親に送り返します。GPU がない場合は CUDA が一度も初期化されないのでこのエラーは起こりえず、子は問題なく CPU のテンソルを作ります。そのときセルは、`torch.cuda.is_initialized()` が `False` であることと、子の結果を表示します。
 #
-# このセルは Linux でだけ実行します。Linux では `fork` がデフォルトで、安全に実演できるからです。
+# このセルは Linux でだけ実行します。Linux では `fork` が使え、安全に実演できるからです。デフォルトの起動方法にかかわらず、セルは `fork` を明示的に指定しています。
 
 # %% tags=["gpu-only"]
 def child(queue, device):
@@ -727,7 +753,7 @@ else:
     print(f"{sys.platform=}")
 
 # %% [markdown] tags=["predict"]
-# **予想：** GPU では、このプロセスはもう CUDA を使っています。次に DataLoader が 2 つのワーカープロセスを（Linux では `fork` で）起動してバッチを作り、ループが各バッチを `device` に移動します。このセルは何を表示するでしょうか。
+# **予想：** GPU では、このプロセスはもう CUDA を使っています。次に DataLoader が2つのワーカープロセスを（Python 3.13 までの Linux では `fork` で）起動してバッチを作り、ループが各バッチを `device` に移動します。このセルは何を表示するでしょうか。
 #
 # - `devices={'cuda'}`
 # - `Cannot re-initialize CUDA in forked subprocess`
@@ -747,7 +773,7 @@ assert devices == {"cpu"}
 assert features.device.type == device.type
 
 # %% [markdown] tags=["answer"]
-# **答え：** GPU があってもなくても、`devices={'cpu'}` です。ワーカーはデータセットを読み、CPU のテンソルをまとめてバッチにするだけです。CUDA には一切触れないので、CUDA を使ったプロセスから fork されても困ることはなく、作るものが GPU に置かれることもありません（`devices={'cuda'}` になるには、ワーカーが CUDA を使う必要があります）。デバイスへの移動は、メインプロセスのループで行います。
+# **答え：** GPU があってもなくても、`devices={'cpu'}` です。ワーカーはデータセットを読み、CPU のテンソルをまとめてバッチにするだけです。CUDA には一切触れないので、CUDA を使ったプロセスから fork されても問題は起きず、作るものが GPU に置かれることもありません（`devices={'cuda'}` になるには、ワーカーが CUDA を使う必要があります）。デバイスへの移動は、メインプロセスのループで行います。
 #
 # これが、このエラーの一般的な対処法です。ワーカーでは CUDA を使わず、CPU のテンソルを読み込んで準備するだけにして、学習ループがメインプロセスで各バッチをデバイスに移動します。これは DataLoader の本来の使い方でもあり、親が GPU を使ったあとでも `fork` で動きます。
 
@@ -767,10 +793,10 @@ assert features.device.type == device.type
 # Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx
 # ```
 #
-# 対処法は 2 つです。
+# 対処法は2つです。
 #
 # - GPU を使うなら、NVIDIA の GPU とドライバがあるマシンに、CUDA ビルドの PyTorch をインストールします（コマンドは pytorch.org のセレクタで確認できます）。
-# - どこでも動かすなら、このチュートリアルのどのページでもしているように、デバイスを一度決めて、それをどこでも使います。
+# - どのマシンでも動くようにするなら、このチュートリアルの各ページと同じように、使うデバイスを最初に一度だけ決めて、以降はそれを使います（[どこでも動くデバイスの選び方](04-choosing-a-device.ipynb)）。
 #
 # 次のセルは、お使いのマシンがどちらに当たるかを示します。GPU があれば、CUDA のテンソルを作ります。
 
@@ -802,9 +828,9 @@ assert torch.zeros(1, device=device).device.type == device.type
 # %% [markdown]
 # ## module must have its parameters and buffers on device cuda:0 (device_ids[0]) but found one of them on device: cpu
 #
-# 「モジュールのパラメータとバッファは `cuda:0`（`device_ids[0]`）になければならないが、その 1 つが `cpu` にあった」という意味のエラーです。
+# 「モジュールのパラメータとバッファは `cuda:0`（`device_ids[0]`）になければならないが、その1つが `cpu` にあった」という意味のエラーです。
 #
-# `nn.DataParallel` は、GPU が 2 枚以上のマシンで、ラップしたモデルが `device_ids` の最初の GPU にないときにこのエラーを出します。GPU が複数枚あると、DataParallel は自分では何も移動せず、`forward` メソッドの中で、すべてのパラメータとバッファがすでにその GPU にあるかを検査します。デバイス ID がちょうど 1 つならモデルを移動してくれるので、同じコードが GPU 1 枚のマシンでは動きます（それぞれの場合は[ファクトチェック](06-fact-check.ipynb)で確かめています）。
+# `nn.DataParallel` は、GPU が2枚以上のマシンで、ラップしたモデルが `device_ids` の最初の GPU にないときにこのエラーを出します。GPU が複数枚あると、DataParallel は自分では何も移動せず、`forward` メソッドの中で、すべてのパラメータとバッファがすでにその GPU にあるかを検査します。デバイス ID がちょうど1つなら DataParallel がモデルを移動するので、同じコードが GPU 1枚のマシンでは動きます（それぞれの場合は[ファクトチェック](06-fact-check.ipynb)で確かめています）。
 #
 # 対処法は、ラップする前に `model.to("cuda:0")` とすることです。さらに良いのは、`DataParallel` 自身のドキュメントが勧める `DistributedDataParallel` を使うことです。通常のリストに入れた層（前述）は、`model.to()` からだけでなく、この検査からもパラメータを隠してしまいます。
 #
@@ -817,7 +843,7 @@ assert "module must have its parameters and buffers" in source
 assert "DistributedDataParallel" in nn.DataParallel.__doc__
 
 # %% [markdown]
-# GPU が 2 枚以上ある場合、次のセルは CPU のモデルをラップしてエラーを示し、そのあとモデルを先に `cuda:0` に移動します。それより少ない場合は GPU の枚数を表示します。
+# GPU が2枚以上ある場合、次のセルは CPU のモデルをラップしてエラーを示し、そのあとモデルを先に `cuda:0` に移動します。それより少ない場合は GPU の枚数を表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.device_count() >= 2:
@@ -864,7 +890,7 @@ assert torch.cuda.OutOfMemoryError is torch.OutOfMemoryError
 assert issubclass(torch.OutOfMemoryError, RuntimeError)
 
 # %% [markdown]
-# GPU がある場合、次のセルは GPU のメモリの 2 倍を要求します。そのあと、解放したテンソルのメモリが割り当て済みメモリからは外れても、`torch.cuda.empty_cache()` を呼ぶまでは予約済みメモリに残ることを検証します。GPU がない場合は、必要な条件を表示します。
+# GPU がある場合、次のセルは GPU のメモリの2倍を要求します。そのあと、解放したテンソルのメモリが割り当て済みメモリからは外れても、`torch.cuda.empty_cache()` を呼ぶまでは予約済みメモリに残ることを検証します。GPU がない場合は、満たされなかった条件を表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -892,14 +918,14 @@ else:
 #
 # | メッセージ（一部） | よくある原因 | 対処法 |
 # |---|---|---|
-# | `Expected all tensors to be on the same device` | 入力、`forward` の中で作ったテンソル、通常のリストに入れた層、損失が CPU に残っている。GPU 上の畳み込みに小さな CPU の画像 1 枚を渡した | モデル、損失、すべての入力を 1 つのデバイスに置く。`device=x.device`、`x.new_zeros`、`zeros_like`。`ModuleList`、`ModuleDict`。`loss_fn.to(device)` |
-# | `can't convert cuda:0 device type tensor to numpy` | GPU 上のテンソルに `.numpy()` | `t.detach().cpu().numpy()` または `t.numpy(force=True)`（`bfloat16` なら先に `.float()`） |
+# | `Expected all tensors to be on the same device` | 入力、`forward` の中で作ったテンソル、通常のリストに入れた層、損失関数が CPU に残っている。GPU 上の畳み込みに小さな CPU の画像1枚を渡した | モデル、損失関数、すべての入力を1つのデバイスに置く。`device=x.device`、`x.new_zeros`、`zeros_like`。`ModuleList`、`ModuleDict`。`loss_fn.to(device)` |
+# | `can't convert cuda:0 device type tensor to numpy` | GPU 上のテンソルで `.numpy()` を呼んだ | `t.detach().cpu().numpy()` または `t.numpy(force=True)`（`bfloat16` なら先に `.float()`） |
 # | `Attempting to deserialize object on a CUDA device` | 使える GPU がない環境で GPU のチェックポイントを読み込んだ | `torch.load(path, map_location=device)` |
 # | `Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)` | GPU 上の畳み込みに CPU のバッチを渡した | `x = x.to(device)`。デバイスと dtype の両方なら `x.to(conv.weight)` |
 # | `CUDA error: invalid device ordinal` | 存在しない GPU インデックス | `torch.cuda.device_count()` より小さいインデックス |
 # | `Cannot access accelerator device when none is available.` | アクセラレータがない環境での整数のデバイスや `pin_memory()` | デバイスを名前で書く。ピン留めはアクセラレータがあるときだけ |
 # | `Cannot re-initialize CUDA in forked subprocess` | 親が CUDA を使ったあと、fork した子で CUDA を使った | ワーカーは CPU の処理だけにして、メインプロセスで移動する。または `spawn` |
 # | `Torch not compiled with CUDA enabled` | CPU 専用ビルドで CUDA を要求した（`set_device` では `no attribute '_cuda_setDevice'`） | CUDA ビルドを入れる。またはデバイスを一度決めて使う |
-# | `module must have its parameters and buffers on device cuda:0` | GPU が 2 枚以上で、モデルが CPU にある `DataParallel` | 先に `model.to("cuda:0")`。または `DistributedDataParallel` |
-# | `CUDA out of memory` | GPU の空きより多くのメモリを要求した | バッチを小さく、`loss.item()`、`no_grad()`、`del`。割り当て済みメモリと予約済みメモリを読み分ける |
+# | `module must have its parameters and buffers on device cuda:0` | GPU が2枚以上で、モデルが CPU にある `DataParallel` | 先に `model.to("cuda:0")`。または `DistributedDataParallel` |
+# | `CUDA out of memory` | GPU の空きより多くのメモリを要求した | バッチを小さく、`loss.item()`、`no_grad()`、`del`。割り当て済みメモリと予約済みメモリを区別して読む |
 

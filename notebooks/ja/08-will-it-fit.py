@@ -24,7 +24,7 @@
 # - 学習で増えるもの：勾配、オプティマイザの状態、autograd が保存する活性化
 # - GPU では：PyTorch のアロケータが報告する値と、`nvidia-smi` の表示が大きくなる理由
 #
-# 最後の節以外は、すべて CPU で実行して検証します。GPU でのみ検証するセルには「GPU でのみ検証」の印が付いており、GPU のないマシンでは `torch.cuda.is_available()=False` と表示します。
+# 最後のセクション以外は、すべて CPU で実行して検証します。GPU でのみ検証するセルには「GPU でのみ検証」の印が付いており、GPU のないマシンでは `torch.cuda.is_available()=False` と表示します。
 
 # %% tags=["setup"]
 import contextlib
@@ -46,7 +46,8 @@ TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 # torch.accelerator（torch 2.6 以降）を使うので、古い torch ではここで止める
 TOO_OLD_TEXT = (
     "このノートブックには torch 2.6 以降が必要です"
-    "（torch.accelerator を使うため）。いまの torch は {} です。"
+    "（torch.accelerator を使うため）。"
+    "インストールされている torch は {} です。"
     "torch を更新して（pip install -U torch）、"
     "カーネルを再起動してください。"
 )
@@ -65,7 +66,7 @@ def expect_error(kind, fragment=""):
     except kind as err:
         assert fragment in str(err), err
         caught.error = err
-        sys.stdout.flush()  # ブロックが先に出力したものを先に表示する
+        sys.stdout.flush()  # ブロックの出力をエラーより先に表示する
         print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
@@ -92,7 +93,7 @@ print(f"{t.nbytes=}")
 assert t.nbytes == t.numel() * t.element_size() == 2 * 2**20
 
 # %% [markdown] tags=["predict"]
-# **予想：** `col = t[:, :1]` は、この 2 MiB のテンソルの最初の列で、`col.nbytes` は 2048 です。`del t` の後、`col` はメモリを何バイト保持し続けるでしょうか。セルは `col` の背後にあるストレージのサイズを表示します。
+# **予想：** `col = t[:, :1]` は、この 2 MiB のテンソルの最初の列で、`col.nbytes` は 2048 です。`del t` の後、`col` はメモリを何バイト保持し続けるでしょうか。次のセルは `col` の背後にあるストレージのサイズを表示します。
 #
 # - `col.untyped_storage().nbytes()=2048`
 # - `col.untyped_storage().nbytes()=4096`
@@ -111,14 +112,14 @@ assert col.clone().untyped_storage().nbytes() == 2048
 # %% [markdown] tags=["answer"]
 # **答え：** `col.untyped_storage().nbytes()=2097152` です。ビューは元のテンソルとストレージを共有し、`del t` の後もストレージ全体を保持し続けます。`nbytes` が数えるのはビュー自身の要素で、背後にあるメモリではありません。
 #
-# `col.clone()` なら、列を自分専用のストレージ（2048 バイト）にコピーします。大きなテンソルの小さなスライスをリストに溜めておくと、元のテンソル全体がメモリに残り続けるのはこのためです。
+# `col.clone()` なら、列を自分専用のストレージ（2048バイト）にコピーします。大きなテンソルの小さなスライスをリストに溜めておくと、元のテンソル全体がメモリに残り続けるのはこのためです。
 
 # %% [markdown]
 # ## モデルのパラメータとバッファ
 #
 # モデル自体が使うメモリは、パラメータ（勾配を使って学習する値）とバッファ（勾配を使わずに保持する状態）の分です。バッファの例はバッチ正規化の移動統計で、学習中は順伝播のたびに更新されます。
 #
-# `model.parameters()` と `model.buffers()` は、各テンソルを1回ずつ列挙します。次の関数はそれを合計します。このモデルでは `model.state_dict()` にも同じテンソルが入っていることを、セルで検証します。ただし一般にはそうとは限りません。`state_dict()` は共有された（tied）重みを名前ごとに重複して列挙し、`persistent=False` で登録したバッファは含めないからです。
+# `model.parameters()` と `model.buffers()` は、各テンソルを1回ずつ列挙します。次の関数はそれを合計します。このモデルでは `model.state_dict()` にも同じテンソルが入っていることを、次のセルで検証します。ただし一般にはそうとは限りません。`state_dict()` は共有された（tied）重みを名前ごとに重複して列挙し、`persistent=False` で登録したバッファは含めないからです。
 
 # %% tags=["claim-F12"]
 def model_bytes(model):
@@ -138,7 +139,7 @@ assert model_bytes(model) == sum(t.nbytes for t in model.state_dict().values())
 assert n_params == 1024 * 4096 + 4096 + 2 * 4096 + 4096 * 1024 + 1024
 
 # %% [markdown] tags=["predict"]
-# **予想：** `model.half()` はモデルを 16 ビットの浮動小数点数に変換します。変換後のパラメータとバッファの dtype はどうなるでしょうか。
+# **予想：** `model.half()` はモデルを16ビットの浮動小数点数に変換します。変換後のパラメータとバッファの dtype はどうなるでしょうか。
 #
 # - `['torch.float16']`
 # - `['torch.float32']`
@@ -168,9 +169,9 @@ assert model_bytes(model) == (before - 8) // 2 + 8
 # %% [markdown]
 # ## どんな大きさのモデルも数えられる：`meta` 上に作る
 #
-# `meta` デバイス上のテンソルは、形状と dtype を持ちますがデータを持ちません。そのため作ってもメモリを使いません。`with torch.device("meta"):` の中では、どれほど大きなモデルでもこの方法で作れるので、置き場所を決める前にバイト数を数えられます。セルでは、1250 億パラメータ（`float32` で 500 GB）という、このマシンのメモリをはるかに超えるモデルを作ります。
+# `meta` デバイス上のテンソルは、形状と dtype を持ちますがデータを持ちません。そのため作ってもメモリを使いません。`with torch.device("meta"):` の中では、どれほど大きなモデルでもこの方法で作れるので、置き場所を決める前にバイト数を数えられます。次のセルでは、1250億パラメータ（`float32` で 500 GB）という、このマシンのメモリをはるかに超えるモデルを作ります。
 #
-# セッションで最初に `meta` 上の演算を実行すると PyTorch が meta 用のカーネルを読み込み、バージョンによっては少し時間がかかります。そこでセルでは、計測を始める前に一度演算を実行しておきます。
+# セッションで最初に `meta` 上の演算を実行すると PyTorch が meta 用のカーネルを読み込み、バージョンによっては少し時間がかかります。そこで次のセルでは、計測を始める前に一度演算を実行しておきます。
 
 # %% tags=["claim-F13"]
 torch.empty(1, device="meta") + 1  # meta 用のカーネルを読み込む（計測しない）
@@ -186,7 +187,7 @@ assert model_bytes(big) > 500e9
 assert seconds < 10  # 余裕を持たせた値：実際は数ミリ秒
 
 # %% [markdown]
-# ここに落とし穴があります。meta テンソルは値を持たないので、そこから何も読み出せません。
+# ここに落とし穴があります。`meta` テンソルは値を持たないので、そこから何も読み出せません。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `small = torch.zeros(3, device="meta")` のとき、`small.cpu()` はどうなるでしょうか。
@@ -211,7 +212,7 @@ assert "no data" in str(caught.error)
 # Cannot copy out of meta tensor; no data!
 # ```
 #
-# meta テンソルにはデータがないので、そこからはコピーできない、という意味です。ゼロという値は一度も格納されていないので、`tensor([0., 0., 0.])` として返せるものはありません。
+# `meta` テンソルにはデータがないので、そこからはコピーできない、という意味です。ゼロという値は一度も格納されていないので、`tensor([0., 0., 0.])` として返せるものはありません。
 
 # %% [markdown]
 # ## `meta` から実際のデバイスへ
@@ -221,7 +222,7 @@ assert "no data" in str(caught.error)
 # - `model.to_empty(device=...)`：すべてのパラメータとバッファに、そのデバイス上のメモリを割り当てます。初期化はされないので、値は不定です（そのメモリに残っていた内容か、`torch.use_deterministic_algorithms(True)` のときは NaN）。続けて、各層の `reset_parameters()` などで初期化します。
 # - `model.load_state_dict(state, assign=True)`：読み込んだテンソルを、そのままモデルのパラメータにします。先にパラメータを作ってそこへコピーする必要がありません。
 #
-# チェックポイントの読み込み方も重要です。`torch.load(path, map_location=device)` はチェックポイントのストレージを1つずつ `device` に渡すので（セルでは `map_location` に渡した関数で数えます）、CPU がチェックポイント全体を一度に抱えることはありません。`mmap=True` を付けると、ファイルは読み込まれる代わりにメモリマップされ、必要になったページから OS のファイルキャッシュ経由で読み込まれます。
+# チェックポイントの読み込み方も重要です。`torch.load(path, map_location=device)` はチェックポイントのストレージを1つずつ `device` に渡すので（次のセルでは `map_location` に渡した関数で数えます）、CPU がチェックポイント全体を一度に抱えることはありません。`mmap=True` を付けると、ファイルは読み込まれる代わりにメモリマップされ、必要になったページから OS のファイルキャッシュ経由で読み込まれます。
 #
 # 大きなモデルを読み込むための PyTorch のレシピ（[チェックポイントから `nn.Module` を読み込むときのヒント](https://docs.pytorch.org/tutorials/recipes/recipes/module_load_state_dict_tips.html)）は、CPU 上でこの2つを組み合わせます。`meta` 上に作ったモデル、`torch.load(..., mmap=True)`、`assign=True` の組み合わせで、パラメータはメモリマップしたファイルのビューになり、コピーは一切発生しません。
 #
@@ -312,6 +313,9 @@ assert all(p.grad is None for p in model.parameters())
 # %% [markdown] tags=["answer"]
 # **答え：** `len(optimizer.state)=0` です。Adam は最初の `step()` で状態を作ります。そのため、オプティマイザを作った時点ではメモリに収まっていても、最初のステップでメモリ不足になることがあります。
 #
+# - `len(optimizer.state)=6` は、最初の `step()` の後のエントリ数です（パラメータごとに1つ）。上の検証で確かめています。
+# - `len(optimizer.state)=12` なら、状態テンソルごとにエントリがあることになります。実際のエントリはパラメータごとに1つで、その中に2つのテンソルが入ります。
+#
 # 最初のステップの後は、パラメータごとに同じサイズのテンソルが2つ（`exp_avg` と `exp_avg_sq`）と、数値1つの `step` があります（`step` はデフォルトでは CPU 上、`fused=True` か `capturable=True` なら GPU 上）。`amsgrad=True` なら、テンソルがもう1つ増えます。
 #
 # 勾配と合わせると、`float32` のモデルを Adam で学習するには、活性化を除いてもモデル自体の4倍のメモリが要ります。`zero_grad()` は勾配を `None` にするので、ステップとステップの間は勾配がメモリを使いません。
@@ -319,7 +323,7 @@ assert all(p.grad is None for p in model.parameters())
 # %% [markdown]
 # 次の関数は、順伝播で autograd が保存するものを数えます。保存されたテンソルのストレージを1回ずつ数え、モデルのパラメータとバッファ（すでに数えたもの）は除きます。
 #
-# バッチ正規化のない2層のモデルでは、最初の層の入力と `ReLU` の出力が見つかります。`ReLU` の出力は最後の層の入力でもあります。セルでは、数えた値が `32 * (64 + 128) * 4` バイトと一致することを検証します。
+# バッチ正規化のない2層のモデルでは、最初の層の入力と `ReLU` の出力が見つかります。`ReLU` の出力は最後の層の入力でもあります。次のセルでは、数えた値が `32 * (64 + 128) * 4` バイトと一致することを検証します。
 
 # %% tags=["claim-F14"]
 def saved_bytes(model, x):
@@ -367,7 +371,11 @@ assert large_batch == 2 * small_batch
 # %% [markdown] tags=["answer"]
 # **答え：** `counted=16384` です。autograd がテンソルを保存するのは、勾配の計算にそれが必要になる場合だけです。
 #
-# 最初の層を凍結すると、最後の層より前には勾配の必要なものがなくなります。そのため最初の層の入力は保存されず、`ReLU` も何も保存しません。最後の層の重みには勾配が必要で、その計算にはその層の入力が要ります。その分が 32 × 128 個の4バイトの数値です。すべて消えて `counted=0` になるのは、勾配の必要なパラメータが1つもないときだけです。
+# 最初の層を凍結すると、最後の層より前には勾配の必要なものがなくなります。そのため最初の層の入力は保存されず、`ReLU` も何も保存しません。最後の層の重みには勾配が必要で、その計算にはその層の入力が要ります。その分が 32 × 128個の4バイトの数値です。
+#
+# - `counted=24576` なら、凍結しても保存されるものが変わらないことになります（凍結前の値です）。
+# - `counted=8192` なら、最初の層の入力（32 × 64個）だけが保存されることになります。
+# - `counted=0` になるのは、勾配の必要なパラメータが1つもないときだけです。
 #
 # 上の検証では、保存される活性化がバッチに比例して増えることも確かめています。どの活性化もサンプル1件につき1行を持つので、バッチを2倍にすると保存されるバイト数も2倍になります。重み、勾配、オプティマイザの状態は変わりません。
 #
@@ -406,7 +414,7 @@ assert elsewhere == torch.float32  # CPU 上の演算は float32 で実行され
 # %% [markdown]
 # 学習の1ステップに必要なメモリの見積もりは、重み、勾配、オプティマイザの状態、活性化の4つの合計です。どれもモデルとバッチから計算できます。
 #
-# セルでは Adam の場合の見積もりを組み立て、ステップの後も残る3つを、1ステップ後に PyTorch が実際に持っているものと照らし合わせて検証します。活性化は上で検証済みで、逆伝播で使われた後は解放されます。
+# 次のセルでは Adam の場合の見積もりを組み立て、ステップの後も残る3つを、1ステップ後に PyTorch が実際に持っているものと照らし合わせて検証します。活性化は上で検証済みで、逆伝播で使われた後は解放されます。
 
 # %% tags=["claim-F14"]
 def estimate(model, batch, optimizer="adam"):
@@ -442,7 +450,7 @@ assert parts["weights"] == sum(t.nbytes for t in mlp.state_dict().values())
 #
 # テンソルを解放すると、そのメモリはドライバではなくアロケータに戻ります。`memory_allocated` は減りますが、`memory_reserved` は減りません。`torch.cuda.empty_cache()` は、テンソルを1つも持たないセグメントをドライバに返すだけで、テンソルを解放するわけではありません。アロケータはメモリ不足を報告する前に自分で同じことをして再試行するので、手で呼んでも実行が救われることはほとんどありません。効果があるのは、ほかのプロセスのためにメモリを空けるときです。
 #
-# GPU のないマシンでは、次のセルは `torch.cuda.is_available()=False` と表示します。GPU で実行されたかどうかは、ページのタイトルの下の行に表示されます。セルが検証する内容の根拠は、PyTorch のドキュメントとアロケータのソースです（根拠の一覧はリポジトリの `notebooks/gpu-evidence.yml`）。
+# GPU のないマシンでは、次のセルは `torch.cuda.is_available()=False` と表示します。GPU で実行されたかどうかは、ページのタイトルの下の行に表示されます。このセルが検証する内容の根拠は、PyTorch のドキュメントとアロケータのソースです（根拠の一覧はリポジトリの `notebooks/gpu-evidence.yml`）。
 
 # %% tags=["claim-F15", "gpu-only"]
 if torch.cuda.is_available():
@@ -460,7 +468,7 @@ if torch.cuda.is_available():
     outside = (total - free) - released  # コンテキスト、ほかのプロセス
     print(f"{alloc=}, {reserved=}, {after_del=}, {kept=}, {released=}")
     print(f"{total - free=}, {outside=}")
-    assert alloc == 4 * 2**20  # 512 バイトの倍数なので切り上げはない
+    assert alloc == 4 * 2**20  # 512バイトの倍数なので切り上げはない
     assert reserved >= base_alloc + alloc
     assert after_del == 0
     assert kept == reserved  # 解放したメモリはアロケータに残る
@@ -470,11 +478,11 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# 最後のセルでは、実際のステップで見積もりとアロケータの値を比べます。GPU に移したモデルの重みは、テンソルごとに 512 バイトの倍数に切り上げて確保されます。
+# 最後のセルでは、実際のステップで見積もりとアロケータの値を比べます。GPU に移したモデルの重みは、テンソルごとに512バイトの倍数に切り上げて確保されます。
 #
-# Adam の最初のステップでは、Adam の状態と cuBLAS の作業領域が作られます。2回目のステップからは重みと Adam の状態が常にメモリにあるので、セルでは2回目のステップを測ります。その間、メモリの中身が確実にわかる時点が2つあります。順伝播の終わりには保存された活性化が、逆伝播の終わりにはすべての勾配がメモリにあります。
+# Adam の最初のステップでは、Adam の状態と cuBLAS の作業領域が作られます。2回目のステップからは重みと Adam の状態が常にメモリにあるので、次のセルでは2回目のステップを測ります。その間、メモリの中身が確実にわかる時点が2つあります。順伝播の終わりには保存された活性化が、逆伝播の終わりにはすべての勾配がメモリにあります。
 #
-# セルではこの下限を検証し、2回目のステップのピークと見積もりの合計の比は表示するだけにします。ピークには、順伝播と逆伝播、Adam の更新で使う一時的なテンソルと作業領域の分も含まれますが、見積もりには含めていません。計画は合計で立て、余裕を持たせましょう。
+# この下限は検証し、2回目のステップのピークと見積もりの合計の比は表示するだけにします。ピークには、順伝播と逆伝播、Adam の更新で使う一時的なテンソルと作業領域の分も含まれますが、見積もりには含めていません。計画は合計で立て、余裕を持たせましょう。
 
 # %% tags=["claim-F14", "gpu-only"]
 if torch.cuda.is_available():
@@ -512,7 +520,7 @@ else:
 # ## まとめ
 #
 # - 自分のストレージを持つテンソルは `numel() * element_size()` バイトを使います。ビューは元のテンソル全体をメモリに残します。モデルが使うのはパラメータとバッファのバイト数です（`parameters()` と `buffers()` で数える）。`.half()` で半分になるのは浮動小数点のものだけです。
-# - 大きなモデルは `torch.device("meta")` の中で作れば、メモリを使わずに数えられます。meta テンソルは値を持ちません。実体化するには `to_empty` を使って初期化するか、`map_location`（ストレージを1つずつ渡す）や `mmap=True` で読み込んで `load_state_dict(..., assign=True)` を使います。`persistent=False` のバッファは `meta` に残ります。
+# - 大きなモデルは `torch.device("meta")` の中で作れば、メモリを使わずに数えられます。`meta` テンソルは値を持ちません。実体化するには `to_empty` を使って初期化するか、`map_location`（ストレージを1つずつ渡す）や `mmap=True` で読み込んで `load_state_dict(..., assign=True)` を使います。`persistent=False` のバッファは `meta` に残ります。
 # - 学習では、パラメータごとの勾配、オプティマイザの状態（Adam ならパラメータごとに2つ、最初のステップで作られる）、保存される活性化が加わります。活性化は勾配に必要な所にだけ保存され、バッチに比例して増えます。`no_grad` と `inference_mode` では何も保存されず、正しい `device_type` を指定した `autocast` では精度の低い dtype で保存されます。
 # - GPU では、`memory_allocated` はアロケータが割り当てている分を、`memory_reserved` はアロケータが確保している分を数えます。解放したメモリは `empty_cache()` まで確保されたままです。`nvidia-smi` が表示するのは、予約済みメモリに各プロセスの CUDA コンテキストを加えた量です。
 
