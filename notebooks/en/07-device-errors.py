@@ -20,7 +20,7 @@
 # that causes it, and runs the fix right after it.
 #
 # Most of these errors can be produced without a GPU, and the page produces them: on a CPU-only build
-# of PyTorch, with the `meta` device (shapes and dtypes, no data) standing in for a second device, with
+# of PyTorch, with the `meta` device (its tensors have shapes and dtypes, no data) standing in for a second device, with
 # a checkpoint whose storages say `cuda`, and in a forked child process. Where a stand-in is used, the
 # section says what it shows and what it does not.
 #

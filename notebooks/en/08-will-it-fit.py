@@ -237,7 +237,8 @@ assert "no data" in str(caught.error)
 # the checkpoint's storages to `device` one by one (the cell counts them with a
 # `map_location` function), so the CPU never holds the whole checkpoint at once. With
 # `mmap=True` the file is mapped instead of read: its pages come in as they are used, through
-# the operating system's file cache. PyTorch's recipe for loading large models combines the
+# the operating system's file cache. PyTorch's recipe for loading large models
+# ([Tips for loading an `nn.Module` from a checkpoint](https://docs.pytorch.org/tutorials/recipes/recipes/module_load_state_dict_tips.html)) combines the
 # two on the CPU: a model built on `meta`, `torch.load(..., mmap=True)` and
 # `assign=True`, which leaves the parameters as views of the mapped file, with no copy at all.
 #
