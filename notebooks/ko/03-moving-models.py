@@ -322,7 +322,8 @@ assert w.to(w.device) is w  # 할 일이 없으면 Parameter 자신이 돌아온
 # `Tensor`입니다. autograd가 이 변환을 기록하므로 반환값도 여전히 변화도를 계산하는 텐서입니다. 다만
 # 매개변수에 대한 연산의 결과일 뿐, 그 자체로 잎(leaf) 텐서는 아닙니다.
 #
-# - `Parameter True`는 `to()`가 할 일이 없을 때만 나옵니다(위 검증의 `w.to(w.device) is w`).
+# - `Parameter True`라면 변환한 뒤에도 `Parameter`가 돌아온다는 뜻입니다. 이 결과는 `to()`가 할 일이
+#   없을 때만 나옵니다(위 검증의 `w.to(w.device) is w`).
 # - `Tensor False`라면 매개변수와의 autograd 연결이 끊어진 텐서라는 뜻입니다.
 
 # %% [markdown]
