@@ -175,7 +175,7 @@ assert model_bytes(model) == (before - 8) // 2 + 8
 # 세션에서 처음 `meta` 연산을 실행하면 PyTorch가 `meta`용 커널을 불러오는데, 버전에 따라 시간이 조금 걸립니다. 그래서 아래 셀은 시간을 재기 전에 연산을 한 번 실행해 둡니다.
 
 # %% tags=["claim-F13"]
-torch.empty(1, device="meta") + 1  # `meta`용 커널을 불러온다(시간을 재지 않는다)
+torch.empty(1, device="meta") + 1  # 시간을 재기 전에 `meta`용 커널을 불러온다
 start = time.perf_counter()
 with torch.device("meta"):
     big = make_mlp(250_000, 250_000, 250_000)
