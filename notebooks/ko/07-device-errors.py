@@ -768,7 +768,7 @@ assert features.device.type == device.type
 # **정답:** GPU가 있든 없든 `devices={'cpu'}`입니다. 워커는 데이터셋을 읽고 CPU 텐서를 묶어 배치로 만들 뿐입니다. CUDA에는 전혀 손대지 않으므로, CUDA를 쓴 프로세스에서 fork되어도 문제가 없고, 만드는 것이 GPU에 놓이지도 않습니다. 디바이스로 옮기는 일은 메인 프로세스의 루프에서 합니다.
 #
 # - `devices={'cuda'}`라면 워커가 배치를 GPU에 만든다는 뜻입니다. 그러려면 워커가 CUDA를 써야 합니다.
-# - `Cannot re-initialize CUDA in forked subprocess`라면 fork된 워커가 CUDA를 다시 초기화하려 했다는 뜻입니다("fork한 자식 프로세스에서는 CUDA를 다시 초기화할 수 없다"). 워커가 CUDA를 쓰지 않으므로 이 오류는 나지 않습니다.
+# - `Cannot re-initialize CUDA in forked subprocess`("fork한 자식 프로세스에서는 CUDA를 다시 초기화할 수 없다")라면 fork된 워커가 CUDA를 다시 초기화하려 했다는 뜻입니다. 워커가 CUDA를 쓰지 않으므로 이 오류는 나지 않습니다.
 #
 # 이것이 이 오류의 흔한 해결 방법입니다. 워커에서는 CUDA를 쓰지 않고 CPU 텐서를 불러와 준비만 하며, 학습 루프가 메인 프로세스에서 배치마다 디바이스로 옮깁니다. 이것이 DataLoader를 쓰는 본래 방식이기도 하며, 부모가 GPU를 쓴 뒤에도 `fork`로 동작합니다.
 

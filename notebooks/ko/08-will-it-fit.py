@@ -223,7 +223,7 @@ assert "no data" in str(caught.error)
 #
 # `meta`에 만든 모델을 실제 모델로 만드는 방법은 두 가지입니다.
 #
-# - `model.to_empty(device=...)`: 모든 매개변수와 버퍼에 그 디바이스의 메모리를 할당합니다. 초기화하지 않으므로 값은 정해져 있지 않고, 그 메모리에 남아 있던 내용이 그대로 보입니다. `torch.use_deterministic_algorithms(True)`일 때는 부동소수점 텐서는 NaN으로, 정수 텐서는 그 dtype의 최댓값으로 채워집니다. 이어서 각 계층의 `reset_parameters()` 등으로 초기화하세요.
+# - `model.to_empty(device=...)`: 모든 매개변수와 버퍼에 그 디바이스의 메모리를 할당합니다. 초기화하지 않으므로 값은 정해져 있지 않고, 그 메모리에 남아 있던 내용이 그대로 보입니다. `torch.use_deterministic_algorithms(True)`이면 부동소수점 텐서는 NaN으로, 정수 텐서는 그 dtype의 최댓값으로 채워집니다. 이어서 각 계층의 `reset_parameters()` 등으로 초기화하세요.
 # - `model.load_state_dict(state, assign=True)`: 불러온 텐서를 그대로 모델의 매개변수로 삼습니다. 매개변수를 먼저 만들고 거기에 복사할 필요가 없습니다.
 #
 # 체크포인트를 불러오는 방법도 중요합니다. `torch.load(path, map_location=device)`는 체크포인트의 스토리지를 하나씩 `device`에 넘기므로(아래 셀은 `map_location`에 넘긴 함수로 그 횟수를 셉니다), CPU가 체크포인트 전체를 한꺼번에 들고 있는 일이 없습니다. `mmap=True`를 쓰면 파일을 읽어 들이는 대신 메모리 매핑하고, 필요한 페이지만 운영 체제의 파일 캐시를 거쳐 들어옵니다.
@@ -318,7 +318,7 @@ assert all(p.grad is None for p in model.parameters())
 # **정답:** `len(optimizer.state)=0`입니다. Adam은 첫 번째 `step()`에서 상태를 만듭니다. 그래서 옵티마이저를 만들 때는 메모리에 들어가다가도 첫 단계에서 메모리가 부족해질 수 있습니다.
 #
 # - `len(optimizer.state)=6`이라면 옵티마이저를 만들 때 매개변수마다 상태가 생긴다는 뜻입니다. 상태는 첫 `step()`에서야 생깁니다.
-# - `len(optimizer.state)=12`라면 매개변수마다 상태 항목이 두 개씩 생긴다는 뜻입니다. 상태는 매개변수마다 항목 하나이고, 그 안에 텐서가 들어 있습니다.
+# - `len(optimizer.state)=12`라면 매개변수마다 상태 항목이 두 개씩 생긴다는 뜻입니다. 상태는 매개변수마다 항목 하나이고, `exp_avg`와 `exp_avg_sq`는 그 항목 안에 들어 있습니다.
 #
 # 첫 단계가 지나면 매개변수마다 같은 크기의 텐서 두 개(`exp_avg`, `exp_avg_sq`)와 숫자 하나짜리 `step`이 생깁니다(`step`은 기본적으로 CPU에 있고, `fused=True`나 `capturable=True`이면 GPU에 있습니다). `amsgrad=True`이면 텐서가 하나 더 생깁니다.
 #
