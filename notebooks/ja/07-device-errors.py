@@ -403,8 +403,8 @@ assert abs(total_tensor.item() - total_float) < 1e-4
 # %% [markdown] tags=["answer"]
 # **答え：** `kind='Tensor', tracked=True` です。Python の数値とテンソルの和はテンソルになり、そのテンソルと同じデバイスに置かれます。つまり `0.0 + loss` の時点で、もうテンソルです。その後の `+=` はどれも autograd が記録するテンソルの演算なので、合計はすべてのステップの計算グラフを保持し、グラフが必要とするテンソルもメモリに残り続けます。GPU では、ステップごとにそのメモリが増えていきます。
 #
-# - `kind='float', tracked=False` なら、`0.0 + loss` が Python の数値になることになります。合計が `float` のままなのは、足すものが Python の数値のとき、つまり `total_float` のように `loss.item()` を足すときだけです。
-# - `kind='Tensor', tracked=False` なら、`+=` が計算グラフに記録されないことになります。計算グラフを持たないテンソルにするには、`loss.detach()` を足す必要があります。
+# - `kind='float', tracked=False` なら、`0.0 + loss` が Python の数値になることになります。合計が `float` のままなのは、`total_float` のように Python の数値（`loss.item()`）を足すときだけです。
+# - `kind='Tensor', tracked=False` なら、`+=` が計算グラフに記録されないことになります。そうなるのは `loss.detach()` を足したときです。
 
 # %% [markdown]
 # GPU がある場合、次のセルで待つ様子を確かめます。行列積をキューに積み、`.item()` で値を1つ読み出してから、積まれた処理がすべて終わったかを CUDA ストリームに問い合わせます。GPU では、`.item()` がキューの処理の完了を待つため、問い合わせた時点で処理がすべて終わっていることを検証します。GPU がない場合は、満たされなかった条件を表示します。
@@ -774,12 +774,12 @@ assert devices == {"cpu"}
 assert features.device.type == device.type
 
 # %% [markdown] tags=["answer"]
-# **答え：** GPU があってもなくても、`devices={'cpu'}` です。ワーカーはデータセットを読み、CPU のテンソルをまとめてバッチにするだけです。CUDA には一切触れないので、CUDA を使ったプロセスから fork されても問題は起きず、作るものが GPU に置かれることもありません。デバイスへの移動は、メインプロセスのループで行います。
+# **答え：** GPU があってもなくても、`devices={'cpu'}` です。ワーカーはデータセットを読み、CPU のテンソルをまとめてバッチにするだけで、CUDA には一切触れません。そのため、CUDA を使ったプロセスから fork されても問題は起きません。
 #
-# - `devices={'cuda'}` なら、ワーカーがバッチを GPU 上に作ったことになります。そうなるには、ワーカーが CUDA を使う必要があります。
-# - `Cannot re-initialize CUDA in forked subprocess`（fork した子プロセスでは CUDA を初期化し直せない）なら、fork されたワーカーが CUDA に触れたことになります。実際には、ワーカーは CUDA を一切使いません。
+# - `devices={'cuda'}` なら、ワーカーがバッチを GPU 上に作ったことになります。
+# - `Cannot re-initialize CUDA in forked subprocess`（fork した子プロセスでは CUDA を初期化し直せない）なら、ワーカーが CUDA を使ったことになります。
 #
-# これが、このエラーの一般的な対処法です。ワーカーでは CUDA を使わず、CPU のテンソルを読み込んで準備するだけにして、学習ループがメインプロセスで各バッチをデバイスに移動します。これは DataLoader の本来の使い方でもあり、親が GPU を使ったあとでも `fork` で動きます。
+# これが、このエラーの一般的な対処法です。ワーカーでは CUDA を使わず、各バッチのデバイスへの移動は、メインプロセスの学習ループで行います。これは DataLoader の本来の使い方でもあり、親が GPU を使ったあとでも `fork` で動きます。
 
 # %% [markdown]
 # 子プロセスでどうしても CUDA を使う必要があるなら、`spawn` で起動します。`multiprocessing.get_context("spawn")` や `DataLoader(..., multiprocessing_context="spawn")` を使います。
