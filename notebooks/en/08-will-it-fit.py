@@ -235,7 +235,8 @@ assert "no data" in str(caught.error)
 #
 # Where the checkpoint comes from matters too. `torch.load(path, map_location=device)` hands
 # the checkpoint's storages to `device` one by one (the cell counts them with a
-# `map_location` function), so the CPU never holds the whole checkpoint at once. With
+# `map_location` function). When `device` is a GPU, the CPU therefore never holds the whole
+# checkpoint at once; when it is the CPU, the loaded checkpoint is the tensors themselves. With
 # `mmap=True` the file is mapped instead of read: its pages come in as they are used, through
 # the operating system's file cache. PyTorch's recipe for loading large models
 # ([Tips for loading an `nn.Module` from a checkpoint](https://docs.pytorch.org/tutorials/recipes/recipes/module_load_state_dict_tips.html)) combines the

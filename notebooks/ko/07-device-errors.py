@@ -491,7 +491,7 @@ assert here["weight"].device.type == device.type
 # 이 메시지가 나올지 다른 메시지가 나올지는 PyTorch가 합성곱에 어떤 코드를 고르는지에 달려 있습니다. 고를 때 보는 것은 입력입니다(PyTorch `Convolution.cpp`의 `_select_conv_backend`).
 #
 # - float32 CPU 입력은 빌드에 oneDNN(MKLDNN)이 있으면(`torch.backends.mkldnn.is_available()`) 대부분 oneDNN으로 갑니다. 이미지 여러 장의 배치가 그 예입니다. oneDNN은 타입을 검사하고, 이 섹션의 메시지 뒤에 `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`("또는 입력이 MKLDNN 텐서이고 가중치가 밀집 텐서여야 한다")를 붙인 오류를 냅니다.
-# - 작은 이미지 한 장(요소가 20,480개 이하, 커널이 3×3 이하, `groups=1`)은 PyTorch 자체의 범용 합성곱 코드(`slow_conv2d`)로 갑니다. 이 코드는 타입을 검사하지 않습니다. 대신 호출된 CUDA 커널이 디바이스를 검사하므로, 메시지는 이 페이지의 첫 섹션과 같은 문구가 됩니다. `weight`가 `cuda:0`에 있어 다른 텐서들의 디바이스 `cpu`와 다르다는 뜻입니다.
+# - 작은 이미지 한 장(요소가 20,480개 이하, 커널이 3×3 이하, `groups=1`)은 PyTorch 자체의 범용 합성곱 코드(`slow_conv2d`)로 갑니다. 이 코드는 타입을 검사하지 않습니다. 대신 PyTorch가 디스패처용으로 생성한 래퍼(`wrapper_CUDA___slow_conv2d_forward`)가 커널을 실행하기 전에 디바이스를 검사하므로, 메시지는 이 페이지의 첫 섹션과 같은 문구가 됩니다. `weight`가 `cuda:0`에 있어 다른 텐서들의 디바이스 `cpu`와 다르다는 뜻입니다.
 #
 #   ```
 #   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)
@@ -560,11 +560,11 @@ if torch.cuda.is_available():
     mkldnn = torch.backends.mkldnn
     onednn = mkldnn.is_available() and mkldnn.enabled
     # CPU 배치: oneDNN이 타입을 검사한다
-    # (oneDNN이 없으면 커널이 디바이스를 검사한다)
+    # (oneDNN이 없으면 커널보다 먼저 래퍼가 디바이스를 검사한다)
     cpu_input = "weight type (torch.cuda.FloatTensor)"
     with expect_error(RuntimeError, cpu_input if onednn else SAME_DEVICE):
         conv(torch.randn(8, 3, 32, 32))
-    # 작은 CPU 이미지 한 장: 범용 경로, CUDA 커널이 디바이스를 검사한다
+    # 작은 CPU 이미지 한 장: 범용 경로, 커널보다 먼저 래퍼가 디바이스를 검사한다
     with expect_error(RuntimeError, SAME_DEVICE) as caught:
         conv(torch.randn(1, 3, 5, 5))
     assert "slow_conv2d_forward" in str(caught.error)
