@@ -75,7 +75,7 @@ print(torch.__version__, device)
 # **The claim.** Calling `model.to(device)` on its own does nothing to the model; only the reassignment
 # `model = model.to(device)` puts it on the GPU.
 #
-# The test moves a model to the GPU, or, without a GPU, to `meta`, a device that keeps shapes and
+# The test moves a model to the GPU, or, without a GPU, to `meta`, a device whose tensors keep shapes and
 # dtypes but no data. `meta` shows where the parameters end up and which object comes back, but it
 # says nothing about speed or memory.
 

@@ -221,7 +221,7 @@ assert "no data" in str(caught.error)
 #
 # `meta` 上に作ったモデルを実体化する方法は2つあります。
 #
-# - `model.to_empty(device=...)`：すべてのパラメータとバッファに、そのデバイス上のメモリを割り当てます。初期化はされないので、値は不定です（そのメモリに残っていた内容か、`torch.use_deterministic_algorithms(True)` のときは NaN）。続けて、各層の `reset_parameters()` などで初期化します。
+# - `model.to_empty(device=...)`：すべてのパラメータとバッファに、そのデバイス上のメモリを割り当てます。初期化はされないので、値はそのメモリに残っていた内容です。`torch.use_deterministic_algorithms(True)` のときは代わりに値が埋められ、浮動小数点数のテンソルは NaN、整数のテンソルはその dtype の最大値になります（セルで両方を検証します）。続けて、各層の `reset_parameters()` などで初期化します。
 # - `model.load_state_dict(state, assign=True)`：読み込んだテンソルを、そのままモデルのパラメータにします。先にパラメータを作ってそこへコピーする必要がありません。
 #
 # チェックポイントの読み込み方も重要です。`torch.load(path, map_location=device)` はチェックポイントのストレージを1つずつ `device` に渡すので（次のセルでは `map_location` に渡した関数で数えます）、`device` が GPU なら、CPU がチェックポイント全体を一度に抱えることはありません。`device` が CPU なら、読み込んだチェックポイントがそのまま CPU 上のテンソルになります。`mmap=True` を付けると、ファイルは読み込まれる代わりにメモリマップされ、必要になったページから OS のファイルキャッシュ経由で読み込まれます。
@@ -273,6 +273,17 @@ for layer in empty:
         layer.reset_parameters()
 assert all(t.device.type == device.type
            for t in [*empty.parameters(), *empty.buffers()])
+
+torch.use_deterministic_algorithms(True)  # 未初期化のメモリを埋める
+try:
+    with torch.device("meta"):
+        filled = make_mlp(8, 16, 4)
+    filled.to_empty(device=device)
+    counter = filled[1].num_batches_tracked.item()
+    assert filled[0].weight.isnan().all()  # 浮動小数点数：NaN
+    assert counter == torch.iinfo(torch.int64).max  # 整数：最大値
+finally:
+    torch.use_deterministic_algorithms(False)
 
 # %% [markdown]
 # ## 学習で増えるもの
@@ -522,7 +533,7 @@ else:
 # ## まとめ
 #
 # - 自分のストレージを持つテンソルは `numel() * element_size()` バイトを使います。ビューは元のテンソル全体をメモリに残します。モデルが使うのはパラメータとバッファのバイト数です（`parameters()` と `buffers()` で数える）。`.half()` で半分になるのは浮動小数点のものだけです。
-# - 大きなモデルは `torch.device("meta")` の中で作れば、メモリを使わずに数えられます。`meta` テンソルは値を持ちません。実体化するには `to_empty` を使って初期化するか、`map_location`（ストレージを1つずつ渡す）や `mmap=True` で読み込んで `load_state_dict(..., assign=True)` を使います。`persistent=False` のバッファは `meta` に残ります。
+# - 大きなモデルは `torch.device("meta")` の中で作れば、メモリを使わずに数えられます。`meta` テンソルは値を持ちません。実体化するには `to_empty` を使って初期化するか、`map_location`（ストレージを1つずつ渡す）や `mmap=True` で読み込んで `load_state_dict(..., assign=True)` を使います。`assign=True` で読み込んだ場合、`persistent=False` のバッファは `meta` に残ります。
 # - 学習では、パラメータごとの勾配、オプティマイザの状態（Adam ならパラメータごとに2つ、最初のステップで作られる）、保存される活性化が加わります。活性化は勾配の計算に必要なものだけが保存され、バッチに比例して増えます。`no_grad` と `inference_mode` では何も保存されず、正しい `device_type` を指定した `autocast` では精度の低い dtype で保存されます。
 # - GPU では、`memory_allocated` はアロケータが割り当てている分を、`memory_reserved` はアロケータが確保している分を数えます。解放したメモリは `empty_cache()` まで確保されたままです。`nvidia-smi` が表示するのは、予約済みメモリに各プロセスの CUDA コンテキストを加えた量です。
 

@@ -223,7 +223,7 @@ assert "no data" in str(caught.error)
 #
 # `meta`에 만든 모델을 실제 모델로 만드는 방법은 두 가지입니다.
 #
-# - `model.to_empty(device=...)`: 모든 매개변수와 버퍼에 그 디바이스의 메모리를 할당합니다. 초기화하지 않으므로 값은 정해져 있지 않고, 그 메모리에 남아 있던 내용이 그대로 보입니다. `torch.use_deterministic_algorithms(True)`이면 부동소수점 텐서는 NaN으로, 정수 텐서는 그 dtype의 최댓값으로 채워집니다. 이어서 각 계층의 `reset_parameters()` 등으로 초기화하세요.
+# - `model.to_empty(device=...)`: 모든 매개변수와 버퍼에 그 디바이스의 메모리를 할당합니다. 초기화하지 않으므로 값은 정해져 있지 않고, 그 메모리에 남아 있던 내용이 그대로 보입니다. `torch.use_deterministic_algorithms(True)`이면 부동소수점 텐서는 NaN으로, 정수 텐서는 그 dtype의 최댓값으로 채워집니다(아래 셀에서 둘 다 검증합니다). 이어서 각 계층의 `reset_parameters()` 등으로 초기화하세요.
 # - `model.load_state_dict(state, assign=True)`: 불러온 텐서를 그대로 모델의 매개변수로 삼습니다. 매개변수를 먼저 만들고 거기에 복사할 필요가 없습니다.
 #
 # 체크포인트를 불러오는 방법도 중요합니다. `torch.load(path, map_location=device)`는 체크포인트의 스토리지를 하나씩 `device`에 넘기므로(아래 셀은 `map_location`에 넘긴 함수로 그 횟수를 셉니다), `device`가 GPU라면 CPU가 체크포인트 전체를 한꺼번에 들고 있는 일이 없습니다. `device`가 CPU라면 불러온 체크포인트가 곧 CPU의 텐서들입니다. `mmap=True`를 쓰면 파일을 읽어 들이는 대신 메모리 매핑하고, 필요한 페이지만 운영 체제의 파일 캐시를 거쳐 들어옵니다.
@@ -275,6 +275,17 @@ for layer in empty:
         layer.reset_parameters()
 assert all(t.device.type == device.type
            for t in [*empty.parameters(), *empty.buffers()])
+
+torch.use_deterministic_algorithms(True)  # 초기화되지 않은 메모리를 채운다
+try:
+    with torch.device("meta"):
+        filled = make_mlp(8, 16, 4)
+    filled.to_empty(device=device)
+    counter = filled[1].num_batches_tracked.item()
+    assert filled[0].weight.isnan().all()  # 부동소수점: NaN
+    assert counter == torch.iinfo(torch.int64).max  # 정수: 최댓값
+finally:
+    torch.use_deterministic_algorithms(False)
 
 # %% [markdown]
 # ## 학습이 더하는 것
