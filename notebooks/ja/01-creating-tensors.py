@@ -149,7 +149,7 @@ else:
 # %% [markdown]
 # ## テンソルの場所を確認する
 #
-# テンソルがどのデバイスにあるかは `t.device` でわかります。`t.is_cuda` と `t.is_cpu` は、よく使う判定を簡潔に書くためのショートカットです。`is_cpu` は torch 1.13 から存在します（古いチュートリアルには「存在しない」と書かれていることがあります）。
+# テンソルがどのデバイスにあるかは `t.device` でわかります。`t.is_cuda` と `t.is_cpu` は、よく使う判定を簡潔に書くためのショートカットです。`is_cpu` は torch 1.13 で追加されました（古いチュートリアルには「存在しない」と書かれていることがあります）。
 
 # %% tags=["claim-O2"]
 t = torch.randn(3)
@@ -180,11 +180,11 @@ assert torch.device("cuda:0") != torch.device("cuda")
 assert torch.device("cuda:0").type == torch.device("cuda").type
 
 # %% [markdown] tags=["answer"]
-# **答え：** `True False True` です。`torch.device` どうしの比較は期待どおりに働き、`.type` はただの文字列なので文字列と比較できます。しかし、デバイスそのものと文字列を比べても、等しくなることはありません。CPU 上のテンソルでも `t.device == "cpu"` は `False` です。
+# **答え：** `True False True` です。`torch.device` どうしを比べれば正しく判定でき、`.type` はただの文字列なので文字列と比較できます。しかし、デバイスそのものと文字列を比べても、等しくなることはありません。CPU 上のテンソルでも `t.device == "cpu"` は `False` です。
 #
 # - `True True True` なら、デバイスがその名前の文字列と等しいことになります。
 # - `True False False` なら、`t.device.type == "cpu"` が成り立たないことになります。
-# - `False False True` なら、`t.device == torch.device("cpu")` が成り立たないことになります。実際には、CPU 上のテンソルならどちらも必ず成り立ちます。
+# - `False False True` なら、`t.device == torch.device("cpu")` が成り立たないことになります。実際には、CPU 上のテンソルならこの比較は必ず成り立ちます。
 #
 # デバイスは `torch.device` と比較するか、どの GPU でもよい場合は `.type` を比較してください。`torch.device("cuda:0")` と `torch.device("cuda")` は等しくありませんが、`.type` は同じです。
 
@@ -193,9 +193,9 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 #
 # 以前は `device=0` や `torch.device(0)` が `cuda:0` を意味していました。torch 2.5 以降、整数は「現在のアクセラレータ上の、そのインデックスのデバイス」を意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。
 #
-# つまり文字列とは違い、整数をデバイスに変換するには、PyTorch にどのアクセラレータがあるかを問い合わせる必要があります。そのため、テンソルを作成する前の段階で失敗することがあります。
+# つまり文字列とは違い、整数をデバイスに変換するには、PyTorch がマシンにどのアクセラレータがあるかを調べる必要があります。そのため、テンソルを作成する前の段階で失敗することがあります。
 #
-# - 使えるアクセラレータがあれば、`torch.device(0)` はそのインデックス 0（`cuda:0` など）になります。
+# - 使えるアクセラレータがあれば、`torch.device(0)` はそのアクセラレータの0番のデバイス（`cuda:0` など）になります。
 # - アクセラレータのないマシンでは、`torch.device(0)` そのものが次のエラーになります（`device=0` や `model.to(0)` も同じです）。
 #
 #   ```
@@ -246,7 +246,7 @@ else:
 # torch 2.0 以降では、`device=` を省略したファクトリ関数に、デフォルトのデバイスを使わせることができます。デフォルトを変えるには、`with torch.device(...)` ブロックを使う方法と、`torch.set_default_device(...)` を呼ぶ方法があります。既存のテンソルが移動するわけではなく、`device=` を渡したときと同じく、テンソルが最初からそのデバイス上に作成されます。最後のセクションで説明する [`meta` デバイス](#meta-デバイス)を使うので、以下のセルはどのマシンでも実行できます。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `with torch.device("meta"):` の中で、`device=` なしのテンソルと `device="cpu"` 付きのテンソルを作り、ブロックを抜けてからもう1つ作ります。次のセルは、この順にどのデバイスを表示するでしょうか。
+# **予想：** `with torch.device("meta"):` の中で、`device=` なしのテンソルと `device="cpu"` 付きのテンソルを作り、ブロックを抜けてから `device=` なしでもう1つ作ります。次のセルは、この順にどのデバイスを表示するでしょうか。
 #
 # - `meta meta cpu`
 # - `cpu cpu cpu`
@@ -288,7 +288,7 @@ finally:
 assert torch.ones(3).device.type == "cpu"
 
 # %% [markdown] tags=["predict"]
-# **予想：** `torch.set_default_device("meta")` が効いている間に、次のセルは、まずこのスレッドで `torch.zeros(2)` を作り、続いて新しいスレッドで `torch.zeros(2)` を作り、最後に `torch.frombuffer` で既存のメモリの上にテンソルを作ります。この順にどのデバイスが表示されるでしょうか。
+# **予想：** 次のセルは、`torch.set_default_device("meta")` が効いている間に、まずこのスレッドで `torch.zeros(2)` を作り、続いて新しいスレッドで `torch.zeros(2)` を作り、最後に `torch.frombuffer` で既存のメモリの上にテンソルを作ります。この順にどのデバイスが表示されるでしょうか。
 #
 # - `meta meta meta`
 # - `meta cpu cpu`
@@ -336,7 +336,7 @@ assert wrapped == "cpu"
 #
 # コストも同じです。`torch.set_default_device` のドキュメントには、ファクトリ関数に限らず、torch API へのすべての Python 呼び出しにわずかなコストが加わるという警告があります。`with torch.device(...)` ブロックの中の呼び出しも、同じオブジェクトを経由します。
 #
-# 次のセルでは、`with` ブロックの中で同じ3つのデバイスを調べます。NumPy がインストールされていれば、両方の書き方で `torch.from_numpy` も調べます。さらにこのマシンで小さな `add` の実行時間を、設定なし、`with` ブロックの中、`set_default_device` の後の3通りで計測し、2つの比を表示します。実行時間はばらつくので、比については何も assert しません。
+# 次のセルでは、`with` ブロックの中で同じ3つのデバイスを調べます。NumPy がインストールされていれば、両方の書き方で `torch.from_numpy` も調べます。さらにこのマシンで小さな `add` の実行時間を、設定なし、`with` ブロックの中、`set_default_device` の後の3通りで計測し、設定なしの場合に対する比を2つ表示します。実行時間はばらつくので、比は検証しません。
 
 # %% tags=["claim-F6"]
 with torch.device("meta"):

@@ -166,9 +166,9 @@ assert rearranged.is_contiguous(memory_format=torch.channels_last)
 # - `b is a=False, a[0].item()=0.0` なら、`to` が常にコピーすることになります。
 # - `b is a=False, a[0].item()=1.0` なら、ビューのように `a` とメモリを共有する別のオブジェクトが返ったことになります。しかし変えるものがなければ、`to` は `a` そのものを返します。
 #
-# `to` がコピーするのは、デバイス、dtype、指定したメモリフォーマットのいずれかが変わるときと、`copy=True` を指定したときだけです。メモリフォーマットが変わるのも変更にあたり、標準の連続レイアウト（`torch.contiguous_format`）の4次元テンソルに対する `t.to(memory_format=torch.channels_last)` は要素を並べ替えたコピーを返します。
+# `to` がコピーするのは、デバイス、dtype、指定したメモリフォーマットのいずれかが変わるときと、`copy=True` を指定したときだけです。たとえば、標準のメモリフォーマット（`torch.contiguous_format`）の4次元テンソルに `t.to(memory_format=torch.channels_last)` を呼ぶと、要素を並べ替えたコピーが返ります。
 #
-# CPU 上のテンソルに対する `t.cpu()` もテンソル自身を返し、すでに現在の GPU 上にあるテンソルに対する `t.cuda()` も同じです。後者は、GPU で実行したときだけ上のセルで検証しています。
+# CPU 上のテンソルに対する `t.cpu()` もテンソル自身を返し、すでに現在の GPU 上にあるテンソルに対する `t.cuda()` も同じです。`t.cuda()` のほうは、上のセルを GPU で実行したときにだけ検証されます。
 
 # %% [markdown]
 # ## コピーを強制する
@@ -186,7 +186,7 @@ d = a.clone()
 assert d is not a and d.device == a.device
 
 # %% [markdown]
-# `.cuda()` と `.cpu()` には `copy` 引数がありません。`to(..., copy=True)` か `clone()` を使ってください。
+# `.cuda()` と `.cpu()` には `copy` 引数がありません。`to(..., copy=True)` か `clone()` を使ってください。次のセルのメッセージ `got an unexpected keyword argument 'copy'` は、「予期しないキーワード引数 `copy` を受け取った」という意味です。
 
 # %% tags=["claim-F1"]
 for method in (a.cuda, a.cpu):
@@ -210,7 +210,7 @@ assert u.dtype == v.dtype == torch.float16
 assert u.device.type == v.device.type == device.type
 
 # %% [markdown]
-# dtype を先に書くと、`to` のどのシグネチャにも当てはまらず、`TypeError` になります。次のセルが表示する英語のメッセージは「引数の組み合わせが正しくない」という意味で、受け付ける引数の並びを列挙しています。
+# dtype を先に、デバイスを後に位置引数で渡すと、`to` のどのシグネチャにも当てはまらず、`TypeError` になります。次のセルが表示する英語のメッセージは「引数の組み合わせが正しくない」という意味で、受け付ける引数の並びを列挙しています。
 
 # %%
 with expect_error(TypeError, "invalid combination of arguments"):
@@ -237,17 +237,17 @@ assert type(caught.error) is RuntimeError
 assert "must be cuda device" in str(caught.error)
 
 # %% [markdown] tags=["answer"]
-# **答え：** `must be cuda device`（`RuntimeError` のメッセージ）です。「CUDA デバイスでなければならない」という意味です。`cuda()` は CUDA を使う前に引数を検査するので、どのマシンでも同じメッセージになります。
+# **答え：** `must be cuda device`（`RuntimeError` のメッセージ）です。出力の全文 `Invalid device, must be cuda device` は、「無効なデバイス。CUDA デバイスでなければならない」という意味です。`cuda()` は CUDA を使う前に引数を検査するので、どのマシンでも同じメッセージになります。
 #
 # - `Torch not compiled with CUDA enabled`（Torch が CUDA を有効にしてコンパイルされていない）なら、CUDA を使おうとした時点で失敗したことになります。実際には、その前の引数の検査で拒否されます。
-# - `TypeError` なら、引数の型が間違っていることになります。`"cpu"` は正しいデバイスで、CUDA デバイスではないだけです。
+# - `TypeError` なら、引数の型が間違っていることになります。`"cpu"` はデバイスとしては正しく、CUDA デバイスでないだけです。
 
 # %% [markdown]
 # ## 存在しない GPU インデックス
 #
 # 存在しない GPU（GPU が1枚のマシンでの `cuda:1` など）を指定すると、以前は、`CUDA error: invalid device ordinal`（CUDA エラー：デバイス番号が無効）というメッセージの `RuntimeError` が送出されていました（サブクラスではなく `RuntimeError` そのものです）。PyTorch 2.8 以降は、同じメッセージの `torch.AcceleratorError` が送出されます。`AcceleratorError` は `RuntimeError` のサブクラスなので、古いバージョン向けに書いた `except RuntimeError` でもそのまま捕捉できます。
 #
-# GPU があれば、次のセルは最後の GPU の次のインデックスである `torch.cuda.device_count()` を指定し、エラーが無効なデバイス番号を示していること（2.8 以降は `torch.AcceleratorError` であること）を assert で検証します。GPU がなければ、誤って指定できるインデックスもないので、このセルは `torch.cuda.is_available()=False` と表示します。
+# GPU があれば、次のセルは最後の GPU の次のインデックスである `torch.cuda.device_count()` を指定し、エラーが無効なデバイス番号を示していること（2.8 以降は `torch.AcceleratorError` であること）を assert で検証します。GPU がなければ、このセルは `torch.cuda.is_available()=False` と表示します。
 
 # %% tags=["claim-O4", "gpu-only"]
 if torch.cuda.is_available():
@@ -269,7 +269,7 @@ else:
 #
 # ピン留めしていない（ページング可能な）CPU メモリから GPU へコピーすると、CPU はコピーが終わるまで待たされます。コピー元がピン留め（ページロック）メモリにあれば、`to("cuda", non_blocking=True)` は現在の CUDA ストリームにコピーを積むだけで、すぐに戻ります。そのため、GPU がコピーや計算をしている間に、CPU は別の処理を進められます。
 #
-# ただし、それで自動的に速くなるわけではありません。`pin_memory()` 自体がコピーです。ピン留めメモリ上の新しいテンソルを返し、元のテンソルはそのまま残します。また、ピン留めにはアクセラレータが必要です。次のセルは、実行したマシンでの結果を assert で検証します。
+# ただし、それで自動的に速くなるわけではありません。`pin_memory()` 自体がコピーです。ピン留めメモリ上の新しいテンソルを返し、元のテンソルはそのまま残します。また、ピン留めにはアクセラレータが必要です。次のセルは、実行したマシンに応じて、次のいずれかを assert で検証します。
 #
 # - 使えるアクセラレータがあれば（GPU 上では）、`pin_memory()` がピン留めしたコピーを返し、元のテンソルはピン留めされないままであることを検証します。
 # - アクセラレータのないマシンでは、`pin_memory()` が次のエラーになることを検証します。
