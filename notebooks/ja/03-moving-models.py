@@ -115,7 +115,7 @@ assert t.to(t.device) is t  # 変換不要なら同じテンソルが返る
 # %% [markdown] tags=["answer"]
 # **答え：** `meta torch.float64` です。`Module.to` はモジュールそのものを**インプレースで**変更し（パラメータとバッファを変換します）、モジュール自身を返します。`.cpu()`、`.double()`、GPU がある場合の `.cuda()` も同じです。そのため2つの変換がどちらも残ります。`model = model.to(device)` と書いても害はありませんが、再代入は不要です。
 #
-# - `cpu torch.float32` なら、`Module.to` も `Tensor.to` のように変換後のコピーを返すことになります。上の検証では、`t.to("meta")` の後も `t` が CPU に残ることを確かめています。
+# - `cpu torch.float32` なら、`Module.to` も `Tensor.to` のように変換後のコピーを返すことになります。テンソルなら実際にそうなることを、上の検証（`t.to("meta")` の後も `t` が CPU に残る）で確かめています。
 # - `meta torch.float32` や `cpu torch.float64` なら、2つの呼び出しの片方だけがモデルを変えたことになります。
 #
 # 上の検証では、それぞれの呼び出しが `model` 自身を返すことも確かめています（`.cuda()` は GPU があるときだけ）。
@@ -151,7 +151,7 @@ assert model.weight is not weight  # 新しい Parameter オブジェクト
 assert model.offset is not offset  # 新しいバッファのテンソル
 
 # %% [markdown]
-# `meta` から戻すときは事情が違います。コピーするデータがないので `.to("cpu")` はエラーになり、メッセージは `to_empty()` を使うよう促します。`to_empty(device=...)` は移動先のデバイスに未初期化のストレージを確保するだけなので、値は自分で設定します。組み込みの層なら `reset_parameters()` で初期化できます。
+# `meta` から戻すときは事情が違います。コピーするデータがないので `.to("cpu")` はエラーになります。メッセージの前半は「`meta` テンソルからはコピーできない。データがない」という意味で、後半は、`meta` から別のデバイスへモジュールを移すときは `Module.to()` ではなく `Module.to_empty()` を使うよう促しています。`to_empty(device=...)` は移動先のデバイスに未初期化のストレージを確保するだけなので、値は自分で設定します。組み込みの層なら `reset_parameters()` で初期化できます。
 
 # %% tags=["claim-F7"]
 with expect_error(NotImplementedError, "to_empty"):
@@ -233,7 +233,7 @@ with expect_error(RuntimeError, "device"):
     model(torch.ones(3, device=target))  # 順伝播でデバイスが混在する
 
 # %% [markdown] tags=["answer"]
-# **答え：** どのマシンでも `mask cpu` です。通常の属性として持たせたテンソルは `Module.to` から見えないので、元の場所に残ります。その結果、順伝播の中でデバイスが混在し、上の検証でモデルを呼び出すとデバイスの不一致エラーになります。また、このテンソルは `state_dict` にも含まれません。
+# **答え：** どのマシンでも `mask cpu` です。通常の属性として持たせたテンソルは `Module.to` から見えないので、元の場所に残ります。その結果、順伝播の中でデバイスが混在し、上の検証でモデルを呼び出すとデバイスの不一致エラーになります（GPU がない場合に出る `Tensor on device cpu is not on the expected device meta!` は、「テンソルのデバイスが期待したデバイスと違う」という意味です）。また、このテンソルは `state_dict` にも含まれません。
 #
 # - `mask meta`（GPU がない場合）や `mask cuda:0`（GPU がある場合）なら、`mask` も `weight` や `offset` と一緒に移動したことになります。
 
@@ -295,7 +295,7 @@ with expect_error(TypeError, "cannot assign"):
 # %% [markdown]
 # 出力の `cannot assign ... as parameter 'weight'` は、「`weight` はパラメータの名前なので、`Parameter` か `None` 以外は代入できない」という意味です。
 #
-# 落とし穴は、変換が不要な場合（たとえば `d` が CPU で、重みも CPU 上にある場合）です。このとき `.to()` はパラメータ自身を返すので、代入は成功します。ところが、同じ行が GPU で初めて実行されたときに失敗します。代わりに、モジュール全体を `model.to(d)` で移動しましょう。
+# 落とし穴は、変換が不要な場合（たとえば `d` が CPU で、重みも CPU 上にある場合）です。このとき `.to()` はパラメータ自身を返すので、代入は成功します。ところが、同じコードを GPU で実行すると、その行で初めて失敗します。代わりに、モジュール全体を `model.to(d)` で移動しましょう。
 
 # %% [markdown]
 # ## モデルはどのデバイスにあるか
@@ -507,14 +507,14 @@ cpu_model.load_state_dict(state)
 print(cpu_model.weight.device)
 
 # %% [markdown]
-# 整数は `map_location` として使えません。`torch.load` は整数を呼び出し可能オブジェクトとして扱い、`TypeError`（`'int' object is not callable`）で失敗します。代わりに `"cuda:0"` や `torch.device("cuda", 0)` と書きます。
+# 整数は `map_location` として使えません。`torch.load` は整数を呼び出し可能オブジェクトとして扱い、`TypeError`（`'int' object is not callable`、つまり「`int` オブジェクトは呼び出せない」）で失敗します。代わりに `"cuda:0"` や `torch.device("cuda", 0)` と書きます。
 
 # %%
 with expect_error(TypeError, "not callable"):
     torch.load(path, map_location=0, weights_only=True)
 
 # %% [markdown]
-# torch 2.6 以降、`weights_only=True` は `torch.load` のデフォルトです。上のセルでも明示しているのは、何を選んでいるかをコードに書いておくためです。2.6 に更新したとき、pickle で保存したモデル全体（`torch.save(model, path)` で保存したもの）を読み込めなくなった人が大勢いたのは、このデフォルトのためです。`torch.load` は、任意のクラスを pickle から復元することを拒否するようになりました。
+# torch 2.6 以降、`weights_only=True` は `torch.load` のデフォルトです。このページのセルでも明示しているのは、どちらを選んでいるかがコードから読み取れるようにするためです。このデフォルトにより、`torch.load` は任意のクラスを pickle から復元しなくなりました。2.6 に更新したとき、pickle で保存したモデル全体（`torch.save(model, path)` で保存したもの）を読み込めなくなった人が大勢いたのはこのためです。
 #
 # 次のセルは、長いメッセージの最初の文 `Weights only load failed`（「weights_only での読み込みに失敗した」）だけを表示します。対処法は、`state_dict()` を保存して読み込むか、信頼できるファイルに限って `weights_only=False` を渡すことです。
 
@@ -542,7 +542,7 @@ tmp.cleanup()
 # - CPU と CUDA の間の移動や dtype の変換では `Parameter` オブジェクトは同じまま、`meta` への移動では置き換わります。変換されたバッファは常に新しいテンソルです。`meta` から戻すには `to_empty()` を使い、そのあと初期化します。
 # - 移動するのはパラメータ、バッファ、サブモジュールだけです。それ以外のテンソルは `register_buffer` で登録します。
 # - 変換したテンソルをパラメータの名前に代入してはいけません。モジュール全体を移動します。
-# - モデルには、全体で1つのデバイスというものがありません。`next(model.parameters()).device` は慣例的な書き方にすぎません。
+# - モデルには「モデルのデバイス」というものがありません。`next(model.parameters()).device` は慣例的な書き方にすぎません。
 # - デバイスの不一致エラーが出たら、モデルとすべての入力を1つのデバイスに置きます（`model.to(device)`、`x = x.to(device)`）。メッセージが名前を挙げた引数が、移動すべきものとは限りません。
 # - 先にモデルを移動し、それからオプティマイザを作ります。すでに状態を持っているオプティマイザでは、状態が元のデバイスと dtype のまま残るからです。
 # - GPU のチェックポイントは `torch.load(path, map_location="cpu", weights_only=True)` で CPU に読み込みます。torch 2.6 以降、`weights_only=True` はデフォルトです。
