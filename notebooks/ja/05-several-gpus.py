@@ -15,7 +15,7 @@
 # %% [markdown]
 # # 複数の GPU
 #
-# GPU が2枚以上あるとき、インデックスを指定しない CUDA の呼び出しはすべて**現在のデバイス**に向かいます。このページでは、そのデバイスがどう決まるのか、プロセスから GPU を隠す方法、`nn.DataParallel` が実際に何をするのかを見ていきます。最後に、`DistributedDataParallel` を GPU ごとに1つのプロセスで起動する方法と、各プロセスにデータを割り振る方法を扱います。DDP は `torchrun` で2つの CPU プロセスを起動して、実際に動かします。
+# GPU が2枚以上あるとき、インデックスを指定しない CUDA の呼び出しは、すべて**現在のデバイス**を使います。このページでは、そのデバイスがどう決まるのか、プロセスから GPU を隠す方法、`nn.DataParallel` が実際に何をするのかを見ていきます。最後に、`DistributedDataParallel` を GPU ごとに1つのプロセスで起動する方法と、各プロセスにデータを割り振る方法を扱います。DDP（`DistributedDataParallel`）は、`torchrun` で2つの CPU プロセスを起動して実際に動かします。
 #
 # GPU でのみ検証するセルは、GPU がなければ検証の代わりに、満たされなかった条件（`torch.cuda.is_available()=False` や `n_gpus=0`）を表示します。それ以外のセルはどのマシンでも実行できます。
 
@@ -126,7 +126,7 @@ assert d.type == "cuda"
 # **答え：** `d.index=None` です。`"cuda"` は特定の GPU を指していません。意味するのは「現在の CUDA デバイス」で、どの GPU がそれに当たるかは、テンソルを作成または移動する時点で決まります。
 #
 # - `d.index=0` なら、`"cuda"` は `cuda:0` の別名ということになります。実際には別名ではなく、2つのデバイスは比較しても等しくなりません。
-# - `d.index=-1` なら、Python ではインデックスがないことを -1 で表すことになります。実際に表示されるのは `None` です。
+# - `d.index=-1` なら、`torch.device` はインデックスがないことを -1 で表すことになります。実際に表示されるのは `None` です。
 
 # %% [markdown]
 # GPU が1枚なら、それは常に `cuda:0` です。2枚以上あると違いが出ます。`cuda:1` 上にあるテンソル `t` に対して `t.to("cuda")` を呼ぶと、GPU 0 が現在のデバイスなら `cuda:0` にコピーされ、GPU 1 が現在のデバイスなら `t` 自身がそのまま返ります。GPU が2枚以上あるマシンでは、次のセルはコピーされることを検証し、1枚なら `t` 自身が返ることを検証します。GPU がなければ `n_gpus=0` を表示します。
@@ -203,7 +203,7 @@ else:
 # %% [markdown]
 # ## `nn.DataParallel` が実際にすること
 #
-# `nn.DataParallel(model)` は「モデルを GPU に載せてくれるもの」と受け取られがちです。実際の動作は、見つけたアクセラレータ（CUDA の GPU、Apple の MPS、Intel の XPU、MTIA、PrivateUse1 のバックエンドの順に探します）と、最終的に使うデバイス ID（`device_ids`。省略すると、見えているその種類のデバイスすべて）によって決まります。
+# `nn.DataParallel(model)` は「モデルを GPU に載せてくれるもの」と受け取られがちです。実際の動作は、見つけたアクセラレータと、最終的に使うデバイス ID（`device_ids`）で決まります。アクセラレータは CUDA の GPU、Apple の MPS、Intel の XPU、MTIA、PrivateUse1 のバックエンドの順に探し、`device_ids` を省略すると、見えているその種類のデバイスをすべて使います。
 #
 # - アクセラレータがまったくない、または Apple の GPU（`DataParallel` が対応していない MPS）しかない：`device_ids` は空になります。モデルは今ある場所に置いたまま呼び出され、何も移動しません。
 # - デバイス ID がちょうど1つ：コンストラクタがモデルをそのデバイスに移動します。GPU が1枚のマシンでのデフォルトの動作がこれです（XPU など、上に挙げたほかのアクセラレータでも同じです）。GPU が複数枚あるマシンで `device_ids=[1]` を渡した場合も同じで、モデルは `cuda:1` に移動します。
@@ -245,10 +245,10 @@ else:
 print(f"{y.device=}")
 
 # %% [markdown]
-# ラッパーは元のモデルを `dp.module` として保持します。それは、チェックポイントに保存される `state_dict` にも表れます。
+# ラッパーは元のモデルを `dp.module` として保持します。このことは、チェックポイントに保存される `state_dict` のキーにも表れます。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `dp` は `Linear` を `nn.DataParallel` でラップしたものです。`dp.state_dict()` のキーは何でしょうか。
+# **予想：** `dp` は `Linear` を `nn.DataParallel` でラップしたものです。次のセルは `dp.state_dict()` のキーを表示します。何が表示されるでしょうか。
 #
 # - `['weight', 'bias']`
 # - `[]`
@@ -270,7 +270,7 @@ assert list(dp.module.state_dict()) == ["weight", "bias"]
 # - `[]` なら、ラッパーには保存する状態がないことになります。ラッパー自身の状態はありませんが、`state_dict` には登録されたサブモジュールの状態も、サブモジュールの名前を付けて含まれます。
 
 # %% [markdown]
-# `DataParallel` 自身のドキュメントは、複数の GPU で学習するなら、マシンが1台だけでも代わりに `DistributedDataParallel` を使うよう推奨しています。次のセルは docstring からその一文を探し、そこに書かれている名前を検証します。
+# `DataParallel` 自身のドキュメントは、複数の GPU で学習するなら、マシンが1台だけでも代わりに `DistributedDataParallel` を使うよう推奨しています。次のセルは docstring からその一文を探し、その文に `DistributedDataParallel` と `single node`（マシン1台）が含まれることを検証します。
 
 # %% tags=["claim-M5"]
 doc = " ".join(nn.DataParallel.__doc__.split())
@@ -284,7 +284,7 @@ assert "DistributedDataParallel" in advice and "single node" in advice
 #
 # `DistributedDataParallel`（DDP）は GPU ごとに1つのプロセスを動かし、各プロセスがモデルの完全なコピーを持ちます。DDP はモデルをラップするときに、ランク 0 のパラメータと**バッファ**を全プロセスにコピーします（デフォルトでは、順伝播のたびにランク 0 のバッファを再びコピーします）。`backward()` の実行中にはプロセス間で勾配を平均するので、どのコピーも同じ更新を行い、コピーどうしは同一に保たれます。
 #
-# プロセスを自分で起動する必要はありません。`torchrun --nproc-per-node=N train.py` は、スクリプトを GPU ごとに1プロセス、合わせて `N` 個起動し、各プロセスに自分の番号を環境変数で伝えます。
+# プロセスを自分で起動する必要はありません。`torchrun --nproc-per-node=N train.py` は、スクリプトを `N` 個のプロセス（GPU ごとに1つ）で起動し、各プロセスに自分の番号を環境変数で伝えます。
 #
 # - `WORLD_SIZE`：プロセスの総数
 # - `RANK`：全プロセスの中での番号（0 から）
@@ -340,9 +340,9 @@ os._exit(0)
 '''
 
 # %% [markdown]
-# DDP はデータを分割しません。ここでは各プロセスが、ランクによって異なるシードから自分用のランダムなデータを作ります（実際のスクリプトでは、次のセクションで扱う `DistributedSampler` を使います）。各プロセスは、異なるランダムな重みと異なるバッファの値から始めます。こうしておくと、DDP が何をそろえるのかが実行結果に表れます。各プロセスは、その次のセルがスクリプトに渡すディレクトリに、自分の数値を別々のファイルとして書き出します。
+# DDP はデータを分割しません。ここでは各プロセスが、ランクによって異なるシードから自分用のランダムなデータを作ります（実際のスクリプトでは、次のセクションで扱う `DistributedSampler` を使います）。各プロセスは、異なるランダムな重みと異なるバッファの値から始めます。こうしておくと、DDP が何をそろえるのかが実行結果に表れます。各プロセスは、次のセルがスクリプトに渡すディレクトリに、自分の結果（重み、バッファの値、損失など）を別々のファイルとして書き出します。
 #
-# 次のセルはスクリプトを一時ディレクトリに書き出し、`python -m torch.distributed.run` で2つのプロセスをこのマシン上に起動します。`torchrun` コマンドが実行しているのもこのモジュールです（`--standalone` を付けると、空いているポートも選んでくれます）。起動には制限時間があり、`torchrun` 自身の一時ファイルも同じディレクトリに作られる（`TMPDIR`）ので、後には何も残りません。
+# 次のセルはスクリプトを一時ディレクトリに書き出し、`python -m torch.distributed.run` で2つのプロセスをこのマシン上に起動します。`torchrun` コマンドが実行しているのもこのモジュールです（`--standalone` を付けると、空いているポートも選んでくれます）。起動には制限時間（120秒）を設けています。`torchrun` 自身の一時ファイルも同じディレクトリに作られる（`TMPDIR`）ので、後には何も残りません。
 #
 # スクリプトの最後は `os._exit(0)` です。Python の終了処理が進む間も、gloo のワーカースレッドが autograd の状態を解放している最中のことがあり、そのせいでプロセスがときどき異常終了するためです（torch 2.13 で確認）。その時点で結果は書き出し済みです。
 #
@@ -474,6 +474,6 @@ assert sorted(third + list(other)) == list(range(8))  # 分割は保たれる
 #
 # - インデックスを明示しないもの（`"cuda"`、`.cuda()`）は現在のデバイスを使います。現在のデバイスは `torch.cuda.set_device(i)` か `with torch.cuda.device(i):` で選びます。
 # - `CUDA_VISIBLE_DEVICES`（`nvidia-smi` と同じ番号にするなら `CUDA_DEVICE_ORDER=PCI_BUS_ID` も）は CUDA の初期化前、できれば Python の起動前に設定します。
-# - `nn.DataParallel` がモデルを移動するのはデバイス ID がちょうど1つ（`len(device_ids) == 1`）のときだけで、`state_dict` のキーは `module.*` という名前に変わります。
+# - `nn.DataParallel` がモデルを移動するのはデバイス ID がちょうど1つ（`len(device_ids) == 1`）のときだけで、`state_dict` のキーには `module.` という接頭辞が付きます。
 # - 複数の GPU には `DistributedDataParallel` を使います。`torchrun` で GPU ごとに1つのプロセスを起動し、各プロセスで `torch.cuda.set_device(local_rank)` を呼んでから、モデルを `DDP(model, device_ids=[local_rank])` でラップします。パラメータとバッファは DDP がそろえます。`gloo` を使えば CPU でも動作し、テストもできます。
 # - データの分割は `DistributedSampler` が行います。すべてのランクのサンプル数をそろえるため、足りない分をサンプルの繰り返しで埋めます（`drop_last=True` なら末尾を切り捨てます）。エポックごとに `sampler.set_epoch(epoch)` を呼ばないと、同じシャッフルが繰り返されます。

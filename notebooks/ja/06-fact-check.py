@@ -208,7 +208,7 @@ else:
 # 検証では、主張どおりにテンソルを渡して呼び出します。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `torch.cuda.copy(torch.ones(3))` を呼ぶと、GPU があってもなくても何が送出されるでしょうか。
+# **予想：** 次のセルは `torch.cuda.copy(torch.ones(3))` を呼びます。GPU の有無にかかわらず、どのエラーになるでしょうか。
 #
 # - `Torch not compiled with CUDA enabled`
 # - `has no attribute 'copy'`
@@ -224,10 +224,10 @@ assert "has no attribute 'copy'" in str(caught.error)
 assert not hasattr(torch.cuda, "copy")
 
 # %% [markdown] tags=["answer"]
-# **答え：** `has no attribute 'copy'`（`AttributeError`）です。**判定：誤り**。そのような関数は存在しないので、GPU の有無にかかわらず、どのマシンでも同じように失敗します。
+# **答え：** `has no attribute 'copy'`（`AttributeError`）です。**判定：誤り**。そのような関数は存在しないので、GPU の有無にかかわらず、どのマシンでも同じように失敗します。出力の `module 'torch.cuda' has no attribute 'copy'` は、「`torch.cuda` モジュールに `copy` という属性はない」という意味です。
 #
-# - `Torch not compiled with CUDA enabled` なら、関数は存在していて CUDA を必要とすることになります。
-# - `missing 1 required positional argument` なら、関数は存在していて、コピー先も必要とすることになります。
+# - `Torch not compiled with CUDA enabled`（Torch が CUDA を有効にしてコンパイルされていない）なら、関数は存在していて CUDA を必要とすることになります。
+# - `missing 1 required positional argument`（必須の位置引数が1つ足りない）なら、関数は存在していて、コピー先も必要とすることになります。
 
 # %% [markdown]
 # 実際に使うべきものは次のとおりです。
@@ -266,7 +266,7 @@ print(inspect.signature(nn.Module.cuda))
 assert "dtype" not in inspect.signature(nn.Module.cuda).parameters
 
 # %% [markdown]
-# 実際の違いは、2つのメソッドが受け取る引数にあります。インデックスを指定しなければ、どちらも現在の CUDA デバイスを使います。`.cuda()` がほかに何を受け取るかは、上に表示したシグネチャのとおりです。
+# 実際の違いは、2つのメソッドが受け取る引数にあります。インデックスを指定しなければ、どちらも現在の CUDA デバイスを使います。上に表示したシグネチャのとおり、`.cuda()` が受け取るのはデバイスだけです。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `nn.Linear(2, 2).to(target, torch.float16)` は、1回の呼び出しでデバイスと dtype を渡しています。次のセルは重みのデバイスと dtype を表示します。表示される dtype はどれでしょうか。それとも例外が送出されるでしょうか。
@@ -286,7 +286,7 @@ with expect_error(TypeError):
     nn.Linear(2, 2).cuda(target, torch.float16)  # デバイスしか受け取らない
 
 # %% [markdown] tags=["answer"]
-# **答え：** `torch.float16` です。`Module.to` は1回の呼び出しでデバイスと dtype を受け取り、両方を変換します。`.cuda()` はデバイスしか受け取らないので dtype は変えられず、dtype も渡すと `TypeError` を送出します（最後の検証で確かめています）。
+# **答え：** `torch.float16` です。`Module.to` は1回の呼び出しでデバイスと dtype を受け取り、両方を変換します。`.cuda()` はデバイスしか受け取らないので dtype は変えられず、dtype も渡すと `TypeError` を送出します（最後の検証で確かめています）。出力の `takes from 1 to 2 positional arguments but 3 were given` は、「位置引数は1〜2個のはずが、3個渡された」という意味です（`self` も1個に数えます）。
 #
 # - `torch.float32` なら、2つ目の引数が無視されたことになります。
 # - `TypeError` なら、`Module.to` はデバイスと dtype を一度には受け取れないことになります。`TypeError` が送出されるのは、`.cuda()` に dtype も渡したときです。
@@ -402,7 +402,7 @@ with expect_error(RuntimeError, "shapes cannot be multiplied"):
     net(x)
 
 # %% [markdown]
-# 対処法：10個の特徴量を持つサンプル `N` 個からなるバッチを、層と同じデバイス上に作ります。
+# **対処法：** 10個の特徴量を持つサンプル `N` 個からなるバッチを、層と同じデバイス上に作ります。
 
 # %% tags=["claim-M6"]
 N = 4
@@ -418,9 +418,9 @@ assert y.device == net.weight.device
 #
 # **当時（torch 1.7）：** `torch.device(0)` や `device=0` は `cuda:0` の省略形でした。
 #
-# **現在：** torch 2.5 以降、整数は現在の**アクセラレータ**上のインデックスを意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。アクセラレータにまったく対応していない torch のビルド（CPU 版の wheel など）では、`Cannot access accelerator device when none is available.`（使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない）というエラーになります。それ以外のマシンでも、使える GPU がなければやはりエラーになります。
+# **現在：** torch 2.5 以降、整数は現在の**アクセラレータ**上のインデックスを意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。アクセラレータにまったく対応していない torch のビルド（CPU 版の wheel など）では、`Cannot access accelerator device when none is available.`（使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない）というエラーになります。アクセラレータ向けのビルドでも、使える GPU がなければやはりエラーになります。
 #
-# 整数が CPU を指すことはありません。CUDA を指したいときは `"cuda:0"` と書きましょう。次のセルは、実行しているマシンでの結果を検証します。
+# 整数が CPU を指すことはありません。CUDA を指したいときは `"cuda:0"` と書きましょう。次のセルは、CPU 専用ビルドかどうか（`cpu_only_build`）と、`torch.device(0)` 上にテンソルを作った結果（そのデバイスか、送出された例外）をこの順に表示し、実行しているマシンでの結果を検証します。
 #
 # このセクションのエラーの原因と対処法は、[デバイスのエラーを読み解く](07-device-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)で詳しく説明しています。
 
@@ -448,7 +448,7 @@ elif cpu_only_build and TORCH >= (2, 5):
 #
 # **当時（torch 1.7）：** `t.is_cuda` はあっても `t.is_cpu` はなかったので、代わりに `t.device.type` を比較していました。
 #
-# **現在：** `Tensor.is_cpu` は torch 1.13 から存在します。
+# **現在：** `Tensor.is_cpu` は torch 1.13 で追加されました。
 
 # %% tags=["claim-O2"]
 t = torch.ones(2, device=device)
@@ -461,7 +461,7 @@ assert torch.ones(1).is_cpu
 # %% [markdown]
 # ## 古い情報：デバイスが一致しないときのエラーメッセージ
 #
-# **当時（torch 1.7）：** CUDA の行列積は、すべてのテンソルが GPU 上にあるかを検査し（ATen の `checkAllSameGPU`）、CPU 上にあるものを列挙しました。引数は `addmm(bias, input, weight.T)` の `self`、`mat1`、`mat2` と、バイアスと同じデバイスに作られる出力 `out` です。そのため、どちらが CPU に残っていたかでメッセージが変わりました。
+# **当時（torch 1.7）：** CUDA の行列積は、すべてのテンソルが GPU 上にあるかを検査し（ATen の `checkAllSameGPU`）、CPU 上にあるものを列挙しました。検査される引数は `addmm(bias, input, weight.T)` の `self`、`mat1`、`mat2` と、バイアスと同じデバイスに作られる出力 `out` です。そのため、どちらが CPU に残っていたかでメッセージが変わりました。
 #
 # - CPU の入力を GPU 上の層に渡した場合（`mat1` が GPU 上にない）：
 #
@@ -479,14 +479,14 @@ assert torch.ones(1).is_cpu
 #
 #   「`out` と引数 #1 の `self` のテンソルが CPU 上にあるが、GPU 上にあるはず」という意味です。
 #
-# **現在：** どちらの場合も `Expected all tensors to be on the same device`（すべてのテンソルが同じデバイス上にあるはず）で始まります。続きには、実行された演算の引数の名前が1つ入ります。この検査を行うのは CUDA カーネルではありません。PyTorch がディスパッチャ用に生成したラッパー（`wrapper_CUDA_addmm`）が、カーネルを呼ぶ前に各テンソル引数を最初の引数と比べ、最初に食い違った引数の名前を出します。
+# **現在：** メッセージはどちらの場合も `Expected all tensors to be on the same device`（すべてのテンソルが同じデバイス上にあるはず）で始まります。続きには、実行された演算の引数の名前が1つ入ります。この検査を行うのは CUDA カーネルではありません。PyTorch がディスパッチャ用に生成したラッパー（`wrapper_CUDA_addmm`）が、カーネルを呼ぶ前に各テンソル引数を最初の引数と比べ、最初に食い違った引数の名前を出します。
 #
-# 続きの文言はリリースごとに変わってきた（2.8 でも変更されました）ので、ログはこの先頭部分で検索します。`+` や `*` のような要素ごとの演算は TensorIterator を通るので、今も引数の名前はなく、`but found at least two devices, cuda:0 and cpu!`（少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった）で終わります。
+# 続きの文言はリリースごとに変わってきました（2.8 でも変更されています）。ログを検索するときは、この先頭部分を使ってください。`+` や `*` のような要素ごとの演算は TensorIterator を通るので、今も引数の名前はなく、`but found at least two devices, cuda:0 and cpu!`（少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった）で終わります。
 #
 # どの引数の名前が出るかは、層が実行する演算で決まります。バイアスのある `Linear` に2次元の入力を渡すと `addmm(bias, input, weight.T)` が実行され、その引数の名前は `self`、`mat1`、`mat2` です。autograd は実行された演算を結果の `grad_fn` に記録するので、バイアスのない層が何を実行するかは CPU でもわかります。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `nn.Linear(10, 1, bias=False)` は、2次元の入力に対してどの演算を実行するでしょうか。次のセルは、それを記録した autograd のノードの名前を表示します。
+# **予想：** `nn.Linear(10, 1, bias=False)` は、2次元の入力に対してどの演算を実行するでしょうか。次のセルは、その演算を記録した計算グラフのノード（`grad_fn`）の名前を表示します。
 #
 # - `AddmmBackward0`
 # - `LinearBackward0`
@@ -507,7 +507,7 @@ assert nn.Linear(10, 1)(x).grad_fn.name() == "AddmmBackward0"
 # - `AddmmBackward0` なら、足すバイアスがなくても `addmm` を実行することになります。このノードを記録するのは、バイアスのある層です（2つ目の検証）。
 # - `LinearBackward0` なら、`linear` 自体がノードを記録することになります。実際には、記録されるのは `linear` が実行する演算です。
 #
-# これで、メッセージに出る名前が決まります。バイアスがあれば最初の引数はバイアスで、層と同じデバイスにあります。そのため、どちらが GPU 上にあっても、メッセージには入力の `mat1` が出ます。バイアスがなければ最初の引数は入力なので、どちらの向きでも重みの `mat2` が出ます。
+# この演算の違いによって、メッセージに出る引数の名前が変わります。バイアスがあれば最初の引数はバイアスで、層と同じデバイスにあります。そのため、どちらが GPU 上にあっても、メッセージには入力の `mat1` が出ます。バイアスがなければ最初の引数は入力なので、どちらの向きでも重みの `mat2` が出ます。
 #
 # いずれにしても、名前からはどちらを移動すべきかはわかりません。モデルと入力のすべてを、使うつもりのデバイスに置きましょう。
 #
@@ -568,7 +568,7 @@ else:
 #
 # **現在：** この書き方は NVIDIA の GPU なら今でも使えますし、このページでも使っています。移植性の高い方法は `torch.accelerator` モジュール（torch 2.6 以降）で、CUDA、MPS、XPU などを扱えます。`torch.accelerator.current_accelerator()` は、使っている torch のビルドが対応するアクセラレータを返し、どれにも対応していなければ `None` を返します（torch 2.7 以降）。これはビルドについての情報なので、いまデバイスを実際に使えるかどうかを返す `torch.accelerator.is_available()` と組み合わせて使います。
 #
-# GPU がなければ、次のセルは CUDA のデバイスが選ばれないことを検証します。torch 2.6 では、バージョン（`TORCH=(2, 6)`）を表示するだけです。
+# 次のセルは、ビルドが対応するアクセラレータ（`current_accelerator()`）、それが今使えるか（`is_available()`）、選んだデバイスの3つをこの順に表示します。GPU がなければ、CUDA のデバイスが選ばれないことを検証します。torch 2.6 では、バージョン（`TORCH=(2, 6)`）を表示するだけです。
 
 # %% tags=["claim-O5", "gpu-only"]
 if TORCH >= (2, 7):
