@@ -15,9 +15,9 @@
 # %% [markdown]
 # # デバイスのエラーを読み解く
 #
-# このページの各セクションは、説明するエラーメッセージそのものを見出しにしています。トレースバックに出た文言でページ内を検索すれば、該当するセクションが見つかります。各セクションでは、メッセージの意味と、そのエラーを起こすよくある書き方を示し、すぐ後のセルで対処法を実行します。
+# 各セクションの見出しは、説明するエラーメッセージそのものです。トレースバックに出た文言でページ内を検索すれば、該当するセクションが見つかります。各セクションでは、メッセージの意味と、そのエラーを起こすよくある書き方を示し、すぐ後のセルで対処法を実行します。
 #
-# ほとんどのエラーは GPU がなくても起こせるので、このページでは実際に起こしてみせます。使う手段は次の4つです。
+# ほとんどのエラーは GPU がなくても起こせるので、次の4つの手段で実際に起こしてみせます。
 #
 # - CPU 専用ビルドの PyTorch
 # - 2つ目のデバイスの代わりにする `meta` デバイス（その上のテンソルは形状と dtype だけを持ち、データを持たない）
@@ -26,7 +26,7 @@
 #
 # 代わりの手段を使う箇所では、それで何がわかり、何がわからないかを書いています。
 #
-# GPU でしか起こせないエラーは、GPU でのみ検証するセルで扱います。GPU がない環境では、そのセルは満たされなかった条件を表示するだけです。本文では、そのメッセージを PyTorch のソースにある形のまま、どのバージョンのものかを添えて引用します。
+# GPU でしか起こせないエラーは、GPU でのみ検証するセルで扱います（GPU がなければ、満たされなかった条件を表示するだけです）。そのメッセージは、PyTorch のソースにある形のままバージョンを添えて本文に引用します。
 
 # %% tags=["setup"]
 import contextlib
@@ -85,7 +85,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # 「すべてのテンソルが同じデバイス上にあるはず」という意味のエラーです。
 #
-# 1つの演算に、2つのデバイス（たいていは CUDA GPU と CPU）上のテンソルが渡されると、このエラーになります。メッセージの続きはリリースによって変わっており、演算によっても異なります。PyTorch 2.8 以降、GPU 上の線形層に CPU のバッチを渡すと次のメッセージになります。`mat1` が `cpu` にあり、ほかのテンソルのデバイス `cuda:0` と違う、という意味です。
+# 1つの演算に、2つのデバイス（たいていは CUDA GPU と CPU）上のテンソルが渡されると、このエラーになります。メッセージの続きはリリースによって変わっており、演算によっても異なります。PyTorch 2.8 以降、GPU 上の線形層に CPU のバッチを渡すと次のメッセージになります。後半は「`mat1` は CPU 上にあり、ほかのテンソル（cuda:0 上）とデバイスが異なる」という意味です。
 #
 # ```
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
@@ -99,11 +99,11 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # ログを検索するときは、共通する最初の部分で検索してください。
 #
-# 対処法は「メッセージが名指ししたテンソルを移動する」ではありません。**モデル**を CPU に置いたままにしていると、メッセージは GPU 上にある入力のほうを名指しします。モデルとすべての入力を、使うつもりの1つのデバイスに置いてください。テンソルを移動したら、`x = x.to(device)` のように戻り値を受け取ります。
+# メッセージが名指ししたテンソルを移動すればよい、とは限りません。**モデル**を CPU に置いたままにしていると、メッセージは GPU 上にある入力のほうを名指しします。モデルとすべての入力を、使うつもりの1つのデバイスに置いてください。テンソルを移動したら、`x = x.to(device)` のように戻り値を受け取ります。
 #
-# 以下のセルはどのマシンでも実行でき、移動先に `target` を使います。`target` は、GPU があれば GPU、なければ `meta` です。本物のメッセージを期待して検証するのは、GPU で実行した場合だけです。
+# 以下のセルはどのマシンでも実行でき、移動先の `target` は、GPU があれば GPU、なければ `meta` です。CUDA の実際のメッセージを検証するのは、GPU で実行した場合だけです。
 #
-# `meta` でも、これらのセルで使う演算（線形層、`+`、損失関数）はエラーになります。ただし検出するのは別の検査で、メッセージも `Tensor on device … is not on the expected device …!`（テンソルのデバイスが期待したデバイスと違う）という別の形です。2つのデバイスが並ぶ順は演算によって変わります。
+# `meta` でも、これらのセルで使う演算（線形層、`+`、損失関数）はエラーになります。ただし検出するのは別の検査で、メッセージも `Tensor on device … is not on the expected device …!`（テンソルのデバイスが期待したデバイスと違う）という別の文言です。2つのデバイスが並ぶ順は演算によって変わります。
 #
 # また、すべての演算が `meta` に対してこの検査をするわけではありません。次のセルで示すように、`meta` の行列と CPU の行列の `torch.mm` はエラーにならず、`meta` のテンソルを返します。
 #
@@ -260,7 +260,7 @@ assert len(optimizer.param_groups[0]["params"]) == 6
 # %% [markdown]
 # ### テンソルを持つ損失関数
 #
-# `nn.CrossEntropyLoss(weight=...)` や `nn.BCEWithLogitsLoss(pos_weight=...)` のように、テンソルを引数に渡して作った損失関数は、そのテンソルをバッファとして持ちます。損失関数を CPU で作って GPU 上で損失を計算すると、損失関数の呼び出しでデバイスが混在します。損失関数もモジュールなので、モデルと同じように移動してください。GPU がなければ、ここでも `meta` が GPU の役をし、次のセルは `meta` のメッセージを示します。
+# `nn.CrossEntropyLoss(weight=...)` や `nn.BCEWithLogitsLoss(pos_weight=...)` のように、テンソルを引数に渡して作った損失関数は、そのテンソルをバッファとして持ちます。損失関数を CPU で作って GPU 上で損失を計算すると、損失関数の呼び出しでデバイスが混在します。損失関数もモジュールなので、モデルと同じように移動してください。GPU がなければ、次のセルはここでも `meta` のメッセージを示します。
 
 # %% tags=["gpu-only"]
 class_weights = torch.tensor([1.0, 3.0])
@@ -284,7 +284,7 @@ assert loss.device.type == target.type
 # %% [markdown]
 # ### 入れ子になったバッチの移動
 #
-# バッチは、テンソルの辞書やタプルであることがよくあります。コンテナには `.to()` がなく、そもそもコンテナごと移動することはできません。テンソルを1つずつ移動し、戻り値を受け取る必要があります。短い再帰関数で辞書、リスト、タプルをたどり、それ以外（文字列や数値）はそのまま残せます。
+# バッチは、テンソルの辞書やタプルであることがよくあります。コンテナには `.to()` がないので、コンテナごと移動することはできません（次のセルの `'dict' object has no attribute 'to'` は「`dict` オブジェクトに `to` という属性はない」という意味です）。テンソルを1つずつ移動し、戻り値を受け取る必要があります。短い再帰関数で辞書、リスト、タプルをたどり、それ以外（文字列や数値）はそのまま残せます。
 
 # %%
 batch = {
@@ -325,16 +325,16 @@ assert batch["image"].device.type == "cpu"  # 元のバッチは変わらない
 #
 # ただし、`bfloat16` のテンソルにはどちらも使えません。NumPy にはこの dtype がないので、どちらも `TypeError: Got unsupported ScalarType BFloat16` を送出します。先に `t.detach().cpu().float().numpy()` のように変換してください。
 #
-# 次のセルはどのマシンでも実行できます。`requires_grad` の検査は CPU 上のテンソルで確かめられます。デバイスの検査はどのデバイスでも同じコードなので、`meta` テンソルでは、メッセージ中の `cuda:0` が `meta` に変わっただけの同じ文が出ます。GPU があれば、このセルは `cuda:0` のメッセージそのものも検証します。
+# 次のセルはどのマシンでも実行できます。`requires_grad` の検査は CPU 上のテンソルで確かめられます。デバイスの検査はどのデバイスでも同じコードなので、`meta` テンソルでは `cuda:0` が `meta` に変わっただけの同じ文が出ます。GPU があれば、このセルは `cuda:0` のメッセージそのものも検証します。
 #
 # 出力に出る英語のメッセージは、それぞれ次の意味です。
 #
-# - `Can't call numpy() on Tensor that requires grad`：勾配の計算対象（`requires_grad=True`）のテンソルには `numpy()` を呼べない。
+# - `Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.`：勾配の計算対象（`requires_grad=True`）のテンソルには `numpy()` を呼べない。代わりに `tensor.detach().numpy()` を使うこと。
 # - `can't convert meta device type tensor to numpy`：`meta` デバイスのテンソルは NumPy に変換できない。
-# - `Can't call numpy() on Tensor that has conjugate bit set`：共役ビットが立ったテンソルには `numpy()` を呼べない。
+# - `Can't call numpy() on Tensor that has conjugate bit set. Use tensor.resolve_conj().numpy() instead.`：共役ビットが立ったテンソルには `numpy()` を呼べない。代わりに `tensor.resolve_conj().numpy()` を使うこと。
 # - `Got unsupported ScalarType BFloat16`：BFloat16 という型には対応していない。
 #
-# このセルには NumPy が必要ですが、PyTorch をインストールしても NumPy は一緒にはインストールされません。NumPy がなければ `HAS_NUMPY=False` と表示します。
+# このセルには NumPy が必要です（PyTorch と一緒にはインストールされません）。ない場合は `HAS_NUMPY=False` と表示します。
 
 # %% tags=["gpu-only"]
 HAS_NUMPY = importlib.util.find_spec("numpy") is not None
@@ -368,7 +368,7 @@ else:
 # %% [markdown]
 # ### 値を読み出すと GPU を待つ
 #
-# CUDA テンソルに対する `.item()`、`.tolist()`、`print(t)` は、データを CPU にコピーします。そのため CPU は、それより前にキューに積まれた GPU の処理がすべて終わるまで待ちます（`.numpy()` はコピーしません。CUDA テンソルに対しては、上の `TypeError` を送出します）。1ステップに1回の `.item()` なら負担は小さいですが、ループの中で要素ごとに呼ぶと遅くなります。
+# CUDA テンソルに対する `.item()`、`.tolist()`、`print(t)` は、データを CPU にコピーします。そのため CPU は、それより前にキューに積まれた GPU の処理がすべて終わるまで待ちます（`.numpy()` はコピーせず、上の `TypeError` を送出します）。1ステップに1回の `.item()` なら負担は小さいですが、ループの中で要素ごとに呼ぶと遅くなります。
 #
 # 学習ループでは、平均をログに出すために損失を足し合わせることがよくあります。次のセルでは3ステップの間、`total_tensor += loss` と `total_float += loss.item()` の2通りで足し合わせます。
 
@@ -403,11 +403,11 @@ assert abs(total_tensor.item() - total_float) < 1e-4
 # %% [markdown] tags=["answer"]
 # **答え：** `kind='Tensor', tracked=True` です。Python の数値とテンソルの和はテンソルになり、そのテンソルと同じデバイスに置かれます。つまり `0.0 + loss` の時点で、もうテンソルです。その後の `+=` はどれも autograd が記録するテンソルの演算なので、合計はすべてのステップの計算グラフを保持し、グラフが必要とするテンソルもメモリに残り続けます。GPU では、ステップごとにそのメモリが増えていきます。
 #
-# - `kind='float', tracked=False` なら、`0.0 + loss` が Python の数値になることになります。合計が `float` のままなのは、`total_float` のように Python の数値（`loss.item()`）を足すときだけです。
+# - `kind='float', tracked=False` なら、`0.0 + loss` の結果が Python の数値だということになります。合計が `float` のままなのは、`total_float` のように Python の数値（`loss.item()`）を足すときだけです。
 # - `kind='Tensor', tracked=False` なら、`+=` が計算グラフに記録されないことになります。そうなるのは `loss.detach()` を足したときです。
 
 # %% [markdown]
-# GPU がある場合、次のセルで待つ様子を確かめます。行列積をキューに積み、`.item()` で値を1つ読み出してから、積まれた処理がすべて終わったかを CUDA ストリームに問い合わせます。GPU では、`.item()` がキューの処理の完了を待つため、問い合わせた時点で処理がすべて終わっていることを検証します。GPU がない場合は、満たされなかった条件を表示します。
+# GPU があれば、次のセルで待つ様子を確かめます。行列積をキューに積み、`.item()` で値を1つ読み出してから、積まれた処理がすべて終わったかを CUDA ストリームに問い合わせ、`.item()` が完了を待ったので処理がすべて終わっていることを検証します。GPU がなければ、満たされなかった条件を表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -433,11 +433,11 @@ else:
 # Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.
 # ```
 #
-# `torch.cuda.is_available()` が `False` なので、CPU だけのマシンなら `torch.load` に `map_location=torch.device('cpu')` を指定し、ストレージを CPU に対応づけよ、と続きます。
+# `torch.cuda.is_available()` が `False` なので、CPU だけのマシンなら `torch.load` に `map_location=torch.device('cpu')` を指定し、ストレージを CPU に対応づけるように、と続きます。
 #
 # チェックポイントにはストレージごとに保存元のデバイスが記録されていて、`torch.load` はストレージをそのデバイスに戻します。GPU から保存したファイルには `cuda:0` と記録されているので、使える CUDA GPU のないマシンではそのデバイスに戻せません。対処法は、メッセージにあるとおり `map_location` を指定することです。
 #
-# GPU なしでこのようなファイルを作るため、次のセルは CPU のテンソルを保存し、ファイル中のデバイスの文字列を書き換えます。チェックポイントは zip アーカイブで、中の `data.pkl` に pickle された構造が入っており、各ストレージのデバイスはそこに短い文字列として記録されています。書き換えるのはその文字列だけです。`torch.load` がデバイスを選ぶときに見るのもこの文字列だけなので、読み込みは GPU で保存したファイルと同じ経路をたどります。ただし、GPU がファイルをどう書くかは、これではわかりません。
+# GPU なしでこのようなファイルを作るため、次のセルは CPU のテンソルを保存し、ファイル中のデバイスの文字列を書き換えます。チェックポイントは zip アーカイブで、中の `data.pkl`（pickle された構造）に、各ストレージのデバイスが短い文字列として記録されています。書き換えるのはその文字列だけです。`torch.load` がデバイスを選ぶときに見るのもこの文字列だけなので、読み込みは GPU で保存したファイルと同じ経路をたどります。ただし、GPU がファイルをどう書くかは、これではわかりません。
 #
 # GPU があれば、次のセルはファイルを `cuda:0` に読み込みます。GPU がなければ、まずエラーを示し、次に対処法を示します。
 
@@ -487,31 +487,33 @@ assert here["weight"].device.type == device.type
 #
 # 畳み込みは、入力の**型**が重みやバイアスの型と同じかを検査することがあります。ここでいう型はデバイスと dtype の組で、`torch.FloatTensor` は CPU 上の float32、`torch.cuda.FloatTensor` は CUDA GPU 上の float32 です。つまりこのメッセージは、CPU の入力が GPU 上の畳み込みに渡されたことを示しています。対処法はほかのデバイスの不一致と同じで、入力をモデルのある場所に移動します。
 #
-# このメッセージが出るか、別のメッセージになるかは、PyTorch が畳み込みにどのコードを選ぶかで決まります。選ぶときに見るのは入力です（PyTorch の `Convolution.cpp` にある `_select_conv_backend`）。
+# どのメッセージになるかは、PyTorch が畳み込みに選ぶコードで決まります。選ぶときに見るのは入力です（PyTorch の `Convolution.cpp` にある `_select_conv_backend`）。
 #
-# - float32 の CPU の入力は、ビルドに oneDNN（MKLDNN）があれば（`torch.backends.mkldnn.is_available()`）、たいてい oneDNN に送られます。複数枚の画像のバッチはその例です。oneDNN は型を検査し、このセクションの見出しのメッセージに続けて次の文を付けたエラーを出します。
+# - float32 の CPU の入力は、ビルドに oneDNN（MKLDNN）があれば（`torch.backends.mkldnn.is_available()`）、たいてい oneDNN に送られます。複数枚の画像のバッチはその例です。oneDNN は型を検査し、見出しのメッセージに次の文が続くエラーを出します。
 #
 #   ```
 #   ... should be the same or input should be a MKLDNN tensor and weight is a dense tensor
 #   ```
 #
 #   「（入力と重みの型は）同じであるか、入力が MKLDNN テンソルで重みが密なテンソルでなければならない」という意味です。
-# - 小さな画像1枚（要素数が 20,480 以下、カーネルが 3×3 以下、`groups=1`）は、PyTorch 自身の汎用の畳み込みコード（`slow_conv2d`）に送られます。このコードは型を検査しません。代わりに、PyTorch がディスパッチャ用に生成したラッパー（`wrapper_CUDA___slow_conv2d_forward`）が、カーネルを呼ぶ前にデバイスを検査するので、メッセージはこのページの最初のセクションと同じ形になります。`weight` が `cuda:0` にあり、ほかのテンソルのデバイス `cpu` と違う、という意味です。
+# - 小さな画像1枚（要素数が 20,480 以下、カーネルが 3×3 以下、`groups=1`）は、PyTorch 自身の汎用の畳み込みコード（`slow_conv2d`）に送られます。このコードは型を検査しません。代わりに、PyTorch がディスパッチャ用に生成したラッパー（`wrapper_CUDA___slow_conv2d_forward`）が、カーネルを呼ぶ前にデバイスを検査するので、メッセージはこのページの最初のセクションと同じ形になります。後半は「`weight` は cuda:0 上にあり、ほかのテンソル（CPU 上）とデバイスが異なる」という意味です。
 #
 #   ```
 #   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)
 #   ```
 #
-#   PyTorch 2.8 より前は、同じ検査が次の形のメッセージを出していました。
+#   PyTorch 2.8 より前は、同じ検査が次のメッセージを出していました。
 #
 #   ```
 #   ... found at least two devices, cpu and cuda:0! (when checking argument for argument weight in method wrapper_CUDA___slow_conv2d_forward)
 #   ```
+#
+#   「少なくとも2つのデバイス、`cpu` と `cuda:0` が見つかった（`wrapper_CUDA___slow_conv2d_forward` の引数 `weight` を検査中）」という意味です。
 # - 逆に、CPU に残した畳み込みに GPU の入力を渡すと cuDNN に送られ、`Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same` になります。
 #
-# これらのメッセージは PyTorch のソースから引用したものです（これらの入力に対して、2.6 と 2.13 は同じコードを選びます）。GPU では、後のセルでそれぞれを検証します。
+# これらのメッセージは PyTorch のソースからの引用です（これらの入力には、2.6 も 2.13 も同じコードを選びます）。GPU では、後のセルでそれぞれを検証します。
 #
-# dtype の不一致はどのマシンでも起こせて、同じ経路をたどります。float64 に変換した畳み込みに float32 の画像を渡すと、経路を選ぶ前にまずバイアスの検査で失敗し、テンソルの型ではなく dtype の名前を使ったメッセージになります。バイアスがなければ、小さな画像1枚は汎用の経路に進み、そのカーネルが `expected scalar type Float but found Double`（Float を期待したが Double だった）というエラーを出します。
+# dtype の不一致はどのマシンでも起こせて、同じ経路をたどります。float64 に変換した畳み込みに float32 の画像を渡すと、経路を選ぶ前にまずバイアスの検査で失敗し、テンソルの型ではなく dtype の名前を使ったメッセージ `Input type (float) and bias type (double) should be the same`（入力の型 float とバイアスの型 double は同じでなければならない）になります。バイアスがなければ、小さな画像1枚は汎用の経路に進み、そのカーネルが `expected scalar type Float but found Double`（Float を期待したが Double だった）というエラーを出します。
 
 # %%
 conv = nn.Conv2d(1, 2, 3).double()
@@ -627,7 +629,7 @@ else:
 #
 # 「使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない」という意味のエラーです。
 #
-# PyTorch 2.5 以降、整数のデバイス（`device=0`、`.to(0)`、`torch.device(0)`）は、現在のアクセラレータ（CUDA、Apple の MPS、Intel の XPU など）のインデックスを意味します。アクセラレータがないと、PyTorch はこのエラーを出します。アクセラレータを必要とする `pin_memory()` からも出ます。
+# PyTorch 2.5 以降、整数のデバイス（`device=0`、`.to(0)`、`torch.device(0)`）は、現在のアクセラレータ（CUDA、Apple の MPS、Intel の XPU など）のインデックスを意味します。アクセラレータがないと、このエラーになります。アクセラレータを必要とする `pin_memory()` でも同じです。
 #
 # このエラーが出るかどうかは、ビルドによって次のように違います。
 #
@@ -722,9 +724,9 @@ elif not torch.accelerator.is_available():
 #
 # マルチプロセスで CUDA を使うなら、起動方法に `'spawn'` を使わなければならない、と続きます。Python 3.13 までの Linux では、`multiprocessing` や DataLoader のワーカーは、デフォルトで `fork`、つまり親プロセスの複製として子プロセスを起動します（Python 3.14 から、Linux のデフォルトは `forkserver` です）。親がすでに CUDA を初期化していると、fork した子プロセスは CUDA をまったく使えません。
 #
-# 次のセルは子プロセスを fork し、子の中で `device` 上にテンソルを作ります。GPU がある場合、親は（そこにテンソルを作ったので）CUDA を初期化済みです。そのため子はこのメッセージで失敗し、メッセージを親に送り返します。GPU がない場合は CUDA が一度も初期化されないのでこのエラーは起こりえず、子は問題なく CPU のテンソルを作ります。その場合は、`torch.cuda.is_initialized()` が `False` であることと、子の結果を表示します。
+# 次のセルは子プロセスを fork し、子の中で `device` 上にテンソルを作ります。GPU がある場合、親は（そこにテンソルを作ったので）CUDA を初期化済みです。そのため子はこのメッセージで失敗し、それを親に送り返します。GPU がなければ CUDA は一度も初期化されないのでこのエラーは起こらず、子は CPU のテンソルを作ります。その場合は `torch.cuda.is_initialized()` が `False` であることと、子の結果を表示します。
 #
-# この実演は Linux でだけ行います。Linux では `fork` が使え、安全に実演できるからです。デフォルトの起動方法にかかわらず、次のセルは `fork` を明示的に指定しています。
+# この実演は、`fork` が使えて安全に実演できる Linux でだけ行います。次のセルは、デフォルトの起動方法にかかわらず `fork` を明示します。
 
 # %% tags=["gpu-only"]
 def child(queue, device):
@@ -754,7 +756,7 @@ else:
     print(f"{sys.platform=}")
 
 # %% [markdown] tags=["predict"]
-# **予想：** GPU では、このプロセスはもう CUDA を使っています。次に DataLoader が2つのワーカープロセスを（Python 3.13 までの Linux では `fork` で）起動してバッチを作り、ループが各バッチを `device` に移動します。次のセルは何を表示するでしょうか。
+# **予想：** GPU では、このプロセスはもう CUDA を使っています。このあと DataLoader が2つのワーカープロセスを（Python 3.13 までの Linux では `fork` で）起動してバッチを作り、ループが各バッチを `device` に移動します。次のセルは何を表示するでしょうか。
 #
 # - `devices={'cuda'}`
 # - `Cannot re-initialize CUDA in forked subprocess`
@@ -789,9 +791,9 @@ assert features.device.type == device.type
 #
 # 「Torch が CUDA を有効にしてコンパイルされていない」という意味のエラーです。
 #
-# インストールされている PyTorch が CPU 専用ビルドで（wheel のバージョンは `+cpu` で終わることが多いです）、コードが `.cuda()` や `device="cuda"` などで CUDA を要求したときに出るエラー（`AssertionError`）です。ただし、このようなビルドでも、すべての CUDA の呼び出しがこのメッセージを出すわけではありません。`torch.cuda.set_device(0)` は `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'`（`torch._C` に `_cuda_setDevice` という属性がない）で失敗しますが、原因は同じです。
+# インストールされている PyTorch が CPU 専用ビルドで（wheel のバージョンは `+cpu` で終わることが多いです）、コードが `.cuda()` や `device="cuda"` などで CUDA を要求したときに出るエラー（`AssertionError`）です。ただし、CUDA の呼び出しがすべてこのメッセージを出すわけではありません。`torch.cuda.set_device(0)` は `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'`（`torch._C` モジュールに `_cuda_setDevice` という属性はない）で失敗しますが、原因は同じです。
 #
-# CUDA を初期化できないマシン上の CUDA ビルドでは別のメッセージになり、理由を述べる `RuntimeError` が出ます。NVIDIA ドライバのないマシンで PyTorch 2.6.0+cu124 を使うと、次のようになります。NVIDIA ドライバが見つからないので、NVIDIA の GPU があることを確かめ、ドライバをインストールせよ、という内容です。
+# CUDA を初期化できないマシン上の CUDA ビルドでは別のメッセージになり、理由を述べる `RuntimeError` が出ます。NVIDIA ドライバのないマシンで PyTorch 2.6.0+cu124 を使うと、次のようになります。NVIDIA ドライバが見つからないので、NVIDIA の GPU があることを確かめ、ドライバをインストールするように、という内容です。
 #
 # ```
 # Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx
@@ -883,7 +885,7 @@ else:
 # - 不要になった大きなテンソルを `del` する。
 # - 予約済みで未割り当ての部分が大きいときは、メッセージにある `expandable_segments` の設定を使う。
 #
-# モデルにどれだけのメモリが要るか、実行する前に収まるかどうかの見積もり方は、[メモリに収まるか](08-will-it-fit.ipynb)で扱います。
+# モデルに要るメモリを実行前に見積もる方法は、[メモリに収まるか](08-will-it-fit.ipynb)で扱います。
 #
 # このエラーは、どのマシンでも `RuntimeError` のサブクラスである `torch.OutOfMemoryError` です。`torch.cuda.OutOfMemoryError` は、同じクラスの別名です。
 
