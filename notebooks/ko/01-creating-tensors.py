@@ -15,7 +15,7 @@
 # %% [markdown]
 # # 디바이스에 텐서 생성하기
 #
-# 모든 텐서는 정확히 하나의 디바이스에 존재합니다. CPU일 수도, GPU일 수도, `meta` 같은 특수한 디바이스일 수도 있습니다. 이 페이지에서는 텐서를 어디에 생성할지 지정하는 방법과 텐서가 어디에 있는지 확인하는 방법을 알아봅니다. 아래 셀은 모두 GPU가 없는 머신에서도 실행됩니다. GPU가 필요한 셀은 검증을 실행하는 대신 충족되지 않은 조건을 `torch.cuda.is_available()=False`처럼 출력합니다.
+# 텐서는 모두 어느 한 디바이스에 있습니다. CPU일 수도, GPU일 수도, `meta` 같은 특수한 디바이스일 수도 있습니다. 이 페이지에서는 텐서를 어디에 생성할지 지정하는 방법과 텐서가 어디에 있는지 확인하는 방법을 알아봅니다. 아래 셀은 모두 GPU가 없는 머신에서도 실행됩니다. GPU에서만 검증하는 셀은 GPU가 없으면 GPU 검증 대신 충족되지 않은 조건을 `torch.cuda.is_available()=False`처럼 출력하거나, GPU가 없을 때의 동작을 검증합니다.
 #
 # 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지에서는 예상한 오류를 보여 준 뒤에도 노트북이 멈추지 않고 계속 진행되도록 이 함수를 씁니다.
 
@@ -130,7 +130,7 @@ torch.manual_seed(0)
 assert torch.equal(torch.randn(1000), on_cpu)
 
 # %% [markdown]
-# GPU가 있으면 다음 셀은 위 주의점이 말하는 두 가지를 `assert`로 검증합니다. 같은 시드라면 GPU에서도 같은 값이 다시 나온다는 것, 그리고 그 값이 CPU의 값과는 다르다는 것입니다. GPU가 없는 머신에서는 `torch.cuda.is_available()=False`만 출력합니다.
+# GPU가 있으면 다음 셀은 위에서 말한 두 가지를 `assert`로 검증합니다. 같은 시드라면 GPU에서도 같은 값이 다시 나오고, 그 값은 CPU에서 나온 값과 다릅니다. GPU가 없는 머신에서는 `torch.cuda.is_available()=False`만 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -161,8 +161,8 @@ assert t.device.type == "cpu"
 # 코드에서 텐서가 어디에 있는지 판별하려면 디바이스를 비교합니다. CPU 텐서라면 다음 세 가지 비교를 생각해 볼 수 있습니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `t`는 CPU 텐서입니다. `t.device == torch.device("cpu")`, `t.device == "cpu"`,
-# `t.device.type == "cpu"` 세 비교에 대해 다음 셀은 이 순서대로 무엇을 출력할까요?
+# **예측해 보세요:** `t`는 CPU 텐서입니다. 다음 셀은 `t.device == torch.device("cpu")`, `t.device == "cpu"`,
+# `t.device.type == "cpu"`의 결과를 이 순서대로 출력합니다. 무엇이 출력될까요?
 #
 # - `True True True`
 # - `True False False`
@@ -181,10 +181,11 @@ assert torch.device("cuda:0") != torch.device("cuda")
 assert torch.device("cuda:0").type == torch.device("cuda").type
 
 # %% [markdown] tags=["answer"]
-# **정답:** `True False True`입니다. 디바이스는 다른 `torch.device`와 같을 수 있고, `.type`은 일반 문자열입니다. 하지만 디바이스를 문자열과 비교하면 언제나 같지 않다고 나옵니다. CPU 텐서라도 `t.device == "cpu"`는 `False`입니다.
+# **정답:** `True False True`입니다. `torch.device`끼리는 같은 디바이스를 나타내면 같다고 나오고, `.type`은 일반 문자열이므로 문자열과 비교할 수 있습니다. 하지만 `torch.device`를 문자열과 비교하면 늘 같지 않다고 나옵니다. CPU 텐서라도 `t.device == "cpu"`는 `False`입니다.
 #
 # - `True True True`라면 디바이스가 자기 이름 문자열과 같다는 뜻입니다.
-# - `True False False`와 `False False True`라면 나머지 두 비교 중 하나가 성립하지 않는다는 뜻입니다. 실제로는 CPU 텐서라면 둘 다 항상 성립합니다.
+# - `True False False`라면 `.type`을 문자열과 비교해도 같지 않다고 나온다는 뜻입니다. `.type`은 일반 문자열이므로 CPU 텐서에서는 항상 `True`입니다.
+# - `False False True`라면 같은 CPU 디바이스를 나타내는 `torch.device`끼리도 같지 않다고 나온다는 뜻입니다. CPU 텐서의 `t.device`는 항상 `torch.device("cpu")`와 같습니다.
 #
 # 디바이스는 `torch.device`와 비교하고, 어느 GPU든 상관없다면 `.type`을 비교하세요. `torch.device("cuda:0")`과 `torch.device("cuda")`는 서로 같지 않지만 `.type`은 같습니다.
 
@@ -193,7 +194,7 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 #
 # 예전에는 `device=0`이나 `torch.device(0)`이 `cuda:0`을 뜻했습니다. torch 2.5부터 정수는 "현재 가속기에서 그 인덱스에 해당하는 디바이스"를 뜻합니다. 가속기는 CUDA일 수도 있고, Apple의 MPS나 Intel의 XPU일 수도 있습니다.
 #
-# 즉 문자열과 달리, 정수를 디바이스로 바꾸려면 PyTorch에 어떤 가속기가 있는지 물어야 합니다. 그래서 텐서를 만들기도 전에 실패할 수 있습니다.
+# 즉 문자열과 달리 정수를 디바이스로 바꾸려면 PyTorch가 이 머신에 어떤 가속기가 있는지 확인해야 합니다. 그래서 텐서를 만들기도 전에 실패할 수 있습니다.
 #
 # - 쓸 수 있는 가속기가 있으면 `torch.device(0)`은 그 가속기의 인덱스 0(예: `cuda:0`)입니다.
 # - 가속기가 없는 머신에서는 `torch.device(0)` 자체가 다음 오류를 냅니다(`device=0`과 `model.to(0)`도 마찬가지입니다).
@@ -243,11 +244,11 @@ else:
 # %% [markdown]
 # ## 매번 지정하지 않고 디바이스에 생성하기
 #
-# torch 2.0부터 팩토리 함수는 `device=` 대신 기본 디바이스를 쓸 수 있습니다. 기본 디바이스를 바꾸는 방법은 `with torch.device(...)` 블록과 `torch.set_default_device(...)` 호출, 두 가지입니다. 어느 방법이든 텐서를 옮기는 것이 아니라, `device=`를 넘겼을 때처럼 처음부터 그 디바이스에 생성합니다. 아래 셀은 이 페이지 뒷부분에서 설명하는 [`meta` 디바이스](#meta-디바이스)를 사용하므로 어떤 머신에서든 실행됩니다.
+# torch 2.0부터는 `device=`를 매번 넘기지 않아도 되도록, 팩토리 함수가 쓸 기본 디바이스를 정해 둘 수 있습니다. 기본 디바이스를 바꾸는 방법은 `with torch.device(...)` 블록과 `torch.set_default_device(...)` 호출, 두 가지입니다. 어느 방법이든 텐서를 옮기는 것이 아니라, `device=`를 넘겼을 때처럼 처음부터 그 디바이스에 생성합니다. 아래 셀은 이 페이지 뒷부분에서 설명하는 [`meta` 디바이스](#meta-디바이스)를 사용하므로 어떤 머신에서든 실행됩니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `with torch.device("meta"):` 안에서 `device=` 없이 텐서 하나, `device="cpu"`로 텐서 하나를
-# 만들고, 블록이 끝난 뒤에 하나를 더 만듭니다. 아래 셀은 이 순서대로 어떤 디바이스를 출력할까요?
+# 만들고, 블록이 끝난 뒤에 하나를 더 만듭니다. 다음 셀은 이 순서대로 어떤 디바이스를 출력할까요?
 #
 # - `meta meta cpu`
 # - `cpu cpu cpu`
@@ -289,7 +290,7 @@ finally:
 assert torch.ones(3).device.type == "cpu"
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `torch.set_default_device("meta")`가 적용된 상태에서 아래 셀은 현재 스레드에서 `torch.zeros(2)`를 만들고,
+# **예측해 보세요:** `torch.set_default_device("meta")`가 적용된 상태에서 다음 셀은 현재 스레드에서 `torch.zeros(2)`를 만들고,
 # 새 스레드에서 `torch.zeros(2)`를 만든 다음, `torch.frombuffer`로 이미 있는 메모리 위에 텐서를 만듭니다.
 # 이 순서대로 어떤 디바이스가 출력될까요?
 #
@@ -325,7 +326,7 @@ assert in_thread == "cpu"  # 새 스레드에는 기본 디바이스가 적용�
 assert wrapped == "cpu"
 
 # %% [markdown] tags=["answer"]
-# **정답:** `meta cpu cpu`입니다. 기본 디바이스는 그것을 설정한 스레드에만 적용됩니다. 새 스레드(데이터 로딩 스레드, 웹 서버의 워커 등)는 여전히 CPU에 텐서를 생성합니다. 그리고 `torch.frombuffer`는 이미 CPU에 있는 메모리를 그대로 감싸므로 새로 할당하는 것이 없고, 기본 디바이스도 적용되지 않습니다. `torch.from_numpy`도 마찬가지입니다(뒤의 셀에서 검증합니다).
+# **정답:** `meta cpu cpu`입니다. 기본 디바이스는 설정한 스레드에만 적용됩니다. 새 스레드(데이터 로딩 스레드, 웹 서버의 워커 등)는 여전히 CPU에 텐서를 생성합니다. 그리고 `torch.frombuffer`는 이미 CPU에 있는 메모리를 그대로 감싸므로 새로 할당하는 것이 없고, 기본 디바이스도 적용되지 않습니다. `torch.from_numpy`도 마찬가지입니다(뒤의 셀에서 검증합니다).
 #
 # - `meta meta meta`라면 기본값이 모든 스레드와 모든 함수에 적용된다는 뜻입니다.
 # - `meta meta cpu`라면 기본값이 프로세스 전체에 적용된다는 뜻입니다.
@@ -337,9 +338,9 @@ assert wrapped == "cpu"
 # - 블록의 기본값은 코드에서 눈으로 확인할 수 있는 블록의 끝까지만 적용됩니다.
 # - `set_default_device`는 다시 호출할 때까지 그 스레드가 이후에 실행하는 모든 코드(라이브러리 코드 포함)에 적용됩니다.
 #
-# 비용도 같습니다. `torch.set_default_device`의 공식 문서는 이 함수가 팩토리 함수뿐 아니라 torch API에 대한 모든 Python 호출에 약간의 비용을 더한다고 경고합니다. `with torch.device(...)` 블록 안의 호출도 같은 객체를 거칩니다.
+# 비용도 같습니다. `torch.set_default_device`의 공식 문서는 이 설정이 팩토리 함수뿐 아니라 Python에서 torch API를 호출할 때마다 약간의 비용을 더한다고 경고합니다. `with torch.device(...)` 블록 안의 호출도 같은 객체를 거칩니다.
 #
-# 다음 셀에서는 `with` 블록 안에서 같은 세 디바이스를 확인하고, NumPy가 설치되어 있으면 두 방식 모두에서 `torch.from_numpy`도 확인합니다. 이어서 이 머신에서 작은 텐서에 대한 `add`의 실행 시간을 설정 없음, `with` 블록 안, `set_default_device` 이후의 세 경우로 재고 두 비율을 출력합니다. 실행 시간은 들쭉날쭉하므로 이 비율은 `assert`로 검증하지 않습니다.
+# 다음 셀에서는 `with` 블록 안에서 같은 세 디바이스를 확인하고, NumPy가 설치되어 있으면 두 방식 모두에서 `torch.from_numpy`도 확인합니다. 이어서 이 머신에서 작은 텐서의 `add` 실행 시간을 세 경우(설정 없음, `with` 블록 안, `set_default_device` 이후)로 재고, 뒤의 두 경우가 설정 없음보다 몇 배 걸리는지 출력합니다. 실행 시간은 들쭉날쭉하므로 이 비율은 `assert`로 검증하지 않습니다.
 
 # %% tags=["claim-F6"]
 with torch.device("meta"):

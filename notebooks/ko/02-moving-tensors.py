@@ -19,7 +19,7 @@
 #
 # 이 페이지는 텐서를 다룹니다. `nn.Module.to`는 다른 규칙을 따르므로 [모델 옮기기](03-moving-models.ipynb) 페이지에서 따로 설명합니다.
 #
-# 모든 셀은 CPU만 있는 머신에서도 실행됩니다. CUDA GPU가 필요한 셀은 검증을 실행하는 대신 충족되지 않은 조건인 `torch.cuda.is_available()=False`를 출력합니다.
+# 모든 셀은 CPU만 있는 머신에서도 실행됩니다. GPU에서만 검증하는 셀은 CUDA GPU가 없으면 GPU 검증 대신 충족되지 않은 조건인 `torch.cuda.is_available()=False`를 출력하거나, GPU가 없을 때의 동작을 검증합니다.
 #
 # 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지에서는 예상한 오류를 보여 준 뒤 다음 셀로 계속 넘어가도록 이 함수를 씁니다.
 
@@ -133,7 +133,7 @@ else:
 # 학습 코드에는 이미 원하는 디바이스에 있을지도 모르는 텐서를 옮기는 줄이 자주 나옵니다. 텐서가 이미 요청한 디바이스에 있고 dtype도 같을 때 `to`는 무엇을 할까요?
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `a`는 이미 `device`에 있습니다. 아래 셀에서는 `b = a.to(device)`를 실행하고 `b[0]`에 `1.0`을 쓴 다음,
+# **예측해 보세요:** `a`는 이미 `device`에 있습니다. 다음 셀에서는 `b = a.to(device)`를 실행하고 `b[0]`에 `1.0`을 쓴 다음,
 # `b`가 `a`와 같은 객체인지와 `a[0]`의 값을 출력합니다. 무엇이 출력될까요?
 #
 # - `b is a=False, a[0].item()=0.0`
@@ -169,7 +169,7 @@ assert rearranged.is_contiguous(memory_format=torch.channels_last)
 #
 # `to`는 디바이스, dtype, 지정한 메모리 형식 중 하나가 바뀌거나 `copy=True`를 지정했을 때만 복사합니다. 메모리 형식을 바꾸는 것도 변경에 해당하므로, 기본 메모리 형식(`torch.contiguous_format`)의 4차원 텐서에 `t.to(memory_format=torch.channels_last)`를 호출하면 데이터를 재배치한 복사본이 반환됩니다.
 #
-# CPU 텐서에 대한 `t.cpu()`도 텐서 자신을 반환하고, 이미 현재 GPU에 있는 텐서에 대한 `t.cuda()`도 마찬가지입니다. 후자는 위 셀이 GPU에서만 검증합니다.
+# CPU 텐서에서 `t.cpu()`를 호출해도 텐서 자신이 반환되고, 이미 현재 GPU에 있는 텐서에서 `t.cuda()`를 호출해도 마찬가지입니다. `t.cuda()` 쪽은 위 셀이 GPU가 있을 때만 검증합니다.
 
 # %% [markdown]
 # ## 복사를 강제하기
@@ -238,7 +238,7 @@ assert type(caught.error) is RuntimeError
 assert "must be cuda device" in str(caught.error)
 
 # %% [markdown] tags=["answer"]
-# **정답:** `must be cuda device`(`RuntimeError`의 메시지)입니다. "CUDA 디바이스여야 한다"는 뜻입니다. `cuda()`는 CUDA를 쓰기 전에 인자부터 검사하므로, 어느 머신에서나 메시지가 같습니다.
+# **정답:** `must be cuda device`(`RuntimeError`의 메시지)입니다. 출력된 `Invalid device, must be cuda device`는 "잘못된 디바이스다, CUDA 디바이스여야 한다"는 뜻입니다. `cuda()`는 CUDA를 쓰기 전에 인자부터 검사하므로, 어느 머신에서나 메시지가 같습니다.
 #
 # - `Torch not compiled with CUDA enabled`("Torch가 CUDA를 지원하도록 컴파일되지 않았다")라면 인자를 검사하기 전에 CUDA부터 쓴다는 뜻입니다. 이 오류는 CUDA 자체가 필요해졌을 때 나고, 인자는 그보다 먼저 거부됩니다.
 # - `TypeError`라면 인자의 타입이 틀렸다는 뜻입니다. `"cpu"`는 올바른 디바이스이고, CUDA 디바이스가 아닐 뿐입니다.
@@ -363,7 +363,7 @@ else:
 # %% [markdown]
 # 메모리 고정이 이득인지는 머신, 텐서 크기, 그리고 기다리는 동안 CPU가 할 만한 일이 있는지에 따라 달라집니다. PyTorch의 [`pin_memory()`와 `non_blocking`에 관한 튜토리얼](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)에서도 고정 메모리 쪽이 더 느린 경우를 측정해 보여 줍니다. 자신의 파이프라인도 바꾸기 전과 후에 직접 측정해 보세요.
 #
-# GPU가 있으면 아래 셀은 먼저 두 방식을 한 번씩 실행해 워밍업합니다(GPU로의 첫 복사와 첫 고정 메모리 할당에는 처음 한 번만 드는 비용이 있습니다). 그다음 한 번의 복사를 두 방식으로 각각 측정해 밀리초 단위로 출력하고, 결과는 `assert`로 검증하지 않습니다. 고정 메모리 쪽 시간에는 `pin_memory()`의 복사도 포함됩니다. GPU가 없는 머신에서는 `torch.cuda.is_available()=False`를 출력합니다.
+# GPU가 있으면 아래 셀은 먼저 두 방식을 한 번씩 실행해 워밍업합니다(GPU로의 첫 복사와 첫 고정 메모리 할당에는 처음 한 번만 드는 비용이 있습니다). 그다음 같은 복사를 두 방식으로 한 번씩 재서 밀리초 단위로 출력합니다. 시간은 들쭉날쭉하므로 `assert`로 검증하지 않습니다. 고정 메모리 쪽 시간에는 `pin_memory()`의 복사도 포함됩니다. GPU가 없는 머신에서는 `torch.cuda.is_available()=False`를 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():

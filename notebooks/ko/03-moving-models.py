@@ -24,7 +24,7 @@
 #
 # - 본문에서 설명하는 PyTorch의 동작은 이 페이지의 출력을 만든 머신에서 코드 셀의 `assert`로
 #   검증합니다.
-# - GPU가 필요한 셀은 먼저 GPU가 있는지 확인합니다. GPU가 없는 머신에서는
+# - GPU에서만 검증하는 셀은 먼저 GPU가 있는지 확인합니다. GPU가 없는 머신에서는
 #   `torch.cuda.is_available()=False`만 출력하고 GPU 검증은 실행하지 않습니다. 이런 셀의 수는
 #   제목 아래 줄에 나옵니다.
 # - GPU에서만 나오는 오류 메시지는 PyTorch 소스에서 버전을 밝혀 인용합니다.
@@ -89,7 +89,7 @@ print(torch.__version__, device)
 # 있으므로 GPU가 없어도 이동이 일어나는 모습을 확인할 수 있습니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** 아래 셀은 `model.double()`을 먼저 호출하고, 그다음에 `model.to("meta")`를
+# **예측해 보세요:** 다음 셀은 `model.double()`을 먼저 호출하고, 그다음에 `model.to("meta")`를
 # 호출합니다. 두 반환값은 어디에도 대입하지 않습니다. `print(model.weight.device, model.weight.dtype)`는
 # 무엇을 출력할까요?
 #
@@ -139,8 +139,8 @@ assert t.to(t.device) is t  # 할 일이 없으면 같은 텐서가 돌아온다
 # %% [markdown]
 # ## 매개변수와 버퍼
 #
-# `.to()`를 호출한 뒤에도 모듈은 같은 객체입니다. 그렇다면 그 안의 텐서들도 그럴까요? 그것은 어떤
-# 이동이냐에 따라 다릅니다. 아래의 작은 모듈은 매개변수, 버퍼(`register_buffer`로 등록한 텐서),
+# `.to()`를 호출한 뒤에도 모듈은 같은 객체입니다. 그렇다면 그 안의 텐서들도 그대로일까요? 이동의
+# 종류에 따라 다릅니다. 아래의 작은 모듈은 매개변수, 버퍼(`register_buffer`로 등록한 텐서),
 # 일반 텐서 속성을 하나씩 갖고 있습니다(일반 텐서 속성은 [다음 섹션](#일반-텐서-속성)에서 다룹니다).
 
 # %%
@@ -171,9 +171,10 @@ assert model.offset is not offset  # 새 버퍼 텐서
 
 # %% [markdown]
 # `meta`에서 되돌아올 때는 사정이 다릅니다. 복사할 데이터가 없으므로 `.to("cpu")`는 오류를
-# 일으키고, 오류 메시지는 `to_empty()`를 쓰라고 안내합니다. `to_empty(device=...)`는 대상
-# 디바이스에 초기화되지 않은 스토리지만 할당하므로 값은 직접 채워야 합니다. 기본 제공 계층이라면
-# `reset_parameters()`로 초기화할 수 있습니다.
+# 일으킵니다. 다음 셀의 메시지는 "meta 텐서에서는 복사할 수 없다, 데이터가 없다"는 뜻이고, `meta`에서
+# 다른 디바이스로 모듈을 옮길 때는 `Module.to()` 대신 `Module.to_empty()`를 쓰라는 안내가 이어집니다.
+# `to_empty(device=...)`는 대상 디바이스에 초기화되지 않은 스토리지만 할당하므로 값은 직접 채워야
+# 합니다. 기본 제공 계층이라면 `reset_parameters()`로 초기화할 수 있습니다.
 
 # %% tags=["claim-F7"]
 with expect_error(NotImplementedError, "to_empty"):
@@ -191,7 +192,7 @@ assert torch.isfinite(layer.weight).all()
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `model.double()`을 호출하기 전에 `weight`와 `offset`을 변수에 받아 둡니다. 호출한
-# 뒤에 아래 셀은 무엇을 출력할까요?
+# 뒤에 다음 셀은 무엇을 출력할까요?
 #
 # - `model.weight is weight=True, model.offset is offset=True`
 # - `model.weight is weight=True, model.offset is offset=False`
@@ -220,15 +221,22 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown] tags=["answer"]
-# **정답:** `model.weight is weight=True, model.offset is offset=False`입니다. 어떤 객체가 그대로
-# 남는지는 이동의 종류에 따라 다릅니다.
+# **정답:** `model.weight is weight=True, model.offset is offset=False`입니다. `double()`은 각
+# `Parameter`를 같은 Python 객체로 남겨 두고, 그 뒤에 있는 텐서(`param.data`)만 바꿔 끼웁니다.
+# 버퍼는 일반 텐서이므로 변환되면 새 텐서 객체로 교체됩니다.
 #
-# - **dtype 변환, CPU ↔ CUDA 이동:** 각 `Parameter`는 같은 Python 객체로 남습니다. PyTorch는 그
-#   뒤에 있는 텐서(`param.data`)만 바꿔 끼우므로, 매개변수를 참조하고 있던 코드도 여전히 올바른
-#   매개변수를 가리킵니다. GPU가 있으면 위 셀에서 CUDA로 옮길 때도 같은지 검증합니다.
-# - **`meta`로 이동:** 매개변수가 새 `Parameter` 객체로 교체됩니다(위에서 본 `...=False, ...=False`).
-# - **버퍼:** 일반 텐서이므로, 변환되면 항상 새 텐서 객체로 교체됩니다. 그래서 `...=True, ...=True`는
-#   나오지 않습니다.
+# - `model.weight is weight=True, model.offset is offset=True`라면 버퍼도 같은 객체로 남는다는
+#   뜻입니다. 버퍼는 변환될 때마다 새 텐서로 교체됩니다.
+# - `model.weight is weight=False, model.offset is offset=False`라면 매개변수도 새 객체로 교체된다는
+#   뜻입니다. 이 결과는 위에서 본 것처럼 `meta`로 옮길 때만 나옵니다.
+#
+# 어떤 객체가 그대로 남는지는 이동의 종류에 따라 다릅니다.
+#
+# - **dtype 변환, CPU ↔ CUDA 이동:** 각 `Parameter`가 같은 객체로 남으므로, 매개변수를 참조하고
+#   있던 코드도 여전히 올바른 매개변수를 가리킵니다. GPU가 있으면 위 셀에서 CUDA로 옮길 때도 같은지
+#   검증합니다.
+# - **`meta`로 이동:** 매개변수가 새 `Parameter` 객체로 교체됩니다.
+# - **버퍼:** 어떤 이동이든 변환되면 새 텐서 객체로 교체됩니다.
 #
 # 따라서 `is`로 동일성을 비교한 결과는 어떤 이동이냐에 따라 달라집니다.
 
@@ -240,7 +248,7 @@ else:
 # 아래에서는 GPU가 있으면 GPU를, 없으면 `meta`를 대상 디바이스로 사용합니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `model = Scaled().to(target)` 다음에 아래 셀은 각 텐서의 디바이스를
+# **예측해 보세요:** `model = Scaled().to(target)`을 실행한 뒤 다음 셀은 각 텐서의 디바이스를
 # 출력합니다. `mask` 줄에는 무엇이 나올까요?
 #
 # - `mask meta`
@@ -265,11 +273,11 @@ with expect_error(RuntimeError, "device"):
 # %% [markdown] tags=["answer"]
 # **정답:** 어느 머신에서나 `mask cpu`입니다. 일반 속성으로 저장한 텐서는 `Module.to`가 알지
 # 못하므로 원래 자리에 남고, 그 결과 순전파에서 디바이스가 섞입니다. 위 검증에서 모델을 호출하면
-# 디바이스 오류가 납니다(GPU가 없으면 `meta`의 메시지로, "텐서가 기대한 디바이스에 있지 않다"는
-# 뜻입니다). 이런 텐서는 `state_dict`에도 들어가지 않습니다.
+# 디바이스 오류가 납니다(GPU가 없으면 `meta` 디바이스의 검사가 내는 메시지이며, "텐서가 기대한
+# 디바이스에 있지 않다"는 뜻입니다). 이런 텐서는 `state_dict`에도 들어가지 않습니다.
 #
-# - `mask meta`(GPU가 없을 때)나 `mask cuda:0`(GPU가 있을 때)라면 `weight`, `offset`처럼 함께
-#   옮겨졌다는 뜻입니다.
+# - `mask meta`라면(GPU가 없을 때) 일반 속성도 `weight`, `offset`처럼 함께 옮겨졌다는 뜻입니다.
+# - `mask cuda:0`이라면(GPU가 있을 때) 마찬가지로 일반 속성까지 GPU로 옮겨졌다는 뜻입니다.
 
 # %% [markdown]
 # 해결 방법은 그 텐서를 버퍼로 등록하는 것입니다. 모델과 함께 옮기되 `state_dict`에는 넣고 싶지
@@ -299,8 +307,8 @@ assert "mask" not in model.state_dict()
 # `requires_grad`, 즉 반환값이 여전히 변화도(gradient)를 계산하는 텐서인지를 출력합니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `model.weight`는 CPU에 있는 `Parameter`입니다. 실제로 변환이 일어나는
-# `moved = model.weight.to("meta")`에 대해 아래 셀은 무엇을 출력할까요?
+# **예측해 보세요:** `model.weight`는 CPU에 있는 `Parameter`이고, `moved = model.weight.to("meta")`에서는
+# 실제로 변환이 일어납니다. 다음 셀은 무엇을 출력할까요?
 #
 # - `Tensor True`
 # - `Parameter True`
@@ -376,9 +384,9 @@ assert len(devices(model)) == 2
 # 즉 `model.to(device)`와 `x = x.to(device)`입니다. `Tensor.to`는 새 텐서를 반환하고 `x`는 원래
 # 자리에 그대로 두므로, 반환값을 반드시 대입하세요.
 #
-# 메시지에 이름이 나온 텐서를 옮기면 된다고 단정해서는 안 됩니다. torch 2.8부터 PyTorch가
-# CUDA에서 하는 디바이스 검사는 CPU 입력을 받은 선형 계층에 대해 다음과 같이 알립니다. GPU에서만
-# 나오는 메시지이므로 PyTorch 소스에서 인용합니다.
+# 메시지에 이름이 나온 텐서를 옮기면 된다고 단정해서는 안 됩니다. torch 2.8부터는 GPU에 있는 선형
+# 계층에 CPU 입력을 넣으면 CUDA의 디바이스 검사가 다음 메시지를 냅니다. GPU에서만 나오는
+# 메시지이므로 PyTorch 소스에서 인용합니다.
 #
 # ```
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
@@ -387,7 +395,7 @@ assert len(devices(model)) == 2
 # "모든 텐서가 같은 디바이스에 있어야 하는데, `mat1`이 `cpu`에 있어 다른 텐서들의 디바이스 `cuda:0`과
 # 다르다"는 뜻입니다.
 #
-# - 2차원 입력에 대해 `nn.Linear`는 `addmm(bias, input, weight.T)`를 실행하므로 `mat1`이 곧
+# - 입력이 2차원이면 `nn.Linear`는 `addmm(bias, input, weight.T)`를 실행하므로 `mat1`이 곧
 #   입력이고, `wrapper_CUDA_addmm`은 불일치를 감지한 연산입니다.
 # - 검사는 모든 인자를 첫 번째 인자인 편향과 비교합니다. **모델**을 CPU에 남겨 둔 채 GPU에 있는
 #   입력을 넣어도 메시지에는 역시 `mat1`이 나오며, 이번에는

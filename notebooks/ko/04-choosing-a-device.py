@@ -17,7 +17,7 @@
 #
 # `"cuda"`를 하드코딩한 코드는 Mac에서도, NVIDIA GPU가 없는 랩톱에서도, CPU만 있는 CI 러너에서도 실패합니다. 이 페이지에서는 쓸 수 있는 가속기가 있으면 그것을 쓰고, 없으면 CPU를 쓰는(CPU 폴백) 작은 도우미(helper) 함수를 만듭니다. 또한 `device=0`처럼 정수만 쓴 디바이스가 지금의 PyTorch에서 무엇을 뜻하는지도 설명합니다. 그 의미는 2.5에서 바뀌었습니다.
 #
-# GPU가 필요한 검증은 GPU를 쓸 수 있는 머신에서만 실행됩니다. 그 밖의 머신에서는 충족되지 않은 조건을 `cuda_ok=False`처럼 출력합니다. 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지에서는 예상한 오류를 보여 준 뒤 계속 진행하도록 이 함수를 씁니다.
+# GPU에서만 검증하는 셀은 GPU를 쓸 수 있는 머신에서만 GPU 검증을 실행하고, 그 밖의 머신에서는 충족되지 않은 조건을 `cuda_ok=False`처럼 출력하거나 GPU가 없을 때의 동작을 검증합니다. 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지에서는 예상한 오류를 보여 준 뒤 계속 진행하도록 이 함수를 씁니다.
 
 # %% tags=["setup"]
 import contextlib
@@ -65,7 +65,7 @@ print(torch.__version__, device)
 # %% [markdown]
 # ## 기존 방법: CUDA GPU를 쓸 수 있는지 확인하기
 #
-# `torch.cuda.is_available()`은 지금 쓰는 PyTorch 빌드가 CUDA를 지원하고, 드라이버가 동작하고, GPU가 하나 이상 보일 때만 `True`입니다. CUDA 전용 코드를 실행하기 전에 확인하는 방법으로는 지금도 이것이 맞습니다. 하지만 이 함수는 CUDA만 압니다(ROCm 빌드의 AMD GPU도 `cuda`로 보입니다). 그래서 Mac에서는 Apple GPU(`mps` 디바이스)를 쓸 수 있어도 `False`입니다. GPU가 없으면 다음 셀은 `cuda_ok=False`를 출력하고, GPU 개수는 검증하지 않습니다.
+# `torch.cuda.is_available()`은 지금 쓰는 PyTorch 빌드가 CUDA를 지원하고, 드라이버가 동작하고, GPU가 하나 이상 보일 때만 `True`입니다. CUDA 전용 코드를 실행하기 전에 확인할 때는 지금도 이 함수를 쓰면 됩니다. 하지만 이 함수는 CUDA만 압니다(ROCm 빌드의 AMD GPU도 `cuda`로 보입니다). 그래서 Mac에서는 Apple GPU(`mps` 디바이스)를 쓸 수 있어도 `False`입니다. GPU가 없으면 다음 셀은 `cuda_ok=False`를 출력하고, GPU 개수는 검증하지 않습니다.
 
 # %% tags=["gpu-only"]
 cuda_ok = torch.cuda.is_available()
@@ -89,7 +89,7 @@ if mps_ok:
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** 다음 셀을 실행하는 머신에서 `torch.accelerator.current_accelerator()`는 무엇을
-# 반환할까요? 아래 셀은 이것을 `acc`로 출력합니다.
+# 반환할까요? 다음 셀은 반환값을 `acc`로 출력합니다.
 #
 # - `acc=device(type='cuda')`
 # - `acc=device(type='cuda', index=0)`
@@ -188,7 +188,7 @@ if cuda_ok:
 # - `cuda:0 cuda:0`은 나오지 않습니다. `current_accelerator()`는 인덱스 없는 디바이스를 반환하므로 `cuda`로 출력됩니다.
 
 # %% [markdown]
-# 가속기의 경우 인덱스가 없는 디바이스는 "그 종류의 현재 디바이스"를 뜻합니다. 현재 디바이스를 바꾸는 방법은 [여러 GPU](05-several-gpus.ipynb#현재-디바이스)에서 다룹니다.
+# 가속기 디바이스에 인덱스가 없으면 "그 종류의 현재 디바이스"를 뜻합니다. 현재 디바이스를 바꾸는 방법은 [여러 GPU](05-several-gpus.ipynb#현재-디바이스)에서 다룹니다.
 
 # %% [markdown]
 # ## 정수 디바이스의 의미
@@ -242,7 +242,7 @@ else:  # 가속기용 빌드지만 여기서는 가속기를 쓸 수 없다
 # - `device(type='cpu')`는 나오지 않습니다. 정수는 CPU를 뜻하지 않습니다.
 
 # %% [markdown]
-# 따라서 정수는 "GPU"를 이식성 있게 가리키는 방법이 아닙니다. 머신 종류마다 뜻이 달라지고, CPU만 있는 머신에서는 오류가 납니다. 도우미 함수가 반환한 디바이스를 넘기거나, `"cuda:0"`처럼 의도를 명시적으로 적으세요.
+# 따라서 정수로는 어느 머신에서나 같은 뜻으로 "GPU"를 가리킬 수 없습니다. 머신 종류마다 뜻이 달라지고, CPU만 있는 머신에서는 오류가 납니다. 도우미 함수가 반환한 디바이스를 넘기거나, `"cuda:0"`처럼 의도를 명시적으로 적으세요.
 
 # %% [markdown]
 # ## 정리

@@ -15,9 +15,9 @@
 # %% [markdown]
 # # 여러 GPU
 #
-# GPU가 두 개 이상이면, 인덱스를 지정하지 않은 CUDA 호출은 모두 **현재 디바이스**로 갑니다. 이 페이지에서는 현재 디바이스가 정해지는 방식, 프로세스에서 GPU를 숨기는 방법, `nn.DataParallel`이 실제로 하는 일을 살펴봅니다. 마지막으로 `DistributedDataParallel`(DDP)를 GPU마다 프로세스 하나씩 띄워 실행하는 방법과, 각 프로세스에 데이터를 나눠 주는 방법을 다룹니다. DDP는 `torchrun`으로 CPU 프로세스 두 개를 띄워 실제로 실행해 봅니다.
+# GPU가 두 개 이상이면, 인덱스를 지정하지 않은 CUDA 호출은 모두 **현재 디바이스**로 갑니다. 이 페이지에서는 현재 디바이스가 정해지는 방식, 프로세스에서 GPU를 숨기는 방법, `nn.DataParallel`이 실제로 하는 일을 살펴봅니다. 마지막으로 `DistributedDataParallel`(DDP)를 GPU마다 프로세스 하나씩 띄워 실행하는 방법과, 각 프로세스에 데이터를 나눠 주는 방법을 다룹니다. DDP는 이 페이지에서 `torchrun`으로 CPU 프로세스 두 개를 띄워 직접 실행해 봅니다.
 #
-# GPU가 필요한 셀은 결과 대신 충족되지 않은 조건(`torch.cuda.is_available()=False`나 `n_gpus=0`)을 출력합니다. 나머지 셀은 어느 머신에서나 실행됩니다.
+# GPU에서만 검증하는 셀은 필요한 GPU가 없으면 GPU 검증 대신 충족되지 않은 조건(`torch.cuda.is_available()=False`나 `n_gpus=0`)을 출력하거나, GPU가 없을 때의 동작을 검증합니다. 나머지 셀은 어느 머신에서나 실행됩니다.
 
 # %% tags=["setup"]
 import contextlib
@@ -279,13 +279,13 @@ assert "DistributedDataParallel" in advice and "single node" in advice
 # %% [markdown]
 # ## 권장되는 방법: `DistributedDataParallel`
 #
-# `DistributedDataParallel`(DDP)를 쓰면 GPU마다 프로세스가 하나씩 돌고, 프로세스마다 모델 전체의 복사본을 갖습니다. DDP는 모델을 감쌀 때 랭크 0의 매개변수와 **버퍼**를 모든 프로세스에 복사합니다(기본 설정에서는 순전파를 할 때마다 그 전에 랭크 0의 버퍼를 다시 복사합니다). `backward()` 중에는 프로세스 간에 변화도(gradient)를 평균하므로, 모든 복사본이 똑같이 갱신되어 계속 같은 상태를 유지합니다.
+# `DistributedDataParallel`(DDP)를 쓰면 GPU마다 프로세스가 하나씩 돌고, 프로세스마다 모델 전체의 복사본을 갖습니다. DDP는 모델을 감쌀 때 랭크 0의 매개변수와 **버퍼**를 모든 프로세스에 복사합니다(기본 설정에서는 순전파를 할 때마다 그 전에 랭크 0의 버퍼를 다시 복사합니다). `backward()` 중에는 프로세스 간에 변화도(gradient)의 평균을 내므로, 모든 복사본이 똑같이 갱신되어 계속 같은 상태를 유지합니다.
 #
-# 프로세스는 직접 띄우지 않아도 됩니다. `torchrun --nproc-per-node=N train.py`는 스크립트를 GPU마다 하나씩, 모두 `N`개 실행하고, 각 프로세스에 자기 위치를 환경 변수로 알려 줍니다.
+# 프로세스는 직접 띄우지 않아도 됩니다. `torchrun --nproc-per-node=N train.py`는 스크립트를 GPU마다 하나씩, 모두 `N`개 실행하고, 각 프로세스에 전체에서 몇 번째 프로세스인지를 환경 변수로 알려 줍니다.
 #
 # - `WORLD_SIZE`: 전체 프로세스 수
 # - `RANK`: 전체 프로세스 중 이 프로세스의 번호(0부터)
-# - `LOCAL_RANK`: 이 머신 안에서의 번호. 이 프로세스가 쓸 GPU의 인덱스이기도 합니다.
+# - `LOCAL_RANK`: 이 머신 안에서의 번호(이 프로세스가 쓸 GPU의 인덱스이기도 합니다)
 #
 # GPU에서는 각 프로세스가 `torch.cuda.set_device(local_rank)`로 자기 GPU를 현재 디바이스로 정합니다(그 뒤로 그 프로세스에서 `"cuda"`는 자기 GPU를 가리킵니다). 그리고 `nccl` 백엔드를 쓰고, 모델을 그 GPU에 올린 다음 `DDP(model, device_ids=[local_rank])`로 감쌉니다. CPU에서는 백엔드가 `gloo`이고 `device_ids`는 지정하지 않습니다. 아래 스크립트는 두 경우를 모두 처리하며, 프로세스 수만큼 GPU가 있는 머신에서는 GPU를 씁니다.
 
@@ -461,7 +461,7 @@ other.set_epoch(1)
 assert sorted(third + list(other)) == list(range(8))  # 겹치지 않게 나뉜다
 
 # %% [markdown] tags=["answer"]
-# **정답:** `(True, False)`입니다. 샘플러는 `seed + epoch`를 시드로 삼은 난수 생성기로 섞는데, 에포크 값은 `set_epoch`를 호출해야만 바뀝니다. 호출하지 않으면 모든 에포크가 첫 에포크의 순서를 되풀이하고, 각 랭크는 매번 같은 샘플을 받습니다. 그러니 에포크마다 `DataLoader`를 순회하기 전에, 모든 랭크에서 `sampler.set_epoch(epoch)`를 호출하세요. 모든 랭크가 같은 시드와 에포크를 쓰므로, 순서가 새로 섞여도 각 랭크의 몫은 데이터셋을 겹침 없이 나눕니다(마지막 검증이 랭크 1로 확인합니다).
+# **정답:** `(True, False)`입니다. 샘플러는 `seed + epoch`를 시드로 삼은 난수 생성기로 섞는데, 에포크 값은 `set_epoch`를 호출해야만 바뀝니다. 호출하지 않으면 모든 에포크가 첫 에포크의 순서를 되풀이하고, 각 랭크는 매번 같은 샘플을 받습니다. 그러니 에포크마다 `DataLoader`를 순회하기 전에, 모든 랭크에서 `sampler.set_epoch(epoch)`를 호출하세요. 모든 랭크가 같은 시드와 에포크를 쓰므로, 순서가 새로 섞여도 각 랭크의 몫은 데이터셋을 겹침 없이 나눕니다(위 셀의 마지막 검증이 랭크 1의 몫과 합쳐 확인합니다).
 #
 # - `(False, False)`라면 순회할 때마다 저절로 다시 섞는다는 뜻입니다. 실제로는 그렇지 않습니다.
 # - `(True, True)`라면 `set_epoch`가 아무것도 바꾸지 않는다는 뜻입니다.

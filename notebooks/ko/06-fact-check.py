@@ -17,9 +17,9 @@
 #
 # 모델을 GPU로 옮기는 방법을 다룬 블로그 글과 Q&A 답변에는 몇 가지 주장이 되풀이해서 나옵니다. 그중 일부는 처음부터 틀렸고, 나머지는 예전 릴리스(torch 1.7)에서는 맞았지만 그 뒤로 바뀌었습니다. 이 페이지에서는 주장을 하나씩 소개하고 판정을 내린 다음, 지금 쓰는 머신에서 실행되는 코드로 직접 검증합니다.
 #
-# 모든 판정은 `assert`로 검증합니다. 이후 PyTorch 릴리스에서 동작이 바뀌면 이 페이지의 내용이 모르는 사이에 낡아 버리는 것이 아니라 검증이 실패하므로, 바뀐 것을 바로 알 수 있습니다.
+# 모든 판정은 `assert`로 검증합니다. 이후 PyTorch 릴리스에서 동작이 바뀌면 검증이 실패하므로, 페이지 내용이 낡았다는 것을 바로 알 수 있습니다.
 #
-# 모든 코드는 GPU 없이도 실행됩니다. GPU가 필요한 검증을 하는 셀은 결과 대신 `torch.cuda.is_available()=False`를 출력합니다. 올바른 결과가 머신에 따라 달라지는 경우에는 지금 실행 중인 머신에 맞는 결과인지 검증합니다. 예상한 오류는 첫 번째 셀에서 정의하는 `expect_error`가 잡아서 검증하고 출력하며, 페이지는 계속 진행됩니다.
+# 모든 코드는 GPU 없이도 실행됩니다. GPU에서만 검증하는 셀은 GPU가 없으면 GPU 검증 대신 `torch.cuda.is_available()=False`를 출력합니다. 올바른 결과가 머신에 따라 달라지는 경우에는 지금 실행 중인 머신에 맞는 결과인지 검증합니다. 예상한 오류는 첫 번째 셀에서 정의하는 `expect_error`가 잡아서 검증하고 출력하며, 페이지는 계속 진행됩니다.
 
 # %% tags=["setup"]
 import contextlib
@@ -71,7 +71,7 @@ print(torch.__version__, device)
 # %% [markdown]
 # ## 주장: model.to(device)만으로는 모델이 옮겨지지 않는다
 #
-# **주장**: `model.to(device)`만 호출하면 모델에는 아무 변화가 없고, `model = model.to(device)`처럼 다시 대입해야 비로소 GPU에 올라간다.
+# **주장:** `model.to(device)`만 호출하면 모델에는 아무 변화가 없고, `model = model.to(device)`처럼 다시 대입해야 비로소 GPU에 올라간다.
 #
 # 검증에서는 모델을 GPU로 옮기고, GPU가 없으면 대신 `meta` 디바이스로 옮깁니다. `meta`는 텐서에 모양(shape)과 dtype만 있고 데이터는 없는 디바이스입니다. 매개변수가 어디로 갔는지, 어떤 객체가 반환되는지는 확인할 수 있지만 속도나 메모리에 대해서는 알 수 없습니다.
 
@@ -133,7 +133,7 @@ assert moved.device.type == target.type
 # %% [markdown]
 # ## 주장: 모델을 다시 대입하면 메모리가 절약된다
 #
-# **주장**: 대입 없이 `model.to(device)`만 쓰면 모델 복사본이 하나 더 남으므로, `model = model.to(device)`로 써야 메모리를 덜 쓴다.
+# **주장:** 대입 없이 `model.to(device)`만 쓰면 모델 복사본이 하나 더 남으므로, `model = model.to(device)`로 써야 메모리를 덜 쓴다.
 #
 # **판정: 틀림**. 두 표기 모두 같은 객체의 같은 메서드를 호출하므로 하는 일도 같습니다. 각 매개변수를 변환해서 모듈에 다시 넣을 뿐입니다. 모듈은 예전 텐서를 참조하지 않으므로, 다른 곳에서 참조하지 않는 한 예전 텐서는 바로 해제됩니다.
 #
@@ -170,7 +170,7 @@ print(a.weight.dtype, b.weight.dtype, [ref() for ref in a_old + b_old])
 #
 # `torch.cuda.empty_cache()`를 호출해야 쓰지 않는 부분이 드라이버에 반환됩니다(PyTorch의 [CUDA 메모리 관리 설명](https://docs.pytorch.org/docs/stable/notes/cuda.html#memory-management)에도 같은 내용이 있습니다).
 #
-# GPU가 있으면 아래 셀은 크기가 같은 모델 두 개를 각각 다른 표기로 GPU에 옮기고, 각 이동에 든 GPU 메모리가 이동 직후에도 최대 사용량에서도 같은지 검증합니다. 이어서 각 모델을 삭제하고, `empty_cache()` 전후로 두 카운터가 어떻게 되는지 검증합니다. GPU가 없으면 `torch.cuda.is_available()=False`만 출력합니다.
+# GPU가 있으면 아래 셀은 크기가 같은 모델 두 개를 각각 다른 표기로 GPU에 옮기고, 두 이동에 든 GPU 메모리가 이동 직후의 사용량으로 보나 최대 사용량으로 보나 같은지 검증합니다. 이어서 각 모델을 삭제하고, `empty_cache()` 전후로 두 카운터가 어떻게 되는지 검증합니다. GPU가 없으면 `torch.cuda.is_available()=False`만 출력합니다.
 
 # %% tags=["claim-M2", "gpu-only"]
 if torch.cuda.is_available():
@@ -203,7 +203,7 @@ else:
 # %% [markdown]
 # ## 주장: torch.cuda.copy()로 매개변수를 GPU에 복사한다
 #
-# **주장**: `torch.cuda.copy()`라는 함수가 있어서 모델 매개변수를 GPU로 복사해 준다.
+# **주장:** `torch.cuda.copy()`라는 함수가 있어서 모델 매개변수를 GPU로 복사해 준다.
 #
 # 검증에서는 주장대로 텐서를 넘겨 호출해 봅니다.
 
@@ -253,7 +253,7 @@ assert torch.equal(cloned, src) and cloned.data_ptr() != src.data_ptr()
 # %% [markdown]
 # ## 주장: model.cuda()는 model.to('cuda')보다 메모리를 더 쓴다
 #
-# **주장**: `.cuda()`는 모델을 옮기는 비싼 방법이고, `.to('cuda')`가 메모리를 덜 쓴다.
+# **주장:** `.cuda()`는 모델을 옮기는 비싼 방법이고, `.to('cuda')`가 메모리를 덜 쓴다.
 #
 # **판정: 틀림**. 둘 다 같은 내부 메서드 `Module._apply`를 호출하는 짧은 래퍼이고, 실제로 모든 매개변수와 버퍼를 변환하는 것은 이 메서드입니다. 어떤 머신에서든 소스 코드를 직접 읽어 확인할 수 있습니다.
 
@@ -269,7 +269,7 @@ assert "dtype" not in inspect.signature(nn.Module.cuda).parameters
 # 실제 차이는 두 메서드가 받는 인자에 있습니다. 인덱스를 붙이지 않으면 둘 다 현재 CUDA 디바이스를 씁니다. `.cuda()`가 그 밖에 무엇을 받는지는 위에 출력한 시그니처에 나와 있습니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `nn.Linear(2, 2).to(target, torch.float16)`은 한 번의 호출로 디바이스와 dtype을 함께 넘깁니다. 다음 셀은 가중치의 디바이스와 dtype을 출력합니다. 어떤 dtype이 나올까요? 아니면 무엇이 발생할까요?
+# **예측해 보세요:** `nn.Linear(2, 2).to(target, torch.float16)`은 한 번의 호출로 디바이스와 dtype을 함께 넘깁니다. 다음 셀은 가중치의 디바이스와 dtype을 출력합니다. 어떤 dtype이 나올까요, 아니면 오류가 날까요?
 #
 # - `torch.float32`
 # - `TypeError`
@@ -320,7 +320,7 @@ else:
 # %% [markdown]
 # ## 주장: nn.DataParallel이 모델을 GPU로 옮겨 준다
 #
-# **주장**: 모델을 `nn.DataParallel`로 감싸면 GPU로 옮기는 일까지 알아서 해 준다.
+# **주장:** 모델을 `nn.DataParallel`로 감싸면 GPU로 옮기는 일까지 알아서 해 준다.
 #
 # **판정: 대체로 틀림**. 결과는 래퍼가 최종적으로 쓰게 되는 디바이스 ID(`device_ids`, 생략하면 보이는 모든 GPU)의 개수에 따라 달라집니다.
 #
@@ -378,7 +378,7 @@ assert "DistributedDataParallel" in nn.DataParallel.__doc__
 # %% [markdown]
 # ## 주장: GPU에 올린 Linear(10, 1)에 torch.randn(10, 1)을 넣을 수 있다
 #
-# **주장**: 동작하는 코드라며 널리 퍼진 예제가 있습니다. `nn.Linear(10, 1)`을 디바이스로 옮긴 다음, CPU에서 만든 `torch.randn(10, 1)`을 넣어 호출하는 코드입니다.
+# **주장:** 동작하는 코드라며 널리 퍼진 예제가 있습니다. `nn.Linear(10, 1)`을 디바이스로 옮긴 다음, CPU에서 만든 `torch.randn(10, 1)`을 넣어 호출하는 코드입니다.
 #
 # **판정: 틀림(버그 두 개)**. 계층은 GPU에 있는데 입력은 CPU에 남아 있고, 모양도 틀렸습니다. `Linear(10, 1)`은 모양이 `(N, 10)`인 입력, 즉 마지막 차원에 특징(feature)이 10개 있는 입력을 받습니다. 예제 그대로 실행하면 어떤 머신에서든 실패합니다.
 #
@@ -416,15 +416,15 @@ assert y.device == net.weight.device
 # %% [markdown]
 # ## 오래된 정보: 정수 디바이스는 CUDA GPU를 뜻한다
 #
-# **예전(torch 1.7)**: `torch.device(0)`과 `device=0`은 `cuda:0`의 줄임말이었습니다.
+# **예전(torch 1.7):** `torch.device(0)`과 `device=0`은 `cuda:0`의 줄임말이었습니다.
 #
-# **지금**: torch 2.5부터 정수는 현재 **가속기**의 인덱스를 뜻합니다. 가속기는 CUDA일 수도 있고, Apple의 MPS나 Intel의 XPU일 수도 있습니다. 가속기를 전혀 지원하지 않는 torch 빌드(CPU용 wheel 등)에서는 다음 오류가 발생합니다.
+# **지금:** torch 2.5부터 정수는 현재 **가속기**의 인덱스를 뜻합니다. 가속기는 CUDA일 수도 있고, Apple의 MPS나 Intel의 XPU일 수도 있습니다. 가속기를 전혀 지원하지 않는 torch 빌드(CPU용 wheel 등)에서는 다음 오류가 발생합니다.
 #
 # ```
 # Cannot access accelerator device when none is available.
 # ```
 #
-# "가속기가 없어서 가속기 디바이스에 접근할 수 없다"는 뜻입니다. 그 밖에 쓸 수 있는 GPU가 없는 머신에서도 오류가 발생합니다. 정수가 CPU를 뜻하는 경우는 없습니다. CUDA를 가리키려면 `"cuda:0"`이라고 쓰세요. 다음 셀은 실행 중인 머신에서 나오는 결과를 검증합니다.
+# "가속기가 없어서 가속기 디바이스에 접근할 수 없다"는 뜻입니다. 가속기를 지원하는 빌드라도 쓸 수 있는 GPU가 없는 머신이라면 역시 오류가 납니다. 정수가 CPU를 뜻하는 경우는 없습니다. CUDA를 가리키려면 `"cuda:0"`이라고 쓰세요. 다음 셀은 실행 중인 머신에서 나오는 결과를 검증합니다.
 #
 # 이 섹션에서 보는 오류의 원인과 해결 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)에서 자세히 다룹니다.
 
@@ -450,9 +450,9 @@ elif cpu_only_build and TORCH >= (2, 5):
 # %% [markdown]
 # ## 오래된 정보: 텐서에는 is_cpu 속성이 없다
 #
-# **예전(torch 1.7)**: `t.is_cuda`는 있었지만 `t.is_cpu`는 없어서 대신 `t.device.type`을 비교했습니다.
+# **예전(torch 1.7):** `t.is_cuda`는 있었지만 `t.is_cpu`는 없어서 대신 `t.device.type`을 비교했습니다.
 #
-# **지금**: `Tensor.is_cpu`는 torch 1.13부터 있습니다.
+# **지금:** `Tensor.is_cpu`는 torch 1.13부터 있습니다.
 
 # %% tags=["claim-O2"]
 t = torch.ones(2, device=device)
@@ -465,7 +465,7 @@ assert torch.ones(1).is_cpu
 # %% [markdown]
 # ## 오래된 정보: 디바이스 불일치 오류 메시지
 #
-# **예전(torch 1.7)**: CUDA 행렬 곱은 모든 텐서가 GPU에 있는지 검사하고(ATen의 `checkAllSameGPU`) CPU에 있는 텐서를 나열했습니다. 인자는 `addmm(bias, input, weight.T)`의 `self`, `mat1`, `mat2`와, 편향과 같은 디바이스에 만들어지는 출력 `out`입니다. 그래서 어느 쪽이 CPU에 남았는지에 따라 메시지가 달랐습니다.
+# **예전(torch 1.7):** CUDA 행렬 곱은 모든 텐서가 GPU에 있는지 검사하고(ATen의 `checkAllSameGPU`) CPU에 있는 텐서를 나열했습니다. 인자는 `addmm(bias, input, weight.T)`의 `self`, `mat1`, `mat2`와, 편향과 같은 디바이스에 만들어지는 출력 `out`입니다. 그래서 어느 쪽이 CPU에 남았는지에 따라 메시지가 달랐습니다.
 #
 # - CPU 입력을 GPU의 계층에 넣은 경우(`mat1`이 GPU에 없음):
 #
@@ -483,7 +483,9 @@ assert torch.ones(1).is_cpu
 #
 #   "`out`과 인자 #1 `self`가 CPU에 있는데 GPU에 있어야 한다"는 뜻입니다.
 #
-# **지금**: 두 경우 모두 `Expected all tensors to be on the same device`("모든 텐서가 같은 디바이스에 있어야 한다")로 시작합니다. 뒤에는 실행된 연산의 인자 이름이 하나 나옵니다. 이 검사는 CUDA 커널이 아니라, PyTorch가 디스패처용으로 생성한 래퍼(`wrapper_CUDA_addmm`)가 커널을 실행하기 전에 합니다. 래퍼는 각 텐서 인자를 첫 번째 인자와 비교해, 처음으로 다른 인자의 이름을 알려 줍니다. 뒷부분의 문구는 릴리스마다 바뀌어 왔으므로(2.8에서도 바뀌었습니다) 로그는 이 앞부분으로 검색하세요. `+`나 `*` 같은 요소별 연산은 TensorIterator를 거치므로 지금도 인자 이름 없이 `but found at least two devices, cuda:0 and cpu!`("디바이스를 적어도 두 개(`cuda:0`과 `cpu`) 발견했다")로 끝납니다.
+# **지금:** 두 경우 모두 `Expected all tensors to be on the same device`("모든 텐서가 같은 디바이스에 있어야 한다")로 시작합니다. 뒤에는 실행된 연산의 인자 이름이 하나 나옵니다. 이 검사는 CUDA 커널이 아니라, PyTorch가 디스패처용으로 생성한 래퍼(`wrapper_CUDA_addmm`)가 커널을 실행하기 전에 합니다. 래퍼는 각 텐서 인자를 첫 번째 인자와 비교해, 디바이스가 다른 첫 인자의 이름을 알려 줍니다.
+#
+# 뒷부분의 문구는 릴리스마다 바뀌어 왔으므로(2.8에서도 바뀌었습니다) 로그는 이 앞부분으로 검색하세요. `+`나 `*` 같은 요소별 연산은 TensorIterator를 거치므로 지금도 인자 이름 없이 `but found at least two devices, cuda:0 and cpu!`("디바이스를 적어도 두 개(`cuda:0`과 `cpu`) 발견했다")로 끝납니다.
 #
 # 어느 인자의 이름이 나올지는 계층이 실행하는 연산에 달려 있습니다. 편향이 있는 `Linear`에 2차원 입력을 넣으면 `addmm(bias, input, weight.T)`가 실행되고, 이 연산의 인자 이름은 `self`, `mat1`, `mat2`입니다. autograd는 실행된 연산을 결과의 `grad_fn`에 기록하므로, 편향이 없는 계층이 무엇을 실행하는지는 CPU에서도 알 수 있습니다.
 
@@ -536,9 +538,9 @@ else:
 # %% [markdown]
 # ## 오래된 정보: 없는 GPU 인덱스를 지정하면 일반 RuntimeError가 발생한다
 #
-# **예전(torch 1.7)**: 없는 GPU를 요청하면(예: GPU가 하나인 머신에서 `t.cuda(1)`) `RuntimeError: CUDA error: invalid device ordinal`("CUDA 오류: 디바이스 번호가 잘못되었다")이 발생했습니다.
+# **예전(torch 1.7):** 없는 GPU를 요청하면(예: GPU가 하나인 머신에서 `t.cuda(1)`) `RuntimeError: CUDA error: invalid device ordinal`("CUDA 오류: 디바이스 번호가 잘못되었다")이 발생했습니다.
 #
-# **지금**: torch 2.8부터는 같은 오류가 `torch.AcceleratorError`로 발생합니다. `RuntimeError`의 하위 클래스이므로 기존의 `except RuntimeError:` 코드로도 그대로 잡힙니다. GPU가 없으면 다음 셀은 클래스만 검증하고, 나머지 검증 대신 `torch.cuda.is_available()=False`를 출력합니다.
+# **지금:** torch 2.8부터는 같은 오류가 `torch.AcceleratorError`로 발생합니다. `RuntimeError`의 하위 클래스이므로 기존의 `except RuntimeError:` 코드로도 그대로 잡힙니다. GPU가 없으면 다음 셀은 클래스만 검증하고, 나머지 검증 대신 `torch.cuda.is_available()=False`를 출력합니다.
 #
 # 이 섹션에서 보는 오류의 원인과 해결 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#cuda-error-invalid-device-ordinal)에서 자세히 다룹니다.
 
@@ -566,9 +568,9 @@ else:
 # %% [markdown]
 # ## 오래된 정보: 디바이스는 torch.cuda.is_available()로 고른다
 #
-# **예전(torch 1.7)**: `"cuda" if torch.cuda.is_available() else "cpu"`가 흔히 쓰는 방법이었습니다.
+# **예전(torch 1.7):** `"cuda" if torch.cuda.is_available() else "cpu"`가 흔히 쓰는 방법이었습니다.
 #
-# **지금**: 이 방법은 NVIDIA GPU에서는 지금도 잘 동작하며, 이 페이지에서도 씁니다. 이식성 있는 방법은 `torch.accelerator` 모듈(torch 2.6)로, CUDA, MPS, XPU 등을 모두 인식합니다. `torch.accelerator.current_accelerator()`는 사용 중인 torch 빌드가 지원하는 가속기를 알려 주고, 지원하는 가속기가 없으면 `None`을 반환합니다(torch 2.7부터). 이 값은 빌드에 대한 정보이므로, 지금 실제로 디바이스를 쓸 수 있는지 알려 주는 `torch.accelerator.is_available()`과 함께 쓰세요.
+# **지금:** 이 방법은 NVIDIA GPU에서는 지금도 잘 동작하며, 이 페이지에서도 씁니다. 어느 가속기에서나 쓸 수 있는 방법은 `torch.accelerator` 모듈(torch 2.6)로, CUDA, MPS, XPU 등을 모두 인식합니다. `torch.accelerator.current_accelerator()`는 사용 중인 torch 빌드가 지원하는 가속기를 알려 주고, 지원하는 가속기가 없으면 `None`을 반환합니다(torch 2.7부터). 이 값은 빌드에 대한 정보이므로, 지금 실제로 디바이스를 쓸 수 있는지 알려 주는 `torch.accelerator.is_available()`과 함께 쓰세요.
 #
 # GPU가 없으면 다음 셀은 CUDA 디바이스가 선택되지 않는지 검증합니다. torch 2.6에서는 검증하지 않고 설치된 버전 `TORCH=(2, 6)`만 출력합니다.
 
@@ -600,9 +602,9 @@ else:
 # | `.cuda()`가 `.to('cuda')`보다 메모리를 더 쓴다 | 틀림 | 둘 다 `Module._apply`를 거침. `.cuda()`는 dtype을 못 바꿈 |
 # | `nn.DataParallel`이 모델을 GPU로 옮겨 준다 | 대체로 틀림 | 디바이스 ID가 정확히 하나(`len(device_ids) == 1`)일 때만 옮김. 직접 옮길 것 |
 # | `Linear(10, 1)`에 CPU의 `torch.randn(10, 1)`을 넣을 수 있다 | 틀림 | 디바이스도 모양도 틀림. `torch.randn(N, 10, device=device)`를 사용 |
-# | `device=0`은 `cuda:0`이다 | 오래된 정보 | 현재 가속기의 인덱스 (2.5) |
-# | 텐서에는 `is_cpu`가 없다 | 오래된 정보 | `Tensor.is_cpu`가 있음 (1.13) |
+# | `device=0`은 `cuda:0`이다 | 오래된 정보 | 현재 가속기의 인덱스(2.5) |
+# | 텐서에는 `is_cpu`가 없다 | 오래된 정보 | `Tensor.is_cpu`가 있음(1.13) |
 # | 예전 디바이스 불일치 메시지 | 오래된 정보 | `Expected all tensors to be on the same device`로 검색. 뒤에 나오는 인자 이름은 실행된 연산에 따라 다름 |
-# | 없는 GPU 인덱스는 일반 `RuntimeError`를 일으킨다 | 오래된 정보 | `RuntimeError`의 하위 클래스인 `torch.AcceleratorError` (2.8) |
-# | 디바이스는 `torch.cuda.is_available()`로 고른다 | 오래된 정보 | CUDA에서는 여전히 동작. 이식성 있는 방법은 `torch.accelerator` (2.6/2.7) |
+# | 없는 GPU 인덱스는 일반 `RuntimeError`를 일으킨다 | 오래된 정보 | `RuntimeError`의 하위 클래스인 `torch.AcceleratorError`(2.8) |
+# | 디바이스는 `torch.cuda.is_available()`로 고른다 | 오래된 정보 | CUDA에서는 여전히 동작. 어느 가속기에서나 쓰는 방법은 `torch.accelerator`(2.6/2.7) |
 

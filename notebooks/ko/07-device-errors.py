@@ -26,7 +26,7 @@
 #
 # GPU 대신 이런 방법을 쓴 섹션에는 그것으로 알 수 있는 것과 알 수 없는 것을 함께 적었습니다.
 #
-# GPU에서만 일으킬 수 있는 오류는 GPU에서만 검증하는 셀에서 다룹니다. GPU가 없으면 이런 셀은 필요한 조건만 출력합니다. 본문에서는 그 메시지를 PyTorch 소스에 적힌 그대로, 어느 버전의 것인지와 함께 인용합니다.
+# GPU에서만 일으킬 수 있는 오류는 GPU에서만 검증하는 셀에서 다룹니다. GPU가 없으면 이런 셀은 충족되지 않은 조건만 출력합니다. 본문에서는 그 메시지를 PyTorch 소스에 적힌 그대로, 어느 버전의 것인지와 함께 인용합니다.
 
 # %% tags=["setup"]
 import contextlib
@@ -85,7 +85,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # "모든 텐서가 같은 디바이스에 있어야 한다"는 뜻의 오류입니다.
 #
-# 연산 하나에 서로 다른 두 디바이스(대개 CUDA GPU와 CPU)의 텐서가 함께 들어왔을 때 납니다. 메시지의 나머지 부분은 릴리스마다 바뀌었고 연산마다 다릅니다. PyTorch 2.8부터는 GPU에 있는 선형 계층에 CPU 배치를 넣으면 다음 메시지가 나옵니다. `mat1`이 `cpu`에 있어 다른 텐서들의 디바이스 `cuda:0`과 다르다는 뜻입니다.
+# 연산 하나에 서로 다른 두 디바이스(대개 CUDA GPU와 CPU)의 텐서가 함께 들어왔을 때 납니다. 메시지의 나머지 부분은 릴리스마다 바뀌었고 연산마다 다릅니다. PyTorch 2.8부터는 GPU에 있는 선형 계층에 CPU 배치를 넣으면 다음 메시지가 나옵니다. "모든 텐서가 같은 디바이스에 있어야 하는데, `mat1`이 `cpu`에 있어 다른 텐서들의 디바이스 `cuda:0`과 다르다"는 뜻입니다.
 #
 # ```
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
@@ -103,10 +103,10 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # 아래 셀들은 어느 머신에서나 실행되며, 대상 디바이스 `target`을 씁니다.
 #
-# - GPU가 있으면 `target`은 GPU이고, 셀은 진짜 CUDA 메시지를 기대합니다. 이 검증은 GPU에서만 이루어집니다.
+# - GPU가 있으면 `target`은 GPU이고, 셀은 실제 CUDA 메시지가 나오는지 검증합니다. 이 검증은 GPU에서만 이루어집니다.
 # - GPU가 없으면 `target`은 `meta`입니다. 이 셀들이 쓰는 연산(선형 계층, `+`, 손실 함수)은 `meta`에서도 오류를 내지만, 다른 검사가 잡아내므로 메시지가 `Tensor on device … is not on the expected device …!`("텐서가 기대한 디바이스에 있지 않다")로 다릅니다. 두 디바이스가 나오는 순서도 연산마다 다릅니다.
 #
-# 또한 모든 연산이 `meta`에 대해 이 검사를 하지는 않습니다. 다음 셀에서 보듯, `meta` 행렬과 CPU 행렬을 `torch.mm`으로 곱하면 오류 없이 `meta` 텐서가 나옵니다. 따라서 `meta`가 GPU를 대신할 수 있는 것은 셀에서 실제로 오류가 나는 경우뿐입니다. `meta`가 정확히 보여 주는 것은 **어떤** 텐서가 어느 디바이스에 놓이는지입니다. 속도나 메모리에 대해서는 아무것도 알려 주지 않습니다.
+# 또한 `meta` 텐서가 섞여도 이 검사를 하지 않는 연산이 있습니다. 다음 셀에서 보듯, `meta` 행렬과 CPU 행렬을 `torch.mm`으로 곱하면 오류 없이 `meta` 텐서가 나옵니다. 따라서 `meta`가 GPU를 대신할 수 있는 것은 셀에서 실제로 오류가 나는 경우뿐입니다. `meta`가 정확히 보여 주는 것은 **어떤** 텐서가 어느 디바이스에 놓이는지입니다. 속도나 메모리에 대해서는 아무것도 알려 주지 않습니다.
 
 # %% tags=["gpu-only"]
 SAME_DEVICE = "Expected all tensors to be on the same device"
@@ -124,7 +124,7 @@ y = layer(torch.randn(4, 3, device=target))
 print(f"{y.device=}")
 assert y.device.type == target.type
 
-# torch.mm은 meta에 대해 디바이스를 검사하지 않는다
+# torch.mm은 meta 텐서가 섞여도 디바이스를 검사하지 않는다
 unchecked = torch.mm(torch.ones(2, 2, device="meta"), torch.ones(2, 2))
 print(f"{unchecked.device=}")
 assert unchecked.device.type == "meta"
@@ -316,19 +316,19 @@ assert batch["image"].device.type == "cpu"  # 원래 배치는 그대로다
 #
 # "`cuda:0` 디바이스의 텐서는 NumPy로 변환할 수 없다"는 뜻의 오류입니다.
 #
-# NumPy 배열은 CPU 메모리에 있습니다. 그래서 `t.numpy()`는 CPU 텐서에만, 그것도 변화도(gradient)를 계산하지 않는 텐서에만 쓸 수 있습니다. CUDA 텐서에 대해서는 아무것도 복사하지 않고 이 `TypeError`를 냅니다. 전체 메시지에는 `Use Tensor.cpu() to copy the tensor to host memory first.`("먼저 `Tensor.cpu()`로 호스트 메모리에 복사하라")가 이어집니다.
+# NumPy 배열은 CPU 메모리에 있습니다. 그래서 `t.numpy()`는 CPU 텐서에만, 그것도 변화도(gradient)를 계산하지 않는 텐서에만 쓸 수 있습니다. CUDA 텐서에서 호출하면 아무것도 복사하지 않고 이 `TypeError`를 냅니다. 전체 메시지에는 `Use Tensor.cpu() to copy the tensor to host memory first.`("먼저 `Tensor.cpu()`로 호스트 메모리에 복사하라")가 이어집니다.
 #
 # 흔히 쓰는 방법은 `t.detach().cpu().numpy()`입니다. `detach()`는 autograd 기록을 떼어 내고, `cpu()`는 데이터를 CPU로 복사합니다(이미 CPU에 있는 텐서에는 아무것도 하지 않습니다). `t.numpy(force=True)`는 같은 일을 한 번에 처리하며, `force` 없는 `numpy()`가 거부하는 켤레(conjugate) 뷰도 풀어서 변환합니다.
 #
 # 다만 `bfloat16` 텐서에는 어느 쪽도 쓸 수 없습니다. NumPy에 이 dtype이 없으므로 두 방법 모두 `TypeError: Got unsupported ScalarType BFloat16`으로 실패합니다. 먼저 `t.detach().cpu().float().numpy()`처럼 변환하세요.
 #
-# 다음 셀은 어느 머신에서나 실행됩니다. 변화도를 계산하는 텐서에 대한 검사(`requires grad` 오류)는 CPU 텐서에서도 일어나므로 그대로 보여 줍니다. 디바이스 검사는 어느 디바이스든 같은 코드이므로, `meta` 텐서를 쓰면 트레이스백의 `cuda:0` 자리에 `meta`가 들어간 같은 문장이 나옵니다. GPU가 있으면 `cuda:0` 메시지 자체도 검증합니다.
+# 다음 셀은 어느 머신에서나 실행됩니다. 변화도를 계산하는 텐서에 대한 검사(`requires grad` 오류)는 CPU 텐서에서도 일어나므로 그대로 보여 줍니다. 디바이스 검사는 어느 디바이스든 같은 코드이므로, `meta` 텐서를 쓰면 메시지의 `cuda:0` 자리에 `meta`가 들어간 같은 문장이 나옵니다. GPU가 있으면 `cuda:0` 메시지 자체도 검증합니다.
 #
 # 출력에 나오는 영어 메시지의 뜻은 다음과 같습니다.
 #
-# - `Can't call numpy() on Tensor that requires grad`: 변화도를 계산하는 텐서에는 `numpy()`를 호출할 수 없다.
+# - `Can't call numpy() on Tensor that requires grad`: 변화도를 계산하는 텐서에는 `numpy()`를 호출할 수 없다. 대신 `tensor.detach().numpy()`를 쓰라는 안내가 이어진다.
 # - `can't convert meta device type tensor to numpy`: `meta` 디바이스의 텐서는 NumPy로 변환할 수 없다.
-# - `Can't call numpy() on Tensor that has conjugate bit set`: 켤레 비트가 켜진 텐서에는 `numpy()`를 호출할 수 없다.
+# - `Can't call numpy() on Tensor that has conjugate bit set`: 켤레 비트가 켜진 텐서에는 `numpy()`를 호출할 수 없다. 대신 `tensor.resolve_conj().numpy()`를 쓰라는 안내가 이어진다.
 # - `Got unsupported ScalarType BFloat16`: BFloat16 타입은 지원하지 않는다.
 #
 # 이 셀에는 NumPy가 필요한데, PyTorch는 NumPy를 설치하지 않습니다. NumPy가 없으면 `HAS_NUMPY=False`를 출력합니다.
@@ -365,7 +365,7 @@ else:
 # %% [markdown]
 # ### 값을 읽으면 GPU를 기다린다
 #
-# CUDA 텐서에 대한 `.item()`, `.tolist()`, `print(t)`는 데이터를 CPU로 복사합니다. 그래서 CPU는 그 전에 큐에 쌓인 GPU 작업이 모두 끝날 때까지 기다립니다(`.numpy()`는 복사하지 않고, CUDA 텐서에서는 위의 `TypeError`를 냅니다). 한 단계에 한 번 부르는 `.item()`은 부담이 작지만, 루프 안에서 요소마다 부르면 느려집니다.
+# CUDA 텐서에서 `.item()`, `.tolist()`, `print(t)`를 호출하면 데이터가 CPU로 복사됩니다. 그래서 CPU는 그 전에 큐에 쌓인 GPU 작업이 모두 끝날 때까지 기다립니다(`.numpy()`는 복사하지 않고, CUDA 텐서에서는 위의 `TypeError`를 냅니다). 한 단계에 한 번 부르는 `.item()`은 부담이 작지만, 루프 안에서 요소마다 부르면 느려집니다.
 #
 # 학습 루프에서는 평균 손실을 출력하려고 손실을 더해 가는 일이 흔합니다. 다음 셀은 세 단계 동안 `total_tensor += loss`와 `total_float += loss.item()`, 두 가지 방법으로 더합니다.
 
@@ -404,7 +404,7 @@ assert abs(total_tensor.item() - total_float) < 1e-4
 # - `kind='float', tracked=False`라면 합계가 Python 숫자로 남는다는 뜻입니다. 합계가 `float`로 남는 것은 더하는 값이 Python 숫자일 때, 즉 `total_float`처럼 `loss.item()`을 더할 때뿐입니다.
 
 # %% [markdown]
-# GPU가 있으면 다음 셀에서 기다리는 모습을 확인합니다. 행렬 곱을 큐에 쌓고, `.item()`으로 값 하나를 읽은 뒤, 쌓인 작업이 모두 끝났는지 CUDA 스트림에 묻습니다. GPU에서는 `.item()`이 작업이 끝나기를 기다렸으므로 작업이 이미 끝났다는 것을 검증합니다. GPU가 없으면 필요한 조건을 출력합니다.
+# GPU가 있으면 다음 셀에서 기다리는 모습을 확인합니다. 행렬 곱을 큐에 쌓고, `.item()`으로 값 하나를 읽은 뒤, 쌓인 작업이 모두 끝났는지 CUDA 스트림에 묻습니다. GPU에서는 `.item()`이 작업이 끝나기를 기다렸으므로 작업이 이미 끝났다는 것을 검증합니다. GPU가 없으면 충족되지 않은 조건을 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -491,16 +491,21 @@ assert here["weight"].device.type == device.type
 # 이 메시지가 나올지 다른 메시지가 나올지는 PyTorch가 합성곱에 어떤 코드를 고르는지에 달려 있습니다. 고를 때 보는 것은 입력입니다(PyTorch `Convolution.cpp`의 `_select_conv_backend`).
 #
 # - float32 CPU 입력은 빌드에 oneDNN(MKLDNN)이 있으면(`torch.backends.mkldnn.is_available()`) 대부분 oneDNN으로 갑니다. 이미지 여러 장의 배치가 그 예입니다. oneDNN은 타입을 검사하고, 이 섹션의 메시지 뒤에 `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`("또는 입력이 MKLDNN 텐서이고 가중치가 밀집 텐서여야 한다")를 붙인 오류를 냅니다.
-# - 작은 이미지 한 장(요소가 20,480개 이하, 커널이 3×3 이하, `groups=1`)은 PyTorch 자체의 범용 합성곱 코드(`slow_conv2d`)로 갑니다. 이 코드는 타입을 검사하지 않습니다. 대신 PyTorch가 디스패처용으로 생성한 래퍼(`wrapper_CUDA___slow_conv2d_forward`)가 커널을 실행하기 전에 디바이스를 검사하므로, 메시지는 이 페이지의 첫 섹션과 같은 문구가 됩니다. `weight`가 `cuda:0`에 있어 다른 텐서들의 디바이스 `cpu`와 다르다는 뜻입니다.
+# - 작은 이미지 한 장(요소가 20,480개 이하, 커널이 3×3 이하, `groups=1`)은 PyTorch 자체의 범용 합성곱 코드(`slow_conv2d`)로 갑니다. 이 코드는 타입을 검사하지 않습니다. 대신 PyTorch가 디스패처용으로 생성한 래퍼(`wrapper_CUDA___slow_conv2d_forward`)가 커널을 실행하기 전에 디바이스를 검사하므로, 메시지는 이 페이지의 첫 섹션과 같은 문구가 됩니다. "`weight`가 `cuda:0`에 있어 다른 텐서들의 디바이스 `cpu`와 다르다"는 뜻입니다.
 #
 #   ```
 #   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)
 #   ```
 #
-#   PyTorch 2.8 이전에는 같은 검사가 `... found at least two devices, cpu and cuda:0! (when checking argument for argument weight in method wrapper_CUDA___slow_conv2d_forward)`라고 나왔습니다.
+#   PyTorch 2.8 이전에는 같은 검사가 다음과 같이 나왔습니다. "디바이스를 적어도 두 개(`cpu`와 `cuda:0`) 발견했다"는 뜻이고, 인자 이름 `weight`는 끝에 붙습니다.
+#
+#   ```
+#   Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0! (when checking argument for argument weight in method wrapper_CUDA___slow_conv2d_forward)
+#   ```
+#
 # - 반대로 CPU에 남겨 둔 합성곱에 GPU 입력을 넣으면 cuDNN으로 가고, `Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same`이 나옵니다.
 #
-# 이 메시지들은 PyTorch 소스에서 인용한 것입니다(이 입력들에 대해 2.6과 2.13은 같은 코드를 고릅니다). GPU에서는 아래 셀이 각각을 검증합니다.
+# 이 메시지들은 PyTorch 소스에서 인용한 것입니다(이 입력들에 대해 2.6과 2.13은 같은 코드를 고릅니다). GPU가 있으면 이 섹션의 마지막 셀이 각각을 검증합니다.
 #
 # dtype 불일치는 어느 머신에서나 일으킬 수 있고, 같은 경로를 따릅니다. float64로 변환한 합성곱에 float32 이미지를 넣으면 경로를 고르기 전에 편향 검사에서 먼저 실패하며, 메시지도 텐서 타입 대신 dtype 이름으로 `Input type (float) and bias type (double) should be the same`("입력 타입 float와 편향 타입 double이 같아야 한다")이라고 나옵니다. 편향이 없으면 작은 이미지 한 장은 범용 경로로 가고, 그 커널이 `expected scalar type Float but found Double`("Float를 기대했는데 Double이었다")이라고 알립니다.
 
@@ -552,7 +557,7 @@ print(f"{image.dtype=}, {out.dtype=}")
 assert image.dtype == out.dtype == torch.float64
 
 # %% [markdown]
-# GPU가 있으면 다음 셀은 GPU에 있는 합성곱에 CPU 배치를, 이어서 작은 CPU 이미지 한 장을 넣고, 각 경로가 내는 메시지를 검증합니다. 그다음 CPU에 있는 합성곱에 GPU 배치를 넣습니다. GPU가 없으면 필요한 조건을 출력합니다.
+# GPU가 있으면 다음 셀은 GPU에 있는 합성곱에 CPU 배치를, 이어서 작은 CPU 이미지 한 장을 넣고, 각 경로가 내는 메시지를 검증합니다. 그다음 CPU에 있는 합성곱에 GPU 배치를 넣습니다. GPU가 없으면 충족되지 않은 조건을 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -597,7 +602,7 @@ if TORCH >= (2, 8):
     assert issubclass(torch.AcceleratorError, RuntimeError)
 
 # %% [markdown]
-# GPU가 있으면 다음 셀은 마지막 GPU 바로 다음 인덱스를 요청하고(2.9부터는 힌트 줄도 검증합니다), 그다음 유효한 인덱스, 즉 `torch.cuda.device_count()`보다 작은 인덱스를 씁니다. GPU가 없으면 필요한 조건을 출력합니다.
+# GPU가 있으면 다음 셀은 마지막 GPU 바로 다음 인덱스를 요청하고(2.9부터는 힌트 줄도 검증합니다), 그다음 유효한 인덱스, 즉 `torch.cuda.device_count()`보다 작은 인덱스를 씁니다. GPU가 없으면 충족되지 않은 조건을 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -713,7 +718,7 @@ elif not torch.accelerator.is_available():
 #
 # 멀티프로세싱에서 CUDA를 쓰려면 시작 방식으로 `'spawn'`을 써야 한다는 내용이 이어집니다. Python 3.13까지 Linux에서는 `multiprocessing`과 DataLoader 워커가 기본으로 `fork`, 즉 부모 프로세스의 복제로 자식 프로세스를 시작합니다(Python 3.14부터 Linux의 기본값은 `forkserver`입니다). 부모가 이미 CUDA를 초기화했다면 fork한 자식은 CUDA를 전혀 쓸 수 없습니다.
 #
-# 다음 셀은 자식 프로세스를 fork하고, 자식 안에서 `device`에 텐서를 만듭니다. GPU가 있으면 부모는 (그곳에 텐서를 만들었으므로) CUDA를 초기화한 상태입니다. 그래서 자식은 이 메시지로 실패하고, 메시지를 부모에게 돌려보냅니다. GPU가 없으면 CUDA가 한 번도 초기화되지 않으므로 이 오류는 일어날 수 없고, 자식은 문제없이 CPU 텐서를 만듭니다. 이때는 `torch.cuda.is_initialized()`가 `False`라는 것과 자식의 결과를 출력합니다.
+# 다음 셀은 자식 프로세스를 fork하고, 자식 안에서 `device`에 텐서를 만듭니다. GPU가 있으면 부모는 이미 그곳에 텐서를 만들었으므로 CUDA가 초기화된 상태입니다. 그래서 자식은 이 메시지로 실패하고, 메시지를 부모에게 돌려보냅니다. GPU가 없으면 CUDA가 한 번도 초기화되지 않으므로 이 오류는 일어날 수 없고, 자식은 문제없이 CPU 텐서를 만듭니다. 이때는 `torch.cuda.is_initialized()`가 `False`라는 것과 자식의 결과를 출력합니다.
 #
 # 다음 셀은 `fork`를 쓸 수 있고 안전하게 시연할 수 있는 Linux에서만 실행됩니다. 기본 시작 방식과 상관없이 `fork`를 명시적으로 지정합니다.
 
@@ -745,7 +750,7 @@ else:
     print(f"{sys.platform=}")
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** GPU가 있으면 이 프로세스는 이미 CUDA를 썼습니다. 이제 DataLoader가 워커 프로세스 두 개를 (Python 3.13까지의 Linux에서는 `fork`로) 시작해 배치를 만들고, 루프가 각 배치를 `device`로 옮깁니다. 다음 셀은 무엇을 출력할까요?
+# **예측해 보세요:** GPU가 있으면 이 프로세스는 이미 CUDA를 썼습니다. 이제 DataLoader가 워커 프로세스 두 개를 시작해(Python 3.13까지의 Linux에서는 `fork`로) 배치를 만들고, 루프가 각 배치를 `device`로 옮깁니다. 다음 셀은 무엇을 출력할까요?
 #
 # - `devices={'cuda'}`
 # - `Cannot re-initialize CUDA in forked subprocess`
@@ -780,7 +785,7 @@ assert features.device.type == device.type
 #
 # "Torch가 CUDA를 지원하도록 컴파일되지 않았다"는 뜻의 오류입니다.
 #
-# 설치된 PyTorch가 CPU 전용 빌드이고(wheel 버전이 `+cpu`로 끝나는 경우가 많습니다), 코드가 `.cuda()`나 `device="cuda"` 등으로 CUDA를 요구했을 때 나는 오류(`AssertionError`)입니다. 다만 이런 빌드라도 모든 CUDA 호출이 이 메시지를 내지는 않습니다. `torch.cuda.set_device(0)`은 `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'`(`torch._C`에 `_cuda_setDevice` 속성이 없다)로 실패하는데, 원인은 같습니다.
+# 설치된 PyTorch가 CPU 전용 빌드이고(wheel 버전이 `+cpu`로 끝나는 경우가 많습니다), 코드가 `.cuda()`나 `device="cuda"` 등으로 CUDA를 요구했을 때 나는 오류(`AssertionError`)입니다. 다만 이런 빌드라도 모든 CUDA 호출이 이 메시지를 내지는 않습니다. `torch.cuda.set_device(0)`은 `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'`("`torch._C`에 `_cuda_setDevice` 속성이 없다"는 뜻)로 실패하는데, 원인은 같습니다.
 #
 # CUDA를 시작할 수 없는 머신의 CUDA 빌드에서는 다른 메시지, 즉 이유를 밝히는 `RuntimeError`가 납니다. NVIDIA 드라이버가 없는 머신에서 PyTorch 2.6.0+cu124를 쓰면 다음과 같습니다. NVIDIA 드라이버를 찾을 수 없으니 NVIDIA GPU가 있는지 확인하고 드라이버를 설치하라는 내용입니다.
 #
@@ -885,7 +890,7 @@ assert torch.cuda.OutOfMemoryError is torch.OutOfMemoryError
 assert issubclass(torch.OutOfMemoryError, RuntimeError)
 
 # %% [markdown]
-# GPU가 있으면 다음 셀은 GPU 메모리의 두 배를 요청합니다. 이어서 해제한 텐서의 메모리가 할당된 메모리에서는 빠지지만 `torch.cuda.empty_cache()`를 호출할 때까지 예약된 메모리에 남는다는 것을 검증합니다. GPU가 없으면 필요한 조건을 출력합니다.
+# GPU가 있으면 다음 셀은 GPU 메모리의 두 배를 요청합니다. 이어서 해제한 텐서의 메모리가 할당된 메모리에서는 빠지지만 `torch.cuda.empty_cache()`를 호출할 때까지 예약된 메모리에 남는다는 것을 검증합니다. GPU가 없으면 충족되지 않은 조건을 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():

@@ -93,7 +93,7 @@ print(f"{t.nbytes=}")
 assert t.nbytes == t.numel() * t.element_size() == 2 * 2**20
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `col = t[:, :1]`은 이 2 MiB 텐서의 첫 번째 열이고, `col.nbytes`는 2048입니다. `del t` 다음에 `col`은 메모리를 몇 바이트나 붙잡고 있을까요? 아래 셀은 `col`이 참조하는 스토리지의 크기를 출력합니다.
+# **예측해 보세요:** `col = t[:, :1]`은 이 2 MiB 텐서의 첫 번째 열이고, `col.nbytes`는 2048입니다. `del t` 다음에 `col`은 메모리를 몇 바이트나 붙잡고 있을까요? 다음 셀은 `col`이 참조하는 스토리지의 크기를 출력합니다.
 #
 # - `col.untyped_storage().nbytes()=2048`
 # - `col.untyped_storage().nbytes()=4096`
@@ -112,7 +112,8 @@ assert col.clone().untyped_storage().nbytes() == 2048
 # %% [markdown] tags=["answer"]
 # **정답:** `col.untyped_storage().nbytes()=2097152`입니다. 뷰(view)는 원래 텐서와 스토리지를 공유하고, `del t` 다음에도 스토리지 전체를 붙잡고 있습니다. `nbytes`가 세는 것은 뷰 자신의 요소이지, 뷰가 참조하는 메모리 전체가 아닙니다.
 #
-# - `col.untyped_storage().nbytes()=2048`이나 `4096`이라면 `del t` 다음에 뷰가 쓰지 않는 부분이 해제된다는 뜻입니다. 스토리지는 나뉘지 않으므로, 뷰가 살아 있는 한 전체가 그대로 남습니다.
+# - `col.untyped_storage().nbytes()=2048`이라면 `del t` 다음에 뷰가 쓰지 않는 부분이 해제되고 뷰의 요소만 남는다는 뜻입니다. 스토리지는 나뉘지 않으므로, 뷰가 살아 있는 한 2 MiB 전체가 그대로 남습니다.
+# - `col.untyped_storage().nbytes()=4096`이라면 뷰의 요소가 들어 있는 작은 블록만 남는다는 뜻입니다. 실제로는 스토리지가 일부만 해제되는 일은 없고, 전체가 남습니다.
 #
 # `col.clone()`은 열을 자기만의 스토리지(2048바이트)로 복사합니다. 큰 텐서의 작은 슬라이스를 리스트에 모아 두면 원래 텐서 전체가 메모리에 남는 이유가 이것입니다.
 
@@ -121,7 +122,7 @@ assert col.clone().untyped_storage().nbytes() == 2048
 #
 # 모델 자체가 차지하는 메모리는 매개변수(변화도로 학습하는 값)와 버퍼(변화도 없이 유지하는 상태)의 몫입니다. 배치 정규화의 이동 통계가 버퍼의 예로, 학습 중에 순전파마다 갱신됩니다.
 #
-# `model.parameters()`와 `model.buffers()`는 각 텐서를 한 번씩만 나열합니다. 아래 함수는 이것들을 더합니다. 이 모델에서는 `model.state_dict()`에도 같은 텐서가 들어 있는지 아래 셀에서 검증합니다. 하지만 일반적으로는 그렇지 않습니다. `state_dict()`는 공유된(tied) 가중치를 이름마다 중복해서 나열하고, `persistent=False`로 등록한 버퍼는 빼기 때문입니다.
+# `model.parameters()`와 `model.buffers()`는 각 텐서를 한 번씩만 나열합니다. 아래 함수는 이 텐서들의 바이트 수를 더합니다. 이 모델에서는 `model.state_dict()`에도 같은 텐서가 들어 있는지 아래 셀에서 검증합니다. 하지만 일반적으로는 그렇지 않습니다. `state_dict()`는 공유된(tied) 가중치를 이름마다 중복해서 나열하고, `persistent=False`로 등록한 버퍼는 빼기 때문입니다.
 
 # %% tags=["claim-F12"]
 def model_bytes(model):
@@ -165,7 +166,7 @@ assert model_bytes(model) == (before - 8) // 2 + 8
 # - `['torch.float16']`이라면 정수 버퍼까지 변환했다는 뜻입니다.
 # - `['torch.float32']`라면 `.half()`가 아무것도 변환하지 않았다는 뜻입니다.
 #
-# 모두 `float32`인 모델을 `float16`으로 바꾸면 메모리가 절반이 되고, 여기에 크기가 바뀌지 않는 정수 카운터 몇 바이트가 더해집니다.
+# 부동소수점 텐서가 모두 `float32`인 모델을 `float16`으로 바꾸면 메모리가 절반이 되고, 여기에 크기가 바뀌지 않는 정수 카운터 몇 바이트가 더해집니다.
 
 # %% [markdown]
 # ## 어떤 크기의 모델이든 세기: `meta`에 만들기
@@ -226,9 +227,9 @@ assert "no data" in str(caught.error)
 # - `model.to_empty(device=...)`: 모든 매개변수와 버퍼에 그 디바이스의 메모리를 할당합니다. 초기화하지 않으므로 값은 정해져 있지 않고, 그 메모리에 남아 있던 내용이 그대로 보입니다. `torch.use_deterministic_algorithms(True)`이면 부동소수점 텐서는 NaN으로, 정수 텐서는 그 dtype의 최댓값으로 채워집니다(아래 셀에서 둘 다 검증합니다). 이어서 각 계층의 `reset_parameters()` 등으로 초기화하세요.
 # - `model.load_state_dict(state, assign=True)`: 불러온 텐서를 그대로 모델의 매개변수로 삼습니다. 매개변수를 먼저 만들고 거기에 복사할 필요가 없습니다.
 #
-# 체크포인트를 불러오는 방법도 중요합니다. `torch.load(path, map_location=device)`는 체크포인트의 스토리지를 하나씩 `device`에 넘기므로(아래 셀은 `map_location`에 넘긴 함수로 그 횟수를 셉니다), `device`가 GPU라면 CPU가 체크포인트 전체를 한꺼번에 들고 있는 일이 없습니다. `device`가 CPU라면 불러온 체크포인트가 곧 CPU의 텐서들입니다. `mmap=True`를 쓰면 파일을 읽어 들이는 대신 메모리 매핑하고, 필요한 페이지만 운영 체제의 파일 캐시를 거쳐 들어옵니다.
+# 체크포인트를 불러오는 방법도 중요합니다. `torch.load(path, map_location=device)`는 체크포인트의 스토리지를 하나씩 `device`로 보냅니다(아래 셀은 `map_location`에 넘긴 함수로 그 횟수를 셉니다). 그래서 `device`가 GPU라면 CPU가 체크포인트 전체를 한꺼번에 들고 있는 일이 없습니다. `device`가 CPU라면 불러온 체크포인트가 곧 CPU의 텐서들입니다. `mmap=True`를 쓰면 파일을 읽어 들이는 대신 메모리 매핑하고, 필요한 페이지만 운영 체제의 파일 캐시를 거쳐 들어옵니다.
 #
-# PyTorch 튜토리얼이 권하는 큰 모델 불러오기 방법([체크포인트에서 `nn.Module`을 불러올 때의 팁](https://docs.pytorch.org/tutorials/recipes/recipes/module_load_state_dict_tips.html))은 CPU에서 이 둘을 함께 씁니다. `meta`에 만든 모델, `torch.load(..., mmap=True)`, `assign=True`를 함께 쓰면 매개변수가 메모리 매핑된 파일의 뷰가 되어 복사가 전혀 일어나지 않습니다.
+# PyTorch 튜토리얼이 권하는 큰 모델 불러오기 방법([체크포인트에서 `nn.Module`을 불러올 때의 팁](https://docs.pytorch.org/tutorials/recipes/recipes/module_load_state_dict_tips.html))은 CPU에서 `mmap=True`와 `assign=True`를 함께 씁니다. `meta`에 만든 모델, `torch.load(..., mmap=True)`, `assign=True`를 함께 쓰면 매개변수가 메모리 매핑된 파일의 뷰가 되어 복사가 전혀 일어나지 않습니다.
 #
 # 체크포인트에 들어 있지 않은 것도 있습니다. 모델이 직접 계산해 두는 조회 테이블(lookup table)처럼 `persistent=False`로 등록한 버퍼입니다. `assign=True`로는 이 버퍼가 `meta`에 남으므로, 불러온 다음 다시 계산하세요.
 
@@ -427,7 +428,7 @@ assert elsewhere == torch.float32  # CPU 연산은 float32로 실행됐다
 # %% [markdown]
 # 학습 단계의 메모리 어림값은 가중치, 변화도, 옵티마이저 상태, 활성화 네 부분의 합이고, 모두 모델과 배치로 계산할 수 있습니다.
 #
-# 아래 셀에서는 Adam의 경우로 어림값을 만들고, 단계가 끝난 뒤에도 남는 세 부분을, 한 단계를 실행한 뒤 PyTorch가 실제로 들고 있는 텐서와 비교해 검증합니다. 활성화는 앞에서 검증했고, 역전파에서 쓰이고 나면 해제됩니다.
+# 아래 셀에서는 Adam을 쓰는 경우의 어림값을 만듭니다. 그런 다음 한 단계를 실행하고, 단계가 끝나도 남는 세 부분(가중치, 변화도, 옵티마이저 상태)을 PyTorch가 실제로 들고 있는 텐서와 비교해 검증합니다. 활성화는 앞에서 검증했고, 역전파에서 쓰이고 나면 해제됩니다.
 
 # %% tags=["claim-F14"]
 def estimate(model, batch, optimizer="adam"):
