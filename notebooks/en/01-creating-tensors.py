@@ -17,8 +17,9 @@
 #
 # Every tensor lives on exactly one device: the CPU, a GPU, or a special device such as `meta`.
 # This page shows how to say where a tensor should be created and how to check where it lives.
-# Everything below runs on a machine without a GPU too. A cell that needs one prints the condition
-# it found unmet, such as `torch.cuda.is_available()=False`, instead of running its checks.
+# Everything below runs on a machine without a GPU too. A cell whose checks need one prints the
+# condition it found unmet instead, such as `torch.cuda.is_available()=False`, or checks what happens
+# without a GPU.
 #
 # The first cell also defines `expect_error`, which this page uses to show an error and carry on.
 

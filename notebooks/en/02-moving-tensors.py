@@ -22,8 +22,8 @@
 # This page is about tensors. `nn.Module.to` follows a different rule and has its own
 # page, [Moving models](03-moving-models.ipynb).
 #
-# Every cell runs on a CPU-only machine. A cell that needs a CUDA GPU prints the condition
-# it found unmet, `torch.cuda.is_available()=False`, instead of running its checks.
+# Every cell runs on a CPU-only machine. A cell whose checks need a CUDA GPU prints the condition
+# it found unmet instead, `torch.cuda.is_available()=False`, or checks what happens without a GPU.
 #
 # The first cell also defines `expect_error`, which this page uses to show an expected error
 # and carry on with the next cell.

@@ -21,8 +21,9 @@
 # current PyTorch, because that changed in 2.5.
 #
 # A cell whose checks need a GPU runs them only where one is usable; elsewhere it prints the
-# condition it found unmet, as code, such as `cuda_ok=False`. The first cell also defines
-# `expect_error`, which this page uses to show an expected error and carry on.
+# condition it found unmet, as code, such as `cuda_ok=False`, or checks what happens without a GPU.
+# The first cell also defines `expect_error`, which this page uses to show an expected error and
+# carry on.
 
 # %% tags=["setup"]
 import contextlib

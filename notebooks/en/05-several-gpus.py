@@ -20,8 +20,9 @@
 # really does, and how `DistributedDataParallel` is launched (one process per GPU) and fed its share of
 # the data. We launch it for real, with `torchrun` and two CPU processes.
 #
-# Cells that need a GPU print the unmet condition instead, such as `torch.cuda.is_available()=False`
-# or `n_gpus=0`; every other cell runs on any machine.
+# Cells whose checks need a GPU print the unmet condition instead, such as
+# `torch.cuda.is_available()=False` or `n_gpus=0`, or check what happens without one; every other
+# cell runs on any machine.
 
 # %% tags=["setup"]
 import contextlib

@@ -224,7 +224,7 @@ assert "has no attribute 'copy'" in str(caught.error)
 assert not hasattr(torch.cuda, "copy")
 
 # %% [markdown] tags=["answer"]
-# **정답:** `has no attribute 'copy'`(`AttributeError`, "`copy`라는 속성이 없다")입니다. **판정: 틀림**. 그런 함수는 없으므로, GPU가 있든 없든 어느 머신에서나 똑같이 실패합니다.
+# **정답:** `has no attribute 'copy'`(`AttributeError`, "`torch.cuda`에 `copy` 속성이 없다")입니다. **판정: 틀림**. 그런 함수는 없으므로, GPU가 있든 없든 어느 머신에서나 똑같이 실패합니다.
 #
 # - `Torch not compiled with CUDA enabled`라면 함수는 있지만 CUDA가 필요하다는 뜻입니다.
 # - `missing 1 required positional argument`라면 함수가 있고 복사할 대상도 받아야 한다는 뜻입니다.
