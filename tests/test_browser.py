@@ -9,10 +9,10 @@ import json
 import re
 from urllib.parse import unquote, urlsplit
 
-import course
+from coursebuild import course
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from browser_tools import npm_package
+from tools.browser_tools import npm_package
 
 # The fixtures chromium_path, chromium (one Playwright browser for the session) and base (the site
 # served on 127.0.0.1) are in conftest.py: tests/test_search.py drives the same browser.

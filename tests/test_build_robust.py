@@ -15,11 +15,11 @@ import sys
 import time
 from pathlib import Path
 
-import course
-import execute
+from coursebuild import course
+from coursebuild.execute import pages as execute
 import nbformat
 import pytest
-import twins
+from coursebuild.course import twins
 from conftest import ROOT, no_process_left, processes_in, write_notebook
 
 QUIET = {"log": lambda *_: None}
@@ -213,17 +213,15 @@ def test_default_cell_timeout_is_two_minutes(monkeypatch):
 
 
 def _scripts_in(root):
-    """The build's scripts inside a scratch course, so that a child process builds that course."""
-    (root / "scripts").mkdir()
-    for script in (ROOT / "scripts").glob("*.py"):  # execute.py and what it imports
-        shutil.copy(script, root / "scripts")
+    """The build's package inside a scratch course, so that a child process builds that course."""
+    shutil.copytree(ROOT / "coursebuild", root / "coursebuild", ignore=shutil.ignore_patterns("__pycache__"))
 
 
 def test_ctrl_c_stops_the_build_promptly_and_leaves_nothing_half_written(course_root, signals):
     _course(course_root, ("", "print(6 * 7)"), name="01-x")
     _course(course_root, ("", _start(signals)), ("", "import time\ntime.sleep(120)"), name="02-y")
     _scripts_in(course_root)
-    build = subprocess.Popen([sys.executable, "scripts/execute.py"], cwd=course_root,
+    build = subprocess.Popen([sys.executable, "-m", "coursebuild.execute.pages"], cwd=course_root,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              env={**os.environ, "TMPDIR": str(course_root / ".cache" / "scratch")})
     try:
@@ -321,7 +319,7 @@ def test_cache_entries_and_pages_are_written_whole(course_root, monkeypatch):
 
 
 def test_damaged_render_cache_entry_is_a_miss(tmp_path, caplog):
-    import mkdocs_hooks
+    from coursebuild.render import pages as mkdocs_hooks
 
     key = "k" * 64
     entry = tmp_path / f"{key}.json"
@@ -339,7 +337,7 @@ def test_damaged_render_cache_entry_is_a_miss(tmp_path, caplog):
 def test_render_cache_entry_whose_notebook_assets_are_gone_is_a_miss(tmp_path, monkeypatch):
     """A cached page names the CSS and script it shares with the others (kept by hash in
     .cache/notebook-assets/); if one is gone, the page is rendered again rather than linking nothing."""
-    import mkdocs_hooks
+    from coursebuild.render import pages as mkdocs_hooks
 
     monkeypatch.setattr(mkdocs_hooks, "ASSET_STORE", tmp_path / "assets")
     css, js = mkdocs_hooks._stored("p { }", "css"), mkdocs_hooks._stored("x;", "js")
@@ -354,7 +352,7 @@ def test_render_cache_entry_whose_notebook_assets_are_gone_is_a_miss(tmp_path, m
 
 def test_search_sections_cache_heals(tmp_path, monkeypatch):
     """Material's search parser output is kept per page HTML; a damaged entry is parsed again."""
-    import search_hooks
+    from coursebuild.search import index as search_hooks
 
     monkeypatch.setattr(search_hooks, "SECTIONS", tmp_path)
     html = "<h2 id='a'>Title</h2><p>Some text</p>"
@@ -387,7 +385,7 @@ def test_build_log_says_what_it_did_in_a_few_lines(course_root, monkeypatch):
 
 
 def test_third_party_chatter_is_filtered_but_not_its_warnings(caplog):
-    import mkdocs_hooks  # noqa: F401  (installs the filters)
+    from coursebuild.render import pages as mkdocs_hooks  # noqa: F401  (installs the filters)
 
     chatty = logging.getLogger("mkdocs.plugins.mkdocs_jupyter")
     with caplog.at_level(logging.INFO):
@@ -433,9 +431,7 @@ def _minimal_site(root, index):
     (root / "mkdocs.yml").write_text(config, encoding="utf-8")
     shutil.copytree(ROOT / "overrides", root / "overrides")
     shutil.copytree(ROOT / "docs" / "assets", root / "docs" / "assets")
-    (root / "scripts").mkdir()
-    for script in (ROOT / "scripts").glob("*.py"):  # the hooks mkdocs.yml names, and what they import
-        shutil.copy(script, root / "scripts")
+    _scripts_in(root)  # the hooks mkdocs.yml names, and what they import
     for lang in course.LANGS:
         (root / "docs" / lang).mkdir(parents=True, exist_ok=True)
         (root / "docs" / lang / "index.md").write_text(index, encoding="utf-8")
@@ -449,7 +445,7 @@ def test_broken_link_stops_the_site_build_and_leaves_the_last_good_site(tmp_path
     site.mkdir()
     (site / "index.html").write_text("the last good site", encoding="utf-8")
     start = time.monotonic()
-    done = subprocess.run([sys.executable, "scripts/build_site.py"], cwd=tmp_path, capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-m", "coursebuild.build"], cwd=tmp_path, capture_output=True, text=True,
                           timeout=120)
     took = time.monotonic() - start
     assert done.returncode == 1, done.stderr[-2000:]
@@ -466,7 +462,7 @@ def test_broken_link_stops_the_site_build_and_leaves_the_last_good_site(tmp_path
 
 def test_a_notebook_that_is_not_utf8_is_named_with_its_line_in_build_sync_and_serve(course_root, capsys):
     """Before, a raw UnicodeDecodeError traceback, in build, sync and serve."""
-    import live_preview
+    from coursebuild import serve as live_preview
 
     _course(course_root, ("", "x = 1  # café"))
     path = course_root / "notebooks" / "ja" / "01-x.py"
@@ -541,7 +537,7 @@ def test_a_notebook_missing_from_the_navigation_is_named(course_root, no_kernel)
 def test_a_script_in_a_notebooks_markdown_stays_on_its_own_page(tmp_path, monkeypatch):
     """mkdocs_hooks puts each notebook page's inline scripts in a file named by their hash: an author's
     <script> goes into its own page's file, which no other page links."""
-    import mkdocs_hooks
+    from coursebuild.render import pages as mkdocs_hooks
 
     monkeypatch.setattr(mkdocs_hooks, "ASSET_STORE", tmp_path / "assets")
     names = []

@@ -1,8 +1,8 @@
 """Notebooks are executed once per device, outside MkDocs; bad notebooks stop the build clearly."""
 import json
 
-import course
-import execute
+from coursebuild import course
+from coursebuild.execute import pages as execute
 import nbformat
 import pytest
 from conftest import write_notebook
@@ -15,7 +15,7 @@ def _all_langs(root, *cells):
 
 def test_failing_cell_names_notebook_cell_and_error(course_root):
     _all_langs(course_root, ("", "x = 1"), ("", "assert x == 2, 'x is not 2'"))
-    import twins
+    from coursebuild.course import twins
     twins.main()
     with pytest.raises(execute.BuildError) as err:
         execute.build_pages(records_dir=course_root / "records", log=lambda *_: None)
@@ -27,7 +27,7 @@ def test_failing_cell_names_notebook_cell_and_error(course_root):
 
 def test_raises_exception_tag_is_refused_naming_file_cell_and_fix(course_root):
     _all_langs(course_root, ("", "x = 1"), ('tags=["raises-exception", "claim-M3"]', "raise ValueError('expected')"))
-    import twins
+    from coursebuild.course import twins
     twins.main()
     with pytest.raises(execute.BuildError) as err:
         execute.build_pages(records_dir=course_root / "records", log=lambda *_: None)
@@ -59,7 +59,7 @@ def expect_error(kind, fragment):
 
 def test_expect_error_that_does_not_happen_stops_the_build(course_root):
     _all_langs(course_root, ("", EXPECT_ERROR), ("", "with expect_error(ValueError, 'bad'):\n    x = 1"))
-    import twins
+    from coursebuild.course import twins
     twins.main()
     with pytest.raises(execute.BuildError, match=r"01-x.py: cell 3 .* raised AssertionError: expected ValueError"):
         execute.build_pages(records_dir=course_root / "records", log=lambda *_: None)
@@ -77,7 +77,7 @@ def test_executed_once_cached_and_shared_by_all_languages(course_root):
                ("", "print(6 * 7)"))
     (course_root / "notebooks" / "ja" / "01-x.py").write_text(
         (course_root / "notebooks" / "ja" / "01-x.py").read_text().replace("print(6 * 7)", "print(6 * 7)  # 答え"))
-    import twins
+    from coursebuild.course import twins
     twins.main()
     logged = []
     execute.build_pages(records_dir=course_root / "records", log=logged.append)

@@ -1,5 +1,5 @@
 """The three languages teach the same thing: same pages, same sections, same code."""
-import course
+from coursebuild import course
 import pytest
 from conftest import write_notebook
 

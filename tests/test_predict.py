@@ -3,12 +3,12 @@ per page, giving nothing away before the reader answers, and graded by the execu
 stops, naming the notebook and cell, when no choice or several choices appear in what the cell printed."""
 import copy
 
-import course
-import execute
+from coursebuild import course
+from coursebuild.execute import pages as execute
 import nbformat
 import pytest
-import questions
-import twins
+from coursebuild.course import questions
+from coursebuild.course import twins
 from conftest import write_notebook
 
 MIN_QUESTIONS = 3

@@ -3,8 +3,8 @@ and an honest line about what produced the outputs."""
 import json
 from types import SimpleNamespace
 
-import course
-import mkdocs_hooks
+from coursebuild import course
+from coursebuild.render import pages as mkdocs_hooks
 import pytest
 from test_site import CONFIG, DEFAULT, notebook_pages, page_path, resolve, soup
 

@@ -12,9 +12,9 @@ import sys
 import xml.etree.ElementTree as ET
 from urllib.parse import urlsplit
 
-import course
+from coursebuild import course
 import pytest
-from static_site import served
+from tools.static_site import served
 from test_browser import (CONTEXT, DEFAULT, DESKTOP, LANGS, LUMINANCE, PAGE_TYPES, PHONE, SAMPLE_NOTEBOOK,  # noqa: F401
                           Log, desktop, page_url, phone, search, tab)
 from test_reader_interface import labels

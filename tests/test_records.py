@@ -2,11 +2,11 @@
 import json
 import sys
 
-import course
-import execute
+from coursebuild import course
+from coursebuild.execute import pages as execute
 import nbformat
-import record_outputs
-import twins
+from coursebuild.execute import records as record_outputs
+from coursebuild.course import twins
 from conftest import run, write_notebook
 from test_site import soup
 
@@ -89,7 +89,7 @@ def test_site_shows_recorded_outputs_with_a_link_to_the_cpu_view(tmp_path):
         env, device="Recorded CPU test device", date="2026-01-02",
         concepts={concept: {"code_hash": course.code_hash(nb)}})))
     try:
-        done = run(sys.executable, "scripts/execute.py", "--records", str(records))
+        done = run(sys.executable, "-m", "coursebuild.execute.pages", "--records", str(records))
         assert done.returncode == 0, done.stderr
         done = run(sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site"))
         assert done.returncode == 0, done.stderr[-3000:]
@@ -100,4 +100,4 @@ def test_site_shows_recorded_outputs_with_a_link_to_the_cpu_view(tmp_path):
         cpu_line = soup(tmp_path / "site" / "ja" / "cpu" / concept / "index.html").select_one(".nb-provenance")
         assert "CPU" in cpu_line.get_text() and cpu_line.find("a")["href"] == f"../../{concept}/"
     finally:
-        assert run(sys.executable, "scripts/execute.py").returncode == 0
+        assert run(sys.executable, "-m", "coursebuild.execute.pages").returncode == 0

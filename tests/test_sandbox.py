@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import psutil
 import pytest
-import sandbox
+from coursebuild.execute import sandbox
 from conftest import scratch_course
 from test_build_robust import KERNEL, _build, _course, _fails
 

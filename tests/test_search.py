@@ -8,10 +8,10 @@ import json
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-import course
+from coursebuild import course
 import pytest
-import search_eval
-import search_synonyms
+from tools import search_eval
+from coursebuild.search import thesaurus as search_synonyms
 from test_browser import DESKTOP
 
 LANGS = course.LANGS

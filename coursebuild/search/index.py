@@ -23,9 +23,10 @@ from types import SimpleNamespace
 from material.plugins.search import plugin as search_plugin
 from mkdocs.plugins import event_priority
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import course  # noqa: E402
-import search_synonyms  # noqa: E402
+# MkDocs loads this file by its path (mkdocs.yml, hooks:), outside any package: make the package importable
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from coursebuild import course  # noqa: E402
+from coursebuild.search import thesaurus as search_synonyms  # noqa: E402
 
 WORKER = "search-i18n.js"
 # "search": "../../assets/javascripts/workers/search.a7633da7.min.js" in the page's __config

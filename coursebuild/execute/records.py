@@ -3,7 +3,7 @@
 Run it on a machine with a GPU (./scripts/record); commit records/. The site shows a recorded
 page's outputs for as long as the notebook's code matches the record's code hash.
 
-Usage: python scripts/record_outputs.py [--out records]
+Usage: python -m coursebuild.execute.records [--out records]
 """
 import argparse
 import datetime
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import nbformat
 
-import course
-import execute
+from coursebuild import course
+from coursebuild.execute import pages as execute
 
 
 def gpu_details():

@@ -1,6 +1,6 @@
 """Lighthouse scores of a built site, served on 127.0.0.1 the way GitHub Pages serves it.
 
-    python scripts/bench_lighthouse.py SITE_DIR [--page PATH ...] [--json]
+    python -m tools.bench_lighthouse SITE_DIR [--page PATH ...] [--json]
 
 Runs Lighthouse (npm, pinned in package.json; `npm ci` when node_modules lacks it) with its mobile
 defaults and simulated throttling on the home page, the median-size and the largest notebook page
@@ -15,8 +15,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from browser_tools import CHROMIUM_ARGS, find_chromium, npm_package
-from static_site import served
+from tools.browser_tools import CHROMIUM_ARGS, find_chromium, npm_package
+from tools.static_site import served
 
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
 CHROME_FLAGS = " ".join(["--headless=new", *CHROMIUM_ARGS])

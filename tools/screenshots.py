@@ -1,6 +1,6 @@
 """Screenshots of a built site for comparing its look by eye (before and after a style change).
 
-    python scripts/screenshots.py SITE_DIR OUT_DIR [--page PATH ...] [--full]
+    python -m tools.screenshots SITE_DIR OUT_DIR [--page PATH ...] [--full]
 
 Shoots each page (default: a home page, a cheat sheet and the notebook pages whose outputs include
 stdout, stderr and tables) in the light and dark schemes, on a desktop and a phone screen, with
@@ -15,8 +15,8 @@ from urllib.parse import urlsplit
 
 from playwright.sync_api import sync_playwright
 
-from browser_tools import CHROMIUM_ARGS, find_chromium
-from static_site import served
+from tools.browser_tools import CHROMIUM_ARGS, find_chromium
+from tools.static_site import served
 
 PAGES = ["", "cheatsheet/", "ja/", "02-moving-tensors/", "ja/06-fact-check/", "ko/03-moving-models/"]
 SCREENS = {"desktop": {"viewport": {"width": 1280, "height": 800}},

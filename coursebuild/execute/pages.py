@@ -15,7 +15,7 @@ default 120); a failure, a timeout or Ctrl-C stops every kernel at once, and eve
 whole (a temporary file, then a rename) or not at all. One build runs at a time (scripts/build_lock.py).
 Pages show no path of this machine, and no cell output over OUTPUT_LIMIT.
 
-Usage: python scripts/execute.py [--records DIR] [--only CONCEPT ...]
+Usage: python -m coursebuild.execute.pages [--records DIR] [--only CONCEPT ...]
 """
 import argparse
 import asyncio
@@ -44,11 +44,9 @@ from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
-import build_lock
-import course
-import questions
-import sandbox
-import twins
+from coursebuild import course, lock
+from coursebuild.course import questions, twins
+from coursebuild.execute import sandbox
 
 CACHE = course.ROOT / ".cache" / "executed"
 RECORDS = course.ROOT / "records"
@@ -605,7 +603,7 @@ def write_page(path, nb):
 def build_pages(records_dir=RECORDS, only=None, log=print, authoring=False):
     """Execute the notebooks (only: these concepts; the live preview) and write their pages, one build
     at a time in a checkout. authoring: see Kernels."""
-    with build_lock.held(log):
+    with lock.held(log):
         return _build_pages(records_dir, only, log, authoring)
 
 

@@ -26,7 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from browser_tools import ROOT, npm_package
+from coursebuild.assets.npm import ROOT, npm_package
 
 CACHE = ROOT / ".cache" / "purgecss"
 # Custom properties are trimmed in the notebook stylesheet only: PurgeCSS sees a property as used only

@@ -1,8 +1,8 @@
 """Search quality, measured the way a reader meets it: type each query of tests/search_queries.yml
 into the search box of the built site in Chromium and read the first three results.
 
-Shared by tests/test_search.py (asserts the hit rate per language) and scripts/bench.py (prints it).
-Run alone on a built site: python scripts/search_eval.py SITE_DIR"""
+Shared by tests/test_search.py (asserts the hit rate per language) and tools/bench.py (prints it).
+Run alone on a built site: python -m tools.search_eval SITE_DIR"""
 import json
 import sys
 from pathlib import Path
@@ -115,7 +115,7 @@ def report(found):
 
 def downloads(site, lang):
     """What search fetches on a page of `lang` (Material fetches it when the page loads, in a worker):
-    {file: gzip-compressed bytes}, as served (scripts/static_site.py compresses like GitHub Pages)."""
+    {file: gzip-compressed bytes}, as served (tools/static_site.py compresses like GitHub Pages)."""
     import gzip
 
     site = Path(site)
@@ -136,8 +136,8 @@ def measure(site, langs=("en", "ja", "ko")):
     """Serve `site` and run the query set in Chromium; the list of results."""
     from playwright.sync_api import sync_playwright
 
-    from browser_tools import CHROMIUM_ARGS, find_chromium
-    from static_site import served
+    from tools.browser_tools import CHROMIUM_ARGS, find_chromium
+    from tools.static_site import served
 
     with served(site) as base, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=find_chromium(), args=CHROMIUM_ARGS)
@@ -150,9 +150,8 @@ def measure(site, langs=("en", "ja", "ko")):
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).parent))
     if len(sys.argv) != 2:
-        sys.exit("usage: python scripts/search_eval.py SITE_DIR")
+        sys.exit("usage: python -m tools.search_eval SITE_DIR")
     print(report(measure(sys.argv[1])))
     for lang in ("en", "ja", "ko"):
         got = downloads(sys.argv[1], lang)

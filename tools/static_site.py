@@ -1,7 +1,7 @@
 """Serve a built site on 127.0.0.1 the way GitHub Pages serves it: under the path of `site_url`,
 text gzip-compressed, notebooks as a download type, and the site's root 404.html (status 404) for
 any missing path under it. Used by tests/test_browser.py and
-scripts/bench_lighthouse.py; run it alone to look at a build: python scripts/static_site.py SITE_DIR"""
+tools/bench_lighthouse.py; run it alone to look at a build: python -m tools.static_site SITE_DIR"""
 import contextlib
 import functools
 import gzip
@@ -143,7 +143,7 @@ def served(site, compress=True, port=0):
 
 if __name__ == "__main__":
     if len(sys.argv) != 2 or not Path(sys.argv[1], "index.html").is_file():
-        sys.exit("usage: python scripts/static_site.py SITE_DIR  (a built site, with index.html)")
+        sys.exit("usage: python -m tools.static_site SITE_DIR  (a built site, with index.html)")
     with served(sys.argv[1]) as url:
         print(f"serving {sys.argv[1]} at {url} (Ctrl-C stops)", flush=True)
         with contextlib.suppress(KeyboardInterrupt):

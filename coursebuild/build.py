@@ -7,7 +7,7 @@ One build runs at a time in a checkout (scripts/build_lock.py), and the site is 
 MkDocs writes into a folder beside it, which replaces it only when the build succeeds, so that an
 interrupted or strict-aborted build leaves the last good site as it was.
 
-Usage: python scripts/build_site.py [mkdocs build options, e.g. -d DIR]
+Usage: python -m coursebuild.build [mkdocs build options, e.g. -d DIR]
 """
 import shutil
 import sys
@@ -15,13 +15,12 @@ import sys
 import click
 from mkdocs.__main__ import cli
 
-import build_lock
-import course
-import execute
+from coursebuild import course, lock
+from coursebuild.execute import pages as execute
 
 
 def main(argv):
-    with build_lock.held(lambda line: print(line, file=sys.stderr, flush=True)):
+    with lock.held(lambda line: print(line, file=sys.stderr, flush=True)):
         done = execute.build_or_explain()
         if done:
             return done

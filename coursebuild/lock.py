@@ -13,7 +13,7 @@ import os
 import sys
 import threading
 
-import course
+from coursebuild import course
 
 _held = threading.local()
 _in_process = threading.RLock()  # threads of one process (the live preview) take turns too

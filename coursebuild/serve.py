@@ -9,7 +9,7 @@ right (a cell raises, code differs between languages, ...), the error is printed
 cell, nothing is written, and the browser keeps the last good page. A deleted concept's pages are
 removed (and the log says so). Ctrl-C stops the kernels at once, also in the middle of a cell.
 
-Usage: python scripts/live_preview.py [mkdocs serve options, e.g. -a 127.0.0.1:8001]
+Usage: python -m coursebuild.serve [mkdocs serve options, e.g. -a 127.0.0.1:8001]
 """
 import functools
 import signal
@@ -25,10 +25,9 @@ from mkdocs_static_i18n.plugin import I18n
 from watchdog.events import FileSystemEventHandler
 from watchdog.observers import Observer
 
-import build_lock
-import course
-import execute
-import twins
+from coursebuild import course, lock
+from coursebuild.course import twins
+from coursebuild.execute import pages as execute
 
 SETTLE = 0.2  # seconds without another event: an editor's save, or files saved together, is one edit
 # What an edit does to a file. Not "opened" or "closed_no_write": reading the notebook to build it
@@ -78,7 +77,7 @@ def regenerate(concepts, log=print):
     start = time.monotonic()
     log(f"notebooks changed: {', '.join(concepts)}")
     try:
-        with build_lock.held(log):  # the twins too: a build running elsewhere watches the project's files
+        with lock.held(log):  # the twins too: a build running elsewhere watches the project's files
             twins.write(concepts, log=log)
             execute.build_pages(only=concepts, log=log, authoring=True)
     except execute.BuildError as err:
@@ -125,7 +124,7 @@ def _interrupted(signum, frame):
 
 def main(argv):
     try:
-        with build_lock.held():
+        with lock.held():
             twins.write()
     except execute.BuildError as err:
         print(f"error: {err}", file=sys.stderr)

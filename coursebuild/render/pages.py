@@ -41,11 +41,11 @@ for _name in ("mkdocs.plugins.mkdocs_jupyter", "mkdocs.mkdocs-jupyter",
     if not any(getattr(f, "__name__", None) == "_only_warnings" for f in _logger.filters):
         _logger.addFilter(_only_warnings)
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import course  # noqa: E402
-import questions  # noqa: E402
-import minify_pages  # noqa: E402
-import trim_css  # noqa: E402
+# MkDocs loads this file by its path (mkdocs.yml, hooks:), outside any package: make the package importable
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from coursebuild import course  # noqa: E402
+from coursebuild.assets import minify as minify_pages, trim_css  # noqa: E402
+from coursebuild.course import questions  # noqa: E402
 
 # mkdocs-jupyter folds headings to ASCII, so Japanese and Korean headings get empty ids.
 # Use the same Unicode-preserving slugify for the heading ids and for the table of contents.

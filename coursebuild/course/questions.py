@@ -16,7 +16,7 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 
-import course
+from coursebuild import course
 
 PREDICT = "predict"
 ANSWER = "answer"

@@ -1,7 +1,7 @@
 """Benchmark the build: cold and warm build times, page weights, and search (hit rate of the query
 set per language, what search downloads per language). Prints numbers; asserts nothing.
 
-Usage: python scripts/bench.py [--no-lighthouse] [--no-search]
+Usage: python -m tools.bench [--no-lighthouse] [--no-search]
 """
 import argparse
 import contextlib
@@ -19,9 +19,9 @@ from urllib.parse import urlsplit
 
 from bs4 import BeautifulSoup
 
-import course
-import search_eval
-from static_site import free_port
+from coursebuild import course
+from tools import search_eval
+from tools.static_site import free_port
 
 BUDGET_HTML = 150_000
 
@@ -29,7 +29,7 @@ BUDGET_HTML = 150_000
 def timed_build(site_dir, root=course.ROOT):
     """Seconds that ./scripts/build takes (the same command, without the virtual-environment check)."""
     start = time.perf_counter()
-    subprocess.run([sys.executable, "scripts/build_site.py", "-q", "-d", str(site_dir)], cwd=root,
+    subprocess.run([sys.executable, "-m", "coursebuild.build", "-q", "-d", str(site_dir)], cwd=root,
                    check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - start
 
@@ -51,10 +51,10 @@ def prose_edit_seconds(tmp):
     site = Path(tmp) / "edited-site"
     timed_build(site, root)
     _edit_prose(root, "一文を足しました。")
-    subprocess.run([sys.executable, "scripts/twins.py"], cwd=root, check=True, stdout=subprocess.DEVNULL)  # ./scripts/sync
+    subprocess.run([sys.executable, "-m", "coursebuild.course.twins"], cwd=root, check=True, stdout=subprocess.DEVNULL)  # ./scripts/sync
     rebuild = timed_build(site, root)
     port = free_port()
-    with subprocess.Popen([sys.executable, "scripts/live_preview.py", "-a", f"127.0.0.1:{port}"], cwd=root,
+    with subprocess.Popen([sys.executable, "-m", "coursebuild.serve", "-a", f"127.0.0.1:{port}"], cwd=root,
                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as preview:
         try:
             url = f"http://127.0.0.1:{port}/tutorial/ja/04-choosing-a-device/"
@@ -142,15 +142,14 @@ def main(argv=None):
                 page = site / ("" if lang == "en" else lang) / name
                 print(f"  {lang + '/' + name.removesuffix('index.html'):40} {html_bytes(page) / 1000:8.1f} "
                       f"{first_visit_bytes(site, page) / 1000:15.1f}")
-        print("\nstylesheets trimmed by PurgeCSS (scripts/trim_css.py):")
+        print("\nstylesheets trimmed by PurgeCSS (coursebuild/assets/trim_css.py):")
         for css in sorted(site.glob("assets/*/*.trimmed.css")):
             print(f"  {css.relative_to(site).as_posix():60} {css.stat().st_size / 1000:8.1f} KB")
         if not args.no_search:
             print_search(site)
-        lighthouse = course.ROOT / "scripts" / "bench_lighthouse.py"
-        if not args.no_lighthouse and lighthouse.exists():
+        if not args.no_lighthouse:
             print()
-            subprocess.run([sys.executable, str(lighthouse), str(site), "--port", str(port)], cwd=course.ROOT)
+            subprocess.run([sys.executable, "-m", "tools.bench_lighthouse", str(site), "--port", str(port)], cwd=course.ROOT)
     return 0
 
 

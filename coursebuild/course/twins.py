@@ -1,13 +1,12 @@
 """The committed .ipynb twin of each .py notebook, which Colab and the download link use.
 
-Usage: python scripts/twins.py   (rewrites every twin from its .py)
+Usage: python -m coursebuild.course.twins   (rewrites every twin from its .py)
 """
 import sys
 
 import jupytext
 
-import build_lock
-import course
+from coursebuild import course, lock
 
 
 def path(lang, concept):
@@ -45,7 +44,7 @@ def write(only=None, log=print):
 
 def main():
     try:
-        with build_lock.held():  # not while a build runs: it watches the project's files
+        with lock.held():  # not while a build runs: it watches the project's files
             write()
     except course.BuildError as err:  # a notebook that cannot be read (not UTF-8, a header that does not parse)
         print(f"error: {err}", file=sys.stderr)

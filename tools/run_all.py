@@ -6,7 +6,7 @@ empty temporary folder (as Colab starts in /content), so the notebook can rely o
 interpreter's packages. Used by tests/test_run_all.py (a kernel that has only torch) and by
 scripts/check_torch_versions (any interpreter with torch and ipykernel).
 
-Usage: python scripts/run_all.py PYTHON [PYTHON ...] [--only CONCEPT ...]
+Usage: python -m tools.run_all PYTHON [PYTHON ...] [--only CONCEPT ...]
 """
 import hashlib
 import json
@@ -121,8 +121,7 @@ def _short(message, lines=3):
 def code_key(path, python_id):
     """What decides a run's outcome: the code (comments removed: the languages differ only there)
     and the interpreter. Twins with the same key need running only once."""
-    sys.path.insert(0, str(Path(__file__).parent))
-    import course
+    from coursebuild import course
 
     nb = nbformat.read(path, as_version=4)
     code = [course.strip_comments(c.source) for c in nb.cells if c.cell_type == "code"]

@@ -17,7 +17,7 @@ from pathlib import Path
 import jupytext
 import nbformat
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 DOCS = ROOT / "docs"
 LANGS = ("en", "ja", "ko")
@@ -43,7 +43,7 @@ def copy_project(dest, caches=True):
     Path(dest).mkdir(parents=True, exist_ok=True)
     if (ROOT / "node_modules").is_dir():  # PurgeCSS and the browser checks' packages, only read
         (Path(dest) / "node_modules").symlink_to(ROOT / "node_modules")
-    for name in ("mkdocs.yml", "package.json", "package-lock.json", "docs", "notebooks", "overrides", "scripts",
+    for name in ("mkdocs.yml", "package.json", "package-lock.json", "docs", "notebooks", "overrides", "coursebuild",
                  "records") + ((".cache",) if caches else ()):
         src = ROOT / name
         if src.is_dir():
