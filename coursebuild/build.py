@@ -16,12 +16,12 @@ import click
 from mkdocs.__main__ import cli
 
 from coursebuild import course, lock
-from coursebuild.execute import pages as execute
+from coursebuild.execute import pages
 
 
 def main(argv):
     with lock.held(lambda line: print(line, file=sys.stderr, flush=True)):
-        done = execute.build_or_explain()
+        done = pages.build_or_explain()
         if done:
             return done
         site, argv = site_dir(argv)

@@ -26,8 +26,8 @@ from watchdog.events import FileSystemEventHandler
 from watchdog.observers import Observer
 
 from coursebuild import course, lock
-from coursebuild.course import twins
-from coursebuild.execute import pages as execute
+from coursebuild.course import BuildError, twins
+from coursebuild.execute import kernel, pages
 
 SETTLE = 0.2  # seconds without another event: an editor's save, or files saved together, is one edit
 # What an edit does to a file. Not "opened" or "closed_no_write": reading the notebook to build it
@@ -79,11 +79,11 @@ def regenerate(concepts, log=print):
     try:
         with lock.held(log):  # the twins too: a build running elsewhere watches the project's files
             twins.write(concepts, log=log)
-            execute.build_pages(only=concepts, log=log, authoring=True)
-    except execute.BuildError as err:
+            pages.build_pages(only=concepts, log=log, authoring=True)
+    except BuildError as err:
         log(f"error: {err}\n  The browser keeps the last good page; save the notebook again once it is fixed.")
         return False
-    except execute.Stopped:  # the preview is ending (Ctrl-C)
+    except kernel.Stopped:  # the preview is ending (Ctrl-C)
         return False
     except Exception:  # a bug in the tools must not end the preview: say it, keep serving
         log(traceback.format_exc())
@@ -118,7 +118,7 @@ def _keep_regenerating(edits):
 def _interrupted(signum, frame):
     """Ctrl-C: the kernels first (a cell may be running: Python would wait for it before it exits), then
     MkDocs' server, as Ctrl-C stops it."""
-    execute.stop_all()
+    kernel.stop_all()
     signal.default_int_handler(signum, frame)
 
 
@@ -126,11 +126,11 @@ def main(argv):
     try:
         with lock.held():
             twins.write()
-    except execute.BuildError as err:
+    except BuildError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     signal.signal(signal.SIGINT, _interrupted)
-    done = execute.build_or_explain()
+    done = pages.build_or_explain()
     if done:
         return done
     edits = NotebookEdits()
@@ -143,7 +143,7 @@ def main(argv):
     try:
         return cli.main(["serve", "--strict", "--watch", "overrides", *argv], prog_name="mkdocs")
     finally:
-        execute.stop_all()  # however MkDocs ended
+        kernel.stop_all()  # however MkDocs ended
 
 
 if __name__ == "__main__":

@@ -95,10 +95,9 @@ def scratch_course(root, monkeypatch):
     monkeypatch.setattr(course, "ROOT", root)
     monkeypatch.setattr(course, "NOTEBOOKS", root / "notebooks")
     monkeypatch.setattr(course, "DOCS", root / "docs")
-    from coursebuild.execute import pages as execute
-    from coursebuild.execute import sandbox
+    from coursebuild.execute import cache, sandbox
 
-    monkeypatch.setattr(execute, "CACHE", root / ".cache")
+    monkeypatch.setattr(cache, "CACHE", root / ".cache")
     # Scratch folders inside the course (under .cache, which is not the author's): processes_in finds
     # the kernels by their working directory there.
     (root / ".cache" / "scratch").mkdir(parents=True)

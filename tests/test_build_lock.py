@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from coursebuild import build as build_site
-from coursebuild.execute import pages as execute
+from coursebuild.execute import pages
 import pytest
 from test_build_robust import KERNEL, _build, _course, _scripts_in, no_kernel  # noqa: F401 (a fixture)
 
@@ -49,7 +49,7 @@ def test_one_process_takes_the_lock_once(course_root):
 
 
 def _stub_builds(monkeypatch, mkdocs):
-    monkeypatch.setattr(execute, "build_or_explain", lambda: 0)
+    monkeypatch.setattr(pages, "build_or_explain", lambda: 0)
     monkeypatch.setattr(build_site, "_mkdocs_build", mkdocs)
 
 

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from coursebuild import course
-from coursebuild.execute import pages as execute
+from coursebuild.execute import kernel, pages, signed
 import nbformat
 import pytest
 from coursebuild.course import twins
@@ -34,13 +34,13 @@ def _course(root, *cells, name="01-x", langs=course.LANGS):
 
 
 def _build(root, **kwargs):
-    return execute.build_pages(records_dir=root / "records", **(QUIET | kwargs))
+    return pages.build_pages(records_dir=root / "records", **(QUIET | kwargs))
 
 
 def _fails(root, pattern, within, **kwargs):
     """The build's BuildError message, checked against a pattern, and the seconds it took to fail."""
     start = time.monotonic()
-    with pytest.raises(execute.BuildError) as err:
+    with pytest.raises(course.BuildError) as err:
         _build(root, **kwargs)
     took = time.monotonic() - start
     message = str(err.value)
@@ -68,7 +68,7 @@ def _fake_run(calls):
 @pytest.fixture
 def no_kernel(monkeypatch):
     calls = []
-    monkeypatch.setattr(execute, "run_notebook", _fake_run(calls))
+    monkeypatch.setattr(kernel, "run_notebook", _fake_run(calls))
     return calls
 
 
@@ -117,7 +117,7 @@ def test_pages_the_build_wrote_are_replaced_and_removed_when_stale(course_root, 
     _course(course_root, ("", "y = 2"), name="02-y")
     _build(course_root)
     for lang in course.LANGS:
-        assert execute.written_by_build(course_root / "docs" / lang / "02-y.ipynb")
+        assert signed.written_by_build(course_root / "docs" / lang / "02-y.ipynb")
         (course_root / "notebooks" / lang / "02-y.py").unlink()
         (course_root / "notebooks" / lang / "02-y.ipynb").unlink()
     logged = []
@@ -134,7 +134,7 @@ def test_view_folder_of_a_record_that_went_stale_is_removed(course_root, no_kern
         nb = nbformat.read(course_root / "docs" / lang / "01-x.ipynb", as_version=4)
         nb.metadata["course"].update(view="build", alternate="../01-x.ipynb")
         cpu.parent.mkdir()
-        cpu.write_text(execute.page_text(nb, f"{lang}/cpu/01-x.ipynb"), encoding="utf-8")
+        cpu.write_text(signed.page_text(nb, f"{lang}/cpu/01-x.ipynb"), encoding="utf-8")
     _build(course_root)
     assert not list(course_root.glob("docs/*/cpu"))
 
@@ -146,10 +146,10 @@ def test_pages_from_before_pages_were_signed_are_still_the_builds(course_root, n
     nb = nbformat.read(page, as_version=4)
     del nb.metadata["course"]["generated"]
     page.write_text(nbformat.writes(nb), encoding="utf-8")
-    assert execute.written_by_build(page)
+    assert signed.written_by_build(page)
     copy = page.with_name("my-copy.ipynb")  # the same file anywhere else is the author's
     shutil.copy(page, copy)
-    assert not execute.written_by_build(copy)
+    assert not signed.written_by_build(copy)
 
 
 # --- 2. Time limits, Ctrl-C, no kernel left -----------------------------------------------------
@@ -207,9 +207,9 @@ def test_bad_cell_timeout_setting_is_refused(course_root, monkeypatch, value):
 
 def test_default_cell_timeout_is_two_minutes(monkeypatch):
     monkeypatch.delenv("NOTEBOOK_CELL_TIMEOUT", raising=False)
-    assert execute.cell_timeout() == 120
+    assert kernel.cell_timeout() == 120
     monkeypatch.setenv("NOTEBOOK_CELL_TIMEOUT", "300")
-    assert execute.cell_timeout() == 300
+    assert kernel.cell_timeout() == 300
 
 
 def _scripts_in(root):
@@ -252,7 +252,7 @@ def test_ctrl_c_stops_the_build_promptly_and_leaves_nothing_half_written(course_
 def test_damaged_cache_entry_is_a_miss_with_one_line_never_a_crash(course_root, monkeypatch):
     """Before, one truncated file in .cache/executed/ made every later build fail (NotJSONError)."""
     calls = []
-    monkeypatch.setattr(execute, "run_notebook", _fake_run(calls))
+    monkeypatch.setattr(kernel, "run_notebook", _fake_run(calls))
     _course(course_root, ("", "x = 1"))
     _build(course_root)
     [entry] = (course_root / ".cache").glob("01-x-*.ipynb")
@@ -286,7 +286,7 @@ def test_parsed_notebook_cache_heals_and_keeps_one_entry_per_file(course_root):
 
 def test_a_concept_keeps_its_cache_entry_beside_one_with_a_longer_name(course_root, monkeypatch):
     calls = []
-    monkeypatch.setattr(execute, "run_notebook", _fake_run(calls))
+    monkeypatch.setattr(kernel, "run_notebook", _fake_run(calls))
     _course(course_root, ("", "x = 1"), name="01-x")
     _course(course_root, ("", "x = 1"), name="01-x-more")
     _build(course_root)
@@ -296,7 +296,7 @@ def test_a_concept_keeps_its_cache_entry_beside_one_with_a_longer_name(course_ro
 
 def test_cache_entries_and_pages_are_written_whole(course_root, monkeypatch):
     """A write that fails half-way leaves the previous file, not half of the new one."""
-    monkeypatch.setattr(execute, "run_notebook", _fake_run([]))
+    monkeypatch.setattr(kernel, "run_notebook", _fake_run([]))
     _course(course_root, ("", "x = 1"))
     _build(course_root)
     page = course_root / "docs" / "en" / "01-x.ipynb"
@@ -367,7 +367,7 @@ def test_search_sections_cache_heals(tmp_path, monkeypatch):
 # --- 4. The build log ---------------------------------------------------------------------------
 
 def test_build_log_says_what_it_did_in_a_few_lines(course_root, monkeypatch):
-    monkeypatch.setattr(execute, "run_notebook", _fake_run([]))
+    monkeypatch.setattr(kernel, "run_notebook", _fake_run([]))
     _course(course_root, ("", "x = 1"))
     _course(course_root, ("", "y = 1"), name="02-y")
     logged = []

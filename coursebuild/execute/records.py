@@ -1,7 +1,9 @@
-"""Execute every notebook on this machine and save the outputs as a record in records/.
+"""Outputs recorded on a GPU (records/): made here (./scripts/record), and read by the build.
 
-Run it on a machine with a GPU (./scripts/record); commit records/. The site shows a recorded
-page's outputs for as long as the notebook's code matches the record's code hash.
+record() executes every notebook on this machine and saves the outputs in records/ with a manifest
+(run it on a machine with a GPU; commit records/). The build (pages.py) shows a recorded page's
+outputs for as long as the notebook's code matches the record's code hash (fresh_record), with a link
+to the CPU outputs of the build.
 
 Usage: python -m coursebuild.execute.records [--out records]
 """
@@ -15,7 +17,42 @@ from pathlib import Path
 import nbformat
 
 from coursebuild import course
-from coursebuild.execute import pages as execute
+from coursebuild.course import BuildError
+from coursebuild.execute import kernel, outputs
+
+RECORDS = course.ROOT / "records"
+
+
+def load_records(records_dir):
+    """The recorded outputs (made on a GPU, normally): {concept: notebook}, and their manifest."""
+    manifest_path = Path(records_dir) / "manifest.json"
+    if not manifest_path.exists():
+        return {}, None
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    notebooks = {}
+    for concept in manifest.get("concepts", {}):
+        path = Path(records_dir) / f"{concept}.ipynb"
+        if path.exists():
+            notebooks[concept] = nbformat.read(path, as_version=4)
+    return notebooks, manifest
+
+
+def fresh_record(concept, records, manifest):
+    """The recorded notebook for a concept if it was made from the current code, else None."""
+    if manifest is None or concept not in records:
+        return None
+    current = course.code_hash(course.read(course.REFERENCE, concept))
+    recorded = manifest["concepts"][concept]["code_hash"]
+    if recorded != current or course.code_hash(records[concept]) != current:
+        return None
+    nb = records[concept]
+    nb.metadata["course"] = {"provenance": _record_provenance(manifest), "code_hash": current}
+    return nb
+
+
+def _record_provenance(manifest):
+    keys = ("kind", "device", "torch", "python", "date", "driver", "cuda")
+    return {k: manifest[k] for k in keys if k in manifest}
 
 
 def gpu_details():
@@ -35,17 +72,17 @@ def gpu_details():
 
 
 def record(out, log=print):
-    env = execute.environment()
+    env = kernel.environment()
     manifest = dict(env, **gpu_details(), date=datetime.date.today().isoformat(), concepts={})
     recorded = {}
     for concept in course.concepts():
         log(f"recording {concept} on {env['device']}")
-        recorded[concept] = execute.run_notebook(concept, course.read(course.REFERENCE, concept), env)
+        recorded[concept] = kernel.run_notebook(concept, course.read(course.REFERENCE, concept), env)
         manifest["concepts"][concept] = {"code_hash": recorded[concept].metadata["course"]["code_hash"]}
     # The questions on a page are graded by the outputs it shows, and no output may be over the limit: a
     # record that breaks either would stop the build, so it is refused here, naming the notebook and cell.
-    execute.check_output_sizes(list(recorded.items()))
-    execute.check_answers(list(recorded.items()))
+    outputs.check_output_sizes(list(recorded.items()))
+    outputs.check_answers(list(recorded.items()))
     # Written only once every notebook ran, each file whole or not at all: a failure or Ctrl-C leaves
     # the previous record as it was.
     out.mkdir(parents=True, exist_ok=True)
@@ -60,11 +97,11 @@ def record(out, log=print):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=execute.RECORDS)
+    parser.add_argument("--out", type=Path, default=RECORDS)
     args = parser.parse_args(argv)
     try:
         manifest = record(args.out)
-    except execute.BuildError as err:
+    except BuildError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     print(f"recorded {len(manifest['concepts'])} notebooks on {manifest['device']} into {args.out}")
