@@ -2,6 +2,7 @@
 import json
 
 from coursebuild import course
+from coursebuild.course import tag_rules
 from coursebuild.execute import cache, pages
 import nbformat
 import pytest
@@ -39,7 +40,7 @@ def test_raises_exception_tag_is_refused_naming_file_cell_and_fix(course_root):
 
 
 def test_no_notebook_carries_a_tag_that_run_all_ignores():
-    problems = course.tag_problems()
+    problems = tag_rules.tag_problems()
     assert not problems, "\n".join(map(str, problems))
 
 

@@ -1,7 +1,11 @@
-"""The course's notebooks: where they live, how they are read, and what must match across languages."""
+"""Stage 1, the course as written: where the notebooks live (notebooks/<lang>/NN-name.py), how they are
+read (jupytext, cached in .cache/parsed/), what their code is once comments are set aside, and how the
+build writes a file (whole or not at all). Hands parsed notebooks to the checks beside it (parity.py,
+tag_rules.py, questions.py, nav.py, twins.py) and to the execute stage.
+
+Adding a language: its code goes in LANGS (CONTRIBUTING.md, "Add a language", lists every step)."""
 import contextlib
 import copy
-import difflib
 import functools
 import hashlib
 import io
@@ -194,184 +198,8 @@ def code_hash(nb):
     return hashlib.sha256(json.dumps(payload, ensure_ascii=False).encode()).hexdigest()[:16]
 
 
-HEADING = re.compile(r"^(#{1,6})\s+\S", re.M)
-
-
-def outline(nb):
-    """The page's shape: cell kinds in order, and the level of each heading."""
-    shape = []
-    for cell in nb.cells:
-        if cell.cell_type == "markdown":
-            src = re.sub(r"```.*?```", "", cell.source, flags=re.S)
-            shape.append("md:" + ",".join(str(len(m.group(1))) for m in HEADING.finditer(src)))
-        else:
-            shape.append("code")
-    return shape
-
-
 def cell_line(path, index):
     """1-based line in a percent-format file where cell `index` starts (for error messages)."""
     markers = [n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
                if line.startswith("# %%")]
     return markers[index] if index < len(markers) else None
-
-
-def parity_problems(only=None):
-    """Everything that breaks 'same pages, same sections, same code' across languages."""
-    problems = []
-    names = {lang: {p.stem for p in (NOTEBOOKS / lang).glob("*.py") if not only or p.stem in only}
-             for lang in LANGS}
-    for lang in LANGS:
-        for missing in sorted(names[REFERENCE] - names[lang]):
-            problems.append(Problem(
-                source(lang, missing),
-                f"missing: translate {source(REFERENCE, missing).relative_to(ROOT)} into '{lang}'"))
-        for extra in sorted(names[lang] - names[REFERENCE]):
-            problems.append(Problem(
-                source(lang, extra),
-                f"has no '{REFERENCE}' original: add {source(REFERENCE, extra).relative_to(ROOT)} "
-                "or rename this file to match it"))
-    for concept in sorted(names[REFERENCE]):
-        ref = read(REFERENCE, concept)
-        ref_code = [strip_comments(c.source) for c in code_cells(ref)]
-        ref_tags = [sorted(tags(c)) for c in code_cells(ref)]
-        for lang in LANGS:
-            if lang == REFERENCE or concept not in names[lang]:
-                continue
-            path = source(lang, concept)
-            nb = read(lang, concept)
-            if outline(nb) != outline(ref):
-                problems.append(Problem(path, _outline_diff(outline(ref), outline(nb))))
-            code = [strip_comments(c.source) for c in code_cells(nb)]
-            if len(code) != len(ref_code):
-                problems.append(Problem(path, f"has {len(code)} code cells, '{REFERENCE}' has "
-                                              f"{len(ref_code)}: copy the code cells from the original"))
-                continue
-            for i, (mine, theirs) in enumerate(zip(code, ref_code)):
-                if mine != theirs:
-                    problems.append(Problem(path, f"code cell {i + 1} differs from '{REFERENCE}' "
-                                                  "(only comments may differ): copy it from the original"))
-            for i, (mine, theirs) in enumerate(zip((sorted(tags(c)) for c in code_cells(nb)), ref_tags)):
-                if mine != theirs:
-                    problems.append(Problem(path, f"code cell {i + 1} has tags {mine}, '{REFERENCE}' has "
-                                                  f"{theirs}: use the same tags"))
-    return problems
-
-
-REFUSED_TAGS = {
-    "raises-exception": "Colab's and Positron's \"Run all\" ignore tags and would stop at this cell. Catch the "
-                        "expected error in the cell with `with expect_error(Kind, \"stable fragment\"):` (defined "
-                        "in the notebook's first code cell, see notebooks/README.md) and remove the tag",
-}
-
-
-# The tags a cell may carry, besides claim-<ID> for each ID in notebooks/claims.yml: predict (a question,
-# "predict, then run"), answer (cells shown once the question is answered), setup (the first code cell,
-# shown collapsed), gpu-only (checks that need a CUDA GPU). A tag close to one of these is a typo.
-KNOWN_TAGS = frozenset({"predict", "answer", "setup", "gpu-only"})
-CLAIM_TAG = "claim-"
-
-
-def claim_ids():
-    """The IDs in notebooks/claims.yml, or None where there is no such file."""
-    import yaml
-
-    path = NOTEBOOKS / "claims.yml"
-    return set(yaml.safe_load(path.read_text(encoding="utf-8")) or {}) if path.exists() else None
-
-
-def tag_problems(only=None):
-    """Cells tagged in a way a reader's "Run all" does not honour, with a tag that is probably a typo of
-    a known one, or with a header whose metadata jupytext could not read (it keeps the text aside)."""
-    problems = []
-    claims = claim_ids()
-    for lang in LANGS:
-        for path in sorted((NOTEBOOKS / lang).glob("*.py")):
-            if only and path.stem not in only:
-                continue
-            for i, cell in enumerate(read(lang, path.stem).cells):
-                found = []
-                raw = cell.get("metadata", {}).get("incorrectly_encoded_metadata")
-                if raw is not None:
-                    found.append(f": the metadata in its header, `{raw}`, does not parse{_meant(raw)}.\n  Write "
-                                 "tags as a list of strings in square brackets: `# %% tags=[\"predict\"]`.")
-                kind = str(cell.get("metadata", {}).get("title", ""))
-                if kind.startswith("["):
-                    found.append(f": `{kind}` in its header is not a cell kind (the cell was read as code): a "
-                                 "Markdown cell starts with `# %% [markdown]`.")
-                for tag in tags(cell):
-                    if tag in REFUSED_TAGS:
-                        found.append(f" is tagged {tag}: {REFUSED_TAGS[tag]}.")
-                    elif (problem := _tag_problem(tag, claims)) is not None:
-                        found.append(f" {problem}")
-                problems += [Problem(path, f"cell {i + 1} (line {cell_line(path, i)}){p}") for p in found]
-    return problems
-
-
-def _tag_problem(tag, claims):
-    if tag in KNOWN_TAGS or (tag.startswith(CLAIM_TAG) and (claims is None or tag[len(CLAIM_TAG):] in claims)):
-        return None
-    known = {t.lower(): t for t in KNOWN_TAGS | {CLAIM_TAG + c for c in claims or ()}}
-    typed = re.sub(r"[\s_]+", "-", tag.strip().lower())
-    close = [known[typed]] if typed in known else [known[m] for m in difflib.get_close_matches(typed, known, 1, 0.8)]
-    if tag.startswith(CLAIM_TAG):
-        return (f"is tagged {tag}, but notebooks/claims.yml has no claim {tag[len(CLAIM_TAG):]}: "
-                + (f"did you mean {close[0]}?" if close else "add the claim there, or fix the tag."))
-    if close:
-        return (f"is tagged {tag!r}, which the build does not know: did you mean {close[0]!r}? (known tags: "
-                f"{', '.join(sorted(KNOWN_TAGS))}, {CLAIM_TAG}<ID>)")
-    return None  # a tag for another tool (hide-input, parameters): left alone
-
-
-def _meant(raw):
-    """The tags a header that does not parse probably meant, as they should be written."""
-    words = re.findall(r"[\"']([^\"']+)[\"']", raw) or re.findall(r"[\w-]+", raw.partition("=")[2])
-    if not raw.lstrip().startswith("tags") or not words:
-        return ""
-    return f"; it probably meant `tags={json.dumps(words)}`"
-
-
-def nav():
-    """The pages in the site's navigation (`nav` in mkdocs.yml): (its line, [(line, page)]), or None
-    where there is no nav (MkDocs then lists every page)."""
-    config = ROOT / "mkdocs.yml"
-    lines = config.read_text(encoding="utf-8").splitlines() if config.exists() else []
-    if "nav:" not in lines:
-        return None
-    start = lines.index("nav:")
-    listed = []
-    for number, line in enumerate(lines[start + 1:], start + 2):
-        if line.strip() and not line.startswith((" ", "-")):
-            break
-        page = re.search(r"([\w.-]+\.ipynb)\s*$", line)
-        if page:
-            listed.append((number, page[1]))
-    return start + 1, listed
-
-
-def nav_problems(only=None):
-    """Concepts missing from the site's navigation: MkDocs would build their pages and link them from
-    nowhere, with a green build."""
-    found = nav()
-    if found is None:
-        return []
-    start, listed = found
-    problems = []
-    for concept in concepts():
-        page = f"{concept}.ipynb"
-        if (only and concept not in only) or page in {p for _, p in listed}:
-            continue
-        before = [(n, p) for n, p in listed if p < page]
-        after = f"after line {before[-1][0]} ({before[-1][1]})" if before else f"after line {start} (nav:)"
-        problems.append(Problem(source(REFERENCE, concept), f"is not in the site's navigation: add `  - {page}` to "
-                                                            f"nav in mkdocs.yml, {after}."))
-    return problems
-
-
-def _outline_diff(ref, mine):
-    for i, (a, b) in enumerate(zip(ref, mine)):
-        if a != b:
-            return (f"cell {i + 1} is {b!r} but the '{REFERENCE}' original has {a!r} "
-                    "(same cells and headings in every language)")
-    return (f"has {len(mine)} cells, the '{REFERENCE}' original has {len(ref)} "
-            "(same cells and headings in every language)")

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from coursebuild import course, lock
-from coursebuild.course import BuildError, questions, twins
+from coursebuild.course import BuildError, nav, parity, questions, tag_rules, twins
 from coursebuild.execute import cache, kernel, outputs, records, signed
 
 
@@ -38,8 +38,8 @@ def build_pages(records_dir=records.RECORDS, only=None, log=print, authoring=Fal
 def _build_pages(records_dir, only, log, authoring):
     start = time.monotonic()
     kernel.cell_timeout()  # a bad setting stops the build before anything runs
-    problems = (course.parity_problems(only) + course.tag_problems(only) + questions.question_problems(only)
-                + course.nav_problems(only) + twins.stale(only))
+    problems = (parity.parity_problems(only) + tag_rules.tag_problems(only) + questions.question_problems(only)
+                + nav.nav_problems(only) + twins.stale(only))
     if problems:
         raise BuildError("\n".join(str(p) for p in problems))
     foreign = signed.foreign_notebooks()
@@ -108,7 +108,7 @@ def _deleted(concept):
     if left:
         line += (f"; {', '.join(left)} remain (delete them too, or restore a notebook from its twin: "
                  f"jupytext --to py:percent {left[0]})")
-    listed = course.nav()
+    listed = nav.nav()
     if listed and f"{concept}.ipynb" in {page for _, page in listed[1]}:
         line += f"; remove `{concept}.ipynb` from nav in mkdocs.yml"
     return line
