@@ -11,7 +11,6 @@ removed (and the log says so). Ctrl-C stops the kernels at once, also in the mid
 
 Usage: python -m coursebuild.serve [mkdocs serve options, e.g. -a 127.0.0.1:8001]
 """
-import functools
 import signal
 import sys
 import threading
@@ -19,9 +18,7 @@ import time
 import traceback
 from pathlib import Path
 
-import mkdocs.utils
 from mkdocs.__main__ import cli
-from mkdocs_static_i18n.plugin import I18n
 from watchdog.events import FileSystemEventHandler
 from watchdog.observers import Observer
 
@@ -90,24 +87,6 @@ def regenerate(concepts, log=print):
         return False
     log(f"pages for {', '.join(concepts)} written in {time.monotonic() - start:.1f} s; MkDocs rebuilds next")
     return True
-
-
-def _cleaning_restored(on_post_build):
-    """mkdocs-static-i18n 1.3.1 turns MkDocs' cleaning of the site folder off while it builds the other
-    languages, and on again only if they all build: after one strict abort (a page still in nav whose
-    notebook was deleted) the preview never cleaned its folder again and served deleted pages until it
-    was restarted. Turn it on again however the languages' builds end."""
-    @functools.wraps(on_post_build)  # keeps its event priority
-    def wrapped(self, config):
-        clean = mkdocs.utils.clean_directory
-        try:
-            return on_post_build(self, config)
-        finally:
-            mkdocs.utils.clean_directory = clean
-    return wrapped
-
-
-I18n.on_post_build = _cleaning_restored(I18n.on_post_build)
 
 
 def _keep_regenerating(edits):

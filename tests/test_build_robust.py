@@ -318,50 +318,83 @@ def test_cache_entries_and_pages_are_written_whole(course_root, monkeypatch):
     assert page.stat().st_mode & 0o777 == 0o666 & ~course.UMASK, "the mode an ordinary write gives"
 
 
-def test_damaged_render_cache_entry_is_a_miss(tmp_path, caplog):
-    from coursebuild.render import pages as mkdocs_hooks
+def _render_cache(tmp_path, monkeypatch):
+    """A language's render cache folder in tmp_path, as the hooks configure it for mkdocs-jupyter."""
+    from types import SimpleNamespace
 
-    key = "k" * 64
-    entry = tmp_path / f"{key}.json"
-    entry.write_text('{"content": "<p>half', encoding="utf-8")
+    from coursebuild.render import notebook_html
+
+    folder = tmp_path / "cache" / "en"
+    folder.mkdir(parents=True)
+    monkeypatch.setattr(notebook_html, "ASSET_STORE", tmp_path / "assets")
+    config = SimpleNamespace(plugins={"mkdocs-jupyter": SimpleNamespace(config={"cache_dir": str(folder)})})
+    return folder, config
+
+
+def test_damaged_render_cache_entry_is_a_miss(tmp_path, monkeypatch, caplog):
+    from coursebuild.render import render_cache
+
+    folder, config = _render_cache(tmp_path, monkeypatch)
+    entry = folder / f"{'k' * 64}.json"
+    entry.write_text('{"content": "<p>half', encoding="utf-8")  # a killed write, a full disk
     with caplog.at_level(logging.INFO, logger="mkdocs.hooks.course"):
-        path = mkdocs_hooks._recorded_cache_path(str(tmp_path), key)
-    assert not path.exists(), "the damaged entry is dropped: the page is rendered again"
+        render_cache.heal(config)
+    assert not entry.exists(), "the damaged entry is dropped: the page is rendered again"
     assert [r.getMessage() for r in caplog.records] == [
         f"render cache entry {entry} is unreadable (JSONDecodeError): rendering the page again"]
-    path.write_text(json.dumps({"content": "<p>whole</p>", "toc_tokens": [], "title": None}), encoding="utf-8")
-    assert json.loads(entry.read_text())["content"] == "<p>whole</p>"
-    assert [p.name for p in tmp_path.iterdir()] == [entry.name], "no temporary file left"
 
 
 def test_render_cache_entry_whose_notebook_assets_are_gone_is_a_miss(tmp_path, monkeypatch):
     """A cached page names the CSS and script it shares with the others (kept by hash in
     .cache/notebook-assets/); if one is gone, the page is rendered again rather than linking nothing."""
-    from coursebuild.render import pages as mkdocs_hooks
+    from coursebuild.render import notebook_html, render_cache
 
-    monkeypatch.setattr(mkdocs_hooks, "ASSET_STORE", tmp_path / "assets")
-    css, js = mkdocs_hooks._stored("p { }", "css"), mkdocs_hooks._stored("x;", "js")
-    key = "a" * 64
-    entry = tmp_path / f"{key}.json"
+    folder, config = _render_cache(tmp_path, monkeypatch)
+    css, js = notebook_html._stored("p { }", "css"), notebook_html._stored("x;", "js")
+    entry = folder / f"{'a' * 64}.json"
     entry.write_text(json.dumps({"content": f"<!-- nb-assets {css} {js} --><p>x</p>", "toc_tokens": []}),
                      encoding="utf-8")
-    assert mkdocs_hooks._recorded_cache_path(str(tmp_path), key).exists(), "whole: used as it is"
+    render_cache.heal(config)
+    assert entry.exists(), "whole: used as it is"
     (tmp_path / "assets" / js).unlink()
-    assert not mkdocs_hooks._recorded_cache_path(str(tmp_path), key).exists(), "rendered again"
+    render_cache.heal(config)
+    assert not entry.exists(), "rendered again"
+
+
+def test_render_cache_keeps_one_folder_per_language_and_drops_older_code(tmp_path, monkeypatch):
+    """Before, each language's build evicted the other languages' entries (mkdocs-jupyter keeps only what
+    the build that just ended used): every build converted two languages of three again."""
+    from types import SimpleNamespace
+
+    from coursebuild.render import render_cache
+
+    monkeypatch.setattr(render_cache, "CACHE", tmp_path)
+    (tmp_path / "older-code" / "en").mkdir(parents=True)
+    (tmp_path / "0123456789abcdef0123.json").write_text("{}")  # the layout before folders
+    jupyter = SimpleNamespace(config={})
+    i18n = SimpleNamespace(current_language=None, default_language="en")
+    config = SimpleNamespace(plugins={"mkdocs-jupyter": jupyter, "i18n": i18n})
+    folders = []
+    for lang in (None, "ja", "ko"):
+        i18n.current_language = lang
+        folders.append(render_cache.configure(config))
+        assert jupyter.config["cache_dir"] == str(folders[-1])
+    assert folders == [tmp_path / render_cache.CODE / lang for lang in ("en", "ja", "ko")]
+    assert not [p.name for p in tmp_path.iterdir() if p.name != render_cache.CODE], "older code's entries are gone"
 
 
 def test_search_sections_cache_heals(tmp_path, monkeypatch):
     """Material's search parser output is kept per page HTML; a damaged entry is parsed again."""
-    from coursebuild.search import index as search_hooks
+    from coursebuild.search import index
 
-    monkeypatch.setattr(search_hooks, "SECTIONS", tmp_path)
+    monkeypatch.setattr(index, "SECTIONS", tmp_path)
     html = "<h2 id='a'>Title</h2><p>Some text</p>"
-    first = search_hooks._sections(html)
+    first = index._sections(html)
     [entry] = tmp_path.glob("*.pickle")
     entry.write_bytes(entry.read_bytes()[:10])  # a killed write
-    again = search_hooks._sections(html)
+    again = index._sections(html)
     assert [(s.id, s.title, s.text) for s in again] == [(s.id, s.title, s.text) for s in first]
-    assert [s.id for s in search_hooks._sections(html)] == [s.id for s in first], "healed entry read back"
+    assert [s.id for s in index._sections(html)] == [s.id for s in first], "healed entry read back"
 
 
 # --- 4. The build log ---------------------------------------------------------------------------
@@ -385,7 +418,7 @@ def test_build_log_says_what_it_did_in_a_few_lines(course_root, monkeypatch):
 
 
 def test_third_party_chatter_is_filtered_but_not_its_warnings(caplog):
-    from coursebuild.render import pages as mkdocs_hooks  # noqa: F401  (installs the filters)
+    from coursebuild import hooks  # noqa: F401  (installs the filters)
 
     chatty = logging.getLogger("mkdocs.plugins.mkdocs_jupyter")
     with caplog.at_level(logging.INFO):
@@ -535,18 +568,18 @@ def test_a_notebook_missing_from_the_navigation_is_named(course_root, no_kernel)
 
 
 def test_a_script_in_a_notebooks_markdown_stays_on_its_own_page(tmp_path, monkeypatch):
-    """mkdocs_hooks puts each notebook page's inline scripts in a file named by their hash: an author's
+    """notebook_html puts each notebook page's inline scripts in a file named by their hash: an author's
     <script> goes into its own page's file, which no other page links."""
-    from coursebuild.render import pages as mkdocs_hooks
+    from coursebuild.render import notebook_html
 
-    monkeypatch.setattr(mkdocs_hooks, "ASSET_STORE", tmp_path / "assets")
+    monkeypatch.setattr(notebook_html, "ASSET_STORE", tmp_path / "assets")
     names = []
     for i, markdown in enumerate(["# Mine\n\nText <script>window.authorScript = 1;</script>", "# Other\n\nText"]):
         path = tmp_path / f"{i}.ipynb"
         nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(markdown),
                                                        nbformat.v4.new_code_cell("x = 1")]), path)
-        html = mkdocs_hooks._lean_nb2html(str(path))
-        names.append(mkdocs_hooks._assets_of(html)[2])
+        html = notebook_html.lean_nb2html(str(path))
+        names.append(notebook_html.assets_of(html)[2])
         assert "authorScript" not in html
     assert "authorScript" in (tmp_path / "assets" / names[0]).read_text(encoding="utf-8")
     assert "authorScript" not in (tmp_path / "assets" / names[1]).read_text(encoding="utf-8")

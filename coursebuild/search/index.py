@@ -1,4 +1,4 @@
-"""MkDocs hooks for search in three languages (with docs/assets/javascripts/workers/search-i18n.js).
+"""Search in every language (with docs/assets/javascripts/workers/search-i18n.js).
 
 Material's search plugin, under mkdocs-static-i18n, writes one index for every language; Japanese
 queries are looked up unsegmented and Korean words only by their exact beginning. These hooks
@@ -9,24 +9,22 @@ queries are looked up unsegmented and Korean words only by their exact beginning
    Material's worker and segments (ja) or stems (ko) the query as the index was.
 3. keep each page's sections, as Material's search parser splits them, between builds (parsing every
    page's HTML again is a tenth of an unchanged build).
-The query set in tests/search_queries.yml measures the outcome (tests/test_search.py)."""
+The query set in tests/search_queries.yml measures the outcome (tests/test_search.py). coursebuild/hooks.py
+calls split() and point_worker(); coursebuild/patches.py installs add_entry_from_context. Hands the
+site, with its indexes, to the assets stage."""
 import contextlib
 import hashlib
 import importlib.metadata
 import json
 import pickle
 import re
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
 from material.plugins.search import plugin as search_plugin
-from mkdocs.plugins import event_priority
 
-# MkDocs loads this file by its path (mkdocs.yml, hooks:), outside any package: make the package importable
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from coursebuild import course  # noqa: E402
-from coursebuild.search import thesaurus as search_synonyms  # noqa: E402
+from coursebuild import course
+from coursebuild.search import thesaurus
 
 WORKER = "search-i18n.js"
 # "search": "../../assets/javascripts/workers/search.a7633da7.min.js" in the page's __config
@@ -38,7 +36,7 @@ _MATERIAL = importlib.metadata.version("mkdocs-material").encode() + hashlib.sha
 _used_sections = set()
 
 # What a page shows around its prose, on every heading or code cell: heading anchors (¶), the copy
-# button with its hidden "Copied" notice, the marks above cells (scripts/mkdocs_hooks.py). Not the
+# button with its hidden "Copied" notice, the marks above cells (coursebuild/render/marks.py). Not the
 # reader's prose: search results would show them in titles and snippets.
 NOT_PROSE = {"anchor-link", "headerlink", "zeroclipboard-container", "nb-marks"}
 
@@ -69,7 +67,7 @@ def _sections(html):
     return parser.data
 
 
-def _add_entry_from_context(self, page):
+def add_entry_from_context(self, page):
     """SearchIndex.add_entry_from_context (Material 9.8), with the parsed sections cached."""
     search = page.meta.get("search") or {}
     if search.get("exclude"):
@@ -79,26 +77,25 @@ def _add_entry_from_context(self, page):
             self.create_entry_for_section(section, page.toc, page.url, page)
 
 
-search_plugin.SearchIndex.add_entry_from_context = _add_entry_from_context
-
 
 def _languages(config):
     i18n = config.plugins["i18n"]
     return i18n.default_language, list(i18n.build_languages)
 
 
-def on_post_page(output, page, config):
+def point_worker(output, page, config):
+    """The page's search worker: search-i18n.js, for the page's language, around Material's."""
     lang = config.theme["language"]
     found = CONFIG_WORKER.search(output)
     if found is None:
         raise ValueError(f"{page.file.src_uri}: Material's search worker is not in the page's __config; "
-                         "scripts/search_hooks.py must learn this Material version")
+                         "coursebuild/search/index.py must learn this Material version")
     return CONFIG_WORKER.sub(lambda m: f"{m[1]}{m[2]}{WORKER}?lang={lang}&material={m[3]}{m[4]}", output, count=1)
 
 
-def on_post_template(output, template_name, config):
+def point_worker_404(output, template_name, config):
     """The 404 page searches its language too."""
-    return on_post_page(output, SimpleNamespace(file=SimpleNamespace(src_uri=template_name)), config) \
+    return point_worker(output, SimpleNamespace(file=SimpleNamespace(src_uri=template_name)), config) \
         if template_name == "404.html" else output
 
 
@@ -107,10 +104,8 @@ def language_of(location, default, langs):
     return first if first in langs and first != default else default
 
 
-@event_priority(-300)  # after i18n has built every language and merged their search entries
-def on_post_build(config):
-    if config.plugins["i18n"].building:  # one language of several: the index is not complete yet
-        return
+def split(config):
+    """One index per language, from the one i18n merged (after every language is built)."""
     for entry in SECTIONS.glob("*.pickle"):
         if entry not in _used_sections:
             entry.unlink(missing_ok=True)
@@ -122,8 +117,8 @@ def on_post_build(config):
         docs = [doc for doc in merged["docs"] if language_of(doc["location"], default, langs) == lang]
         if not docs:
             raise ValueError(f"search: no page in '{lang}' in the search index")
-        # synonyms: scripts/synonyms/<lang>.yml, which the worker applies to the pages and the query alike
-        index = {"config": {**merged["config"], "lang": [lang], "synonyms": search_synonyms.load(lang)}, "docs": docs}
+        # synonyms: coursebuild/search/synonyms/<lang>.yml, which the worker applies to the pages and the query alike
+        index = {"config": {**merged["config"], "lang": [lang], "synonyms": thesaurus.load(lang)}, "docs": docs}
         (folder / f"search_index.{lang}.json").write_text(
             json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
     (folder / "search_index.json").write_text(
