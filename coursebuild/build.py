@@ -1,11 +1,11 @@
 """Build the site: execute the notebooks (cached), then render with MkDocs, in one process.
 
 One process instead of two saves an unchanged build a Python start and a second import of the
-notebook libraries. MkDocs itself still only renders: execution stays in scripts/execute.py.
+notebook libraries. MkDocs itself still only renders: execution stays in coursebuild/execute.
 
-One build runs at a time in a checkout (scripts/build_lock.py), and the site is swapped in whole:
+One build runs at a time in a checkout (coursebuild/lock.py), and the site is swapped in whole:
 MkDocs writes into a folder beside it, which replaces it only when the build succeeds, so that an
-interrupted or strict-aborted build leaves the last good site as it was.
+interrupted or strict-aborted build leaves the last good site as it was. Hands on site/, the site.
 
 Usage: python -m coursebuild.build [mkdocs build options, e.g. -d DIR]
 """

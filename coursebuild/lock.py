@@ -4,7 +4,8 @@ Two builds at once wrote the same pages, caches and site/ and raced (raw traceba
 linked a stylesheet the other build had removed). The lock is an fcntl lock on .cache/build.lock,
 which the system releases when its holder ends however it ends (no stale lock after a crash or
 kill -9). The file says who holds it. Nested use in one process (the site build runs the notebook
-build) holds it once.
+build) holds it once. Used by every command that writes the project's files: build, serve, sync, the
+execute stage.
 """
 import contextlib
 import datetime

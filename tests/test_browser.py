@@ -1,5 +1,5 @@
 """The built site in a real browser: headless Chromium, driven by Playwright, against the site
-served on 127.0.0.1 the way GitHub Pages serves it (scripts/static_site.py).
+served on 127.0.0.1 the way GitHub Pages serves it (tools/static_site.py).
 
 What the static checks in test_site.py cannot see: where the language switcher really leads, what
 search finds, whether the notebook download arrives as a file, what a page requests and logs, how

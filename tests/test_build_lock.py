@@ -1,5 +1,5 @@
-"""One build at a time in a checkout (scripts/build_lock.py), and a site swapped in whole
-(scripts/build_site.py): before, two builds raced (raw tracebacks; once a green exit that left a page
+"""One build at a time in a checkout (coursebuild/lock.py), and a site swapped in whole
+(coursebuild/build.py): before, two builds raced (raw tracebacks; once a green exit that left a page
 linking a stylesheet the other build had removed), and an aborted MkDocs phase left site/ half-written
 (a real strict abort: tests/test_build_robust.py, test_broken_link_stops_the_site_build_...)."""
 import re

@@ -1,4 +1,4 @@
-"""./scripts/serve as an author uses it (scripts/live_preview.py), on a copy of the project: an edit
+"""./scripts/serve as an author uses it (coursebuild/serve.py), on a copy of the project: an edit
 to prose shows in the open browser without a restart; an edit to code executes that concept only;
 a failing cell is reported naming the file and cell, and the browser keeps the last good page.
 The times are printed, not asserted tightly (scripts/bench measures them); the bounds only prove

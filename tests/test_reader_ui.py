@@ -96,7 +96,7 @@ def test_every_copy_button_copies_its_code_byte_for_byte(clipboard, base, lang, 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_a_missing_page_answers_in_the_language_of_its_url_with_search_and_a_way_home(desktop, base, lang):
-    """GitHub Pages answers every missing path with the root 404.html (scripts/static_site.py does too)."""
+    """GitHub Pages answers every missing path with the root 404.html (tools/static_site.py does too)."""
     missing = page_url(base, lang, "no-such-page") + "#a-section"
     mine = labels(lang)
     with tab(desktop) as (page, log):

@@ -1,4 +1,4 @@
-"""Cells run in a scratch folder of their own (scripts/sandbox.py): what they write by a relative path
+"""Cells run in a scratch folder of their own (coursebuild/execute/sandbox.py): what they write by a relative path
 goes with it, a write into the author's files stops the build naming the cell, and nothing they
 start outlives the build."""
 import ast

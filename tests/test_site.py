@@ -210,7 +210,7 @@ def test_pages_load_nothing_from_other_hosts(site):
 
 
 def test_search_index_covers_all_languages(site):
-    # one index per language (scripts/search_hooks.py; tests/test_search.py checks them further)
+    # one index per language (coursebuild/search/index.py; tests/test_search.py checks them further)
     for lang in course.LANGS:
         index = json.loads((site / "search" / f"search_index.{lang}.json").read_text(encoding="utf-8"))
         assert index["config"]["lang"] == [lang] and index["docs"]
@@ -229,7 +229,7 @@ def test_first_visit_is_within_budget(site, lang, kind, name):
 
 
 def test_stylesheets_are_trimmed_and_no_page_links_an_untrimmed_one(site):
-    """PurgeCSS ran (scripts/trim_css.py): JupyterLab's ~590 KB and Material's ~140 KB are gone."""
+    """PurgeCSS ran (coursebuild/assets/trim_css.py): JupyterLab's ~590 KB and Material's ~140 KB are gone."""
     css = sorted(p.relative_to(site).as_posix() for p in site.glob("assets/*/*.css"))
     assert [c for c in css if c.startswith("assets/notebook/")], css
     untrimmed = [c for c in css if c.endswith(".css") and not c.endswith(".trimmed.css")

@@ -1,6 +1,6 @@
 """Minify every page of a built site with minify-html (whitespace between tags, the inline stylesheets).
 
-Run by scripts/mkdocs_hooks.py at the end of `mkdocs build`, after scripts/trim_css.py has trimmed the
+Run by coursebuild/hooks.py at the end of `mkdocs build`, after trim_css.py has trimmed the
 stylesheets and put them inline: it takes about 5% off a notebook page and keeps the longest (the
 device-errors page in Japanese) within the first-visit budget (tests/test_site.py). Closing tags and
 <html>/<head> stay, so any HTML parser reads the pages as before.
@@ -11,7 +11,7 @@ in an element the page's CSS sets `white-space: pre` (or pre-wrap, pre-line, bre
 copy button copies (`<clipboard-copy for=ID>`, `data-clipboard-target="#ID"`). Such text would lose its
 line breaks: the build stops and names the page and the element.
 
-Usage: python scripts/minify_pages.py SITE_DIR"""
+The last step of the build: the pages it leaves are the site. Usage: python -m coursebuild.assets.minify SITE_DIR"""
 import html.parser
 import re
 import sys
@@ -68,7 +68,7 @@ class _Whitespace(html.parser.HTMLParser):
 
 def _selectors(page_html):
     """(tag, id, classes) of the last compound of each selector that preserves whitespace, from the
-    page's <style>s (its stylesheets are inline: scripts/trim_css.py), except those naming a tag
+    page's <style>s (its stylesheets are inline: trim_css.py), except those naming a tag
     minify-html keeps, or a pseudo-element (generated text)."""
     css = "\n".join(re.findall(r"<style[^>]*>(.*?)</style>", page_html, re.S))
     found = set()
@@ -108,7 +108,7 @@ def minify(site):
             described = " ".join(f'{k}="{v}"' for k, v in attrs.items() if k in ("id", "class", "style"))
             raise ValueError(f"{page.relative_to(site)}: <{tag} {described}> holds text whose line breaks or spaces "
                              f"matter (its CSS keeps them, or a copy button copies it), which the page minifier would "
-                             f"collapse ({text.strip()[:60]!r}...): put that text in a <pre> (scripts/minify_pages.py)")
+                             f"collapse ({text.strip()[:60]!r}...): put that text in a <pre> (coursebuild/assets/minify.py)")
     saved = 0
     for page in pages:
         html = page.read_text(encoding="utf-8")

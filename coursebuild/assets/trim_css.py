@@ -13,8 +13,8 @@ stylesheet request holds up the first paint (Lighthouse's render-blocking audit 
 link on a mobile connection). The price: a page visited later carries its styles again (about 20 KB
 gzip) instead of reading them from the browser's cache.
 
-Run by scripts/mkdocs_hooks.py at the end of `mkdocs build`; `python scripts/trim_css.py SITE_DIR [BASE_PATH]`
-trims and inlines a built site by hand."""
+Run by coursebuild/hooks.py at the end of `mkdocs build` (the assets stage: hands the pages to minify.py);
+`python -m coursebuild.assets.trim_css SITE_DIR [BASE_PATH]` trims and inlines a built site by hand."""
 import hashlib
 import json
 import re

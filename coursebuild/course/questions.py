@@ -8,8 +8,8 @@ cells, tagged `answer`: the checks (asserts) and a Markdown explanation. Until t
 the site keeps the asked cell's output and the answer's cells closed, so the asked cell itself must not
 give the answer away (no assert, no expected-error fragment, no comment naming a choice).
 
-Hands on: questions(nb) and answers(nb) to scripts/execute.py, which refuses a page whose key is not
-exactly one choice, and to scripts/mkdocs_hooks.py, which marks the cells for predict.js."""
+Hands on: questions(nb) and answers(nb) to the execute stage (execute/outputs.py), which refuses a page
+whose key is not exactly one choice, and to render/predict.py, which marks the cells for predict.js."""
 import ast
 import io
 import re

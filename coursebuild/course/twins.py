@@ -1,4 +1,5 @@
-"""The committed .ipynb twin of each .py notebook, which Colab and the download link use.
+"""The committed .ipynb twin of each .py notebook, which Colab and the download link use: written by
+./scripts/sync (and the live preview); a missing or stale twin is a problem handed to the execute stage.
 
 Usage: python -m coursebuild.course.twins   (rewrites every twin from its .py)
 """

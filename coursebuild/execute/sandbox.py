@@ -10,7 +10,7 @@ them can be found and killed when the notebook ends, also those that left the ke
 (start_new_session=True, setsid, a double fork).
 
 Tree compares the author's files (modification times and sizes: git may not be there) with how they
-were, so that a cell that writes into the project by an absolute path is named.
+were, so that a cell that writes into the project by an absolute path is named. Used by kernel.py.
 """
 import contextlib
 import os

@@ -1,13 +1,13 @@
 """Synonym groups for search: the words readers type for what the pages say otherwise.
 
-One file per language, scripts/synonyms/<lang>.yml: a list of groups, each a list of spellings that
+One file per language, coursebuild/search/synonyms/<lang>.yml: a list of groups, each a list of spellings that
 search treats as one word (a loanword and its English spelling, an API name and what people call it,
-an everyday phrase and the term the page uses). scripts/search_hooks.py puts a language's groups in
+an everyday phrase and the term the page uses). index.py puts a language's groups in
 that language's index (config.synonyms); docs/assets/javascripts/workers/search-i18n.js then marks
 every place a spelling occurs, in the pages and in the query alike, so that any spelling of a group
 finds the pages that use another. A spelling matches whole words, after the language's own
 segmentation, stop words and stems: `メモリが足り` also matches メモリが足りない, `load on CPU` also
-matches "loading it on the CPU"."""
+matches "loading it on the CPU". Hands the groups to index.py."""
 from pathlib import Path
 
 import yaml
