@@ -43,12 +43,13 @@ class Problem:
 
 def copy_project(dest, caches=True):
     """Copy what the build reads (and its caches) to dest, to try edits without touching the author's
-    files (tests, benchmarks)."""
+    files (tests, benchmarks); its ./scripts/* run there with this checkout's .venv."""
     Path(dest).mkdir(parents=True, exist_ok=True)
-    if (ROOT / "node_modules").is_dir():  # PurgeCSS and the browser checks' packages, only read
-        (Path(dest) / "node_modules").symlink_to(ROOT / "node_modules")
-    for name in ("mkdocs.yml", "package.json", "package-lock.json", "docs", "notebooks", "overrides", "coursebuild",
-                 "records") + ((".cache",) if caches else ()):
+    for shared in ("node_modules", ".venv"):  # npm packages and the virtual environment, only read
+        if (ROOT / shared).is_dir():
+            (Path(dest) / shared).symlink_to((ROOT / shared).resolve())
+    for name in ("mkdocs.yml", "package.json", "package-lock.json", "requirements.txt", "docs", "notebooks",
+                 "overrides", "coursebuild", "scripts", "records") + ((".cache",) if caches else ()):
         src = ROOT / name
         if src.is_dir():
             shutil.copytree(src, Path(dest) / name, ignore=shutil.ignore_patterns("__pycache__", "site"))
