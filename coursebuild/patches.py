@@ -40,14 +40,15 @@ class Patch:
 JUPYTER, I18N, MATERIAL = "mkdocs-jupyter", "mkdocs-static-i18n", "mkdocs-material"
 
 PATCHES = (
-    Patch("heading-ids", JUPYTER, "0.26.3", "mkdocs_jupyter.convert:add_anchor_lower_id", "fa2b43993c24",
+    Patch("heading-ids", JUPYTER, "0.26.3", "mkdocs_jupyter/convert.py", "82aa0227f659",
           what="replaces add_anchor_lower_id with coursebuild/render/headings.py:add_anchor",
           why="it folds headings to ASCII: every Japanese and Korean heading got id=\"\" (links to #_1, #_2, "
               "and Material's search threw on the duplicates)",
           check="whether its ids keep non-ASCII letters now (pymdownx.slugs' slugify(case='lower'), as "
-                "mkdocs.yml's toc uses), and that it still builds the anchor from the heading's HTML",
+                "mkdocs.yml's toc uses), and that its own patch of nbconvert's heading (new_heading) still calls "
+                "add_anchor_lower_id from the module",
           install=("mkdocs_jupyter.convert", "add_anchor_lower_id", "coursebuild.render.headings:add_anchor")),
-    Patch("toc-from-cells", JUPYTER, "0.26.3", "mkdocs_jupyter.plugin:_get_nb_toc_tokens", "ea3d9ea42fe7",
+    Patch("toc-from-cells", JUPYTER, "0.26.3", "mkdocs_jupyter.plugin:Plugin.on_pre_page", "e8362a67809c",
           what="replaces _get_nb_toc_tokens with coursebuild/render/headings.py:toc_tokens",
           why="it reads the table of contents from its Markdown export, which drops inline code: headings "
               "lost their `code`, and a question's choices became headings named \"-\"",

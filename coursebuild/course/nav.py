@@ -39,6 +39,6 @@ def nav_problems(only=None):
             continue
         before = [(n, p) for n, p in listed if p < page]
         after = f"after line {before[-1][0]} ({before[-1][1]})" if before else f"after line {start} (nav:)"
-        problems.append(course.Problem(course.source(REFERENCE, concept),
-                                       f"is not in the site's navigation: add `  - {page}` to nav in mkdocs.yml, {after}."))
+        message = f"is not in the site's navigation: add `  - {page}` to nav in mkdocs.yml, {after}."
+        problems.append(course.Problem(course.source(REFERENCE, concept), message))
     return problems

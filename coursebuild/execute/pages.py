@@ -76,9 +76,10 @@ def _build_pages(records_dir, only, log, authoring):
                 wanted.add(page)
                 continue
             cpu_page = course.DOCS / lang / signed.CPU_VIEW / f"{concept}.ipynb"
-            changed += signed.write_page(page, outputs.with_outputs(lang, concept, record, "record",
-                                                                    f"{signed.CPU_VIEW}/{concept}.ipynb"))
-            changed += signed.write_page(cpu_page, outputs.with_outputs(lang, concept, run, "build", f"../{concept}.ipynb"))
+            shown = outputs.with_outputs(lang, concept, record, "record", f"{signed.CPU_VIEW}/{concept}.ipynb")
+            changed += signed.write_page(page, shown)
+            changed += signed.write_page(cpu_page, outputs.with_outputs(lang, concept, run, "build",
+                                                                        f"../{concept}.ipynb"))
             wanted.update({page, cpu_page})
     # Pages no concept wants any more; the live preview (only) looks at the concepts it was given, which
     # may have been deleted.
