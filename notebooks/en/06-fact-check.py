@@ -75,7 +75,7 @@ print(torch.__version__, device)
 # **The claim.** Calling `model.to(device)` on its own does nothing to the model; only the reassignment
 # `model = model.to(device)` puts it on the GPU.
 #
-# The test moves a model to the GPU, or, without a GPU, to `meta`, a device that keeps shapes and
+# The test moves a model to the GPU, or, without a GPU, to `meta`, a device whose tensors keep shapes and
 # dtypes but no data. `meta` shows where the parameters end up and which object comes back, but it
 # says nothing about speed or memory.
 
@@ -507,9 +507,11 @@ assert torch.ones(1).is_cpu
 #   `Tensor for 'out' is on CPU, Tensor for argument #1 'self' is on CPU, but expected them to be on GPU (while checking arguments for addmm)`.
 #
 # **Now.** Both cases start with `Expected all tensors to be on the same device`. The rest names one
-# argument of the operation that ran: the CUDA kernel compares each tensor argument with the first
-# one and names the first that differs. The rest of the wording has changed between releases (it was
-# reworded in 2.8), so search your logs for the first part. Element-wise operations such as `+` and
+# argument of the operation that ran. The check is not made by the CUDA kernel: the wrapper that
+# PyTorch generates for the dispatcher (`wrapper_CUDA_addmm`) makes it before any kernel runs,
+# comparing each tensor argument with the first one and naming the first that differs. The rest of
+# the wording has changed between releases (it was reworded in 2.8), so search your logs for the
+# first part. Element-wise operations such as `+` and
 # `*` go through TensorIterator and still end with `but found at least two devices, cuda:0 and cpu!`,
 # with no argument name.
 #

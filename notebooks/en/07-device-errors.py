@@ -530,8 +530,9 @@ assert here["weight"].device.type == device.type
 #   gives this section's message, with a tail:
 #   `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`.
 # - A single small image (at most 20,480 values, a kernel of 3×3 or less, `groups=1`) goes to
-#   PyTorch's plain convolution code, which checks no types. The CUDA kernel it calls checks devices
-#   instead, and the message is the one from the first section of this page:
+#   PyTorch's plain convolution code, which checks no types. Instead, the wrapper that PyTorch
+#   generates for the dispatcher (`wrapper_CUDA___slow_conv2d_forward`) checks the devices before
+#   any kernel runs, and the message is the one from the first section of this page:
 #
 #   ```
 #   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)
@@ -609,11 +610,11 @@ if torch.cuda.is_available():
     conv = nn.Conv2d(3, 8, 3).to(device)
     mkldnn = torch.backends.mkldnn
     onednn = mkldnn.is_available() and mkldnn.enabled
-    # a CPU batch: oneDNN checks types; without it, the kernel checks devices
+    # a CPU batch: oneDNN checks types; without it, the wrapper checks devices
     cpu_input = "weight type (torch.cuda.FloatTensor)"
     with expect_error(RuntimeError, cpu_input if onednn else SAME_DEVICE):
         conv(torch.randn(8, 3, 32, 32))
-    # one small CPU image: the plain path, whose CUDA kernel checks devices
+    # one small CPU image: the plain path; its wrapper checks devices first
     with expect_error(RuntimeError, SAME_DEVICE) as caught:
         conv(torch.randn(1, 3, 5, 5))
     assert "slow_conv2d_forward" in str(caught.error)

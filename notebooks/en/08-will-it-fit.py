@@ -227,15 +227,17 @@ assert "no data" in str(caught.error)
 # A model built on `meta` becomes real in one of two ways:
 #
 # - `model.to_empty(device=...)` gives every parameter and buffer memory on that device,
-#   uninitialised: the values are arbitrary (whatever the memory held, or NaN with
-#   `torch.use_deterministic_algorithms(True)`). Initialise them next, for example with
-#   each layer's `reset_parameters()`.
+#   uninitialised: the values are whatever the memory held. With
+#   `torch.use_deterministic_algorithms(True)` it is filled instead: NaN in floating-point
+#   tensors, the largest value in integer ones (the cell checks both). Initialise them
+#   next, for example with each layer's `reset_parameters()`.
 # - `model.load_state_dict(state, assign=True)` makes the loaded tensors the model's own
 #   parameters, instead of copying them into parameters that would first have to exist.
 #
 # Where the checkpoint comes from matters too. `torch.load(path, map_location=device)` hands
 # the checkpoint's storages to `device` one by one (the cell counts them with a
-# `map_location` function), so the CPU never holds the whole checkpoint at once. With
+# `map_location` function). When `device` is a GPU, the CPU therefore never holds the whole
+# checkpoint at once; when it is the CPU, the loaded checkpoint is the tensors themselves. With
 # `mmap=True` the file is mapped instead of read: its pages come in as they are used, through
 # the operating system's file cache. PyTorch's recipe for loading large models
 # ([Tips for loading an `nn.Module` from a checkpoint](https://docs.pytorch.org/tutorials/recipes/recipes/module_load_state_dict_tips.html)) combines the
@@ -289,6 +291,17 @@ for layer in empty:
         layer.reset_parameters()
 assert all(t.device.type == device.type
            for t in [*empty.parameters(), *empty.buffers()])
+
+torch.use_deterministic_algorithms(True)  # fills uninitialised memory
+try:
+    with torch.device("meta"):
+        filled = make_mlp(8, 16, 4)
+    filled.to_empty(device=device)
+    counter = filled[1].num_batches_tracked.item()
+    assert filled[0].weight.isnan().all()  # floating point: NaN
+    assert counter == torch.iinfo(torch.int64).max  # integers: the largest
+finally:
+    torch.use_deterministic_algorithms(False)
 
 # %% [markdown]
 # ## What training adds
@@ -571,7 +584,7 @@ else:
 # - Build a large model under `torch.device("meta")` to count it for free. Meta tensors hold
 #   no values: make the model real with `to_empty` (then initialise it) or with
 #   `load_state_dict(..., assign=True)`, loading with `map_location` (one storage at a time)
-#   or `mmap=True`. Buffers with `persistent=False` stay on `meta`.
+#   or `mmap=True`. After `assign=True`, buffers with `persistent=False` stay on `meta`.
 # - Training adds a gradient per parameter, the optimizer's state (Adam: two tensors per
 #   parameter, created at the first step) and the saved activations, which exist only where
 #   a gradient needs them and grow with the batch. `no_grad` and `inference_mode` save none;

@@ -15,9 +15,9 @@
 # %% [markdown]
 # # デバイス上にテンソルを作成する
 #
-# テンソルは必ずどれか1つのデバイス上に置かれます。CPU、GPU、あるいは `meta` のような特殊なデバイスです。このページでは、テンソルをどこに作成するかを指定する方法と、テンソルがどこにあるかを確認する方法を説明します。以下のセルはすべて GPU のないマシンでも実行できます。GPU が必要なセルは、検証を実行する代わりに、満たされなかった条件を `torch.cuda.is_available()=False` のような形で表示します。
+# テンソルは必ずどれか1つのデバイス上に置かれます。CPU、GPU、あるいは `meta` のような特殊なデバイスです。このページでは、テンソルをどこに作成するかを指定する方法と、テンソルがどこにあるかを確認する方法を説明します。以下のセルはすべて GPU のないマシンでも実行できます。GPU でのみ検証するセル（「GPU でのみ検証」の印が付いたセル）は、GPU がなければ検証の代わりに、満たされなかった条件を `torch.cuda.is_available()=False` のような形で表示します。
 #
-# 最初のセルでは、エラーを表示してもノートブックを止めずに先へ進めるための補助関数 `expect_error` も定義します。
+# 最初のセルでは、エラーを表示してもノートブックを止めずに先へ進めるためのヘルパー関数 `expect_error` も定義します。
 
 # %% tags=["setup"]
 import contextlib
@@ -28,8 +28,8 @@ import types
 
 import torch
 
-# torch のバージョンを数値のタプルにする（"2.13.0+cpu" なら (2, 13)）
-# (2, 7) などのタプルと比較するため
+# torch のバージョンを数値のタプルにし（"2.13.0+cpu" なら (2, 13)）、
+# (2, 7) などと比較できるようにする
 TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 
 # torch.accelerator（torch 2.6 以降）を使うので、古い torch ではここで止める
@@ -180,10 +180,11 @@ assert torch.device("cuda:0") != torch.device("cuda")
 assert torch.device("cuda:0").type == torch.device("cuda").type
 
 # %% [markdown] tags=["answer"]
-# **答え：** `True False True` です。`torch.device` 同士の比較は期待どおりに働き、`.type` はただの文字列なので文字列と比較できます。しかし、デバイスそのものと文字列を比べても、等しくなることはありません。CPU 上のテンソルでも `t.device == "cpu"` は `False` です。
+# **答え：** `True False True` です。`torch.device` どうしの比較は期待どおりに働き、`.type` はただの文字列なので文字列と比較できます。しかし、デバイスそのものと文字列を比べても、等しくなることはありません。CPU 上のテンソルでも `t.device == "cpu"` は `False` です。
 #
 # - `True True True` なら、デバイスがその名前の文字列と等しいことになります。
-# - `True False False` と `False False True` なら、残りの比較のどちらかが成り立たないことになります。実際には、CPU 上のテンソルならどちらも必ず成り立ちます。
+# - `True False False` なら、`t.device.type == "cpu"` が成り立たないことになります。
+# - `False False True` なら、`t.device == torch.device("cpu")` が成り立たないことになります。実際には、CPU 上のテンソルならどちらも必ず成り立ちます。
 #
 # デバイスは `torch.device` と比較するか、どの GPU でもよい場合は `.type` を比較してください。`torch.device("cuda:0")` と `torch.device("cuda")` は等しくありませんが、`.type` は同じです。
 
@@ -242,7 +243,7 @@ else:
 # %% [markdown]
 # ## デバイスを毎回書かずに作成する
 #
-# torch 2.0 以降では、ファクトリ関数は `device=` の代わりに、デフォルトのデバイスを使えます。デフォルトを変えるには、`with torch.device(...)` ブロックを使う方法と、`torch.set_default_device(...)` を呼ぶ方法があります。既存のテンソルが移動するわけではなく、`device=` を渡したときと同じく、テンソルが最初からそのデバイス上に作成されます。最後のセクションで説明する [`meta` デバイス](#meta-デバイス)を使うので、以下のセルはどのマシンでも実行できます。
+# torch 2.0 以降では、`device=` を省略したファクトリ関数に、デフォルトのデバイスを使わせることができます。デフォルトを変えるには、`with torch.device(...)` ブロックを使う方法と、`torch.set_default_device(...)` を呼ぶ方法があります。既存のテンソルが移動するわけではなく、`device=` を渡したときと同じく、テンソルが最初からそのデバイス上に作成されます。最後のセクションで説明する [`meta` デバイス](#meta-デバイス)を使うので、以下のセルはどのマシンでも実行できます。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `with torch.device("meta"):` の中で、`device=` なしのテンソルと `device="cpu"` 付きのテンソルを作り、ブロックを抜けてからもう1つ作ります。次のセルは、この順にどのデバイスを表示するでしょうか。
@@ -266,7 +267,7 @@ assert explicit.device.type == "cpu"
 assert outside.device.type == "cpu"
 
 # %% [markdown] tags=["answer"]
-# **答え：** `meta cpu cpu` です。ブロックが変えるのはデフォルトだけです。デバイスを指定しないファクトリ関数は `meta` を使いますが、明示した `device="cpu"` はブロックの中でも優先されます。デフォルトはブロックを抜けると元に戻ります。
+# **答え：** `meta cpu cpu` です。ブロックが変えるのはデフォルトだけです。デバイスを指定せずに呼んだファクトリ関数は `meta` を使いますが、明示した `device="cpu"` はブロックの中でも優先されます。デフォルトはブロックを抜けると元に戻ります。
 #
 # - `meta meta cpu` なら、ブロックが明示的な `device=` まで上書きすることになります。
 # - `cpu cpu cpu` なら、ブロックがデフォルトをまったく変えないことになります。
@@ -287,7 +288,7 @@ finally:
 assert torch.ones(3).device.type == "cpu"
 
 # %% [markdown] tags=["predict"]
-# **予想：** `torch.set_default_device("meta")` が効いている間に、次のセルはこのスレッドで `torch.zeros(2)` を作り、次に新しいスレッドで `torch.zeros(2)` を作り、最後に `torch.frombuffer` で既存のメモリの上にテンソルを作ります。この順にどのデバイスが表示されるでしょうか。
+# **予想：** `torch.set_default_device("meta")` が効いている間に、次のセルは、まずこのスレッドで `torch.zeros(2)` を作り、続いて新しいスレッドで `torch.zeros(2)` を作り、最後に `torch.frombuffer` で既存のメモリの上にテンソルを作ります。この順にどのデバイスが表示されるでしょうか。
 #
 # - `meta meta meta`
 # - `meta cpu cpu`
@@ -335,7 +336,7 @@ assert wrapped == "cpu"
 #
 # コストも同じです。`torch.set_default_device` のドキュメントには、ファクトリ関数に限らず、torch API へのすべての Python 呼び出しにわずかなコストが加わるという警告があります。`with torch.device(...)` ブロックの中の呼び出しも、同じオブジェクトを経由します。
 #
-# 次のセルでは、`with` ブロックの中で同じ3つのデバイスを調べます。numpy が入っていれば、両方の書き方で `torch.from_numpy` も調べます。さらにこのマシンで小さな `add` の実行時間を、設定なし、`with` ブロックの中、`set_default_device` の後の3通りで計測し、2つの比を表示します。実行時間はばらつくので、比については何も assert しません。
+# 次のセルでは、`with` ブロックの中で同じ3つのデバイスを調べます。NumPy がインストールされていれば、両方の書き方で `torch.from_numpy` も調べます。さらにこのマシンで小さな `add` の実行時間を、設定なし、`with` ブロックの中、`set_default_device` の後の3通りで計測し、2つの比を表示します。実行時間はばらつくので、比については何も assert しません。
 
 # %% tags=["claim-F6"]
 with torch.device("meta"):
@@ -378,7 +379,7 @@ finally:
 print(f"{block_s / plain_s=:.2f}, {set_s / plain_s=:.2f}")
 
 # %% [markdown]
-# つまり、どれを使うかは、デフォルトを効かせたい範囲で決めます。1回の呼び出しには `device=`、終わりが見えるブロックには `with torch.device(...)` を使い、`torch.set_default_device` は1つのスレッドで動くスクリプトやノートブックだけにとどめてください。
+# つまり、どれを使うかは、デフォルトを効かせたい範囲で決めます。1回の呼び出しには `device=`、範囲がコード上ではっきりしているブロックには `with torch.device(...)` を使い、`torch.set_default_device` は1つのスレッドで動くスクリプトやノートブックだけにとどめてください。
 #
 # GPU があれば、次のセルは `with torch.device("cuda"):` の中の `torch.randn` が CUDA テンソルを作成することを assert で検証します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示します。
 

@@ -17,11 +17,11 @@
 #
 # テンソルを移動するには `t.to(...)` か、そのショートカットである `t.cuda()`・`t.cpu()` を使います。3つとも同じルールに従いますが、そのルールには意外な点が1つあります。最初の2つの問題で、ルールとその意外な点を予想してみてください。
 #
-# このページで扱うのはテンソルです。`nn.Module.to` は別のルールに従うので、別のページ[モデルの移動](03-moving-models.ipynb)で説明します。
+# このページで扱うのはテンソルです。`nn.Module.to` は別のルールに従うので、[モデルの移動](03-moving-models.ipynb)のページで説明します。
 #
-# どのセルも CPU だけのマシンで実行できます。CUDA GPU が必要なセルは、検証を実行する代わりに、満たされなかった条件 `torch.cuda.is_available()=False` を表示します。
+# どのセルも CPU だけのマシンで実行できます。GPU でのみ検証するセルは、GPU がなければ検証の代わりに、満たされなかった条件 `torch.cuda.is_available()=False` を表示します。
 #
-# 最初のセルでは、想定どおりのエラーを表示しても止まらずに次のセルへ進むための補助関数 `expect_error` も定義します。
+# 最初のセルでは、想定どおりのエラーを表示しても止まらずに次のセルへ進むためのヘルパー関数 `expect_error` も定義します。
 
 # %% tags=["setup"]
 import contextlib
@@ -31,8 +31,8 @@ import types
 
 import torch
 
-# torch のバージョンを数値のタプルにする（"2.13.0+cpu" なら (2, 13)）
-# (2, 7) などのタプルと比較するため
+# torch のバージョンを数値のタプルにし（"2.13.0+cpu" なら (2, 13)）、
+# (2, 7) などと比較できるようにする
 TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 
 # torch.accelerator（torch 2.6 以降）を使うので、古い torch ではここで止める
@@ -130,7 +130,7 @@ else:
 # %% [markdown]
 # ## テンソルがすでにあるデバイスへの移動
 #
-# 学習コードでは、すでに目的のデバイスにあるかもしれないテンソルを移動する行がよく出てきます。テンソルがすでに指定どおりのデバイスと dtype であるとき、`to` は何をするのでしょうか。
+# 学習コードでは、すでに目的のデバイスにあるかもしれないテンソルを移動する行がよく出てきます。テンソルのデバイスと dtype がすでに指定どおりのとき、`to` は何をするのでしょうか。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `a` はすでに `device` 上にあります。次のセルは `b = a.to(device)` を実行して `b[0]` に `1.0` を書き込み、`b` が `a` と同じオブジェクトかどうかと、`a[0]` の値を表示します。何が表示されるでしょうか。
@@ -168,7 +168,7 @@ assert rearranged.is_contiguous(memory_format=torch.channels_last)
 #
 # `to` がコピーするのは、デバイス、dtype、指定したメモリフォーマットのいずれかが変わるときと、`copy=True` を指定したときだけです。メモリフォーマットが変わるのも変更にあたり、標準の連続レイアウト（`torch.contiguous_format`）の4次元テンソルに対する `t.to(memory_format=torch.channels_last)` は要素を並べ替えたコピーを返します。
 #
-# CPU 上のテンソルに対する `t.cpu()` もテンソル自身を返し、すでに現在の GPU 上にあるテンソルに対する `t.cuda()` も同じです。後者は、GPU で実行した場合にのみ上のセルで検証されます。
+# CPU 上のテンソルに対する `t.cpu()` もテンソル自身を返し、すでに現在の GPU 上にあるテンソルに対する `t.cuda()` も同じです。後者は、GPU で実行したときだけ上のセルで検証しています。
 
 # %% [markdown]
 # ## コピーを強制する
@@ -239,13 +239,13 @@ assert "must be cuda device" in str(caught.error)
 # %% [markdown] tags=["answer"]
 # **答え：** `must be cuda device`（`RuntimeError` のメッセージ）です。「CUDA デバイスでなければならない」という意味です。`cuda()` は CUDA を使う前に引数を検査するので、どのマシンでも同じメッセージになります。
 #
-# - `Torch not compiled with CUDA enabled` は CUDA そのものが必要になったときに出るエラーで、引数はその前に拒否されます。
+# - `Torch not compiled with CUDA enabled`（Torch が CUDA を有効にしてコンパイルされていない）なら、CUDA を使おうとした時点で失敗したことになります。実際には、その前の引数の検査で拒否されます。
 # - `TypeError` なら、引数の型が間違っていることになります。`"cpu"` は正しいデバイスで、CUDA デバイスではないだけです。
 
 # %% [markdown]
 # ## 存在しない GPU インデックス
 #
-# 存在しない GPU（GPU が1枚のマシンでの `cuda:1` など）を指定すると、以前は `RuntimeError` そのもの（サブクラスではない）が、`CUDA error: invalid device ordinal`（無効なデバイス番号）というメッセージで送出されていました。PyTorch 2.8 以降は、同じメッセージの `torch.AcceleratorError` が送出されます。`AcceleratorError` は `RuntimeError` のサブクラスなので、古いバージョン向けに書いた `except RuntimeError` でもそのまま捕捉できます。
+# 存在しない GPU（GPU が1枚のマシンでの `cuda:1` など）を指定すると、以前は、`CUDA error: invalid device ordinal`（CUDA エラー：デバイス番号が無効）というメッセージの `RuntimeError` が送出されていました（サブクラスではなく `RuntimeError` そのものです）。PyTorch 2.8 以降は、同じメッセージの `torch.AcceleratorError` が送出されます。`AcceleratorError` は `RuntimeError` のサブクラスなので、古いバージョン向けに書いた `except RuntimeError` でもそのまま捕捉できます。
 #
 # GPU があれば、次のセルは最後の GPU の次のインデックスである `torch.cuda.device_count()` を指定し、エラーが無効なデバイス番号を示していること（2.8 以降は `torch.AcceleratorError` であること）を assert で検証します。GPU がなければ、誤って指定できるインデックスもないので、このセルは `torch.cuda.is_available()=False` と表示します。
 
@@ -360,9 +360,9 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ピン留めで速くなるかどうかは、マシン、テンソルのサイズ、そして待っている間に CPU にやるべき処理があるかどうかで決まります。PyTorch の [`pin_memory()` と `non_blocking` に関するチュートリアル](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)でも、ピン留めしたほうが遅くなるケースが計測されています。ご自身のパイプラインで、変更の前後を計測してください。
+# ピン留めで速くなるかどうかは、マシン、テンソルのサイズ、そして待っている間に CPU にやるべき処理があるかどうかで決まります。PyTorch の [`pin_memory()` と `non_blocking` に関するチュートリアル](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)でも、ピン留めしたほうが遅くなるケースが計測されています。実際のパイプラインで、変更の前後を計測してください。
 #
-# GPU があれば、下のセルはまず両方のやり方を1回ずつ実行してウォームアップします（GPU への最初のコピーと最初のピン留めメモリの確保は、初回だけかかる遅い処理です）。そのうえで1回のコピーを両方のやり方で計測し、ミリ秒で表示します。結果については何も assert しません。ピン留めするほうの時間には `pin_memory()` によるコピーも含まれます。GPU のないマシンでは `torch.cuda.is_available()=False` と表示します。
+# GPU があれば、次のセルはまず両方のやり方を1回ずつ実行してウォームアップします（GPU への最初のコピーと最初のピン留めメモリの確保には、初回だけ余分な時間がかかります）。そのうえで1回のコピーを両方のやり方で計測し、ミリ秒で表示します。結果については何も assert しません。ピン留めするほうの時間には `pin_memory()` によるコピーも含まれます。GPU のないマシンでは `torch.cuda.is_available()=False` と表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():

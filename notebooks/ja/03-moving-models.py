@@ -22,7 +22,7 @@
 # - モデルの移動がオプティマイザに与える影響
 # - GPU で保存したチェックポイントを CPU に読み込む方法
 #
-# PyTorch の挙動について本文で述べていることは、このページの出力を作ったマシン上で、コードセルの `assert` によって検証しています。GPU が必要なセルは、まず GPU があるかを確認します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけで、GPU での検証はそこでは実行されません（該当するセルの数は、ノートブックの上の行に表示しています）。GPU でしか出ないエラーメッセージは、PyTorch のソースからバージョンを明記して引用しています。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉・検証・表示し、ページはそのまま先に進みます。
+# PyTorch の挙動について本文で述べていることは、このページの出力を作ったマシン上で、コードセルの `assert` によって検証しています。GPU でのみ検証するセルは、まず GPU があるかを確認します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけで、GPU での検証はそこでは実行されません（該当するセルの数は、タイトルの下の行に表示しています）。GPU でしか出ないエラーメッセージは、PyTorch のソースからバージョンを明記して引用しています。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉・検証・表示し、ページはそのまま先に進みます。
 
 # %% tags=["setup"]
 import contextlib
@@ -35,8 +35,8 @@ import types
 import torch
 from torch import nn
 
-# torch のバージョンを数値のタプルにする（"2.13.0+cpu" なら (2, 13)）
-# (2, 7) などのタプルと比較するため
+# torch のバージョンを数値のタプルにし（"2.13.0+cpu" なら (2, 13)）、
+# (2, 7) などと比較できるようにする
 TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 
 # torch.accelerator（torch 2.6 以降）を使うので、古い torch ではここで止める
@@ -115,8 +115,8 @@ assert t.to(t.device) is t  # 変換不要なら同じテンソルが返る
 # %% [markdown] tags=["answer"]
 # **答え：** `meta torch.float64` です。`Module.to` はモジュールそのものを**インプレースで**変更し（パラメータとバッファを変換します）、モジュール自身を返します。`.cpu()`、`.double()`、GPU がある場合の `.cuda()` も同じです。そのため2つの変換がどちらも残ります。`model = model.to(device)` と書いても害はありませんが、再代入は不要です。
 #
-# - `cpu torch.float32` になるのは、`Tensor.to` のように変換後のコピーを返す場合です。上の検証では、`t.to("meta")` の後も `t` が CPU に残ることを確かめています。
-# - `meta torch.float32` や `cpu torch.float64` は、2つの呼び出しの片方だけがモデルを変えた場合の結果です。
+# - `cpu torch.float32` なら、`Module.to` も `Tensor.to` のように変換後のコピーを返すことになります。上の検証では、`t.to("meta")` の後も `t` が CPU に残ることを確かめています。
+# - `meta torch.float32` や `cpu torch.float64` なら、2つの呼び出しの片方だけがモデルを変えたことになります。
 #
 # 上の検証では、それぞれの呼び出しが `model` 自身を返すことも確かめています（`.cuda()` は GPU があるときだけ）。
 
@@ -165,7 +165,7 @@ assert layer.weight.device.type == "cpu"
 assert torch.isfinite(layer.weight).all()
 
 # %% [markdown]
-# dtype の変換も `.to()` と同じ種類の変換で、どのマシンでも実行できます。
+# dtype の変更も変換の一種で、こちらはどのマシンでも実行できます。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `model.double()` を呼ぶ前に、パラメータとバッファへの参照を `weight` と `offset` に取っておきます。呼び出しの後、次のセルは何を表示するでしょうか。
@@ -259,7 +259,7 @@ assert "mask" not in model.state_dict()
 # %% [markdown]
 # ## パラメータに再代入しない
 #
-# `model.weight = model.weight.to(d)` のように、パラメータを1つだけ手作業で移動することはできません。なぜできないかは、パラメータに対して `to` が何を返すかを見るとわかります。次のセルは、戻り値の型名と、戻り値がまだ勾配を必要とするか（`requires_grad`）を表示します。
+# `model.weight = model.weight.to(d)` のように、パラメータを1つだけ手作業で移動することはできません。なぜできないかは、パラメータに対して `to` が何を返すかを見るとわかります。次のセルは、戻り値の型名と、戻り値がまだ勾配の計算対象か（`requires_grad`）を表示します。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `model.weight` は CPU 上の `Parameter` です。実際に変換が起きる `moved = model.weight.to("meta")` について、次のセルは何を表示するでしょうか。
@@ -280,10 +280,10 @@ w = model.weight
 assert w.to(w.device) is w  # 変換不要なら Parameter 自身が返る
 
 # %% [markdown] tags=["answer"]
-# **答え：** `Tensor True` です。実際に変換すると、戻り値は `Parameter` ではなく通常の `Tensor` になります。autograd がこの変換を記録するので、戻り値は勾配を必要とするままです。ただしそれはパラメータに対する演算の結果であり、それ自体は葉（leaf）テンソルではありません。
+# **答え：** `Tensor True` です。実際に変換すると、戻り値は `Parameter` ではなく通常の `Tensor` になります。autograd がこの変換を記録するので、戻り値の `requires_grad` は `True` のままです。ただしそれはパラメータに対する演算の結果であり、それ自体は葉（leaf）テンソルではありません。
 #
-# - `Parameter True` になるのは、`to()` が何も変換しなくてよいときだけです（上の検証の `w.to(w.device) is w`）。
-# - `Tensor False` なら、パラメータの勾配から切り離されたテンソルということになります。
+# - `Parameter True` なら、変換しても `Parameter` が返ることになります。`Parameter` 自身が返るのは、`to()` が何も変換しなくてよいときだけです（上の検証の `w.to(w.device) is w`）。
+# - `Tensor False` なら、戻り値が計算グラフから切り離され、パラメータに勾配が伝わらないことになります。
 
 # %% [markdown]
 # モジュールでは、パラメータの名前に代入できるのは `Parameter`（または `None`）だけなので、この代入は `TypeError` になります。
@@ -332,10 +332,10 @@ assert len(devices(model)) == 2
 #
 # 「すべてのテンソルが同じデバイス上にあるはずだが、`mat1` は CPU 上にあり、ほかのテンソル（cuda:0 上）とデバイスが異なる」という意味です。
 #
-# - 2次元の入力に対して `nn.Linear` は `addmm(bias, input, weight.T)` を実行するので、`mat1` は入力そのものです。`wrapper_CUDA_addmm` は不一致を検出した演算です。
+# - 2次元の入力に対して `nn.Linear` は `addmm(bias, input, weight.T)` を実行するので、`mat1` は入力そのものです。メッセージ末尾の `wrapper_CUDA_addmm` は、不一致を検出した `addmm` の CUDA 用ラッパーです。
 # - 検査では、各引数を最初の引数であるバイアスと比べます。**モデル**を CPU に残したまま GPU 上の入力を渡した場合も、メッセージが名前を挙げるのはやはり `mat1` で、今度は `mat1 is on cuda:0, different from other tensors on cpu` となります。メッセージに従って `mat1` を移動すると、入力を CPU に戻すことになります。
 #
-# 2.8 より前は、同じ検査が `but found at least two devices, cuda:0 and cpu!` と表示し、引数の名前は末尾にありました。要素ごとの演算（`+`、`*` など）は TensorIterator が検査するので、今も引数の名前なしで `but found at least two devices, cuda:0 and cpu!` と表示されます。
+# 2.8 より前は、同じ検査が `but found at least two devices, cuda:0 and cpu!`（少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった）と表示し、引数の名前は末尾にありました。要素ごとの演算（`+`、`*` など）は TensorIterator が検査するので、今も引数の名前のない、この形のメッセージになります。
 #
 # 実際のコードでデバイスの不一致が起きる原因として多いのは、`forward` メソッドや損失関数の中でデバイスを指定せずに作ったテンソルです。その例と対処法は[デバイスのエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で紹介しています。
 
@@ -367,7 +367,7 @@ else:
     assert model(x).device.type == "cpu"
 
 # %% [markdown]
-# GPU がなければ CUDA のメッセージは確認できませんが、`meta` デバイスには独自のデバイス検査があります（メッセージの文言は `is not on the expected device` で、CUDA とは異なります）。これを使うと、線形層が不一致のどちらの向きでも失敗すること、そして要素ごとの演算では0次元の CPU テンソルが許されることを、どのマシンでも確かめられます。
+# GPU がなければ CUDA のメッセージは確認できませんが、`meta` デバイスには独自のデバイス検査があります（メッセージは `Tensor on device … is not on the expected device …!`、つまり「テンソルのデバイスが期待したデバイスと違う」という、CUDA とは別の文言です）。これを使うと、線形層が不一致のどちらの向きでも失敗すること、そして要素ごとの演算では0次元の CPU テンソルが許されることを、どのマシンでも確かめられます。
 
 # %% tags=["claim-F7"]
 meta_model = nn.Linear(4, 2).to("meta")
@@ -467,7 +467,7 @@ assert state["exp_avg"].device == model.weight.device
 #
 # ここでは `weights_only=True` も指定しています。pickle から復元するものをテンソルと通常のコンテナ（辞書やリストなど）に限るオプションで、`state_dict` を安全に読み込む方法です（後で詳しく説明します）。
 #
-# `map_location` を指定しないと、GPU のないマシンではこのようなチェックポイントの読み込みが `Attempting to deserialize object on a CUDA device` で止まります（「CUDA デバイス上のオブジェクトを復元しようとした」という意味です）。このエラーは[デバイスのエラーを読み解く](07-device-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)で実際に起こしています。GPU のないマシンでは、次のセルで保存するチェックポイントは CPU 上のモデルのものになり、その次のセルは `torch.cuda.is_available()=False` と表示するだけです。
+# `map_location` を指定しないと、GPU のないマシンではこのようなチェックポイントの読み込みが `Attempting to deserialize object on a CUDA device` で止まります（「CUDA デバイス上にオブジェクトを復元しようとした」という意味です）。このエラーは[デバイスのエラーを読み解く](07-device-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)で実際に起こしています。GPU のないマシンでは、次のセルで保存するチェックポイントは CPU 上のモデルのものになり、その次のセルは `torch.cuda.is_available()=False` と表示するだけです。
 
 # %%
 tmp = tempfile.TemporaryDirectory()

@@ -17,7 +17,7 @@
 #
 # `"cuda"` をハードコードしたコードは、Mac でも、NVIDIA の GPU を搭載していないノート PC でも、CPU だけの CI ランナーでも失敗します。このページでは、使えるアクセラレータがあればそれを使い、なければ CPU にフォールバックする小さなヘルパー関数を作ります。また、`device=0` のような整数だけのデバイス指定は torch 2.5 で意味が変わったので、現在の PyTorch で何を意味するのかも説明します。
 #
-# GPU が必要な検証は、GPU が使えるマシンでだけ実行します。それ以外のマシンでは、該当するセルが満たされなかった条件を `cuda_ok=False` のようにコードの形で表示します。最初のセルでは、想定どおりのエラーを表示しても止まらずに先へ進むための補助関数 `expect_error` も定義します。
+# GPU でのみ検証するセルは、GPU がないマシンでは検証の代わりに、満たされなかった条件を `cuda_ok=False` のようにコードの形で表示します。最初のセルでは、想定どおりのエラーを表示しても止まらずに先へ進むためのヘルパー関数 `expect_error` も定義します。
 
 # %% tags=["setup"]
 import contextlib
@@ -26,8 +26,8 @@ import types
 
 import torch
 
-# torch のバージョンを数値のタプルにする（"2.13.0+cpu" なら (2, 13)）
-# (2, 7) などのタプルと比較するため
+# torch のバージョンを数値のタプルにし（"2.13.0+cpu" なら (2, 13)）、
+# (2, 7) などと比較できるようにする
 TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 
 # torch.accelerator（torch 2.6 以降）を使うので、古い torch ではここで止める
@@ -88,7 +88,7 @@ if mps_ok:
 # 使えるアクセラレータがない場合の振る舞いは、リリースによって異なります。2.6 の `current_accelerator()` は `RuntimeError` を送出するので、次のセルはこの関数が答えを返す場合（アクセラレータが使えるか、torch が 2.7 以降の場合）にだけ呼び出します。
 
 # %% [markdown] tags=["predict"]
-# **予想：** このセルを実行するマシンで、`torch.accelerator.current_accelerator()` は何を返すでしょうか。次のセルはそれを `acc` として表示します。
+# **予想：** 次のセルを実行するマシンで、`torch.accelerator.current_accelerator()` は何を返すでしょうか（戻り値は `acc` として表示されます）。
 #
 # - `acc=device(type='cuda')`
 # - `acc=device(type='cuda', index=0)`
@@ -159,7 +159,7 @@ else:
 # デバイスの選択は1つの関数にまとめ、スクリプトの冒頭で一度だけ呼び出します。この関数は、いま使えるアクセラレータがあればそれを選び、なければ CPU を選びます。デバイスどうしを比較したり、最も速いものを探したりはしません。`torch.accelerator` を使うので、torch 2.6 以降が必要です。
 
 # %% [markdown] tags=["predict"]
-# **予想：** このセルを実行するマシンで、`print(device, y.device)` は何を表示するでしょうか。
+# **予想：** 次のセルを実行するマシンで、`print(device, y.device)` は何を表示するでしょうか。
 #
 # - `cuda:0 cuda:0`
 # - `cpu cpu`
@@ -202,7 +202,7 @@ if cuda_ok:
 # 古いコードでは、「1枚目の GPU」のつもりで `torch.device(0)`、`device=0`、`.to(0)` と書かれていることがあります。PyTorch 2.4 までは、整数は常に CUDA を指していました。2.5 以降は「現在のアクセラレータのインデックス 0」を意味し、NVIDIA のマシンでは `cuda:0`、Mac では `mps:0`、Intel の GPU では `xpu:0` になります。
 
 # %% [markdown] tags=["predict"]
-# **予想：** このセルを実行するマシンで、`device=0` を指定するとどうなるでしょうか。
+# **予想：** 次のセルを実行するマシンで、`device=0` を指定するとどうなるでしょうか。
 #
 # - `device(type='cpu')`
 # - `Cannot access accelerator device when none is available`

@@ -17,7 +17,7 @@
 #
 # GPU が2枚以上あるとき、インデックスを指定しない CUDA の呼び出しはすべて**現在のデバイス**に向かいます。このページでは、そのデバイスがどう決まるのか、プロセスから GPU を隠す方法、`nn.DataParallel` が実際に何をするのかを見ていきます。最後に、`DistributedDataParallel` を GPU ごとに1つのプロセスで起動する方法と、各プロセスにデータを割り振る方法を扱います。DDP は `torchrun` で2つの CPU プロセスを起動して、実際に動かします。
 #
-# GPU が必要なセルは、代わりに満たされなかった条件（`torch.cuda.is_available()=False` や `n_gpus=0`）を表示します。それ以外のセルはどのマシンでも実行できます。
+# GPU でのみ検証するセルは、GPU がなければ検証の代わりに、満たされなかった条件（`torch.cuda.is_available()=False` や `n_gpus=0`）を表示します。それ以外のセルはどのマシンでも実行できます。
 
 # %% tags=["setup"]
 import contextlib
@@ -33,14 +33,15 @@ import torch
 from torch import nn
 from torch.utils.data import DistributedSampler
 
-# torch のバージョンを数値のタプルにする（"2.13.0+cpu" なら (2, 13)）
-# (2, 7) などのタプルと比較するため
+# torch のバージョンを数値のタプルにし（"2.13.0+cpu" なら (2, 13)）、
+# (2, 7) などと比較できるようにする
 TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 
 # torch.accelerator（torch 2.6 以降）を使うので、古い torch ではここで止める
 TOO_OLD_TEXT = (
     "このノートブックには torch 2.6 以降が必要です"
-    "（torch.accelerator を使うため）。いまの torch は {} です。"
+    "（torch.accelerator を使うため）。"
+    "インストールされている torch は {} です。"
     "torch を更新して（pip install -U torch）、"
     "カーネルを再起動してください。"
 )
@@ -59,7 +60,7 @@ def expect_error(kind, fragment=""):
     except kind as err:
         assert fragment in str(err), err
         caught.error = err
-        sys.stdout.flush()  # ブロックが先に出力したものを先に表示する
+        sys.stdout.flush()  # ブロックの出力をエラーより先に表示する
         print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
@@ -100,7 +101,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## cuda というデバイス名が意味するもの
+# ## `cuda` というデバイス名が意味するもの
 #
 # デバイスは `"cuda:0"` のようにインデックス付きでも、`"cuda"` のようにインデックスなしでも指定できます。`torch.device` を作るだけなら GPU は要らないので、次のセルはどのマシンでも実行できます。
 
@@ -122,13 +123,13 @@ assert d != torch.device("cuda", 0)
 assert d.type == "cuda"
 
 # %% [markdown] tags=["answer"]
-# **答え：** `d.index=None` です。`"cuda"` は特定の GPU を指していません。意味するのは「現在の CUDA デバイス」で、どれがそれに当たるかは、テンソルを作成または移動する時点で調べられます。
+# **答え：** `d.index=None` です。`"cuda"` は特定の GPU を指していません。意味するのは「現在の CUDA デバイス」で、どの GPU がそれに当たるかは、テンソルを作成または移動する時点で決まります。
 #
 # - `d.index=0` なら、`"cuda"` は `cuda:0` の別名ということになります。実際には別名ではなく、2つのデバイスは比較しても等しくなりません。
-# - `d.index=-1` は、Python 側でインデックスがないことを示す書き方ではありません。表示されるのは `None` です。
+# - `d.index=-1` なら、Python ではインデックスがないことを -1 で表すことになります。実際に表示されるのは `None` です。
 
 # %% [markdown]
-# GPU が1枚なら、調べた結果は常に `cuda:0` です。2枚以上あると違いが出ます。`cuda:1` 上にあるテンソル `t` に対して `t.to("cuda")` を呼ぶと、GPU 0 が現在のデバイスなら `cuda:0` にコピーされ、GPU 1 が現在のデバイスなら `t` 自身がそのまま返ります。GPU が2枚以上あるマシンでは、次のセルはコピーされることを検証し、1枚なら `t` 自身が返ることを検証します。GPU がなければ `n_gpus=0` を表示します。
+# GPU が1枚なら、それは常に `cuda:0` です。2枚以上あると違いが出ます。`cuda:1` 上にあるテンソル `t` に対して `t.to("cuda")` を呼ぶと、GPU 0 が現在のデバイスなら `cuda:0` にコピーされ、GPU 1 が現在のデバイスなら `t` 自身がそのまま返ります。GPU が2枚以上あるマシンでは、次のセルはコピーされることを検証し、1枚なら `t` 自身が返ることを検証します。GPU がなければ `n_gpus=0` を表示します。
 
 # %% tags=["claim-F2", "gpu-only"]
 if n_gpus >= 2:
@@ -149,17 +150,18 @@ else:
     print(f"{n_gpus=}")
 
 # %% [markdown]
-# ## CUDA_VISIBLE_DEVICES で GPU を隠す
+# ## `CUDA_VISIBLE_DEVICES` で GPU を隠す
 #
 # 環境変数 `CUDA_VISIBLE_DEVICES` には、プロセスから見えてよい GPU を列挙します。番号は 0 から振り直されるので、`CUDA_VISIBLE_DEVICES=1` なら GPU 1 が `cuda:0` になり、見える GPU はそれだけになります。どの物理 GPU が「GPU 1」になるかは CUDA の番号付けで決まります。CUDA はデフォルトで最も速い GPU を先頭にするので、`nvidia-smi` が表示する順序（PCI バスの順）とは異なることがあります。`nvidia-smi` と同じ番号にしたい場合は、`CUDA_DEVICE_ORDER=PCI_BUS_ID` も設定します。
 #
-# CUDA がこれらの変数を読むのは、プロセス内で CUDA が初期化されるときの一度だけです。シェルで設定するか（`CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=1 python train.py`）、新しく起動するプロセスの環境変数として設定します。次のセルでは、子プロセスの Python に空文字列を渡し、GPU が1枚も見えないことを確かめます。GPU があるマシンでは、2つ目の子プロセスに最後の GPU だけを渡し、1枚だけ見えることを検証します。
+# CUDA がこれらの変数を読むのは、プロセス内で CUDA が初期化されるときの一度だけです。シェルで設定するか（`CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=1 python train.py`）、新しく起動するプロセスの環境変数として設定します。次のセルでは、子プロセスの Python に `CUDA_VISIBLE_DEVICES` として空文字列を渡し、GPU が1枚も見えないことを確かめます。GPU があるマシンでは、2つ目の子プロセスに最後の GPU だけを渡し、1枚だけ見えることを検証します。
 
 # %% tags=["claim-F9", "gpu-only"]
 probe = "import torch; print(torch.cuda.device_count())"
 settings = [""]
 if n_gpus:
-    # このプロセス自体がすでに制限されていることがある：見えている最後の GPU
+    # このプロセスの CUDA_VISIBLE_DEVICES がすでに絞られていることがあるので、
+    # 見えている最後の GPU の番号を渡す
     ours = os.environ.get("CUDA_VISIBLE_DEVICES")
     settings.append(ours.split(",")[n_gpus - 1] if ours else str(n_gpus - 1))
 for visible in settings:
@@ -176,7 +178,9 @@ print(f"{torch.cuda.device_count()=}")
 assert torch.cuda.device_count() == n_gpus
 
 # %% [markdown]
-# CUDA がいったん初期化された後は、同じプロセスで `os.environ` を書き換えても効果はなく、GPU は見えたままです。そのため、この変数は最初の CUDA 呼び出しより前に設定する必要があり、Python を起動する前に設定するのが最も安全です。GPU がある場合、次のセルはこれを新しい子プロセスで確かめるので、このノートブックでそれまでに実行した処理の影響を受けません。CUDA を初期化してから変数を空にしても、新しいテンソルはやはり GPU 上に作られることを検証します。GPU がなければ `torch.cuda.is_available()=False` だけを表示します。
+# CUDA がいったん初期化された後は、同じプロセスで `os.environ` を書き換えても効果はなく、GPU は見えたままです。そのため、この変数は最初の CUDA 呼び出しより前に設定する必要があり、Python を起動する前に設定するのが最も安全です。
+#
+# GPU がある場合、次のセルはこれを新しい子プロセスで確かめるので、このノートブックでそれまでに実行した処理の影響を受けません。CUDA を初期化してから変数を空にしても、新しいテンソルはやはり GPU 上に作られることを検証します。GPU がなければ `torch.cuda.is_available()=False` だけを表示します。
 
 # %% tags=["claim-F9", "gpu-only"]
 LATE = """
@@ -197,7 +201,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## nn.DataParallel が実際にすること
+# ## `nn.DataParallel` が実際にすること
 #
 # `nn.DataParallel(model)` は「モデルを GPU に載せてくれるもの」と受け取られがちです。実際の動作は、見つけたアクセラレータ（CUDA の GPU、Apple の MPS、Intel の XPU、MTIA、PrivateUse1 のバックエンドの順に探します）と、最終的に使うデバイス ID（`device_ids`。省略すると、見えているその種類のデバイスすべて）によって決まります。
 #
@@ -205,7 +209,7 @@ else:
 # - デバイス ID がちょうど1つ：コンストラクタがモデルをそのデバイスに移動します。GPU が1枚のマシンでのデフォルトの動作がこれです（XPU など、上に挙げたほかのアクセラレータでも同じです）。GPU が複数枚あるマシンで `device_ids=[1]` を渡した場合も同じで、モデルは `cuda:1` に移動します。
 # - デバイス ID が2つ以上：何も移動しません。`forward` メソッドはパラメータが `device_ids[0]` 上にあるかを検査し、なければ `RuntimeError` を送出します。そのため、モデルは自分でそこへ移動する必要があります。
 #
-# 次のセルは、実行しているマシンに当てはまる場合を検証します。GPU が複数枚あれば、デバイス ID を1つだけ渡したラップも試します。GPU がなければ、最初の場合だけが実行されます。
+# 次のセルは、実行しているマシンに当てはまる場合を検証します。GPU が複数枚あれば、デバイス ID を1つだけ渡してラップした場合も試します。GPU がなければ、最初の場合だけが実行されます。
 
 # %% tags=["claim-M5", "gpu-only"]
 model = nn.Linear(4, 2)
@@ -262,7 +266,7 @@ assert list(dp.module.state_dict()) == ["weight", "bias"]
 # %% [markdown] tags=["answer"]
 # **答え：** `['module.weight', 'module.bias']` です。ラッパーは元のモデルを `module` という名前のサブモジュールとして登録するので、`state_dict` のキーにはすべて `module.` という接頭辞が付きます。
 #
-# - `['weight', 'bias']` は、ラップする前のモデル、つまり `dp.module.state_dict()` のキーです。ラップしていないモデルにチェックポイントを読み込むなら、こちらを保存します。
+# - `['weight', 'bias']` なら、ラッパーがモデルのキーをそのまま使うことになります。これは、ラップする前のモデル、つまり `dp.module.state_dict()` のキーです。ラップしていないモデルにチェックポイントを読み込むなら、こちらを保存します。
 # - `[]` なら、ラッパーには保存する状態がないことになります。ラッパー自身の状態はありませんが、`state_dict` には登録されたサブモジュールの状態も、サブモジュールの名前を付けて含まれます。
 
 # %% [markdown]
@@ -276,17 +280,17 @@ print(f"{'single node' in advice=}")
 assert "DistributedDataParallel" in advice and "single node" in advice
 
 # %% [markdown]
-# ## 推奨される方法: DistributedDataParallel
+# ## 推奨される方法：`DistributedDataParallel`
 #
-# `DistributedDataParallel`（DDP）は GPU ごとに1つのプロセスを動かし、各プロセスがモデルの完全なコピーを持ちます。DDP はモデルをラップするときに、ランク 0 のパラメータと**バッファ**を全プロセスにコピーします（デフォルトでは、順伝播のたびにランク 0 のバッファを再びコピーします）。`backward()` の実行中にはプロセス間で勾配を平均するので、どのコピーも同じ更新を行い、コピー同士は同一に保たれます。
+# `DistributedDataParallel`（DDP）は GPU ごとに1つのプロセスを動かし、各プロセスがモデルの完全なコピーを持ちます。DDP はモデルをラップするときに、ランク 0 のパラメータと**バッファ**を全プロセスにコピーします（デフォルトでは、順伝播のたびにランク 0 のバッファを再びコピーします）。`backward()` の実行中にはプロセス間で勾配を平均するので、どのコピーも同じ更新を行い、コピーどうしは同一に保たれます。
 #
-# プロセスを自分で起動する必要はありません。`torchrun --nproc-per-node=N train.py` は、スクリプトのコピーを GPU ごとに1つ、合わせて `N` 個起動し、それぞれの位置を環境変数で伝えます。
+# プロセスを自分で起動する必要はありません。`torchrun --nproc-per-node=N train.py` は、スクリプトを GPU ごとに1プロセス、合わせて `N` 個起動し、各プロセスに自分の番号を環境変数で伝えます。
 #
 # - `WORLD_SIZE`：プロセスの総数
 # - `RANK`：全プロセスの中での番号（0 から）
-# - `LOCAL_RANK`：このマシンの中での番号。そのプロセスが使う GPU のインデックスでもある
+# - `LOCAL_RANK`：このマシンの中での番号（そのプロセスが使う GPU のインデックスにもなる）
 #
-# GPU で動かす場合、各プロセスは `torch.cuda.set_device(local_rank)` で自分の GPU を現在のデバイスにし（以後、そのプロセスでは `"cuda"` が自分の GPU を指します）、`nccl` バックエンドを使い、モデルをその GPU に置いてから `DDP(model, device_ids=[local_rank])` でラップします。CPU ではバックエンドが `gloo` になり、`device_ids` は指定しません。下のスクリプトはその両方に対応していて、プロセスの数だけ GPU があるマシンでは GPU を使います。
+# GPU で動かす場合、各プロセスは `torch.cuda.set_device(local_rank)` で自分の GPU を現在のデバイスにし（以後、そのプロセスでは `"cuda"` が自分の GPU を指します）、`nccl` バックエンドを使い、モデルをその GPU に置いてから `DDP(model, device_ids=[local_rank])` でラップします。CPU ではバックエンドが `gloo` になり、`device_ids` は指定しません。次のセルのスクリプトはその両方に対応していて、プロセスの数だけ GPU があるマシンでは GPU を使います。
 
 # %%
 TRAIN = '''
@@ -336,11 +340,11 @@ os._exit(0)
 '''
 
 # %% [markdown]
-# DDP はデータを分割しません。ここでは各プロセスが、ランクによって異なるシードから自分用のランダムなデータを作ります（実際のスクリプトでは、次の節で扱う `DistributedSampler` を使います）。各プロセスは、異なるランダムな重みと異なるバッファの値から始めます。こうしておくと、DDP が何をそろえるのかが実行結果に表れます。各プロセスは、セルがスクリプトに渡したディレクトリに、自分の数値を別々のファイルとして書き出します。
+# DDP はデータを分割しません。ここでは各プロセスが、ランクによって異なるシードから自分用のランダムなデータを作ります（実際のスクリプトでは、次のセクションで扱う `DistributedSampler` を使います）。各プロセスは、異なるランダムな重みと異なるバッファの値から始めます。こうしておくと、DDP が何をそろえるのかが実行結果に表れます。各プロセスは、その次のセルがスクリプトに渡すディレクトリに、自分の数値を別々のファイルとして書き出します。
 #
 # 次のセルはスクリプトを一時ディレクトリに書き出し、`python -m torch.distributed.run` で2つのプロセスをこのマシン上に起動します。`torchrun` コマンドが実行しているのもこのモジュールです（`--standalone` を付けると、空いているポートも選んでくれます）。起動には制限時間があり、`torchrun` 自身の一時ファイルも同じディレクトリに作られる（`TMPDIR`）ので、後には何も残りません。
 #
-# スクリプトの最後は `os._exit(0)` です。Python の終了処理の間に gloo のワーカースレッドが autograd の状態をまだ解放していることがあり、そのせいでプロセスがときどき異常終了するためです（torch 2.13 で確認）。その時点で結果は書き出し済みです。
+# スクリプトの最後は `os._exit(0)` です。Python の終了処理が進む間も、gloo のワーカースレッドが autograd の状態を解放している最中のことがあり、そのせいでプロセスがときどき異常終了するためです（torch 2.13 で確認）。その時点で結果は書き出し済みです。
 #
 # GPU が2枚未満なら、プロセスは `gloo` を使って CPU で動きます。GPU が2枚以上あるマシンでは、各プロセスがそれぞれ自分の GPU（`cuda:0` と `cuda:1`）で `nccl` を使って動いたことを、次のセルが検証します。
 
@@ -386,15 +390,15 @@ on_gpus = n_gpus >= 2  # スクリプトと同じ判定：プロセスごとに 
 devices = ["cuda:0", "cuda:1"] if on_gpus else ["cpu", "cpu"]
 assert [r["device"] for r in results] == devices
 assert r0["start"] != r1["start"]  # 初期の重みが異なる
-assert r0["synced"] == r1["synced"] == r0["start"]  # どこもランク 0 の重み
-assert r0["buffer"] == r1["buffer"] == 0.0  # どこもランク 0 のバッファ
+assert r0["synced"] == r1["synced"] == r0["start"]  # 同期後はランク 0 の重み
+assert r0["buffer"] == r1["buffer"] == 0.0  # バッファもランク 0 の値
 assert r0["loss"] != r1["loss"]  # データも異なる
 assert r0["params"] == r1["params"]  # それでも学習後のパラメータは同じ
 
 # %% [markdown]
-# ## データの分割: DistributedSampler
+# ## データの分割：`DistributedSampler`
 #
-# データの分割は DDP の仕事ではありません。`DistributedSampler` は、データセットのインデックスをランクごとの担当分に分けます。学習スクリプトでは `DataLoader` に渡し（`DataLoader(dataset, sampler=sampler)`）、ランクとランクの総数はプロセスグループから読み取られます。ここではプロセスを起動せずに、セル自身がランクとランクの総数を指定します。データセットのサンプルは5個で、2つのランクでは均等に分けられません。
+# データの分割は DDP の仕事ではありません。`DistributedSampler` は、データセットのインデックスをランクごとの担当分に分けます。学習スクリプトでは `DataLoader` に渡し（`DataLoader(dataset, sampler=sampler)`）、ランクとランクの総数はプロセスグループから読み取られます。ここではプロセスを起動せず、ランクとランクの総数をコードで直接指定します。データセットのサンプルは5個で、2つのランクでは均等に分けられません。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `DistributedSampler` で5個のサンプルを、シャッフルせずに2つのランクに分けます。それぞれのランクはどのインデックスを受け取るでしょうか。
@@ -424,18 +428,18 @@ print(f"{even=}")
 assert sorted(even[0] + even[1]) == list(range(8))  # どのサンプルも1回ずつ
 
 # %% [markdown] tags=["answer"]
-# **答え：** `[[0, 2, 4], [1, 3, 0]]` です。ランク `r` は、`r` から1つおきにインデックスを受け取ります。どのランクもサンプル数がそろっている必要があるので、サンプラーはまずインデックスの列を先頭から繰り返して、ランク数の倍数の長さまで水増しします。そのため、サンプル 0 はエポックごとに2回使われます。
+# **答え：** `[[0, 2, 4], [1, 3, 0]]` です。ランク `r` は、`r` から1つおきにインデックスを受け取ります。どのランクもサンプル数がそろっている必要があるので、サンプラーはまずインデックスの列を先頭から繰り返し、ランク数の倍数の長さになるまで埋めます。そのため、サンプル 0 はエポックごとに2回使われます。
 #
 # `drop_last=True` を指定すると、代わりに末尾が切り捨てられ、サンプル 4 は一度も使われません。どのサンプルもちょうど1回ずつ使われるのは、サンプル数がランク数の倍数のとき（2つのランクに8個など）だけです。
 #
 # - `[[0, 1, 2], [3, 4]]` なら、連続したかたまりに分けることになります。実際には、インデックスを1つずつ順番に配ります。
-# - `[[0, 2, 4], [1, 3]]` なら、ランクによってサンプル数が違うことになります。サンプラーは数をそろえるために水増しします。
-# - `[[0, 2], [1, 3]]` は `drop_last=True` のときの結果です。
+# - `[[0, 2, 4], [1, 3]]` なら、ランクによってサンプル数が違うことになります。実際には、サンプラーが足りない分を埋めて数をそろえます。
+# - `[[0, 2], [1, 3]]` なら、余ったサンプル 4 を捨てたことになります。これは `drop_last=True` を指定したときの結果です。
 #
-# 繰り返されたサンプルは、全ランクの結果を1エポック分集計する値（検証データでのスコアなど）に2回数えられます。
+# 全ランクの結果を1エポック分集計する値（検証データでのスコアなど）では、繰り返されたサンプルが2回数えられます。
 
 # %% [markdown]
-# デフォルトの `shuffle=True` では、サンプラーはインデックスをシャッフルしてから配ります。次のセルは、同じサンプラーを3エポック分、3回たどります。2回は続けて、3回目は `sampler.set_epoch(1)` の後です。そのうえで、2回目と3回目を1回目と比べます。
+# デフォルトの `shuffle=True` では、サンプラーはインデックスをシャッフルしてから配ります。次のセルは、同じサンプラーを3回たどります。2回は続けて、3回目は `sampler.set_epoch(1)` の後です。そのうえで、2回目と3回目を1回目と比べます。
 
 # %% [markdown] tags=["predict"]
 # **予想：** 次のセルは `(second == first, third == first)` を表示します。結果はどれでしょうか。
@@ -460,7 +464,7 @@ other.set_epoch(1)
 assert sorted(third + list(other)) == list(range(8))  # 分割は保たれる
 
 # %% [markdown] tags=["answer"]
-# **答え：** `(True, False)` です。サンプラーは `seed + epoch` をシードにした乱数生成器でシャッフルし、エポックの値は `set_epoch` を呼んだときにしか変わりません。呼ばなければ、どのエポックも最初のエポックと同じ順序を繰り返し、各ランクは毎回同じサンプルを受け取ります。そこで、各エポックの最初に、`DataLoader` をたどる前に、すべてのランクで `sampler.set_epoch(epoch)` を呼びます。どのランクも同じシードとエポックを使うので、新しい順序でも担当分はきちんとデータセットを分け合います（最後の検証がランク 1 で確かめています）。
+# **答え：** `(True, False)` です。サンプラーは `seed + epoch` をシードにした乱数生成器でシャッフルし、エポックの値は `set_epoch` を呼んだときにしか変わりません。呼ばなければ、どのエポックも最初のエポックと同じ順序を繰り返し、各ランクは毎回同じサンプルを受け取ります。そこで、各エポックの最初（`DataLoader` をたどる前）に、すべてのランクで `sampler.set_epoch(epoch)` を呼びます。どのランクも同じシードとエポックを使うので、新しい順序でも、全ランクの担当分を合わせるとデータセットのどのサンプルもちょうど1回ずつ含まれます（最後の検証で、ランク 1 の担当分と合わせて確かめています）。
 #
 # - `(False, False)` なら、たどるたびに自動でシャッフルし直すことになります。実際にはそうなりません。
 # - `(True, True)` なら、`set_epoch` は何も変えないことになります。
@@ -471,5 +475,5 @@ assert sorted(third + list(other)) == list(range(8))  # 分割は保たれる
 # - インデックスを明示しないもの（`"cuda"`、`.cuda()`）は現在のデバイスを使います。現在のデバイスは `torch.cuda.set_device(i)` か `with torch.cuda.device(i):` で選びます。
 # - `CUDA_VISIBLE_DEVICES`（`nvidia-smi` と同じ番号にするなら `CUDA_DEVICE_ORDER=PCI_BUS_ID` も）は CUDA の初期化前、できれば Python の起動前に設定します。
 # - `nn.DataParallel` がモデルを移動するのはデバイス ID がちょうど1つ（`len(device_ids) == 1`）のときだけで、`state_dict` のキーは `module.*` という名前に変わります。
-# - 複数の GPU には `DistributedDataParallel` を使いましょう。`torchrun` で GPU ごとに1つのプロセスを起動し、各プロセスで `torch.cuda.set_device(local_rank)` を呼んでから、モデルを `DDP(model, device_ids=[local_rank])` でラップします。パラメータとバッファは DDP がそろえます。`gloo` を使えば CPU でも動作し、テストもできます。
-# - データの分割は `DistributedSampler` が行います。すべてのランクのサンプル数をそろえるため、サンプルを繰り返して水増しします（`drop_last=True` なら末尾を切り捨てます）。エポックごとに `sampler.set_epoch(epoch)` を呼ばないと、同じシャッフルが繰り返されます。
+# - 複数の GPU には `DistributedDataParallel` を使います。`torchrun` で GPU ごとに1つのプロセスを起動し、各プロセスで `torch.cuda.set_device(local_rank)` を呼んでから、モデルを `DDP(model, device_ids=[local_rank])` でラップします。パラメータとバッファは DDP がそろえます。`gloo` を使えば CPU でも動作し、テストもできます。
+# - データの分割は `DistributedSampler` が行います。すべてのランクのサンプル数をそろえるため、足りない分をサンプルの繰り返しで埋めます（`drop_last=True` なら末尾を切り捨てます）。エポックごとに `sampler.set_epoch(epoch)` を呼ばないと、同じシャッフルが繰り返されます。

@@ -13,13 +13,13 @@
 # ---
 
 # %% [markdown]
-# # ファクトチェック: よく見る主張を検証する
+# # ファクトチェック：よく見る主張を検証する
 #
 # モデルを GPU に移動する方法を扱うブログ記事や Q&A の回答では、同じような主張がいくつも繰り返されています。最初から誤りだったものもあれば、古いリリース（torch 1.7）では正しかったものの、その後変わったものもあります。このページでは主張を1つずつ取り上げて判定を示し、お使いのマシンで動くコードで検証します。
 #
-# 判定はすべて `assert` で検証しています。将来の PyTorch で挙動が変われば、このページの内容が黙って古くなることはなく、検証が失敗して変化がわかります。
+# 判定はすべて `assert` で検証しています。将来の PyTorch で挙動が変わっても、このページの内容がいつの間にか古くなるのではなく、検証が失敗するので変化に気づけます。
 #
-# どのセルも GPU なしで実行できます。GPU が必要な検証のセルは、結果の代わりに `torch.cuda.is_available()=False` を表示します。正しい結果がマシンによって変わる場合は、実行しているマシンでの結果を検証します。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉して検証し、表示します。ページはそのまま先に進みます。
+# どのセルも GPU なしで実行できます。GPU でのみ検証するセルは、GPU がなければ検証の代わりに `torch.cuda.is_available()=False` を表示します。正しい結果がマシンによって変わる場合は、実行しているマシンでの結果を検証します。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉して検証し、表示します。ページはそのまま先に進みます。
 
 # %% tags=["setup"]
 import contextlib
@@ -32,14 +32,15 @@ import weakref
 import torch
 from torch import nn
 
-# torch のバージョンを数値のタプルにする（"2.13.0+cpu" なら (2, 13)）
-# (2, 7) などのタプルと比較するため
+# torch のバージョンを数値のタプルにし（"2.13.0+cpu" なら (2, 13)）、
+# (2, 7) などと比較できるようにする
 TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 
 # torch.accelerator（torch 2.6 以降）を使うので、古い torch ではここで止める
 TOO_OLD_TEXT = (
     "このノートブックには torch 2.6 以降が必要です"
-    "（torch.accelerator を使うため）。いまの torch は {} です。"
+    "（torch.accelerator を使うため）。"
+    "インストールされている torch は {} です。"
     "torch を更新して（pip install -U torch）、"
     "カーネルを再起動してください。"
 )
@@ -58,7 +59,7 @@ def expect_error(kind, fragment=""):
     except kind as err:
         assert fragment in str(err), err
         caught.error = err
-        sys.stdout.flush()  # ブロックが先に出力したものを先に表示する
+        sys.stdout.flush()  # ブロックの出力をエラーより先に表示する
         print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
@@ -68,11 +69,11 @@ device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.__version__, device)
 
 # %% [markdown]
-# ## 主張: model.to(device) だけではモデルは移動しない
+# ## 主張：`model.to(device)` だけではモデルは移動しない
 #
-# **主張**：`model.to(device)` を単独で呼んでもモデルは何も変わらず、`model = model.to(device)` と代入し直して初めて GPU に載る。
+# **主張：** `model.to(device)` を単独で呼んでもモデルは何も変わらず、`model = model.to(device)` と代入し直して初めて GPU に載る。
 #
-# 検証では、モデルを GPU に移動します。GPU がなければ、代わりに `meta` に移動します。`meta` は形状と dtype を保持し、データを持たないデバイスです。パラメータがどこに移動したか、どのオブジェクトが返ってきたかはわかりますが、速度やメモリについては何もわかりません。
+# 検証では、モデルを GPU に移動します。GPU がなければ、代わりに `meta` に移動します。`meta` 上のテンソルは形状と dtype だけを持ち、データは持ちません。パラメータがどこに移動したか、どのオブジェクトが返ってきたかはわかりますが、速度やメモリについては何もわかりません。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `model` に代入し直さずに `returned = model.to(target)` とします。次のセルは、`returned` が `model` そのものかどうかと、モデルの重みが移動先のデバイスにあるかどうか（`moved`）を表示します。結果はどれでしょうか。
@@ -101,7 +102,7 @@ assert (model.weight is weight_before) == (target.type == "cuda")
 # %% [markdown] tags=["answer"]
 # **答え：** `returned is model=True, moved=True` です。**判定：誤り**。`nn.Module.to` はモジュールをインプレースで変換し、そのモジュール自身を返します。代入し直してもしなくても、`model` は移動しています。代入し直しても害はありませんが、移動を起こしているのは代入ではありません。
 #
-# - `returned is model=False, moved=False` は主張のとおりの結果で、移動したコピーが返り、`model` は元の場所に残ることになります。これは `Module.to` ではなく `Tensor.to` の振る舞いです。
+# - `returned is model=False, moved=False` なら主張のとおりで、移動したコピーが返り、`model` は元の場所に残ることになります。これは `Module.to` ではなく `Tensor.to` の振る舞いです。
 # - `returned is model=False, moved=True` なら、モジュールが2つできたことになります。実際には1つしかありません。
 #
 # 移動先による違いが1つあります。CPU と GPU の間の移動では `Parameter` オブジェクトがそのまま保たれますが、`meta` への移動では置き換わります。上の検証は、実際に実行されたほうを確かめています。
@@ -130,13 +131,13 @@ assert t.device.type == "cpu"
 assert moved.device.type == target.type
 
 # %% [markdown]
-# ## 主張: モデルを代入し直すとメモリを節約できる
+# ## 主張：モデルを代入し直すとメモリを節約できる
 #
-# **主張**：代入せずに `model.to(device)` とするとモデルのコピーがもう1つ残るので、`model = model.to(device)` と書いたほうがメモリが少なくて済む。
+# **主張：** 代入せずに `model.to(device)` とするとモデルのコピーがもう1つ残るので、`model = model.to(device)` と書いたほうがメモリが少なくて済む。
 #
 # **判定：誤り**。どちらの書き方も同じオブジェクトの同じメソッドを呼び、同じ処理をします。各パラメータを変換して、モジュールに戻すだけです。モジュールは古いテンソルへの参照を持ち続けないので、ほかに参照しているものがなくなった時点で古いテンソルは解放されます。
 #
-# 次のセルでは、それぞれの書き方を別々のモデルで試します。CPU 上で float32 から float64 に変換しますが、これも別のデバイスへの移動と同じように新しいメモリを確保します。古いストレージへの弱参照（weakref）はストレージを生かしておかないので、古いストレージがなくなったかどうかを確かめられます。
+# 次のセルでは、それぞれの書き方を別々のモデルで試します。CPU 上で float32 から float64 に変換しますが、これも別のデバイスへの移動と同じように新しいメモリを確保します。弱参照（weakref）は参照先のストレージの解放を妨げないので、古いストレージが解放されたかどうかを確かめられます。
 
 # %% tags=["claim-M2"]
 def weak_storages(module):
@@ -169,7 +170,7 @@ print(a.weight.dtype, b.weight.dtype, [ref() for ref in a_old + b_old])
 #
 # `torch.cuda.empty_cache()` を呼ぶと、使われていない分がドライバに返されます（PyTorch の [CUDA のメモリ管理についての解説](https://docs.pytorch.org/docs/stable/notes/cuda.html#memory-management)にも同じことが書かれています）。
 #
-# GPU がある場合、次のセルは同じサイズのモデル2つをそれぞれの書き方で GPU に移動し、移動で増えた GPU メモリが移動後もピーク時も同じであることを検証します。続いて各モデルを削除し、`empty_cache()` の前と後で2つのカウンタがどうなるかを検証します。GPU がなければ `torch.cuda.is_available()=False` だけを表示します。
+# GPU がある場合、次のセルは同じサイズのモデル2つをそれぞれの書き方で GPU に移動し、移動で増えた GPU メモリ（移動後の量とピーク）が、2つの書き方で同じであることを検証します。続いて各モデルを削除し、`empty_cache()` の前と後で2つのカウンタがどうなるかを検証します。GPU がなければ `torch.cuda.is_available()=False` だけを表示します。
 
 # %% tags=["claim-M2", "gpu-only"]
 if torch.cuda.is_available():
@@ -200,9 +201,9 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## 主張: torch.cuda.copy() でパラメータを GPU にコピーできる
+# ## 主張：`torch.cuda.copy()` でパラメータを GPU にコピーできる
 #
-# **主張**：`torch.cuda.copy()` という関数があり、モデルのパラメータを GPU にコピーしてくれる。
+# **主張：** `torch.cuda.copy()` という関数があり、モデルのパラメータを GPU にコピーしてくれる。
 #
 # 検証では、主張どおりにテンソルを渡して呼び出します。
 
@@ -250,9 +251,9 @@ assert torch.equal(moved.cpu(), src)
 assert torch.equal(cloned, src) and cloned.data_ptr() != src.data_ptr()
 
 # %% [markdown]
-# ## 主張: model.cuda() は model.to('cuda') よりメモリを多く使う
+# ## 主張：`model.cuda()` は `model.to('cuda')` よりメモリを多く使う
 #
-# **主張**：`.cuda()` はモデルを移動するコストの高い方法で、`.to('cuda')` のほうがメモリが少なくて済む。
+# **主張：** `.cuda()` はモデルを移動するコストの高い方法で、`.to('cuda')` のほうがメモリが少なくて済む。
 #
 # **判定：誤り**。どちらも同じ内部メソッド `Module._apply` を呼ぶだけの短いラッパーで、このメソッドがすべてのパラメータとバッファを変換します。ソースコードを読めば、どのマシンでも確認できます。
 
@@ -268,7 +269,7 @@ assert "dtype" not in inspect.signature(nn.Module.cuda).parameters
 # 実際の違いは、2つのメソッドが受け取る引数にあります。インデックスを指定しなければ、どちらも現在の CUDA デバイスを使います。`.cuda()` がほかに何を受け取るかは、上に表示したシグネチャのとおりです。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `nn.Linear(2, 2).to(target, torch.float16)` は、1回の呼び出しでデバイスと dtype を渡しています。次のセルは重みのデバイスと dtype を表示します。表示される dtype はどれでしょうか。それとも何かが送出されるでしょうか。
+# **予想：** `nn.Linear(2, 2).to(target, torch.float16)` は、1回の呼び出しでデバイスと dtype を渡しています。次のセルは重みのデバイスと dtype を表示します。表示される dtype はどれでしょうか。それとも例外が送出されるでしょうか。
 #
 # - `torch.float32`
 # - `TypeError`
@@ -288,7 +289,7 @@ with expect_error(TypeError):
 # **答え：** `torch.float16` です。`Module.to` は1回の呼び出しでデバイスと dtype を受け取り、両方を変換します。`.cuda()` はデバイスしか受け取らないので dtype は変えられず、dtype も渡すと `TypeError` を送出します（最後の検証で確かめています）。
 #
 # - `torch.float32` なら、2つ目の引数が無視されたことになります。
-# - `TypeError` は、`.cuda()` に dtype も渡したときに送出されるものです。
+# - `TypeError` なら、`Module.to` はデバイスと dtype を一度には受け取れないことになります。`TypeError` が送出されるのは、`.cuda()` に dtype も渡したときです。
 
 # %% [markdown]
 # GPU がある場合、次のセルはまったく同じモデル2つをそれぞれのメソッドで移動し、使ったメモリと移動先が同じであることを検証します。GPU がなければ `torch.cuda.is_available()=False` だけを表示します。
@@ -317,9 +318,9 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## 主張: nn.DataParallel がモデルを GPU に載せてくれる
+# ## 主張：`nn.DataParallel` がモデルを GPU に載せてくれる
 #
-# **主張**：モデルを `nn.DataParallel` でラップすれば、GPU への移動もやってくれる。
+# **主張：** モデルを `nn.DataParallel` でラップすれば、GPU への移動もやってくれる。
 #
 # **判定：ほぼ誤り**。どうなるかは、ラッパーが最終的に使うデバイス ID（`device_ids`。省略すると、見えているすべての GPU）の数で決まります。
 #
@@ -327,9 +328,9 @@ else:
 # - デバイス ID がちょうど1つ：コンストラクタがモデルをその GPU に移動します。GPU が1枚のマシンでのデフォルトの動作がこれです。GPU が複数枚あるマシンで `device_ids=[1]` を渡した場合も同じで、モデルは `cuda:1` に移動します。
 # - デバイス ID が2つ以上：ラッパーは何も移動しません。最初の順伝播で、パラメータを `device_ids[0]` に置くよう求めるエラーが発生します。
 #
-# Intel の XPU など、`DataParallel` が扱えるほかのアクセラレータも、ここでは GPU として数えます（[複数の GPU](05-several-gpus.ipynb#nndataparallel-が実際にすること) を参照してください）。次のセルは、実行しているマシンに当てはまる場合を検証します。GPU が複数枚あれば、デバイス ID を1つだけ渡したラップも試します。GPU がなければ、最初の場合だけが実行されます。
+# Intel の XPU など、`DataParallel` が扱えるほかのアクセラレータも、ここでは GPU として数えます（[複数の GPU](05-several-gpus.ipynb#nndataparallel-が実際にすること)を参照してください）。次のセルは、実行しているマシンに当てはまる場合を検証します。GPU が複数枚あれば、デバイス ID を1つだけ渡してラップした場合も試します。GPU がなければ、最初の場合だけが実行されます。
 #
-# この節のエラーの原因と対処法は、[デバイスのエラーを読み解く](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)で詳しく説明しています。
+# このセクションのエラーの原因と対処法は、[デバイスのエラーを読み解く](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)で詳しく説明しています。
 
 # %% tags=["claim-M5", "gpu-only"]
 model = nn.Linear(4, 2)
@@ -375,13 +376,13 @@ assert "recommended to use" in nn.DataParallel.__doc__
 assert "DistributedDataParallel" in nn.DataParallel.__doc__
 
 # %% [markdown]
-# ## 主張: GPU 上の Linear(10, 1) に torch.randn(10, 1) を入力できる
+# ## 主張：GPU 上の `Linear(10, 1)` に `torch.randn(10, 1)` を入力できる
 #
-# **主張**：動くコードとして出回っている、次のようなサンプルがある。`nn.Linear(10, 1)` をデバイスに移動し、CPU 上で作った `torch.randn(10, 1)` を入力する。
+# **主張：** 動くコードとして出回っている、次のようなコード例がある。`nn.Linear(10, 1)` をデバイスに移動し、CPU 上で作った `torch.randn(10, 1)` を入力する。
 #
-# **判定：誤り（バグが2つある）**。層は GPU 上にあるのに入力は CPU 上に残っており、しかも形状が間違っています。`Linear(10, 1)` が受け取るのは形状 `(N, 10)`、つまり最後の次元に10個の特徴量を持つ入力です。書かれたままでは、このサンプルはどのマシンでも失敗します。
+# **判定：誤り（バグが2つある）**。層は GPU 上にあるのに入力は CPU 上に残っており、しかも形状が間違っています。`Linear(10, 1)` が受け取るのは形状 `(N, 10)`、つまり最後の次元に10個の特徴量を持つ入力です。書かれたままでは、このコード例はどのマシンでも失敗します。
 #
-# どちらのバグが先に表面化するかはマシン次第です。GPU では、ほかの何よりも先にデバイスの検査が行われます。CPU だけのマシンではすべてが CPU 上にあるので形状のエラーだけが残り、セルもそのエラーを示します。
+# どちらのバグが先に表面化するかはマシン次第です。GPU では、ほかの何よりも先にデバイスの検査が行われます。CPU だけのマシンではすべてが CPU 上にあるので、形状のエラー（「`mat1` と `mat2` の形状では行列積を計算できない」）だけが残り、次のセルもそのエラーを示します。
 
 # %% tags=["gpu-only"]
 net = nn.Linear(10, 1).to(device)
@@ -413,15 +414,15 @@ assert y.shape == (N, 1)
 assert y.device == net.weight.device
 
 # %% [markdown]
-# ## 古い情報: 整数のデバイスは CUDA の GPU を指す
+# ## 古い情報：整数のデバイスは CUDA の GPU を指す
 #
-# **当時（torch 1.7）**：`torch.device(0)` や `device=0` は `cuda:0` の省略形でした。
+# **当時（torch 1.7）：** `torch.device(0)` や `device=0` は `cuda:0` の省略形でした。
 #
-# **現在**：torch 2.5 以降、整数は現在の**アクセラレータ**上のインデックスを意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。アクセラレータにまったく対応していない torch のビルド（CPU 版の wheel など）では、`Cannot access accelerator device when none is available.`（使えるアクセラレータがない）というエラーになります。それ以外のマシンでも、使える GPU がなければやはりエラーになります。
+# **現在：** torch 2.5 以降、整数は現在の**アクセラレータ**上のインデックスを意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。アクセラレータにまったく対応していない torch のビルド（CPU 版の wheel など）では、`Cannot access accelerator device when none is available.`（使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない）というエラーになります。それ以外のマシンでも、使える GPU がなければやはりエラーになります。
 #
 # 整数が CPU を指すことはありません。CUDA を指したいときは `"cuda:0"` と書きましょう。次のセルは、実行しているマシンでの結果を検証します。
 #
-# この節のエラーの原因と対処法は、[デバイスのエラーを読み解く](07-device-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)で詳しく説明しています。
+# このセクションのエラーの原因と対処法は、[デバイスのエラーを読み解く](07-device-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)で詳しく説明しています。
 
 # %% tags=["claim-O1", "gpu-only"]
 cpu_only_build = (
@@ -443,11 +444,11 @@ elif cpu_only_build and TORCH >= (2, 5):
     assert "none is available" in str(result)
 
 # %% [markdown]
-# ## 古い情報: テンソルに is_cpu 属性はない
+# ## 古い情報：テンソルに `is_cpu` 属性はない
 #
-# **当時（torch 1.7）**：`t.is_cuda` はあっても `t.is_cpu` はなかったので、代わりに `t.device.type` を比較していました。
+# **当時（torch 1.7）：** `t.is_cuda` はあっても `t.is_cpu` はなかったので、代わりに `t.device.type` を比較していました。
 #
-# **現在**：`Tensor.is_cpu` は torch 1.13 から存在します。
+# **現在：** `Tensor.is_cpu` は torch 1.13 から存在します。
 
 # %% tags=["claim-O2"]
 t = torch.ones(2, device=device)
@@ -458,9 +459,9 @@ assert t.is_cuda == (t.device.type == "cuda")
 assert torch.ones(1).is_cpu
 
 # %% [markdown]
-# ## 古い情報: デバイス不一致のエラーメッセージ
+# ## 古い情報：デバイスが一致しないときのエラーメッセージ
 #
-# **当時（torch 1.7）**：CUDA の行列積は、すべてのテンソルが GPU 上にあるかを検査し（ATen の `checkAllSameGPU`）、CPU 上にあるものを列挙しました。引数は `addmm(bias, input, weight.T)` の `self`、`mat1`、`mat2` と、バイアスと同じデバイスに作られる出力 `out` です。そのため、どちらが CPU に残っていたかでメッセージが変わりました。
+# **当時（torch 1.7）：** CUDA の行列積は、すべてのテンソルが GPU 上にあるかを検査し（ATen の `checkAllSameGPU`）、CPU 上にあるものを列挙しました。引数は `addmm(bias, input, weight.T)` の `self`、`mat1`、`mat2` と、バイアスと同じデバイスに作られる出力 `out` です。そのため、どちらが CPU に残っていたかでメッセージが変わりました。
 #
 # - CPU の入力を GPU 上の層に渡した場合（`mat1` が GPU 上にない）：
 #
@@ -468,13 +469,19 @@ assert torch.ones(1).is_cpu
 #   Tensor for argument #2 'mat1' is on CPU, but expected it to be on GPU (while checking arguments for addmm)
 #   ```
 #
+#   「引数 #2 の `mat1` のテンソルが CPU 上にあるが、GPU 上にあるはず」という意味です。
+#
 # - GPU の入力を CPU に残った層に渡した場合（`out` と `self` が GPU 上にない）：
 #
 #   ```
 #   Tensor for 'out' is on CPU, Tensor for argument #1 'self' is on CPU, but expected them to be on GPU (while checking arguments for addmm)
 #   ```
 #
-# **現在**：どちらの場合も `Expected all tensors to be on the same device`（すべてのテンソルが同じデバイス上にあるはず）で始まります。続きには、実行された演算の引数が1つ入ります。CUDA カーネルは各テンソル引数を最初の引数と比べ、最初に食い違ったものの名前を出すからです。続きの文言はリリースごとに変わってきた（2.8 でも変更されました）ので、ログはこの先頭部分で検索します。`+` や `*` のような要素ごとの演算は TensorIterator を通るので、今も引数の名前はなく、`but found at least two devices, cuda:0 and cpu!` で終わります。
+#   「`out` と引数 #1 の `self` のテンソルが CPU 上にあるが、GPU 上にあるはず」という意味です。
+#
+# **現在：** どちらの場合も `Expected all tensors to be on the same device`（すべてのテンソルが同じデバイス上にあるはず）で始まります。続きには、実行された演算の引数の名前が1つ入ります。この検査を行うのは CUDA カーネルではありません。PyTorch がディスパッチャ用に生成したラッパー（`wrapper_CUDA_addmm`）が、カーネルを呼ぶ前に各テンソル引数を最初の引数と比べ、最初に食い違った引数の名前を出します。
+#
+# 続きの文言はリリースごとに変わってきた（2.8 でも変更されました）ので、ログはこの先頭部分で検索します。`+` や `*` のような要素ごとの演算は TensorIterator を通るので、今も引数の名前はなく、`but found at least two devices, cuda:0 and cpu!`（少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった）で終わります。
 #
 # どの引数の名前が出るかは、層が実行する演算で決まります。バイアスのある `Linear` に2次元の入力を渡すと `addmm(bias, input, weight.T)` が実行され、その引数の名前は `self`、`mat1`、`mat2` です。autograd は実行された演算を結果の `grad_fn` に記録するので、バイアスのない層が何を実行するかは CPU でもわかります。
 
@@ -497,8 +504,8 @@ assert nn.Linear(10, 1)(x).grad_fn.name() == "AddmmBackward0"
 # %% [markdown] tags=["answer"]
 # **答え：** `MmBackward0` です。バイアスがなければ足すものがないので、層は `mm(input, weight.T)` を実行します。その引数の名前は `self` と `mat2` です。
 #
-# - `AddmmBackward0` は、バイアスのある層が記録するノードです（2つ目の検証）。
-# - `LinearBackward0` は現れません。`linear` 自体はノードを記録せず、記録されるのは `linear` が実行する演算です。
+# - `AddmmBackward0` なら、足すバイアスがなくても `addmm` を実行することになります。このノードを記録するのは、バイアスのある層です（2つ目の検証）。
+# - `LinearBackward0` なら、`linear` 自体がノードを記録することになります。実際には、記録されるのは `linear` が実行する演算です。
 #
 # これで、メッセージに出る名前が決まります。バイアスがあれば最初の引数はバイアスで、層と同じデバイスにあります。そのため、どちらが GPU 上にあっても、メッセージには入力の `mat1` が出ます。バイアスがなければ最初の引数は入力なので、どちらの向きでも重みの `mat2` が出ます。
 #
@@ -506,7 +513,7 @@ assert nn.Linear(10, 1)(x).grad_fn.name() == "AddmmBackward0"
 #
 # GPU がある場合、次のセルは、バイアスの有無それぞれについて両方の向きでこれらの名前を検証し、加算のときの文言も検証します。CPU だけでは取り違える2つ目のデバイスがないので、GPU がなければ `torch.cuda.is_available()=False` だけを表示します。
 #
-# この節のエラーの原因と対処法は、[デバイスのエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で詳しく説明しています。
+# このセクションのエラーの原因と対処法は、[デバイスのエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で詳しく説明しています。
 
 # %% tags=["claim-O3", "gpu-only"]
 if torch.cuda.is_available():
@@ -525,13 +532,13 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## 古い情報: 存在しない GPU インデックスでは素の RuntimeError が出る
+# ## 古い情報：存在しない GPU インデックスでは `RuntimeError` そのものが送出される
 #
-# **当時（torch 1.7）**：存在しない GPU を指定すると（たとえば GPU が1枚のマシンで `t.cuda(1)`）、`RuntimeError: CUDA error: invalid device ordinal` が送出されました。
+# **当時（torch 1.7）：** 存在しない GPU を指定すると（たとえば GPU が1枚のマシンで `t.cuda(1)`）、`RuntimeError: CUDA error: invalid device ordinal`（CUDA エラー：デバイス番号が無効）が送出されました。
 #
-# **現在**：torch 2.8 以降、同じエラーが `torch.AcceleratorError` として送出されます。これは `RuntimeError` のサブクラスなので、既存の `except RuntimeError:` のコードでもそのまま捕捉できます。GPU がなければ、セルはクラスだけを検証し、残りについては `torch.cuda.is_available()=False` を表示します。
+# **現在：** torch 2.8 以降、同じエラーが `torch.AcceleratorError` として送出されます。これは `RuntimeError` のサブクラスなので、既存の `except RuntimeError:` のコードでもそのまま捕捉できます。GPU がなければ、次のセルはクラスだけを検証し、残りについては `torch.cuda.is_available()=False` を表示します。
 #
-# この節のエラーの原因と対処法は、[デバイスのエラーを読み解く](07-device-errors.ipynb#cuda-error-invalid-device-ordinal)で詳しく説明しています。
+# このセクションのエラーの原因と対処法は、[デバイスのエラーを読み解く](07-device-errors.ipynb#cuda-error-invalid-device-ordinal)で詳しく説明しています。
 
 # %% tags=["claim-O4", "gpu-only"]
 if hasattr(torch, "AcceleratorError"):
@@ -555,13 +562,13 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## 古い情報: デバイスの選択には torch.cuda.is_available() を使う
+# ## 古い情報：デバイスの選択には `torch.cuda.is_available()` を使う
 #
-# **当時（torch 1.7）**：`"cuda" if torch.cuda.is_available() else "cpu"` が定番の書き方でした。
+# **当時（torch 1.7）：** `"cuda" if torch.cuda.is_available() else "cpu"` が定番の書き方でした。
 #
-# **現在**：この書き方は NVIDIA の GPU なら今でも使えますし、このページでも使っています。移植性の高い方法は `torch.accelerator` モジュール（torch 2.6 以降）で、CUDA、MPS、XPU などを扱えます。`torch.accelerator.current_accelerator()` は、使っている torch のビルドが対応するアクセラレータを返し、どれにも対応していなければ `None` を返します（torch 2.7 以降）。これはビルドについての情報なので、いまデバイスを実際に使えるかどうかを返す `torch.accelerator.is_available()` と組み合わせて使います。
+# **現在：** この書き方は NVIDIA の GPU なら今でも使えますし、このページでも使っています。移植性の高い方法は `torch.accelerator` モジュール（torch 2.6 以降）で、CUDA、MPS、XPU などを扱えます。`torch.accelerator.current_accelerator()` は、使っている torch のビルドが対応するアクセラレータを返し、どれにも対応していなければ `None` を返します（torch 2.7 以降）。これはビルドについての情報なので、いまデバイスを実際に使えるかどうかを返す `torch.accelerator.is_available()` と組み合わせて使います。
 #
-# GPU がなければ、セルは CUDA のデバイスが選ばれないことを検証します。torch 2.6 では、セルは見つけたバージョン `TORCH=(2, 6)` だけを表示します。
+# GPU がなければ、次のセルは CUDA のデバイスが選ばれないことを検証します。torch 2.6 では、バージョン（`TORCH=(2, 6)`）を表示するだけです。
 
 # %% tags=["claim-O5", "gpu-only"]
 if TORCH >= (2, 7):
@@ -591,9 +598,9 @@ else:
 # | `.cuda()` は `.to('cuda')` よりメモリを多く使う | 誤り | どちらも `Module._apply` を通る。`.cuda()` は dtype を変えられない |
 # | `nn.DataParallel` がモデルを GPU に移動してくれる | ほぼ誤り | 移動するのはデバイス ID がちょうど1つ（`len(device_ids) == 1`）のときだけ。モデルは自分で移動する |
 # | `Linear(10, 1)` に CPU 上の `torch.randn(10, 1)` を入力できる | 誤り | デバイスも形状も誤り。`torch.randn(N, 10, device=device)` を使う |
-# | `device=0` は `cuda:0` を意味する | 古い情報 | 現在のアクセラレータ上のインデックス（2.5） |
-# | テンソルに `is_cpu` はない | 古い情報 | `Tensor.is_cpu` がある（1.13） |
-# | 昔のデバイス不一致メッセージ | 古い情報 | `Expected all tensors to be on the same device` で検索する。続く引数名は実行された演算で決まる |
-# | 存在しない GPU インデックスでは素の `RuntimeError` が出る | 古い情報 | `RuntimeError` のサブクラスである `torch.AcceleratorError`（2.8） |
-# | デバイスは `torch.cuda.is_available()` で選ぶ | 古い情報 | CUDA なら今も使える。移植性が必要なら `torch.accelerator`（2.6/2.7） |
+# | `device=0` は `cuda:0` を意味する | 古い情報 | 現在のアクセラレータ上のインデックス（2.5 以降） |
+# | テンソルに `is_cpu` はない | 古い情報 | `Tensor.is_cpu` がある（1.13 以降） |
+# | デバイスが一致しないときの昔のメッセージ | 古い情報 | `Expected all tensors to be on the same device` で検索する。続く引数名は実行された演算で決まる |
+# | 存在しない GPU インデックスでは `RuntimeError` そのものが送出される | 古い情報 | `RuntimeError` のサブクラスである `torch.AcceleratorError`（2.8 以降） |
+# | デバイスは `torch.cuda.is_available()` で選ぶ | 古い情報 | CUDA なら今も使える。移植性が必要なら `torch.accelerator`（2.6 以降、`current_accelerator()` は 2.7 以降） |
 

@@ -44,8 +44,8 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-# torch のバージョンを数値のタプルにする（"2.13.0+cpu" なら (2, 13)）
-# (2, 7) などのタプルと比較するため
+# torch のバージョンを数値のタプルにし（"2.13.0+cpu" なら (2, 13)）、
+# (2, 7) などと比較できるようにする
 TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 
 # torch.accelerator（torch 2.6 以降）を使うので、古い torch ではここで止める
@@ -83,7 +83,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # %% [markdown]
 # ## Expected all tensors to be on the same device
 #
-# 「すべてのテンソルが同じデバイス上にあるはずだ」という意味のエラーです。
+# 「すべてのテンソルが同じデバイス上にあるはず」という意味のエラーです。
 #
 # 1つの演算に、2つのデバイス（たいていは CUDA GPU と CPU）上のテンソルが渡されると、このエラーになります。メッセージの続きはリリースによって変わっており、演算によっても異なります。PyTorch 2.8 以降、GPU 上の線形層に CPU のバッチを渡すと次のメッセージになります。`mat1` が `cpu` にあり、ほかのテンソルのデバイス `cuda:0` と違う、という意味です。
 #
@@ -91,7 +91,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
 # ```
 #
-# `+` などの要素ごとの演算では、今も次の形です。少なくとも2つのデバイス `cuda:0` と `cpu` が見つかった、という意味です。
+# `+` などの要素ごとの演算では、今も次の形です。後半は「少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった」という意味です。
 #
 # ```
 # Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!
@@ -155,7 +155,7 @@ with expect_error(RuntimeError, MISMATCH):
 # 対処法は、入力と同じ場所にテンソルを作ることです。書き方は3つあります。
 #
 # - ファクトリ関数に `device=x.device` を渡す。
-# - `x.new_zeros(...)`（`new_ones`、`new_full`、`new_tensor` もあります）を使う。`x` のデバイスと dtype を引き継ぎます。
+# - `x.new_zeros(...)` を使う（`new_ones`、`new_full`、`new_tensor` もある）。`x` のデバイスと dtype を引き継ぐ。
 # - 同じ形状のテンソルなら `torch.zeros_like(x)` を使う。
 #
 # モデルに属する定数は、バッファとして登録するほうが適切です。そうすれば `model.to()` で一緒に移動します（[モデルの移動](03-moving-models.ipynb)を参照）。
@@ -319,7 +319,7 @@ assert batch["image"].device.type == "cpu"  # 元のバッチは変わらない
 #
 # 「`cuda:0` デバイスのテンソルは NumPy に変換できない」という意味のエラーです。
 #
-# NumPy 配列は CPU のメモリに置かれます。そのため `t.numpy()` が使えるのは CPU 上のテンソルだけで、しかも勾配を必要としないテンソルに限られます。CUDA テンソルに対しては何もコピーせず、この `TypeError` を送出します。メッセージの全文では、このあとに `Use Tensor.cpu() to copy the tensor to host memory first.`（先に `Tensor.cpu()` でホストのメモリにコピーせよ）が続きます。
+# NumPy 配列は CPU のメモリに置かれます。そのため `t.numpy()` が使えるのは CPU 上のテンソルだけで、しかも `requires_grad` が `False` のテンソルに限られます。CUDA テンソルに対しては何もコピーせず、この `TypeError` を送出します。メッセージの全文では、このあとに `Use Tensor.cpu() to copy the tensor to host memory first.`（先に `Tensor.cpu()` でホストのメモリにコピーすること）が続きます。
 #
 # よく使う書き方は `t.detach().cpu().numpy()` です。`detach()` が autograd の履歴を切り離し、`cpu()` がデータを CPU にコピーします（すでに CPU にあるテンソルには何もしません）。`t.numpy(force=True)` は同じことを1回の呼び出しで行い、`force` なしの `numpy()` では扱えない、共役ビットが立ったテンソルも変換できます。
 #
@@ -329,7 +329,7 @@ assert batch["image"].device.type == "cpu"  # 元のバッチは変わらない
 #
 # 出力に出る英語のメッセージは、それぞれ次の意味です。
 #
-# - `Can't call numpy() on Tensor that requires grad`：勾配を必要とするテンソルには `numpy()` を呼べない。
+# - `Can't call numpy() on Tensor that requires grad`：勾配の計算対象（`requires_grad=True`）のテンソルには `numpy()` を呼べない。
 # - `can't convert meta device type tensor to numpy`：`meta` デバイスのテンソルは NumPy に変換できない。
 # - `Can't call numpy() on Tensor that has conjugate bit set`：共役ビットが立ったテンソルには `numpy()` を呼べない。
 # - `Got unsupported ScalarType BFloat16`：BFloat16 という型には対応していない。
@@ -370,7 +370,7 @@ else:
 #
 # CUDA テンソルに対する `.item()`、`.tolist()`、`print(t)` は、データを CPU にコピーします。そのため CPU は、それより前にキューに積まれた GPU の処理がすべて終わるまで待ちます（`.numpy()` はコピーしません。CUDA テンソルに対しては、上の `TypeError` を送出します）。1ステップに1回の `.item()` なら負担は小さいですが、ループの中で要素ごとに呼ぶと遅くなります。
 #
-# 学習ループでは、平均を報告するために損失を足し合わせることがよくあります。次のセルでは3ステップの間、`total_tensor += loss` と `total_float += loss.item()` の2通りで足し合わせます。
+# 学習ループでは、平均をログに出すために損失を足し合わせることがよくあります。次のセルでは3ステップの間、`total_tensor += loss` と `total_float += loss.item()` の2通りで足し合わせます。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `total_tensor` は Python の float `0.0` から始まります。`total_tensor += loss` を3ステップ繰り返した後、`total_tensor` の型（`kind`）は何でしょうか。また、計算グラフを保持しているでしょうか（`tracked`、つまり `grad_fn` があるかどうか）。
@@ -403,7 +403,8 @@ assert abs(total_tensor.item() - total_float) < 1e-4
 # %% [markdown] tags=["answer"]
 # **答え：** `kind='Tensor', tracked=True` です。Python の数値とテンソルの和はテンソルになり、そのテンソルと同じデバイスに置かれます。つまり `0.0 + loss` の時点で、もうテンソルです。その後の `+=` はどれも autograd が記録するテンソルの演算なので、合計はすべてのステップの計算グラフを保持し、グラフが必要とするテンソルもメモリに残り続けます。GPU では、ステップごとにそのメモリが増えていきます。
 #
-# 計算グラフを持たないテンソル（`tracked=False`）にするには、`loss.detach()` を足す必要があります。合計が `float` のままなのは、足すものが Python の数値のとき、つまり `total_float` のように `loss.item()` を足すときだけです。
+# - `kind='float', tracked=False` なら、`0.0 + loss` が Python の数値になることになります。合計が `float` のままなのは、`total_float` のように Python の数値（`loss.item()`）を足すときだけです。
+# - `kind='Tensor', tracked=False` なら、`+=` が計算グラフに記録されないことになります。そうなるのは `loss.detach()` を足したときです。
 
 # %% [markdown]
 # GPU がある場合、次のセルで待つ様子を確かめます。行列積をキューに積み、`.item()` で値を1つ読み出してから、積まれた処理がすべて終わったかを CUDA ストリームに問い合わせます。GPU では、`.item()` がキューの処理の完了を待つため、問い合わせた時点で処理がすべて終わっていることを検証します。GPU がない場合は、満たされなかった条件を表示します。
@@ -495,7 +496,7 @@ assert here["weight"].device.type == device.type
 #   ```
 #
 #   「（入力と重みの型は）同じであるか、入力が MKLDNN テンソルで重みが密なテンソルでなければならない」という意味です。
-# - 小さな画像1枚（要素数が 20,480 以下、カーネルが 3×3 以下、`groups=1`）は、PyTorch 自身の汎用の畳み込みコード（`slow_conv2d`）に送られます。このコードは型を検査しません。代わりに、呼び出された CUDA カーネルがデバイスを検査するので、メッセージはこのページの最初のセクションと同じ形になります。`weight` が `cuda:0` にあり、ほかのテンソルのデバイス `cpu` と違う、という意味です。
+# - 小さな画像1枚（要素数が 20,480 以下、カーネルが 3×3 以下、`groups=1`）は、PyTorch 自身の汎用の畳み込みコード（`slow_conv2d`）に送られます。このコードは型を検査しません。代わりに、PyTorch がディスパッチャ用に生成したラッパー（`wrapper_CUDA___slow_conv2d_forward`）が、カーネルを呼ぶ前にデバイスを検査するので、メッセージはこのページの最初のセクションと同じ形になります。`weight` が `cuda:0` にあり、ほかのテンソルのデバイス `cpu` と違う、という意味です。
 #
 #   ```
 #   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)
@@ -508,7 +509,7 @@ assert here["weight"].device.type == device.type
 #   ```
 # - 逆に、CPU に残した畳み込みに GPU の入力を渡すと cuDNN に送られ、`Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same` になります。
 #
-# これらのメッセージは PyTorch のソースから引用したものです（これらの入力に対して、2.6 と 2.13 は同じコードを選びます）。GPU では、下のセルでそれぞれを検証します。
+# これらのメッセージは PyTorch のソースから引用したものです（これらの入力に対して、2.6 と 2.13 は同じコードを選びます）。GPU では、後のセルでそれぞれを検証します。
 #
 # dtype の不一致はどのマシンでも起こせて、同じ経路をたどります。float64 に変換した畳み込みに float32 の画像を渡すと、経路を選ぶ前にまずバイアスの検査で失敗し、テンソルの型ではなく dtype の名前を使ったメッセージになります。バイアスがなければ、小さな画像1枚は汎用の経路に進み、そのカーネルが `expected scalar type Float but found Double`（Float を期待したが Double だった）というエラーを出します。
 
@@ -522,7 +523,7 @@ with expect_error(RuntimeError, "expected scalar type Float but found Double"):
     no_bias(image)
 
 # %% [markdown] tags=["predict"]
-# **予想：** 同じ float64 の、バイアスのない畳み込みに、今度は float32 の画像8枚のバッチを渡します。このセルを実行するマシンでは、どのメッセージが出るでしょうか。
+# **予想：** 同じ float64 の、バイアスのない畳み込みに、今度は float32 の画像8枚のバッチを渡します。次のセルを実行するマシンでは、どのメッセージが出るでしょうか。
 #
 # - `expected scalar type Float but found Double`
 # - `bias type (double)`
@@ -568,11 +569,11 @@ if torch.cuda.is_available():
     mkldnn = torch.backends.mkldnn
     onednn = mkldnn.is_available() and mkldnn.enabled
     # CPU のバッチ：oneDNN が型を検査する
-    # （oneDNN がなければカーネルがデバイスを検査する）
+    # （oneDNN がなければ、カーネルの前にラッパーがデバイスを検査する）
     cpu_input = "weight type (torch.cuda.FloatTensor)"
     with expect_error(RuntimeError, cpu_input if onednn else SAME_DEVICE):
         conv(torch.randn(8, 3, 32, 32))
-    # 小さな CPU 画像1枚：汎用の経路。CUDA カーネルがデバイスを検査する
+    # 小さな CPU 画像1枚：汎用の経路。カーネルの前にラッパーがデバイスを検査する
     with expect_error(RuntimeError, SAME_DEVICE) as caught:
         conv(torch.randn(1, 3, 5, 5))
     assert "slow_conv2d_forward" in str(caught.error)
@@ -591,7 +592,7 @@ else:
 # %% [markdown]
 # ## CUDA error: invalid device ordinal
 #
-# 「CUDA のエラー：デバイスの番号が無効」という意味のエラーです。
+# 「CUDA エラー：デバイス番号が無効」という意味のエラーです。
 #
 # 指定した GPU インデックスが存在しません。たとえば GPU が1枚のマシンでの `cuda:1` や、`CUDA_VISIBLE_DEVICES` で一部の GPU を隠す前には有効だったインデックスです（見える GPU には 0 から番号が振り直されます）。PyTorch 2.7 までは `RuntimeError`、2.8 以降は `RuntimeError` のサブクラスである `torch.AcceleratorError` です。2.9 以降は、メッセージの2行目に `GPU device may be out of range, do you have enough GPUs?`（GPU の番号が範囲外かもしれない。GPU は足りているか）というヒントが加わります（2.8 にはまだありません）。
 #
@@ -721,9 +722,9 @@ elif not torch.accelerator.is_available():
 #
 # マルチプロセスで CUDA を使うなら、起動方法に `'spawn'` を使わなければならない、と続きます。Python 3.13 までの Linux では、`multiprocessing` や DataLoader のワーカーは、デフォルトで `fork`、つまり親プロセスの複製として子プロセスを起動します（Python 3.14 から、Linux のデフォルトは `forkserver` です）。親がすでに CUDA を初期化していると、fork した子プロセスは CUDA をまったく使えません。
 #
-# 次のセルは子プロセスを fork し、子の中で `device` 上にテンソルを作ります。GPU がある場合、親は（そこにテンソルを作ったので）CUDA を初期化済みです。そのため子はこのメッセージで失敗し、メッセージを親に送り返します。GPU がない場合は CUDA が一度も初期化されないのでこのエラーは起こりえず、子は問題なく CPU のテンソルを作ります。そのときセルは、`torch.cuda.is_initialized()` が `False` であることと、子の結果を表示します。
+# 次のセルは子プロセスを fork し、子の中で `device` 上にテンソルを作ります。GPU がある場合、親は（そこにテンソルを作ったので）CUDA を初期化済みです。そのため子はこのメッセージで失敗し、メッセージを親に送り返します。GPU がない場合は CUDA が一度も初期化されないのでこのエラーは起こりえず、子は問題なく CPU のテンソルを作ります。その場合は、`torch.cuda.is_initialized()` が `False` であることと、子の結果を表示します。
 #
-# このセルは Linux でだけ実行します。Linux では `fork` が使え、安全に実演できるからです。デフォルトの起動方法にかかわらず、セルは `fork` を明示的に指定しています。
+# この実演は Linux でだけ行います。Linux では `fork` が使え、安全に実演できるからです。デフォルトの起動方法にかかわらず、次のセルは `fork` を明示的に指定しています。
 
 # %% tags=["gpu-only"]
 def child(queue, device):
@@ -753,7 +754,7 @@ else:
     print(f"{sys.platform=}")
 
 # %% [markdown] tags=["predict"]
-# **予想：** GPU では、このプロセスはもう CUDA を使っています。次に DataLoader が2つのワーカープロセスを（Python 3.13 までの Linux では `fork` で）起動してバッチを作り、ループが各バッチを `device` に移動します。このセルは何を表示するでしょうか。
+# **予想：** GPU では、このプロセスはもう CUDA を使っています。次に DataLoader が2つのワーカープロセスを（Python 3.13 までの Linux では `fork` で）起動してバッチを作り、ループが各バッチを `device` に移動します。次のセルは何を表示するでしょうか。
 #
 # - `devices={'cuda'}`
 # - `Cannot re-initialize CUDA in forked subprocess`
@@ -773,9 +774,12 @@ assert devices == {"cpu"}
 assert features.device.type == device.type
 
 # %% [markdown] tags=["answer"]
-# **答え：** GPU があってもなくても、`devices={'cpu'}` です。ワーカーはデータセットを読み、CPU のテンソルをまとめてバッチにするだけです。CUDA には一切触れないので、CUDA を使ったプロセスから fork されても問題は起きず、作るものが GPU に置かれることもありません（`devices={'cuda'}` になるには、ワーカーが CUDA を使う必要があります）。デバイスへの移動は、メインプロセスのループで行います。
+# **答え：** GPU があってもなくても、`devices={'cpu'}` です。ワーカーはデータセットを読み、CPU のテンソルをまとめてバッチにするだけで、CUDA には一切触れません。そのため、CUDA を使ったプロセスから fork されても問題は起きません。
 #
-# これが、このエラーの一般的な対処法です。ワーカーでは CUDA を使わず、CPU のテンソルを読み込んで準備するだけにして、学習ループがメインプロセスで各バッチをデバイスに移動します。これは DataLoader の本来の使い方でもあり、親が GPU を使ったあとでも `fork` で動きます。
+# - `devices={'cuda'}` なら、ワーカーがバッチを GPU 上に作ったことになります。
+# - `Cannot re-initialize CUDA in forked subprocess`（fork した子プロセスでは CUDA を初期化し直せない）なら、ワーカーが CUDA を使ったことになります。
+#
+# これが、このエラーの一般的な対処法です。ワーカーでは CUDA を使わず、各バッチのデバイスへの移動は、メインプロセスの学習ループで行います。これは DataLoader の本来の使い方でもあり、親が GPU を使ったあとでも `fork` で動きます。
 
 # %% [markdown]
 # 子プロセスでどうしても CUDA を使う必要があるなら、`spawn` で起動します。`multiprocessing.get_context("spawn")` や `DataLoader(..., multiprocessing_context="spawn")` を使います。
@@ -787,7 +791,7 @@ assert features.device.type == device.type
 #
 # インストールされている PyTorch が CPU 専用ビルドで（wheel のバージョンは `+cpu` で終わることが多いです）、コードが `.cuda()` や `device="cuda"` などで CUDA を要求したときに出るエラー（`AssertionError`）です。ただし、このようなビルドでも、すべての CUDA の呼び出しがこのメッセージを出すわけではありません。`torch.cuda.set_device(0)` は `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'`（`torch._C` に `_cuda_setDevice` という属性がない）で失敗しますが、原因は同じです。
 #
-# CUDA を起動できないマシン上の CUDA ビルドでは別のメッセージになり、理由を述べる `RuntimeError` が出ます。NVIDIA ドライバのないマシンで PyTorch 2.6.0+cu124 を使うと、次のようになります。NVIDIA ドライバが見つからないので、NVIDIA の GPU があることを確かめ、ドライバをインストールせよ、という内容です。
+# CUDA を初期化できないマシン上の CUDA ビルドでは別のメッセージになり、理由を述べる `RuntimeError` が出ます。NVIDIA ドライバのないマシンで PyTorch 2.6.0+cu124 を使うと、次のようになります。NVIDIA ドライバが見つからないので、NVIDIA の GPU があることを確かめ、ドライバをインストールせよ、という内容です。
 #
 # ```
 # Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx
@@ -798,7 +802,7 @@ assert features.device.type == device.type
 # - GPU を使うなら、NVIDIA の GPU とドライバがあるマシンに、CUDA ビルドの PyTorch をインストールします（コマンドは pytorch.org のセレクタで確認できます）。
 # - どのマシンでも動くようにするなら、このチュートリアルの各ページと同じように、使うデバイスを最初に一度だけ決めて、以降はそれを使います（[どこでも動くデバイスの選び方](04-choosing-a-device.ipynb)）。
 #
-# 次のセルは、お使いのマシンがどちらに当たるかを示します。GPU があれば、CUDA のテンソルを作ります。
+# 次のセルは、このマシンがどの場合に当たるかを示します。GPU があれば、CUDA のテンソルを作ります。
 
 # %% tags=["gpu-only"]
 print(f"{torch.version.cuda=}, {torch.backends.cuda.is_built()=}")
@@ -830,7 +834,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 #
 # 「モジュールのパラメータとバッファは `cuda:0`（`device_ids[0]`）になければならないが、その1つが `cpu` にあった」という意味のエラーです。
 #
-# `nn.DataParallel` は、GPU が2枚以上のマシンで、ラップしたモデルが `device_ids` の最初の GPU にないときにこのエラーを出します。GPU が複数枚あると、DataParallel は自分では何も移動せず、`forward` メソッドの中で、すべてのパラメータとバッファがすでにその GPU にあるかを検査します。デバイス ID がちょうど1つなら DataParallel がモデルを移動するので、同じコードが GPU 1枚のマシンでは動きます（それぞれの場合は[ファクトチェック](06-fact-check.ipynb)で確かめています）。
+# `nn.DataParallel` は、GPU が2枚以上のマシンで、ラップしたモデルが `device_ids` の最初の GPU にないときにこのエラーを出します。GPU が複数枚あると、`DataParallel` は自分では何も移動せず、`forward` メソッドの中で、すべてのパラメータとバッファがすでにその GPU にあるかを検査します。デバイス ID がちょうど1つなら `DataParallel` がモデルを移動するので、同じコードが GPU 1枚のマシンでは動きます（それぞれの場合は[ファクトチェック](06-fact-check.ipynb)で確かめています）。
 #
 # 対処法は、ラップする前に `model.to("cuda:0")` とすることです。さらに良いのは、`DataParallel` 自身のドキュメントが勧める `DistributedDataParallel` を使うことです。通常のリストに入れた層（前述）は、`model.to()` からだけでなく、この検査からもパラメータを隠してしまいます。
 #
@@ -859,7 +863,7 @@ else:
 # %% [markdown]
 # ## CUDA out of memory
 #
-# 「CUDA のメモリ不足」を意味するエラーです。PyTorch 2.6 では、メッセージは次の形をしています（… の部分にサイズが入ります）。
+# 「CUDA のメモリ不足」という意味のエラーです。PyTorch 2.6 では、メッセージは次の形をしています（… の部分にサイズが入ります）。
 #
 # ```
 # CUDA out of memory. Tried to allocate …. GPU 0 has a total capacity of … of which … is free. Including non-PyTorch memory, this process has … memory in use. Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
@@ -867,7 +871,7 @@ else:
 #
 # 確保しようとしたサイズ、GPU の総容量と空き、このプロセスが使っているメモリ、そのうち PyTorch の割り当て済みメモリと、予約済みで未割り当てのメモリの量が並びます。最後に、予約済みで未割り当ての部分が大きければ、断片化を避けるために `expandable_segments` を試すよう勧めています。数値の意味は次のとおりです。
 #
-# - 割り当て済みメモリ（メッセージの `allocated by PyTorch`、`torch.cuda.memory_allocated()`）：生きているテンソルが使っているメモリです。
+# - 割り当て済みメモリ（メッセージの `allocated by PyTorch`、`torch.cuda.memory_allocated()`）：まだ解放されていないテンソルが使っているメモリです。
 # - 予約済みメモリ（`reserved by PyTorch`、`torch.cuda.memory_reserved()`）：PyTorch のキャッシングアロケータが GPU から確保したメモリで、テンソルに割り当て済みかどうかを問いません。解放したテンソルのメモリは GPU ではなくこのキャッシュに戻るので、`torch.cuda.empty_cache()` を呼ぶまで、`nvidia-smi` では使用中のままです。
 # - `nvidia-smi` はさらに、各プロセスの CUDA コンテキストと、同じ GPU を使うほかのプロセスの分も数えます。
 #

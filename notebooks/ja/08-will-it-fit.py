@@ -15,14 +15,14 @@
 # %% [markdown]
 # # メモリに収まるか：実行前にモデルのメモリ使用量を見積もる
 #
-# `CUDA out of memory`（メモリ不足）は、デバイスまわりで最もよく目にするエラーです。ただ、これは事前に予測できます。モデルに必要なメモリは形状と dtype で決まり、学習のステップがそこに何を足すかも数えられるからです。
+# `CUDA out of memory`（CUDA のメモリ不足）は、デバイスまわりで最もよく目にするエラーです。ただ、これは事前に予測できます。モデルに必要なメモリは形状と dtype で決まり、学習のステップがそこに何を足すかも数えられるからです。
 #
 # このページでは両方を計算し、それぞれの数値を、実行したマシン上で PyTorch が報告する値と照らし合わせて検証します。扱う内容は次のとおりです。
 #
 # - 要素あたりのバイト数と、モデルのパラメータとバッファ
 # - 500 GB のモデルを `meta` デバイス上に数ミリ秒で作る方法と、`meta` 上のモデルをデバイス上に実体化する方法
 # - 学習で増えるもの：勾配、オプティマイザの状態、autograd が保存する活性化
-# - GPU では：PyTorch のアロケータが報告する値と、`nvidia-smi` の表示が大きくなる理由
+# - GPU の場合：PyTorch のアロケータが報告する値と、`nvidia-smi` の表示が大きくなる理由
 #
 # 最後のセクション以外は、すべて CPU で実行して検証します。GPU でのみ検証するセルには「GPU でのみ検証」の印が付いており、GPU のないマシンでは `torch.cuda.is_available()=False` と表示します。
 
@@ -39,8 +39,8 @@ import torch
 from torch import nn
 from torch.autograd.graph import saved_tensors_hooks
 
-# torch のバージョンを数値のタプルにする（"2.13.0+cpu" なら (2, 13)）
-# (2, 7) などのタプルと比較するため
+# torch のバージョンを数値のタプルにし（"2.13.0+cpu" なら (2, 13)）、
+# (2, 7) などと比較できるようにする
 TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 
 # torch.accelerator（torch 2.6 以降）を使うので、古い torch ではここで止める
@@ -158,9 +158,8 @@ assert kept == ["1.num_batches_tracked"]
 assert model_bytes(model) == (before - 8) // 2 + 8
 
 # %% [markdown] tags=["answer"]
-# **答え：** `['torch.float16', 'torch.int64']` です。`.half()` は `.to(torch.float16)` と同じく、浮動小数点のパラメータとバッファだけを変換します。
+# **答え：** `['torch.float16', 'torch.int64']` です。`.half()` は `.to(torch.float16)` と同じく、浮動小数点のパラメータとバッファだけを変換します。バッチ正規化が処理したバッチ数を数える `num_batches_tracked` は整数なので、`int64` のまま残ります。それ以外のテンソルはすべてサイズが半分になります。
 #
-# - バッチ正規化が処理したバッチ数を数える `num_batches_tracked` は整数なので、`int64` のまま残ります。それ以外のテンソルはすべてサイズが半分になります。
 # - `['torch.float16']` なら、整数のバッファまで変換したことになります。
 # - `['torch.float32']` なら、`.half()` が何も変換しなかったことになります。
 #
@@ -212,17 +211,20 @@ assert "no data" in str(caught.error)
 # Cannot copy out of meta tensor; no data!
 # ```
 #
-# `meta` テンソルにはデータがないので、そこからはコピーできない、という意味です。ゼロという値は一度も格納されていないので、`tensor([0., 0., 0.])` として返せるものはありません。
+# 「`meta` テンソルからはコピーできない。データがない」という意味です。
+#
+# - `tensor([0., 0., 0.])` なら、`meta` テンソルがゼロという値を持っていたことになります。実際には、ゼロという値は一度も格納されていないので、返せるものはありません。
+# - `RuntimeError` なら、デバイスまわりのほかの多くのエラーと同じ種類の例外が送出されたことになります。実際に送出されるのは `NotImplementedError` です。
 
 # %% [markdown]
 # ## `meta` から実際のデバイスへ
 #
 # `meta` 上に作ったモデルを実体化する方法は2つあります。
 #
-# - `model.to_empty(device=...)`：すべてのパラメータとバッファに、そのデバイス上のメモリを割り当てます。初期化はされないので、値は不定です（そのメモリに残っていた内容か、`torch.use_deterministic_algorithms(True)` のときは NaN）。続けて、各層の `reset_parameters()` などで初期化します。
+# - `model.to_empty(device=...)`：すべてのパラメータとバッファに、そのデバイス上のメモリを割り当てます。初期化はされないので、値はそのメモリに残っていた内容です。`torch.use_deterministic_algorithms(True)` のときは代わりに値が埋められ、浮動小数点数のテンソルは NaN、整数のテンソルはその dtype の最大値になります（セルで両方を検証します）。続けて、各層の `reset_parameters()` などで初期化します。
 # - `model.load_state_dict(state, assign=True)`：読み込んだテンソルを、そのままモデルのパラメータにします。先にパラメータを作ってそこへコピーする必要がありません。
 #
-# チェックポイントの読み込み方も重要です。`torch.load(path, map_location=device)` はチェックポイントのストレージを1つずつ `device` に渡すので（次のセルでは `map_location` に渡した関数で数えます）、CPU がチェックポイント全体を一度に抱えることはありません。`mmap=True` を付けると、ファイルは読み込まれる代わりにメモリマップされ、必要になったページから OS のファイルキャッシュ経由で読み込まれます。
+# チェックポイントの読み込み方も重要です。`torch.load(path, map_location=device)` はチェックポイントのストレージを1つずつ `device` に渡すので（次のセルでは `map_location` に渡した関数で数えます）、`device` が GPU なら、CPU がチェックポイント全体を一度に抱えることはありません。`device` が CPU なら、読み込んだチェックポイントがそのまま CPU 上のテンソルになります。`mmap=True` を付けると、ファイルは読み込まれる代わりにメモリマップされ、必要になったページから OS のファイルキャッシュ経由で読み込まれます。
 #
 # 大きなモデルを読み込むための PyTorch のレシピ（[チェックポイントから `nn.Module` を読み込むときのヒント](https://docs.pytorch.org/tutorials/recipes/recipes/module_load_state_dict_tips.html)）は、CPU 上でこの2つを組み合わせます。`meta` 上に作ったモデル、`torch.load(..., mmap=True)`、`assign=True` の組み合わせで、パラメータはメモリマップしたファイルのビューになり、コピーは一切発生しません。
 #
@@ -271,6 +273,17 @@ for layer in empty:
         layer.reset_parameters()
 assert all(t.device.type == device.type
            for t in [*empty.parameters(), *empty.buffers()])
+
+torch.use_deterministic_algorithms(True)  # 未初期化のメモリを埋める
+try:
+    with torch.device("meta"):
+        filled = make_mlp(8, 16, 4)
+    filled.to_empty(device=device)
+    counter = filled[1].num_batches_tracked.item()
+    assert filled[0].weight.isnan().all()  # 浮動小数点数：NaN
+    assert counter == torch.iinfo(torch.int64).max  # 整数：最大値
+finally:
+    torch.use_deterministic_algorithms(False)
 
 # %% [markdown]
 # ## 学習で増えるもの
@@ -379,7 +392,7 @@ assert large_batch == 2 * small_batch
 #
 # 上の検証では、保存される活性化がバッチに比例して増えることも確かめています。どの活性化もサンプル1件につき1行を持つので、バッチを2倍にすると保存されるバイト数も2倍になります。重み、勾配、オプティマイザの状態は変わりません。
 #
-# ステップの途中でメモリ不足になったときの定番の対処法は、この部分に効くものです。バッチを小さくする（実効的なバッチサイズは勾配の累積で保つ）か、活性化チェックポイント（`torch.utils.checkpoint`）で保存する量を減らし、残りを逆伝播で計算し直します。
+# ステップの途中でメモリ不足になったときの定番の対処法は、この部分に効くものです。バッチを小さくする（実効的なバッチサイズは勾配の累積で保つ）か、活性化チェックポイント（`torch.utils.checkpoint`）で保存する量を減らし、保存しなかった分は逆伝播のときに計算し直します。
 
 # %% [markdown]
 # 保存する量を減らす方法は、ほかに2つあります。
@@ -439,16 +452,16 @@ assert parts["optimizer"] == held
 assert parts["weights"] == sum(t.nbytes for t in mlp.state_dict().values())
 
 # %% [markdown]
-# ## GPU では：アロケータが報告する値
+# ## GPU の場合：アロケータが報告する値
 #
 # CUDA GPU では、PyTorch はドライバから大きなセグメント単位でメモリを確保し、キャッシングアロケータを通して自分で割り当てます。
 #
 # - `torch.cuda.memory_allocated()`：アロケータがいま割り当てているバイト数。テンソルのほか、cuBLAS などのライブラリの作業領域も含みます。
-# - `torch.cuda.memory_reserved()`：アロケータがドライバから確保しているバイト数（割り当て済みかどうかを問わない）
-# - `torch.cuda.max_memory_allocated()`：開始時、または最後に `torch.cuda.reset_peak_memory_stats()` を呼んでからの、`memory_allocated` の最大値
-# - `torch.cuda.mem_get_info()`：ドライバから見た、デバイスの空きメモリと総メモリのバイト数。総メモリから空きを引いたものが、`nvidia-smi` が使用中として表示する量です。すべてのプロセスの予約済みメモリに、各プロセスの CUDA コンテキストや、ほかのライブラリがドライバから直接確保した分が加わります。
+# - `torch.cuda.memory_reserved()`：アロケータがドライバから確保しているバイト数。割り当て済みかどうかは問いません。
+# - `torch.cuda.max_memory_allocated()`：開始時、または最後に `torch.cuda.reset_peak_memory_stats()` を呼んでからの、`memory_allocated` の最大値。
+# - `torch.cuda.mem_get_info()`：ドライバから見た、デバイスの空きメモリと総メモリのバイト数。総メモリから空きを引いたものが、`nvidia-smi` が使用中として表示する量です。これは、すべてのプロセスの予約済みメモリに、各プロセスの CUDA コンテキストや、ほかのライブラリがドライバから直接確保した分を加えた量です。
 #
-# テンソルを解放すると、そのメモリはドライバではなくアロケータに戻ります。`memory_allocated` は減りますが、`memory_reserved` は減りません。`torch.cuda.empty_cache()` は、テンソルを1つも持たないセグメントをドライバに返すだけで、テンソルを解放するわけではありません。アロケータはメモリ不足を報告する前に自分で同じことをして再試行するので、手で呼んでも実行が救われることはほとんどありません。効果があるのは、ほかのプロセスのためにメモリを空けるときです。
+# テンソルを解放すると、そのメモリはドライバではなくアロケータに戻ります。`memory_allocated` は減りますが、`memory_reserved` は減りません。`torch.cuda.empty_cache()` は、テンソルを1つも持たないセグメントをドライバに返すだけで、テンソルを解放するわけではありません。アロケータはメモリ不足を報告する前に自分で同じことをして再試行するので、手で呼んでもメモリ不足を避けられることはほとんどありません。効果があるのは、ほかのプロセスのためにメモリを空けるときです。
 #
 # GPU のないマシンでは、次のセルは `torch.cuda.is_available()=False` と表示します。GPU で実行されたかどうかは、ページのタイトルの下の行に表示されます。このセルが検証する内容の根拠は、PyTorch のドキュメントとアロケータのソースです（根拠の一覧はリポジトリの `notebooks/gpu-evidence.yml`）。
 
@@ -482,7 +495,7 @@ else:
 #
 # Adam の最初のステップでは、Adam の状態と cuBLAS の作業領域が作られます。2回目のステップからは重みと Adam の状態が常にメモリにあるので、次のセルでは2回目のステップを測ります。その間、メモリの中身が確実にわかる時点が2つあります。順伝播の終わりには保存された活性化が、逆伝播の終わりにはすべての勾配がメモリにあります。
 #
-# この下限は検証し、2回目のステップのピークと見積もりの合計の比は表示するだけにします。ピークには、順伝播と逆伝播、Adam の更新で使う一時的なテンソルと作業領域の分も含まれますが、見積もりには含めていません。計画は合計で立て、余裕を持たせましょう。
+# 次のセルは、ステップ中のピークがこれらの量（活性化、勾配）をそれぞれ下回らないこと、つまり下限を検証し、2回目のステップのピークと見積もりの合計の比は表示するだけにします。ピークには、順伝播と逆伝播、Adam の更新で使う一時的なテンソルと作業領域の分も含まれますが、見積もりには含めていません。計画は合計で立て、余裕を持たせましょう。
 
 # %% tags=["claim-F14", "gpu-only"]
 if torch.cuda.is_available():
@@ -520,7 +533,7 @@ else:
 # ## まとめ
 #
 # - 自分のストレージを持つテンソルは `numel() * element_size()` バイトを使います。ビューは元のテンソル全体をメモリに残します。モデルが使うのはパラメータとバッファのバイト数です（`parameters()` と `buffers()` で数える）。`.half()` で半分になるのは浮動小数点のものだけです。
-# - 大きなモデルは `torch.device("meta")` の中で作れば、メモリを使わずに数えられます。`meta` テンソルは値を持ちません。実体化するには `to_empty` を使って初期化するか、`map_location`（ストレージを1つずつ渡す）や `mmap=True` で読み込んで `load_state_dict(..., assign=True)` を使います。`persistent=False` のバッファは `meta` に残ります。
-# - 学習では、パラメータごとの勾配、オプティマイザの状態（Adam ならパラメータごとに2つ、最初のステップで作られる）、保存される活性化が加わります。活性化は勾配に必要な所にだけ保存され、バッチに比例して増えます。`no_grad` と `inference_mode` では何も保存されず、正しい `device_type` を指定した `autocast` では精度の低い dtype で保存されます。
+# - 大きなモデルは `torch.device("meta")` の中で作れば、メモリを使わずに数えられます。`meta` テンソルは値を持ちません。実体化するには `to_empty` を使って初期化するか、`map_location`（ストレージを1つずつ渡す）や `mmap=True` で読み込んで `load_state_dict(..., assign=True)` を使います。`assign=True` で読み込んだ場合、`persistent=False` のバッファは `meta` に残ります。
+# - 学習では、パラメータごとの勾配、オプティマイザの状態（Adam ならパラメータごとに2つ、最初のステップで作られる）、保存される活性化が加わります。活性化は勾配の計算に必要なものだけが保存され、バッチに比例して増えます。`no_grad` と `inference_mode` では何も保存されず、正しい `device_type` を指定した `autocast` では精度の低い dtype で保存されます。
 # - GPU では、`memory_allocated` はアロケータが割り当てている分を、`memory_reserved` はアロケータが確保している分を数えます。解放したメモリは `empty_cache()` まで確保されたままです。`nvidia-smi` が表示するのは、予約済みメモリに各プロセスの CUDA コンテキストを加えた量です。
 

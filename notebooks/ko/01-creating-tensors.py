@@ -17,7 +17,7 @@
 #
 # 모든 텐서는 정확히 하나의 디바이스에 존재합니다. CPU일 수도, GPU일 수도, `meta` 같은 특수한 디바이스일 수도 있습니다. 이 페이지에서는 텐서를 어디에 생성할지 지정하는 방법과 텐서가 어디에 있는지 확인하는 방법을 알아봅니다. 아래 셀은 모두 GPU가 없는 머신에서도 실행됩니다. GPU가 필요한 셀은 검증을 실행하는 대신 충족되지 않은 조건을 `torch.cuda.is_available()=False`처럼 출력합니다.
 #
-# 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지에서는 오류를 보여 준 뒤에도 노트북이 멈추지 않고 계속 진행되도록 이 함수를 씁니다.
+# 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지에서는 예상한 오류를 보여 준 뒤에도 노트북이 멈추지 않고 계속 진행되도록 이 함수를 씁니다.
 
 # %% tags=["setup"]
 import contextlib
@@ -35,7 +35,7 @@ TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 # torch.accelerator(torch 2.6 이상)를 쓰므로, 버전이 낮으면 여기서 멈춘다
 TOO_OLD_TEXT = (
     "이 노트북에는 torch 2.6 이상이 필요합니다"
-    "(torch.accelerator를 사용합니다). 지금 torch는 {}입니다. "
+    "(torch.accelerator를 사용합니다). 설치된 torch는 {}입니다. "
     "torch를 업데이트하고(pip install -U torch) "
     "커널을 다시 시작하세요."
 )
@@ -113,7 +113,7 @@ else:
 # %% [markdown]
 # ## 디바이스에 바로 생성하기
 #
-# GPU에서 쓸 텐서는 처음부터 GPU에 생성하세요. `torch.randn(64, 3, device=device)`처럼 씁니다. 대신 `torch.randn(64, 3).to(device)`라고 쓰면 먼저 CPU 메모리에 텐서를 만들어 값을 채운 다음 GPU로 복사합니다. `device=`를 넘기면 CPU 텐서도, 호스트에서 디바이스로의 복사도 필요 없습니다.
+# GPU에서 쓸 텐서는 처음부터 GPU에 생성하세요. `torch.randn(64, 3, device=device)`처럼 씁니다. 반면 `torch.randn(64, 3).to(device)`처럼 쓰면 먼저 CPU 메모리에 텐서를 만들어 값을 채운 다음 GPU로 복사합니다. `device=`를 넘기면 CPU 텐서를 만들 필요도, 호스트에서 디바이스로 복사할 필요도 없습니다.
 #
 # 주의할 점이 하나 있습니다. CPU와 CUDA는 서로 다른 난수 생성 알고리즘을 씁니다. 그래서 같은 `torch.manual_seed(0)` 뒤에도 `torch.randn(3)`과 `torch.randn(3, device="cuda")`는 서로 다른 값을 반환합니다. 각 디바이스 안에서는 재현성이 있어 다시 실행하면 같은 값이 나옵니다. 하지만 GPU에 바로 생성한 텐서는 CPU에서 만든 뒤 옮기는 방식으로 얻은 값과 일치하지 않습니다.
 
@@ -181,7 +181,7 @@ assert torch.device("cuda:0") != torch.device("cuda")
 assert torch.device("cuda:0").type == torch.device("cuda").type
 
 # %% [markdown] tags=["answer"]
-# **정답:** `True False True`입니다. 디바이스는 다른 `torch.device`와 같을 수 있고, `.type`은 평범한 문자열입니다. 하지만 디바이스를 문자열과 비교하면 언제나 같지 않다고 나옵니다. CPU 텐서라도 `t.device == "cpu"`는 `False`입니다.
+# **정답:** `True False True`입니다. 디바이스는 다른 `torch.device`와 같을 수 있고, `.type`은 일반 문자열입니다. 하지만 디바이스를 문자열과 비교하면 언제나 같지 않다고 나옵니다. CPU 텐서라도 `t.device == "cpu"`는 `False`입니다.
 #
 # - `True True True`라면 디바이스가 자기 이름 문자열과 같다는 뜻입니다.
 # - `True False False`와 `False False True`라면 나머지 두 비교 중 하나가 성립하지 않는다는 뜻입니다. 실제로는 CPU 텐서라면 둘 다 항상 성립합니다.
@@ -243,7 +243,7 @@ else:
 # %% [markdown]
 # ## 매번 지정하지 않고 디바이스에 생성하기
 #
-# torch 2.0부터 팩토리 함수는 `device=` 대신 기본 디바이스를 쓸 수 있습니다. 기본 디바이스를 바꾸는 방법은 `with torch.device(...)` 블록과 `torch.set_default_device(...)` 호출, 두 가지입니다. 텐서를 옮기는 것이 아니라 `device=`를 넘겼을 때처럼 처음부터 그 디바이스에 생성합니다. 아래 셀은 `meta` 디바이스([`meta` 디바이스](#meta-디바이스)에서 설명합니다)를 사용하므로 어떤 머신에서든 실행됩니다.
+# torch 2.0부터 팩토리 함수는 `device=` 대신 기본 디바이스를 쓸 수 있습니다. 기본 디바이스를 바꾸는 방법은 `with torch.device(...)` 블록과 `torch.set_default_device(...)` 호출, 두 가지입니다. 어느 방법이든 텐서를 옮기는 것이 아니라, `device=`를 넘겼을 때처럼 처음부터 그 디바이스에 생성합니다. 아래 셀은 이 페이지 뒷부분에서 설명하는 [`meta` 디바이스](#meta-디바이스)를 사용하므로 어떤 머신에서든 실행됩니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `with torch.device("meta"):` 안에서 `device=` 없이 텐서 하나, `device="cpu"`로 텐서 하나를
@@ -332,14 +332,14 @@ assert wrapped == "cpu"
 # - `meta cpu meta`라면 `frombuffer`가 이미 있는 메모리를 다른 디바이스로 옮길 수 있다는 뜻입니다.
 
 # %% [markdown]
-# `with torch.device(...)` 블록에도 같은 제약이 있습니다. 두 방식 모두 실행한 스레드에 같은 객체(`torch.utils._device.DeviceContext`)를 설정하기 때문입니다. 다른 것은 적용 범위뿐입니다.
+# `with torch.device(...)` 블록에도 같은 제약이 있습니다. 두 방식 모두 그 코드를 실행한 스레드에 같은 객체(`torch.utils._device.DeviceContext`)를 설정하기 때문입니다. 다른 것은 적용 범위뿐입니다.
 #
 # - 블록의 기본값은 코드에서 눈으로 확인할 수 있는 블록의 끝까지만 적용됩니다.
 # - `set_default_device`는 다시 호출할 때까지 그 스레드가 이후에 실행하는 모든 코드(라이브러리 코드 포함)에 적용됩니다.
 #
 # 비용도 같습니다. `torch.set_default_device`의 공식 문서는 이 함수가 팩토리 함수뿐 아니라 torch API에 대한 모든 Python 호출에 약간의 비용을 더한다고 경고합니다. `with torch.device(...)` 블록 안의 호출도 같은 객체를 거칩니다.
 #
-# 다음 셀에서는 `with` 블록 안에서 같은 세 디바이스를 확인하고, NumPy가 설치되어 있으면 두 방식 모두에서 `torch.from_numpy`도 확인합니다. 이어서 이 머신에서 작은 `add`의 실행 시간을 설정 없음, `with` 블록 안, `set_default_device` 이후의 세 경우로 재고 두 비율을 출력합니다. 실행 시간은 들쭉날쭉하므로 이 비율은 `assert`로 검증하지 않습니다.
+# 다음 셀에서는 `with` 블록 안에서 같은 세 디바이스를 확인하고, NumPy가 설치되어 있으면 두 방식 모두에서 `torch.from_numpy`도 확인합니다. 이어서 이 머신에서 작은 텐서에 대한 `add`의 실행 시간을 설정 없음, `with` 블록 안, `set_default_device` 이후의 세 경우로 재고 두 비율을 출력합니다. 실행 시간은 들쭉날쭉하므로 이 비율은 `assert`로 검증하지 않습니다.
 
 # %% tags=["claim-F6"]
 with torch.device("meta"):
@@ -402,7 +402,7 @@ else:
 # %% [markdown]
 # ## `meta` 디바이스
 #
-# `meta` 디바이스의 텐서에는 모양(shape)과 dtype만 있고 데이터는 없습니다. 그래서 메모리를 차지하지 않고, 어떤 머신에서든 만들 수 있습니다. 모델 출력의 모양을 미리 따져 보는 것처럼 계획을 세울 때 유용하고, 이 사이트에서는 GPU가 없을 때 이동이 어떻게 동작하는지 보여 주는 데에도 사용합니다.
+# `meta` 디바이스의 텐서에는 모양(shape)과 dtype만 있고 데이터는 없습니다. 그래서 메모리를 차지하지 않고, 어떤 머신에서든 만들 수 있습니다. 모델 출력의 모양을 미리 따져 보는 것처럼 계획을 세울 때 유용하고, 이 튜토리얼에서는 GPU가 없을 때 이동이 어떻게 동작하는지 보여 주는 데에도 사용합니다.
 #
 # 다만 한계도 있습니다. 출력할 값이 없고, 오류 메시지까지 GPU와 똑같이 재현해 주지는 못합니다.
 
@@ -413,7 +413,7 @@ assert m.shape == (1000, 1000) and m.dtype == torch.float32
 assert m.is_meta
 
 # %% [markdown]
-# meta 텐서에는 값이 없으므로 `tolist()`처럼 값을 읽는 연산은 오류를 냅니다. 다음 셀의 메시지는 "meta 텐서에서는 복사할 수 없다, 데이터가 없다"는 뜻입니다.
+# `meta` 텐서에는 값이 없으므로 `tolist()`처럼 값을 읽는 연산은 오류를 냅니다. 다음 셀의 메시지는 "meta 텐서에서는 복사할 수 없다, 데이터가 없다"는 뜻입니다.
 
 # %%
 with expect_error(NotImplementedError, "no data"):

@@ -38,7 +38,7 @@ TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 # torch.accelerator(torch 2.6 이상)를 쓰므로, 버전이 낮으면 여기서 멈춘다
 TOO_OLD_TEXT = (
     "이 노트북에는 torch 2.6 이상이 필요합니다"
-    "(torch.accelerator를 사용합니다). 지금 torch는 {}입니다. "
+    "(torch.accelerator를 사용합니다). 설치된 torch는 {}입니다. "
     "torch를 업데이트하고(pip install -U torch) "
     "커널을 다시 시작하세요."
 )
@@ -68,9 +68,9 @@ device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.__version__, device)
 
 # %% [markdown]
-# ## 옮기고 나면 원래 텐서는 어떻게 되나
+# ## 옮긴 뒤 원래 텐서는 어떻게 될까
 #
-# GPU가 없어도 `meta` 디바이스로 옮기는 동작을 확인할 수 있습니다. `meta`는 모든 PyTorch 빌드에 있는 디바이스로, meta 텐서에는 모양(shape)과 dtype만 있고 데이터는 없습니다.
+# GPU가 없어도 `meta` 디바이스로 옮기는 동작을 확인할 수 있습니다. `meta`는 모든 PyTorch 빌드에 있는 디바이스로, `meta` 텐서에는 모양(shape)과 dtype만 있고 데이터는 없습니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `x`는 CPU에 있습니다. `m = x.to("meta")` 다음에 `print(x.device, m.device)`는 무엇을 출력할까요?
@@ -100,7 +100,7 @@ assert m.shape == x.shape and m.dtype == x.dtype
 # 그러니 반환값을 받아 두어야 하며, 보통은 `t = t.to(device)`처럼 같은 이름에 다시 대입합니다.
 
 # %% [markdown]
-# meta 텐서에는 데이터가 없으므로, `meta`로는 이동이 변수에 어떤 영향을 주는지만 알 수 있을 뿐 이동에 드는 비용은 알 수 없습니다. 실제로 복사되는 데이터가 없고, 따라서 다시 복사해 올 데이터도 없습니다. 다음 셀의 오류 메시지는 "meta 텐서에서는 복사할 수 없다, 데이터가 없다"는 뜻입니다.
+# `meta` 텐서에는 데이터가 없으므로, `meta`로는 이동이 변수에 어떤 영향을 주는지만 알 수 있을 뿐 이동에 드는 비용은 알 수 없습니다. 실제로 복사되는 데이터가 없고, 따라서 다시 복사해 올 데이터도 없습니다. 다음 셀의 오류 메시지는 "meta 텐서에서는 복사할 수 없다, 데이터가 없다"는 뜻입니다.
 
 # %% tags=["claim-F7"]
 with expect_error(NotImplementedError, "no data"):
@@ -130,7 +130,7 @@ else:
 # %% [markdown]
 # ## 이미 그 디바이스에 있는 텐서 옮기기
 #
-# 학습 코드에는 이미 원하는 디바이스에 있을지도 모르는 텐서를 옮기는 줄이 자주 나옵니다. 텐서가 요청한 디바이스와 dtype을 이미 갖고 있을 때 `to`는 무엇을 할까요?
+# 학습 코드에는 이미 원하는 디바이스에 있을지도 모르는 텐서를 옮기는 줄이 자주 나옵니다. 텐서가 이미 요청한 디바이스에 있고 dtype도 같을 때 `to`는 무엇을 할까요?
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `a`는 이미 `device`에 있습니다. 아래 셀에서는 `b = a.to(device)`를 실행하고 `b[0]`에 `1.0`을 쓴 다음,
@@ -167,7 +167,7 @@ assert rearranged.is_contiguous(memory_format=torch.channels_last)
 # - `b is a=False, a[0].item()=0.0`이라면 `to`가 항상 복사한다는 뜻입니다.
 # - `b is a=False, a[0].item()=1.0`이라면 뷰(view)처럼 `a`와 메모리를 공유하는 다른 객체가 반환되었다는 뜻입니다. 하지만 바꿀 것이 없으면 `to`는 `a` 자체를 반환합니다.
 #
-# `to`는 디바이스, dtype, 지정한 메모리 형식 중 하나가 바뀌거나 `copy=True`를 지정했을 때만 복사합니다. 메모리 형식을 바꾸는 것도 변경에 해당하므로, 기본 레이아웃인 4차원 텐서에 `t.to(memory_format=torch.channels_last)`를 호출하면 데이터를 재배치한 복사본이 반환됩니다.
+# `to`는 디바이스, dtype, 지정한 메모리 형식 중 하나가 바뀌거나 `copy=True`를 지정했을 때만 복사합니다. 메모리 형식을 바꾸는 것도 변경에 해당하므로, 기본 메모리 형식(`torch.contiguous_format`)의 4차원 텐서에 `t.to(memory_format=torch.channels_last)`를 호출하면 데이터를 재배치한 복사본이 반환됩니다.
 #
 # CPU 텐서에 대한 `t.cpu()`도 텐서 자신을 반환하고, 이미 현재 GPU에 있는 텐서에 대한 `t.cuda()`도 마찬가지입니다. 후자는 위 셀이 GPU에서만 검증합니다.
 
@@ -240,7 +240,7 @@ assert "must be cuda device" in str(caught.error)
 # %% [markdown] tags=["answer"]
 # **정답:** `must be cuda device`(`RuntimeError`의 메시지)입니다. "CUDA 디바이스여야 한다"는 뜻입니다. `cuda()`는 CUDA를 쓰기 전에 인자부터 검사하므로, 어느 머신에서나 메시지가 같습니다.
 #
-# - `Torch not compiled with CUDA enabled`("Torch가 CUDA를 지원하도록 컴파일되지 않았다")는 CUDA 자체가 필요해졌을 때 나는 오류이고, 인자는 그보다 먼저 거부됩니다.
+# - `Torch not compiled with CUDA enabled`("Torch가 CUDA를 지원하도록 컴파일되지 않았다")라면 인자를 검사하기 전에 CUDA부터 쓴다는 뜻입니다. 이 오류는 CUDA 자체가 필요해졌을 때 나고, 인자는 그보다 먼저 거부됩니다.
 # - `TypeError`라면 인자의 타입이 틀렸다는 뜻입니다. `"cpu"`는 올바른 디바이스이고, CUDA 디바이스가 아닐 뿐입니다.
 
 # %% [markdown]
@@ -268,7 +268,7 @@ else:
 # %% [markdown]
 # ## 고정 메모리와 `non_blocking`
 #
-# 일반(페이징 가능한, pageable) CPU 메모리에서 GPU로 복사하면 CPU는 복사가 끝날 때까지 기다립니다. 원본이 고정(page-locked) 메모리에 있으면 `to("cuda", non_blocking=True)`는 현재 CUDA 스트림의 큐에 복사를 넣기만 하고 바로 반환합니다. 그래서 GPU가 복사와 연산을 하는 동안 CPU는 다른 작업을 할 수 있습니다.
+# 페이징 가능한(pageable) 일반 CPU 메모리에서 GPU로 복사하면 CPU는 복사가 끝날 때까지 기다립니다. 원본이 고정(page-locked) 메모리에 있으면 `to("cuda", non_blocking=True)`는 현재 CUDA 스트림의 큐에 복사를 넣기만 하고 바로 반환합니다. 그래서 GPU가 복사와 연산을 하는 동안 CPU는 다른 작업을 할 수 있습니다.
 #
 # 그렇다고 저절로 빨라지는 것은 아닙니다. `pin_memory()` 자체가 복사입니다. 고정 메모리에 새 텐서를 만들어 반환하고, 원래 텐서는 그대로 둡니다. 또한 메모리 고정에는 가속기가 필요합니다. 다음 셀은 실행하는 머신에 맞는 결과를 `assert`로 검증합니다.
 #

@@ -49,7 +49,7 @@ TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 # torch.accelerator(torch 2.6 이상)를 쓰므로, 버전이 낮으면 여기서 멈춘다
 TOO_OLD_TEXT = (
     "이 노트북에는 torch 2.6 이상이 필요합니다"
-    "(torch.accelerator를 사용합니다). 지금 torch는 {}입니다. "
+    "(torch.accelerator를 사용합니다). 설치된 torch는 {}입니다. "
     "torch를 업데이트하고(pip install -U torch) "
     "커널을 다시 시작하세요."
 )
@@ -139,7 +139,7 @@ assert t.to(t.device) is t  # 할 일이 없으면 같은 텐서가 돌아온다
 # %% [markdown]
 # ## 매개변수와 버퍼
 #
-# `.to()`를 호출한 뒤에도 모듈은 같은 객체입니다. 그렇다면 그 안의 텐서들도 그럴까요? 이는 어떤
+# `.to()`를 호출한 뒤에도 모듈은 같은 객체입니다. 그렇다면 그 안의 텐서들도 그럴까요? 그것은 어떤
 # 이동이냐에 따라 다릅니다. 아래의 작은 모듈은 매개변수, 버퍼(`register_buffer`로 등록한 텐서),
 # 일반 텐서 속성을 하나씩 갖고 있습니다(일반 텐서 속성은 [다음 섹션](#일반-텐서-속성)에서 다룹니다).
 
@@ -265,7 +265,8 @@ with expect_error(RuntimeError, "device"):
 # %% [markdown] tags=["answer"]
 # **정답:** 어느 머신에서나 `mask cpu`입니다. 일반 속성으로 저장한 텐서는 `Module.to`가 알지
 # 못하므로 원래 자리에 남고, 그 결과 순전파에서 디바이스가 섞입니다. 위 검증에서 모델을 호출하면
-# 디바이스 오류가 납니다. 이런 텐서는 `state_dict`에도 들어가지 않습니다.
+# 디바이스 오류가 납니다(GPU가 없으면 `meta`의 메시지로, "텐서가 기대한 디바이스에 있지 않다"는
+# 뜻입니다). 이런 텐서는 `state_dict`에도 들어가지 않습니다.
 #
 # - `mask meta`(GPU가 없을 때)나 `mask cuda:0`(GPU가 있을 때)라면 `weight`, `offset`처럼 함께
 #   옮겨졌다는 뜻입니다.
@@ -295,7 +296,7 @@ assert "mask" not in model.state_dict()
 #
 # `model.weight = model.weight.to(d)`처럼 매개변수 하나만 직접 옮기는 방법은 통하지 않습니다.
 # 핵심은 매개변수에 `to`를 호출했을 때 무엇이 돌아오느냐입니다. 아래 셀은 반환값의 타입 이름과
-# `requires_grad`, 즉 반환값이 여전히 변화도(gradient) 계산에 참여하는 텐서인지를 출력합니다.
+# `requires_grad`, 즉 반환값이 여전히 변화도(gradient)를 계산하는 텐서인지를 출력합니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `model.weight`는 CPU에 있는 `Parameter`입니다. 실제로 변환이 일어나는
@@ -318,10 +319,11 @@ assert w.to(w.device) is w  # 할 일이 없으면 Parameter 자신이 돌아온
 
 # %% [markdown] tags=["answer"]
 # **정답:** `Tensor True`입니다. 실제로 변환이 일어나면 반환값은 `Parameter`가 아닌 일반
-# `Tensor`입니다. autograd가 이 변환을 기록하므로 반환값도 여전히 변화도 계산에 참여합니다. 다만
+# `Tensor`입니다. autograd가 이 변환을 기록하므로 반환값도 여전히 변화도를 계산하는 텐서입니다. 다만
 # 매개변수에 대한 연산의 결과일 뿐, 그 자체로 잎(leaf) 텐서는 아닙니다.
 #
-# - `Parameter True`는 `to()`가 할 일이 없을 때만 나옵니다(위 검증의 `w.to(w.device) is w`).
+# - `Parameter True`라면 변환한 뒤에도 `Parameter`가 돌아온다는 뜻입니다. 이 결과는 `to()`가 할 일이
+#   없을 때만 나옵니다(위 검증의 `w.to(w.device) is w`).
 # - `Tensor False`라면 매개변수와의 autograd 연결이 끊어진 텐서라는 뜻입니다.
 
 # %% [markdown]
@@ -362,7 +364,7 @@ assert next(model.parameters()).device.type == device.type
 assert not hasattr(model, "device")
 assert next(nn.ReLU().parameters(), None) is None  # 확인할 대상이 없다
 
-model[2].to("meta")  # 여기서는 meta가 두 번째 디바이스 역할을 한다
+model[2].to("meta")  # 여기서는 `meta`가 두 번째 디바이스 역할을 한다
 print(sorted(map(str, devices(model))))
 assert len(devices(model)) == 2
 
@@ -374,15 +376,15 @@ assert len(devices(model)) == 2
 # 즉 `model.to(device)`와 `x = x.to(device)`입니다. `Tensor.to`는 새 텐서를 반환하고 `x`는 원래
 # 자리에 그대로 두므로, 반환값을 반드시 대입하세요.
 #
-# 메시지에 이름이 나온 텐서를 옮기면 된다고 단정해서는 안 됩니다. torch 2.8부터 CUDA의 검사는 CPU
-# 입력을 받은 선형 계층에 대해 다음과 같이 알립니다. GPU에서만 나오는 메시지이므로 PyTorch 소스에서
-# 인용합니다.
+# 메시지에 이름이 나온 텐서를 옮기면 된다고 단정해서는 안 됩니다. torch 2.8부터 PyTorch가
+# CUDA에서 하는 디바이스 검사는 CPU 입력을 받은 선형 계층에 대해 다음과 같이 알립니다. GPU에서만
+# 나오는 메시지이므로 PyTorch 소스에서 인용합니다.
 #
 # ```
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
 # ```
 #
-# "모든 텐서가 같은 디바이스에 있어야 하는데, `mat1`은 CPU에 있어 다른 텐서들이 있는 cuda:0과
+# "모든 텐서가 같은 디바이스에 있어야 하는데, `mat1`이 `cpu`에 있어 다른 텐서들의 디바이스 `cuda:0`과
 # 다르다"는 뜻입니다.
 #
 # - 2차원 입력에 대해 `nn.Linear`는 `addmm(bias, input, weight.T)`를 실행하므로 `mat1`이 곧
@@ -436,8 +438,8 @@ else:
 # GPU가 없으면 CUDA의 메시지는 볼 수 없지만, `meta` 디바이스에는 자체 디바이스 검사가 있습니다.
 # 메시지는 `Tensor on device … is not on the expected device …!`("텐서가 기대한 디바이스에 있지
 # 않다")로 CUDA와 다릅니다. 이를 이용하면 모델과 입력 중 어느 쪽을 CPU에 남겨도 선형 계층이
-# 실패한다는 것과, 요소별 연산에서는 0차원 CPU
-# 텐서가 허용된다는 것을 어느 머신에서나 확인할 수 있습니다.
+# 실패한다는 것과, 요소별 연산에서는 0차원 CPU 텐서가
+# 허용된다는 것을 어느 머신에서나 확인할 수 있습니다.
 
 # %% tags=["claim-F7"]
 meta_model = nn.Linear(4, 2).to("meta")
@@ -447,7 +449,7 @@ cpu_model = nn.Linear(4, 2)  # 모델을 CPU에 남겨 둔 경우
 with expect_error(RuntimeError, "is not on the expected device"):
     cpu_model(torch.randn(8, 4, device="meta"))
 
-y = meta_model(torch.randn(8, 4, device="meta"))  # 둘 다 meta에 있다
+y = meta_model(torch.randn(8, 4, device="meta"))  # 둘 다 `meta`에 있다
 scaled = y * torch.tensor(2.0)  # 요소별 연산: 0차원 CPU 텐서는 허용된다
 print(f"{y.device=}, {scaled.device=}")
 assert scaled.device.type == "meta"
@@ -579,8 +581,9 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# 체크포인트를 GPU에서 저장했든 CPU에서 저장했든, 여기서는 위에서 본 `map_location`의 네 가지
-# 형식(문자열, `torch.device`, 딕셔너리, 호출 가능 객체) 모두 CPU 텐서를 돌려줍니다.
+# 체크포인트를 GPU에서 저장했든 CPU에서 저장했든, 여기서는 위에서 본 네 가지 방식(문자열,
+# `torch.device`, 딕셔너리, 호출 가능 객체) 중 어느 것으로 `map_location`을 지정해도 CPU 텐서를
+# 돌려받습니다.
 
 # %% tags=["claim-F8"]
 forms = {
@@ -637,9 +640,9 @@ tmp.cleanup()
 # %% [markdown]
 # ## 정리
 #
-# - `model.to(device)`는 새 모델을 만들지 않고 모델 자체를 옮긴 뒤, 그 모델을 반환합니다. 다시
+# - `model.to(device)`는 새 모델을 만들지 않고 모델 자체를 바꾼 뒤, 그 모델을 반환합니다. 다시
 #   대입할 필요가 없습니다.
-# - CPU와 CUDA 사이를 옮기거나 dtype을 바꿀 때는 `Parameter` 객체가 그대로이고, `meta`로 옮길
+# - CPU와 CUDA 사이에서 옮기거나 dtype을 바꿀 때는 `Parameter` 객체가 그대로이고, `meta`로 옮길
 #   때는 교체됩니다. 변환된 버퍼는 항상 새 텐서입니다. `meta`에서 되돌릴 때는 `to_empty()`를 쓰고
 #   그다음 초기화합니다.
 # - 옮겨지는 것은 매개변수, 버퍼, 하위 모듈뿐입니다. 그 밖의 텐서는 `register_buffer`로 등록합니다.

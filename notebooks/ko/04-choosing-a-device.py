@@ -17,7 +17,7 @@
 #
 # `"cuda"`를 하드코딩한 코드는 Mac에서도, NVIDIA GPU가 없는 랩톱에서도, CPU만 있는 CI 러너에서도 실패합니다. 이 페이지에서는 쓸 수 있는 가속기가 있으면 그것을 쓰고, 없으면 CPU를 쓰는(CPU 폴백) 작은 도우미(helper) 함수를 만듭니다. 또한 `device=0`처럼 정수만 쓴 디바이스가 지금의 PyTorch에서 무엇을 뜻하는지도 설명합니다. 그 의미는 2.5에서 바뀌었습니다.
 #
-# GPU가 필요한 검증은 GPU를 쓸 수 있는 머신에서만 실행됩니다. 그 밖의 머신에서는 충족되지 않은 조건을 `cuda_ok=False`처럼 코드로 출력합니다. 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지에서는 예상한 오류를 보여 준 뒤 계속 진행하도록 이 함수를 씁니다.
+# GPU가 필요한 검증은 GPU를 쓸 수 있는 머신에서만 실행됩니다. 그 밖의 머신에서는 충족되지 않은 조건을 `cuda_ok=False`처럼 출력합니다. 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지에서는 예상한 오류를 보여 준 뒤 계속 진행하도록 이 함수를 씁니다.
 
 # %% tags=["setup"]
 import contextlib
@@ -33,7 +33,7 @@ TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 # torch.accelerator(torch 2.6 이상)를 쓰므로, 버전이 낮으면 여기서 멈춘다
 TOO_OLD_TEXT = (
     "이 노트북에는 torch 2.6 이상이 필요합니다"
-    "(torch.accelerator를 사용합니다). 지금 torch는 {}입니다. "
+    "(torch.accelerator를 사용합니다). 설치된 torch는 {}입니다. "
     "torch를 업데이트하고(pip install -U torch) "
     "커널을 다시 시작하세요."
 )
@@ -63,7 +63,7 @@ device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.__version__, device)
 
 # %% [markdown]
-# ## 기존 방법: GPU를 쓸 수 있는지 확인하기
+# ## 기존 방법: CUDA GPU를 쓸 수 있는지 확인하기
 #
 # `torch.cuda.is_available()`은 지금 쓰는 PyTorch 빌드가 CUDA를 지원하고, 드라이버가 동작하고, GPU가 하나 이상 보일 때만 `True`입니다. CUDA 전용 코드를 실행하기 전에 확인하는 방법으로는 지금도 이것이 맞습니다. 하지만 이 함수는 CUDA만 압니다(ROCm 빌드의 AMD GPU도 `cuda`로 보입니다). 그래서 Mac에서는 Apple GPU(`mps` 디바이스)를 쓸 수 있어도 `False`입니다. GPU가 없으면 다음 셀은 `cuda_ok=False`를 출력하고, GPU 개수는 검증하지 않습니다.
 
@@ -78,9 +78,9 @@ if mps_ok:
     assert not cuda_ok
 
 # %% [markdown]
-# ## 모든 가속기를 위한 하나의 API
+# ## 모든 가속기를 한 API로 다루기
 #
-# 2.6에서 추가된 `torch.accelerator`를 쓰면 CUDA, Apple MPS, Intel XPU 등을 같은 함수로 다룰 수 있습니다. 이 튜토리얼에 torch 2.6 이상이 필요한 것도 이 때문이며, 그보다 오래된 torch에서는 첫 번째 셀에서 멈춥니다. 스크립트가 알아야 할 두 가지 질문에는 다음 두 함수가 답합니다.
+# 2.6에서 추가된 `torch.accelerator`를 쓰면 CUDA, Apple MPS, Intel XPU 등을 같은 함수로 다룰 수 있습니다. 이 튜토리얼에 torch 2.6 이상이 필요한 것도 이 때문이며, 그보다 오래된 torch에서는 첫 번째 셀에서 멈춥니다. 스크립트가 알아야 할 두 가지는 다음 두 함수가 알려 줍니다.
 #
 # - `torch.accelerator.is_available()`: 지금 가속기를 쓸 수 있는가?
 # - `torch.accelerator.current_accelerator()`: 어떤 종류인가?
@@ -88,7 +88,7 @@ if mps_ok:
 # 쓸 수 있는 가속기가 없을 때의 동작은 릴리스마다 다릅니다. 2.6의 `current_accelerator()`는 `RuntimeError`를 일으키므로, 아래 셀에서는 이 함수가 값을 돌려주는 경우(가속기를 쓸 수 있거나 torch가 2.7 이상인 경우)에만 호출합니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** 이 셀을 실행하는 머신에서 `torch.accelerator.current_accelerator()`는 무엇을
+# **예측해 보세요:** 다음 셀을 실행하는 머신에서 `torch.accelerator.current_accelerator()`는 무엇을
 # 반환할까요? 아래 셀은 이것을 `acc`로 출력합니다.
 #
 # - `acc=device(type='cuda')`
@@ -154,7 +154,7 @@ else:
 # 디바이스 선택은 함수 하나에 모아 두고, 스크립트 맨 앞에서 한 번만 호출하세요. 이 함수는 지금 쓸 수 있는 가속기가 있으면 그것을, 없으면 CPU를 고릅니다. 디바이스끼리 비교하거나 가장 빠른 것을 찾지는 않습니다. `torch.accelerator`를 쓰므로 torch 2.6 이상이 필요합니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** 이 셀을 실행하는 머신에서 `print(device, y.device)`는 무엇을 출력할까요?
+# **예측해 보세요:** 다음 셀을 실행하는 머신에서 `print(device, y.device)`는 무엇을 출력할까요?
 #
 # - `cuda:0 cuda:0`
 # - `cpu cpu`
@@ -188,7 +188,7 @@ if cuda_ok:
 # - `cuda:0 cuda:0`은 나오지 않습니다. `current_accelerator()`는 인덱스 없는 디바이스를 반환하므로 `cuda`로 출력됩니다.
 
 # %% [markdown]
-# 가속기의 경우 인덱스가 없는 디바이스는 "그 종류의 현재 디바이스"를 뜻합니다. 이를 바꾸는 방법은 [여러 GPU](05-several-gpus.ipynb#현재-디바이스)에서 다룹니다.
+# 가속기의 경우 인덱스가 없는 디바이스는 "그 종류의 현재 디바이스"를 뜻합니다. 현재 디바이스를 바꾸는 방법은 [여러 GPU](05-several-gpus.ipynb#현재-디바이스)에서 다룹니다.
 
 # %% [markdown]
 # ## 정수 디바이스의 의미
@@ -196,7 +196,7 @@ if cuda_ok:
 # 오래된 코드에는 "첫 번째 GPU"라는 뜻으로 `torch.device(0)`, `device=0`, `.to(0)`이라고 쓴 곳이 있습니다. PyTorch 2.4까지는 정수가 항상 CUDA를 가리켰습니다. 2.5부터는 "현재 가속기의 인덱스 0"을 뜻합니다. NVIDIA 머신에서는 `cuda:0`, Mac에서는 `mps:0`, Intel GPU에서는 `xpu:0`입니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** 이 셀을 실행하는 머신에서 `device=0`은 무엇이 될까요?
+# **예측해 보세요:** 다음 셀을 실행하는 머신에서 `device=0`은 무엇이 될까요?
 #
 # - `device(type='cpu')`
 # - `Cannot access accelerator device when none is available`

@@ -15,7 +15,7 @@
 # %% [markdown]
 # # 여러 GPU
 #
-# GPU가 두 개 이상이면, 인덱스를 지정하지 않은 CUDA 호출은 모두 **현재 디바이스**로 갑니다. 이 페이지에서는 현재 디바이스가 정해지는 방식, 프로세스에서 GPU를 숨기는 방법, `nn.DataParallel`이 실제로 하는 일을 살펴봅니다. 마지막으로 `DistributedDataParallel`을 GPU마다 프로세스 하나씩 띄워 실행하는 방법과, 각 프로세스에 데이터를 나눠 주는 방법을 다룹니다. DDP는 `torchrun`으로 CPU 프로세스 두 개를 띄워 실제로 실행해 봅니다.
+# GPU가 두 개 이상이면, 인덱스를 지정하지 않은 CUDA 호출은 모두 **현재 디바이스**로 갑니다. 이 페이지에서는 현재 디바이스가 정해지는 방식, 프로세스에서 GPU를 숨기는 방법, `nn.DataParallel`이 실제로 하는 일을 살펴봅니다. 마지막으로 `DistributedDataParallel`(DDP)를 GPU마다 프로세스 하나씩 띄워 실행하는 방법과, 각 프로세스에 데이터를 나눠 주는 방법을 다룹니다. DDP는 `torchrun`으로 CPU 프로세스 두 개를 띄워 실제로 실행해 봅니다.
 #
 # GPU가 필요한 셀은 결과 대신 충족되지 않은 조건(`torch.cuda.is_available()=False`나 `n_gpus=0`)을 출력합니다. 나머지 셀은 어느 머신에서나 실행됩니다.
 
@@ -40,7 +40,7 @@ TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 # torch.accelerator(torch 2.6 이상)를 쓰므로, 버전이 낮으면 여기서 멈춘다
 TOO_OLD_TEXT = (
     "이 노트북에는 torch 2.6 이상이 필요합니다"
-    "(torch.accelerator를 사용합니다). 지금 torch는 {}입니다. "
+    "(torch.accelerator를 사용합니다). 설치된 torch는 {}입니다. "
     "torch를 업데이트하고(pip install -U torch) "
     "커널을 다시 시작하세요."
 )
@@ -126,7 +126,7 @@ assert d.type == "cuda"
 # **정답:** `d.index=None`입니다. `"cuda"`는 특정 GPU를 가리키지 않습니다. "현재 CUDA 디바이스"라는 뜻이며, 실제로 어느 GPU인지는 텐서를 만들거나 옮기는 시점에 조회합니다.
 #
 # - `d.index=0`이라면 `"cuda"`가 `cuda:0`의 별칭이라는 뜻입니다. 실제로는 별칭이 아니며, 두 디바이스를 비교해도 같지 않습니다.
-# - `d.index=-1`은 Python에서 인덱스가 없음을 나타내는 값이 아닙니다. 출력되는 값은 `None`입니다.
+# - `d.index=-1`이라면 인덱스가 없다는 것을 -1로 나타낸다는 뜻입니다. PyTorch는 인덱스가 없음을 `None`으로 나타냅니다.
 
 # %% [markdown]
 # GPU가 하나뿐이면 조회 결과는 항상 `cuda:0`입니다. 두 개 이상이면 차이가 생깁니다. `cuda:1`에 있는 텐서 `t`에 `t.to("cuda")`를 호출하면, 현재 디바이스가 GPU 0일 때는 `cuda:0`으로 복사되고, GPU 1일 때는 `t` 자신이 그대로 반환됩니다. GPU가 두 개 이상인 머신에서는 다음 셀이 복사되는 것을, 하나뿐인 머신에서는 `t` 자신이 반환되는 것을 검증합니다. GPU가 없으면 `n_gpus=0`을 출력합니다.
@@ -154,7 +154,7 @@ else:
 #
 # 환경 변수 `CUDA_VISIBLE_DEVICES`에는 프로세스에 보여 줄 GPU를 나열합니다. 번호는 0부터 다시 매겨지므로, `CUDA_VISIBLE_DEVICES=1`이면 GPU 1이 `cuda:0`이 되고 보이는 GPU는 그것 하나뿐입니다. 어느 물리 GPU가 "GPU 1"인지는 CUDA의 번호 매기기 방식에 따라 정해집니다. CUDA는 기본적으로 가장 빠른 GPU에 첫 번호를 주므로, `nvidia-smi`가 보여 주는 순서(PCI 버스 순서)와 다를 수 있습니다. `nvidia-smi`와 같은 번호를 쓰려면 `CUDA_DEVICE_ORDER=PCI_BUS_ID`도 함께 설정하세요.
 #
-# CUDA는 이 변수들을 프로세스 안에서 초기화될 때 한 번만 읽습니다. 셸에서 설정하거나(`CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=1 python train.py`), 새로 시작하는 프로세스의 환경 변수로 설정하세요. 다음 셀에서는 Python 자식 프로세스에 빈 문자열을 넘겨 GPU가 하나도 보이지 않는 것을 확인합니다. GPU가 있는 머신에서는 두 번째 자식 프로세스에 마지막 GPU 하나만 넘기고, GPU가 하나만 보이는지 검증합니다.
+# CUDA는 이 변수들을 프로세스 안에서 초기화될 때 한 번만 읽습니다. 셸에서 설정하거나(`CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=1 python train.py`), 새로 시작하는 프로세스의 환경 변수로 설정하세요. 다음 셀에서는 `CUDA_VISIBLE_DEVICES`를 빈 문자열로 설정한 Python 자식 프로세스에서 GPU가 하나도 보이지 않는 것을 확인합니다. GPU가 있는 머신에서는 두 번째 자식 프로세스에 마지막 GPU 하나만 넘기고, GPU가 하나만 보이는지 검증합니다.
 
 # %% tags=["claim-F9", "gpu-only"]
 probe = "import torch; print(torch.cuda.device_count())"
@@ -263,11 +263,11 @@ assert list(dp.module.state_dict()) == ["weight", "bias"]
 # %% [markdown] tags=["answer"]
 # **정답:** `['module.weight', 'module.bias']`입니다. 래퍼는 원래 모델을 `module`이라는 이름의 하위 모듈로 등록하므로, `state_dict`의 모든 키 앞에 `module.`이 붙습니다.
 #
-# - `['weight', 'bias']`는 감싸기 전 모델, 즉 `dp.module.state_dict()`의 키입니다. 감싸지 않은 모델에 불러올 체크포인트라면 이쪽을 저장하세요.
+# - `['weight', 'bias']`라면 래퍼가 원래 모델의 키를 그대로 쓴다는 뜻입니다. 이것은 감싸기 전 모델, 즉 `dp.module.state_dict()`의 키입니다. 감싸지 않은 모델에 불러올 체크포인트라면 이쪽을 저장하세요.
 # - `[]`라면 래퍼에 저장할 상태가 없다는 뜻입니다. 래퍼 자체의 상태는 없지만, `state_dict`에는 등록된 하위 모듈의 상태도 하위 모듈의 이름을 붙여 들어갑니다.
 
 # %% [markdown]
-# `DataParallel`의 문서 자체도, 여러 GPU로 학습한다면 머신이 한 대뿐이더라도 `DistributedDataParallel`을 대신 쓰라고 권장합니다. 다음 셀은 docstring에서 그 문장을 찾아, 문장에 들어 있는 이름을 검증합니다.
+# `DataParallel`의 문서 자체도 여러 GPU로 학습한다면 머신이 한 대뿐이더라도 `DistributedDataParallel`을 대신 쓰라고 권장합니다. 다음 셀은 docstring에서 그 문장을 찾아, 문장에 `DistributedDataParallel`과 `single node`(단일 노드)가 들어 있는지 검증합니다.
 
 # %% tags=["claim-M5"]
 doc = " ".join(nn.DataParallel.__doc__.split())
@@ -279,7 +279,7 @@ assert "DistributedDataParallel" in advice and "single node" in advice
 # %% [markdown]
 # ## 권장되는 방법: `DistributedDataParallel`
 #
-# `DistributedDataParallel`(DDP)를 쓰면 GPU마다 프로세스가 하나씩 돌고, 프로세스마다 모델 전체의 복사본을 갖습니다. DDP는 모델을 감쌀 때 랭크 0의 매개변수와 **버퍼**를 모든 프로세스에 복사합니다(기본 설정에서는 순전파를 할 때마다 그 전에 랭크 0의 버퍼를 다시 복사합니다). `backward()` 중에는 프로세스 간 변화도(gradient)를 평균하므로, 모든 복사본이 똑같이 업데이트되어 계속 같은 상태를 유지합니다.
+# `DistributedDataParallel`(DDP)를 쓰면 GPU마다 프로세스가 하나씩 돌고, 프로세스마다 모델 전체의 복사본을 갖습니다. DDP는 모델을 감쌀 때 랭크 0의 매개변수와 **버퍼**를 모든 프로세스에 복사합니다(기본 설정에서는 순전파를 할 때마다 그 전에 랭크 0의 버퍼를 다시 복사합니다). `backward()` 중에는 프로세스 간에 변화도(gradient)를 평균하므로, 모든 복사본이 똑같이 갱신되어 계속 같은 상태를 유지합니다.
 #
 # 프로세스는 직접 띄우지 않아도 됩니다. `torchrun --nproc-per-node=N train.py`는 스크립트를 GPU마다 하나씩, 모두 `N`개 실행하고, 각 프로세스에 자기 위치를 환경 변수로 알려 줍니다.
 #
@@ -337,7 +337,7 @@ os._exit(0)
 '''
 
 # %% [markdown]
-# DDP는 데이터를 나누지 않습니다. 여기서는 프로세스마다 랭크에 따라 다른 시드로 자기 몫의 무작위 데이터를 만듭니다(실제 스크립트라면 [다음 섹션](#데이터-나누기-distributedsampler)에서 다루는 `DistributedSampler`를 씁니다). 또 프로세스마다 가중치와 버퍼 값을 서로 다르게 시작합니다. 이렇게 해 두면 DDP가 무엇을 맞춰 주는지가 실행 결과에 드러납니다. 각 프로세스는 셀이 스크립트에 넘긴 디렉터리에 자기 결과를 별도의 파일로 씁니다.
+# DDP는 데이터를 나누지 않습니다. 여기서는 프로세스마다 랭크에 따라 다른 시드로 자기 몫의 무작위 데이터를 만듭니다(실제 스크립트라면 [다음 섹션](#데이터-나누기-distributedsampler)에서 다루는 `DistributedSampler`를 씁니다). 또 프로세스마다 서로 다른 가중치와 버퍼 값으로 시작합니다. 이렇게 해 두면 DDP가 무엇을 맞춰 주는지가 실행 결과에 드러납니다. 각 프로세스는 셀이 스크립트에 넘긴 디렉터리에 자기 결과를 별도의 파일로 씁니다.
 #
 # 다음 셀은 스크립트를 임시 디렉터리에 저장하고, `python -m torch.distributed.run`으로 이 머신에서 프로세스 두 개를 실행합니다. `torchrun` 명령이 실행하는 것도 이 모듈입니다(`--standalone`을 붙이면 비어 있는 포트도 골라 줍니다). 실행에는 제한 시간이 있고, `torchrun`이 만드는 임시 파일도 같은 디렉터리에 생기므로(`TMPDIR`) 끝나면 아무것도 남지 않습니다.
 #
@@ -431,7 +431,7 @@ assert sorted(even[0] + even[1]) == list(range(8))  # 모든 샘플이 한 번�
 #
 # - `[[0, 1, 2], [3, 4]]`라면 연속된 덩어리로 나눈다는 뜻입니다. 샘플러는 인덱스를 차례로 번갈아 나눠 줍니다.
 # - `[[0, 2, 4], [1, 3]]`이라면 랭크마다 샘플 수가 다르다는 뜻입니다. 샘플러는 수를 맞추려고 채워 넣습니다.
-# - `[[0, 2], [1, 3]]`은 `drop_last=True`일 때의 결과입니다.
+# - `[[0, 2], [1, 3]]`이라면 남는 샘플을 버린다는 뜻입니다. 이것은 `drop_last=True`일 때의 결과입니다.
 #
 # 반복된 샘플은 모든 랭크의 결과를 한 에포크 동안 모아 계산하는 값(검증 데이터의 점수 등)에 두 번 들어갑니다.
 
@@ -458,7 +458,7 @@ assert second == first  # set_epoch가 없으면 같은 순서가 반복된다
 assert third != first
 other = DistributedSampler(range(8), num_replicas=2, rank=1, shuffle=True)
 other.set_epoch(1)
-assert sorted(third + list(other)) == list(range(8))  # 여전히 나뉜다
+assert sorted(third + list(other)) == list(range(8))  # 겹치지 않게 나뉜다
 
 # %% [markdown] tags=["answer"]
 # **정답:** `(True, False)`입니다. 샘플러는 `seed + epoch`를 시드로 삼은 난수 생성기로 섞는데, 에포크 값은 `set_epoch`를 호출해야만 바뀝니다. 호출하지 않으면 모든 에포크가 첫 에포크의 순서를 되풀이하고, 각 랭크는 매번 같은 샘플을 받습니다. 그러니 에포크마다 `DataLoader`를 순회하기 전에, 모든 랭크에서 `sampler.set_epoch(epoch)`를 호출하세요. 모든 랭크가 같은 시드와 에포크를 쓰므로, 순서가 새로 섞여도 각 랭크의 몫은 데이터셋을 겹침 없이 나눕니다(마지막 검증이 랭크 1로 확인합니다).

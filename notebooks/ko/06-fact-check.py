@@ -17,7 +17,7 @@
 #
 # 모델을 GPU로 옮기는 방법을 다룬 블로그 글과 Q&A 답변에는 몇 가지 주장이 되풀이해서 나옵니다. 그중 일부는 처음부터 틀렸고, 나머지는 예전 릴리스(torch 1.7)에서는 맞았지만 그 뒤로 바뀌었습니다. 이 페이지에서는 주장을 하나씩 소개하고 판정을 내린 다음, 지금 쓰는 머신에서 실행되는 코드로 직접 검증합니다.
 #
-# 모든 판정은 `assert`로 검증합니다. 이후 PyTorch 릴리스에서 동작이 바뀌면 이 페이지의 내용이 소리 없이 낡는 대신 검증이 실패하므로, 바뀐 것을 바로 알 수 있습니다.
+# 모든 판정은 `assert`로 검증합니다. 이후 PyTorch 릴리스에서 동작이 바뀌면 이 페이지의 내용이 모르는 사이에 낡아 버리는 것이 아니라 검증이 실패하므로, 바뀐 것을 바로 알 수 있습니다.
 #
 # 모든 코드는 GPU 없이도 실행됩니다. GPU가 필요한 검증을 하는 셀은 결과 대신 `torch.cuda.is_available()=False`를 출력합니다. 올바른 결과가 머신에 따라 달라지는 경우에는 지금 실행 중인 머신에 맞는 결과인지 검증합니다. 예상한 오류는 첫 번째 셀에서 정의하는 `expect_error`가 잡아서 검증하고 출력하며, 페이지는 계속 진행됩니다.
 
@@ -39,7 +39,7 @@ TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 # torch.accelerator(torch 2.6 이상)를 쓰므로, 버전이 낮으면 여기서 멈춘다
 TOO_OLD_TEXT = (
     "이 노트북에는 torch 2.6 이상이 필요합니다"
-    "(torch.accelerator를 사용합니다). 지금 torch는 {}입니다. "
+    "(torch.accelerator를 사용합니다). 설치된 torch는 {}입니다. "
     "torch를 업데이트하고(pip install -U torch) "
     "커널을 다시 시작하세요."
 )
@@ -73,7 +73,7 @@ print(torch.__version__, device)
 #
 # **주장**: `model.to(device)`만 호출하면 모델에는 아무 변화가 없고, `model = model.to(device)`처럼 다시 대입해야 비로소 GPU에 올라간다.
 #
-# 검증에서는 모델을 GPU로 옮기고, GPU가 없으면 대신 `meta` 디바이스로 옮깁니다. `meta`는 모양(shape)과 dtype만 있고 데이터는 없는 디바이스입니다. 매개변수가 어디로 갔는지, 어떤 객체가 반환되는지는 확인할 수 있지만 속도나 메모리에 대해서는 알 수 없습니다.
+# 검증에서는 모델을 GPU로 옮기고, GPU가 없으면 대신 `meta` 디바이스로 옮깁니다. `meta`는 텐서에 모양(shape)과 dtype만 있고 데이터는 없는 디바이스입니다. 매개변수가 어디로 갔는지, 어떤 객체가 반환되는지는 확인할 수 있지만 속도나 메모리에 대해서는 알 수 없습니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `model`에 다시 대입하지 않고 `returned = model.to(target)`을 실행합니다. 다음 셀은 `returned`가 `model` 자신인지와, 모델의 가중치가 대상 디바이스에 있는지(`moved`)를 출력합니다. 결과는 무엇일까요?
@@ -102,7 +102,7 @@ assert (model.weight is weight_before) == (target.type == "cuda")
 # %% [markdown] tags=["answer"]
 # **정답:** `returned is model=True, moved=True`입니다. **판정: 틀림**. `nn.Module.to`는 새 모듈을 만들지 않고 모듈 자체를 변환한 뒤, 그 모듈 자신을 반환합니다. 그래서 다시 대입하든 안 하든 `model`은 이미 옮겨져 있습니다. 다시 대입해도 문제는 없지만, 이동이 일어나는 것은 대입 덕분이 아닙니다.
 #
-# - `returned is model=False, moved=False`는 주장 그대로의 결과로, 옮겨진 복사본이 반환되고 `model`은 원래 자리에 남는다는 뜻입니다. 이것은 `Module.to`가 아니라 `Tensor.to`의 동작입니다.
+# - `returned is model=False, moved=False`라면 주장대로 옮겨진 복사본이 반환되고 `model`은 원래 자리에 남는다는 뜻입니다. 이것은 `Module.to`가 아니라 `Tensor.to`의 동작입니다.
 # - `returned is model=False, moved=True`라면 모듈이 두 개 생겼다는 뜻인데, 모듈은 하나뿐입니다.
 #
 # 대상 디바이스에 따른 차이가 하나 있습니다. CPU와 GPU 사이에서 옮기면 `Parameter` 객체가 그대로 유지되지만, `meta`로 옮기면 새 객체로 교체됩니다. 위의 검증은 실제로 실행된 쪽을 확인합니다.
@@ -286,10 +286,10 @@ with expect_error(TypeError):
     nn.Linear(2, 2).cuda(target, torch.float16)  # 디바이스만 받는다
 
 # %% [markdown] tags=["answer"]
-# **정답:** `torch.float16`입니다. `Module.to`는 한 번의 호출로 디바이스와 dtype을 함께 받아 둘 다 변환합니다. `.cuda()`는 디바이스만 받으므로 dtype을 바꿀 수 없고, dtype까지 넘기면 `TypeError`가 발생합니다(마지막 검증에서 확인합니다).
+# **정답:** `torch.float16`입니다. `Module.to`는 한 번의 호출로 디바이스와 dtype을 함께 받아 둘 다 변환합니다. `.cuda()`는 디바이스만 받으므로 dtype을 바꿀 수 없고, dtype까지 넘기면 `TypeError`가 발생합니다. 마지막 검증에서 이를 확인하며, 출력되는 메시지는 "`Module.cuda()`는 위치 인자를 1~2개 받는데 3개가 주어졌다"는 뜻입니다.
 #
 # - `torch.float32`라면 두 번째 인자가 무시되었다는 뜻입니다.
-# - `TypeError`는 `.cuda()`에 dtype까지 넘겼을 때 발생하는 오류입니다.
+# - `TypeError`라면 `Module.to`도 `.cuda()`처럼 디바이스만 받는다는 뜻입니다. 이 오류는 `.cuda()`에 dtype까지 넘겼을 때 발생합니다.
 
 # %% [markdown]
 # GPU가 있으면 아래 셀은 똑같은 모델 두 개를 각각 다른 메서드로 옮기고, 사용한 메모리와 옮겨 간 위치가 같은지 검증합니다. GPU가 없으면 `torch.cuda.is_available()=False`만 출력합니다.
@@ -473,13 +473,17 @@ assert torch.ones(1).is_cpu
 #   Tensor for argument #2 'mat1' is on CPU, but expected it to be on GPU (while checking arguments for addmm)
 #   ```
 #
+#   "인자 #2 `mat1`이 CPU에 있는데 GPU에 있어야 한다"는 뜻입니다.
+#
 # - GPU 입력을 CPU에 남은 계층에 넣은 경우(`out`과 `self`가 GPU에 없음):
 #
 #   ```
 #   Tensor for 'out' is on CPU, Tensor for argument #1 'self' is on CPU, but expected them to be on GPU (while checking arguments for addmm)
 #   ```
 #
-# **지금**: 두 경우 모두 `Expected all tensors to be on the same device`(모든 텐서가 같은 디바이스에 있어야 한다)로 시작합니다. 뒤에는 실행된 연산의 인자 이름이 하나 나옵니다. CUDA 커널이 각 텐서 인자를 첫 번째 인자와 비교해, 처음으로 다른 인자의 이름을 알려 주기 때문입니다. 뒷부분의 문구는 릴리스마다 바뀌어 왔으므로(2.8에서도 바뀌었습니다) 로그는 이 앞부분으로 검색하세요. `+`나 `*` 같은 요소별 연산은 TensorIterator를 거치므로 지금도 인자 이름 없이 `but found at least two devices, cuda:0 and cpu!`("디바이스를 적어도 두 개(`cuda:0`과 `cpu`) 발견했다")로 끝납니다.
+#   "`out`과 인자 #1 `self`가 CPU에 있는데 GPU에 있어야 한다"는 뜻입니다.
+#
+# **지금**: 두 경우 모두 `Expected all tensors to be on the same device`("모든 텐서가 같은 디바이스에 있어야 한다")로 시작합니다. 뒤에는 실행된 연산의 인자 이름이 하나 나옵니다. 이 검사는 CUDA 커널이 아니라, PyTorch가 디스패처용으로 생성한 래퍼(`wrapper_CUDA_addmm`)가 커널을 실행하기 전에 합니다. 래퍼는 각 텐서 인자를 첫 번째 인자와 비교해, 처음으로 다른 인자의 이름을 알려 줍니다. 뒷부분의 문구는 릴리스마다 바뀌어 왔으므로(2.8에서도 바뀌었습니다) 로그는 이 앞부분으로 검색하세요. `+`나 `*` 같은 요소별 연산은 TensorIterator를 거치므로 지금도 인자 이름 없이 `but found at least two devices, cuda:0 and cpu!`("디바이스를 적어도 두 개(`cuda:0`과 `cpu`) 발견했다")로 끝납니다.
 #
 # 어느 인자의 이름이 나올지는 계층이 실행하는 연산에 달려 있습니다. 편향이 있는 `Linear`에 2차원 입력을 넣으면 `addmm(bias, input, weight.T)`가 실행되고, 이 연산의 인자 이름은 `self`, `mat1`, `mat2`입니다. autograd는 실행된 연산을 결과의 `grad_fn`에 기록하므로, 편향이 없는 계층이 무엇을 실행하는지는 CPU에서도 알 수 있습니다.
 
@@ -502,12 +506,14 @@ assert nn.Linear(10, 1)(x).grad_fn.name() == "AddmmBackward0"
 # %% [markdown] tags=["answer"]
 # **정답:** `MmBackward0`입니다. 편향이 없으면 더할 것이 없으므로 계층은 `mm(input, weight.T)`를 실행합니다. 이 연산의 인자 이름은 `self`와 `mat2`입니다.
 #
-# - `AddmmBackward0`은 편향이 있는 계층이 기록하는 노드입니다(두 번째 검증).
-# - `LinearBackward0`은 나오지 않습니다. `linear` 자체는 노드를 기록하지 않고, `linear`가 실행하는 연산만 기록됩니다.
+# - `AddmmBackward0`이라면 편향이 없어도 계층이 `addmm`을 실행한다는 뜻입니다. 이 노드는 편향이 있는 계층이 기록합니다(두 번째 검증).
+# - `LinearBackward0`이라면 `linear`가 노드 하나로 기록된다는 뜻입니다. 하지만 `linear` 자체는 노드를 기록하지 않고, `linear`가 실행하는 연산만 기록됩니다.
 #
-# 메시지에 나오는 이름은 이것으로 정해집니다. 편향이 있으면 첫 번째 인자는 계층과 같은 디바이스에 있는 편향입니다. 그래서 어느 쪽이 GPU에 있든 메시지에는 입력인 `mat1`이 나옵니다. 편향이 없으면 첫 번째 인자가 입력이므로, 어느 방향이든 가중치인 `mat2`가 나옵니다. 어느 경우든 이름만 보고는 어느 쪽을 옮겨야 할지 알 수 없으니, 모델과 모든 입력을 사용하려는 디바이스 하나에 두세요.
+# 메시지에 나오는 이름은 이것으로 정해집니다. 편향이 있으면 첫 번째 인자는 계층과 같은 디바이스에 있는 편향입니다. 그래서 어느 쪽이 GPU에 있든 메시지에는 입력인 `mat1`이 나옵니다. 편향이 없으면 첫 번째 인자가 입력이므로, 어느 방향이든 가중치인 `mat2`가 나옵니다.
 #
-# GPU가 있으면 아래 셀은 편향이 있을 때와 없을 때 각각 두 방향 모두에서 이 이름들을 검증하고, 덧셈의 문구도 검증합니다. CPU만 있으면 섞일 두 번째 디바이스가 없으므로, GPU가 없으면 `torch.cuda.is_available()=False`만 출력합니다.
+# 어느 경우든 이름만 보고는 어느 쪽을 옮겨야 할지 알 수 없으니, 모델과 모든 입력을 사용하려는 디바이스 하나에 두세요.
+#
+# GPU가 있으면 아래 셀은 편향이 있을 때와 없을 때 각각 두 방향 모두에서 이 이름들을 검증하고, 덧셈의 문구도 검증합니다. CPU만 있으면 섞을 두 번째 디바이스가 없으므로 `torch.cuda.is_available()=False`만 출력합니다.
 #
 # 이 섹션에서 보는 오류의 원인과 해결 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)에서 자세히 다룹니다.
 
@@ -564,7 +570,7 @@ else:
 #
 # **지금**: 이 방법은 NVIDIA GPU에서는 지금도 잘 동작하며, 이 페이지에서도 씁니다. 이식성 있는 방법은 `torch.accelerator` 모듈(torch 2.6)로, CUDA, MPS, XPU 등을 모두 인식합니다. `torch.accelerator.current_accelerator()`는 사용 중인 torch 빌드가 지원하는 가속기를 알려 주고, 지원하는 가속기가 없으면 `None`을 반환합니다(torch 2.7부터). 이 값은 빌드에 대한 정보이므로, 지금 실제로 디바이스를 쓸 수 있는지 알려 주는 `torch.accelerator.is_available()`과 함께 쓰세요.
 #
-# GPU가 없으면 다음 셀은 CUDA 디바이스가 선택되지 않는지 검증합니다. torch 2.6에서는 찾은 버전인 `TORCH=(2, 6)`만 출력합니다.
+# GPU가 없으면 다음 셀은 CUDA 디바이스가 선택되지 않는지 검증합니다. torch 2.6에서는 검증하지 않고 설치된 버전 `TORCH=(2, 6)`만 출력합니다.
 
 # %% tags=["claim-O5", "gpu-only"]
 if TORCH >= (2, 7):

@@ -20,7 +20,7 @@
 # 이 오류들은 대부분 GPU 없이도 일으킬 수 있으므로, 이 페이지에서 직접 일으켜 봅니다. 쓰는 방법은 다음 네 가지입니다.
 #
 # - CPU 전용 빌드의 PyTorch
-# - 두 번째 디바이스 역할을 하는 `meta` 디바이스(모양(shape)과 dtype만 있고 데이터는 없는 디바이스)
+# - 두 번째 디바이스 역할을 하는 `meta` 디바이스: 이 디바이스의 텐서에는 모양(shape)과 dtype만 있고 데이터는 없습니다.
 # - 스토리지의 디바이스가 `cuda`로 기록된 체크포인트
 # - fork한 자식 프로세스
 #
@@ -51,7 +51,7 @@ TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 # torch.accelerator(torch 2.6 이상)를 쓰므로, 버전이 낮으면 여기서 멈춘다
 TOO_OLD_TEXT = (
     "이 노트북에는 torch 2.6 이상이 필요합니다"
-    "(torch.accelerator를 사용합니다). 지금 torch는 {}입니다. "
+    "(torch.accelerator를 사용합니다). 설치된 torch는 {}입니다. "
     "torch를 업데이트하고(pip install -U torch) "
     "커널을 다시 시작하세요."
 )
@@ -104,7 +104,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # 아래 셀들은 어느 머신에서나 실행되며, 대상 디바이스 `target`을 씁니다.
 #
 # - GPU가 있으면 `target`은 GPU이고, 셀은 진짜 CUDA 메시지를 기대합니다. 이 검증은 GPU에서만 이루어집니다.
-# - GPU가 없으면 `target`은 `meta`입니다. 이 셀들이 쓰는 연산(선형 계층, `+`, 손실)은 `meta`에서도 오류를 내지만, 다른 검사가 잡아내므로 메시지가 `Tensor on device … is not on the expected device …!`("텐서가 기대한 디바이스에 있지 않다")로 다릅니다. 두 디바이스가 나오는 순서도 연산마다 다릅니다.
+# - GPU가 없으면 `target`은 `meta`입니다. 이 셀들이 쓰는 연산(선형 계층, `+`, 손실 함수)은 `meta`에서도 오류를 내지만, 다른 검사가 잡아내므로 메시지가 `Tensor on device … is not on the expected device …!`("텐서가 기대한 디바이스에 있지 않다")로 다릅니다. 두 디바이스가 나오는 순서도 연산마다 다릅니다.
 #
 # 또한 모든 연산이 `meta`에 대해 이 검사를 하지는 않습니다. 다음 셀에서 보듯, `meta` 행렬과 CPU 행렬을 `torch.mm`으로 곱하면 오류 없이 `meta` 텐서가 나옵니다. 따라서 `meta`가 GPU를 대신할 수 있는 것은 셀에서 실제로 오류가 나는 경우뿐입니다. `meta`가 정확히 보여 주는 것은 **어떤** 텐서가 어느 디바이스에 놓이는지입니다. 속도나 메모리에 대해서는 아무것도 알려 주지 않습니다.
 
@@ -237,9 +237,13 @@ assert registered.blocks[0].weight.device.type == target.type
 assert registered.heads["score"].weight.device.type == target.type
 
 # %% [markdown] tags=["answer"]
-# **정답:** `len(list(plain.parameters()))=0`입니다. 하위 모듈은 모듈의 속성에 대입되는 순간 등록됩니다. 대입된 값이 모듈이면 `nn.Module.__setattr__`가 그것을 기록합니다. 리스트와 딕셔너리는 모듈이 아니므로 세 계층 중 어느 것도 등록되지 않았습니다. `parameters()`와 `to()`는 일반 컨테이너 안을 들여다보지 않으므로, 리스트 안(들여다본다면 `4`)도 딕셔너리 안(`2`)도 세지 않습니다.
+# **정답:** `len(list(plain.parameters()))=0`입니다. 하위 모듈은 모듈의 속성에 대입되는 순간 등록됩니다. 대입된 값이 모듈이면 `nn.Module.__setattr__`가 그것을 기록합니다. 리스트와 딕셔너리는 모듈이 아니므로 세 계층 중 어느 것도 등록되지 않았고, `parameters()`와 `to()`는 일반 컨테이너 안을 들여다보지 않습니다.
 #
-# `6`은 `RegisteredContainers`가 나열하는 개수입니다. `nn.ModuleList`와 `nn.ModuleDict`는 그 자체가 모듈이어서 담긴 계층을 등록합니다. 위 셀의 검증은 `to(target)`이 일반 컨테이너의 계층을 CPU에 남겨 두었다는 것도 확인합니다. GPU에서는 이 계층들을 지나는 첫 순전파에서 디바이스가 섞입니다.
+# - `6`이라면 일반 컨테이너 안의 계층까지 등록된다는 뜻입니다. 이 수는 `RegisteredContainers`가 나열하는 개수입니다. `nn.ModuleList`와 `nn.ModuleDict`는 그 자체가 모듈이어서 담긴 계층을 등록합니다.
+# - `4`라면 리스트 안의 계층만 등록된다는 뜻입니다.
+# - `2`라면 딕셔너리 안의 계층만 등록된다는 뜻입니다.
+#
+# 위 셀의 검증은 `to(target)`이 일반 컨테이너의 계층을 CPU에 남겨 두었다는 것도 확인합니다. GPU에서는 이 계층들을 지나는 첫 순전파에서 디바이스가 섞입니다.
 
 # %% [markdown]
 # 이런 모델로 옵티마이저를 만들면 매개변수를 하나도 받지 못합니다. 다음 셀에 나오는 `optimizer got an empty parameter list`는 "옵티마이저에 넘긴 매개변수 목록이 비어 있다"는 뜻입니다.
@@ -251,9 +255,9 @@ optimizer = torch.optim.SGD(registered.parameters(), lr=0.1)
 assert len(optimizer.param_groups[0]["params"]) == 6
 
 # %% [markdown]
-# ### 텐서를 가진 손실 모듈
+# ### 텐서를 가진 손실 함수
 #
-# `nn.CrossEntropyLoss(weight=...)`나 `nn.BCEWithLogitsLoss(pos_weight=...)`처럼 텐서를 인자로 받아 만든 손실은 그 텐서를 버퍼로 가집니다. 손실을 CPU에서 만들고 GPU에서 계산하면 손실을 호출할 때 디바이스가 섞입니다. 손실도 모듈이므로 모델처럼 옮기세요. GPU가 없으면 여기서도 `meta`가 GPU 역할을 하고, 다음 셀은 `meta`의 메시지를 보여 줍니다.
+# `nn.CrossEntropyLoss(weight=...)`나 `nn.BCEWithLogitsLoss(pos_weight=...)`처럼 텐서를 인자로 받아 만든 손실 함수는 그 텐서를 버퍼로 가집니다. 손실 함수를 CPU에서 만들고 GPU에서 손실을 계산하면 손실 함수를 호출할 때 디바이스가 섞입니다. 손실 함수도 모듈이므로 모델처럼 옮기세요. GPU가 없으면 여기서도 `meta`가 GPU 역할을 하고, 다음 셀은 `meta`의 메시지를 보여 줍니다.
 
 # %% tags=["gpu-only"]
 class_weights = torch.tensor([1.0, 3.0])
@@ -312,7 +316,7 @@ assert batch["image"].device.type == "cpu"  # 원래 배치는 그대로다
 #
 # "`cuda:0` 디바이스의 텐서는 NumPy로 변환할 수 없다"는 뜻의 오류입니다.
 #
-# NumPy 배열은 CPU 메모리에 있습니다. 그래서 `t.numpy()`는 CPU 텐서에만, 그것도 변화도(gradient)를 계산하지 않는 텐서에만 쓸 수 있습니다. CUDA 텐서에 대해서는 아무것도 복사하지 않고 이 `TypeError`를 냅니다. 전체 메시지에는 `Use Tensor.cpu() to copy the tensor to host memory first.`(먼저 `Tensor.cpu()`로 호스트 메모리에 복사하라)가 이어집니다.
+# NumPy 배열은 CPU 메모리에 있습니다. 그래서 `t.numpy()`는 CPU 텐서에만, 그것도 변화도(gradient)를 계산하지 않는 텐서에만 쓸 수 있습니다. CUDA 텐서에 대해서는 아무것도 복사하지 않고 이 `TypeError`를 냅니다. 전체 메시지에는 `Use Tensor.cpu() to copy the tensor to host memory first.`("먼저 `Tensor.cpu()`로 호스트 메모리에 복사하라")가 이어집니다.
 #
 # 흔히 쓰는 방법은 `t.detach().cpu().numpy()`입니다. `detach()`는 autograd 기록을 떼어 내고, `cpu()`는 데이터를 CPU로 복사합니다(이미 CPU에 있는 텐서에는 아무것도 하지 않습니다). `t.numpy(force=True)`는 같은 일을 한 번에 처리하며, `force` 없는 `numpy()`가 거부하는 켤레(conjugate) 뷰도 풀어서 변환합니다.
 #
@@ -361,9 +365,9 @@ else:
 # %% [markdown]
 # ### 값을 읽으면 GPU를 기다린다
 #
-# CUDA 텐서에 대한 `.item()`, `.tolist()`, `print(t)`는 데이터를 CPU로 복사합니다. 그래서 CPU는 그 전에 큐에 쌓인 GPU 작업이 모두 끝날 때까지 기다립니다(`.numpy()`는 복사하지 않습니다. CUDA 텐서에 대해서는 위의 `TypeError`를 냅니다). 한 단계에 한 번 부르는 `.item()`은 부담이 작지만, 루프 안에서 요소마다 부르면 느려집니다.
+# CUDA 텐서에 대한 `.item()`, `.tolist()`, `print(t)`는 데이터를 CPU로 복사합니다. 그래서 CPU는 그 전에 큐에 쌓인 GPU 작업이 모두 끝날 때까지 기다립니다(`.numpy()`는 복사하지 않고, CUDA 텐서에서는 위의 `TypeError`를 냅니다). 한 단계에 한 번 부르는 `.item()`은 부담이 작지만, 루프 안에서 요소마다 부르면 느려집니다.
 #
-# 학습 루프에서는 평균을 보고하려고 손실을 더해 가는 일이 흔합니다. 다음 셀은 세 단계 동안 `total_tensor += loss`와 `total_float += loss.item()`, 두 가지 방법으로 더합니다.
+# 학습 루프에서는 평균 손실을 출력하려고 손실을 더해 가는 일이 흔합니다. 다음 셀은 세 단계 동안 `total_tensor += loss`와 `total_float += loss.item()`, 두 가지 방법으로 더합니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `total_tensor`는 Python float `0.0`에서 시작합니다. `total_tensor += loss`를 세 단계 동안 실행한 뒤에는 무엇이 되어 있을까요(`kind`)? 또 autograd의 연산 그래프(computational graph)를 달고 있을까요(`tracked`, 즉 `grad_fn`이 있는지)?
@@ -394,9 +398,10 @@ assert isinstance(total_float, float)
 assert abs(total_tensor.item() - total_float) < 1e-4
 
 # %% [markdown] tags=["answer"]
-# **정답:** `kind='Tensor', tracked=True`입니다. Python 숫자와 텐서를 더하면 텐서가 되고, 그 텐서와 같은 디바이스에 놓입니다. 즉 `0.0 + loss`에서 이미 텐서입니다. 그 뒤의 `+=`는 모두 autograd가 기록하는 텐서 연산이므로, 합계는 모든 단계의 그래프를 달고 있고 그래프에 필요한 텐서와 함께 메모리에 붙들어 둡니다. GPU에서는 단계마다 그 메모리가 늘어납니다.
+# **정답:** `kind='Tensor', tracked=True`입니다. Python 숫자와 텐서를 더하면 텐서가 되고, 그 텐서와 같은 디바이스에 놓입니다. 즉 `0.0 + loss`에서 이미 텐서입니다. 그 뒤의 `+=`는 모두 autograd가 기록하는 텐서 연산이므로, 합계는 모든 단계의 그래프를 달고 있으며, 그 그래프와 그래프에 필요한 텐서를 메모리에 붙잡아 둡니다. GPU에서는 단계마다 그 메모리가 늘어납니다.
 #
-# 그래프가 없는 텐서(`tracked=False`)가 되려면 `loss.detach()`를 더해야 합니다. 합계가 `float`로 남는 것은 더하는 값이 Python 숫자일 때, 즉 `total_float`처럼 `loss.item()`을 더할 때뿐입니다.
+# - `kind='Tensor', tracked=False`라면 더하는 동안 그래프가 떨어져 나간다는 뜻입니다. 그래프가 없는 텐서가 되려면 `loss.detach()`를 더해야 합니다.
+# - `kind='float', tracked=False`라면 합계가 Python 숫자로 남는다는 뜻입니다. 합계가 `float`로 남는 것은 더하는 값이 Python 숫자일 때, 즉 `total_float`처럼 `loss.item()`을 더할 때뿐입니다.
 
 # %% [markdown]
 # GPU가 있으면 다음 셀에서 기다리는 모습을 확인합니다. 행렬 곱을 큐에 쌓고, `.item()`으로 값 하나를 읽은 뒤, 쌓인 작업이 모두 끝났는지 CUDA 스트림에 묻습니다. GPU에서는 `.item()`이 작업이 끝나기를 기다렸으므로 작업이 이미 끝났다는 것을 검증합니다. GPU가 없으면 필요한 조건을 출력합니다.
@@ -433,7 +438,7 @@ else:
 #
 # 체크포인트는 zip 아카이브이고, 그 안의 `data.pkl`에 pickle된 구조가 들어 있습니다. 각 스토리지의 디바이스는 거기에 짧은 문자열로 기록되며, 셀이 바꾸는 것은 그 문자열뿐입니다. `torch.load`가 디바이스를 고를 때 보는 것도 이 문자열뿐이므로, 불러오기는 GPU에서 저장한 파일과 같은 경로를 따릅니다.
 #
-# 다만 GPU가 파일을 어떻게 쓰는지는 이것으로 알 수 없습니다.
+# 다만 GPU 머신에서 저장할 때 파일이 실제로 어떻게 기록되는지는 이 방법으로 알 수 없습니다.
 #
 # GPU가 있으면 파일을 `cuda:0`으로 불러옵니다. GPU가 없으면 먼저 오류를 보여 주고, 이어서 해결 방법을 보여 줍니다.
 
@@ -485,8 +490,8 @@ assert here["weight"].device.type == device.type
 #
 # 이 메시지가 나올지 다른 메시지가 나올지는 PyTorch가 합성곱에 어떤 코드를 고르는지에 달려 있습니다. 고를 때 보는 것은 입력입니다(PyTorch `Convolution.cpp`의 `_select_conv_backend`).
 #
-# - float32 CPU 입력은 빌드에 oneDNN(MKLDNN)이 있으면(`torch.backends.mkldnn.is_available()`) 대부분 oneDNN으로 갑니다. 이미지 여러 장의 배치가 그 예입니다. oneDNN은 타입을 검사하고, 이 섹션의 메시지 뒤에 `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`(또는 입력이 MKLDNN 텐서이고 가중치가 밀집 텐서여야 한다)를 붙인 오류를 냅니다.
-# - 작은 이미지 한 장(값이 20,480개 이하, 커널이 3×3 이하, `groups=1`)은 PyTorch 자체의 범용 합성곱 코드(`slow_conv2d`)로 갑니다. 이 코드는 타입을 검사하지 않습니다. 대신 호출된 CUDA 커널이 디바이스를 검사하므로, 메시지는 이 페이지의 첫 섹션과 같은 문구가 됩니다. `weight`가 `cuda:0`에 있어 다른 텐서들의 디바이스 `cpu`와 다르다는 뜻입니다.
+# - float32 CPU 입력은 빌드에 oneDNN(MKLDNN)이 있으면(`torch.backends.mkldnn.is_available()`) 대부분 oneDNN으로 갑니다. 이미지 여러 장의 배치가 그 예입니다. oneDNN은 타입을 검사하고, 이 섹션의 메시지 뒤에 `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`("또는 입력이 MKLDNN 텐서이고 가중치가 밀집 텐서여야 한다")를 붙인 오류를 냅니다.
+# - 작은 이미지 한 장(요소가 20,480개 이하, 커널이 3×3 이하, `groups=1`)은 PyTorch 자체의 범용 합성곱 코드(`slow_conv2d`)로 갑니다. 이 코드는 타입을 검사하지 않습니다. 대신 PyTorch가 디스패처용으로 생성한 래퍼(`wrapper_CUDA___slow_conv2d_forward`)가 커널을 실행하기 전에 디바이스를 검사하므로, 메시지는 이 페이지의 첫 섹션과 같은 문구가 됩니다. `weight`가 `cuda:0`에 있어 다른 텐서들의 디바이스 `cpu`와 다르다는 뜻입니다.
 #
 #   ```
 #   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)
@@ -497,7 +502,7 @@ assert here["weight"].device.type == device.type
 #
 # 이 메시지들은 PyTorch 소스에서 인용한 것입니다(이 입력들에 대해 2.6과 2.13은 같은 코드를 고릅니다). GPU에서는 아래 셀이 각각을 검증합니다.
 #
-# dtype 불일치는 어느 머신에서나 일으킬 수 있고, 같은 경로를 따릅니다. float64로 변환한 합성곱에 float32 이미지를 넣으면 경로를 고르기 전에 편향 검사에서 먼저 실패하며, 메시지도 텐서 타입 대신 dtype 이름으로 `Input type (float) and bias type (double) should be the same`("입력 타입 float와 편향 타입 double이 같아야 한다")이라고 나옵니다. 편향이 없으면 작은 이미지 한 장은 범용 경로로 가고, 그 커널이 `expected scalar type Float but found Double`(Float를 기대했는데 Double이었다)이라고 알립니다.
+# dtype 불일치는 어느 머신에서나 일으킬 수 있고, 같은 경로를 따릅니다. float64로 변환한 합성곱에 float32 이미지를 넣으면 경로를 고르기 전에 편향 검사에서 먼저 실패하며, 메시지도 텐서 타입 대신 dtype 이름으로 `Input type (float) and bias type (double) should be the same`("입력 타입 float와 편향 타입 double이 같아야 한다")이라고 나옵니다. 편향이 없으면 작은 이미지 한 장은 범용 경로로 가고, 그 커널이 `expected scalar type Float but found Double`("Float를 기대했는데 Double이었다")이라고 알립니다.
 
 # %%
 conv = nn.Conv2d(1, 2, 3).double()
@@ -509,7 +514,7 @@ with expect_error(RuntimeError, "expected scalar type Float but found Double"):
     no_bias(image)
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** 같은 float64 합성곱(편향 없음)에 이번에는 float32 이미지 여덟 장의 배치를 넣습니다. 이 셀을 실행하는 머신에서는 어떤 메시지가 나올까요?
+# **예측해 보세요:** 같은 float64 합성곱(편향 없음)에 이번에는 float32 이미지 여덟 장의 배치를 넣습니다. 다음 셀을 실행하는 머신에서는 어떤 메시지가 나올까요?
 #
 # - `expected scalar type Float but found Double`
 # - `bias type (double)`
@@ -531,7 +536,12 @@ else:
     assert "expected scalar type Float" in str(caught.error)
 
 # %% [markdown] tags=["answer"]
-# **정답:** oneDNN이 있는 빌드(위 출력의 `onednn=True`)에서는 `weight type (torch.DoubleTensor)`입니다. 여덟 장의 배치는 oneDNN으로 가고, oneDNN은 텐서 타입끼리, 즉 CPU의 float32와 CPU의 float64를 비교합니다. oneDNN이 없는 빌드에서는 배치도 범용 경로로 가서 메시지가 `expected scalar type Float but found Double`이 됩니다. 이 합성곱에는 편향이 없으므로 `bias type (double)`은 나올 수 없습니다. GPU에 있는 합성곱에 CPU 입력을 넣었을 때의 메시지도 이처럼 경로를 고르는 방식에 따라 정해집니다.
+# **정답:** oneDNN이 있는 빌드(위 출력의 `onednn=True`)에서는 `weight type (torch.DoubleTensor)`입니다. 여덟 장의 배치는 oneDNN으로 가고, oneDNN은 텐서 타입끼리, 즉 CPU의 float32와 CPU의 float64를 비교합니다.
+#
+# - `expected scalar type Float but found Double`이라면 배치도 범용 경로로 갔다는 뜻입니다. oneDNN이 없는 빌드에서는 이 메시지가 정답입니다.
+# - `bias type (double)`이라면 편향 검사에서 먼저 실패했다는 뜻입니다. 하지만 이 합성곱에는 편향이 없으므로 이 메시지는 나올 수 없습니다.
+#
+# GPU에 있는 합성곱에 CPU 입력을 넣었을 때의 메시지도 이처럼 경로를 고르는 방식에 따라 정해집니다.
 #
 # `x.to(conv.weight)`는 dtype 불일치와 디바이스 불일치를 한 번에 고칩니다. 텐서를 넘기면 `to`는 그 텐서의 디바이스와 dtype에 맞춥니다.
 
@@ -550,11 +560,11 @@ if torch.cuda.is_available():
     mkldnn = torch.backends.mkldnn
     onednn = mkldnn.is_available() and mkldnn.enabled
     # CPU 배치: oneDNN이 타입을 검사한다
-    # (oneDNN이 없으면 커널이 디바이스를 검사한다)
+    # (oneDNN이 없으면 커널보다 먼저 래퍼가 디바이스를 검사한다)
     cpu_input = "weight type (torch.cuda.FloatTensor)"
     with expect_error(RuntimeError, cpu_input if onednn else SAME_DEVICE):
         conv(torch.randn(8, 3, 32, 32))
-    # 작은 CPU 이미지 한 장: 범용 경로, CUDA 커널이 디바이스를 검사한다
+    # 작은 CPU 이미지 한 장: 범용 경로, 커널보다 먼저 래퍼가 디바이스를 검사한다
     with expect_error(RuntimeError, SAME_DEVICE) as caught:
         conv(torch.randn(1, 3, 5, 5))
     assert "slow_conv2d_forward" in str(caught.error)
@@ -575,7 +585,7 @@ else:
 #
 # "CUDA 오류: 디바이스 번호가 잘못되었다"는 뜻의 오류입니다.
 #
-# 지정한 GPU 인덱스가 없습니다. 예를 들어 GPU가 하나인 머신의 `cuda:1`, 또는 `CUDA_VISIBLE_DEVICES`로 일부 GPU를 숨기기 전에는 유효했던 인덱스입니다(보이는 GPU는 0부터 번호가 다시 매겨집니다). PyTorch 2.7까지는 `RuntimeError`이고, 2.8부터는 `RuntimeError`의 하위 클래스인 `torch.AcceleratorError`입니다. 2.9부터는 메시지의 두 번째 줄에 `GPU device may be out of range, do you have enough GPUs?`(GPU 번호가 범위를 벗어났을 수 있다, GPU가 충분한가?)라는 힌트가 붙습니다(2.8에는 아직 없습니다).
+# 지정한 GPU 인덱스가 없습니다. 예를 들어 GPU가 하나인 머신의 `cuda:1`, 또는 `CUDA_VISIBLE_DEVICES`로 일부 GPU를 숨기기 전에는 유효했던 인덱스입니다(보이는 GPU는 0부터 번호가 다시 매겨집니다). PyTorch 2.7까지는 `RuntimeError`이고, 2.8부터는 `RuntimeError`의 하위 클래스인 `torch.AcceleratorError`입니다. 2.9부터는 메시지의 두 번째 줄에 `GPU device may be out of range, do you have enough GPUs?`("GPU 번호가 범위를 벗어났을 수 있다, GPU가 충분한가?")라는 힌트가 붙습니다(2.8에는 아직 없습니다).
 #
 # 디바이스를 적기만 해서는 아무 검사도 일어나지 않습니다. `torch.device("cuda", 7)`은 CUDA가 없는 머신을 포함해 어느 머신에서나 만들어집니다. 오류는 그곳에 처음 텐서를 놓을 때 납니다.
 
@@ -614,7 +624,7 @@ else:
 #
 # - CPU 전용 빌드에서는 항상 납니다.
 # - 쓸 수 있는 GPU가 없는 머신의 CUDA 빌드에서도 PyTorch 2.6까지는 납니다(NVIDIA 드라이버가 없는 머신에서 2.6.0+cu124로 확인했습니다).
-# - 2.7부터 이런 빌드에서는 나지 않습니다. GPU를 쓸 수 없어도 가속기는 빌드 대상인 CUDA로 간주되어, `torch.device(0)`은 `cuda:0`을 가리킵니다. 오류는 그곳에 텐서를 만들 때 비로소 나며, `Found no NVIDIA driver on your system`(NVIDIA 드라이버를 찾을 수 없다)처럼 이유를 알려 줍니다(NVIDIA 드라이버가 없는 머신에서 2.11.0+cu130으로 확인했습니다).
+# - 2.7부터 이런 빌드에서는 나지 않습니다. GPU를 쓸 수 없어도 가속기는 빌드 대상인 CUDA로 간주되어, `torch.device(0)`은 `cuda:0`을 가리킵니다. 오류는 그곳에 텐서를 만들 때 비로소 나며, `Found no NVIDIA driver on your system`("NVIDIA 드라이버를 찾을 수 없다")처럼 이유를 알려 줍니다(NVIDIA 드라이버가 없는 머신에서 2.11.0+cu130으로 확인했습니다).
 #
 # 해결 방법은 디바이스를 이름으로 적는 것(`"cuda:0"`, 또는 한 번 정해 둔 `device`)과, 가속기가 있을 때만 메모리를 고정하는 것입니다. 다음 셀은 이 머신이 어느 경우에 해당하는지 보여 주며, GPU가 있으면 인덱스 0에 텐서를 만듭니다.
 
@@ -656,7 +666,7 @@ assert named.device.type == device.type
 # %% [markdown]
 # ### `pin_memory=True`와 `non_blocking=True`
 #
-# `DataLoader(..., pin_memory=True)`는 고정(page-locked) 메모리에 배치를 담아 돌려주고, `t.to(device, non_blocking=True)`는 GPU로의 복사를 큐에 넣기만 하고 바로 돌아올 수 있습니다. 가속기가 없으면 DataLoader는 실패하지 않고 고정되지 않은 배치를 돌려줍니다. `to(..., non_blocking=True)`도 평범한 이동이 됩니다. 그래서 같은 루프가 어디서나 돌아갑니다.
+# `DataLoader(..., pin_memory=True)`는 고정(page-locked) 메모리에 배치를 담아 돌려주고, `t.to(device, non_blocking=True)`는 GPU로의 복사를 큐에 넣기만 하고 바로 돌아올 수 있습니다. 가속기가 없으면 DataLoader는 실패하지 않고 고정되지 않은 배치를 돌려줍니다. `to(..., non_blocking=True)`도 `non_blocking` 없이 옮길 때와 똑같이 동작합니다. 그래서 같은 루프가 어디서나 돌아갑니다.
 #
 # 릴리스에 따라서는 `pin_memory=True`인데 가속기를 찾지 못하면 DataLoader가 경고를 냅니다(2.13은 내고, 2.6은 내지 않습니다). 다음 셀은 경고를 모아 그 종류(`UserWarning`)를 출력합니다. 2.13의 경고 문구는 다음과 같으며, "`pin_memory`가 true로 설정되었지만 가속기를 찾지 못해 고정 메모리를 쓰지 않는다"는 뜻입니다.
 #
@@ -755,7 +765,10 @@ assert devices == {"cpu"}
 assert features.device.type == device.type
 
 # %% [markdown] tags=["answer"]
-# **정답:** GPU가 있든 없든 `devices={'cpu'}`입니다. 워커는 데이터셋을 읽고 CPU 텐서를 묶어 배치로 만들 뿐입니다. CUDA에는 전혀 손대지 않으므로, CUDA를 쓴 프로세스에서 fork되어도 문제가 없고, 만드는 것이 GPU에 놓이지도 않습니다(`devices={'cuda'}`가 되려면 워커가 CUDA를 써야 합니다). 디바이스로 옮기는 일은 메인 프로세스의 루프에서 합니다.
+# **정답:** GPU가 있든 없든 `devices={'cpu'}`입니다. 워커는 데이터셋을 읽고 CPU 텐서를 묶어 배치로 만들 뿐입니다. CUDA에는 전혀 손대지 않으므로, CUDA를 쓴 프로세스에서 fork되어도 문제가 없고, 만드는 것이 GPU에 놓이지도 않습니다. 디바이스로 옮기는 일은 메인 프로세스의 루프에서 합니다.
+#
+# - `devices={'cuda'}`라면 워커가 배치를 GPU에 만든다는 뜻입니다. 그러려면 워커가 CUDA를 써야 합니다.
+# - `Cannot re-initialize CUDA in forked subprocess`("fork한 자식 프로세스에서는 CUDA를 다시 초기화할 수 없다")라면 fork된 워커가 CUDA를 다시 초기화하려 했다는 뜻입니다. 워커가 CUDA를 쓰지 않으므로 이 오류는 나지 않습니다.
 #
 # 이것이 이 오류의 흔한 해결 방법입니다. 워커에서는 CUDA를 쓰지 않고 CPU 텐서를 불러와 준비만 하며, 학습 루프가 메인 프로세스에서 배치마다 디바이스로 옮깁니다. 이것이 DataLoader를 쓰는 본래 방식이기도 하며, 부모가 GPU를 쓴 뒤에도 `fork`로 동작합니다.
 
@@ -812,7 +825,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 #
 # "모듈의 매개변수와 버퍼는 `cuda:0`(`device_ids[0]`)에 있어야 하는데, 그중 하나가 `cpu`에 있다"는 뜻의 오류입니다.
 #
-# `nn.DataParallel`은 GPU가 2개 이상인 머신에서, 감싼 모델이 `device_ids`의 첫 GPU에 없을 때 이 오류를 냅니다. GPU가 여러 개이면 DataParallel은 스스로 아무것도 옮기지 않고, `forward` 메서드 안에서 모든 매개변수와 버퍼가 이미 그 GPU에 있는지 검사합니다. 디바이스 ID가 정확히 하나이면 모델을 옮겨 주므로, 같은 코드가 GPU 하나인 머신에서는 동작합니다(각 경우는 [팩트체크](06-fact-check.ipynb)에서 확인합니다).
+# `nn.DataParallel`은 GPU가 두 개 이상인 머신에서, 감싼 모델이 `device_ids`의 첫 GPU에 없을 때 이 오류를 냅니다. GPU가 여러 개이면 DataParallel은 스스로 아무것도 옮기지 않고, `forward` 메서드 안에서 모든 매개변수와 버퍼가 이미 그 GPU에 있는지 검사합니다. 디바이스 ID가 정확히 하나이면 모델을 옮겨 주므로, 같은 코드가 GPU 하나인 머신에서는 동작합니다(각 경우는 [팩트체크](06-fact-check.ipynb)에서 확인합니다).
 #
 # 해결 방법은 감싸기 전에 `model.to("cuda:0")`을 호출하는 것이고, 더 나은 방법은 `DataParallel` 자신의 문서가 권하는 `DistributedDataParallel`을 쓰는 것입니다. 일반 리스트에 넣은 계층([앞에서 설명](#일반-리스트나-딕셔너리에-넣은-하위-모듈))은 `model.to()`뿐 아니라 이 검사에서도 매개변수를 숨깁니다.
 #
@@ -825,7 +838,7 @@ assert "module must have its parameters and buffers" in source
 assert "DistributedDataParallel" in nn.DataParallel.__doc__
 
 # %% [markdown]
-# GPU가 2개 이상이면 다음 셀은 CPU 모델을 감싸 오류를 보여 준 뒤, 모델을 먼저 `cuda:0`으로 옮깁니다. 그보다 적으면 GPU 개수를 출력합니다.
+# GPU가 두 개 이상이면 다음 셀은 CPU 모델을 감싸 오류를 보여 준 뒤, 모델을 먼저 `cuda:0`으로 옮깁니다. 그보다 적으면 GPU 개수를 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.device_count() >= 2:
@@ -851,7 +864,7 @@ else:
 #
 # - 할당된 메모리(메시지의 `allocated by PyTorch`, `torch.cuda.memory_allocated()`): 살아 있는 텐서가 쓰는 메모리입니다.
 # - 예약된 메모리(`reserved by PyTorch`, `torch.cuda.memory_reserved()`): PyTorch의 캐싱 할당자가 GPU에서 확보한 메모리로, 텐서에 할당되었는지와 관계없습니다. 해제된 텐서의 메모리는 GPU가 아니라 이 캐시로 돌아가므로, `torch.cuda.empty_cache()`를 호출하기 전까지 `nvidia-smi`에는 계속 사용 중으로 잡힙니다.
-# - `nvidia-smi`는 여기에 각 프로세스의 CUDA 컨텍스트와 같은 GPU를 쓰는 다른 프로세스의 몫까지 셉니다.
+# - `nvidia-smi`는 여기에 각 프로세스의 CUDA 컨텍스트, 그리고 같은 GPU를 쓰는 다른 프로세스의 몫까지 더해 셉니다.
 #
 # 먼저 해 볼 것은 다음과 같습니다.
 #
@@ -900,7 +913,7 @@ else:
 #
 # | 메시지(일부) | 흔한 원인 | 해결 방법 |
 # |---|---|---|
-# | `Expected all tensors to be on the same device` | 입력, `forward` 안에서 만든 텐서, 일반 리스트에 넣은 계층, 손실이 CPU에 남음. GPU의 합성곱에 작은 CPU 이미지 한 장을 넣음 | 모델, 손실, 모든 입력을 한 디바이스에 두기. `device=x.device`, `x.new_zeros`, `zeros_like`. `ModuleList`, `ModuleDict`. `loss_fn.to(device)` |
+# | `Expected all tensors to be on the same device` | 입력, `forward` 안에서 만든 텐서, 일반 리스트에 넣은 계층, 손실 함수가 CPU에 남음. GPU의 합성곱에 작은 CPU 이미지 한 장을 넣음 | 모델, 손실 함수, 모든 입력을 한 디바이스에 두기. `device=x.device`, `x.new_zeros`, `zeros_like`. `ModuleList`, `ModuleDict`. `loss_fn.to(device)` |
 # | `can't convert cuda:0 device type tensor to numpy` | GPU 텐서에 `.numpy()` | `t.detach().cpu().numpy()` 또는 `t.numpy(force=True)`(`bfloat16`이면 먼저 `.float()`) |
 # | `Attempting to deserialize object on a CUDA device` | 쓸 수 있는 GPU가 없는 곳에서 GPU 체크포인트를 불러옴 | `torch.load(path, map_location=device)` |
 # | `Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)` | GPU의 합성곱에 CPU 배치를 넣음 | `x = x.to(device)`, 디바이스와 dtype 모두라면 `x.to(conv.weight)` |
@@ -908,6 +921,6 @@ else:
 # | `Cannot access accelerator device when none is available.` | 가속기가 없는데 정수 디바이스나 `pin_memory()` | 디바이스를 이름으로 적기. 메모리 고정은 가속기가 있을 때만 |
 # | `Cannot re-initialize CUDA in forked subprocess` | 부모가 CUDA를 쓴 뒤 fork한 자식에서 CUDA 사용 | 워커는 CPU 작업만, 이동은 메인 프로세스에서. 또는 `spawn` |
 # | `Torch not compiled with CUDA enabled` | CPU 전용 빌드에서 CUDA 요청(`set_device`는 `no attribute '_cuda_setDevice'`) | CUDA 빌드 설치. 또는 디바이스를 한 번 정해 쓰기 |
-# | `module must have its parameters and buffers on device cuda:0` | GPU 2개 이상에서 모델이 CPU에 있는 `DataParallel` | 먼저 `model.to("cuda:0")`. 또는 `DistributedDataParallel` |
+# | `module must have its parameters and buffers on device cuda:0` | GPU가 두 개 이상일 때 모델이 CPU에 있는 `DataParallel` | 먼저 `model.to("cuda:0")`. 또는 `DistributedDataParallel` |
 # | `CUDA out of memory` | GPU의 여유보다 많은 메모리 요청 | 배치 줄이기, `loss.item()`, `no_grad()`, `del`. 할당된 메모리와 예약된 메모리를 구분해 읽기 |
 

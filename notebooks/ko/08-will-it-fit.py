@@ -15,12 +15,12 @@
 # %% [markdown]
 # # 모델이 메모리에 들어갈까? 옮기기 전에 메모리 어림하기
 #
-# "CUDA out of memory"(CUDA 메모리 부족)는 디바이스 관련 오류 중 가장 자주 만나는 오류입니다. 하지만 미리 예상할 수 있습니다. 모델에 필요한 메모리는 모양(shape)과 dtype으로 정해지고, 학습 단계가 여기에 무엇을 더하는지도 셀 수 있기 때문입니다.
+# `CUDA out of memory`("CUDA 메모리가 부족하다")는 디바이스 관련 오류 중 가장 자주 만나는 오류입니다. 하지만 미리 예상할 수 있습니다. 모델에 필요한 메모리는 모양(shape)과 dtype으로 정해지고, 학습 단계가 여기에 무엇을 더하는지도 셀 수 있기 때문입니다.
 #
 # 이 페이지에서는 둘 다 직접 계산하고, 각 수치를 이 페이지를 실행한 머신에서 PyTorch가 알려 주는 값과 비교해 검증합니다. 다루는 내용은 다음과 같습니다.
 #
 # - 요소당 바이트 수, 모델의 매개변수와 버퍼
-# - 500GB 모델을 `meta` 디바이스에 몇 밀리초 만에 만드는 방법과, `meta`에 만든 모델을 디바이스에서 실제 모델로 바꾸는 방법
+# - 500 GB 모델을 `meta` 디바이스에 몇 밀리초 만에 만드는 방법과, `meta`에 만든 모델을 디바이스에서 실제 모델로 만드는 방법
 # - 학습이 더하는 것: 변화도(gradient), 옵티마이저 상태, autograd가 저장하는 활성화
 # - GPU에서: PyTorch 할당자가 알려 주는 값, 그리고 `nvidia-smi`가 더 크게 보여 주는 이유
 #
@@ -46,7 +46,7 @@ TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 # torch.accelerator(torch 2.6 이상)를 쓰므로, 버전이 낮으면 여기서 멈춘다
 TOO_OLD_TEXT = (
     "이 노트북에는 torch 2.6 이상이 필요합니다"
-    "(torch.accelerator를 사용합니다). 지금 torch는 {}입니다. "
+    "(torch.accelerator를 사용합니다). 설치된 torch는 {}입니다. "
     "torch를 업데이트하고(pip install -U torch) "
     "커널을 다시 시작하세요."
 )
@@ -56,16 +56,17 @@ if TORCH < (2, 6):
 
 @contextlib.contextmanager
 def expect_error(kind, fragment=""):
-    # 블록이 `kind` 예외를 발생시키고 메시지에 `fragment`가 들어 있는지
-    # 확인한다. 오류는 출력하고 `caught.error`에 남기며(이후 셀의
-    # 검증에 쓴다), 노트북은 계속 진행한다
+    # 블록이 `kind` 예외를 일으키고 메시지에 `fragment`가 들어 있는지
+    # 검증한다. 오류는 출력한 뒤 `caught.error`에 남겨 뒤의 셀에서 다시
+    # 검증할 수 있게 하고, 노트북은 멈추지 않고 계속 진행한다
     caught = types.SimpleNamespace(error=None)
     try:
         yield caught
     except kind as err:
         assert fragment in str(err), err
         caught.error = err
-        sys.stdout.flush()  # 블록이 먼저 출력한 내용을 먼저 보여 준다
+        # 블록이 이미 출력한 내용이 오류 메시지보다 먼저 나오게 한다
+        sys.stdout.flush()
         print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"expected {kind.__name__}")
@@ -92,7 +93,7 @@ print(f"{t.nbytes=}")
 assert t.nbytes == t.numel() * t.element_size() == 2 * 2**20
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `col = t[:, :1]`은 이 2MiB 텐서의 첫 번째 열이고, `col.nbytes`는 2048입니다. `del t` 다음에 `col`은 메모리를 몇 바이트나 붙잡고 있을까요? 아래 셀은 `col` 뒤에 있는 스토리지의 크기를 출력합니다.
+# **예측해 보세요:** `col = t[:, :1]`은 이 2 MiB 텐서의 첫 번째 열이고, `col.nbytes`는 2048입니다. `del t` 다음에 `col`은 메모리를 몇 바이트나 붙잡고 있을까요? 아래 셀은 `col`이 참조하는 스토리지의 크기를 출력합니다.
 #
 # - `col.untyped_storage().nbytes()=2048`
 # - `col.untyped_storage().nbytes()=4096`
@@ -109,7 +110,9 @@ assert col.untyped_storage().nbytes() == 2 * 2**20
 assert col.clone().untyped_storage().nbytes() == 2048
 
 # %% [markdown] tags=["answer"]
-# **정답:** `col.untyped_storage().nbytes()=2097152`입니다. 뷰(view)는 원래 텐서와 스토리지를 공유하고, `del t` 다음에도 스토리지 전체를 붙잡고 있습니다. `nbytes`가 세는 것은 뷰 자신의 요소이지, 그 뒤에 있는 메모리가 아닙니다.
+# **정답:** `col.untyped_storage().nbytes()=2097152`입니다. 뷰(view)는 원래 텐서와 스토리지를 공유하고, `del t` 다음에도 스토리지 전체를 붙잡고 있습니다. `nbytes`가 세는 것은 뷰 자신의 요소이지, 뷰가 참조하는 메모리 전체가 아닙니다.
+#
+# - `col.untyped_storage().nbytes()=2048`이나 `4096`이라면 `del t` 다음에 뷰가 쓰지 않는 부분이 해제된다는 뜻입니다. 스토리지는 나뉘지 않으므로, 뷰가 살아 있는 한 전체가 그대로 남습니다.
 #
 # `col.clone()`은 열을 자기만의 스토리지(2048바이트)로 복사합니다. 큰 텐서의 작은 슬라이스를 리스트에 모아 두면 원래 텐서 전체가 메모리에 남는 이유가 이것입니다.
 
@@ -118,7 +121,7 @@ assert col.clone().untyped_storage().nbytes() == 2048
 #
 # 모델 자체가 차지하는 메모리는 매개변수(변화도로 학습하는 값)와 버퍼(변화도 없이 유지하는 상태)의 몫입니다. 배치 정규화의 이동 통계가 버퍼의 예로, 학습 중에 순전파마다 갱신됩니다.
 #
-# `model.parameters()`와 `model.buffers()`는 텐서를 하나씩 한 번만 나열합니다. 아래 함수는 이것들을 더합니다. 이 모델에서는 `model.state_dict()`에도 같은 텐서가 들어 있는지 아래 셀에서 검증합니다. 하지만 일반적으로는 그렇지 않습니다. `state_dict()`는 공유된(tied) 가중치를 이름마다 중복해서 나열하고, `persistent=False`로 등록한 버퍼는 빼기 때문입니다.
+# `model.parameters()`와 `model.buffers()`는 각 텐서를 한 번씩만 나열합니다. 아래 함수는 이것들을 더합니다. 이 모델에서는 `model.state_dict()`에도 같은 텐서가 들어 있는지 아래 셀에서 검증합니다. 하지만 일반적으로는 그렇지 않습니다. `state_dict()`는 공유된(tied) 가중치를 이름마다 중복해서 나열하고, `persistent=False`로 등록한 버퍼는 빼기 때문입니다.
 
 # %% tags=["claim-F12"]
 def model_bytes(model):
@@ -157,9 +160,8 @@ assert kept == ["1.num_batches_tracked"]
 assert model_bytes(model) == (before - 8) // 2 + 8
 
 # %% [markdown] tags=["answer"]
-# **정답:** `['torch.float16', 'torch.int64']`입니다. `.half()`는 `.to(torch.float16)`처럼 부동소수점 매개변수와 버퍼만 변환합니다.
+# **정답:** `['torch.float16', 'torch.int64']`입니다. `.half()`는 `.to(torch.float16)`처럼 부동소수점 매개변수와 버퍼만 변환합니다. 배치 정규화가 처리한 배치 수를 세는 `num_batches_tracked`는 정수라서 `int64`로 남고, 나머지 텐서는 모두 크기가 절반이 됩니다.
 #
-# - 배치 정규화가 처리한 배치 수를 세는 `num_batches_tracked`는 정수라서 `int64`로 남고, 나머지 텐서는 모두 크기가 절반이 됩니다.
 # - `['torch.float16']`이라면 정수 버퍼까지 변환했다는 뜻입니다.
 # - `['torch.float32']`라면 `.half()`가 아무것도 변환하지 않았다는 뜻입니다.
 #
@@ -168,12 +170,12 @@ assert model_bytes(model) == (before - 8) // 2 + 8
 # %% [markdown]
 # ## 어떤 크기의 모델이든 세기: `meta`에 만들기
 #
-# `meta` 디바이스의 텐서는 모양과 dtype은 있지만 데이터가 없습니다. 그래서 만들어도 메모리를 쓰지 않습니다. `with torch.device("meta"):` 안에서는 모델이 아무리 커도 이런 방식으로 만들 수 있으므로, 어디에 둘지 정하기 전에 바이트 수를 셀 수 있습니다. 아래 셀에서는 매개변수가 1250억 개(`float32`로 500GB)로, 이 머신의 메모리를 훨씬 넘는 모델을 만듭니다.
+# `meta` 디바이스의 텐서는 모양과 dtype은 있지만 데이터가 없습니다. 그래서 만들어도 메모리를 쓰지 않습니다. `with torch.device("meta"):` 안에서는 모델이 아무리 커도 이런 방식으로 만들 수 있으므로, 어디에 둘지 정하기 전에 바이트 수를 셀 수 있습니다. 아래 셀에서는 매개변수가 1250억 개(`float32`로 500 GB)로, 이 머신의 메모리를 훨씬 넘는 모델을 만듭니다.
 #
-# 세션에서 처음 `meta` 연산을 실행하면 PyTorch가 meta용 커널을 불러오는데, 버전에 따라 시간이 조금 걸립니다. 그래서 아래 셀은 시간을 재기 전에 연산을 한 번 실행해 둡니다.
+# 세션에서 처음 `meta` 연산을 실행하면 PyTorch가 `meta`용 커널을 불러오는데, 버전에 따라 시간이 조금 걸립니다. 그래서 아래 셀은 시간을 재기 전에 연산을 한 번 실행해 둡니다.
 
 # %% tags=["claim-F13"]
-torch.empty(1, device="meta") + 1  # meta용 커널을 불러온다(시간을 재지 않는다)
+torch.empty(1, device="meta") + 1  # 시간을 재기 전에 `meta`용 커널을 불러온다
 start = time.perf_counter()
 with torch.device("meta"):
     big = make_mlp(250_000, 250_000, 250_000)
@@ -186,7 +188,7 @@ assert model_bytes(big) > 500e9
 assert seconds < 10  # 넉넉하게 잡은 값: 실제로는 몇 밀리초
 
 # %% [markdown]
-# 여기에 함정이 있습니다. meta 텐서에는 값이 없으므로 아무것도 읽어 낼 수 없습니다.
+# 여기에 함정이 있습니다. `meta` 텐서에는 값이 없으므로 아무것도 읽어 낼 수 없습니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `small = torch.zeros(3, device="meta")`일 때 `small.cpu()`는 어떻게 될까요?
@@ -211,21 +213,24 @@ assert "no data" in str(caught.error)
 # Cannot copy out of meta tensor; no data!
 # ```
 #
-# meta 텐서에는 데이터가 없으므로 복사할 수 없다는 뜻입니다. 0이라는 값은 어디에도 저장된 적이 없으므로 `tensor([0., 0., 0.])`으로 돌려줄 것이 없습니다.
+# "meta 텐서에서는 복사할 수 없다, 데이터가 없다"는 뜻입니다. 0이라는 값은 어디에도 저장된 적이 없으므로 복사해 올 것이 없습니다.
+#
+# - `tensor([0., 0., 0.])`이라면 `meta` 텐서가 값을 기억한다는 뜻입니다. `meta` 텐서에는 모양과 dtype만 있습니다.
+# - `RuntimeError`라면 PyTorch가 이 복사를 일반적인 실행 오류로 알린다는 뜻입니다. PyTorch는 이 복사를 구현되지 않은 동작으로 보고 `NotImplementedError`를 일으킵니다(위 검증은 오류의 타입이 정확히 `NotImplementedError`인지 확인합니다).
 
 # %% [markdown]
 # ## `meta`에서 실제 디바이스로
 #
-# `meta`에 만든 모델을 실제 모델로 바꾸는 방법은 두 가지입니다.
+# `meta`에 만든 모델을 실제 모델로 만드는 방법은 두 가지입니다.
 #
-# - `model.to_empty(device=...)`: 모든 매개변수와 버퍼에 그 디바이스의 메모리를 할당합니다. 초기화하지 않으므로 값은 정해져 있지 않습니다(그 메모리에 남아 있던 내용이거나, `torch.use_deterministic_algorithms(True)`일 때는 NaN). 이어서 각 계층의 `reset_parameters()` 등으로 초기화하세요.
+# - `model.to_empty(device=...)`: 모든 매개변수와 버퍼에 그 디바이스의 메모리를 할당합니다. 초기화하지 않으므로 값은 정해져 있지 않고, 그 메모리에 남아 있던 내용이 그대로 보입니다. `torch.use_deterministic_algorithms(True)`이면 부동소수점 텐서는 NaN으로, 정수 텐서는 그 dtype의 최댓값으로 채워집니다(아래 셀에서 둘 다 검증합니다). 이어서 각 계층의 `reset_parameters()` 등으로 초기화하세요.
 # - `model.load_state_dict(state, assign=True)`: 불러온 텐서를 그대로 모델의 매개변수로 삼습니다. 매개변수를 먼저 만들고 거기에 복사할 필요가 없습니다.
 #
-# 체크포인트를 불러오는 방법도 중요합니다. `torch.load(path, map_location=device)`는 체크포인트의 스토리지를 하나씩 `device`에 넘기므로(아래 셀은 `map_location`에 넘긴 함수로 그 횟수를 셉니다), CPU가 체크포인트 전체를 한꺼번에 들고 있는 일이 없습니다. `mmap=True`를 쓰면 파일을 읽어 들이는 대신 메모리 매핑하고, 필요한 페이지만 운영 체제의 파일 캐시를 거쳐 들어옵니다.
+# 체크포인트를 불러오는 방법도 중요합니다. `torch.load(path, map_location=device)`는 체크포인트의 스토리지를 하나씩 `device`에 넘기므로(아래 셀은 `map_location`에 넘긴 함수로 그 횟수를 셉니다), `device`가 GPU라면 CPU가 체크포인트 전체를 한꺼번에 들고 있는 일이 없습니다. `device`가 CPU라면 불러온 체크포인트가 곧 CPU의 텐서들입니다. `mmap=True`를 쓰면 파일을 읽어 들이는 대신 메모리 매핑하고, 필요한 페이지만 운영 체제의 파일 캐시를 거쳐 들어옵니다.
 #
-# 큰 모델을 불러오는 PyTorch의 방법([체크포인트에서 `nn.Module`을 불러올 때의 팁](https://docs.pytorch.org/tutorials/recipes/recipes/module_load_state_dict_tips.html))은 CPU에서 이 둘을 함께 씁니다. `meta`에 만든 모델, `torch.load(..., mmap=True)`, `assign=True`를 함께 쓰면 매개변수가 메모리 매핑된 파일의 뷰가 되어 복사가 전혀 일어나지 않습니다.
+# PyTorch 튜토리얼이 권하는 큰 모델 불러오기 방법([체크포인트에서 `nn.Module`을 불러올 때의 팁](https://docs.pytorch.org/tutorials/recipes/recipes/module_load_state_dict_tips.html))은 CPU에서 이 둘을 함께 씁니다. `meta`에 만든 모델, `torch.load(..., mmap=True)`, `assign=True`를 함께 쓰면 매개변수가 메모리 매핑된 파일의 뷰가 되어 복사가 전혀 일어나지 않습니다.
 #
-# 체크포인트에 들어 있지 않은 것도 있습니다. `persistent=False`로 등록한 버퍼(모델이 직접 계산하는 참조 표 등)입니다. `assign=True`로는 이 버퍼가 `meta`에 남으므로, 불러온 다음 다시 계산하세요.
+# 체크포인트에 들어 있지 않은 것도 있습니다. 모델이 직접 계산해 두는 조회 테이블(lookup table)처럼 `persistent=False`로 등록한 버퍼입니다. `assign=True`로는 이 버퍼가 `meta`에 남으므로, 불러온 다음 다시 계산하세요.
 
 # %% tags=["claim-F13"]
 class WithTable(nn.Module):  # 체크포인트에 들어가지 않는 버퍼를 가진 모델
@@ -271,6 +276,17 @@ for layer in empty:
 assert all(t.device.type == device.type
            for t in [*empty.parameters(), *empty.buffers()])
 
+torch.use_deterministic_algorithms(True)  # 초기화되지 않은 메모리를 채운다
+try:
+    with torch.device("meta"):
+        filled = make_mlp(8, 16, 4)
+    filled.to_empty(device=device)
+    counter = filled[1].num_batches_tracked.item()
+    assert filled[0].weight.isnan().all()  # 부동소수점: NaN
+    assert counter == torch.iinfo(torch.int64).max  # 정수: 최댓값
+finally:
+    torch.use_deterministic_algorithms(False)
+
 # %% [markdown]
 # ## 학습이 더하는 것
 #
@@ -312,6 +328,9 @@ assert all(p.grad is None for p in model.parameters())
 # %% [markdown] tags=["answer"]
 # **정답:** `len(optimizer.state)=0`입니다. Adam은 첫 번째 `step()`에서 상태를 만듭니다. 그래서 옵티마이저를 만들 때는 메모리에 들어가다가도 첫 단계에서 메모리가 부족해질 수 있습니다.
 #
+# - `len(optimizer.state)=6`이라면 옵티마이저를 만들 때 매개변수마다 상태가 생긴다는 뜻입니다. 상태는 첫 `step()`에서야 생깁니다.
+# - `len(optimizer.state)=12`라면 매개변수마다 상태 항목이 두 개씩 생긴다는 뜻입니다. 상태는 매개변수마다 항목 하나이고, `exp_avg`와 `exp_avg_sq`는 그 항목 안에 들어 있습니다.
+#
 # 첫 단계가 지나면 매개변수마다 같은 크기의 텐서 두 개(`exp_avg`, `exp_avg_sq`)와 숫자 하나짜리 `step`이 생깁니다(`step`은 기본적으로 CPU에 있고, `fused=True`나 `capturable=True`이면 GPU에 있습니다). `amsgrad=True`이면 텐서가 하나 더 생깁니다.
 #
 # 변화도까지 더하면, `float32` 모델을 Adam으로 학습할 때는 활성화를 빼고도 모델 크기의 4배가 필요합니다. `zero_grad()`는 변화도를 `None`으로 만들므로, 단계와 단계 사이에는 변화도가 메모리를 쓰지 않습니다.
@@ -319,7 +338,7 @@ assert all(p.grad is None for p in model.parameters())
 # %% [markdown]
 # 아래 함수는 순전파에서 autograd가 저장하는 것을 셉니다. 저장된 텐서의 스토리지를 한 번씩만 세고, 모델의 매개변수와 버퍼(이미 센 것)는 뺍니다.
 #
-# 배치 정규화가 없는 2계층 모델에서는 첫 번째 계층의 입력과 `ReLU`의 출력이 나옵니다. `ReLU`의 출력은 마지막 계층의 입력이기도 합니다. 아래 셀은 센 값이 `32 * (64 + 128) * 4`바이트와 같은지 검증합니다.
+# 배치 정규화가 없는 2계층 모델에서는 첫 번째 계층의 입력과 `ReLU`의 출력이 저장됩니다. `ReLU`의 출력은 마지막 계층의 입력이기도 합니다. 아래 셀은 센 값이 `32 * (64 + 128) * 4`바이트와 같은지 검증합니다.
 
 # %% tags=["claim-F14"]
 def saved_bytes(model, x):
@@ -365,13 +384,15 @@ print(f"{small_batch=}, {large_batch=}")
 assert large_batch == 2 * small_batch
 
 # %% [markdown] tags=["answer"]
-# **정답:** `counted=16384`입니다. autograd는 변화도를 계산하는 데 필요할 때만 텐서를 저장합니다.
+# **정답:** `counted=16384`입니다. autograd는 변화도를 계산하는 데 필요할 때만 텐서를 저장합니다. 첫 번째 계층을 고정하면 마지막 계층보다 앞에는 변화도가 필요한 것이 없으므로, 첫 번째 계층의 입력은 저장되지 않고 `ReLU`도 아무것도 저장하지 않습니다. 마지막 계층의 가중치에는 여전히 변화도가 필요하고, 그 계산에는 그 계층의 입력이 필요합니다. 그 몫이 4바이트 숫자 32 × 128개입니다.
 #
-# 첫 번째 계층을 고정하면 마지막 계층보다 앞에는 변화도가 필요한 것이 없습니다. 그래서 첫 번째 계층의 입력은 저장되지 않고, `ReLU`도 아무것도 저장하지 않습니다. 마지막 계층의 가중치에는 여전히 변화도가 필요하고, 그 계산에는 그 계층의 입력이 필요합니다. 그 몫이 4바이트 숫자 32 × 128개입니다. 모두 사라져 `counted=0`이 되는 것은 변화도가 필요한 매개변수가 하나도 없을 때뿐입니다.
+# - `counted=24576`이라면 고정해도 저장되는 양이 그대로라는 뜻입니다. 이것은 고정하기 전에 센 값입니다.
+# - `counted=8192`라면 첫 번째 계층의 입력만 저장된다는 뜻입니다. 하지만 고정한 계층의 입력은 이제 필요하지 않습니다.
+# - `counted=0`이라면 아무것도 저장되지 않는다는 뜻입니다. 모두 사라지는 것은 변화도가 필요한 매개변수가 하나도 없을 때뿐입니다.
 #
 # 위 검증은 저장되는 활성화가 배치에 비례해 늘어난다는 것도 확인합니다. 활성화는 모두 샘플 하나당 행 하나를 가지므로, 배치를 두 배로 늘리면 저장되는 바이트 수도 두 배가 됩니다. 가중치, 변화도, 옵티마이저 상태는 그대로입니다.
 #
-# 학습 단계에서 메모리가 부족할 때 흔히 쓰는 해결 방법은 이 부분을 줄입니다. 배치를 줄이거나(실제 배치 크기는 변화도 누적으로 유지합니다), 활성화 체크포인팅(`torch.utils.checkpoint`)으로 저장하는 양을 줄이고 나머지는 역전파에서 다시 계산합니다.
+# 학습 단계에서 메모리가 부족할 때 흔히 쓰는 해결 방법은 모두 이 부분을 줄이는 것입니다. 배치를 줄이는 방법(유효 배치 크기는 변화도 누적으로 유지합니다)과, 활성화 체크포인팅(`torch.utils.checkpoint`)으로 일부만 저장하고 나머지는 역전파에서 다시 계산하는 방법이 있습니다.
 
 # %% [markdown]
 # 저장하는 양을 줄이는 방법이 두 가지 더 있습니다.
@@ -406,7 +427,7 @@ assert elsewhere == torch.float32  # CPU 연산은 float32로 실행됐다
 # %% [markdown]
 # 학습 단계의 메모리 어림값은 가중치, 변화도, 옵티마이저 상태, 활성화 네 부분의 합이고, 모두 모델과 배치로 계산할 수 있습니다.
 #
-# 아래 셀에서는 Adam의 경우로 어림값을 만들고, 단계가 끝난 뒤에도 남는 세 부분을 한 단계 뒤 PyTorch가 실제로 가진 것과 비교해 검증합니다. 활성화는 앞에서 검증했고, 역전파에서 쓰이고 나면 해제됩니다.
+# 아래 셀에서는 Adam의 경우로 어림값을 만들고, 단계가 끝난 뒤에도 남는 세 부분을, 한 단계를 실행한 뒤 PyTorch가 실제로 들고 있는 텐서와 비교해 검증합니다. 활성화는 앞에서 검증했고, 역전파에서 쓰이고 나면 해제됩니다.
 
 # %% tags=["claim-F14"]
 def estimate(model, batch, optimizer="adam"):
@@ -438,7 +459,7 @@ assert parts["weights"] == sum(t.nbytes for t in mlp.state_dict().values())
 # - `torch.cuda.memory_allocated()`: 할당자가 지금 나눠 준 바이트 수. 텐서뿐 아니라 cuBLAS 같은 라이브러리의 작업 공간도 들어갑니다.
 # - `torch.cuda.memory_reserved()`: 할당자가 드라이버에서 받아 둔 바이트 수(나눠 주었는지와 관계없이)
 # - `torch.cuda.max_memory_allocated()`: 프로그램 시작(또는 마지막 `torch.cuda.reset_peak_memory_stats()` 호출) 이후 `memory_allocated`의 최댓값
-# - `torch.cuda.mem_get_info()`: 드라이버가 보는 디바이스의 남은 메모리와 전체 메모리의 바이트 수. 전체에서 남은 메모리를 뺀 값이 `nvidia-smi`가 사용 중이라고 보여 주는 양입니다. 모든 프로세스의 예약된 메모리에 프로세스마다의 CUDA 컨텍스트와 다른 라이브러리가 드라이버에서 직접 받은 몫이 더해집니다.
+# - `torch.cuda.mem_get_info()`: 드라이버가 보는 디바이스의 남은 메모리와 전체 메모리의 바이트 수. 전체에서 남은 메모리를 뺀 값이 `nvidia-smi`가 사용 중이라고 보여 주는 양입니다. 모든 프로세스의 예약된 메모리에 각 프로세스의 CUDA 컨텍스트와 다른 라이브러리가 드라이버에서 직접 받은 몫이 더해집니다.
 #
 # 텐서를 해제하면 그 메모리는 드라이버가 아니라 할당자로 돌아갑니다. `memory_allocated`는 줄지만 `memory_reserved`는 줄지 않습니다. `torch.cuda.empty_cache()`는 텐서가 하나도 없는 세그먼트를 드라이버에 돌려줄 뿐, 텐서를 해제하지는 않습니다. 할당자는 메모리 부족을 알리기 전에 스스로 같은 일을 하고 다시 시도하므로, 직접 호출해도 멈춘 실행을 살리는 경우는 드뭅니다. 다른 프로세스를 위해 메모리를 비울 때 쓸모가 있습니다.
 #
@@ -474,7 +495,7 @@ else:
 #
 # Adam의 첫 단계에서는 Adam 상태와 cuBLAS의 작업 공간이 만들어집니다. 두 번째 단계부터는 가중치와 Adam 상태가 계속 메모리에 있으므로, 아래 셀은 두 번째 단계를 잽니다. 그동안 메모리에 무엇이 있는지 확실히 알 수 있는 시점이 두 번 있습니다. 순전파가 끝날 때는 저장된 활성화가, 역전파가 끝날 때는 모든 변화도가 메모리에 있습니다.
 #
-# 아래 셀은 이 하한을 검증하고, 두 번째 단계의 최댓값과 어림값 합계의 비율은 출력만 합니다. 최댓값에는 순전파와 역전파, Adam 업데이트에서 쓰는 임시 텐서와 작업 공간의 몫도 들어 있지만, 어림값에는 넣지 않았습니다. 계획은 합계로 세우고 여유를 두세요.
+# 아래 셀은 이 하한을 검증하고, 두 번째 단계의 최댓값과 어림값 합계의 비율은 출력만 합니다. 최댓값에는 순전파와 역전파, Adam 갱신에서 쓰는 임시 텐서와 작업 공간의 몫도 들어 있지만, 어림값에는 넣지 않았습니다. 계획은 합계로 세우고 여유를 두세요.
 
 # %% tags=["claim-F14", "gpu-only"]
 if torch.cuda.is_available():
@@ -512,7 +533,7 @@ else:
 # ## 정리
 #
 # - 자기 스토리지를 가진 텐서는 `numel() * element_size()` 바이트를 씁니다. 뷰는 원래 텐서 전체를 메모리에 남깁니다. 모델이 쓰는 메모리는 매개변수와 버퍼의 바이트 수입니다(`parameters()`와 `buffers()`로 셉니다). `.half()`로 절반이 되는 것은 부동소수점 텐서뿐입니다.
-# - 큰 모델은 `torch.device("meta")` 안에서 만들면 메모리를 쓰지 않고 셀 수 있습니다. meta 텐서에는 값이 없습니다. 실제 모델로 바꾸려면 `to_empty`를 쓴 뒤 초기화하거나, `map_location`(스토리지를 하나씩 넘김)이나 `mmap=True`로 불러와 `load_state_dict(..., assign=True)`를 쓰세요. `persistent=False` 버퍼는 `meta`에 남습니다.
+# - 큰 모델은 `torch.device("meta")` 안에서 만들면 메모리를 쓰지 않고 셀 수 있습니다. `meta` 텐서에는 값이 없습니다. 실제 모델로 만들려면 `to_empty`를 쓴 뒤 초기화하거나, `map_location`(스토리지를 하나씩 넘김)이나 `mmap=True`로 불러와 `load_state_dict(..., assign=True)`를 쓰세요. `assign=True`로 불러오면 `persistent=False` 버퍼는 `meta`에 남습니다.
 # - 학습은 매개변수마다 변화도, 옵티마이저 상태(Adam은 매개변수마다 2개, 첫 단계에서 만들어짐), 저장되는 활성화를 더합니다. 활성화는 변화도에 필요한 곳에서만 저장되고 배치에 비례해 늘어납니다. `no_grad`와 `inference_mode`에서는 아무것도 저장되지 않고, 올바른 `device_type`을 지정한 `autocast`에서는 정밀도가 낮은 dtype으로 저장됩니다.
-# - GPU에서 `memory_allocated`는 할당자가 나눠 준 몫을, `memory_reserved`는 할당자가 받아 둔 몫을 셉니다. 해제한 메모리는 `empty_cache()` 전까지 예약된 채로 남습니다. `nvidia-smi`가 보여 주는 것은 예약된 메모리에 프로세스마다의 CUDA 컨텍스트를 더한 양입니다.
+# - GPU에서 `memory_allocated`는 할당자가 나눠 준 몫을, `memory_reserved`는 할당자가 받아 둔 몫을 셉니다. 해제한 메모리는 `empty_cache()` 전까지 예약된 채로 남습니다. `nvidia-smi`가 보여 주는 것은 예약된 메모리에 각 프로세스의 CUDA 컨텍스트를 더한 양입니다.
 
