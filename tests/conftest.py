@@ -9,11 +9,11 @@ from urllib.parse import urlsplit
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT))  # the build (coursebuild) and the checks (tools)
 
-import course  # noqa: E402
-from browser_tools import CHROMIUM_ARGS, find_chromium  # noqa: E402
-from static_site import free_port, served  # noqa: E402
+from coursebuild import course  # noqa: E402
+from tools.browser_tools import CHROMIUM_ARGS, find_chromium  # noqa: E402
+from tools.static_site import free_port, served  # noqa: E402
 
 
 # The site is built for the local server the browser tests start, so its absolute URLs
@@ -34,7 +34,7 @@ def run(*cmd, **kwargs):
 def site(tmp_path_factory):
     """The site, built as ./scripts/build builds it (notebook execution is cached)."""
     out = tmp_path_factory.mktemp("site")
-    done = run(sys.executable, "scripts/execute.py")
+    done = run(sys.executable, "-m", "coursebuild.execute.pages")
     assert done.returncode == 0, done.stderr
     done = run(sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out))
     assert done.returncode == 0, done.stderr[-3000:]
@@ -95,10 +95,9 @@ def scratch_course(root, monkeypatch):
     monkeypatch.setattr(course, "ROOT", root)
     monkeypatch.setattr(course, "NOTEBOOKS", root / "notebooks")
     monkeypatch.setattr(course, "DOCS", root / "docs")
-    import execute
-    import sandbox
+    from coursebuild.execute import cache, sandbox
 
-    monkeypatch.setattr(execute, "CACHE", root / ".cache")
+    monkeypatch.setattr(cache, "CACHE", root / ".cache")
     # Scratch folders inside the course (under .cache, which is not the author's): processes_in finds
     # the kernels by their working directory there.
     (root / ".cache" / "scratch").mkdir(parents=True)

@@ -1,5 +1,5 @@
 """The built site in a real browser: headless Chromium, driven by Playwright, against the site
-served on 127.0.0.1 the way GitHub Pages serves it (scripts/static_site.py).
+served on 127.0.0.1 the way GitHub Pages serves it (tools/static_site.py).
 
 What the static checks in test_site.py cannot see: where the language switcher really leads, what
 search finds, whether the notebook download arrives as a file, what a page requests and logs, how
@@ -9,10 +9,10 @@ import json
 import re
 from urllib.parse import unquote, urlsplit
 
-import course
+from coursebuild import course
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from browser_tools import npm_package
+from tools.browser_tools import npm_package
 
 # The fixtures chromium_path, chromium (one Playwright browser for the session) and base (the site
 # served on 127.0.0.1) are in conftest.py: tests/test_search.py drives the same browser.

@@ -1,5 +1,5 @@
-"""One build at a time in a checkout (scripts/build_lock.py), and a site swapped in whole
-(scripts/build_site.py): before, two builds raced (raw tracebacks; once a green exit that left a page
+"""One build at a time in a checkout (coursebuild/lock.py), and a site swapped in whole
+(coursebuild/build.py): before, two builds raced (raw tracebacks; once a green exit that left a page
 linking a stylesheet the other build had removed), and an aborted MkDocs phase left site/ half-written
 (a real strict abort: tests/test_build_robust.py, test_broken_link_stops_the_site_build_...)."""
 import re
@@ -8,8 +8,8 @@ import sys
 import time
 from pathlib import Path
 
-import build_site
-import execute
+from coursebuild import build as build_site
+from coursebuild.execute import pages
 import pytest
 from test_build_robust import KERNEL, _build, _course, _scripts_in, no_kernel  # noqa: F401 (a fixture)
 
@@ -18,8 +18,8 @@ def test_a_second_build_waits_for_the_first_saying_so(course_root, no_kernel):
     _course(course_root, ("", "print(6 * 7)"))
     _scripts_in(course_root)
     # the first build, in another process: it holds the lock for a second
-    first = subprocess.Popen([sys.executable, "-c", "import sys, time\nsys.path.insert(0, 'scripts')\n"
-                              "import build_lock\nwith build_lock.held():\n    print('held', flush=True)\n"
+    first = subprocess.Popen([sys.executable, "-c", "import time\n"
+                              "from coursebuild import lock\nwith lock.held():\n    print('held', flush=True)\n"
                               "    time.sleep(1)"], cwd=course_root, stdout=subprocess.PIPE, text=True)
     try:
         assert first.stdout.readline() == "held\n"
@@ -40,7 +40,7 @@ def test_a_second_build_waits_for_the_first_saying_so(course_root, no_kernel):
 
 def test_one_process_takes_the_lock_once(course_root):
     """The site build holds the lock and runs the notebook build, which takes it again: no deadlock."""
-    import build_lock
+    from coursebuild import lock as build_lock
 
     with build_lock.held(), build_lock.held():
         pass
@@ -49,7 +49,7 @@ def test_one_process_takes_the_lock_once(course_root):
 
 
 def _stub_builds(monkeypatch, mkdocs):
-    monkeypatch.setattr(execute, "build_or_explain", lambda: 0)
+    monkeypatch.setattr(pages, "build_or_explain", lambda: 0)
     monkeypatch.setattr(build_site, "_mkdocs_build", mkdocs)
 
 

@@ -15,11 +15,11 @@ import sys
 import time
 from pathlib import Path
 
-import course
-import execute
+from coursebuild import course
+from coursebuild.execute import kernel, pages, signed
 import nbformat
 import pytest
-import twins
+from coursebuild.course import twins
 from conftest import ROOT, no_process_left, processes_in, write_notebook
 
 QUIET = {"log": lambda *_: None}
@@ -34,13 +34,13 @@ def _course(root, *cells, name="01-x", langs=course.LANGS):
 
 
 def _build(root, **kwargs):
-    return execute.build_pages(records_dir=root / "records", **(QUIET | kwargs))
+    return pages.build_pages(records_dir=root / "records", **(QUIET | kwargs))
 
 
 def _fails(root, pattern, within, **kwargs):
     """The build's BuildError message, checked against a pattern, and the seconds it took to fail."""
     start = time.monotonic()
-    with pytest.raises(execute.BuildError) as err:
+    with pytest.raises(course.BuildError) as err:
         _build(root, **kwargs)
     took = time.monotonic() - start
     message = str(err.value)
@@ -68,7 +68,7 @@ def _fake_run(calls):
 @pytest.fixture
 def no_kernel(monkeypatch):
     calls = []
-    monkeypatch.setattr(execute, "run_notebook", _fake_run(calls))
+    monkeypatch.setattr(kernel, "run_notebook", _fake_run(calls))
     return calls
 
 
@@ -117,7 +117,7 @@ def test_pages_the_build_wrote_are_replaced_and_removed_when_stale(course_root, 
     _course(course_root, ("", "y = 2"), name="02-y")
     _build(course_root)
     for lang in course.LANGS:
-        assert execute.written_by_build(course_root / "docs" / lang / "02-y.ipynb")
+        assert signed.written_by_build(course_root / "docs" / lang / "02-y.ipynb")
         (course_root / "notebooks" / lang / "02-y.py").unlink()
         (course_root / "notebooks" / lang / "02-y.ipynb").unlink()
     logged = []
@@ -134,7 +134,7 @@ def test_view_folder_of_a_record_that_went_stale_is_removed(course_root, no_kern
         nb = nbformat.read(course_root / "docs" / lang / "01-x.ipynb", as_version=4)
         nb.metadata["course"].update(view="build", alternate="../01-x.ipynb")
         cpu.parent.mkdir()
-        cpu.write_text(execute.page_text(nb, f"{lang}/cpu/01-x.ipynb"), encoding="utf-8")
+        cpu.write_text(signed.page_text(nb, f"{lang}/cpu/01-x.ipynb"), encoding="utf-8")
     _build(course_root)
     assert not list(course_root.glob("docs/*/cpu"))
 
@@ -146,10 +146,10 @@ def test_pages_from_before_pages_were_signed_are_still_the_builds(course_root, n
     nb = nbformat.read(page, as_version=4)
     del nb.metadata["course"]["generated"]
     page.write_text(nbformat.writes(nb), encoding="utf-8")
-    assert execute.written_by_build(page)
+    assert signed.written_by_build(page)
     copy = page.with_name("my-copy.ipynb")  # the same file anywhere else is the author's
     shutil.copy(page, copy)
-    assert not execute.written_by_build(copy)
+    assert not signed.written_by_build(copy)
 
 
 # --- 2. Time limits, Ctrl-C, no kernel left -----------------------------------------------------
@@ -207,23 +207,21 @@ def test_bad_cell_timeout_setting_is_refused(course_root, monkeypatch, value):
 
 def test_default_cell_timeout_is_two_minutes(monkeypatch):
     monkeypatch.delenv("NOTEBOOK_CELL_TIMEOUT", raising=False)
-    assert execute.cell_timeout() == 120
+    assert kernel.cell_timeout() == 120
     monkeypatch.setenv("NOTEBOOK_CELL_TIMEOUT", "300")
-    assert execute.cell_timeout() == 300
+    assert kernel.cell_timeout() == 300
 
 
 def _scripts_in(root):
-    """The build's scripts inside a scratch course, so that a child process builds that course."""
-    (root / "scripts").mkdir()
-    for script in (ROOT / "scripts").glob("*.py"):  # execute.py and what it imports
-        shutil.copy(script, root / "scripts")
+    """The build's package inside a scratch course, so that a child process builds that course."""
+    shutil.copytree(ROOT / "coursebuild", root / "coursebuild", ignore=shutil.ignore_patterns("__pycache__"))
 
 
 def test_ctrl_c_stops_the_build_promptly_and_leaves_nothing_half_written(course_root, signals):
     _course(course_root, ("", "print(6 * 7)"), name="01-x")
     _course(course_root, ("", _start(signals)), ("", "import time\ntime.sleep(120)"), name="02-y")
     _scripts_in(course_root)
-    build = subprocess.Popen([sys.executable, "scripts/execute.py"], cwd=course_root,
+    build = subprocess.Popen([sys.executable, "-m", "coursebuild.execute.pages"], cwd=course_root,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              env={**os.environ, "TMPDIR": str(course_root / ".cache" / "scratch")})
     try:
@@ -254,7 +252,7 @@ def test_ctrl_c_stops_the_build_promptly_and_leaves_nothing_half_written(course_
 def test_damaged_cache_entry_is_a_miss_with_one_line_never_a_crash(course_root, monkeypatch):
     """Before, one truncated file in .cache/executed/ made every later build fail (NotJSONError)."""
     calls = []
-    monkeypatch.setattr(execute, "run_notebook", _fake_run(calls))
+    monkeypatch.setattr(kernel, "run_notebook", _fake_run(calls))
     _course(course_root, ("", "x = 1"))
     _build(course_root)
     [entry] = (course_root / ".cache").glob("01-x-*.ipynb")
@@ -288,7 +286,7 @@ def test_parsed_notebook_cache_heals_and_keeps_one_entry_per_file(course_root):
 
 def test_a_concept_keeps_its_cache_entry_beside_one_with_a_longer_name(course_root, monkeypatch):
     calls = []
-    monkeypatch.setattr(execute, "run_notebook", _fake_run(calls))
+    monkeypatch.setattr(kernel, "run_notebook", _fake_run(calls))
     _course(course_root, ("", "x = 1"), name="01-x")
     _course(course_root, ("", "x = 1"), name="01-x-more")
     _build(course_root)
@@ -298,7 +296,7 @@ def test_a_concept_keeps_its_cache_entry_beside_one_with_a_longer_name(course_ro
 
 def test_cache_entries_and_pages_are_written_whole(course_root, monkeypatch):
     """A write that fails half-way leaves the previous file, not half of the new one."""
-    monkeypatch.setattr(execute, "run_notebook", _fake_run([]))
+    monkeypatch.setattr(kernel, "run_notebook", _fake_run([]))
     _course(course_root, ("", "x = 1"))
     _build(course_root)
     page = course_root / "docs" / "en" / "01-x.ipynb"
@@ -320,56 +318,89 @@ def test_cache_entries_and_pages_are_written_whole(course_root, monkeypatch):
     assert page.stat().st_mode & 0o777 == 0o666 & ~course.UMASK, "the mode an ordinary write gives"
 
 
-def test_damaged_render_cache_entry_is_a_miss(tmp_path, caplog):
-    import mkdocs_hooks
+def _render_cache(tmp_path, monkeypatch):
+    """A language's render cache folder in tmp_path, as the hooks configure it for mkdocs-jupyter."""
+    from types import SimpleNamespace
 
-    key = "k" * 64
-    entry = tmp_path / f"{key}.json"
-    entry.write_text('{"content": "<p>half', encoding="utf-8")
+    from coursebuild.render import notebook_html
+
+    folder = tmp_path / "cache" / "en"
+    folder.mkdir(parents=True)
+    monkeypatch.setattr(notebook_html, "ASSET_STORE", tmp_path / "assets")
+    config = SimpleNamespace(plugins={"mkdocs-jupyter": SimpleNamespace(config={"cache_dir": str(folder)})})
+    return folder, config
+
+
+def test_damaged_render_cache_entry_is_a_miss(tmp_path, monkeypatch, caplog):
+    from coursebuild.render import render_cache
+
+    folder, config = _render_cache(tmp_path, monkeypatch)
+    entry = folder / f"{'k' * 64}.json"
+    entry.write_text('{"content": "<p>half', encoding="utf-8")  # a killed write, a full disk
     with caplog.at_level(logging.INFO, logger="mkdocs.hooks.course"):
-        path = mkdocs_hooks._recorded_cache_path(str(tmp_path), key)
-    assert not path.exists(), "the damaged entry is dropped: the page is rendered again"
+        render_cache.heal(config)
+    assert not entry.exists(), "the damaged entry is dropped: the page is rendered again"
     assert [r.getMessage() for r in caplog.records] == [
         f"render cache entry {entry} is unreadable (JSONDecodeError): rendering the page again"]
-    path.write_text(json.dumps({"content": "<p>whole</p>", "toc_tokens": [], "title": None}), encoding="utf-8")
-    assert json.loads(entry.read_text())["content"] == "<p>whole</p>"
-    assert [p.name for p in tmp_path.iterdir()] == [entry.name], "no temporary file left"
 
 
 def test_render_cache_entry_whose_notebook_assets_are_gone_is_a_miss(tmp_path, monkeypatch):
     """A cached page names the CSS and script it shares with the others (kept by hash in
     .cache/notebook-assets/); if one is gone, the page is rendered again rather than linking nothing."""
-    import mkdocs_hooks
+    from coursebuild.render import notebook_html, render_cache
 
-    monkeypatch.setattr(mkdocs_hooks, "ASSET_STORE", tmp_path / "assets")
-    css, js = mkdocs_hooks._stored("p { }", "css"), mkdocs_hooks._stored("x;", "js")
-    key = "a" * 64
-    entry = tmp_path / f"{key}.json"
+    folder, config = _render_cache(tmp_path, monkeypatch)
+    css, js = notebook_html._stored("p { }", "css"), notebook_html._stored("x;", "js")
+    entry = folder / f"{'a' * 64}.json"
     entry.write_text(json.dumps({"content": f"<!-- nb-assets {css} {js} --><p>x</p>", "toc_tokens": []}),
                      encoding="utf-8")
-    assert mkdocs_hooks._recorded_cache_path(str(tmp_path), key).exists(), "whole: used as it is"
+    render_cache.heal(config)
+    assert entry.exists(), "whole: used as it is"
     (tmp_path / "assets" / js).unlink()
-    assert not mkdocs_hooks._recorded_cache_path(str(tmp_path), key).exists(), "rendered again"
+    render_cache.heal(config)
+    assert not entry.exists(), "rendered again"
+
+
+def test_render_cache_keeps_one_folder_per_language_and_drops_older_code(tmp_path, monkeypatch):
+    """Before, each language's build evicted the other languages' entries (mkdocs-jupyter keeps only what
+    the build that just ended used): every build converted two languages of three again."""
+    from types import SimpleNamespace
+
+    from coursebuild.render import render_cache
+
+    monkeypatch.setattr(render_cache, "CACHE", tmp_path)
+    (tmp_path / "older-code" / "en").mkdir(parents=True)
+    (tmp_path / "0123456789abcdef0123.json").write_text("{}")  # the layout before folders
+    jupyter = SimpleNamespace(config={})
+    i18n = SimpleNamespace(current_language=None, default_language="en")
+    config = SimpleNamespace(plugins={"mkdocs-jupyter": jupyter, "i18n": i18n})
+    folders = []
+    for lang in (None, "ja", "ko"):
+        i18n.current_language = lang
+        folders.append(render_cache.configure(config))
+        assert jupyter.config["cache_dir"] == str(folders[-1])
+    assert folders == [tmp_path / render_cache.CODE / lang for lang in ("en", "ja", "ko")]
+    assert not [p.name for p in tmp_path.iterdir() if p.name != render_cache.CODE], "older code's entries are gone"
 
 
 def test_search_sections_cache_heals(tmp_path, monkeypatch):
     """Material's search parser output is kept per page HTML; a damaged entry is parsed again."""
-    import search_hooks
+    from coursebuild.search import index
 
-    monkeypatch.setattr(search_hooks, "SECTIONS", tmp_path)
+    monkeypatch.setattr(index, "SECTIONS", tmp_path)
     html = "<h2 id='a'>Title</h2><p>Some text</p>"
-    first = search_hooks._sections(html)
+    first = index._sections(html)
     [entry] = tmp_path.glob("*.pickle")
     entry.write_bytes(entry.read_bytes()[:10])  # a killed write
-    again = search_hooks._sections(html)
+    again = index._sections(html)
     assert [(s.id, s.title, s.text) for s in again] == [(s.id, s.title, s.text) for s in first]
-    assert [s.id for s in search_hooks._sections(html)] == [s.id for s in first], "healed entry read back"
+    assert [s.id for s in index._sections(html)] == [s.id for s in first], "healed entry read back"
 
 
 # --- 4. The build log ---------------------------------------------------------------------------
 
 def test_build_log_says_what_it_did_in_a_few_lines(course_root, monkeypatch):
-    monkeypatch.setattr(execute, "run_notebook", _fake_run([]))
+    monkeypatch.setattr(kernel, "run_notebook", _fake_run([]))
     _course(course_root, ("", "x = 1"))
     _course(course_root, ("", "y = 1"), name="02-y")
     logged = []
@@ -387,7 +418,7 @@ def test_build_log_says_what_it_did_in_a_few_lines(course_root, monkeypatch):
 
 
 def test_third_party_chatter_is_filtered_but_not_its_warnings(caplog):
-    import mkdocs_hooks  # noqa: F401  (installs the filters)
+    from coursebuild import hooks  # noqa: F401  (installs the filters)
 
     chatty = logging.getLogger("mkdocs.plugins.mkdocs_jupyter")
     with caplog.at_level(logging.INFO):
@@ -433,9 +464,7 @@ def _minimal_site(root, index):
     (root / "mkdocs.yml").write_text(config, encoding="utf-8")
     shutil.copytree(ROOT / "overrides", root / "overrides")
     shutil.copytree(ROOT / "docs" / "assets", root / "docs" / "assets")
-    (root / "scripts").mkdir()
-    for script in (ROOT / "scripts").glob("*.py"):  # the hooks mkdocs.yml names, and what they import
-        shutil.copy(script, root / "scripts")
+    _scripts_in(root)  # the hooks mkdocs.yml names, and what they import
     for lang in course.LANGS:
         (root / "docs" / lang).mkdir(parents=True, exist_ok=True)
         (root / "docs" / lang / "index.md").write_text(index, encoding="utf-8")
@@ -449,7 +478,7 @@ def test_broken_link_stops_the_site_build_and_leaves_the_last_good_site(tmp_path
     site.mkdir()
     (site / "index.html").write_text("the last good site", encoding="utf-8")
     start = time.monotonic()
-    done = subprocess.run([sys.executable, "scripts/build_site.py"], cwd=tmp_path, capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-m", "coursebuild.build"], cwd=tmp_path, capture_output=True, text=True,
                           timeout=120)
     took = time.monotonic() - start
     assert done.returncode == 1, done.stderr[-2000:]
@@ -466,7 +495,7 @@ def test_broken_link_stops_the_site_build_and_leaves_the_last_good_site(tmp_path
 
 def test_a_notebook_that_is_not_utf8_is_named_with_its_line_in_build_sync_and_serve(course_root, capsys):
     """Before, a raw UnicodeDecodeError traceback, in build, sync and serve."""
-    import live_preview
+    from coursebuild import serve as live_preview
 
     _course(course_root, ("", "x = 1  # café"))
     path = course_root / "notebooks" / "ja" / "01-x.py"
@@ -539,18 +568,18 @@ def test_a_notebook_missing_from_the_navigation_is_named(course_root, no_kernel)
 
 
 def test_a_script_in_a_notebooks_markdown_stays_on_its_own_page(tmp_path, monkeypatch):
-    """mkdocs_hooks puts each notebook page's inline scripts in a file named by their hash: an author's
+    """notebook_html puts each notebook page's inline scripts in a file named by their hash: an author's
     <script> goes into its own page's file, which no other page links."""
-    import mkdocs_hooks
+    from coursebuild.render import notebook_html
 
-    monkeypatch.setattr(mkdocs_hooks, "ASSET_STORE", tmp_path / "assets")
+    monkeypatch.setattr(notebook_html, "ASSET_STORE", tmp_path / "assets")
     names = []
     for i, markdown in enumerate(["# Mine\n\nText <script>window.authorScript = 1;</script>", "# Other\n\nText"]):
         path = tmp_path / f"{i}.ipynb"
         nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(markdown),
                                                        nbformat.v4.new_code_cell("x = 1")]), path)
-        html = mkdocs_hooks._lean_nb2html(str(path))
-        names.append(mkdocs_hooks._assets_of(html)[2])
+        html = notebook_html.lean_nb2html(str(path))
+        names.append(notebook_html.assets_of(html)[2])
         assert "authorScript" not in html
     assert "authorScript" in (tmp_path / "assets" / names[0]).read_text(encoding="utf-8")
     assert "authorScript" not in (tmp_path / "assets" / names[1]).read_text(encoding="utf-8")

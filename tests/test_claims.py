@@ -1,7 +1,7 @@
 """Every claim in the registry is demonstrated, in every language, by a tagged code cell that checks it."""
 import re
 
-import course
+from coursebuild import course
 import yaml
 
 # A claim cell checks what it shows: an assert, or an expected error caught and asserted by

@@ -3,7 +3,7 @@ the cell scroll sideways (tests/test_reader_*.py measures it in the browser). Co
 Japanese and Korean characters take two columns, as in a terminal."""
 import unicodedata
 
-import course
+from coursebuild import course
 import pytest
 
 MAX_COLUMNS = 80

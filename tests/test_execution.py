@@ -1,8 +1,9 @@
 """Notebooks are executed once per device, outside MkDocs; bad notebooks stop the build clearly."""
 import json
 
-import course
-import execute
+from coursebuild import course
+from coursebuild.course import tag_rules
+from coursebuild.execute import cache, pages
 import nbformat
 import pytest
 from conftest import write_notebook
@@ -15,10 +16,10 @@ def _all_langs(root, *cells):
 
 def test_failing_cell_names_notebook_cell_and_error(course_root):
     _all_langs(course_root, ("", "x = 1"), ("", "assert x == 2, 'x is not 2'"))
-    import twins
+    from coursebuild.course import twins
     twins.main()
-    with pytest.raises(execute.BuildError) as err:
-        execute.build_pages(records_dir=course_root / "records", log=lambda *_: None)
+    with pytest.raises(course.BuildError) as err:
+        pages.build_pages(records_dir=course_root / "records", log=lambda *_: None)
     message = str(err.value)
     assert message.startswith("notebooks/en/01-x.py: cell 3 (line ")
     assert "raised AssertionError: x is not 2" in message
@@ -27,10 +28,10 @@ def test_failing_cell_names_notebook_cell_and_error(course_root):
 
 def test_raises_exception_tag_is_refused_naming_file_cell_and_fix(course_root):
     _all_langs(course_root, ("", "x = 1"), ('tags=["raises-exception", "claim-M3"]', "raise ValueError('expected')"))
-    import twins
+    from coursebuild.course import twins
     twins.main()
-    with pytest.raises(execute.BuildError) as err:
-        execute.build_pages(records_dir=course_root / "records", log=lambda *_: None)
+    with pytest.raises(course.BuildError) as err:
+        pages.build_pages(records_dir=course_root / "records", log=lambda *_: None)
     lines = str(err.value).splitlines()
     assert [line.split(":")[0] for line in lines] == [f"notebooks/{lang}/01-x.py" for lang in course.LANGS]
     for line in lines:
@@ -39,7 +40,7 @@ def test_raises_exception_tag_is_refused_naming_file_cell_and_fix(course_root):
 
 
 def test_no_notebook_carries_a_tag_that_run_all_ignores():
-    problems = course.tag_problems()
+    problems = tag_rules.tag_problems()
     assert not problems, "\n".join(map(str, problems))
 
 
@@ -59,16 +60,16 @@ def expect_error(kind, fragment):
 
 def test_expect_error_that_does_not_happen_stops_the_build(course_root):
     _all_langs(course_root, ("", EXPECT_ERROR), ("", "with expect_error(ValueError, 'bad'):\n    x = 1"))
-    import twins
+    from coursebuild.course import twins
     twins.main()
-    with pytest.raises(execute.BuildError, match=r"01-x.py: cell 3 .* raised AssertionError: expected ValueError"):
-        execute.build_pages(records_dir=course_root / "records", log=lambda *_: None)
+    with pytest.raises(course.BuildError, match=r"01-x.py: cell 3 .* raised AssertionError: expected ValueError"):
+        pages.build_pages(records_dir=course_root / "records", log=lambda *_: None)
 
 
 def test_stale_twin_stops_the_build(course_root):
     _all_langs(course_root, ("", "x = 1"))
-    with pytest.raises(execute.BuildError, match=r"notebooks/en/01-x.ipynb: is missing or out of date .* ./scripts/sync"):
-        execute.build_pages(records_dir=course_root / "records", log=lambda *_: None)
+    with pytest.raises(course.BuildError, match=r"notebooks/en/01-x.ipynb: is missing or out of date .* ./scripts/sync"):
+        pages.build_pages(records_dir=course_root / "records", log=lambda *_: None)
 
 
 def test_executed_once_cached_and_shared_by_all_languages(course_root):
@@ -77,10 +78,10 @@ def test_executed_once_cached_and_shared_by_all_languages(course_root):
                ("", "print(6 * 7)"))
     (course_root / "notebooks" / "ja" / "01-x.py").write_text(
         (course_root / "notebooks" / "ja" / "01-x.py").read_text().replace("print(6 * 7)", "print(6 * 7)  # 答え"))
-    import twins
+    from coursebuild.course import twins
     twins.main()
     logged = []
-    execute.build_pages(records_dir=course_root / "records", log=logged.append)
+    pages.build_pages(records_dir=course_root / "records", log=logged.append)
     executing = [line for line in logged if line.startswith("executing")]
     assert len(executing) == 1 and executing[0].startswith("executing notebooks/en/01-x.py")
     for lang in course.LANGS:
@@ -93,7 +94,7 @@ def test_executed_once_cached_and_shared_by_all_languages(course_root):
     ja = nbformat.read(course_root / "docs" / "ja" / "01-x.ipynb", as_version=4)
     assert "# 答え" in ja.cells[2].source  # the page keeps its own language's comments
     logged.clear()
-    execute.build_pages(records_dir=course_root / "records", log=logged.append)
+    pages.build_pages(records_dir=course_root / "records", log=logged.append)
     assert not any(line.startswith("executing") for line in logged), "an unchanged rebuild must execute nothing"
     assert "cached: 01-x" in logged
 
@@ -101,11 +102,11 @@ def test_executed_once_cached_and_shared_by_all_languages(course_root):
 def test_cache_key_covers_code_device_and_versions():
     nb = course.read(course.REFERENCE, course.concepts()[0])
     env = {"kind": "cpu", "device": "CPU", "torch": "2.13.0", "python": "3.11.7"}
-    key = execute.cache_key(nb, env)
+    key = cache.cache_key(nb, env)
     for field, value in [("device", "NVIDIA H100"), ("torch", "2.11.0"), ("python", "3.12.0"), ("kind", "cuda")]:
-        assert execute.cache_key(nb, dict(env, **{field: value})) != key
+        assert cache.cache_key(nb, dict(env, **{field: value})) != key
     nb.cells[1].source += "\nx = 1"
-    assert execute.cache_key(nb, env) != key
+    assert cache.cache_key(nb, env) != key
 
 
 def test_every_notebook_executes_without_errors(site):

@@ -3,7 +3,7 @@ each says what it expects on a GPU and where in PyTorch's source or documentatio
 import re
 from pathlib import Path
 
-import course
+from coursebuild import course
 import pytest
 import yaml
 

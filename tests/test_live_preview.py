@@ -1,4 +1,4 @@
-"""./scripts/serve as an author uses it (scripts/live_preview.py), on a copy of the project: an edit
+"""./scripts/serve as an author uses it (coursebuild/serve.py), on a copy of the project: an edit
 to prose shows in the open browser without a restart; an edit to code executes that concept only;
 a failing cell is reported naming the file and cell, and the browser keeps the last good page.
 The times are printed, not asserted tightly (scripts/bench measures them); the bounds only prove
@@ -12,10 +12,10 @@ import time
 import urllib.error
 import urllib.request
 
-import course
+from coursebuild import course
 import pytest
 from conftest import no_process_left
-from static_site import free_port
+from tools.static_site import free_port
 
 CONCEPT = "04-choosing-a-device"  # the quickest notebook to execute
 ADDED = "\n\n# %%\n# live-preview test\n"  # a code cell the test appends to every language
@@ -44,7 +44,7 @@ def preview(tmp_path_factory):
     tmp = root / ".cache" / "tmp"  # the kernels' scratch folders: where no_process_left looks for them
     tmp.mkdir(parents=True)
     with open(log, "w", encoding="utf-8") as out:
-        process = subprocess.Popen([sys.executable, "scripts/live_preview.py", "-a", f"127.0.0.1:{port}"],
+        process = subprocess.Popen([sys.executable, "-m", "coursebuild.serve", "-a", f"127.0.0.1:{port}"],
                                    cwd=root, stdout=out, stderr=subprocess.STDOUT, text=True,
                                    env={**os.environ, "PYTHONUNBUFFERED": "1", "TMPDIR": str(tmp)})
     running = {"root": root, "log": log, "process": process, "site": f"http://127.0.0.1:{port}/tutorial/",

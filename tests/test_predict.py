@@ -3,12 +3,12 @@ per page, giving nothing away before the reader answers, and graded by the execu
 stops, naming the notebook and cell, when no choice or several choices appear in what the cell printed."""
 import copy
 
-import course
-import execute
+from coursebuild import course
+from coursebuild.execute import outputs, pages
 import nbformat
 import pytest
-import questions
-import twins
+from coursebuild.course import questions
+from coursebuild.course import twins
 from conftest import write_notebook
 
 MIN_QUESTIONS = 3
@@ -46,14 +46,14 @@ def test_question_cells_are_read_as_questions(course_root):
 
 def test_exactly_one_matching_choice_passes(course_root):
     _notebooks(course_root)
-    execute.check_answers([("01-x", _run("x=1\n"))])
+    outputs.check_answers([("01-x", _run("x=1\n"))])
 
 
 def test_wrong_key_stops_the_build_naming_notebook_and_cell(course_root):
     """A deliberately wrong key: no choice is what the cell printed."""
     _notebooks(course_root, question=QUESTION.replace("`x=1`", "`x=3`"))
-    with pytest.raises(execute.BuildError) as err:
-        execute.check_answers([("01-x", _run("x=1\n", device="Test CPU"))])
+    with pytest.raises(course.BuildError) as err:
+        outputs.check_answers([("01-x", _run("x=1\n", device="Test CPU"))])
     message = str(err.value)
     assert message.startswith("notebooks/en/01-x.py: cell 2 (line "), message
     assert "none of the choices `x=3`, `x=2` appears in what cell 3 printed on Test CPU: x=1" in message
@@ -62,8 +62,8 @@ def test_wrong_key_stops_the_build_naming_notebook_and_cell(course_root):
 
 def test_key_that_matches_twice_stops_the_build_naming_notebook_and_cell(course_root):
     _notebooks(course_root, question=QUESTION.replace("`x=2`", "`1`"))
-    with pytest.raises(execute.BuildError) as err:
-        execute.check_answers([("01-x", _run("x=1\n"))])
+    with pytest.raises(course.BuildError) as err:
+        outputs.check_answers([("01-x", _run("x=1\n"))])
     message = str(err.value)
     assert message.startswith("notebooks/en/01-x.py: cell 2 (line "), message
     assert "several choices (`x=1`, `1`) appear in what cell 3 printed on Test CPU: x=1" in message
@@ -72,8 +72,8 @@ def test_key_that_matches_twice_stops_the_build_naming_notebook_and_cell(course_
 def test_every_output_a_page_shows_is_checked(course_root):
     """A record made on a GPU and this build's CPU run both grade the page: each must pick one choice."""
     _notebooks(course_root)
-    with pytest.raises(execute.BuildError, match="printed on Some GPU: x=2"):
-        execute.check_answers([("01-x", _run("x=1\n", "CPU")), ("01-x", _run("x=2 x=1\n", "Some GPU"))])
+    with pytest.raises(course.BuildError, match="printed on Some GPU: x=2"):
+        outputs.check_answers([("01-x", _run("x=1\n", "CPU")), ("01-x", _run("x=2 x=1\n", "Some GPU"))])
 
 
 @pytest.mark.parametrize("printed, expected", [
@@ -91,8 +91,8 @@ def test_wrong_key_stops_a_real_build(course_root):
     """The check is part of the build: the notebook runs, then its output grades the question."""
     _notebooks(course_root, question=QUESTION.replace("`x=1`", "`x=0`"))
     twins.main()
-    with pytest.raises(execute.BuildError) as err:
-        execute.build_pages(records_dir=course_root / "records", log=lambda *_: None)
+    with pytest.raises(course.BuildError) as err:
+        pages.build_pages(records_dir=course_root / "records", log=lambda *_: None)
     assert str(err.value).startswith("notebooks/en/01-x.py: cell 2 (line ")
     assert "none of the choices `x=0`, `x=2` appears in what cell 3 printed on" in str(err.value)
     assert not list((course_root / "docs" / "en").glob("*.ipynb")), "no page is written"

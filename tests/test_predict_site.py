@@ -4,9 +4,9 @@ keyboard, giving nothing away before an answer, graded by the real output, talli
 language, kept in the browser only, and clean for axe."""
 import json
 
-import course
+from coursebuild import course
 import pytest
-import questions
+from coursebuild.course import questions
 from test_browser import LANGS, SAMPLE_NOTEBOOK, Log, axe_script, desktop, page_url, phone, private_tab, tab  # noqa: F401
 from test_reader_interface import labels
 from test_site import notebook_pages, page_path, soup

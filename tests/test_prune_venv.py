@@ -7,9 +7,14 @@ import sysconfig
 from pathlib import Path
 
 import pip
-import prune_venv
 import pytest
 from conftest import ROOT
+
+# scripts/prune_venv.py runs before .venv is ready (scripts/_env.sh): a file beside the shell scripts, not
+# part of the build's package
+sys.path.insert(0, str(ROOT / "scripts"))
+import prune_venv  # noqa: E402
+sys.path.remove(str(ROOT / "scripts"))
 
 
 def test_what_is_not_pinned_is_removed_and_the_installers_stay():

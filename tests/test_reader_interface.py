@@ -3,8 +3,8 @@ and an honest line about what produced the outputs."""
 import json
 from types import SimpleNamespace
 
-import course
-import mkdocs_hooks
+from coursebuild import course
+from coursebuild.render import marks as cell_marks
 import pytest
 from test_site import CONFIG, DEFAULT, notebook_pages, page_path, resolve, soup
 
@@ -64,28 +64,28 @@ def test_cell_tags_become_marks_a_reader_understands(site, lang, concept):
     html = soup(page)
     assert not html.select(".celltoolbar, .cell-tag"), f"{lang}/{concept}: raw cell tags are shown"
     nb = page_notebook(lang, concept)
-    sections = mkdocs_hooks._fact_check_sections(
-        str(course.DOCS / lang / f"{mkdocs_hooks.FACT_CHECK}.ipynb"), 0)
+    sections = cell_marks._fact_check_sections(
+        str(course.DOCS / lang / f"{cell_marks.FACT_CHECK}.ipynb"), 0)
     claims = [t for c in nb["cells"] for t in c["metadata"].get("tags", []) if t in sections]
     marks = html.select("a.nb-mark--claim")
     assert len(marks) == len(claims), f"{lang}/{concept}: {len(marks)} claim marks for tags {claims}"
     for mark in marks:
         assert mark.get_text(strip=True) == labels(lang)["claim"]
         target, fragment = resolve(site, page, mark["href"])
-        assert target == site / page_path(lang, mkdocs_hooks.FACT_CHECK), f"{lang}/{concept}: {mark['href']}"
+        assert target == site / page_path(lang, cell_marks.FACT_CHECK), f"{lang}/{concept}: {mark['href']}"
         heading = soup(target).find(id=fragment)
         assert heading is not None and heading.name == "h2", f"{lang}/{concept}: no section {mark['href']}"
         named = " ".join(heading.get_text().rstrip().rstrip("¶").split())  # code in a heading keeps its spaces
         assert " ".join(mark["title"].split()) == named, "the mark names the claim it checks"
     gpu = html.select(".nb-mark--gpu")
-    assert len(gpu) == len(tagged(nb, lambda t: t == mkdocs_hooks.GPU_ONLY))
+    assert len(gpu) == len(tagged(nb, lambda t: t == cell_marks.GPU_ONLY))
     assert all(m.get_text(strip=True) == labels(lang)["gpu_only"] for m in gpu)
 
 
 def test_claim_sections_are_found_on_the_fact_check_page():
     for lang in course.LANGS:
-        sections = mkdocs_hooks._fact_check_sections(
-            str(course.DOCS / lang / f"{mkdocs_hooks.FACT_CHECK}.ipynb"), 0)
+        sections = cell_marks._fact_check_sections(
+            str(course.DOCS / lang / f"{cell_marks.FACT_CHECK}.ipynb"), 0)
         assert {f"claim-M{i}" for i in range(1, 7)} | {f"claim-O{i}" for i in range(1, 6)} <= set(sections), lang
 
 
@@ -95,17 +95,17 @@ def test_marks_hide_machinery_tags_and_translate_gpu_only():
                       for t in ("raises-exception", "gpu-only", "claim-F1", "something-else"))
     ja = SimpleNamespace(extra={"labels": labels("ja")}, docs_dir=str(course.DOCS))
     page = SimpleNamespace(file=SimpleNamespace(src_uri="ja/02-moving-tensors.ipynb"))
-    out = mkdocs_hooks._marks(toolbar, page, ja, files=None)
+    out = cell_marks.marks(toolbar, page, ja, files=None)
     assert "raises-exception" not in out and "claim-F1" not in out and "something" not in out
     assert f'>{labels("ja")["gpu_only"]}</span>' in out
-    assert mkdocs_hooks._marks(toolbar.replace("gpu-only", "x"), page, ja, files=None) == ""
+    assert cell_marks.marks(toolbar.replace("gpu-only", "x"), page, ja, files=None) == ""
 
 
 @pytest.mark.parametrize("lang, concept", notebook_pages())
 def test_provenance_says_which_gpu_only_checks_did_not_run(site, lang, concept):
     [line] = soup(site / page_path(lang, concept)).select(".nb-provenance")
     nb = page_notebook(lang, concept)
-    count = len(tagged(nb, lambda t: t == mkdocs_hooks.GPU_ONLY))
+    count = len(tagged(nb, lambda t: t == cell_marks.GPU_ONLY))
     said = line.select(".nb-gpu-cells")
     if not count:
         assert not said

@@ -12,9 +12,9 @@ import sys
 import xml.etree.ElementTree as ET
 from urllib.parse import urlsplit
 
-import course
+from coursebuild import course
 import pytest
-from static_site import served
+from tools.static_site import served
 from test_browser import (CONTEXT, DEFAULT, DESKTOP, LANGS, LUMINANCE, PAGE_TYPES, PHONE, SAMPLE_NOTEBOOK,  # noqa: F401
                           Log, desktop, page_url, phone, search, tab)
 from test_reader_interface import labels
@@ -96,7 +96,7 @@ def test_every_copy_button_copies_its_code_byte_for_byte(clipboard, base, lang, 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_a_missing_page_answers_in_the_language_of_its_url_with_search_and_a_way_home(desktop, base, lang):
-    """GitHub Pages answers every missing path with the root 404.html (scripts/static_site.py does too)."""
+    """GitHub Pages answers every missing path with the root 404.html (tools/static_site.py does too)."""
     missing = page_url(base, lang, "no-such-page") + "#a-section"
     mine = labels(lang)
     with tab(desktop) as (page, log):

@@ -2,11 +2,11 @@
 import json
 import sys
 
-import course
-import execute
+from coursebuild import course
+from coursebuild.execute import cache, kernel, pages
 import nbformat
-import record_outputs
-import twins
+from coursebuild.execute import records as record_outputs
+from coursebuild.course import twins
 from conftest import run, write_notebook
 from test_site import soup
 
@@ -37,7 +37,7 @@ def test_a_recording_that_fails_leaves_the_previous_record_as_it_was(course_root
     twins.main()
     try:
         record_outputs.record(course_root / "records", log=lambda *_: None)
-    except execute.BuildError as err:
+    except course.BuildError as err:
         assert "ZeroDivisionError" in str(err)
     else:
         raise AssertionError("expected the recording to fail")
@@ -51,7 +51,7 @@ def test_fresh_record_is_shown_and_the_build_outputs_become_a_second_view(course
     manifest.update(kind="cuda", device="Recorded test device", torch="2.11.0+cu130")
     manifest_path.write_text(json.dumps(manifest))
     logged = []
-    execute.build_pages(records_dir=course_root / "records", log=logged.append)
+    pages.build_pages(records_dir=course_root / "records", log=logged.append)
     for lang in course.LANGS:
         page = nbformat.read(course_root / "docs" / lang / "01-x.ipynb", as_version=4)
         meta = page.metadata["course"]
@@ -68,7 +68,7 @@ def test_stale_record_never_shows_and_is_listed(course_root):
     record_outputs.record(course_root / "records", log=lambda *_: None)
     _course(course_root, answer="6 * 9")  # the code changed after the record was made
     logged = []
-    execute.build_pages(records_dir=course_root / "records", log=logged.append)
+    pages.build_pages(records_dir=course_root / "records", log=logged.append)
     assert any(line.startswith("stale records") and "01-x" in line for line in logged)
     for lang in course.LANGS:
         page = nbformat.read(course_root / "docs" / lang / "01-x.ipynb", as_version=4)
@@ -82,14 +82,14 @@ def test_site_shows_recorded_outputs_with_a_link_to_the_cpu_view(tmp_path):
     concept = course.concepts()[0]
     records = tmp_path / "records"
     records.mkdir()
-    env = execute.environment()
-    nb = execute.executed(concept, env, log=lambda *_: None)
+    env = kernel.environment()
+    nb = cache.executed(concept, env, log=lambda *_: None)
     nbformat.write(nb, records / f"{concept}.ipynb")
     (records / "manifest.json").write_text(json.dumps(dict(
         env, device="Recorded CPU test device", date="2026-01-02",
         concepts={concept: {"code_hash": course.code_hash(nb)}})))
     try:
-        done = run(sys.executable, "scripts/execute.py", "--records", str(records))
+        done = run(sys.executable, "-m", "coursebuild.execute.pages", "--records", str(records))
         assert done.returncode == 0, done.stderr
         done = run(sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site"))
         assert done.returncode == 0, done.stderr[-3000:]
@@ -100,4 +100,4 @@ def test_site_shows_recorded_outputs_with_a_link_to_the_cpu_view(tmp_path):
         cpu_line = soup(tmp_path / "site" / "ja" / "cpu" / concept / "index.html").select_one(".nb-provenance")
         assert "CPU" in cpu_line.get_text() and cpu_line.find("a")["href"] == f"../../{concept}/"
     finally:
-        assert run(sys.executable, "scripts/execute.py").returncode == 0
+        assert run(sys.executable, "-m", "coursebuild.execute.pages").returncode == 0

@@ -15,9 +15,9 @@ import platform
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
-import course
+from coursebuild import course
 import pytest
-import run_all
+from tools import run_all
 
 TWINS = sorted(course.NOTEBOOKS.glob("*/*.ipynb"))
 CACHE = course.ROOT / ".cache" / "run-all"

@@ -1,4 +1,4 @@
-"""Cells run in a scratch folder of their own (scripts/sandbox.py): what they write by a relative path
+"""Cells run in a scratch folder of their own (coursebuild/execute/sandbox.py): what they write by a relative path
 goes with it, a write into the author's files stops the build naming the cell, and nothing they
 start outlives the build."""
 import ast
@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import psutil
 import pytest
-import sandbox
+from coursebuild.execute import sandbox
 from conftest import scratch_course
 from test_build_robust import KERNEL, _build, _course, _fails
 

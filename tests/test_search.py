@@ -2,16 +2,16 @@
 of the built site in Chromium, per language; and what search downloads, shows and does with keys.
 
 Search is Material's (lunr), with one index per language and the query segmented (ja) or stemmed
-(ko) as the index is, and the synonyms of scripts/synonyms/<lang>.yml applied to both:
-scripts/search_hooks.py and docs/assets/javascripts/workers/search-i18n.js."""
+(ko) as the index is, and the synonyms of coursebuild/search/synonyms/<lang>.yml applied to both:
+coursebuild/search/index.py and docs/assets/javascripts/workers/search-i18n.js."""
 import json
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-import course
+from coursebuild import course
 import pytest
-import search_eval
-import search_synonyms
+from tools import search_eval
+from coursebuild.search import thesaurus as search_synonyms
 from test_browser import DESKTOP
 
 LANGS = course.LANGS
@@ -70,7 +70,7 @@ def test_search_lists_only_pages_in_the_language_searched(measured, lang):
 
 # ------------------------------------------------------------------------------------ synonyms
 
-# One spelling of a group against another (scripts/synonyms/<lang>.yml): both stand for the same
+# One spelling of a group against another (coursebuild/search/synonyms/<lang>.yml): both stand for the same
 # word in the index, so they list the same pages, whichever spelling each page uses (in an order
 # that can differ: pages that contain the query as typed come first).
 SAME_WORD = {
@@ -108,7 +108,7 @@ def test_no_synonym_spelling_is_left_out(context, base, lang):
         skipped = page.workers[0].evaluate("() => synonyms.skipped")
     finally:
         page.close()
-    assert not skipped, (f"scripts/synonyms/{lang}.yml: spellings that stop words reduce to one word or to "
+    assert not skipped, (f"coursebuild/search/synonyms/{lang}.yml: spellings that stop words reduce to one word or to "
                          "nothing, and that search therefore ignores; add a word that keeps them specific, "
                          "or drop them:\n  " + "\n  ".join(skipped))
 

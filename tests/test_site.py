@@ -5,7 +5,7 @@ import subprocess
 from functools import lru_cache
 from urllib.parse import unquote, urlsplit
 
-import course
+from coursebuild import course
 import pytest
 from bs4 import BeautifulSoup
 from mkdocs.config import load_config
@@ -131,7 +131,7 @@ def test_page_says_what_produced_its_outputs(site, lang, concept):
 def test_notebook_page_html_is_within_budget(site, lang, concept):
     """The page's own HTML; its stylesheets, inline since they are the same on every page, count in the
     first-visit budget below."""
-    from bench import html_bytes
+    from tools.bench import html_bytes
     size = html_bytes(site / page_path(lang, concept))
     budget = PAGE_BUDGETS.get(concept, PAGE_BUDGET)
     assert size < budget, f"{lang}/{concept}: {size} bytes of HTML (budget {budget})"
@@ -210,7 +210,7 @@ def test_pages_load_nothing_from_other_hosts(site):
 
 
 def test_search_index_covers_all_languages(site):
-    # one index per language (scripts/search_hooks.py; tests/test_search.py checks them further)
+    # one index per language (coursebuild/search/index.py; tests/test_search.py checks them further)
     for lang in course.LANGS:
         index = json.loads((site / "search" / f"search_index.{lang}.json").read_text(encoding="utf-8"))
         assert index["config"]["lang"] == [lang] and index["docs"]
@@ -223,13 +223,13 @@ def first_visit_pages():
 
 @pytest.mark.parametrize("lang, kind, name", first_visit_pages())
 def test_first_visit_is_within_budget(site, lang, kind, name):
-    from bench import first_visit_bytes
+    from tools.bench import first_visit_bytes
     size = first_visit_bytes(site, site / page_path(lang, name))
     assert size <= FIRST_VISIT_BUDGET[kind], f"{lang}/{name}: a first visit loads {size} bytes (budget {FIRST_VISIT_BUDGET[kind]})"
 
 
 def test_stylesheets_are_trimmed_and_no_page_links_an_untrimmed_one(site):
-    """PurgeCSS ran (scripts/trim_css.py): JupyterLab's ~590 KB and Material's ~140 KB are gone."""
+    """PurgeCSS ran (coursebuild/assets/trim_css.py): JupyterLab's ~590 KB and Material's ~140 KB are gone."""
     css = sorted(p.relative_to(site).as_posix() for p in site.glob("assets/*/*.css"))
     assert [c for c in css if c.startswith("assets/notebook/")], css
     untrimmed = [c for c in css if c.endswith(".css") and not c.endswith(".trimmed.css")

@@ -2,8 +2,8 @@
 import json
 import subprocess
 
-import course
-import twins
+from coursebuild import course
+from coursebuild.course import twins
 
 
 def test_twins_are_in_sync_with_the_py_notebooks():

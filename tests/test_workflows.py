@@ -3,7 +3,7 @@ import shutil
 import sys
 from pathlib import Path
 
-import course
+from coursebuild import course
 from conftest import run
 
 WORKFLOWS = sorted(str(p) for p in (course.ROOT / ".github" / "workflows").glob("*.yml"))

@@ -11,7 +11,7 @@
   document.querySelector(".md-search__scrollwrap")?.removeAttribute("tabindex");
 
   // Notebook code and outputs that scroll sideways must be reachable, and so scrollable, by keyboard;
-  // nothing else in a cell is a Tab stop but its copy button (scripts/mkdocs_hooks.py).
+  // nothing else in a cell is a Tab stop but its copy button (coursebuild/render/notebook_html.py).
   const reachable = () => {
     for (const box of document.querySelectorAll(".jupyter-wrapper :is(.highlight-ipynb, .jp-OutputArea-output, .jp-OutputArea-output > pre)"))
       if (box.scrollWidth > box.clientWidth && /auto|scroll/.test(getComputedStyle(box).overflowX)) box.tabIndex = 0;

@@ -1,4 +1,4 @@
-/* "Predict, then run": the questions before some notebook cells (scripts/mkdocs_hooks.py marks them
+/* "Predict, then run": the questions before some notebook cells (coursebuild/render/predict.py marks them
    with data-predict). The choices become buttons; what would give the answer away (the asked cell's
    output, the checks and the explanation, all marked data-reveal) stays closed until the reader picks
    a choice or asks for the answer, then opens in place. A tiny script in overrides/main.html closes

@@ -1,4 +1,4 @@
-/* Material's search worker, with three changes (scripts/search_hooks.py points each page at it):
+/* Material's search worker, with three changes (coursebuild/search/index.py points each page at it):
 
    1. The index of the page's language only (search/search_index.<lang>.json, written by the
       build): results stay in the reader's language, and a first search downloads a third.
@@ -7,7 +7,7 @@
       モデルをGPUに移動 found nothing. Full-width and half-width forms are folded (NFKC) first.
    3. Korean words are reduced to stems, in the index and in the query alike: 옮기다, 옮겨요,
       옮깁니다 and 옮긴 all become 옮기 (and 복사되나요 복사), 텐서를 and 텐서는 become 텐서.
-   4. Synonyms (scripts/synonyms/<lang>.yml, in the index's config): every spelling of a group is
+   4. Synonyms (coursebuild/search/synonyms/<lang>.yml, in the index's config): every spelling of a group is
       marked with the group's key, in the pages and in the query alike, so that インプレース finds
       in-place, 데이터 병렬 DataParallel and "not enough memory" the page on out of memory.
    Also, in every language, the query goes through the pipeline that the index went through: stop

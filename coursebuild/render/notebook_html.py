@@ -1,0 +1,178 @@
+"""A notebook as HTML: mkdocs-jupyter's conversion (nbconvert), made lean before its render cache keeps it.
+
+What is the same on every notebook page is put aside once: mkdocs-jupyter inlines ~600 KB of CSS and
+the copy-button script in every page; lean_nb2html stores them in .cache/notebook-assets/ under their
+hash and leaves a mark that the page (pages.py) turns into links to shared files in the site. It also
+draws the copy icon with CSS, drops empty collapsers, unwraps code tokens that change nothing a reader
+sees, and makes each copy button copy the code the cell shows. coursebuild/patches.py installs
+lean_nb2html in place of mkdocs-jupyter's nb2html; hands HTML (and the asset mark) to the render cache.
+"""
+import ast
+import hashlib
+import re
+import shutil
+from html import unescape
+from pathlib import Path
+
+import mkdocs_jupyter.convert
+
+from coursebuild import course
+
+STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.S)
+
+# nbconvert's MathJax and Mermaid loaders: unused here, and they point at third-party CDNs
+# (an empty MathJax URL even makes the page load itself as a script).
+UNUSED_SCRIPT = re.compile(r"<script[^>]*>(?:(?!</script>).)*?(?:mathjax|mermaid)(?:(?!</script>).)*</script>"
+                           r"|<script src=\"\">\s*</script>", re.S | re.I)
+
+INLINE_SCRIPT = re.compile(r"<script>(.*?)</script>", re.S)
+
+COPY_ICON = re.compile(r'<svg aria-hidden="true" class="clipboard-copy-icon".*?</svg>', re.S)
+
+# The copy icon once, as a CSS mask, instead of an inline SVG in every code cell.
+COPY_ICON_CSS = """.jupyter-wrapper .clipboard-copy-icon { display: inline-block; width: 20px; height: 20px;
+  background-color: currentColor; -webkit-mask: var(--nb-copy-icon) center / contain no-repeat;
+  mask: var(--nb-copy-icon) center / contain no-repeat;
+  --nb-copy-icon: url("data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Cpath d='M0 6.75C0 5.784.784 5 1.75 5h1.5a.75.75 0 010 1.5h-1.5a.25.25 0 00-.25.25v7.5c0 .138.112.25.25.25h7.5a.25.25 0 00.25-.25v-1.5a.75.75 0 011.5 0v1.5A1.75 1.75 0 019.25 16h-7.5A1.75 1.75 0 010 14.25v-7.5z'/%3E%3Cpath d='M5 1.75C5 .784 5.784 0 6.75 0h7.5C15.216 0 16 .784 16 1.75v7.5A1.75 1.75 0 0114.25 11h-7.5A1.75 1.75 0 015 9.25v-7.5zm1.75-.25a.25.25 0 00-.25.25v7.5c0 .138.112.25.25.25h7.5a.25.25 0 00.25-.25v-7.5a.25.25 0 00-.25-.25h-7.5z'/%3E%3C/svg%3E"); }"""
+
+NOTEBOOK_ASSETS = "assets/notebook"
+
+EMPTY_COLLAPSER = re.compile(r'<div class="jp-Collapser[^"]*">\s*</div>\n?')
+
+CODE_BLOCK = re.compile(r'(<div class="highlight-ipynb[^"]*"><pre>)(.*?)(</pre>)', re.S)
+
+TOKEN = re.compile(r'<span class="([\w-]+)">([^<]*)</span>')
+
+TOKEN_STYLE = re.compile(r"\.highlight-ipynb \.([\w-]+)\s*\{([^}]*)\}")
+
+PLAIN_TOKENS = {"p"}  # punctuation
+
+# a token's text, then the next token: (kept text, class, next class)
+SAME_STYLE = re.compile(r'(<span class="([\w-]+)">[^<]*)</span><span class="([\w-]+)">')
+
+# nbconvert puts each of a cell's ~10 nested divs on its own line; the browser ignores that whitespace
+BEFORE_DIV = re.compile(r"(?<=>)\s+(?=</?div[\s>])")
+
+# nbconvert's Tab stops: every cell's input, every output
+CELL_TAB_STOP = re.compile(r'(<div class="(?:jp-Cell-inputWrapper|[^"]*\bjp-OutputArea-output\b[^"]*)"[^>]*?) tabindex="0"')
+
+# What every notebook page gets the same: mkdocs-jupyter inlines ~600 KB of CSS, the copy-button
+# script and an icon per cell. lean_nb2html puts the first two aside once, in files named by their
+# hash, and leaves a mark that on_page_content turns into links to shared files.
+ASSET_STORE = course.ROOT / ".cache" / "notebook-assets"
+NB2HTML = mkdocs_jupyter.convert.nb2html  # mkdocs-jupyter's own, which lean_nb2html wraps
+
+ASSETS = re.compile(r"<!-- nb-assets (\S+\.css) (\S+\.js) -->")
+
+
+def lean_nb2html(*args, **kwargs):
+    """mkdocs-jupyter's conversion, with the work that is the same for every page done before its
+    render cache keeps the result (an unchanged build then reads and edits pages a quarter the size):
+    CSS and script put aside, the copy icon as CSS, empty collapsers gone, code tokens unwrapped."""
+    html = UNUSED_SCRIPT.sub("", NB2HTML(*args, **kwargs))
+    css = "\n".join(_stylesheets(STYLE.findall(html)) + [COPY_ICON_CSS])
+    html = _copy_from_code(_plain_tokens(html, css))
+    js = "\n;\n".join(INLINE_SCRIPT.findall(html))
+    names = [_stored(css, "css"), _stored(js, "js")]
+    html = COPY_ICON.sub('<span class="clipboard-copy-icon" aria-hidden="true"></span>',
+                         INLINE_SCRIPT.sub("", STYLE.sub("", html)))
+    # JupyterLab's cell collapsers are empty and do nothing on a static page (5 KB on a long one).
+    html = BEFORE_DIV.sub("", EMPTY_COLLAPSER.sub("", html))
+    # nbconvert makes every cell and output a Tab stop (three per code cell); a keyboard needs only the
+    # copy buttons, and the code or output that scrolls sideways (docs/assets/javascripts/extra.js).
+    html = CELL_TAB_STOP.sub(r"\1", html)
+    return f"<!-- nb-assets {names[0]} {names[1]} -->" + html
+
+
+# the code as Pygments shows it (_plain_tokens has run), then mkdocs-jupyter's copy of the cell's source
+COPY_TEXT = re.compile(r'(<div class="highlight-ipynb[^"]*"><pre>)((?:(?!</pre>).)*)(</pre>\s*</div>)\s*'
+                       r'<div (?:class="clipboard-copy-txt" id="([^"]+)"|id="([^"]+)" class="clipboard-copy-txt")>(.*?)</div>',
+                       re.S)
+
+TAG = re.compile(r"<[^>]+>")
+
+
+def _copy_from_code(html):
+    """The copy button copies the code the cell shows, which is made the cell's source byte for byte,
+    instead of mkdocs-jupyter's second copy of it in a hidden <div>: that div's lines were collapsed
+    into one by the page minifier (which keeps the whitespace of <pre> only), and it repeated every
+    cell's source in the page (15 KB on the longest one). Pygments drops the source's leading and
+    trailing newlines and ends the code with one; they are put back as the source has them."""
+    def one(match):
+        opening, shown, closing, cell_id, other_id, source = match.groups()
+        cell_id = cell_id or other_id
+        source = unescape(source)
+        body = source.strip("\n")
+        lead = source[:len(source) - len(source.lstrip("\n"))]
+        trail = source[len(lead) + len(body):]
+        shown = shown.removesuffix("\n")
+        if unescape(TAG.sub("", shown)) != body:
+            raise ValueError(f"a code cell's highlighted text is not its source ({body[:60]!r}...): the copy button "
+                             "would copy something else; coursebuild/render/notebook_html.py must learn this nbconvert/Pygments")
+        # the HTML parser drops a newline that directly follows <pre>: a source that starts with one needs two
+        lead = "\n" + lead if lead else ""
+        return f'{opening[:-1]} id="{cell_id}">{lead}{shown}{trail}{closing}'
+    return COPY_TEXT.sub(one, html)
+
+
+def _plain_tokens(html, css):
+    """Pygments wraps every token of the code in a span, and most of them change nothing a reader
+    sees: names (no style), whitespace, the dot in `torch.cuda` (a bold dot looks like a plain one),
+    and neighbours of the same style (the pieces of an f-string). Brackets and commas are drawn in the
+    text colour. Together this takes a quarter off a long notebook page and keeps the longest within
+    the first-visit budget (tests/test_site.py)."""
+    style = dict(TOKEN_STYLE.findall(css))
+
+    def keep(token):
+        cls, text = token[1], token[2]
+        return token[0] if cls in style and cls not in PLAIN_TOKENS and text.strip() and text != "." else text
+
+    def join(pair):
+        return pair[1] if style.get(pair[2]) == style.get(pair[3]) else pair[0]
+
+    def code(block):
+        body, joined = TOKEN.sub(keep, block[2]).replace("<span></span>", "", 1), None
+        while joined != body:  # each pass joins every other neighbour of a run
+            joined, body = body, SAME_STYLE.sub(join, body)
+        return block[1] + body + block[3]
+
+    return CODE_BLOCK.sub(code, html)
+
+
+def _stylesheets(styles):
+    """The page's <style> texts. mkdocs-jupyter 0.26 also writes the Pygments styles as a Python list
+    (`['pre { ... }']`), which is not CSS: the browser drops it whole and PurgeCSS cannot parse it.
+    Its items are the Pygments styles the page already has; keep any that are not."""
+    kept = []
+    for text in styles:
+        if text.strip().startswith("['"):
+            items = ast.literal_eval(text.strip())
+            kept += [item for item in items if item.strip() not in {k.strip() for k in kept}]
+        else:
+            kept.append(text)
+    return kept
+
+
+def _stored(text, suffix):
+    name = f"{hashlib.sha256(text.encode()).hexdigest()[:12]}.{suffix}"
+    if not (ASSET_STORE / name).exists():
+        course.write_atomic(ASSET_STORE / name, text)
+    return name
+
+
+def assets_of(html):
+    """The mark of a converted page, naming its (css, js) assets; ValueError when the mark or a file is
+    missing (the render cache entry is then rendered again)."""
+    mark = ASSETS.match(html)
+    if mark is None or not all((ASSET_STORE / name).is_file() for name in mark.groups()):
+        raise ValueError("notebook assets missing")
+    return mark
+
+
+def shared_file(config, name):
+    """The asset `name` (from the asset store) in the site, once for all pages; its URL from the root."""
+    target = Path(config.site_dir) / NOTEBOOK_ASSETS / name
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ASSET_STORE / name, target)
+    return f"{NOTEBOOK_ASSETS}/{name}"
