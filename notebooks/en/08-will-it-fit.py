@@ -179,7 +179,7 @@ assert model_bytes(model) == (before - 8) // 2 + 8
 # A tensor on the `meta` device has a shape and a dtype but no data, so creating it costs no
 # memory. Under `with torch.device("meta"):` a whole model is built that way, however large,
 # and you can count its bytes before deciding where it goes. The cell builds a model of 125
-# billion parameters, 500 GB in `float32`, far more than this machine's memory.
+# billion parameters, 500 GB in `float32`.
 #
 # The first operation on `meta` in a session loads PyTorch's meta kernels, which takes a
 # moment on some versions, so the cell runs one before it starts the clock.
