@@ -17,7 +17,6 @@ its conversion (and its cache): the patches below stay.
 import ast
 import hashlib
 import importlib
-import importlib.metadata
 import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
@@ -210,6 +209,3 @@ def installed(patch):
     target, name, new = _applied[patch.name]
     return getattr(target, name) is new
 
-
-def library_version(patch):
-    return importlib.metadata.version(patch.library)
