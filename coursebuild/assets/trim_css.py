@@ -26,6 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from coursebuild import course
 from coursebuild.assets.npm import ROOT, npm_package
 
 CACHE = ROOT / ".cache" / "purgecss"
@@ -87,7 +88,7 @@ def purge(css, content, variables=False):
     CACHE.mkdir(parents=True, exist_ok=True)
     for old in sorted(CACHE.glob("*.css"), key=lambda p: p.stat().st_mtime)[:-15]:  # the latest few
         old.unlink()
-    cached.write_text(text, encoding="utf-8")
+    course.write_atomic(cached, text)  # whole or not at all: the next build reads it
     return text
 
 
