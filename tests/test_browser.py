@@ -95,6 +95,27 @@ def phone(chromium):
     context.close()
 
 
+# The page's scripts start after its first paint, one after another (overrides/partials/after-paint.html).
+# An empty script queued behind them runs once they all have.
+SCRIPTS_RAN = """() => new Promise(done => {
+  const queued = () => [...document.querySelectorAll('script[data-after-paint]')]
+    .every(tag => document.querySelector(`script[src="${tag.dataset.afterPaint}"]`));
+  const behind = () => {
+    const last = document.createElement('script');
+    Object.assign(last, {async: false, onload: done, src: 'data:text/javascript,'});
+    document.body.append(last);
+  };
+  const wait = () => queued() ? behind() : requestAnimationFrame(wait);
+  wait();
+})"""
+
+
+def opened(page, url):
+    """Go to url and wait until the page's scripts have run (not for the network to be quiet for 500 ms)."""
+    page.goto(url)
+    page.evaluate(SCRIPTS_RAN)
+
+
 @contextlib.contextmanager
 def tab(context):
     """A new page in `context`, with a log of its requests and errors."""

@@ -7,7 +7,8 @@ import json
 from coursebuild import course
 import pytest
 from coursebuild.course import questions
-from test_browser import LANGS, SAMPLE_NOTEBOOK, Log, axe_script, desktop, page_url, phone, private_tab, tab  # noqa: F401
+from test_browser import (LANGS, SAMPLE_NOTEBOOK, Log, axe_script, desktop, opened, page_url, phone,  # noqa: F401
+                          private_tab, tab)
 from test_reader_interface import labels
 from test_site import notebook_pages, page_path, soup
 
@@ -72,7 +73,7 @@ def test_no_question_can_be_answered_by_reading_the_screen(chromium, base, lang,
     """Before an answer: no output of the asked cell, no assert, no expected-error fragment, no explanation
     on screen. After picking a choice (or asking for the answer), they open in place."""
     with private_tab(chromium) as (page, log):
-        page.goto(page_url(base, lang, concept), wait_until="networkidle")
+        opened(page, page_url(base, lang, concept))
         total = page.locator("[data-predict]").count()
         assert total >= MIN_QUESTIONS
         for n in range(1, total + 1):
@@ -100,7 +101,7 @@ def test_picking_an_answer_shows_the_output_a_verdict_and_the_tally(chromium, ba
     concept = SAMPLE_NOTEBOOK[lang]
     mine = labels(lang)
     with private_tab(chromium) as (page, log):
-        page.goto(page_url(base, lang, concept), wait_until="networkidle")
+        opened(page, page_url(base, lang, concept))
         q, output = _first_question(page)
         total = page.locator("[data-predict]").count()
         assert output.evaluate(HIDDEN), f"{lang}/{concept}: the output shows before an answer"
@@ -145,7 +146,7 @@ def test_picking_an_answer_shows_the_output_a_verdict_and_the_tally(chromium, ba
         assert not violations, f"{lang}/{concept} after answering:\n" + "\n".join(violations)
 
         # The answers stay in this browser: back after a reload, and nothing was sent anywhere.
-        page.reload(wait_until="networkidle")
+        page.reload(wait_until="networkidle")  # and whatever answering might have sent
         q, output = _first_question(page)
         assert not output.evaluate(HIDDEN)
         assert tally.locator(".predict-count").inner_text() == expected
@@ -205,7 +206,7 @@ def test_the_setup_cell_is_closed_behind_a_summary_and_its_code_still_copies(chr
     """The first code a reader sees open is the concept's own; the setup cell opens on a click."""
     concept = SAMPLE_NOTEBOOK[lang]
     with private_tab(chromium) as (page, log):
-        page.goto(page_url(base, lang, concept), wait_until="networkidle")
+        opened(page, page_url(base, lang, concept))
         setup = page.locator("details.nb-setup")
         assert setup.count() == 1
         assert setup.locator("summary").inner_text().strip() == labels(lang)["setup"]

@@ -3,7 +3,8 @@ compose a search, read Korean and Japanese lines and the cheat sheets' code on a
 keyboard in either colour scheme; and what the pages ask of the network and tell search engines.
 
 The figures the tests measure (cells that copy right, tab stops, code cells that scroll sideways) are
-printed: `./scripts/test tests/test_reader_ui.py -q -s` shows them."""
+printed: `./scripts/test tests/test_reader_ui.py -n 0 -q -s` shows them (-n 0: in one process, whose
+output -s can show)."""
 import json
 import os
 import re
@@ -16,7 +17,7 @@ from coursebuild import course
 import pytest
 from tools.static_site import served
 from test_browser import (CONTEXT, DEFAULT, DESKTOP, LANGS, LUMINANCE, PAGE_TYPES, PHONE, SAMPLE_NOTEBOOK,  # noqa: F401
-                          Log, desktop, page_url, phone, search, tab)
+                          Log, desktop, opened, page_url, phone, search, tab)
 from test_reader_interface import labels
 
 CONCEPTS = course.concepts()
@@ -63,6 +64,30 @@ def code_sources(lang, name):
 
 
 COPY_BUTTONS = "clipboard-copy, .md-code__button[data-md-type=copy]"  # mkdocs-jupyter's; Material 9.8's
+# Before a click: the clipboard holds a marker, the button's closed <details> are open, the button is in
+# view (an answer's cells open a frame after the reader answers). Where the pointer will press it, and
+# whether the button, not something over it, is there (what Playwright's click checks, without its wait
+# for two frames of no movement).
+AIM = """async b => {
+  await navigator.clipboard.writeText('(nothing copied)');
+  for (let d = b.closest('details:not([open])'); d; d = d.parentElement.closest('details:not([open])')) d.open = true;
+  let aim = {};
+  for (const until = Date.now() + 5000; Date.now() < until; await new Promise(requestAnimationFrame)) {
+    b.scrollIntoView({block: 'center'});
+    const box = b.getBoundingClientRect(), x = box.left + box.width / 2, y = box.top + box.height / 2;
+    const there = box.width && box.height ? document.elementFromPoint(x, y) : null;
+    aim = {x, y, hit: !!there && b.contains(there), there: there?.outerHTML.slice(0, 200)};
+    if (aim.hit) break;
+  }
+  return aim;
+}"""
+PASTE = """async () => {
+  for (const until = Date.now() + 5000; Date.now() < until; await new Promise(next => setTimeout(next, 10))) {
+    const text = await navigator.clipboard.readText();
+    if (text !== '(nothing copied)') return text;
+  }
+  return '(nothing copied within 5 s)';
+}"""
 
 
 @pytest.mark.parametrize("lang, name", ALL_PAGES)
@@ -74,15 +99,13 @@ def test_every_copy_button_copies_its_code_byte_for_byte(clipboard, base, lang, 
         page.wait_for_function("document.documentElement.classList.contains('js')")  # Material's buttons are in
         for show in page.locator("button.predict-show").all():  # the answers' code opens once answered
             show.click()
-        buttons = page.locator(COPY_BUTTONS)
-        assert buttons.count() == len(expected), f"{lang}/{name}: {buttons.count()} copy buttons, {len(expected)} code blocks"
-        for i in range(buttons.count()):
-            button = buttons.nth(i)
-            button.evaluate("b => { for (let d = b.closest('details:not([open])'); d; d = d.parentElement.closest('details:not([open])')) d.open = true; }")
-            page.evaluate("navigator.clipboard.writeText('(nothing copied)')")
-            button.click()
-            page.wait_for_function("async () => (await navigator.clipboard.readText()) !== '(nothing copied)'")
-            copied.append(page.evaluate("navigator.clipboard.readText()"))
+        buttons = page.locator(COPY_BUTTONS).element_handles()
+        assert len(buttons) == len(expected), f"{lang}/{name}: {len(buttons)} copy buttons, {len(expected)} code blocks"
+        for i, button in enumerate(buttons):
+            aim = button.evaluate(AIM)
+            assert aim["hit"], f"{lang}/{name}: copy button {i + 1} is covered where a reader would click it: {aim}"
+            page.mouse.click(aim["x"], aim["y"])  # the reader's click (Playwright's would wait two frames first)
+            copied.append(page.evaluate(PASTE))
         assert not log.errors, log.errors
     right = [got == source for got, (_, source) in zip(copied, expected)]
     print(f"\ncopy {lang}/{name}: {sum(right)} of {len(expected)} code blocks copy right")
@@ -397,7 +420,7 @@ def test_keyboard_reaches_only_what_it_can_use_and_always_shows_where_it_is(chro
     context = chromium.new_context(**DESKTOP, color_scheme=scheme)
     try:
         page = context.new_page()
-        page.goto(page_url(base, lang, name), wait_until="networkidle")
+        opened(page, page_url(base, lang, name))
         code_cells = page.locator(".jp-CodeCell .jp-InputArea-editor").count()
         stops = tab_stops(page)
         # the first stop skips to the content
