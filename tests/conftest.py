@@ -1,7 +1,10 @@
+import contextlib
+import fcntl
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -16,29 +19,92 @@ from tools.browser_tools import CHROMIUM_ARGS, find_chromium  # noqa: E402
 from tools.static_site import free_port, served  # noqa: E402
 
 
-# The site is built for the local server the browser tests start, so its absolute URLs
-# (canonical, hreflang alternates) stay on this machine.
-os.environ["SITE_URL"] = f"http://127.0.0.1:{free_port()}/tutorial/"
+# The tests run in parallel (pytest-xdist: ./scripts/test starts several workers). The first process,
+# pytest itself or xdist's controller, picks what they share before the workers start, and they
+# inherit it: a folder for the site (built once, by the first worker that needs it) and the local
+# server's address, which the site is built for so its absolute URLs (canonical, hreflang alternates)
+# stay on this machine.
+if "COURSE_TESTS_SHARED" not in os.environ:
+    os.environ["COURSE_TESTS_SHARED"] = tempfile.mkdtemp(prefix="course-tests-")
+    os.environ["SITE_URL"] = f"http://127.0.0.1:{free_port()}/tutorial/"
+SHARED = Path(os.environ["COURSE_TESTS_SHARED"])
+SITE = SHARED / "site"
+_server = contextlib.ExitStack()
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: several seconds for one case (while writing, skip them with "
                                        "./scripts/test -m 'not slow'; the whole suite runs them)")
+    if not hasattr(config, "workerinput"):  # the first process serves the site to every worker's browser
+        _server.enter_context(served(SITE, port=urlsplit(os.environ["SITE_URL"]).port,
+                                     prefix=urlsplit(os.environ["SITE_URL"]).path))
 
 
-def run(*cmd, **kwargs):
-    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, **kwargs)
+def pytest_unconfigure(config):
+    if not hasattr(config, "workerinput"):
+        _server.close()
+        shutil.rmtree(SHARED, ignore_errors=True)
+
+
+# What one worker runs whole, in file order, and why: tests that share a costly fixture of their module
+# or edit one thing in turn. (pytest-xdist's own way, the xdist_group mark with --dist loadgroup, does
+# nothing with pytest 9.2: it renames the test's node id, which pytest no longer lets it do;
+# pytest-dev/pytest-xdist#1386.)
+TOGETHER = {
+    "tests/test_live_preview.py": "one preview, edited test after test; the last test stops it",
+    "tests/test_search.py": "the query set runs once (measured)",
+    "tests/test_run_all.py": "the environment with only torch is made once (torch_only)",
+    "tests/test_sandbox.py": "its notebook runs once (built)",
+    "tests/test_reader_ui.py::test_no_page_requests_anything_from_another_origin": "a site built for "
+        "the published URL (production)",
+}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    """xdist's load scheduling, each entry of TOGETHER a single unit of work."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Together(LoadScopeScheduling):
+        def _split_scope(self, nodeid):
+            return next((unit for unit in TOGETHER if nodeid.startswith(unit + ("" if "::" in unit else "::"))), nodeid)
+
+    return Together(config, log)
+
+
+def pytest_collection_modifyitems(items):
+    """The tests that need the built site last: the workers run the others while one of them builds it."""
+    items.sort(key=lambda item: "site" in item.fixturenames)
+
+
+@contextlib.contextmanager
+def taking_turns(name):
+    """One test process at a time here: what two workers must not do at once (build in this checkout,
+    copy it, install Chromium). The system releases the lock if its holder dies."""
+    with open(SHARED / f"{name}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def run(*cmd, cwd=ROOT, **kwargs):
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, **kwargs)
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory):
-    """The site, built as ./scripts/build builds it (notebook execution is cached)."""
-    out = tmp_path_factory.mktemp("site")
-    done = run(sys.executable, "-m", "coursebuild.execute.pages")
-    assert done.returncode == 0, done.stderr
-    done = run(sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out))
-    assert done.returncode == 0, done.stderr[-3000:]
-    return out
+def site():
+    """The site, built as ./scripts/build builds it (notebook execution is cached), once for all workers."""
+    failed = SHARED / "site.failed"
+    with taking_turns("checkout"):
+        if not (SHARED / "site.built").exists() and not failed.exists():
+            done = run(sys.executable, "-m", "coursebuild.execute.pages")
+            if done.returncode == 0:
+                done = run(sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(SITE))
+            (SHARED / ("site.built" if done.returncode == 0 else "site.failed")).write_text(
+                done.stderr[-3000:], encoding="utf-8")
+    assert not failed.exists(), "the site build failed:\n" + failed.read_text(encoding="utf-8")
+    return SITE
 
 
 # ------------------------------------------------- the browser checks (test_browser, test_search)
@@ -46,6 +112,11 @@ def site(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def chromium_path():
+    with taking_turns("chromium"):  # one worker installs it, the others find it
+        return _chromium_path()
+
+
+def _chromium_path():
     found = find_chromium()
     if not found and hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
@@ -66,9 +137,8 @@ def chromium_path():
 
 @pytest.fixture(scope="session")
 def base(site):
-    """URL of the home page of the site, served on 127.0.0.1 under site_url's path."""
-    with served(site, port=urlsplit(os.environ["SITE_URL"]).port) as url:
-        yield url
+    """URL of the home page of the site, served on 127.0.0.1 under site_url's path (by the first process)."""
+    return os.environ["SITE_URL"]
 
 
 @pytest.fixture(scope="session")

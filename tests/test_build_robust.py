@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -221,9 +222,14 @@ def test_ctrl_c_stops_the_build_promptly_and_leaves_nothing_half_written(course_
     _course(course_root, ("", "print(6 * 7)"), name="01-x")
     _course(course_root, ("", _start(signals)), ("", "import time\ntime.sleep(120)"), name="02-y")
     _scripts_in(course_root)
+    # The kernels' scratch folders under the course, where no_process_left finds them, by a short path:
+    # the kernel's sockets are files there, and a socket's path must fit in 108 bytes (pytest-xdist's
+    # workers give tmp_path a longer one).
+    short = Path(tempfile.mkdtemp(prefix="scratch-"))
+    (short / "s").symlink_to(course_root / ".cache" / "scratch")
     build = subprocess.Popen([sys.executable, "-m", "coursebuild.execute.pages"], cwd=course_root,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             env={**os.environ, "TMPDIR": str(course_root / ".cache" / "scratch")})
+                             env={**os.environ, "TMPDIR": str(short / "s")})
     try:
         started = signals / "started"
         deadline = time.monotonic() + KERNEL
@@ -237,6 +243,7 @@ def test_ctrl_c_stops_the_build_promptly_and_leaves_nothing_half_written(course_
     finally:
         if build.poll() is None:
             build.kill()
+        shutil.rmtree(short)
     assert build.returncode == 130, err
     assert "interrupted: kernels stopped" in err
     # about 1.5 s here; 7 s was seen with the machine's load at ten times its cores: the bound proves

@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 import yaml
-from conftest import ROOT
+from conftest import ROOT, taking_turns
 
 from coursebuild import course
 
@@ -61,7 +61,8 @@ def follow(root, section):
 def test_adding_a_concept_then_a_language_as_the_guide_says_builds_the_site(tmp_path):
     if not (ROOT / ".venv" / "bin" / "python").exists():
         pytest.skip("the guide's commands (./scripts/*) run with the repository's .venv: run ./scripts/test")
-    root = course.copy_project(tmp_path / "repository")  # its caches too: only what is new runs
+    with taking_turns("checkout"):  # not while another worker builds there
+        root = course.copy_project(tmp_path / "repository")  # its caches too: only what is new runs
     site = root / "site"
     follow(root, CONCEPT)
     for lang in course.LANGS:

@@ -14,7 +14,7 @@ import urllib.request
 
 from coursebuild import course
 import pytest
-from conftest import no_process_left
+from conftest import no_process_left, taking_turns
 from tools.static_site import free_port
 
 CONCEPT = "04-choosing-a-device"  # the quickest notebook to execute
@@ -38,7 +38,8 @@ def _wait_for_log(preview, pattern, timeout):
 
 @pytest.fixture(scope="module")
 def preview(tmp_path_factory):
-    root = course.copy_project(tmp_path_factory.mktemp("project"))
+    with taking_turns("checkout"):  # not while another worker builds there
+        root = course.copy_project(tmp_path_factory.mktemp("project"))
     port = free_port()
     log = root.parent / "preview.log"
     tmp = root / ".cache" / "tmp"  # the kernels' scratch folders: where no_process_left looks for them

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from coursebuild import course
 import pytest
+from conftest import taking_turns
 from tools.static_site import served
 from test_browser import (CONTEXT, DEFAULT, DESKTOP, LANGS, LUMINANCE, PAGE_TYPES, PHONE, SAMPLE_NOTEBOOK,  # noqa: F401
                           Log, desktop, opened, page_url, phone, search, tab)
@@ -155,8 +156,9 @@ def production(site, tmp_path_factory):
     build for their own server, where a request to site_url's host would not leave this machine."""
     out = tmp_path_factory.mktemp("production-site")
     env = {k: v for k, v in os.environ.items() if k != "SITE_URL"}
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(out)],
-                          cwd=course.ROOT, capture_output=True, text=True, env=env)
+    with taking_turns("checkout"):  # its caches are the checkout's
+        done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(out)],
+                              cwd=course.ROOT, capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     with served(out) as url:
         yield url

@@ -7,7 +7,7 @@ from coursebuild.execute import cache, kernel, pages
 import nbformat
 from coursebuild.execute import records as record_outputs
 from coursebuild.course import twins
-from conftest import run, write_notebook
+from conftest import run, taking_turns, write_notebook
 from test_site import soup
 
 
@@ -78,7 +78,8 @@ def test_stale_record_never_shows_and_is_listed(course_root):
 
 
 def test_site_shows_recorded_outputs_with_a_link_to_the_cpu_view(tmp_path):
-    """A real record of the first concept (made here, on the CPU) goes through the real site build."""
+    """A real record of the first concept (made here, on the CPU) goes through the real site build, in a
+    copy of the project: the pages it writes are not the ones the other tests read."""
     concept = course.concepts()[0]
     records = tmp_path / "records"
     records.mkdir()
@@ -88,16 +89,15 @@ def test_site_shows_recorded_outputs_with_a_link_to_the_cpu_view(tmp_path):
     (records / "manifest.json").write_text(json.dumps(dict(
         env, device="Recorded CPU test device", date="2026-01-02",
         concepts={concept: {"code_hash": course.code_hash(nb)}})))
-    try:
-        done = run(sys.executable, "-m", "coursebuild.execute.pages", "--records", str(records))
-        assert done.returncode == 0, done.stderr
-        done = run(sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site"))
-        assert done.returncode == 0, done.stderr[-3000:]
-        page = soup(tmp_path / "site" / concept / "index.html")
-        line = page.select_one(".nb-provenance")
-        assert "Recorded CPU test device" in line.get_text() and "2026-01-02" in line.get_text()
-        assert line.find("a")["href"].startswith("../cpu/")
-        cpu_line = soup(tmp_path / "site" / "ja" / "cpu" / concept / "index.html").select_one(".nb-provenance")
-        assert "CPU" in cpu_line.get_text() and cpu_line.find("a")["href"] == f"../../{concept}/"
-    finally:
-        assert run(sys.executable, "-m", "coursebuild.execute.pages").returncode == 0
+    with taking_turns("checkout"):  # not while another worker builds there
+        project = course.copy_project(tmp_path / "project")
+    done = run(sys.executable, "-m", "coursebuild.execute.pages", "--records", str(records), cwd=project)
+    assert done.returncode == 0, done.stderr
+    done = run(sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site"), cwd=project)
+    assert done.returncode == 0, done.stderr[-3000:]
+    page = soup(tmp_path / "site" / concept / "index.html")
+    line = page.select_one(".nb-provenance")
+    assert "Recorded CPU test device" in line.get_text() and "2026-01-02" in line.get_text()
+    assert line.find("a")["href"].startswith("../cpu/")
+    cpu_line = soup(tmp_path / "site" / "ja" / "cpu" / concept / "index.html").select_one(".nb-provenance")
+    assert "CPU" in cpu_line.get_text() and cpu_line.find("a")["href"] == f"../../{concept}/"

@@ -8,6 +8,7 @@ from urllib.parse import unquote, urlsplit
 from coursebuild import course
 import pytest
 from bs4 import BeautifulSoup
+from conftest import taking_turns
 from mkdocs.config import load_config
 
 CONFIG = load_config(str(course.ROOT / "mkdocs.yml"))
@@ -245,8 +246,9 @@ def test_a_fork_builds_with_its_own_repository_branch_and_site_url(tmp_path):
     import sys
     fork = {"COLAB_REPO": "someone/tensor-fork", "COLAB_BRANCH": "try-this", "REPO_URL": "https://github.com/someone/tensor-fork",
             "SITE_URL": "https://someone.github.io/tensor-fork/"}
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path)],
-                          cwd=course.ROOT, capture_output=True, text=True, env={**os.environ, **fork})
+    with taking_turns("checkout"):  # its caches are the checkout's
+        done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path)],
+                              cwd=course.ROOT, capture_output=True, text=True, env={**os.environ, **fork})
     assert done.returncode == 0, done.stderr[-3000:]
     prefix = "https://colab.research.google.com/github/someone/tensor-fork/blob/try-this/"
     for lang, concept in notebook_pages():

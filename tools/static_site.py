@@ -126,9 +126,10 @@ def free_port():
 
 
 @contextlib.contextmanager
-def served(site, compress=True, port=0):
-    """Serve `site` on 127.0.0.1 (on a free port by default); yields the URL of its home page."""
-    prefix = base_path(site)
+def served(site, compress=True, port=0, prefix=None):
+    """Serve `site` on 127.0.0.1 (on a free port by default); yields the URL of its home page. Under
+    `prefix`, or else the path the built site says it is published under."""
+    prefix = prefix or base_path(site)
     handler = type("SiteHandler", (Handler,), {"prefix": prefix, "compress": compress})
     server = Server(("127.0.0.1", port), functools.partial(handler, directory=str(site)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
