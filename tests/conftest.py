@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the build (coursebuild) and the checks (tools)
 
 from coursebuild import course  # noqa: E402
-from tools.browser_tools import CHROMIUM_ARGS, find_chromium  # noqa: E402
+from tools.browser_tools import CHROMIUM_ARGS, SHELL, find_chromium  # noqa: E402
 from tools.static_site import free_port, served  # noqa: E402
 
 
@@ -117,14 +117,14 @@ def chromium_path():
 
 
 def _chromium_path():
-    found = find_chromium()
+    found = find_chromium(shell_first=True)
     if not found and hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        for cmd in (["apt-get", "update"], ["apt-get", "install", "-y", "--no-install-recommends", "chromium"]):
+        for cmd in (["apt-get", "update"], ["apt-get", "install", "-y", "--no-install-recommends", SHELL]):
             done = subprocess.run(cmd, env=env, capture_output=True, text=True)
             if done.returncode:
                 pytest.fail(f"{' '.join(cmd)} failed:\n{done.stderr[-2000:]}")
-        found = find_chromium()
+        found = find_chromium(shell_first=True)
     if not found:
         # Elsewhere (no root, no apt): Playwright's own Chromium, downloaded once into the user's cache.
         done = subprocess.run([sys.executable, "-m", "playwright", "install", "chromium"],
