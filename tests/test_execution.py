@@ -99,6 +99,18 @@ def test_executed_once_cached_and_shared_by_all_languages(course_root):
     assert "cached: 01-x" in logged
 
 
+def test_a_line_written_in_pieces_is_one_output(course_root):
+    """The kernel sends a print in pieces when its flush timer fires in the middle (here, a flush between
+    them): on a loaded machine a question's output read `meta` and ` cpu cpu`, and matched no choice."""
+    _all_langs(course_root, ("", "import sys\nsys.stdout.write('meta'); sys.stdout.flush()\nprint(' cpu cpu')"))
+    from coursebuild.course import twins
+    twins.main()
+    pages.build_pages(records_dir=course_root / "records", log=lambda *_: None)
+    [cell] = [c for c in nbformat.read(course_root / "docs" / "en" / "01-x.ipynb", as_version=4).cells
+              if c.cell_type == "code"]
+    assert [(o["name"], o["text"]) for o in cell.outputs] == [("stdout", "meta cpu cpu\n")]
+
+
 def test_cache_key_covers_code_device_and_versions():
     nb = course.read(course.REFERENCE, course.concepts()[0])
     env = {"kind": "cpu", "device": "CPU", "torch": "2.13.0", "python": "3.11.7"}

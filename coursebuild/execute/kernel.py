@@ -156,6 +156,19 @@ NBCLIENT_LOG.addFilter(lambda record: not record.getMessage().startswith(
     ("Timeout waiting for execute reply", "Kernel died while waiting for execute reply")))
 
 
+def _join_split_writes(outputs):
+    """One output per run of writes to a stream, as Jupyter front ends show them. The kernel sends what a
+    print wrote in pieces when its flush timer fires in the middle (on a loaded machine, `meta` and
+    ` cpu cpu` for one print), and a question's answer is read from the whole line."""
+    joined = []
+    for out in outputs:
+        if joined and out["output_type"] == "stream" == joined[-1]["output_type"] and out["name"] == joined[-1]["name"]:
+            joined[-1]["text"] += out["text"]
+        else:
+            joined.append(out)
+    outputs[:] = joined
+
+
 def run_notebook(concept, nb, env, kernels=None):
     """Execute a notebook in a scratch folder of its own; raise BuildError naming the failing cell, or
     the cell that changed the author's files.
@@ -188,6 +201,7 @@ def run_notebook(concept, nb, env, kernels=None):
         kernels.cells[name] = where
 
     def on_cell_executed(cell, cell_index, execute_reply):
+        _join_split_writes(cell.get("outputs", []))
         _check_tree(kernels, name, where())
 
     client = NotebookClient(nb, km=km, timeout=timeout, allow_errors=False, on_cell_start=on_cell_start,
