@@ -58,7 +58,8 @@ def follow(root, section):
 
 
 @pytest.mark.slow
-def test_adding_a_concept_then_a_language_as_the_guide_says_builds_the_site(tmp_path):
+def test_adding_a_concept_then_a_language_as_the_guide_says_builds_the_site(tmp_path, site):
+    """In a copy made once the checkout's site is built (its caches: only what the guide adds runs)."""
     if not (ROOT / ".venv" / "bin" / "python").exists():
         pytest.skip("the guide's commands (./scripts/*) run with the repository's .venv: run ./scripts/test")
     with taking_turns("checkout"):  # not while another worker builds there

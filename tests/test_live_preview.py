@@ -37,7 +37,9 @@ def _wait_for_log(preview, pattern, timeout):
 
 
 @pytest.fixture(scope="module")
-def preview(tmp_path_factory):
+def preview(tmp_path_factory, site):
+    """The live preview of a copy of the project, made once the checkout's site is built: the copy starts
+    with every notebook's executed cache, as an author's checkout has after the first build."""
     with taking_turns("checkout"):  # not while another worker builds there
         root = course.copy_project(tmp_path_factory.mktemp("project"))
     port = free_port()

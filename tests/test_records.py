@@ -77,9 +77,10 @@ def test_stale_record_never_shows_and_is_listed(course_root):
         assert not (course_root / "docs" / lang / "cpu").exists()
 
 
-def test_site_shows_recorded_outputs_with_a_link_to_the_cpu_view(tmp_path):
+def test_site_shows_recorded_outputs_with_a_link_to_the_cpu_view(tmp_path, site):
     """A real record of the first concept (made here, on the CPU) goes through the real site build, in a
-    copy of the project: the pages it writes are not the ones the other tests read."""
+    copy of the project: the pages it writes are not the ones the other tests read. After the site fixture:
+    the concept's run comes from the checkout's cache."""
     concept = course.concepts()[0]
     records = tmp_path / "records"
     records.mkdir()
