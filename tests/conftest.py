@@ -5,6 +5,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -21,15 +22,16 @@ from tools.static_site import free_port, served  # noqa: E402
 
 # The tests run in parallel (pytest-xdist: ./scripts/test starts several workers). The first process,
 # pytest itself or xdist's controller, picks what they share before the workers start, and they
-# inherit it: a folder for the site (built once, by the first worker that needs it) and the local
-# server's address, which the site is built for so its absolute URLs (canonical, hreflang alternates)
-# stay on this machine.
+# inherit it: a folder for the site (built once: by the first process as the whole suite starts, or
+# else by the first worker that needs it) and the local server's address, which the site is built for
+# so its absolute URLs (canonical, hreflang alternates) stay on this machine.
 if "COURSE_TESTS_SHARED" not in os.environ:
     os.environ["COURSE_TESTS_SHARED"] = tempfile.mkdtemp(prefix="course-tests-")
     os.environ["SITE_URL"] = f"http://127.0.0.1:{free_port()}/tutorial/"
 SHARED = Path(os.environ["COURSE_TESTS_SHARED"])
 SITE = SHARED / "site"
 _server = contextlib.ExitStack()
+_building = []  # the site build's process, while one runs in this process
 
 
 def pytest_configure(config):
@@ -38,10 +40,16 @@ def pytest_configure(config):
     if not hasattr(config, "workerinput"):  # the first process serves the site to every worker's browser
         _server.enter_context(served(SITE, port=urlsplit(os.environ["SITE_URL"]).port,
                                      prefix=urlsplit(os.environ["SITE_URL"]).path))
+        if Path(__file__).parent in {(config.invocation_params.dir / arg).resolve() for arg in config.args}:
+            # The whole suite, where most tests need the site: its build (on a fresh clone, every notebook
+            # executed) starts now, beside the first tests, instead of when a worker first needs it.
+            threading.Thread(target=build_site, daemon=True).start()
 
 
 def pytest_unconfigure(config):
     if not hasattr(config, "workerinput"):
+        for process in _building:
+            process.terminate()
         _server.close()
         shutil.rmtree(SHARED, ignore_errors=True)
 
@@ -92,17 +100,29 @@ def run(*cmd, cwd=ROOT, **kwargs):
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, **kwargs)
 
 
+def build_site():
+    """Build the site into SITE as ./scripts/build builds it (notebook execution is cached), unless a
+    process did; SHARED/site.built or site.failed says how it ended."""
+    with taking_turns("checkout"):
+        if (SHARED / "site.built").exists() or (SHARED / "site.failed").exists():
+            return
+        for cmd in (["coursebuild.execute.pages"], ["mkdocs", "build", "--strict", "-d", str(SITE)]):
+            process = subprocess.Popen([sys.executable, "-m", *cmd], cwd=ROOT, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.PIPE, text=True)
+            _building.append(process)
+            err = process.communicate()[1]
+            _building.remove(process)
+            if process.returncode:
+                break
+        with contextlib.suppress(OSError):  # the session ended before the build (SHARED is gone)
+            (SHARED / ("site.failed" if process.returncode else "site.built")).write_text(err[-3000:], encoding="utf-8")
+
+
 @pytest.fixture(scope="session")
 def site():
-    """The site, built as ./scripts/build builds it (notebook execution is cached), once for all workers."""
+    """The site, built once for all workers."""
+    build_site()
     failed = SHARED / "site.failed"
-    with taking_turns("checkout"):
-        if not (SHARED / "site.built").exists() and not failed.exists():
-            done = run(sys.executable, "-m", "coursebuild.execute.pages")
-            if done.returncode == 0:
-                done = run(sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(SITE))
-            (SHARED / ("site.built" if done.returncode == 0 else "site.failed")).write_text(
-                done.stderr[-3000:], encoding="utf-8")
     assert not failed.exists(), "the site build failed:\n" + failed.read_text(encoding="utf-8")
     return SITE
 
