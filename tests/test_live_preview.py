@@ -74,6 +74,17 @@ def page(preview, chromium):
     context.close()
 
 
+def _settled(preview, quiet=3, timeout=60):
+    """Wait until the preview has logged nothing for `quiet` seconds."""
+    deadline = time.monotonic() + timeout
+    last, since = _log(preview), time.monotonic()
+    while time.monotonic() - since < quiet:
+        assert time.monotonic() < deadline, f"the preview still logs after {timeout} s:\n{_log(preview)[-3000:]}"
+        time.sleep(0.2)
+        if _log(preview) != last:
+            last, since = _log(preview), time.monotonic()
+
+
 def _edit(preview, lang, change):
     path = preview["root"] / "notebooks" / lang / f"{CONCEPT}.py"
     path.write_text(change(path.read_text(encoding="utf-8")), encoding="utf-8")
@@ -103,6 +114,7 @@ def test_a_code_edit_executes_that_concept_only_and_a_failing_cell_keeps_the_las
     executed = re.findall(r"^executing notebooks/en/(\S+)\.py", _log(preview), re.M)
     assert executed == [CONCEPT], "only the edited concept runs again; the cache keeps the rest"
 
+    _settled(preview)  # MkDocs may rebuild (and reload) again for pages written after the first rebuild
     page.evaluate("window.keptOpen = true")  # gone if the browser reloads
     for lang in course.LANGS:
         _edit(preview, lang, with_cell("print(1 // 0)"))
