@@ -83,8 +83,14 @@ def pytest_xdist_make_scheduler(config, log):
 
 
 def pytest_collection_modifyitems(items):
-    """The tests that need the built site last: the workers run the others while one of them builds it."""
-    items.sort(key=lambda item: "site" in item.fixturenames)
+    """The tests that need the built site last: the workers run the others while the site is built. In
+    each part, the long units first (marked slow, or run whole on one worker), so that no worker is left
+    with one at the end while the others have finished."""
+    def long(item):
+        return item.get_closest_marker("slow") is not None or any(
+            item.nodeid.startswith(unit + ("" if "::" in unit else "::")) for unit in TOGETHER)
+
+    items.sort(key=lambda item: ("site" in item.fixturenames, not long(item)))
 
 
 @contextlib.contextmanager
