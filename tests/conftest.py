@@ -68,6 +68,11 @@ TOGETHER = {
 }
 
 
+def together(nodeid):
+    """The entry of TOGETHER a test belongs to, or None."""
+    return next((unit for unit in TOGETHER if nodeid.startswith(unit + ("" if "::" in unit else "::"))), None)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_xdist_make_scheduler(config, log):
     """xdist's load scheduling, each entry of TOGETHER a single unit of work."""
@@ -77,7 +82,7 @@ def pytest_xdist_make_scheduler(config, log):
 
     class Together(LoadScopeScheduling):
         def _split_scope(self, nodeid):
-            return next((unit for unit in TOGETHER if nodeid.startswith(unit + ("" if "::" in unit else "::"))), nodeid)
+            return together(nodeid) or nodeid
 
     return Together(config, log)
 
@@ -87,8 +92,7 @@ def pytest_collection_modifyitems(items):
     each part, the long units first (marked slow, or run whole on one worker), so that no worker is left
     with one at the end while the others have finished."""
     def long(item):
-        return item.get_closest_marker("slow") is not None or any(
-            item.nodeid.startswith(unit + ("" if "::" in unit else "::")) for unit in TOGETHER)
+        return item.get_closest_marker("slow") is not None or together(item.nodeid) is not None
 
     items.sort(key=lambda item: ("site" in item.fixturenames, not long(item)))
 
