@@ -106,6 +106,12 @@ def taking_turns(name):
         yield
 
 
+def copy_of_project(dest):
+    """course.copy_project, not while another worker builds in the checkout (its caches are copied too)."""
+    with taking_turns("checkout"):
+        return course.copy_project(dest)
+
+
 def run(*cmd, cwd=ROOT, **kwargs):
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, **kwargs)
 

@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 import yaml
-from conftest import ROOT, taking_turns
+from conftest import ROOT, copy_of_project
 
 from coursebuild import course
 
@@ -58,12 +58,12 @@ def follow(root, section):
 
 
 @pytest.mark.slow
-def test_adding_a_concept_then_a_language_as_the_guide_says_builds_the_site(tmp_path, site):
+@pytest.mark.usefixtures("site")
+def test_adding_a_concept_then_a_language_as_the_guide_says_builds_the_site(tmp_path):
     """In a copy made once the checkout's site is built (its caches: only what the guide adds runs)."""
     if not (ROOT / ".venv" / "bin" / "python").exists():
         pytest.skip("the guide's commands (./scripts/*) run with the repository's .venv: run ./scripts/test")
-    with taking_turns("checkout"):  # not while another worker builds there
-        root = course.copy_project(tmp_path / "repository")  # its caches too: only what is new runs
+    root = copy_of_project(tmp_path / "repository")
     site = root / "site"
     follow(root, CONCEPT)
     for lang in course.LANGS:

@@ -14,7 +14,7 @@ import urllib.request
 
 from coursebuild import course
 import pytest
-from conftest import no_process_left, taking_turns
+from conftest import copy_of_project, no_process_left
 from tools.static_site import free_port
 
 CONCEPT = "04-choosing-a-device"  # the quickest notebook to execute
@@ -40,8 +40,7 @@ def _wait_for_log(preview, pattern, timeout):
 def preview(tmp_path_factory, site):
     """The live preview of a copy of the project, made once the checkout's site is built: the copy starts
     with every notebook's executed cache, as an author's checkout has after the first build."""
-    with taking_turns("checkout"):  # not while another worker builds there
-        root = course.copy_project(tmp_path_factory.mktemp("project"))
+    root = copy_of_project(tmp_path_factory.mktemp("project"))
     port = free_port()
     log = root.parent / "preview.log"
     tmp = root / ".cache" / "tmp"  # the kernels' scratch folders: where no_process_left looks for them

@@ -96,8 +96,7 @@ def test_every_copy_button_copies_its_code_byte_for_byte(clipboard, base, lang, 
     expected = code_sources(lang, name)
     copied = []
     with tab(clipboard) as (page, log):
-        page.goto(page_url(base, lang, name))
-        page.wait_for_function("document.documentElement.classList.contains('js')")  # Material's buttons are in
+        opened(page, page_url(base, lang, name))  # Material's copy buttons are in, and the questions'
         for show in page.locator("button.predict-show").all():  # the answers' code opens once answered
             show.click()
         buttons = page.locator(COPY_BUTTONS).element_handles()

@@ -5,9 +5,10 @@ import sys
 from coursebuild import course
 from coursebuild.execute import cache, kernel, pages
 import nbformat
+import pytest
 from coursebuild.execute import records as record_outputs
 from coursebuild.course import twins
-from conftest import run, taking_turns, write_notebook
+from conftest import copy_of_project, run, write_notebook
 from test_site import soup
 
 
@@ -77,7 +78,8 @@ def test_stale_record_never_shows_and_is_listed(course_root):
         assert not (course_root / "docs" / lang / "cpu").exists()
 
 
-def test_site_shows_recorded_outputs_with_a_link_to_the_cpu_view(tmp_path, site):
+@pytest.mark.usefixtures("site")
+def test_site_shows_recorded_outputs_with_a_link_to_the_cpu_view(tmp_path):
     """A real record of the first concept (made here, on the CPU) goes through the real site build, in a
     copy of the project: the pages it writes are not the ones the other tests read. After the site fixture:
     the concept's run comes from the checkout's cache."""
@@ -90,8 +92,7 @@ def test_site_shows_recorded_outputs_with_a_link_to_the_cpu_view(tmp_path, site)
     (records / "manifest.json").write_text(json.dumps(dict(
         env, device="Recorded CPU test device", date="2026-01-02",
         concepts={concept: {"code_hash": course.code_hash(nb)}})))
-    with taking_turns("checkout"):  # not while another worker builds there
-        project = course.copy_project(tmp_path / "project")
+    project = copy_of_project(tmp_path / "project")
     done = run(sys.executable, "-m", "coursebuild.execute.pages", "--records", str(records), cwd=project)
     assert done.returncode == 0, done.stderr
     done = run(sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site"), cwd=project)
