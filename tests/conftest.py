@@ -154,9 +154,12 @@ def chromium_path():
 
 def _chromium_path():
     found = find_chromium(shell_first=True)
-    if not found and hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
+    # Japanese and Korean fonts too: without them every CJK glyph is a fallback box of another width, and
+    # the line-breaking checks measure lines no reader sees (a fresh machine broke `slow_conv2d` from its ）).
+    missing = [SHELL] * (not found) + ["fonts-noto-cjk"] * (not _cjk_fonts())
+    if missing and hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        for cmd in (["apt-get", "update"], ["apt-get", "install", "-y", "--no-install-recommends", SHELL]):
+        for cmd in (["apt-get", "update"], ["apt-get", "install", "-y", "--no-install-recommends", *missing]):
             done = subprocess.run(cmd, env=env, capture_output=True, text=True)
             if done.returncode:
                 pytest.fail(f"{' '.join(cmd)} failed:\n{done.stderr[-2000:]}")
@@ -169,6 +172,13 @@ def _chromium_path():
             pytest.fail("No Chromium for the browser checks, and `playwright install chromium` failed:\n"
                         f"{done.stderr[-2000:]}\nInstall Chromium or Chrome, or set CHROMIUM=/path/to/chrome.")
     return found  # None: Playwright's own
+
+
+def _cjk_fonts():
+    """Whether fontconfig knows a font for both Japanese and Korean (False where there is no fontconfig)."""
+    if not shutil.which("fc-list"):
+        return False
+    return all(run("fc-list", f":lang={lang}", "family").stdout.strip() for lang in ("ja", "ko"))
 
 
 @pytest.fixture(scope="session")
