@@ -63,10 +63,11 @@ def _walk(folder, prefix, found):
 def input_files(root, written):
     """{path relative to root: absolute path} of the build's input files: those the execute stage
     writes (written=True), or the others."""
-    found = {}
+    found, entries = {}, {}
     for tree in TREES:
         _walk(os.path.join(root, tree), f"{tree}/", found)
-    _walk(os.path.join(root, EXECUTED), f"{EXECUTED}/", found)
+    _walk(os.path.join(root, EXECUTED), f"{EXECUTED}/", entries)
+    found.update((name, path) for name, path in entries.items() if name.endswith(".ipynb"))  # its notes aside
     for name in FILES:
         if os.path.isfile(os.path.join(root, name)):
             found[name] = os.path.join(root, name)
