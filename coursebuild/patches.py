@@ -198,6 +198,7 @@ def _resolve(dotted):
 
 
 _applied = {}  # patch name: (object patched, attribute, what apply() put there)
+originals = {}  # patch name: what the library had there (for tests that compare the two)
 
 
 def apply():
@@ -214,6 +215,7 @@ def apply():
         new = new(original) if getattr(new, "wraps_original", False) else new
         setattr(target, name, new)
         _applied[patch.name] = (target, name, new)
+        originals[patch.name] = original
 
 
 def installed(patch):
