@@ -121,7 +121,7 @@ def machine():
     except OSError:
         pass
     try:
-        devices = sorted(n for n in os.listdir("/dev") if n.startswith(("nvidia", "kfd", "dri", "accel")))
+        devices = sorted(n for n in os.listdir("/dev") if re.fullmatch(r"nvidia\d+|kfd|dri|accel\d*", n))
     except OSError:
         devices = []
     visible = {k: v for k, v in os.environ.items() if k.endswith("_VISIBLE_DEVICES")}

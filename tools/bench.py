@@ -6,7 +6,7 @@ language). Prints numbers; asserts nothing.
 --baseline REV times the same steps for git revision REV in the same run, each of its steps right
 after this checkout's (the machine's load changes: compare numbers of one run only).
 
-Usage: python -m tools.bench [--baseline REV] [--no-lighthouse] [--no-search]
+Usage: python -m tools.bench [--baseline REV] [--cold-runs N] [--no-lighthouse] [--no-search]
 """
 import argparse
 import contextlib
@@ -68,19 +68,21 @@ def _sync(root):  # ./scripts/sync: what an author runs before building
     subprocess.run(["./scripts/sync"], cwd=root, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def build_times(roots):
-    """{version: {"cold", "unchanged", "prose": [seconds] * RUNS}}, the versions' runs taken in turns."""
+def build_times(roots, cold_runs=RUNS):
+    """{version: {"cold", "unchanged", "prose": [seconds] * RUNS}}, the versions' runs taken in turns
+    (the first cold_runs from a copy without caches or site)."""
     times = {name: {"cold": [], "unchanged": [], "prose": []} for name in roots}
     for run in range(RUNS):
         for name, root in roots.items():
-            for built in (root / ".cache", root / "site"):
-                subprocess.run(["rm", "-rf", str(built)], check=True)
-            times[name]["cold"].append(timed_build(root))
+            if run < cold_runs:
+                for built in (root / ".cache", root / "site"):
+                    subprocess.run(["rm", "-rf", str(built)], check=True)
+                times[name]["cold"].append(timed_build(root))
             times[name]["unchanged"].append(timed_build(root))
             _edit_prose(root, f"ベンチマークで足した{run + 1}番目の文です。")
             _sync(root)
             times[name]["prose"].append(timed_build(root))
-            print(f"  run {run + 1}, {name}: " + ", ".join(f"{k} {v[-1]:.2f} s" for k, v in times[name].items()),
+            print(f"  run {run + 1}, {name}: " + ", ".join(f"{k} {v[-1]:.2f} s" for k, v in times[name].items() if v),
                   file=sys.stderr, flush=True)
     return times
 
@@ -123,7 +125,7 @@ def _served(url, text, timeout):
 
 def print_times(builds, previews):
     names = list(builds)
-    print(f"build times, median of {RUNS} (./scripts/build end to end, in copies of the project; load average "
+    print(f"build times, median of {RUNS}, cold of {len(builds[names[0]]['cold'])} (./scripts/build end to end, in copies of the project; load average "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the end):")
     print(f"  {'':36}" + "".join(f"{name:>22}" for name in names))
     rows = [("cold build (execute + render)", "cold"), ("unchanged build", "unchanged"),
@@ -174,6 +176,8 @@ def print_search(site):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", metavar="REV", help="time git revision REV too, in the same run")
+    parser.add_argument("--cold-runs", type=int, default=RUNS, metavar="N",
+                        help=f"time N cold builds of each version (default {RUNS}; a cold build executes every notebook)")
     parser.add_argument("--no-lighthouse", action="store_true")
     parser.add_argument("--no-search", action="store_true", help="skip the search query set (Chromium)")
     args = parser.parse_args(argv)
@@ -184,7 +188,7 @@ def main(argv=None):
         roots = {"this checkout": project(Path(tmp) / "now")}
         if args.baseline:
             roots = {f"before ({args.baseline})": project(Path(tmp) / "before", args.baseline), **roots}
-        builds = build_times(roots)
+        builds = build_times(roots, args.cold_runs)
         previews = preview_times(roots)
         print_times(builds, previews)
         site = roots["this checkout"] / "site"
