@@ -7,30 +7,54 @@ One build runs at a time in a checkout (coursebuild/lock.py), and the site is sw
 MkDocs writes into a folder beside it, which replaces it only when the build succeeds, so that an
 interrupted or strict-aborted build leaves the last good site as it was. Hands on site/, the site.
 
+A build whose inputs are those of the site in site/ (coursebuild/inputs.py: the record written into
+the site's folder with it) leaves it as it is and says so. Run as a command, that check comes before
+the imports below: nothing changed costs a Python start and a look at the files' sizes and times.
+
 Usage: python -m coursebuild.build [mkdocs build options, e.g. -d DIR]
 """
-import shutil
 import sys
+from pathlib import Path
 
-import click
-from mkdocs.__main__ import cli
+from coursebuild import inputs
 
-from coursebuild import course, lock
-from coursebuild.execute import pages
+if __name__ == "__main__":
+    _root = Path(__file__).resolve().parents[1]
+    _site, _options = inputs.site_dir(sys.argv[1:], _root)
+    if inputs.out_of_date(_root, _site, _options) is None:
+        print(f"{_site.name}/ is up to date: nothing it was built from changed", file=sys.stderr)
+        sys.exit(0)
+
+import shutil  # noqa: E402
+
+import click  # noqa: E402
+from mkdocs.__main__ import cli  # noqa: E402
+
+from coursebuild import course, lock  # noqa: E402
+from coursebuild.execute import pages  # noqa: E402
 
 
 def main(argv):
     with lock.held(lambda line: print(line, file=sys.stderr, flush=True)):
+        site, argv = site_dir(argv)
+        why = inputs.out_of_date(course.ROOT, site, argv)  # again: a build we waited for may have made it
+        if why is None:
+            print(f"{_name(site)} is up to date: nothing it was built from changed", file=sys.stderr)
+            return 0
+        print(f"building {_name(site)}: {why}", file=sys.stderr)
+        record = inputs.Record(course.ROOT, argv)  # before anything is read: an edit from now on is seen next time
         done = pages.build_or_explain()
         if done:
             return done
-        site, argv = site_dir(argv)
+        record.executed()
         building, old = site.with_name(f".{site.name}.building"), site.with_name(f".{site.name}.old")
         for leftover in (building, old):  # from a build that was killed (the lock says none is running now)
             shutil.rmtree(leftover, ignore_errors=True)
         done = 1
         try:
             done = _mkdocs_build(building, argv)
+            if not done:
+                record.write(building)  # with the site, so that they replace site/ together
         finally:
             if done:
                 shutil.rmtree(building, ignore_errors=True)
@@ -59,12 +83,7 @@ def _mkdocs_build(site, argv):
 
 def site_dir(argv):
     """The folder the site goes to (-d/--site-dir, else site/ beside mkdocs.yml), and the other options."""
-    for i, arg in enumerate(argv):
-        if arg in ("-d", "--site-dir") and i + 1 < len(argv):
-            return course.ROOT / argv[i + 1], argv[:i] + argv[i + 2:]  # relative: to mkdocs.yml's folder, as MkDocs
-        if arg.startswith("--site-dir="):
-            return course.ROOT / arg.split("=", 1)[1], argv[:i] + argv[i + 1:]
-    return course.ROOT / "site", argv
+    return inputs.site_dir(argv, course.ROOT)
 
 
 def _name(folder):

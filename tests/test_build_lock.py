@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from coursebuild import build as build_site
+from coursebuild import build as build_site, inputs
 from coursebuild.execute import pages
 import pytest
 from test_build_robust import KERNEL, _build, _course, _scripts_in, no_kernel  # noqa: F401 (a fixture)
@@ -81,7 +81,7 @@ def test_the_site_is_swapped_in_whole_only_when_the_build_succeeds(course_root, 
     assert sorted(p.name for p in course_root.iterdir() if "site" in p.name) == ["site"], "nothing half-built left"
     _stub_builds(monkeypatch, _writes(["index.html", "new.html"]))
     assert build_site.main([]) == 0
-    assert sorted(p.name for p in site.iterdir()) == ["index.html", "new.html"]
+    assert sorted(p.name for p in site.iterdir()) == [inputs.RECORD, "index.html", "new.html"], "the record came with it"
     assert (site / "index.html").read_text(encoding="utf-8") == "index.html"
     assert sorted(p.name for p in course_root.iterdir() if "site" in p.name) == ["site"]
 

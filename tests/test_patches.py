@@ -58,3 +58,26 @@ def test_every_template_override_is_listed():
     # main.html is Material's documented way to extend base.html (blocks and super()), not a replacement
     unlisted = replaced - {"main.html"} - listed
     assert not unlisted, f"template overrides without an entry in coursebuild/patches.py: {unlisted}"
+
+
+def test_theme_files_are_those_mkdocs_finds(tmp_path):
+    """theme-files lists the installed theme folders once per process: the same files, from the same folders."""
+    from mkdocs.config import load_config
+    from mkdocs.structure.files import Files
+
+    from coursebuild import hooks  # noqa: F401  (applies the patches)
+
+    (tmp_path / "overrides" / "assets").mkdir(parents=True)
+    (tmp_path / "overrides" / "assets" / "extra.js").write_text("", encoding="utf-8")  # an author's, first
+    (tmp_path / "overrides" / "main.html").write_text("", encoding="utf-8")  # a template: not a file
+    config = load_config(str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path / "site"))
+    config.theme.dirs.insert(0, str(tmp_path / "overrides"))
+    env = config.theme.get_env()
+    found = []
+    for add in (patches.originals["theme-files"], Files.add_files_from_theme, Files.add_files_from_theme):
+        files = Files([])
+        add(files, env, config)
+        found.append([(f.src_uri, f.abs_src_path) for f in files])
+    assert found[0] == found[1] == found[2]
+    assert ("assets/extra.js", str(tmp_path / "overrides" / "assets" / "extra.js")) in found[0]
+    assert len(found[0]) > 40

@@ -11,13 +11,25 @@ in an element the page's CSS sets `white-space: pre` (or pre-wrap, pre-line, bre
 copy button copies (`<clipboard-copy for=ID>`, `data-clipboard-target="#ID"`). Such text would lose its
 line breaks: the build stops and names the page and the element.
 
+Each page's HTML is read once and parsed once (by the check; minify-html then tokenizes the same text in
+Rust), and only when it is new: the minified page is kept in .cache/minified/ under a hash of the page
+and of the code that minifies it, so a page that did not change is neither checked nor minified again.
+
 The last step of the build: the pages it leaves are the site. Usage: python -m coursebuild.assets.minify SITE_DIR"""
+import hashlib
 import html.parser
+import importlib.metadata
+import os
 import re
 import sys
 from pathlib import Path
 
 import minify_html
+
+from coursebuild import course
+
+CACHE = course.ROOT / ".cache" / "minified"
+KEEP = 400  # entries kept, the most recently used (a site has about 100 pages; tests and benchmarks build others)
 
 KEPT = {"pre", "textarea", "code", "script", "style"}  # minify-html keeps the whitespace inside these
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
@@ -102,22 +114,42 @@ def whitespace_at_risk(page_html):
 def minify(site):
     """Minify each .html file under site in place; the bytes saved. ValueError, before any page is
     written, if a page has text whose whitespace matters where minify-html would collapse it."""
-    pages = sorted(Path(site).rglob("*.html"))
-    for page in pages:
-        for tag, attrs, text in whitespace_at_risk(page.read_text(encoding="utf-8")):
+    code = hashlib.sha256(Path(__file__).read_bytes() + importlib.metadata.version("minify_html").encode())
+    done = []
+    for page in sorted(Path(site).rglob("*.html")):
+        html = page.read_text(encoding="utf-8")
+        key = code.copy()
+        key.update(html.encode())
+        entry = CACHE / f"{key.hexdigest()[:32]}.html"
+        try:
+            done.append((page, html, entry.read_text(encoding="utf-8"), None))
+            os.utime(entry)  # used: kept by _forget_old
+            continue
+        except OSError:  # not minified before (or an entry that cannot be read: minified again)
+            pass
+        for tag, attrs, text in whitespace_at_risk(html):
             described = " ".join(f'{k}="{v}"' for k, v in attrs.items() if k in ("id", "class", "style"))
             raise ValueError(f"{page.relative_to(site)}: <{tag} {described}> holds text whose line breaks or spaces "
                              f"matter (its CSS keeps them, or a copy button copies it), which the page minifier would "
                              f"collapse ({text.strip()[:60]!r}...): put that text in a <pre> (coursebuild/assets/minify.py)")
+        small = minify_html.minify(html, minify_css=True, keep_closing_tags=True, keep_html_and_head_opening_tags=True)
+        done.append((page, html, small, entry))
     saved = 0
-    for page in pages:
-        html = page.read_text(encoding="utf-8")
-        small = minify_html.minify(html, minify_css=True, keep_closing_tags=True,
-                                   keep_html_and_head_opening_tags=True)
+    for page, html, small, new_entry in done:
         if small != html:
             page.write_text(small, encoding="utf-8")
             saved += len(html.encode()) - len(small.encode())
+        if new_entry:
+            course.write_atomic(new_entry, small)  # whole or not at all: the next build reads it
+    _forget_old()
     return saved
+
+
+def _forget_old():
+    """Keep the KEEP entries used last."""
+    entries = sorted(CACHE.glob("*.html"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in entries[KEEP:]:
+        old.unlink(missing_ok=True)
 
 
 if __name__ == "__main__":

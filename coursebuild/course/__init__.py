@@ -148,6 +148,7 @@ def write_atomic(path, data):
         raise
 
 
+@functools.lru_cache(maxsize=4096)  # the parity checks and the cache keys ask for the same cells
 def strip_comments(code):
     """What must be identical across languages: the code without comments or blank lines, and without the
     text of translated messages (string literals assigned to a name ending in `_TEXT`, which the code

@@ -2,9 +2,15 @@
 (comments aside), the device, torch and Python versions. An unchanged build executes nothing; a
 damaged entry, or one that is not a run of its notebook's code, is executed again; entries of deleted
 notebooks go. Hands {concept: executed notebook} to pages.py.
+
+An entry found to be a run of its notebook's code is noted with its size and times (CHECKED): while
+they stay the same, the next build reads it without checking it again (validating and hashing every
+entry's code was most of an unchanged notebook build).
 """
 import contextlib
 import hashlib
+import json
+import os
 import re
 import threading
 import time
@@ -16,6 +22,8 @@ from coursebuild import course
 from coursebuild.execute import kernel
 
 CACHE = course.ROOT / ".cache" / "executed"
+CHECKED = "checked.json"  # in CACHE: {entry's name: [size, mtime_ns, ctime_ns, inode] when it was checked}
+_checking = threading.Lock()  # two notebooks at a time note their entries
 
 
 def cache_key(nb, env):
@@ -23,25 +31,51 @@ def cache_key(nb, env):
     return hashlib.sha256("|".join(fields).encode()).hexdigest()[:24]
 
 
-def _from_cache(path, nb, log):
-    """The cached run of notebook nb at path, or None (a miss) when there is none, it cannot be read, or
-    it is not a run of this notebook's code (copied from elsewhere, edited by hand)."""
-    if not path.exists():
+def _from_cache(path, nb, code, log):
+    """The cached run of notebook nb (whose code_hash is code) at path, or None (a miss) when there is none,
+    it cannot be read, or it is not a run of this notebook's code (copied from elsewhere, edited by hand)."""
+    try:
+        stat = _stat(path)
+    except FileNotFoundError:
         return None
+    if _checked().get(path.name) == stat:  # this very file was checked before
+        with contextlib.suppress(OSError, ValueError):
+            return nbformat.from_dict(json.loads(path.read_text(encoding="utf-8")))
     try:
         cached = nbformat.read(path, as_version=4)
         cached.metadata["course"]["provenance"]["device"]
-        matches = cached.metadata["course"]["code_hash"] == course.code_hash(cached) == course.code_hash(nb)
+        matches = cached.metadata["course"]["code_hash"] == course.code_hash(cached) == code
     except Exception as err:  # a truncated or damaged entry is a miss, never a crash
         problem = f"is unreadable ({type(err).__name__})"
     else:
         if matches:
+            _note_checked(path, stat)
             return cached
         problem = f"does not match {course.source(course.REFERENCE, cached_concept(path)).relative_to(course.ROOT)}"
     log(f"cache entry {path.relative_to(course.ROOT)} {problem}: executing again")
     with contextlib.suppress(OSError):
         path.unlink()
     return None
+
+
+def _stat(path):
+    st = os.stat(path)
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+
+
+def _checked():
+    try:
+        found = json.loads((CACHE / CHECKED).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _note_checked(path, stat):
+    with _checking, contextlib.suppress(OSError):  # a note not written: the entry is checked again next time
+        checked = {name: s for name, s in _checked().items() if (CACHE / name).exists()}
+        checked[path.name] = stat
+        course.write_atomic(CACHE / CHECKED, json.dumps(checked, sort_keys=True))
 
 
 def cached_concept(path):
@@ -72,13 +106,14 @@ def _executed(concept, env, log, kernels):
     """(notebook, seconds it took to execute, or None when it came from the cache)."""
     nb = course.read(course.REFERENCE, concept)
     path = CACHE / f"{concept}-{cache_key(nb, env)}.ipynb"
-    cached = _from_cache(path, nb, log)
+    cached = _from_cache(path, nb, course.code_hash(nb), log)
     if cached is not None:
         return cached, None
     log(f"executing {course.source(course.REFERENCE, concept).relative_to(course.ROOT)} on {env['device']}")
     start = time.monotonic()
     result = kernel.run_notebook(concept, nb, env, kernels)
     course.write_atomic(path, nbformat.writes(result))
+    _note_checked(path, _stat(path))
     for old in CACHE.glob(f"{concept}-*.ipynb"):  # this concept's entries for older code
         if old != path and cached_concept(old) == concept:
             old.unlink(missing_ok=True)
