@@ -106,3 +106,14 @@ def test_the_build_moves_only_its_own_scripts_and_sets_a_policy(built):
         assert handlers == [], f"{lang}: event-handler attributes on the page: {handlers}"
         links = [a["href"] for a in page.find_all("a", href=True) if a["href"].lower().startswith("javascript:")]
         assert links == []
+
+
+def test_no_variable_of_the_build_reaches_the_site_downloads_or_search(built):
+    project, site = built
+    places = [p for p in site.rglob("*") if p.is_file() and p.suffix in (".html", ".json", ".ipynb", ".js")]
+    places += list((project / "docs").rglob("*.ipynb"))
+    assert any(p.suffix == ".ipynb" for p in places) and any(p.name.startswith("search_index") for p in places)
+    leaked = [str(p.relative_to(project)) for p in places if SECRET in p.read_text(encoding="utf-8", errors="replace")]
+    assert leaked == [], f"the build's secret was published in {leaked}"
+    page = (site / CONCEPT / "index.html").read_text(encoding="utf-8")
+    assert "PATH" in page, "the cell that prints the environment ran"

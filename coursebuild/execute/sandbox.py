@@ -9,6 +9,10 @@ Every process the kernel starts inherits the folder's name in its environment (M
 them can be found and killed when the notebook ends, also those that left the kernel's process group
 (start_new_session=True, setsid, a double fork).
 
+The kernel gets an environment built from an allowlist (ENVIRONMENT), not the build's: a CI token, a
+cloud key or any other variable of the machine that builds must not be printable by a cell onto the
+site, into the downloadable notebooks or the search index.
+
 Tree compares the author's files (modification times and sizes: git may not be there) with how they
 were, so that a cell that writes into the project by an absolute path is named. Used by kernel.py.
 """
@@ -29,6 +33,21 @@ MARK = "COURSE_SCRATCH"
 PARENT = None
 
 
+# What torch, Jupyter, the system and the course need; everything else of the build's environment stays
+# out of the kernel. Names, and prefixes ending in "_".
+ENVIRONMENT = re.compile(
+    r"(PATH|HOME|USER|LOGNAME|SHELL|LANG|LANGUAGE|TERM|TZ|VIRTUAL_ENV|CONDA_PREFIX|PYTHONPATH|PYTHONHOME"
+    r"|PYTHONUNBUFFERED|PYTHONIOENCODING|PYTHONUTF8|PYTHONHASHSEED|LD_LIBRARY_PATH|DYLD_LIBRARY_PATH"
+    r"|OMP_NUM_THREADS|MKL_NUM_THREADS|OPENBLAS_NUM_THREADS|NUMEXPR_NUM_THREADS|NOTEBOOK_CELL_TIMEOUT"
+    r"|SYSTEMROOT|COMSPEC|PATHEXT|WINDIR"  # Windows: Python and subprocess need them
+    r"|(LC|CUDA|NVIDIA|CUBLAS|CUDNN|NCCL|TORCH|PYTORCH|HIP|ROCR|ROCM|HSA|XPU|ZE|MPS|JUPYTER|JPY|IPYTHON|XDG)_\w*)")
+
+
+def environment(environ=None):
+    """The build's environment, only what ENVIRONMENT allows."""
+    return {k: v for k, v in (os.environ if environ is None else environ).items() if ENVIRONMENT.fullmatch(k)}
+
+
 class Scratch:
     """A scratch folder for one run of a notebook; remove() kills what the run left and deletes it."""
 
@@ -37,7 +56,7 @@ class Scratch:
         self.cwd = self.path / "notebooks" / lang
         self.cwd.mkdir(parents=True)
         (self.path / "tmp").mkdir()
-        self.env = {**os.environ, "TMPDIR": str(self.path / "tmp"), MARK: str(self.path)}
+        self.env = {**environment(), "TMPDIR": str(self.path / "tmp"), MARK: str(self.path)}
 
     def remove(self, processes=()):
         reap(self.path, processes)
