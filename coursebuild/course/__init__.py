@@ -96,8 +96,8 @@ def _parsed(path, mtime):
 
 
 def _decoded(path, data):
-    try:
-        return data.decode("utf-8")
+    try:  # a byte-order mark (Windows editors save one) is not part of the text: Jupytext read it as a code cell
+        return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as err:
         start = data.rfind(b"\n", 0, err.start) + 1
         line, column = data.count(b"\n", 0, err.start) + 1, len(data[start:err.start].decode("utf-8", "replace")) + 1

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from coursebuild import course, lock
-from coursebuild.course import BuildError, nav, parity, questions, tag_rules, twins
+from coursebuild.course import BuildError, conflicts, nav, parity, questions, tag_rules, twins
 from coursebuild.execute import cache, kernel, outputs, records, signed
 
 
@@ -38,6 +38,9 @@ def build_pages(records_dir=records.RECORDS, only=None, log=print, authoring=Fal
 def _build_pages(records_dir, only, log, authoring):
     start = time.monotonic()
     kernel.cell_timeout()  # a bad setting stops the build before anything runs
+    problems = conflicts.conflict_problems()  # first: the other checks would misread a conflicted notebook
+    if problems:
+        raise BuildError("\n".join(str(p) for p in problems))
     problems = (parity.parity_problems(only) + tag_rules.tag_problems(only) + questions.question_problems(only)
                 + nav.nav_problems(only) + twins.stale(only))
     if problems:
