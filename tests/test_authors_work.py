@@ -10,6 +10,7 @@ import pytest
 from conftest import write_notebook
 
 from coursebuild import course, serve
+from tools.static_site import free_port
 from coursebuild.course import BuildError, twins
 from coursebuild.execute import kernel, pages
 
@@ -66,7 +67,7 @@ def test_serve_refuses_before_anything_else(course_root, capsys):
     _course(course_root, ("", "x = 1"))
     twin = _edit_twin_as_colab(course_root, lang="ja")
     edited = twin.read_text(encoding="utf-8")
-    assert serve.main([]) == 1
+    assert serve.main(["-a", f"127.0.0.1:{free_port()}"]) == 1
     assert "notebooks/ja/01-x.ipynb: holds edits" in capsys.readouterr().err
     assert twin.read_text(encoding="utf-8") == edited
 

@@ -92,6 +92,9 @@ def main():
     except course.BuildError as err:  # a notebook that cannot be read (not UTF-8, a header that does not parse)
         print(f"error: {err}", file=sys.stderr)
         return 1
+    except OSError as err:  # a read-only notebooks/ or .cache/
+        print(f"error: {course.unwritable(err)}", file=sys.stderr)
+        return 1
     return 0
 
 

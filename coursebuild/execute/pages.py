@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from coursebuild import course, lock
-from coursebuild.course import BuildError, conflicts, nav, parity, questions, tag_rules, twins
+from coursebuild.course import BuildError, conflicts, gpu_evidence, nav, parity, questions, tag_rules, twins
 from coursebuild.execute import cache, kernel, outputs, records, signed
 
 
@@ -42,7 +42,7 @@ def _build_pages(records_dir, only, log, authoring):
     if problems:
         raise BuildError("\n".join(str(p) for p in problems))
     problems = (parity.parity_problems(only) + tag_rules.tag_problems(only) + questions.question_problems(only)
-                + nav.nav_problems(only) + twins.stale(only))
+                + nav.nav_problems(only) + gpu_evidence.evidence_problems(only) + twins.stale(only))
     if problems:
         raise BuildError("\n".join(str(p) for p in problems))
     foreign = signed.foreign_notebooks()
