@@ -25,7 +25,7 @@ from pathlib import Path
 
 from coursebuild import course, lock
 from coursebuild.course import BuildError, conflicts, gpu_evidence, nav, parity, questions, tag_rules, twins
-from coursebuild.execute import cache, kernel, outputs, records, signed
+from coursebuild.execute import cache, kernel, outputs, records, sandbox, signed
 
 
 def build_pages(records_dir=records.RECORDS, only=None, log=print, authoring=False):
@@ -38,6 +38,7 @@ def build_pages(records_dir=records.RECORDS, only=None, log=print, authoring=Fal
 def _build_pages(records_dir, only, log, authoring):
     start = time.monotonic()
     kernel.cell_timeout()  # a bad setting stops the build before anything runs
+    sandbox.reap_leftovers(log)  # what a killed build left (this one holds the checkout's lock)
     problems = conflicts.conflict_problems()  # first: the other checks would misread a conflicted notebook
     if problems:
         raise BuildError("\n".join(str(p) for p in problems))

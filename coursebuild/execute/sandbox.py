@@ -56,6 +56,7 @@ class Scratch:
         self.cwd = self.path / "notebooks" / lang
         self.cwd.mkdir(parents=True)
         (self.path / "tmp").mkdir()
+        (self.path / OWNER).write_text(_owner(), encoding="utf-8")
         self.env = {**environment(), "TMPDIR": str(self.path / "tmp"), MARK: str(self.path)}
 
     def remove(self, processes=()):
@@ -89,14 +90,58 @@ def reap(scratch, processes=()):
 
 
 def _marked(scratch):
+    """The processes of a run: those whose environment names its scratch folder, and those working in it
+    (a cell may start one with an environment of its own, env={...}, and detach it: setsid -f)."""
     found = []
+    inside = str(scratch) + os.sep
     for proc in psutil.process_iter():
         if proc.pid == os.getpid():
             continue
         with contextlib.suppress(psutil.Error):  # gone, a zombie, or another user's
-            if proc.environ().get(MARK) == str(scratch):
+            if proc.environ().get(MARK) == str(scratch) or (proc.cwd() + os.sep).startswith(inside):
                 found.append(proc)
     return found
+
+
+OWNER = "owner"  # in each scratch folder: the build process's pid and start time
+
+
+def _owner():
+    return f"{os.getpid()} {psutil.Process().create_time()}"
+
+
+def _alive_owner(text):
+    """Whether the build process a scratch folder or kernel file names still runs (a pid can be reused)."""
+    pid, _, started = text.partition(" ")
+    try:
+        proc = psutil.Process(int(pid))
+        return not started or abs(proc.create_time() - float(started)) < 0.01
+    except (psutil.Error, ValueError):
+        return False
+
+
+def reap_leftovers(log=print):
+    """What a killed build left (kill -9, a machine's OOM killer): processes its cells started, its scratch
+    folders, its kernels' connection files and sockets. Only a build that no longer runs: builds of other
+    checkouts share the temporary folder."""
+    parent = Path(PARENT or tempfile.gettempdir())
+    reaped = []
+    for folder in parent.glob("course-run-*"):
+        try:
+            owner = (folder / OWNER).read_text(encoding="utf-8")
+        except OSError:
+            continue  # another tool's, or a build's from before owners were written: not known to be dead
+        if not _alive_owner(owner):
+            reap(folder)
+            shutil.rmtree(folder, ignore_errors=True)
+            reaped.append(folder.name)
+    for file in parent.glob("course-kernel-p*"):
+        pid = re.match(r"course-kernel-p(\d+)-", file.name)
+        if pid and not psutil.pid_exists(int(pid[1])):
+            with contextlib.suppress(OSError):
+                file.unlink()
+    if reaped:
+        log(f"removed what a stopped build left: {', '.join(sorted(reaped))}")
 
 
 def _alive(proc):
