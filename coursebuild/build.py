@@ -26,6 +26,7 @@ if __name__ == "__main__":
         sys.exit(0)
 
 import shutil  # noqa: E402
+import tempfile  # noqa: E402
 
 import click  # noqa: E402
 from mkdocs.__main__ import cli  # noqa: E402
@@ -35,6 +36,14 @@ from coursebuild.execute import pages  # noqa: E402
 
 
 def main(argv):
+    try:
+        return _build(argv)
+    except OSError as err:  # a folder the build writes that is read-only (site/, .cache/): one line, no traceback
+        print(f"error: {course.unwritable(err)}", file=sys.stderr)
+        return 1
+
+
+def _build(argv):
     with lock.held(lambda line: print(line, file=sys.stderr, flush=True)):
         site, argv = site_dir(argv)
         why = inputs.out_of_date(course.ROOT, site, argv)  # again: a build we waited for may have made it
@@ -47,8 +56,9 @@ def main(argv):
         if done:
             return done
         record.executed()
-        building, old = site.with_name(f".{site.name}.building"), site.with_name(f".{site.name}.old")
-        for leftover in (building, old):  # from a build that was killed (the lock says none is running now)
+        building = site.with_name(f".{site.name}.building")
+        # from a build that was killed (the lock says none is running now), or a file that could not be removed
+        for leftover in [building, *site.parent.glob(f".{site.name}.old*")]:
             shutil.rmtree(leftover, ignore_errors=True)
         done = 1
         try:
@@ -61,9 +71,22 @@ def main(argv):
         if done:
             print(f"{_name(site)} is left as it was (the last good build)", file=sys.stderr)
             return done
-        if site.exists():
-            site.rename(old)
-        building.rename(site)
+        # A name no leftover has: a .site.old that could not be removed (a file a sudo build left) never
+        # blocks the next build.
+        old = Path(tempfile.mkdtemp(prefix=f".{site.name}.old-", dir=site.parent))
+        old.rmdir()
+        try:
+            if site.exists():
+                site.rename(old)
+        except OSError:
+            shutil.rmtree(building, ignore_errors=True)
+            raise
+        try:
+            building.rename(site)
+        except OSError:
+            if old.exists() and not site.exists():
+                old.rename(site)  # the last good site back in place
+            raise
         shutil.rmtree(old, ignore_errors=True)
         return 0
 
@@ -78,6 +101,9 @@ def _mkdocs_build(site, argv):
     except click.ClickException as err:  # a strict abort, a bad option: MkDocs' own words
         err.show()
         return err.exit_code
+    except course.BuildError as err:  # an author's mistake found while rendering (a link, synonyms): named
+        print(f"error: {err}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -22,7 +22,7 @@ from mkdocs.plugins import event_priority
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from coursebuild import course, patches  # noqa: E402
 from coursebuild.assets import minify, trim_css  # noqa: E402
-from coursebuild.render import i18n, pages, render_cache  # noqa: E402
+from coursebuild.render import csp, i18n, pages, render_cache  # noqa: E402
 from coursebuild.search import index  # noqa: E402
 
 patches.apply()
@@ -92,15 +92,18 @@ def on_template_context(context, template_name, config):
 @event_priority(-100)  # last
 def on_post_template(output, template_name, config):
     """Pages MkDocs renders from a template alone (404.html): searching their language, loading Material's
-    script after the first paint, each language's in its own folder."""
+    script after the first paint, no inline script, each language's in its own folder."""
     output = index.point_worker_404(output, template_name, config)
     output = pages.BUNDLE.sub(pages.AFTER_PAINT, output, count=1)
+    if template_name.endswith(".html") and output.strip():
+        output = csp.strict(output, config, _serving, template_name)
     return i18n.page_404(output, template_name, config)
 
 
 def on_post_page(output, page, config):
     output = pages.finished(output, page, config)
-    return index.point_worker(output, page, config)
+    output = index.point_worker(output, page, config)
+    return csp.strict(output, config, _serving, page.file.src_uri)  # no inline script: coursebuild/render/csp.py
 
 
 @event_priority(-200)  # after i18n's on_post_build, which builds the other languages and merges search

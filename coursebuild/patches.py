@@ -76,6 +76,15 @@ PATCHES = (
           check="nb2html's arguments and output: <style> and inline <script> blocks, the clipboard-copy-txt "
                 "div after each code cell, the Pygments styles as a list (notebook_html._stylesheets)",
           install=("mkdocs_jupyter.convert", "nb2html", "coursebuild.render.notebook_html:lean_nb2html")),
+    Patch("sanitize-html", JUPYTER, "0.26.3", "mkdocs_jupyter.nbconvert2:nb2html", "84632ff35863",
+          what="replaces the HTMLExporter nb2html builds with coursebuild/render/sanitize.py:Exporter: "
+               "nbconvert's sanitizing on, through nh3 (an allowlist) instead of bleach",
+          why="mkdocs-jupyter makes nbconvert's clean_html a no-op: an <img onerror> or <svg onload> in a Markdown "
+              "cell, and the <script> of an HTML output, ran on every language's page",
+          check="that nb2html still builds HTMLExporter(...) by that name from its module, and that nbconvert's lab "
+                "template still passes Markdown cells and HTML, Markdown, SVG outputs through clean_html when "
+                "resources.should_sanitize_html is set",
+          install=("mkdocs_jupyter.nbconvert2", "HTMLExporter", "coursebuild.render.sanitize:Exporter")),
     Patch("interface-strings", JUPYTER, "0.26.3", "mkdocs_jupyter/templates/mkdocs_html/notebook.html.j2",
           "c3a0f945b2c2",
           what="coursebuild/render/pages.py:content replaces the copy button's English label and notice "

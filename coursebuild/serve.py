@@ -13,6 +13,7 @@ removed (and the log says so). Ctrl-C stops the kernels at once, also in the mid
 Usage: python -m coursebuild.serve [mkdocs serve options, e.g. -a 127.0.0.1:8001]
 """
 import signal
+import socket
 import sys
 import threading
 import time
@@ -123,12 +124,45 @@ def _interrupted(signum, frame):
     signal.default_int_handler(signum, frame)
 
 
+def address(argv):
+    """The host and port MkDocs will serve on: the last -a/--dev-addr given (./scripts/serve gives one first)."""
+    found = "127.0.0.1:8000"
+    for i, arg in enumerate(argv):
+        if arg in ("-a", "--dev-addr") and i + 1 < len(argv):
+            found = argv[i + 1]
+        elif arg.startswith(("-a=", "--dev-addr=")):
+            found = arg.split("=", 1)[1]
+    host, _, port = found.rpartition(":")
+    return host or "127.0.0.1", int(port) if port.isdigit() else 8000
+
+
+def port_taken(host, port):
+    """Why (host, port) cannot be served on, or None. Asked before building: MkDocs finds out only after
+    executing the notebooks and building the whole site, and then ends with a traceback."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as MkDocs' server does
+        try:
+            probe.bind((host, port))
+        except OSError as err:
+            return err.strerror or str(err)
+    return None
+
+
 def main(argv):
+    host, port = address(argv)
+    taken = port_taken(host, port)
+    if taken:
+        print(f"error: cannot serve on {host}:{port}: {taken} (another ./scripts/serve, or another server, "
+              f"has it). Stop that one, or serve on another port: ./scripts/serve -a {host}:{port + 1}", file=sys.stderr)
+        return 1
     try:
         with lock.held():
             twins.write()
     except BuildError as err:
         print(f"error: {err}", file=sys.stderr)
+        return 1
+    except OSError as err:  # a read-only .cache/ or notebooks/
+        print(f"error: {course.unwritable(err)}", file=sys.stderr)
         return 1
     signal.signal(signal.SIGINT, _interrupted)
     done = pages.build_or_explain()

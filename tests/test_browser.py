@@ -95,17 +95,11 @@ def phone(chromium):
     context.close()
 
 
-# The page's scripts start after its first paint, one after another (overrides/partials/after-paint.html).
-# An empty script queued behind them runs once they all have.
+# The page's scripts start after its first paint, one after another (overrides/partials/after-paint.html),
+# which marks <html> once they all have run. (An empty data: script queued behind them did this before;
+# the Content-Security-Policy runs scripts from the site only.)
 SCRIPTS_RAN = """() => new Promise(done => {
-  const queued = () => [...document.querySelectorAll('script[data-after-paint]')]
-    .every(tag => document.querySelector(`script[src="${tag.dataset.afterPaint}"]`));
-  const behind = () => {
-    const last = document.createElement('script');
-    Object.assign(last, {async: false, onload: done, src: 'data:text/javascript,'});
-    document.body.append(last);
-  };
-  const wait = () => queued() ? behind() : requestAnimationFrame(wait);
+  const wait = () => document.documentElement.hasAttribute('data-scripts-ran') ? done() : setTimeout(wait, 20);
   wait();
 })"""
 
@@ -269,7 +263,7 @@ def test_nothing_scrolls_sideways_on_a_phone(phone, base, lang, name):
         before = page.evaluate(OVERFLOW)
         page.unroute("**/assets/javascripts/bundle.*.js")
         page.reload()
-        page.wait_for_function("document.documentElement.classList.contains('js')")
+        page.wait_for_function("() => document.documentElement.classList.contains('js')")
         after = page.evaluate(OVERFLOW)
     for when, found in (("before its scripts run", before), ("with its scripts", after)):
         assert found["width"] == 375
@@ -330,14 +324,14 @@ def test_dark_mode_switches_and_keeps_notebook_code_readable(chromium, base, axe
         page.goto(page_url(base, lang, concept))
         assert page.locator("body").get_attribute("data-md-color-scheme") == "default"
         page.locator("form[data-palette] label:not([hidden])").click()
-        page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
+        page.wait_for_function("() => document.body.getAttribute('data-md-color-scheme') === 'slate'")
         found = page.evaluate(f"() => {{ {DARK} }}")
         assert found["body"] < 0.05, f"{lang}/{concept}: the dark page background has luminance {found['body']:.2f}"
         assert found["cells"], f"{lang}/{concept}: no code cells found"
         unreadable = [c for c in found["cells"] if c["contrast"] < 4.5]
         assert not unreadable, f"{lang}/{concept}: code cells below 4.5:1 in dark mode: {unreadable[:3]}"
         # every token colour of the notebook (code, outputs, tracebacks), not only the plain text
-        page.add_script_tag(path=str(axe_script))
+        page.evaluate(axe_script.read_text(encoding="utf-8"))  # not a <script>: the page allows only its own
         low = page.evaluate("""async () => (await axe.run({include: [['.jupyter-wrapper']]},
                                  {runOnly: ['color-contrast']})).violations.flatMap(v => v.nodes)
                                  .map(n => n.target.join(' ') + ': ' + n.any[0].message)""")
@@ -369,10 +363,10 @@ def test_scripts_start_after_the_first_paint_and_material_starts_once(chromium, 
             Object.defineProperty(window, "document$", {value: subject, writable: true, configurable: true});
           }})""")
         page.goto(page_url(base, "en", PAGE_TYPES[kind]("en")))
-        page.wait_for_function("window.materialRan")
+        page.wait_for_function("() => window.materialRan")
         # The paint entry is queued once the frame is presented, which can be after Material ran: wait for
         # it. Its paintTime (Chrome 133+; startTime is the presentation time) is when the page was painted.
-        page.wait_for_function("performance.getEntriesByName('first-paint').length")
+        page.wait_for_function("() => performance.getEntriesByName('first-paint').length")
         paint, ran = page.evaluate("[(e => e.paintTime ?? e.startTime)(performance.getEntriesByName('first-paint')[0]),"
                                    " window.materialRan]")
         assert paint is not None and ran > paint, f"Material's script ran at {ran:.0f} ms, the first paint was at {paint} ms"
@@ -401,7 +395,7 @@ def test_palette_starts_in_the_stored_or_the_system_choice_and_switches(chromium
         header = page.evaluate("getComputedStyle(document.querySelector('.md-header')).backgroundColor")
         assert theme == "#" + "".join(f"{int(v):02x}" for v in re.findall(r"\d+", header)[:3])
         page.locator("form[data-palette] label:not([hidden])").click()
-        page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
+        page.wait_for_function("() => document.body.getAttribute('data-md-color-scheme') === 'slate'")
         assert page.evaluate(meta) == ["dark"]
         page.reload()
         assert page.locator("body").get_attribute("data-md-color-scheme") == "slate"
@@ -409,7 +403,7 @@ def test_palette_starts_in_the_stored_or_the_system_choice_and_switches(chromium
         # the keyboard: Enter on the toggle switches back, as with Material's component
         page.locator("form[data-palette] input").first.focus()
         page.keyboard.press("Enter")
-        page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'default'")
+        page.wait_for_function("() => document.body.getAttribute('data-md-color-scheme') === 'default'")
         assert page.evaluate(meta) == ["light"]
         assert not log.errors, log.errors
     dark = chromium.new_context(**DESKTOP, color_scheme="dark")
@@ -433,7 +427,7 @@ def test_axe_finds_no_serious_violation_and_languages_are_declared(desktop, base
         assert sorted(h for h, _ in alternates) == sorted(LANGS), f"{lang}/{name}: hreflang alternates {alternates}"
         wrong = {h: u for h, u in alternates if u != page_url(base, h, name)}
         assert not wrong, f"{lang}/{name}: hreflang alternates that are not this page in that language: {wrong}"
-        page.add_script_tag(path=str(axe_script))
+        page.evaluate(axe_script.read_text(encoding="utf-8"))  # not a <script>: the page allows only its own
         violations = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']}))
             .violations.filter(v => ['serious', 'critical'].includes(v.impact))
             .map(v => `${v.impact} ${v.id}: ${v.help} (${v.nodes.length}x, e.g. ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')})`)""")

@@ -574,22 +574,22 @@ def test_a_notebook_missing_from_the_navigation_is_named(course_root, no_kernel)
                         r"mkdocs.yml, after line 4 \(01-x.ipynb\)\.$", NO_KERNEL)
 
 
-def test_a_script_in_a_notebooks_markdown_stays_on_its_own_page(tmp_path, monkeypatch):
-    """notebook_html puts each notebook page's inline scripts in a file named by their hash: an author's
-    <script> goes into its own page's file, which no other page links."""
+def test_a_script_in_a_notebooks_markdown_is_removed_not_moved_into_the_pages_script(tmp_path, monkeypatch):
+    """notebook_html puts the inline scripts of nbconvert's template in a shared file; an author's <script>
+    was moved there too, and ran on every language's page. Content is sanitized first (render/sanitize.py):
+    the script is in neither the page nor its file. (The whole site in a browser: tests/test_content_safety.py.)"""
+    from coursebuild import patches
     from coursebuild.render import notebook_html
 
+    patches.apply()
     monkeypatch.setattr(notebook_html, "ASSET_STORE", tmp_path / "assets")
-    names = []
-    for i, markdown in enumerate(["# Mine\n\nText <script>window.authorScript = 1;</script>", "# Other\n\nText"]):
-        path = tmp_path / f"{i}.ipynb"
-        nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(markdown),
-                                                       nbformat.v4.new_code_cell("x = 1")]), path)
-        html = notebook_html.lean_nb2html(str(path))
-        names.append(notebook_html.assets_of(html)[2])
-        assert "authorScript" not in html
-    assert "authorScript" in (tmp_path / "assets" / names[0]).read_text(encoding="utf-8")
-    assert "authorScript" not in (tmp_path / "assets" / names[1]).read_text(encoding="utf-8")
+    path = tmp_path / "0.ipynb"
+    markdown = "# Mine\n\nText <script>window.authorScript = 1;</script> <img src=x onerror=\"window.authorScript = 2\">"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(markdown),
+                                                   nbformat.v4.new_code_cell("x = 1")]), path)
+    html = notebook_html.lean_nb2html(str(path))
+    assert "authorScript" not in html and "onerror" not in html and 'src="x"' in html  # the image stays
+    assert "authorScript" not in (tmp_path / "assets" / notebook_html.assets_of(html)[2]).read_text(encoding="utf-8")
 
 
 # --- 7. Outputs are bounded and carry no machine detail -----------------------------------------

@@ -4,39 +4,18 @@ import re
 from pathlib import Path
 
 from coursebuild import course
+from coursebuild.course import gpu_evidence
 import pytest
-import yaml
 
-LEDGER = course.NOTEBOOKS / "gpu-evidence.yml"
-GPU_ONLY = "gpu-only"
 SOURCE = re.compile(r"^(?P<path>[\w./-]+\.(?:py|cpp|cu|h|cuh|yaml)): (?P<function>[\w.:<>~]+)")
-
-
-def ledger():
-    return yaml.safe_load(LEDGER.read_text(encoding="utf-8")) or {}
-
-
-def gpu_cells(concept, lang=course.REFERENCE):
-    return [c for c in course.code_cells(course.read(lang, concept)) if GPU_ONLY in course.tags(c)]
+ledger, gpu_cells = gpu_evidence.ledger, gpu_evidence.gpu_cells
 
 
 @pytest.mark.parametrize("concept", course.concepts())
 def test_every_gpu_only_cell_has_exactly_one_entry_and_every_entry_a_cell(concept):
-    entries = ledger().get(concept) or []
-    cells = gpu_cells(concept)
-    problems = []
-    for i, cell in enumerate(cells, 1):
-        mine = [e["anchor"] for e in entries if e["anchor"] in cell.source]
-        if len(mine) != 1:
-            problems.append(f"gpu-only cell {i} ({cell.source.strip().splitlines()[0][:50]}): {len(mine)} entries "
-                            f"{mine} (give it one, with an anchor from its code)")
-    for entry in entries:
-        if sum(entry["anchor"] in c.source for c in course.code_cells(course.read(course.REFERENCE, concept))) != 1:
-            problems.append(f"anchor {entry['anchor']!r} matches {'no' if not any(entry['anchor'] in c.source for c in cells) else 'several'} "
-                            "cells: pick a piece of code that is in exactly one cell")
-        elif not any(entry["anchor"] in c.source for c in cells):
-            problems.append(f"anchor {entry['anchor']!r} is in a cell that is not tagged gpu-only any more")
-    assert not problems, f"notebooks/gpu-evidence.yml, {concept}:\n" + "\n".join(problems)
+    """The build checks it (coursebuild/course/gpu_evidence.py); here for each notebook."""
+    problems = gpu_evidence.evidence_problems(only=[concept])
+    assert not problems, "\n".join(map(str, problems))
 
 
 def _entries():

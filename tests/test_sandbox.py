@@ -2,7 +2,9 @@
 goes with it, a write into the author's files stops the build naming the cell, and nothing they
 start outlives the build."""
 import ast
+import os
 import re
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -31,7 +33,13 @@ grouped = subprocess.Popen(sleeper)
 session = subprocess.Popen(sleeper, start_new_session=True)
 setsid = subprocess.Popen(["setsid", *sleeper])
 daemon = subprocess.run([sys.executable, "-c", {DAEMON!r}], capture_output=True, text=True)
-print([grouped.pid, session.pid, setsid.pid, int(daemon.stdout)])"""
+# detached at once (setsid -f), with an environment of its own: neither the group nor the mark finds it
+subprocess.run(["setsid", "-f", "sh", "-c", 'echo $$ > detached.pid; exec "$0" -c "import time; time.sleep(300)"',
+                sys.executable], env={{"CUDA_VISIBLE_DEVICES": ""}})
+import os, time
+while not (os.path.exists("detached.pid") and open("detached.pid").read().strip()):
+    time.sleep(0.02)
+print([grouped.pid, session.pid, setsid.pid, int(daemon.stdout), int(open("detached.pid").read())])"""
 RELATIVE_WRITES = ("import os, tempfile\n"
                    "with open('../../README.md', 'w') as f:\n    f.write('overwritten')\n"
                    "with open('stray.txt', 'w') as f:\n    f.write('stray')\n"
@@ -114,14 +122,14 @@ def test_nothing_a_cell_starts_outlives_the_build(built):
     """Before, the kernel's process group was killed, and processes started in a new session
     (start_new_session=True, setsid, a daemon's double fork) kept running after the build."""
     pids = ast.literal_eval(_outputs(built, 2))
-    assert len(pids) == 4
+    assert len(pids) == 5
     deadline = time.monotonic() + 5
     while _running(pids) and time.monotonic() < deadline:
         time.sleep(0.1)
     left = _running(pids)
     for pid in left:  # the test cleans up after a failure
         psutil.Process(pid).kill()
-    assert left == [], f"still running after the build: {left} of {pids} (grouped, session, setsid, daemon)"
+    assert left == [], f"still running after the build: {left} of {pids} (grouped, session, setsid, daemon, setsid -f with env={{...}})"
 
 
 def test_nothing_a_cell_starts_outlives_a_failing_build(course_root, tmp_path_factory):
@@ -132,6 +140,28 @@ def test_nothing_a_cell_starts_outlives_a_failing_build(course_root, tmp_path_fa
     pids = ast.literal_eval(told.read_text())
     assert _running(pids) == [], f"still running after the build: {_running(pids)} of {pids}"
     assert list((course_root / ".cache" / "scratch").iterdir()) == [], "the scratch folder is removed"
+
+
+def test_what_a_killed_build_left_is_reaped_by_the_next(course_root):
+    """Before, after kill -9 of a build, a cell's child, the scratch folder and the kernel's connection file
+    and sockets stayed for ever: the next build neither reaped nor removed them. Only a dead build's."""
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    parent = course_root / ".cache" / "scratch"
+    left, alive = sandbox.Scratch("01-x", "en"), sandbox.Scratch("02-y", "en")
+    (left.path / sandbox.OWNER).write_text(f"{dead.pid} 1.0", encoding="utf-8")  # the killed build
+    orphan = subprocess.Popen(["sleep", "300"], env={**os.environ, sandbox.MARK: str(left.path)}, cwd=left.cwd)
+    sockets = [parent / f"course-kernel-p{dead.pid}-abc.json", parent / f"course-kernel-p{dead.pid}-abc-ipc-1"]
+    for file in sockets:
+        file.write_text("", encoding="utf-8")
+    try:
+        sandbox.reap_leftovers(log=lambda *_: None)
+        orphan.wait(timeout=5)
+        assert not left.path.exists() and not any(f.exists() for f in sockets)
+        assert alive.path.exists(), "a running build's scratch folder is left alone"
+    finally:
+        orphan.kill()
+        alive.remove()
 
 
 @pytest.mark.slow

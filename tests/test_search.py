@@ -226,9 +226,9 @@ def test_a_key_opens_search(context, base, key):
     try:
         page.goto(home(base, "ja"))
         # Material's script starts after the first paint (overrides/partials/after-paint.html)
-        page.wait_for_function("document.documentElement.classList.contains('js')")
+        page.wait_for_function("() => document.documentElement.classList.contains('js')")
         page.keyboard.press(key)
-        page.wait_for_function("document.activeElement && document.activeElement.matches('.md-search__input')")
+        page.wait_for_function("() => document.activeElement && document.activeElement.matches('.md-search__input')")
         assert page.locator("#__search").is_checked()
     finally:
         page.close()

@@ -28,8 +28,44 @@ LANGS = ("en", "ja", "ko")
 REFERENCE = "en"  # the language whose notebook is executed; its outputs serve all three
 
 
-class BuildError(Exception):
-    """A problem the author must fix; the message names the file and what to do."""
+class BuildError(ValueError):
+    """A problem the author must fix; the message names the file and what to do. (A ValueError, as the
+    checks that raise it from MkDocs' events raised before; the commands print it without a traceback.)"""
+
+
+def load_yaml(path, fix):
+    """The data in a YAML file; BuildError naming the file, the line and `fix` where it does not parse."""
+    import yaml
+
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8").removeprefix("\ufeff"))
+    except yaml.YAMLError as err:
+        problem = " ".join(str(getattr(err, "problem", None) or err).split())
+        mark = getattr(err, "problem_mark", None)
+        if getattr(err, "context_mark", None) and (mark is None or "end of stream" in problem):
+            mark = err.context_mark  # an unclosed quote or bracket: where it was opened, not the file's end
+            problem = f"{err.context}, never closed"
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        raise BuildError(f"{relative(path)}: {where}not valid YAML ({problem}).\n  {fix}") from None
+
+
+def unwritable(err):
+    """One line for a write that failed (an OSError): which of the build's folders, and what to do."""
+    path = Path(err.filename) if err.filename else None
+    top = path.relative_to(ROOT).parts[0] if path and path.is_relative_to(ROOT) and path != ROOT else None
+    if top == ".cache":
+        folder = ".cache/ (the build's caches and lock)"
+    elif top and top.startswith(".site."):
+        folder = f"{top}/ beside site/ (the new site is built there, then swapped in)"
+    else:
+        folder = f"{top}/" if top else str(path or "a file")
+    return (f"cannot write {folder}: {err.strerror or err}. Make it writable (chmod -R u+w; chattr -R -i if it "
+            "was made immutable) or remove it, then run the command again; site/ is left as it was.")
+
+
+def relative(path):
+    path = Path(path)
+    return path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
 
 
 @dataclass
@@ -96,8 +132,8 @@ def _parsed(path, mtime):
 
 
 def _decoded(path, data):
-    try:
-        return data.decode("utf-8")
+    try:  # a byte-order mark (Windows editors save one) is not part of the text: Jupytext read it as a code cell
+        return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as err:
         start = data.rfind(b"\n", 0, err.start) + 1
         line, column = data.count(b"\n", 0, err.start) + 1, len(data[start:err.start].decode("utf-8", "replace")) + 1

@@ -25,6 +25,13 @@ def nav():
     return start + 1, listed
 
 
+NAME = re.compile(r"[\w.-]+")  # letters (any script), digits, _ . -
+
+
+def _odd(name):
+    return ", ".join(sorted({"a space" if c.isspace() else repr(c) for c in name if not NAME.fullmatch(c)}))
+
+
 def nav_problems(only=None):
     """Concepts missing from the site's navigation: MkDocs would build their pages and link them from
     nowhere, with a green build."""
@@ -35,6 +42,13 @@ def nav_problems(only=None):
     problems = []
     for concept in course.concepts():
         page = f"{concept}.ipynb"
+        if not NAME.fullmatch(concept):  # a space: mkdocs.yml's entry and the page's address break on it
+            fixed = re.sub(r"[^\w.-]+", "-", concept).strip("-")
+            problems.append(course.Problem(course.source(REFERENCE, concept), (
+                f"the file name has a character a page address cannot keep ({_odd(concept)}): rename the notebook "
+                f"in every language, e.g. git mv 'notebooks/{REFERENCE}/{concept}.py' notebooks/{REFERENCE}/{fixed}.py "
+                "(and its .ipynb twin), and its nav entry in mkdocs.yml")))
+            continue
         if (only and concept not in only) or page in {p for _, p in listed}:
             continue
         before = [(n, p) for n, p in listed if p < page]

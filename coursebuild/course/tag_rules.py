@@ -26,10 +26,14 @@ CLAIM_TAG = "claim-"
 
 def claim_ids():
     """The IDs in notebooks/claims.yml, or None where there is no such file."""
-    import yaml
-
     path = course.NOTEBOOKS / "claims.yml"
-    return set(yaml.safe_load(path.read_text(encoding="utf-8")) or {}) if path.exists() else None
+    if not path.exists():
+        return None
+    claims = course.load_yaml(path, "Each claim is one line, `ID: \"text\"`: quote the text (a text that starts "
+                                    "with ` or holds `: ` must be quoted) and close every quote.") or {}
+    if not isinstance(claims, dict):
+        raise course.BuildError(f"notebooks/claims.yml: write one claim per line, `ID: \"text\"`")
+    return set(claims)
 
 
 def tag_problems(only=None):

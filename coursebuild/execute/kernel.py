@@ -183,7 +183,7 @@ def run_notebook(concept, nb, env, kernels=None):
     nb.cells.insert(0, nbformat.v4.new_code_cell(SETUP))
     scratch = sandbox.Scratch(concept, course.REFERENCE)
     km = _KernelManager(kernel_name="python3", transport="ipc",
-                        connection_file=tempfile.mktemp(prefix="course-kernel-", suffix=".json"))
+                        connection_file=tempfile.mktemp(prefix=f"course-kernel-p{os.getpid()}-", suffix=".json"))
     km.kernels, km.scratch = kernels, scratch.path
     current = {"index": None}  # the cell running now (index in the notebook without SETUP)
     left = []  # what the kernel started, taken before it dies (orphans move to init)

@@ -24,8 +24,8 @@ import time
 from pathlib import Path
 
 from coursebuild import course, lock
-from coursebuild.course import BuildError, nav, parity, questions, tag_rules, twins
-from coursebuild.execute import cache, kernel, outputs, records, signed
+from coursebuild.course import BuildError, conflicts, gpu_evidence, nav, parity, questions, tag_rules, twins
+from coursebuild.execute import cache, kernel, outputs, records, sandbox, signed
 
 
 def build_pages(records_dir=records.RECORDS, only=None, log=print, authoring=False):
@@ -38,8 +38,12 @@ def build_pages(records_dir=records.RECORDS, only=None, log=print, authoring=Fal
 def _build_pages(records_dir, only, log, authoring):
     start = time.monotonic()
     kernel.cell_timeout()  # a bad setting stops the build before anything runs
+    sandbox.reap_leftovers(log)  # what a killed build left (this one holds the checkout's lock)
+    problems = conflicts.conflict_problems()  # first: the other checks would misread a conflicted notebook
+    if problems:
+        raise BuildError("\n".join(str(p) for p in problems))
     problems = (parity.parity_problems(only) + tag_rules.tag_problems(only) + questions.question_problems(only)
-                + nav.nav_problems(only) + twins.stale(only))
+                + nav.nav_problems(only) + gpu_evidence.evidence_problems(only) + twins.stale(only))
     if problems:
         raise BuildError("\n".join(str(p) for p in problems))
     foreign = signed.foreign_notebooks()

@@ -9,6 +9,10 @@ Every process the kernel starts inherits the folder's name in its environment (M
 them can be found and killed when the notebook ends, also those that left the kernel's process group
 (start_new_session=True, setsid, a double fork).
 
+The kernel gets an environment built from an allowlist (ENVIRONMENT), not the build's: a CI token, a
+cloud key or any other variable of the machine that builds must not be printable by a cell onto the
+site, into the downloadable notebooks or the search index.
+
 Tree compares the author's files (modification times and sizes: git may not be there) with how they
 were, so that a cell that writes into the project by an absolute path is named. Used by kernel.py.
 """
@@ -29,6 +33,21 @@ MARK = "COURSE_SCRATCH"
 PARENT = None
 
 
+# What torch, Jupyter, the system and the course need; everything else of the build's environment stays
+# out of the kernel. Names, and prefixes ending in "_".
+ENVIRONMENT = re.compile(
+    r"(PATH|HOME|USER|LOGNAME|SHELL|LANG|LANGUAGE|TERM|TZ|VIRTUAL_ENV|CONDA_PREFIX|PYTHONPATH|PYTHONHOME"
+    r"|PYTHONUNBUFFERED|PYTHONIOENCODING|PYTHONUTF8|PYTHONHASHSEED|LD_LIBRARY_PATH|DYLD_LIBRARY_PATH"
+    r"|OMP_NUM_THREADS|MKL_NUM_THREADS|OPENBLAS_NUM_THREADS|NUMEXPR_NUM_THREADS|NOTEBOOK_CELL_TIMEOUT"
+    r"|SYSTEMROOT|COMSPEC|PATHEXT|WINDIR"  # Windows: Python and subprocess need them
+    r"|(LC|CUDA|NVIDIA|CUBLAS|CUDNN|NCCL|TORCH|PYTORCH|HIP|ROCR|ROCM|HSA|XPU|ZE|MPS|JUPYTER|JPY|IPYTHON|XDG)_\w*)")
+
+
+def environment(environ=None):
+    """The build's environment, only what ENVIRONMENT allows."""
+    return {k: v for k, v in (os.environ if environ is None else environ).items() if ENVIRONMENT.fullmatch(k)}
+
+
 class Scratch:
     """A scratch folder for one run of a notebook; remove() kills what the run left and deletes it."""
 
@@ -37,7 +56,8 @@ class Scratch:
         self.cwd = self.path / "notebooks" / lang
         self.cwd.mkdir(parents=True)
         (self.path / "tmp").mkdir()
-        self.env = {**os.environ, "TMPDIR": str(self.path / "tmp"), MARK: str(self.path)}
+        (self.path / OWNER).write_text(_owner(), encoding="utf-8")
+        self.env = {**environment(), "TMPDIR": str(self.path / "tmp"), MARK: str(self.path)}
 
     def remove(self, processes=()):
         reap(self.path, processes)
@@ -70,14 +90,58 @@ def reap(scratch, processes=()):
 
 
 def _marked(scratch):
+    """The processes of a run: those whose environment names its scratch folder, and those working in it
+    (a cell may start one with an environment of its own, env={...}, and detach it: setsid -f)."""
     found = []
+    inside = str(scratch) + os.sep
     for proc in psutil.process_iter():
         if proc.pid == os.getpid():
             continue
         with contextlib.suppress(psutil.Error):  # gone, a zombie, or another user's
-            if proc.environ().get(MARK) == str(scratch):
+            if proc.environ().get(MARK) == str(scratch) or (proc.cwd() + os.sep).startswith(inside):
                 found.append(proc)
     return found
+
+
+OWNER = "owner"  # in each scratch folder: the build process's pid and start time
+
+
+def _owner():
+    return f"{os.getpid()} {psutil.Process().create_time()}"
+
+
+def _alive_owner(text):
+    """Whether the build process a scratch folder or kernel file names still runs (a pid can be reused)."""
+    pid, _, started = text.partition(" ")
+    try:
+        proc = psutil.Process(int(pid))
+        return not started or abs(proc.create_time() - float(started)) < 0.01
+    except (psutil.Error, ValueError):
+        return False
+
+
+def reap_leftovers(log=print):
+    """What a killed build left (kill -9, a machine's OOM killer): processes its cells started, its scratch
+    folders, its kernels' connection files and sockets. Only a build that no longer runs: builds of other
+    checkouts share the temporary folder."""
+    parent = Path(PARENT or tempfile.gettempdir())
+    reaped = []
+    for folder in parent.glob("course-run-*"):
+        try:
+            owner = (folder / OWNER).read_text(encoding="utf-8")
+        except OSError:
+            continue  # another tool's, or a build's from before owners were written: not known to be dead
+        if not _alive_owner(owner):
+            reap(folder)
+            shutil.rmtree(folder, ignore_errors=True)
+            reaped.append(folder.name)
+    for file in parent.glob("course-kernel-p*"):
+        pid = re.match(r"course-kernel-p(\d+)-", file.name)
+        if pid and not psutil.pid_exists(int(pid[1])):
+            with contextlib.suppress(OSError):
+                file.unlink()
+    if reaped:
+        log(f"removed what a stopped build left: {', '.join(sorted(reaped))}")
 
 
 def _alive(proc):

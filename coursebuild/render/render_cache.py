@@ -5,7 +5,7 @@ the notebook's bytes and its options, and after each build removes the entries t
 Under mkdocs-static-i18n each language is a build of its own: with one folder, each language's build
 removed the other languages' entries, and every build converted two languages of three again. So each
 language gets a folder of its own (its `cache_dir`, set when i18n configures that language's build),
-under a hash of the code whose output the cache keeps (notebook_html.py, headings.py): an edit there
+under a hash of the code whose output the cache keeps (notebook_html.py, headings.py, sanitize.py): an edit there
 converts every page again, and the folders of older code are removed. A damaged entry (a killed write,
 a full disk) or one whose shared assets are gone is removed before the build reads it: the page is
 converted again, never a crash. Hands converted pages to pages.py; tells the log how many it converted.
@@ -18,11 +18,11 @@ import time
 from pathlib import Path
 
 from coursebuild import course
-from coursebuild.render import headings, notebook_html
+from coursebuild.render import headings, notebook_html, sanitize
 
 log = logging.getLogger("mkdocs.hooks.course")
 CACHE = course.ROOT / ".cache" / "mkdocs-jupyter"
-CODE = hashlib.sha256(b"".join(Path(m.__file__).read_bytes() for m in (notebook_html, headings))).hexdigest()[:16]
+CODE = hashlib.sha256(b"".join(Path(m.__file__).read_bytes() for m in (notebook_html, headings, sanitize))).hexdigest()[:16]
 _started = {}  # language: when its build began (an entry written since was converted by it)
 
 

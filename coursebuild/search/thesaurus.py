@@ -12,6 +12,9 @@ from pathlib import Path
 
 import yaml
 
+from coursebuild import course
+from coursebuild.course import BuildError
+
 FOLDER = Path(__file__).resolve().parent / "synonyms"
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml reads the three files in 2 ms, not 17
 
@@ -23,20 +26,22 @@ def load(lang, folder=FOLDER):
         return []
     try:
         groups = yaml.load(path.read_text(encoding="utf-8"), Loader=LOADER) or []
-    except yaml.YAMLError as err:
-        raise ValueError(f"{path}: not valid YAML ({err})") from None
+    except yaml.YAMLError:  # named with its line, the error the build prints without a traceback
+        course.load_yaml(path, "One group per line: - [spelling, other spelling, ...]; quote a spelling that "
+                               "holds , [ ] : or starts with a quote.")
+        raise
     if not isinstance(groups, list):
-        raise ValueError(f"{path}: write a list of groups, one per line: - [spelling, other spelling, ...]")
+        raise BuildError(f"{course.relative(path)}: write a list of groups, one per line: - [spelling, other spelling, ...]")
     seen = {}
     for n, group in enumerate(groups, 1):
         if (not isinstance(group, list) or len(group) < 2
                 or not all(isinstance(s, str | int | float) and str(s).strip() for s in group)):
-            raise ValueError(f"{path}: group {n} ({group!r}) must list two spellings or more, "
+            raise BuildError(f"{course.relative(path)}: group {n} ({group!r}) must list two spellings or more, "
                              "e.g. - [DataParallel, データパラレル]")
         for spelling in map(str, group):
             key = " ".join(spelling.casefold().split())
             if key in seen and seen[key] != n:
-                raise ValueError(f"{path}: {spelling!r} is in groups {seen[key]} and {n}; "
+                raise BuildError(f"{course.relative(path)}: {spelling!r} is in groups {seen[key]} and {n}; "
                                  "a spelling can mean one thing only: merge the groups or drop one")
             seen[key] = n
     return [[str(s).strip() for s in group] for group in groups]
