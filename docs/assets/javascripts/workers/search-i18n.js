@@ -1,21 +1,30 @@
-/* Material's search worker, with three changes (coursebuild/search/index.py points each page at it):
+/* Material's search worker, with these changes (coursebuild/search/index.py points each page at it;
+   coursebuild/search/__init__.py gives the design in a paragraph):
 
    1. The index of the page's language only (search/search_index.<lang>.json, written by the
       build): results stay in the reader's language, and a first search downloads a third.
+      The page starts this worker only when the reader opens search (overrides/partials/search-lazy.html).
    2. Japanese queries are segmented with the TinySegmenter that segmented the index. Material
       segments the pages but looks a query up whole (mkdocs-material #3112), so テンソルを or
-      モデルをGPUに移動 found nothing. Full-width and half-width forms are folded (NFKC) first.
+      モデルをGPUに移動 found nothing. Pages and queries are folded with NFKC.
    3. Korean words are reduced to stems, in the index and in the query alike: 옮기다, 옮겨요,
       옮깁니다 and 옮긴 all become 옮기 (and 복사되나요 복사), 텐서를 and 텐서는 become 텐서.
    4. Synonyms (coursebuild/search/synonyms/<lang>.yml, in the index's config): every spelling of a group is
       marked with the group's key, in the pages and in the query alike, so that インプレース finds
       in-place, 데이터 병렬 DataParallel and "not enough memory" the page on out of memory.
+   5. Japanese and Korean: character bigrams of the page's text beside its words, and of the query
+      beside its words, each weighing a fraction of a word (spacing variants, unknown endings).
+   6. Code: indexed whole beside its parts (torch.cuda.is_available, .to()); an identifier in the
+      query is looked up whole and weighs most.
+   7. lunr is asked the plan's clauses (plan()), any of them: a query is never empty while one of
+      its words is on a page. Pages that contain the query as typed come first, and a section
+      whose heading is the message pasted comes first in its page.
    Also, in every language, the query goes through the pipeline that the index went through: stop
-   words are left out (Material appends `*` to every term, so `to` or `を` matched every word that
-   starts with it) and words are stemmed as the index's are (hiding finds hide).
+   words are left out (English ones in ja and ko queries too: a pasted error message) and words are
+   stemmed as the index's are (hiding finds hide).
 
    Material's worker runs unchanged underneath (loaded with importScripts); this file only edits
-   the messages it receives. The query set in tests/search_queries.yml measures the result. */
+   the messages it receives and the lunr it uses. tests/search_queries.yml measures the result. */
 "use strict"
 
 const params = new URL(self.location.href).searchParams
