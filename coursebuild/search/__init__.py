@@ -11,7 +11,8 @@ segmented otherwise than the page still shares most bigrams with the page, each 
 third of a word. Code is indexed whole beside its parts (torch.cuda.is_available, .to()) and an
 identifier in the query (set_device, torch.set_default_device, memory_allocated) is looked up whole,
 weighing eight words. Synonym groups (synonyms/<lang>.yml) join the spellings that share no
-characters (에폭/에포크, DDP/DistributedDataParallel). A query asks for any of its words (never
+characters (에폭/에포크, DDP/DistributedDataParallel). A title word weighs 30 words of text, not
+Material's 1000 (a title that said 쓰는 outranked the page on set_default_device). A query asks for any of its words (never
 empty while one is on a page; a last resort finds words as substrings), pages that contain the
 query as typed come first, and a section whose heading is the pasted error message is shown first.
 On the page a result opens, search-highlight.js marks whole words of that section and offers to
