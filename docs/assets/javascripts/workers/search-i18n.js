@@ -498,7 +498,7 @@ function wrapBuilder(lunr) {
   }
   lunr.Builder.prototype.build = function (...args) {
     try {
-      return built.index = build.apply(this, args)  // built.index: for tests and tools/search_eval.py
+      return built.index = build.apply(this, args)  // built.index: to look into from a browser's devtools
     } finally {
       built()
     }
@@ -539,8 +539,8 @@ function wrapBuilder(lunr) {
   }
 }
 
-// No page has every word, and lunr found none: the pages (and sections) that contain any word
-// of the query as typed, most words first. A query never comes back empty while one of its words
+// lunr matched no clause (a word inside another, as in set_default_device for "default"): the pages
+// (and sections) that contain any word of the query, as a stem or as typed, most words first. A query never comes back empty while one of its words
 // is on a page.
 function anyWord(index, clauses) {
   const words = [...new Set(clauses.filter(c => !/^[\ue000-\ue003]/.test(c.term))
