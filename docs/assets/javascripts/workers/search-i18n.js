@@ -539,7 +539,7 @@ function wrapBuilder(lunr) {
   }
 }
 
-// lunr matched no clause (a word inside another, as in set_default_device for "default"): the pages
+// lunr matched no clause (the word is only found inside longer tokens): the pages
 // (and sections) that contain any word of the query, as a stem or as typed, most words first. A query never comes back empty while one of its words
 // is on a page.
 function anyWord(index, clauses) {
