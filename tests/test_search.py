@@ -71,8 +71,9 @@ def test_search_lists_only_pages_in_the_language_searched(measured, lang):
 # ------------------------------------------------------------------------------------ synonyms
 
 # One spelling of a group against another (coursebuild/search/synonyms/<lang>.yml): both stand for the same
-# word in the index, so they list the same pages, whichever spelling each page uses (in an order
-# that can differ: pages that contain the query as typed come first).
+# word in the index, so they find the same pages, whichever spelling each page uses: the same first
+# page, and every page one finds the other lists too (Japanese and Korean spellings also list the
+# pages that share some of their character bigrams, so a spelling may list more).
 SAME_WORD = {
     "en": [("not enough memory", "out of memory"), ("DDP", "DistributedDataParallel")],
     "ja": [("インプレース", "in-place"), ("データパラレル", "DataParallel"), ("メモリが足りない", "out of memory"),
@@ -88,11 +89,12 @@ def test_spellings_of_one_group_find_the_same_pages(context, base, lang):
     try:
         page.goto(home(base, lang))
         tr = search_eval.open_search(page)
-        pages = lambda query: {search_eval.page_of(base, link, LANGS) for link in search_eval.results(page, query, tr)}
+        pages = lambda query: [search_eval.page_of(base, link, LANGS) for link in search_eval.results(page, query, tr)]
         for one, other in SAME_WORD[lang]:
-            found = pages(one)
+            found, also = pages(one), pages(other)
             assert found, f"{one!r} finds nothing on the '{lang}' site"
-            assert found == pages(other), f"{one!r} and {other!r} list different pages"
+            assert found[0] in also and also[0] in found, f"{one!r} and {other!r}: {found}, {also}"
+            assert set(found) <= set(also) or set(also) <= set(found), f"{one!r} and {other!r}: {found}, {also}"
     finally:
         page.close()
 
@@ -260,5 +262,128 @@ def test_enter_that_confirms_ime_input_does_not_navigate(context, base, order):
         # a plain Enter afterwards still opens the best result
         page.locator(".md-search__input").press("Enter")
         page.wait_for_url(lambda url: url != before)
+    finally:
+        page.close()
+
+
+# ------------------------------------------------------------------- the mechanism, case by case
+
+# What the search does for words the query set may not exercise, each case of its own (the issue
+# 36 cases are in tests/search_queries.yml): particles and endings, spacing variants, Japanese
+# without spaces, full- and half-width forms (NFKC), identifiers looked up whole, and a query with
+# a word on no page. Each: the page among the first three, or first where the rank is the point.
+MECHANISM = {
+    "en": [("set_default_device", "01-creating-tensors", 1),           # an identifier, whole
+           ("ｐｉｎｎｅｄ ｍｅｍｏｒｙ", "02-moving-tensors", 1),               # full-width
+           ("torch.cuda.memory_allocated", "08-will-it-fit", 3)],
+    "ja": [("ピン留めメモリの使い方", "02-moving-tensors", 1),                  # no spaces, particles
+           ("ﾋﾟﾝ留めﾒﾓﾘ", "02-moving-tensors", 1),                          # half-width kana
+           ("torch.set_default_deviceの使い方", "01-creating-tensors", 1)],  # code glued to Japanese
+    "ko": [("고정 메모리를 쓰려면", "02-moving-tensors", 1),                     # particle, ending
+           ("디바이스불일치", "03-moving-models", 1),                          # written without the space
+           ("ＧＰＵ 숨기기", "05-several-gpus", 1),                           # full-width
+           ("set_device", "05-several-gpus", 1),                          # not set_default_device
+           ("memory_allocated 차이", "08-will-it-fit", 3)],                # the identifier weighs most
+}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_search_mechanism_cases(context, base, site, lang):
+    queries = [(lang, q, (p,)) for q, p, _ in MECHANISM[lang]]
+    found = {r["query"]: r for r in search_eval.evaluate(context, base, site, queries, LANGS)}
+    wrong = [f"  {q!r}: want {p} in the first {n}, got {found[q]['top']}"
+             for q, p, n in MECHANISM[lang] if p not in found[q]["top"][:n]]
+    assert not wrong, f"on the '{lang}' site:\n" + "\n".join(wrong)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_query_with_one_word_on_a_page_is_never_empty(context, base, lang):
+    page = context.new_page()
+    try:
+        page.goto(home(base, lang))
+        tr = search_eval.open_search(page)
+        word = {"en": "tensor", "ja": "テンソル", "ko": "텐서"}[lang]
+        assert search_eval.results(page, f"qqqxyzzy {word}", tr), "a query with a word on every page found nothing"
+        assert search_eval.results(page, "qqqxyzzy", tr) == [], "a word on no page found something"
+    finally:
+        page.close()
+
+
+PASTED = "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_pasted_error_shows_the_section_named_after_it_and_highlights_whole_words(context, base, lang):
+    page = context.new_page()
+    try:
+        page.goto(home(base, lang))
+        tr = search_eval.open_search(page)
+        search_eval.results(page, PASTED, tr)
+        first = page.locator(".md-search-result__item").first
+        # the page, then its best section, shown (not folded under "N more on this page")
+        section = first.locator(":scope > a").nth(1)
+        href = section.get_attribute("href")
+        assert unquote(urlsplit(href).fragment) == "expected-all-tensors-to-be-on-the-same-device", href
+        assert "07-device-errors" in href
+        section.click()
+        page.wait_for_url("**/07-device-errors/**")
+        page.wait_for_selector(".search-highlight-clear")
+        assert "h=" not in page.url, "the highlighted terms stay in the address"
+        marks = page.eval_on_selector_all("article mark", """marks => marks.map(m => {
+            const before = m.previousSibling ? m.previousSibling.textContent.slice(-1) : "";
+            const after = m.nextSibling ? m.nextSibling.textContent.slice(0, 1) : "";
+            return [m.textContent, before, after]; })""")
+        assert 0 < len(marks) < 300, f"{len(marks)} marks: the section's, not the page's (1,147 to 2,323 were)"
+        letter = __import__("re").compile(r"[\w]")
+        inside = [m for m, b, a in marks if letter.match(b or " ") or letter.match(a or " ")]
+        assert not inside, f"marks inside words: {inside[:10]}"
+        stop = {"to", "be", "on", "the", "a", "at", "and", "but", "all"}
+        assert not stop & {m.lower() for m, _, _ in marks}, "stop words highlighted"
+        # the reader clears them, with the button (or Escape)
+        page.locator(".search-highlight-clear").click()
+        assert page.locator("article mark").count() == 0
+        assert page.locator(".search-highlight-clear").count() == 0
+    finally:
+        page.close()
+
+
+def test_a_particle_stripped_korean_word_highlights_the_pages_word(context, base):
+    page = context.new_page()
+    try:
+        page.goto(home(base, "ko") + "02-moving-tensors/?h=텐서를")
+        page.wait_for_selector(".search-highlight-clear")
+        marks = set(page.locator("article mark").all_text_contents())
+        assert {"텐서는", "텐서를"} <= marks, marks
+        assert all(m.startswith("텐서") for m in marks), marks
+    finally:
+        page.close()
+
+
+# --------------------------------------------------------------------- search waits for the reader
+
+@pytest.mark.parametrize("how", ["focus", "key"])
+def test_search_loads_when_the_reader_opens_it(context, base, how):
+    """No search request while the page loads: the worker, lunr and the indexes load when the reader
+    first focuses the search box or presses its key (overrides/partials/search-lazy.html)."""
+    page = context.new_page()
+    requests = []
+    page.on("request", lambda r: requests.append(r.url))
+    try:
+        page.goto(home(base, "ja"))
+        page.wait_for_function("document.documentElement.classList.contains('js')")
+        page.wait_for_load_state("networkidle")
+        early = [u for u in requests if "/search" in u or "/lunr/" in u or "/workers/" in u]
+        assert not early and not page.workers, f"requested before search was opened: {early}"
+        tr = json.loads(page.locator("#__config").text_content())["translations"]
+        if how == "focus":
+            page.locator("input[data-md-component=search-query]").focus()
+        else:
+            page.keyboard.press("/")
+        page.wait_for_function(
+            "p => document.querySelector('.md-search-result__meta').textContent.trim() === p",
+            arg=tr["search.result.placeholder"], timeout=30_000)
+        page.keyboard.type("テンソル")
+        page.wait_for_selector(".md-search-result__item")
+        assert any("search_index.ja.json" in u for u in requests)
     finally:
         page.close()

@@ -165,8 +165,10 @@ def first_visit_bytes(site, page):
 def print_search(site):
     """Search: the query set of tests/search_queries.yml in Chromium, and what a first search downloads."""
     print(f"\nsearch (tests/search_queries.yml; a hit: the expected page in the first {search_eval.TOP}):")
-    print(search_eval.report(search_eval.measure(site, course.LANGS)))
-    print("  what a first search downloads (gzip; fetched in a worker when a page loads):")
+    found = search_eval.measure(site, course.LANGS)
+    for part in search_eval.parts():
+        print(f" {part}:\n" + search_eval.report([r for r in found if r["part"] == part]))
+    print("  what a first search downloads (gzip; fetched in a worker when the reader first opens search):")
     for lang in course.LANGS:
         got = search_eval.downloads(site, lang)
         index = got[f"search/search_index.{lang}.json"]

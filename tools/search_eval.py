@@ -16,11 +16,25 @@ TOP = 3          # a hit: the expected page is among the first TOP results
 TARGET = 0.95    # the hit rate each language must reach
 
 
-def load_queries(path=QUERIES):
-    """[(lang, query, (page, ...))] from the query set."""
+def load_queries(path=QUERIES, part=None):
+    """[(lang, query, (page, ...))] from the query set: every part, or only `part`. The lines under a
+    language at the top are the part search is tuned on ("tune"); a top-level key that is not a
+    language ("held-out", a block written blind) holds languages of its own."""
     data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    return [(lang, str(query), tuple(pages) if isinstance(pages, list) else (pages,))
-            for lang, lines in data.items() for query, pages in lines]
+    out = []
+    for key, value in data.items():
+        blocks = {key: value} if isinstance(value, list) else value
+        name = "tune" if isinstance(value, list) else key
+        if part is None or part == name:
+            out += [(lang, str(query), tuple(pages) if isinstance(pages, list) else (pages,))
+                    for lang, lines in blocks.items() for query, pages in lines]
+    return out
+
+
+def parts(path=QUERIES):
+    """The names of the query set's parts, in file order: tune, held-out, ..."""
+    data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    return list(dict.fromkeys("tune" if isinstance(v, list) else k for k, v in data.items()))
 
 
 def page_exists(site, lang, page, default="en"):
@@ -133,7 +147,7 @@ def downloads(site, lang):
 
 
 def measure(site, langs=("en", "ja", "ko")):
-    """Serve `site` and run the query set in Chromium; the list of results."""
+    """Serve `site` and run the query set in Chromium; the list of results, each with its part."""
     from playwright.sync_api import sync_playwright
 
     from tools.browser_tools import CHROMIUM_ARGS, find_chromium
@@ -144,7 +158,8 @@ def measure(site, langs=("en", "ja", "ko")):
         try:
             context = browser.new_context(reduced_motion="reduce", viewport={"width": 1280, "height": 800})
             context.set_default_timeout(15_000)
-            return evaluate(context, base, site, load_queries(), list(langs))
+            return [{**r, "part": part} for part in parts()
+                    for r in evaluate(context, base, site, load_queries(part=part), list(langs))]
         finally:
             browser.close()
 
@@ -152,7 +167,9 @@ def measure(site, langs=("en", "ja", "ko")):
 if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit("usage: python -m tools.search_eval SITE_DIR")
-    print(report(measure(sys.argv[1])))
+    found = measure(sys.argv[1])
+    for part in parts():
+        print(f"{part}:\n" + report([r for r in found if r["part"] == part]))
     for lang in ("en", "ja", "ko"):
         got = downloads(sys.argv[1], lang)
         print(f"  {lang}: search downloads {sum(got.values()) / 1000:.1f} KB gzip "

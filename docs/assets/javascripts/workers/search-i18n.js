@@ -1,21 +1,30 @@
-/* Material's search worker, with three changes (coursebuild/search/index.py points each page at it):
+/* Material's search worker, with these changes (coursebuild/search/index.py points each page at it;
+   coursebuild/search/__init__.py gives the design in a paragraph):
 
    1. The index of the page's language only (search/search_index.<lang>.json, written by the
       build): results stay in the reader's language, and a first search downloads a third.
+      The page starts this worker only when the reader opens search (overrides/partials/search-lazy.html).
    2. Japanese queries are segmented with the TinySegmenter that segmented the index. Material
       segments the pages but looks a query up whole (mkdocs-material #3112), so テンソルを or
-      モデルをGPUに移動 found nothing. Full-width and half-width forms are folded (NFKC) first.
+      モデルをGPUに移動 found nothing. Pages and queries are folded with NFKC.
    3. Korean words are reduced to stems, in the index and in the query alike: 옮기다, 옮겨요,
       옮깁니다 and 옮긴 all become 옮기 (and 복사되나요 복사), 텐서를 and 텐서는 become 텐서.
    4. Synonyms (coursebuild/search/synonyms/<lang>.yml, in the index's config): every spelling of a group is
       marked with the group's key, in the pages and in the query alike, so that インプレース finds
       in-place, 데이터 병렬 DataParallel and "not enough memory" the page on out of memory.
+   5. Japanese and Korean: character bigrams of the page's text beside its words, and of the query
+      beside its words, each weighing a fraction of a word (spacing variants, unknown endings).
+   6. Code: indexed whole beside its parts (torch.cuda.is_available, .to()); an identifier in the
+      query is looked up whole and weighs most.
+   7. lunr is asked the plan's clauses (plan()), any of them: a query is never empty while one of
+      its words is on a page. Pages that contain the query as typed come first, and a section
+      whose heading is the message pasted comes first in its page.
    Also, in every language, the query goes through the pipeline that the index went through: stop
-   words are left out (Material appends `*` to every term, so `to` or `を` matched every word that
-   starts with it) and words are stemmed as the index's are (hiding finds hide).
+   words are left out (English ones in ja and ko queries too: a pasted error message) and words are
+   stemmed as the index's are (hiding finds hide).
 
    Material's worker runs unchanged underneath (loaded with importScripts); this file only edits
-   the messages it receives. The query set in tests/search_queries.yml measures the result. */
+   the messages it receives and the lunr it uses. tests/search_queries.yml measures the result. */
 "use strict"
 
 const params = new URL(self.location.href).searchParams
@@ -37,7 +46,7 @@ const join = (lead, vowel, tail) => String.fromCharCode(SYLLABLE + lead * 588 + 
 // Particles and verb endings, longest first. Stripping repeats, so 옮겨지지 → 옮겨지 → 옮겨 → 옮기.
 const KO_ENDINGS = `
   에서는 에서도 에서의 에서 에게는 에게 께서 으로는 으로도 으로써 으로 로는 로도 로써 로 까지 부터 보다 처럼 이랑 랑
-  만으로는 만으로 만큼 마다 이라도 이나 이란 이며 이고 와는 과는 와의 과의 와 과 의 을 를 은 는 이 가 도 에는 에도 에 만 나 란
+  때 만으로는 만으로 만큼 마다 이라도 이나 이란 이며 이고 와는 과는 와의 과의 와 과 의 을 를 은 는 이 가 도 에는 에도 에 만 나 란
   입니다 합니다 됩니다 습니다 니다 했습니다 었습니다 았습니다 하나요 되나요 나요 는가요 까요 을까 할까 인가요
   세요 으세요 해요 돼요 어요 아요 예요 이에요 에요 죠 지요 요 다 이다 한다 된다 는다 ㄴ다
   려면 으려면 하려면 면 으면 하면 되면 는데 은데 지만 고 하고 되고 서 해서 돼서 어서 아서 니까 으니까 므로 으므로
@@ -85,7 +94,7 @@ function koStem(word) {
 // words it stands for (search/search_index.<lang>.json holds the groups, from the build).
 // A spelling that stop words shrink to a single word (どこでも動く → 動く, any machine → machin)
 // would mark every use of that word: it is left out, and listed in `skipped` (tests/test_search.py).
-const synonyms = {keys: new Map(), prefixes: new Set(), shown: new Map(), skipped: []}
+const synonyms = {keys: new Map(), prefixes: new Set(), shown: new Map(), typed: new Map(), skipped: []}
 
 function compileSynonyms(groups) {
   groups.forEach((group, n) => {
@@ -141,6 +150,93 @@ function markSynonyms(token, i, tokens) {
   return key ? [token, token.clone(() => key)] : token
 }
 
+/* ---------------------------------------------------------------------------------- bigrams */
+
+const BIGRAMS = LANG === "ja" || LANG === "ko"
+const CJK = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}ー]/u
+const GRAM = "\ue002"  // private use: a bigram is never a word typed or a prefix of one
+const CODE = "\ue003"  // nor is code as written (only identifiers typed find it)
+
+function bigrams(text) {
+  const chars = [...text], out = []
+  for (let i = 0; i + 1 < chars.length; i++)
+    if (CJK.test(chars[i]) && CJK.test(chars[i + 1]))
+      out.push(GRAM + chars[i] + chars[i + 1])
+  return out
+}
+
+// The index's pipeline, last step (ja, ko): beside each word, the bigrams that start in it, taken
+// from the page's text as written (before stems and stop words), across words written without a
+// space between them (Japanese segments). Each bigram keeps its word's position: a result
+// highlights the page's word. Material's tokenizer records where each token is in lunr.tokenizer.table.
+let field = "", gramsOf = null, gramsAt = null
+function span(token) {
+  const position = token.metadata && token.metadata.position
+  const row = typeof position === "number" && self.lunr.tokenizer.table[position >>> 20]
+  const entry = row && row[position & 0xfffff]
+  return entry === undefined ? null : [entry >>> 12, (entry >>> 2) & 1023]
+}
+function addBigrams(token, i, tokens) {
+  if (tokens !== gramsOf) {
+    gramsOf = tokens
+    gramsAt = new Map()
+    const words = []
+    let last = -1
+    tokens.forEach((t, j) => {
+      const at = span(t)
+      if (at && at[0] !== last && !String(t).startsWith("\ue000")) {
+        words.push([j, ...at])
+        last = at[0]
+      }
+    })
+    words.sort((a, b) => a[1] - b[1])
+    for (let k = 0; k < words.length; k++) {
+      const [j, start, length] = words[k]
+      let text = field.slice(start, start + length)
+      const next = words[k + 1]
+      if (next && next[1] === start + length)  // the next word follows without a space
+        text += field.slice(next[1], next[1] + 1)
+      const grams = bigrams(text)
+      if (grams.length)
+        gramsAt.set(j, grams)
+    }
+  }
+  const grams = gramsAt.get(i)
+  return grams ? [token, ...grams.map(gram => token.clone(() => gram))] : token
+}
+
+// Code as written, beside the words the separator splits it into: torch.cuda.is_available (and
+// cuda.is_available) for torch.cuda.is_available(), and .to() for every call of a method `to`.
+// Each gets the position of its last word, so that a result highlights that word.
+function withCode(tokens) {
+  if (!field)
+    return tokens
+  const spans = tokens.map(span)
+  const extra = []
+  let run = []
+  tokens.forEach((token, i) => {
+    const at = spans[i]
+    if (!at)
+      return
+    const [start, length] = at, end = start + length
+    const before = run.length && spans[run.at(-1)], gap = before && start - before[0] - before[1]
+    if (!(before && (gap === 0 || (gap === 1 && field[start - 1] === "."))))
+      run = []  // not code that goes on: DataParallel, torch.cuda
+    run.push(i)
+    for (let k = 0; k + 1 < run.length; k++) {
+      const code = field.slice(spans[run[k]][0], end)
+      if (/^[A-Za-z_][\w.]*$/.test(code))
+        extra.push(token.clone(() => CODE + code.toLowerCase()))
+    }
+    if (field[start - 1] === "." && field[end] === "(")
+      extra.push(token.clone(() => `${CODE}.${token}()`))
+  })
+  return tokens.concat(extra)
+}
+
+// English stems words (hiding, hide → hide) but not code: set_default_device stays whole.
+const stemCode = token => /[_\d.]/.test(String(token)) ? token : self.lunr.stemmer(token)
+
 /* ------------------------------------------------------------------------------------ query */
 
 const HIRAGANA = /^[\u3040-\u309f\u30fc]+$/
@@ -149,7 +245,8 @@ let queryPipeline = null  // the index's pipeline without markSynonyms, set when
 function words(text) {
   const lunr = self.lunr
   const out = []
-  for (const piece of text.normalize("NFKC").split(lunr.tokenizer.separator)) {
+  for (let piece of text.normalize("NFKC").split(lunr.tokenizer.separator)) {
+    piece = piece.replace(/^[^\p{L}\p{N}_]+|[^\p{L}\p{N}_]+$/gu, "")  // 달라짐? → 달라짐, 'cuda' → cuda
     if (!piece)
       continue
     const segmenter = lunr.segmenter
@@ -167,41 +264,106 @@ const piped = text => words(text).map(w => [w, queryPipeline
   ? queryPipeline.run([new self.lunr.Token(w.toLowerCase())]).map(String)
   : [w.toLowerCase()]])
 
+// What the worker asks lunr for a query: `shown`, the words Material shows (and hands to the page
+// as ?h=), and `clauses`, what lunr looks up for each of them (lunr.Query clauses, see plan()).
 function terms(query) {
   const all = piped(query)
   const typed = all.map(([w]) => w)
   const at = all.flatMap(([, out], i) => out.length ? [i] : [])  // the words left, by position
   const found = findSynonyms(at.map(i => all[i][1].join("")))
   synonyms.shown.clear()
+  synonyms.typed.clear()
   let kept = []
   for (let i = 0; i < at.length; i++) {
     const match = found.get(i)
     if (match) {  // the group's key in place of its spelling
       const [key, length] = match
       const span = typed.slice(at[i], at[i + length - 1] + 1)
-      synonyms.shown.set(key, span.join(LANG === "ja" ? "" : " "))
+      synonyms.shown.set(key, {typed: span.join(LANG === "ja" ? "" : " "),
+                               stems: at.slice(i, i + length).map(k => all[k][1].join(" ")).join(" ")})
       kept.push(key)
       i += length - 1
     } else {
       kept.push(...all[at[i]][1])
+      for (const stem of all[at[i]][1])
+        synonyms.typed.set(stem, typed[at[i]])
     }
   }
   kept = kept.filter(w => /[\p{L}\p{N}_]/u.test(w))
+  if (LANG !== "en")  // English stop words in a pasted error message: the, to, on, be
+    kept = kept.filter(w => !/^[a-z]+$/.test(w) || self.lunr.stopWordFilter(new self.lunr.Token(w)))
   if (LANG === "ja") {  // particles and endings (を, に, する, される): keep the content words
     const content = kept.filter(w => !HIRAGANA.test(w))
     if (content.length)
       kept = content
   }
   // Nothing left (a query of stop words only): search what was typed.
-  return kept.length ? kept : typed
+  return [...new Set(kept.length ? kept : typed.map(w => w.toLowerCase()))]
 }
 
-// Material shows a result's query terms (missing ones struck through, found ones in the link that
-// highlights them on the page): the words the reader typed, not a group's key.
+// Identifiers as people paste them: torch.set_default_device, set_device, memory_allocated,
+// torch.cuda.is_available(), DataParallel. Each is looked up whole and weighs most.
+const IDENTIFIER = /[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+|[A-Za-z]\w*_\w*|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*/g
+function identifiers(query) {
+  const text = query.normalize("NFKC")
+  const out = []
+  for (const found of text.matchAll(IDENTIFIER)) {
+    const name = found[0].toLowerCase(), parts = name.split(".")
+    for (let k = 0; k + 1 < parts.length; k++)  // torch.cuda.is_available, cuda.is_available
+      out.push(parts.slice(k).join("."))
+    out.push(...parts.filter(part => part.includes("_")))
+    if (parts.length > 1 && text[found.index + found[0].length] === "(")
+      out.push(`.${parts.at(-1)}()`)  // a method call: .to(), .cuda()
+  }
+  return out.filter(name => name.length > 2)
+}
+
+// The plan of a query: each word (a stem, with a trailing wildcard as Material looks words up,
+// so that 텐서 finds 텐서를 and hide hiding), each synonym key, each identifier whole (boosted), and,
+// in Japanese and Korean, the character bigrams of what was typed, each weighing a fraction of a
+// word: written with or without a space, with a particle the stemmer does not know or segmented
+// otherwise than the page, a word still shares most of its bigrams with the page's.
+const BOOST = {word: 1, identifier: 8, method: 1, bigram: 0.3}  // .to(): a call, not a name
+const typedAs = word => ((synonyms.shown.get(word) || {}).typed || word).normalize("NFKC").toLowerCase()
+function plan(query) {
+  const shown = terms(query)
+  const clauses = []
+  const ids = new Set(identifiers(query))
+  for (const word of shown) {
+    if (word.startsWith("\ue000"))
+      clauses.push({term: word, boost: BOOST.word, wildcard: 0, origin: word})
+    else if (ids.has(word))
+      clauses.push({term: word, boost: BOOST.identifier, wildcard: 0, origin: word})
+    else  // one character (두, 쓰, 뭐) begins too many words to stand for them
+      clauses.push({term: word, boost: BOOST.word, wildcard: [...word].length > 1 ? WILDCARD_TRAILING : 0, origin: word})
+  }
+  for (const id of ids)
+    if (!shown.includes(id))
+      clauses.push({term: CODE + id, boost: id.startsWith(".") ? BOOST.method : BOOST.identifier, wildcard: 0,
+                    origin: shown.find(w => id.split(/[.()]/).some(part => part.startsWith(w))) || null})
+  if (BIGRAMS) {
+    for (const word of query.normalize("NFKC").toLowerCase().split(/\s+/)) {
+      for (const gram of bigrams(word))  // filed under the shown word it is part of, if any
+        clauses.push({term: gram, boost: BOOST.bigram, wildcard: 0,
+                      origin: shown.find(w => typedAs(w).includes(gram.slice(1))) || null})
+    }
+  }
+  return {shown, clauses}
+}
+
+// Material shows a result's query terms: the missing ones struck through, as the reader typed
+// them (not a group's key); the found ones in the link that highlights them on the page
+// (docs/assets/javascripts/search-highlight.js): stems in English and Japanese segments, so that
+// devic marks device and devices; Korean words as typed, whose stem the page's words share
+// (텐서를 marks 텐서는; the stemmer cuts deeper than a reader would: 텐서 → 텐).
 function shownTerms(terms) {
   const out = {}
-  for (const [term, found] of Object.entries(terms || {}))
-    out[synonyms.shown.get(term) || term] = found
+  for (const [term, found] of Object.entries(terms || {})) {
+    const group = synonyms.shown.get(term)
+    const word = group ? (found && LANG !== "ko" ? group.stems : group.typed)
+      : (LANG === "ko" && synonyms.typed.get(term)) || term
+    out[word] = found
+  }
   return out
 }
 
@@ -244,11 +406,40 @@ function phraseFirst(items, query) {
     .map(([, , group]) => group)
 }
 
+// A section named after what was pasted (a heading that is an error message, or part of one):
+// first in its page's group, with the group's top score so that Material shows it rather than
+// folding it under "N more on this page", and its page first.
+const titles = new Map()  // location -> squeezed title
+function namedFirst(items, query) {
+  const typed = squeeze(query)
+  const named = item => {
+    const title = titles.get(item.location) || ""
+    return item.location.includes("#") && title.length >= 12 && (typed.includes(title) || (typed.length >= 12 && title.includes(typed)))
+  }
+  const out = items.map(group => {
+    const i = group.findIndex(named)
+    if (i < 0)
+      return group
+    const top = Math.max(...group.map(item => item.score))
+    return [{...group[i], score: top + 1e-6}, ...group.filter((_, j) => j !== i)]
+  })
+  return [...out.filter(g => g[0].score > 0 && named(g[0])), ...out.filter(g => !(g[0].score > 0 && named(g[0])))]
+}
+
 const post = self.postMessage.bind(self)
-let asked = ""
+let asked = "", asking = null
+// Material weighs a title word as 1000 words of text: one title that said 쓰는 outranked the page
+// whose text explains set_default_device. 30 (and 0.6 below) did best on the tuned part of the
+// query set among the values tried (10, 30, 100; 1, 0.6, 0.4).
+const TITLE_BOOST = 30
+// A page's own entry holds all the text Material's parser did not put under a heading (on a
+// notebook page, most of it) and Material raises a page above its sections: lowered a little,
+// so that the section that answers is not outranked by a long page that mentions every word.
+const PAGE_WEIGHT = 0.6
+const WILDCARD_TRAILING = 2  // lunr.Query.wildcard.TRAILING
 self.postMessage = message => {
   if (message && message.type === RESULT && asked) {
-    const items = phraseFirst(message.data.items, asked)
+    const items = namedFirst(phraseFirst(message.data.items, asked), asked)
       .map(group => group.map(item => ({...item, terms: shownTerms(item.terms)})))
     const suggest = message.data.suggest && message.data.suggest.filter(term => !term.startsWith("\ue000"))
     message = {...message, data: {...message.data, items, ...suggest && {suggest}}}
@@ -286,21 +477,82 @@ function wrapBuilder(lunr) {
   const add = lunr.Builder.prototype.add
   const build = lunr.Builder.prototype.build
   lunr.Pipeline.registerFunction(markSynonyms, "synonyms")
+  lunr.Pipeline.registerFunction(addBigrams, "bigrams")
+  lunr.Pipeline.registerFunction(stemCode, "stemmer-code")
   lunr.Builder.prototype.add = function (...args) {
     if (!queryPipeline) {
+      const tokenize = this.tokenizer
+      this.tokenizer = (text, metadata) => {
+        field = typeof text === "string" ? text : ""
+        return withCode(tokenize(text, metadata))
+      }
+      if (LANG === "en")
+        this.pipeline.add(stemCode)
       queryPipeline = lunr.Pipeline.load(this.pipeline.toJSON())
       compileSynonyms(groups)
       this.pipeline.add(markSynonyms)
+      if (BIGRAMS)
+        this.pipeline.add(addBigrams)
     }
     return add.apply(this, args)
   }
   lunr.Builder.prototype.build = function (...args) {
     try {
-      return build.apply(this, args)
+      return built.index = build.apply(this, args)  // built.index: to look into from a browser's devtools
     } finally {
       built()
     }
   }
+  // Material asks lunr with the words it shows; lunr is asked the plan's clauses instead, and
+  // what each clause matched is filed under the word it stands for, so that Material counts a word
+  // found (and highlights it) when its stem, synonym or bigrams were.
+  const search = lunr.Index.prototype.search
+  lunr.Index.prototype.search = function (text) {
+    if (!asking)
+      return search.call(this, text)
+    const {clauses} = asking
+    const results = this.query(q => {
+      for (const c of clauses)
+        q.term(c.term, {boost: c.boost, wildcard: c.wildcard, usePipeline: false})
+    })
+    for (const result of results) {
+      const metadata = {}, seen = new Set()  // a word and its bigrams share a position: mark it once
+      for (const [term, fields] of Object.entries(result.matchData.metadata)) {
+        const clause = clauses.find(c => c.term === term)
+          || clauses.find(c => c.wildcard && term.startsWith(c.term))
+        const word = clause ? clause.origin : null
+        if (!word)
+          continue  // a bigram of no shown word: it counts in the score, not as a word found
+        const into = metadata[word] || (metadata[word] = {})
+        for (const [name, data] of Object.entries(fields)) {
+          const positions = (into[name] || (into[name] = {position: []})).position
+          for (const position of data.position || [])
+            if (!seen.has(`${name}:${position}`) && seen.add(`${name}:${position}`))
+              positions.push(position)
+        }
+      }
+      result.matchData.metadata = metadata
+      if (!result.ref.includes("#"))
+        result.score *= PAGE_WEIGHT
+    }
+    return results.length ? results : anyWord(this, clauses)
+  }
+}
+
+// lunr matched no clause (the word is only found inside longer tokens): the pages
+// (and sections) that contain any word of the query, as a stem or as typed, most words first. A query never comes back empty while one of its words
+// is on a page.
+function anyWord(index, clauses) {
+  const words = [...new Set(clauses.filter(c => !/^[\ue000-\ue003]/.test(c.term))
+    .map(c => c.term))]
+  const typed = asked.normalize("NFKC").toLowerCase().split(/\s+/).filter(w => w.length > 1)
+  const out = []
+  for (const [location, text] of texts) {
+    const hits = [...new Set([...words, ...typed])].filter(w => text.includes(w.replace(/\s+/g, "")))
+    if (hits.length)
+      out.push({ref: location, score: hits.length, matchData: {metadata: {}}})
+  }
+  return out.sort((a, b) => b.score - a.score).filter(r => index.fieldVectors[`title/${r.ref}`])
 }
 
 let ready = Promise.resolve()
@@ -319,13 +571,15 @@ addEventListener("message", ev => {
         return res.json()
       })
       .then(index => {
-        // English: stem when indexing too, so that both sides agree (hiding, hide → hide)
-        if (LANG === "en" && !index.config.pipeline.includes("stemmer"))
-          index.config.pipeline = [...index.config.pipeline, "stemmer"]
+        index.config.fields.title.boost = TITLE_BOOST
         for (const doc of index.docs) {
+          // full-width and half-width forms folded, as the query's are: ｎｏｎ＿ｂｌｏｃｋｉｎｇ, ﾃﾞﾊﾞｲｽ
+          doc.title = doc.title.normalize("NFKC")
+          doc.text = doc.text.normalize("NFKC")
           // a notebook heading's permalink sign, "device¶", kept "device" from matching the title
           doc.title = doc.title.replace(/\s*¶$/, "")
           texts.set(doc.location, squeeze(plain(`${doc.title} ${doc.text}`)))
+          titles.set(doc.location, squeeze(plain(doc.title)))
         }
         groups = index.config.synonyms || []
         wrapBuilder(self.lunr)
@@ -338,7 +592,8 @@ addEventListener("message", ev => {
   } else if (message.type === QUERY) {
     ready.then(() => indexBuilt).then(() => {
       asked = message.data
-      forward({type: QUERY, data: terms(message.data).join(" ")})
+      asking = plan(message.data)
+      forward({type: QUERY, data: asking.shown.join(" ")})
     })
   } else {
     forward(message)
