@@ -61,7 +61,11 @@ COPY_BUTTON_INSIDE = re.compile(r'<div>\s*(<span class="notice" hidden(?:="")?>[
 
 # JupyterLab's layout boxes around each cell's input and each output: on a static page they only nest
 # what they hold (extra.css lays it out without them)
-LAYOUT_BOX = re.compile(r'<div class="(?:jp-Cell-inputWrapper|jp-InputArea jp-Cell-inputArea|jp-OutputArea-child)"[^>]*>')
+LAYOUT_BOX = re.compile(r'<div class="(?:jp-Cell-inputWrapper|jp-InputArea jp-Cell-inputArea|jp-OutputArea-child'
+                        r'|zeroclipboard-container)"[^>]*>')
+
+# mkdocs-jupyter wraps each code cell in a second cell <div>, without the id, around nbconvert's
+CELL_TWICE = re.compile(r'<div class="jp-Cell jp-CodeCell[^"]*">(?=<div class="jp-Cell jp-CodeCell[^"]*" id=)')
 
 # nbconvert's Tab stops: every cell's input, every output
 CELL_TAB_STOP = re.compile(r'(<div class="(?:jp-Cell-inputWrapper|[^"]*\bjp-OutputArea-output\b[^"]*)"[^>]*?) tabindex="0"')
@@ -97,8 +101,8 @@ def lean_nb2html(*args, **kwargs):
 
 
 def _lean_cells(html):
-    """The cells without JupyterLab's layout boxes (LAYOUT_BOX): three of the ten elements a code cell
-    had, two of a Markdown cell's four. With the copy button's inside and the token spans (_as_ranges)
+    """The cells without JupyterLab's layout boxes (LAYOUT_BOX) and mkdocs-jupyter's second cell <div>
+    (CELL_TWICE): five of the fifteen elements a code cell had, two of a Markdown cell's four. With the copy button's inside and the token spans (_as_ranges)
     this halves a long page's elements."""
     out, last, closing = [], 0, []  # closing: depths at which a removed box's </div> comes
     depth = 0
@@ -110,7 +114,7 @@ def _lean_cells(html):
                 out.append(html[last:tag.start()])
                 last = tag.end()
             continue
-        if LAYOUT_BOX.fullmatch(tag[0]):
+        if LAYOUT_BOX.fullmatch(tag[0]) or CELL_TWICE.match(html, tag.start()):
             out.append(html[last:tag.start()])
             last = tag.end()
             closing.append(depth)

@@ -23,6 +23,18 @@
 #
 # The first cell also defines `expect_error`, which this page uses to show an error and carry on.
 
+# %% [markdown] tags=["summary"]
+# **In short**
+#
+# - Create a tensor where it will be used: pass `device=` to the factory function (`torch.zeros`, `torch.randn`, `torch.tensor`, ...), and nothing is made on the CPU first.
+# - Ask where a tensor lives with `t.device`, and compare it with a `torch.device` (or compare `.type`), never with a string.
+#
+# ```python
+# device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+# x = torch.zeros(2, 3, device=device)
+# assert x.device.type == device.type
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import sys

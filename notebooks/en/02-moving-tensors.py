@@ -28,6 +28,17 @@
 # The first cell also defines `expect_error`, which this page uses to show an expected error
 # and carry on with the next cell.
 
+# %% [markdown] tags=["summary"]
+# **In short**
+#
+# - `t.to(device)` returns a tensor on `device` and leaves `t` where it was: keep the result, `t = t.to(device)`. `t.cuda()` and `t.cpu()` work the same way.
+# - When `t` is already there, `to` returns `t` itself, not a copy. Ask for a copy with `clone()` or `copy=True`.
+#
+# ```python
+# x = torch.ones(3)
+# x = x.to(device)
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import sys

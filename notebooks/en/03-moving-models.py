@@ -27,6 +27,20 @@
 # PyTorch's source, with the version they come from. An expected error is caught, checked and shown
 # by `expect_error`, defined in the first cell, and the page carries on.
 
+# %% [markdown] tags=["summary"]
+# **In short**
+#
+# - `model.to(device)` moves the model's parameters and buffers and returns the same model: no reassignment needed. Put every input on the same device.
+# - Build the optimizer after the move, and load a GPU checkpoint on a CPU with `map_location`.
+#
+# ```python
+# model = nn.Linear(10, 1)
+# model.to(device)
+# x = torch.randn(8, 10).to(device)
+# optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+# state = torch.load(path, map_location="cpu", weights_only=True)
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import os

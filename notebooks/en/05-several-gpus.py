@@ -24,6 +24,19 @@
 # `torch.cuda.is_available()=False` or `n_gpus=0`, or check what happens without one; every other
 # cell runs on any machine.
 
+# %% [markdown] tags=["summary"]
+# **In short**
+#
+# - `"cuda"` without an index, and `.cuda()`, mean the current GPU: choose it with `torch.cuda.set_device(i)`. Set `CUDA_VISIBLE_DEVICES` before CUDA starts.
+# - To train on several GPUs, launch one process per GPU with `torchrun` and wrap the model with `DistributedDataParallel`.
+#
+# ```python
+# local_rank = int(os.environ["LOCAL_RANK"])
+# torch.cuda.set_device(local_rank)
+# device = torch.device("cuda", local_rank)
+# model = DDP(model.to(device), device_ids=[local_rank])
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import json

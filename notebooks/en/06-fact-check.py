@@ -26,6 +26,18 @@
 # the machine it runs on. An expected error is caught, checked and shown by `expect_error`, defined in
 # the first cell, and the page carries on.
 
+# %% [markdown] tags=["summary"]
+# **In short**
+#
+# - `model.to(device)` alone moves the model: it changes the module itself and returns it, so `model = model.to(device)` does the same work and saves no memory.
+# - `nn.DataParallel` does not move the model for you (unless it has exactly one device id), and `device=0` is an index on the current accelerator, not necessarily `cuda:0`.
+# - The table at the end of the page gives the verdict on every claim.
+#
+# ```python
+# model.to(device)
+# x = x.to(device)
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import copy

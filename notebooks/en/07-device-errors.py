@@ -28,6 +28,18 @@
 # the condition it needs instead, and the text quotes the message as PyTorch's source writes it, with
 # the version it comes from.
 
+# %% [markdown] tags=["summary"]
+# **In short**
+#
+# - Most device errors mean that one operation received tensors on two devices. Put the model, the loss and every input on one device, and keep the result of each tensor move.
+# - The table at the end of the page lists each message with its usual cause and its fix.
+#
+# ```python
+# model.to(device)
+# loss_fn.to(device)
+# x, y = x.to(device), y.to(device)
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import importlib.util

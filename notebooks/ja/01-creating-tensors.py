@@ -19,6 +19,18 @@
 #
 # 最初のセルでは、エラーを表示してもノートブックを止めずに先へ進めるためのヘルパー関数 `expect_error` も定義します。
 
+# %% [markdown] tags=["summary"]
+# **結論**
+#
+# - テンソルは、使うデバイスの上に直接作ります。ファクトリ関数（`torch.zeros`、`torch.randn`、`torch.tensor` など）に `device=` を渡せば、CPU で作ってからコピーする手間がかかりません。
+# - テンソルの置き場所は `t.device` で確かめます。比べる相手は `torch.device`（または `.type`）にし、文字列とは比べません。
+#
+# ```python
+# device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+# x = torch.zeros(2, 3, device=device)
+# assert x.device.type == device.type
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import sys

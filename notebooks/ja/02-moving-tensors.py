@@ -23,6 +23,17 @@
 #
 # 最初のセルでは、想定どおりのエラーを表示しても止まらずに次のセルへ進むためのヘルパー関数 `expect_error` も定義します。
 
+# %% [markdown] tags=["summary"]
+# **結論**
+#
+# - `t.to(device)` は `device` 上のテンソルを返し、`t` 自体は元の場所に残ります。`t = t.to(device)` のように結果を受け取ってください。`t.cuda()` と `t.cpu()` も同じです。
+# - `t` がすでにそのデバイスにあれば、`to` はコピーではなく `t` そのものを返します。独立したコピーが必要なら `clone()` か `copy=True` を使います。
+#
+# ```python
+# x = torch.ones(3)
+# x = x.to(device)
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import sys

@@ -24,6 +24,20 @@
 #
 # PyTorch の挙動について本文で述べていることは、このページの出力を作ったマシン上で、コードセルの `assert` によって検証しています。GPU でのみ検証するセルは、まず GPU があるかを確認します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけで、GPU での検証はそこでは実行されません（該当するセルの数は、タイトルの下の行に表示しています）。GPU でしか出ないエラーメッセージは、PyTorch のソースからバージョンを明記して引用しています。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉・検証・表示し、ページはそのまま先に進みます。
 
+# %% [markdown] tags=["summary"]
+# **結論**
+#
+# - `model.to(device)` はパラメータとバッファを移動し、同じモデルを返します。代入し直す必要はありません。入力もすべて同じデバイスに置きます。
+# - オプティマイザはモデルを移動してから作ります。GPU で保存したチェックポイントを CPU で読み込むときは `map_location` を指定します。
+#
+# ```python
+# model = nn.Linear(10, 1)
+# model.to(device)
+# x = torch.randn(8, 10).to(device)
+# optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+# state = torch.load(path, map_location="cpu", weights_only=True)
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import os

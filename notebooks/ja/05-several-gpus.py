@@ -19,6 +19,19 @@
 #
 # GPU でのみ検証するセルは、GPU がなければ検証の代わりに、満たされなかった条件（`torch.cuda.is_available()=False` や `n_gpus=0`）を表示するか、GPU がないときの動作を検証します。それ以外のセルはどのマシンでも実行できます。
 
+# %% [markdown] tags=["summary"]
+# **結論**
+#
+# - インデックスのない `"cuda"` や `.cuda()` は、現在のデバイスを指します。どの GPU にするかは `torch.cuda.set_device(i)` で選びます。`CUDA_VISIBLE_DEVICES` は CUDA が初期化される前に設定します。
+# - 複数の GPU で学習するなら、`torchrun` で GPU ごとに1つのプロセスを起動し、モデルを `DistributedDataParallel` で包みます。
+#
+# ```python
+# local_rank = int(os.environ["LOCAL_RANK"])
+# torch.cuda.set_device(local_rank)
+# device = torch.device("cuda", local_rank)
+# model = DDP(model.to(device), device_ids=[local_rank])
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import json

@@ -21,6 +21,18 @@
 #
 # どのセルも GPU なしで実行できます。GPU でのみ検証するセルは、GPU がなければ検証の代わりに `torch.cuda.is_available()=False` を表示します。正しい結果がマシンによって変わる場合は、実行しているマシンでの結果を検証します。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉して検証し、表示します。ページはそのまま先に進みます。
 
+# %% [markdown] tags=["summary"]
+# **結論**
+#
+# - `model.to(device)` だけでモデルは移動します。モジュール自体を書き換えて同じモジュールを返すので、`model = model.to(device)` と書いても処理は同じで、メモリも節約されません。
+# - `nn.DataParallel` はモデルを移動してくれません（デバイス ID が1つのときを除きます）。`device=0` は現在のアクセラレータのインデックスで、`cuda:0` とは限りません。
+# - 主張ごとの判定は、ページ末尾の表にまとめています。
+#
+# ```python
+# model.to(device)
+# x = x.to(device)
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import copy

@@ -26,6 +26,22 @@
 #
 # 最後のセクション以外は、すべて CPU で実行して検証します。GPU でのみ検証するセルには「GPU でのみ検証」の印が付いており、GPU のないマシンでは `torch.cuda.is_available()=False` と表示します。
 
+# %% [markdown] tags=["summary"]
+# **結論**
+#
+# - モデルが使うメモリは、パラメータとバッファのバイト数（それぞれ `numel() * element_size()`）の合計です。学習ではさらに、パラメータごとの勾配、オプティマイザの状態（Adam ならパラメータ1つにつきテンソル2つ）、逆伝播のために保存される活性化（中間出力）が加わります。
+# - 大きなモデルは `torch.device("meta")` の下で作れば、メモリを確保せずにサイズを測れます。
+#
+# ```python
+# def model_bytes(model):
+#     tensors = [*model.parameters(), *model.buffers()]
+#     return sum(t.numel() * t.element_size() for t in tensors)
+#
+# with torch.device("meta"):
+#     model = MyModel()
+# print(model_bytes(model))
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import os

@@ -19,6 +19,18 @@
 #
 # 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지에서는 예상한 오류를 보여 준 뒤에도 노트북이 멈추지 않고 계속 진행되도록 이 함수를 씁니다.
 
+# %% [markdown] tags=["summary"]
+# **요약**
+#
+# - 텐서는 쓸 디바이스에 바로 만드세요. 팩토리 함수(`torch.zeros`, `torch.randn`, `torch.tensor` 등)에 `device=`를 넘기면 CPU에 먼저 만들었다가 복사하는 일이 없습니다.
+# - 텐서가 어디 있는지는 `t.device`로 확인합니다. `torch.device`나 `.type`과 비교하고, 문자열과는 비교하지 마세요.
+#
+# ```python
+# device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+# x = torch.zeros(2, 3, device=device)
+# assert x.device.type == device.type
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import sys

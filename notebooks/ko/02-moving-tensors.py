@@ -23,6 +23,17 @@
 #
 # 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지에서는 예상한 오류를 보여 준 뒤 다음 셀로 계속 넘어가도록 이 함수를 씁니다.
 
+# %% [markdown] tags=["summary"]
+# **요약**
+#
+# - `t.to(device)`는 `device`에 있는 텐서를 돌려주고, `t`는 원래 자리에 그대로 둡니다. 결과를 `t = t.to(device)`처럼 받아 두세요. `t.cuda()`와 `t.cpu()`도 마찬가지입니다.
+# - `t`가 이미 그 디바이스에 있으면 `to`는 복사본이 아니라 `t` 자신을 돌려줍니다. 따로 떨어진 복사본이 필요하면 `clone()`이나 `copy=True`를 쓰세요.
+#
+# ```python
+# x = torch.ones(3)
+# x = x.to(device)
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import sys

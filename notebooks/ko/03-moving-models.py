@@ -31,6 +31,20 @@
 # - 예상한 오류는 첫 번째 셀에서 정의하는 `expect_error`가 잡아서 검증하고 출력하며, 페이지는
 #   계속 진행됩니다.
 
+# %% [markdown] tags=["summary"]
+# **요약**
+#
+# - `model.to(device)`는 매개변수와 버퍼를 옮기고 같은 모델을 돌려줍니다. 다시 대입할 필요가 없습니다. 입력도 모두 같은 디바이스에 두세요.
+# - 옵티마이저는 모델을 옮긴 뒤에 만드세요. GPU에서 저장한 체크포인트를 CPU에서 불러올 때는 `map_location`을 지정합니다.
+#
+# ```python
+# model = nn.Linear(10, 1)
+# model.to(device)
+# x = torch.randn(8, 10).to(device)
+# optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+# state = torch.load(path, map_location="cpu", weights_only=True)
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import os

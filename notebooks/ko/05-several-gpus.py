@@ -19,6 +19,19 @@
 #
 # GPU에서만 검증하는 셀은 필요한 GPU가 없으면 GPU 검증 대신 충족되지 않은 조건(`torch.cuda.is_available()=False`나 `n_gpus=0`)을 출력하거나, GPU가 없을 때의 동작을 검증합니다. 나머지 셀은 어느 머신에서나 실행됩니다.
 
+# %% [markdown] tags=["summary"]
+# **요약**
+#
+# - 인덱스 없는 `"cuda"`와 `.cuda()`는 현재 디바이스를 가리킵니다. 어느 GPU를 쓸지는 `torch.cuda.set_device(i)`로 고릅니다. `CUDA_VISIBLE_DEVICES`는 CUDA가 초기화되기 전에 설정하세요.
+# - 여러 GPU로 학습하려면 `torchrun`으로 GPU마다 프로세스를 하나씩 띄우고, 모델을 `DistributedDataParallel`로 감쌉니다.
+#
+# ```python
+# local_rank = int(os.environ["LOCAL_RANK"])
+# torch.cuda.set_device(local_rank)
+# device = torch.device("cuda", local_rank)
+# model = DDP(model.to(device), device_ids=[local_rank])
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import json

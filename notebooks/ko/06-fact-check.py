@@ -21,6 +21,18 @@
 #
 # 모든 코드는 GPU 없이도 실행됩니다. GPU에서만 검증하는 셀은 GPU가 없으면 GPU 검증 대신 `torch.cuda.is_available()=False`를 출력합니다. 올바른 결과가 머신에 따라 달라지는 경우에는 지금 실행 중인 머신에 맞는 결과인지 검증합니다. 예상한 오류는 첫 번째 셀에서 정의하는 `expect_error`가 잡아서 검증하고 출력하며, 페이지는 계속 진행됩니다.
 
+# %% [markdown] tags=["summary"]
+# **요약**
+#
+# - `model.to(device)`만으로 모델이 옮겨집니다. 모듈 자체를 바꾸고 같은 모듈을 돌려주므로, `model = model.to(device)`로 써도 하는 일은 같고 메모리도 아껴지지 않습니다.
+# - `nn.DataParallel`은 모델을 옮겨 주지 않습니다(디바이스 ID가 하나일 때만 예외입니다). `device=0`은 현재 가속기의 인덱스이며, `cuda:0`이라는 보장은 없습니다.
+# - 주장별 판정은 페이지 끝의 표에 모아 두었습니다.
+#
+# ```python
+# model.to(device)
+# x = x.to(device)
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import copy

@@ -28,6 +28,18 @@
 #
 # GPU에서만 일으킬 수 있는 오류는 GPU에서만 검증하는 셀에서 다룹니다. GPU가 없으면 이런 셀은 충족되지 않은 조건만 출력합니다. 본문에서는 그 메시지를 PyTorch 소스에 적힌 그대로, 어느 버전의 것인지와 함께 인용합니다.
 
+# %% [markdown] tags=["summary"]
+# **요약**
+#
+# - 디바이스 오류는 대부분 연산 하나에 두 디바이스의 텐서가 들어갔을 때 납니다. 모델, 손실 함수, 입력을 모두 한 디바이스에 두고, 텐서를 옮긴 결과는 꼭 받아 두세요.
+# - 페이지 끝의 표에 메시지별로 흔한 원인과 해결 방법을 정리했습니다.
+#
+# ```python
+# model.to(device)
+# loss_fn.to(device)
+# x, y = x.to(device), y.to(device)
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import importlib.util

@@ -26,6 +26,22 @@
 #
 # 마지막 섹션을 뺀 나머지는 모두 CPU에서 실행하고 검증합니다. GPU에서만 검증하는 셀에는 "GPU에서만 검증" 표시가 붙어 있고, GPU가 없는 머신에서는 `torch.cuda.is_available()=False`를 출력합니다.
 
+# %% [markdown] tags=["summary"]
+# **요약**
+#
+# - 모델이 차지하는 메모리는 매개변수와 버퍼의 바이트 수(각각 `numel() * element_size()`)를 더한 값입니다. 학습할 때는 매개변수마다 변화도(gradient), 옵티마이저 상태(Adam은 매개변수 하나에 텐서 두 개), 역전파를 위해 저장하는 활성화가 더해집니다.
+# - 큰 모델은 `torch.device("meta")` 아래에서 만들면 메모리를 할당하지 않고 크기를 잴 수 있습니다.
+#
+# ```python
+# def model_bytes(model):
+#     tensors = [*model.parameters(), *model.buffers()]
+#     return sum(t.numel() * t.element_size() for t in tensors)
+#
+# with torch.device("meta"):
+#     model = MyModel()
+# print(model_bytes(model))
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import os
