@@ -116,8 +116,7 @@ for t in (a, b, c):
 
 # %% [markdown]
 # To create a tensor on the GPU, pass a CUDA device. On a GPU, the next cell asserts that the
-# tensor is on the current CUDA device (`cuda` without an index). On a machine without a GPU it
-# only prints `torch.cuda.is_available()=False`.
+# tensor is on the current CUDA device (`cuda` without an index).
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -154,8 +153,7 @@ assert torch.equal(torch.randn(1000), on_cpu)
 
 # %% [markdown]
 # On a GPU, the next cell asserts both halves of the caveat: the same seed gives the same numbers
-# again on the GPU, and they are not the CPU's numbers. On a machine without a GPU it only prints
-# `torch.cuda.is_available()=False`.
+# again on the GPU, and they are not the CPU's numbers.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -429,7 +427,7 @@ print(f"{block_s / plain_s=:.2f}, {set_s / plain_s=:.2f}")
 # see, and `torch.set_default_device` only for a script or notebook that runs in one thread.
 #
 # On a GPU, the next cell asserts that `torch.randn` inside `with torch.device("cuda"):` creates a
-# CUDA tensor. On a machine without a GPU it prints `torch.cuda.is_available()=False`.
+# CUDA tensor.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():

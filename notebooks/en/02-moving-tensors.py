@@ -127,9 +127,9 @@ assert m.is_meta
 # ## The cuda and cpu shortcuts
 #
 # `t.cuda()` moves to the current CUDA device, like `t.to("cuda")`; `t.cuda(i)` moves to
-# `cuda:i`. `t.cpu()` is `t.to("cpu")`. They follow the same rule as `to`. On a GPU,
-# the next cell moves `x` there and back and asserts that both moves returned new tensors and
-# left `x` on the CPU. Without a GPU it prints `torch.cuda.is_available()=False`.
+# `cuda:i`. `t.cpu()` is `t.to("cpu")`. They follow the same rule as `to`. On a GPU, the next
+# cell moves `x` there and back and asserts that both moves returned new tensors and left `x`
+# on the CPU.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -281,8 +281,7 @@ assert "must be cuda device" in str(caught.error)
 #
 # On a GPU, the cell asks for index `torch.cuda.device_count()`, one past the last GPU, and
 # asserts that the error names an invalid device ordinal (and, from 2.8, that it is a
-# `torch.AcceleratorError`). Without a GPU there is no index to get wrong, and the cell prints
-# `torch.cuda.is_available()=False`.
+# `torch.AcceleratorError`). Without a GPU there is no index to get wrong.
 
 # %% tags=["claim-O4", "gpu-only"]
 if torch.cuda.is_available():
@@ -363,7 +362,7 @@ else:
 #   them.
 #
 # `copy_and_ask` runs twice: the first run only warms up the GPU library and the memory
-# caches. Without a GPU the cell prints `torch.cuda.is_available()=False`.
+# caches.
 
 # %% tags=["claim-F10", "gpu-only"]
 if torch.cuda.is_available():
@@ -413,7 +412,7 @@ else:
 # On a GPU, the cell below runs both paths once to warm up (the first copy to the GPU and the
 # first pinned allocation are slow one-off costs), then times one copy both ways and prints
 # the times in milliseconds. It asserts nothing about them; the pinned path includes the
-# `pin_memory()` copy. Without a GPU it prints `torch.cuda.is_available()=False`.
+# `pin_memory()` copy.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():

@@ -201,8 +201,8 @@ assert y.device.type == target.type
 # tensor with no dimensions (a single number, such as `torch.tensor(2.0)`) may stay on the CPU, and
 # PyTorch treats it like a Python number. Other operations make no such exception:
 # `torch.addmm(torch.tensor(1.0), a, b)`, with `a` and `b` on the GPU, fails the device check. The cell
-# shows the element-wise case on every machine (with `meta` as the GPU when there is none); the
-# `addmm` case needs a GPU, and without one the cell prints `torch.cuda.is_available()=False`.
+# shows the element-wise case on every machine (with `meta` as the GPU when there is none); the `addmm`
+# case needs a GPU.
 
 # %% tags=["gpu-only"]
 scaled = x * torch.tensor(2.0)  # element-wise: a 0-dim CPU tensor is allowed
@@ -537,9 +537,10 @@ assert here["weight"].device.type == device.type
 # Whether you get this message or another one depends on the code PyTorch chooses for the convolution,
 # and it chooses by looking at the input (`_select_conv_backend` in PyTorch's `Convolution.cpp`):
 #
-# - A float32 CPU input goes to oneDNN (MKLDNN) in most cases, for example a batch of several images,
-#   when the build has oneDNN (`torch.backends.mkldnn.is_available()`). oneDNN checks the types and
-#   gives this section's message, with a tail:
+# - A float32 CPU input goes to oneDNN (Intel's deep-learning library for CPUs, once called
+#   MKLDNN) in most cases, for example a batch of several images, when the build has oneDNN
+#   (`torch.backends.mkldnn.is_available()`). oneDNN checks the types and gives this section's
+#   message, with a tail:
 #   `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`.
 # - A single small image (at most 20,480 values, a kernel of 3×3 or less, `groups=1`) goes to
 #   PyTorch's plain convolution code, which checks no types. Instead, the wrapper that PyTorch

@@ -519,9 +519,8 @@ assert parts["weights"] == sum(t.nbytes for t in mlp.state_dict().values())
 # out of memory, the allocator does the same itself and tries again, so calling it by hand
 # rarely rescues a run: it frees memory for other processes.
 #
-# Without a GPU the next cells print `torch.cuda.is_available()=False`. The line under the
-# page's title says whether a GPU ran them; what they assert comes from PyTorch's
-# documentation and the allocator's source (notebooks/gpu-evidence.yml).
+# The line under the page's title says whether a GPU ran them; what they assert comes from
+# PyTorch's documentation and the allocator's source (notebooks/gpu-evidence.yml).
 
 # %% tags=["claim-F15", "gpu-only"]
 if torch.cuda.is_available():

@@ -192,7 +192,7 @@ assert y.device.type == target.type
 # %% [markdown]
 # ただし、要素ごとの演算（`+`、`*`、比較など）に限って例外が1つあります。0次元テンソル（`torch.tensor(2.0)` のような1つの数）は CPU にあってもかまわず、PyTorch はこれを Python の数値と同じように扱います。ほかの演算にはこの例外はなく、`a` と `b` が GPU 上にあっても、`torch.addmm(torch.tensor(1.0), a, b)` はデバイスの検査で失敗します。
 #
-# 次のセルは、要素ごとの演算の場合をどのマシンでも示します（GPU がなければ `meta` が GPU の役をします）。`addmm` の場合は GPU が必要で、GPU がなければ `torch.cuda.is_available()=False` と表示します。
+# 次のセルは、要素ごとの演算の場合をどのマシンでも示します（GPU がなければ `meta` が GPU の役をします）。`addmm` の場合は GPU が必要でです。
 
 # %% tags=["gpu-only"]
 scaled = x * torch.tensor(2.0)  # 要素ごと：0次元の CPU テンソルは使える
@@ -501,7 +501,7 @@ assert here["weight"].device.type == device.type
 #
 # どのメッセージになるかは、PyTorch が畳み込みに選ぶコードで決まります。選ぶときに見るのは入力です（PyTorch の `Convolution.cpp` にある `_select_conv_backend`）。
 #
-# - float32 の CPU の入力は、ビルドに oneDNN（MKLDNN）があれば（`torch.backends.mkldnn.is_available()`）、たいてい oneDNN に送られます。複数枚の画像のバッチはその例です。oneDNN は型を検査し、見出しのメッセージに次の文が続くエラーを出します。
+# - CPU 上の float32 の入力は、たいてい oneDNN（Intel の CPU 向け深層学習ライブラリ。旧称 MKLDNN）に送られます（oneDNN を含むビルドの場合。`torch.backends.mkldnn.is_available()` で確認できます）。複数枚の画像のバッチはその例です。oneDNN は型を検査し、見出しのメッセージに次の文が続くエラーを出します。
 #
 #   ```
 #   ... should be the same or input should be a MKLDNN tensor and weight is a dense tensor

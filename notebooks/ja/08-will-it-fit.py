@@ -24,7 +24,7 @@
 # - 学習で増えるもの：勾配、オプティマイザの状態、autograd が保存する活性化
 # - GPU の場合：PyTorch のアロケータが報告する値と、`nvidia-smi` の表示が大きくなる理由
 #
-# 最後のセクション以外は、すべて CPU で実行して検証します。GPU でのみ検証するセルには「GPU でのみ検証」の印が付いており、GPU のないマシンでは `torch.cuda.is_available()=False` と表示します。
+# 最後のセクション以外は、すべて CPU で実行して検証します。GPU でのみ検証するセルには「GPU 専用の検証」の印が付いており、GPU のないマシンでは `torch.cuda.is_available()=False` と表示します。
 
 # %% [markdown] tags=["summary"]
 # **結論**
@@ -479,7 +479,7 @@ assert parts["weights"] == sum(t.nbytes for t in mlp.state_dict().values())
 #
 # テンソルを解放すると、そのメモリはドライバではなくアロケータに戻ります。`memory_allocated` は減りますが、`memory_reserved` は減りません。`torch.cuda.empty_cache()` は、テンソルを1つも持たないセグメントをドライバに返すだけで、テンソルを解放するわけではありません。アロケータはメモリ不足を報告する前に自分で同じことをして再試行するので、手で呼んでもメモリ不足を避けられることはほとんどありません。効果があるのは、ほかのプロセスのためにメモリを空けるときです。
 #
-# GPU のないマシンでは、次のセルは `torch.cuda.is_available()=False` と表示します。GPU で実行されたかどうかは、ページのタイトルの下の行に表示されます。このセルが検証する内容の根拠は、PyTorch のドキュメントとアロケータのソースです（根拠の一覧はリポジトリの `notebooks/gpu-evidence.yml`）。
+# GPU で実行されたかどうかは、ページのタイトルの下の行に表示されます。このセルが検証する内容の根拠は、PyTorch のドキュメントとアロケータのソースです（根拠の一覧はリポジトリの `notebooks/gpu-evidence.yml`）。
 
 # %% tags=["claim-F15", "gpu-only"]
 if torch.cuda.is_available():

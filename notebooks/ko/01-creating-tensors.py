@@ -111,7 +111,7 @@ for t in (a, b, c):
     assert t.device == torch.device("cpu")
 
 # %% [markdown]
-# GPU에 텐서를 생성하려면 CUDA 디바이스를 넘기면 됩니다. GPU가 있으면 다음 셀은 텐서가 현재 CUDA 디바이스(인덱스 없는 `cuda`)에 있는지 `assert`로 검증합니다. GPU가 없는 머신에서는 `torch.cuda.is_available()=False`만 출력합니다.
+# GPU에 텐서를 생성하려면 CUDA 디바이스를 넘기면 됩니다. GPU가 있으면 다음 셀은 텐서가 현재 CUDA 디바이스(인덱스 없는 `cuda`)에 있는지 `assert`로 검증합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -142,7 +142,7 @@ torch.manual_seed(0)
 assert torch.equal(torch.randn(1000), on_cpu)
 
 # %% [markdown]
-# GPU가 있으면 다음 셀은 위에서 말한 두 가지를 `assert`로 검증합니다. 같은 시드라면 GPU에서도 같은 값이 다시 나오고, 그 값은 CPU에서 나온 값과 다릅니다. GPU가 없는 머신에서는 `torch.cuda.is_available()=False`만 출력합니다.
+# GPU가 있으면 다음 셀은 위에서 말한 두 가지를 `assert`로 검증합니다. 같은 시드라면 GPU에서도 같은 값이 다시 나오고, 그 값은 CPU에서 나온 값과 다릅니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -401,7 +401,7 @@ print(f"{block_s / plain_s=:.2f}, {set_s / plain_s=:.2f}")
 # - 끝이 보이는 블록: `with torch.device(...)`
 # - 스레드 하나로 도는 스크립트나 노트북: `torch.set_default_device`
 #
-# GPU가 있으면 다음 셀은 `with torch.device("cuda"):` 안의 `torch.randn`이 CUDA 텐서를 생성하는지 `assert`로 검증합니다. GPU가 없는 머신에서는 `torch.cuda.is_available()=False`를 출력합니다.
+# GPU가 있으면 다음 셀은 `with torch.device("cuda"):` 안의 `torch.randn`이 CUDA 텐서를 생성하는지 `assert`로 검증합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():

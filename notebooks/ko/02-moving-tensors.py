@@ -123,7 +123,7 @@ assert m.is_meta
 #
 # `t.cuda()`는 `t.to("cuda")`처럼 현재 CUDA 디바이스로, `t.cuda(i)`는 `cuda:i`로 텐서를 옮깁니다. `t.cpu()`는 `t.to("cpu")`와 같습니다. 둘 다 `to`와 같은 규칙을 따릅니다.
 #
-# GPU가 있으면 다음 셀은 `x`를 GPU로 보냈다가 다시 가져오고, 두 번의 이동이 모두 새 텐서를 반환했는지, `x`가 CPU에 그대로 있는지 `assert`로 검증합니다. GPU가 없으면 `torch.cuda.is_available()=False`를 출력합니다.
+# GPU가 있으면 다음 셀은 `x`를 GPU로 보냈다가 다시 가져오고, 두 번의 이동이 모두 새 텐서를 반환했는지, `x`가 CPU에 그대로 있는지 `assert`로 검증합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -259,7 +259,7 @@ assert "must be cuda device" in str(caught.error)
 #
 # 없는 GPU를 요청하면(예: GPU가 한 개인 머신에서 `cuda:1`), 예전에는 `CUDA error: invalid device ordinal`("CUDA 오류: 디바이스 번호가 잘못되었다")이라는 메시지와 함께 일반 `RuntimeError`가 발생했습니다. PyTorch 2.8부터는 같은 메시지로 `torch.AcceleratorError`가 발생합니다. `AcceleratorError`는 `RuntimeError`의 하위 클래스이므로, 예전 버전에 맞춰 작성한 `except RuntimeError`로도 그대로 잡힙니다.
 #
-# GPU가 있으면 다음 셀은 마지막 GPU 바로 다음 인덱스인 `torch.cuda.device_count()`를 요청하고, 오류가 잘못된 디바이스 번호를 가리키는지(2.8부터는 `torch.AcceleratorError`인지)를 `assert`로 검증합니다. GPU가 없으면 잘못 지정할 인덱스도 없으므로 `torch.cuda.is_available()=False`를 출력합니다.
+# GPU가 있으면 다음 셀은 마지막 GPU 바로 다음 인덱스인 `torch.cuda.device_count()`를 요청하고, 오류가 잘못된 디바이스 번호를 가리키는지(2.8부터는 `torch.AcceleratorError`인지)를 `assert`로 검증합니다.
 
 # %% tags=["claim-O4", "gpu-only"]
 if torch.cuda.is_available():
@@ -331,7 +331,7 @@ else:
 # - `pinned.to("cuda", non_blocking=True)` 뒤에는 `False`입니다. GPU가 아직 일하는 중에 호출이 반환되었기 때문입니다.
 # - 반대 방향인 `to("cpu", non_blocking=True)` 뒤에도 `False`입니다. 그래서 CPU 쪽 텐서의 값은 `torch.cuda.synchronize()`가 반환될 때까지 보장되지 않습니다. 값을 읽기 전에 동기화하세요.
 #
-# `copy_and_ask` 함수는 두 번 실행됩니다. 첫 번째 실행은 GPU 라이브러리와 메모리 캐시를 준비하기 위한 워밍업일 뿐입니다. GPU가 없는 머신에서는 `torch.cuda.is_available()=False`를 출력합니다.
+# `copy_and_ask` 함수는 두 번 실행됩니다. 첫 번째 실행은 GPU 라이브러리와 메모리 캐시를 준비하기 위한 워밍업일 뿐입니다.
 
 # %% tags=["claim-F10", "gpu-only"]
 if torch.cuda.is_available():
@@ -374,7 +374,7 @@ else:
 # %% [markdown]
 # 메모리 고정이 이득인지는 머신, 텐서 크기, 그리고 기다리는 동안 CPU가 할 만한 일이 있는지에 따라 달라집니다. PyTorch의 [`pin_memory()`와 `non_blocking`에 관한 튜토리얼](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)에서도 고정 메모리 쪽이 더 느린 경우를 측정해 보여 줍니다. 자신의 파이프라인도 바꾸기 전과 후에 직접 측정해 보세요.
 #
-# GPU가 있으면 아래 셀은 먼저 두 방식을 한 번씩 실행해 워밍업합니다(GPU로의 첫 복사와 첫 고정 메모리 할당에는 처음 한 번만 드는 비용이 있습니다). 그다음 같은 복사를 두 방식으로 한 번씩 재서 밀리초 단위로 출력합니다. 시간은 들쭉날쭉하므로 `assert`로 검증하지 않습니다. 고정 메모리 쪽 시간에는 `pin_memory()`의 복사도 포함됩니다. GPU가 없는 머신에서는 `torch.cuda.is_available()=False`를 출력합니다.
+# GPU가 있으면 아래 셀은 먼저 두 방식을 한 번씩 실행해 워밍업합니다(GPU로의 첫 복사와 첫 고정 메모리 할당에는 처음 한 번만 드는 비용이 있습니다). 그다음 같은 복사를 두 방식으로 한 번씩 재서 밀리초 단위로 출력합니다. 시간은 들쭉날쭉하므로 `assert`로 검증하지 않습니다. 고정 메모리 쪽 시간에는 `pin_memory()`의 복사도 포함됩니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():

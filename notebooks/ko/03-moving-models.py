@@ -418,7 +418,7 @@ assert len(devices(model)) == 2
 #
 # 2.8 이전에는 같은 검사가 `but found at least two devices, cuda:0 and cpu!`("디바이스를 적어도 두
 # 개(`cuda:0`과 `cpu`) 발견했다")라고 표시했고, 인자 이름은 끝에 붙였습니다. 요소별 연산(`+`, `*`
-# 등)은 TensorIterator가 검사하므로, 지금도 인자 이름 없이 이 문구로 표시됩니다.
+# 등)은 TensorIterator(요소별 연산을 실행하는 PyTorch 내부 구조)가 검사하므로, 지금도 인자 이름 없이 이 문구로 표시됩니다.
 #
 # 실제 코드에서 불일치의 흔한 원인은 `forward` 메서드나 손실 함수 안에서 디바이스를 지정하지 않고
 # 만든 텐서입니다. 그 예와 해결 방법은
@@ -426,11 +426,7 @@ assert len(devices(model)) == 2
 # 다룹니다.
 
 # %% [markdown]
-# 요소별 연산에서만 허용되는 조합이 하나 있습니다. `torch.tensor(2.0)` 같은 0차원 CPU 텐서는 CUDA
-# 텐서와의 `+`, `*` 같은 연산에서 Python 숫자처럼 쓸 수 있습니다. 다른 연산에는 이런 예외가 없어서,
-# `a`와 `b`가 GPU에 있어도 `torch.addmm(torch.tensor(1.0), a, b)`는 디바이스 검사에서 실패합니다.
-# GPU가 있으면 다음 셀에서 이 결과들을 하나씩 검증합니다. GPU가 없는 머신에서는
-# `torch.cuda.is_available()=False`만 출력합니다.
+# 요소별 연산에서만 허용되는 조합이 하나 있습니다. `torch.tensor(2.0)` 같은 0차원 CPU 텐서는 CUDA 텐서와의 `+`, `*` 같은 연산에서 Python 숫자처럼 쓸 수 있습니다. 다른 연산에는 이런 예외가 없어서, `a`와 `b`가 GPU에 있어도 `torch.addmm(torch.tensor(1.0), a, b)`는 디바이스 검사에서 실패합니다. GPU가 있으면 다음 셀에서 이 결과들을 하나씩 검증합니다.
 
 # %% tags=["claim-O3", "gpu-only"]
 model = nn.Linear(4, 2).to(device)
@@ -486,9 +482,7 @@ assert scaled.device.type == "meta"
 # 매개변수를 갖고 있습니다. 하지만 옵티마이저에 이미 상태가 있다면 이것만으로는 부족합니다.
 # 상태는 모듈의 일부가 아니어서 `model.to()`가 옮기지 않고 원래 디바이스에 남기 때문입니다.
 #
-# `optimizer.load_state_dict(optimizer.state_dict())`를 호출하면 상태가 각 매개변수의 디바이스로
-# 변환됩니다. GPU가 있으면 다음 셀에서 상태가 원래 디바이스에 남는 것과, 다시 불러오면 옮겨지는
-# 것을 검증합니다. GPU가 없는 머신에서는 `torch.cuda.is_available()=False`만 출력합니다.
+# `optimizer.load_state_dict(optimizer.state_dict())`를 호출하면 상태가 각 매개변수의 디바이스로 변환됩니다. GPU가 있으면 다음 셀에서 상태가 원래 디바이스에 남는 것과, 다시 불러오면 옮겨지는 것을 검증합니다.
 
 # %% tags=["claim-F4", "gpu-only"]
 model = nn.Linear(4, 2)  # CPU에 있다
@@ -577,12 +571,7 @@ assert state["exp_avg"].device == model.weight.device
 # 컨테이너(딕셔너리, 리스트 등)로 제한하는 옵션으로, `state_dict`를 안전하게 불러오는 방법입니다(아래에서
 # 자세히 다룹니다).
 #
-# `map_location`을 지정하지 않으면 GPU가 없는 머신에서는 이런 체크포인트를 불러올 때
-# `Attempting to deserialize object on a CUDA device` 오류("CUDA 디바이스에 객체를 역직렬화하려
-# 했다"는 뜻)로 멈춥니다. 이 오류는
-# [디바이스 오류 읽는 법](07-device-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)에서
-# 직접 재현합니다. GPU가 없는 머신에서는 아래 셀이 CPU에서 체크포인트를 저장하고, 그다음 셀은
-# `torch.cuda.is_available()=False`만 출력합니다.
+# `map_location`을 지정하지 않으면 GPU가 없는 머신에서는 이런 체크포인트를 불러올 때 `Attempting to deserialize object on a CUDA device` 오류("CUDA 디바이스에 객체를 역직렬화하려 했다"는 뜻)로 멈춥니다. 이 오류는 [디바이스 오류 읽는 법](07-device-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)에서 직접 재현합니다. GPU가 없는 머신에서는 아래 셀이 CPU에서 체크포인트를 저장합니다.
 
 # %%
 tmp = tempfile.TemporaryDirectory()

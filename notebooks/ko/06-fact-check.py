@@ -182,7 +182,7 @@ print(a.weight.dtype, b.weight.dtype, [ref() for ref in a_old + b_old])
 #
 # `torch.cuda.empty_cache()`를 호출해야 쓰지 않는 부분이 드라이버에 반환됩니다(PyTorch의 [CUDA 메모리 관리 설명](https://docs.pytorch.org/docs/stable/notes/cuda.html#memory-management)에도 같은 내용이 있습니다).
 #
-# GPU가 있으면 아래 셀은 크기가 같은 모델 두 개를 각각 다른 표기로 GPU에 옮기고, 두 이동에 든 GPU 메모리가 이동 직후의 사용량으로 보나 최대 사용량으로 보나 같은지 검증합니다. 이어서 각 모델을 삭제하고, `empty_cache()` 전후로 두 카운터가 어떻게 되는지 검증합니다. GPU가 없으면 `torch.cuda.is_available()=False`만 출력합니다.
+# GPU가 있으면 아래 셀은 크기가 같은 모델 두 개를 각각 다른 표기로 GPU에 옮기고, 두 이동에 든 GPU 메모리가 이동 직후의 사용량으로 보나 최대 사용량으로 보나 같은지 검증합니다. 이어서 각 모델을 삭제하고, `empty_cache()` 전후로 두 카운터가 어떻게 되는지 검증합니다.
 
 # %% tags=["claim-M2", "gpu-only"]
 if torch.cuda.is_available():
@@ -304,7 +304,7 @@ with expect_error(TypeError):
 # - `TypeError`라면 `Module.to`도 `.cuda()`처럼 디바이스만 받는다는 뜻입니다. 이 오류는 `.cuda()`에 dtype까지 넘겼을 때 발생합니다.
 
 # %% [markdown]
-# GPU가 있으면 아래 셀은 똑같은 모델 두 개를 각각 다른 메서드로 옮기고, 사용한 메모리와 옮겨 간 위치가 같은지 검증합니다. GPU가 없으면 `torch.cuda.is_available()=False`만 출력합니다.
+# GPU가 있으면 아래 셀은 똑같은 모델 두 개를 각각 다른 메서드로 옮기고, 사용한 메모리와 옮겨 간 위치가 같은지 검증합니다.
 
 # %% tags=["claim-M4", "gpu-only"]
 if torch.cuda.is_available():
@@ -497,7 +497,7 @@ assert torch.ones(1).is_cpu
 #
 # **지금:** 두 경우 모두 `Expected all tensors to be on the same device`("모든 텐서가 같은 디바이스에 있어야 한다")로 시작합니다. 뒤에는 실행된 연산의 인자 이름이 하나 나옵니다. 이 검사는 CUDA 커널이 아니라, PyTorch가 디스패처용으로 생성한 래퍼(`wrapper_CUDA_addmm`)가 커널을 실행하기 전에 합니다. 래퍼는 각 텐서 인자를 첫 번째 인자와 비교해, 디바이스가 다른 첫 인자의 이름을 알려 줍니다.
 #
-# 뒷부분의 문구는 릴리스마다 바뀌어 왔으므로(2.8에서도 바뀌었습니다) 로그는 이 앞부분으로 검색하세요. `+`나 `*` 같은 요소별 연산은 TensorIterator를 거치므로 지금도 인자 이름 없이 `but found at least two devices, cuda:0 and cpu!`("디바이스를 적어도 두 개(`cuda:0`과 `cpu`) 발견했다")로 끝납니다.
+# 뒷부분의 문구는 릴리스마다 바뀌어 왔으므로(2.8에서도 바뀌었습니다) 로그는 이 앞부분으로 검색하세요. `+`나 `*` 같은 요소별 연산은 TensorIterator(요소별 연산을 실행하는 PyTorch 내부 구조)를 거치므로 지금도 인자 이름 없이 `but found at least two devices, cuda:0 and cpu!`("디바이스를 적어도 두 개(`cuda:0`과 `cpu`) 발견했다")로 끝납니다.
 #
 # 어느 인자의 이름이 나올지는 계층이 실행하는 연산에 달려 있습니다. 편향이 있는 `Linear`에 2차원 입력을 넣으면 `addmm(bias, input, weight.T)`가 실행되고, 이 연산의 인자 이름은 `self`, `mat1`, `mat2`입니다. autograd는 실행된 연산을 결과의 `grad_fn`에 기록하므로, 편향이 없는 계층이 무엇을 실행하는지는 CPU에서도 알 수 있습니다.
 
@@ -527,7 +527,7 @@ assert nn.Linear(10, 1)(x).grad_fn.name() == "AddmmBackward0"
 #
 # 어느 경우든 이름만 보고는 어느 쪽을 옮겨야 할지 알 수 없으니, 모델과 모든 입력을 사용하려는 디바이스 하나에 두세요.
 #
-# GPU가 있으면 아래 셀은 편향이 있을 때와 없을 때 각각 두 방향 모두에서 이 이름들을 검증하고, 덧셈의 문구도 검증합니다. CPU만 있으면 섞을 두 번째 디바이스가 없으므로 `torch.cuda.is_available()=False`만 출력합니다.
+# GPU가 있으면 아래 셀은 편향이 있을 때와 없을 때 각각 두 방향 모두에서 이 이름들을 검증하고, 덧셈의 문구도 검증합니다. CPU만 있으면 섞을 두 번째 디바이스가 없으므로 GPU가 있을 때만 검증합니다.
 #
 # 이 섹션에서 보는 오류의 원인과 해결 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)에서 자세히 다룹니다.
 
@@ -552,7 +552,7 @@ else:
 #
 # **예전(torch 1.7):** 없는 GPU를 요청하면(예: GPU가 하나인 머신에서 `t.cuda(1)`) `RuntimeError: CUDA error: invalid device ordinal`("CUDA 오류: 디바이스 번호가 잘못되었다")이 발생했습니다.
 #
-# **지금:** torch 2.8부터는 같은 오류가 `torch.AcceleratorError`로 발생합니다. `RuntimeError`의 하위 클래스이므로 기존의 `except RuntimeError:` 코드로도 그대로 잡힙니다. GPU가 없으면 다음 셀은 클래스만 검증하고, 나머지 검증 대신 `torch.cuda.is_available()=False`를 출력합니다.
+# **지금:** torch 2.8부터는 같은 오류가 `torch.AcceleratorError`로 발생합니다. `RuntimeError`의 하위 클래스이므로 기존의 `except RuntimeError:` 코드로도 그대로 잡힙니다. GPU가 없으면 다음 셀은 클래스만 검증합니다.
 #
 # 이 섹션에서 보는 오류의 원인과 해결 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#cuda-error-invalid-device-ordinal)에서 자세히 다룹니다.
 
@@ -582,7 +582,7 @@ else:
 #
 # **예전(torch 1.7):** `"cuda" if torch.cuda.is_available() else "cpu"`가 흔히 쓰는 방법이었습니다.
 #
-# **지금:** 이 방법은 NVIDIA GPU에서는 지금도 잘 동작하며, 이 페이지에서도 씁니다. 어느 가속기에서나 쓸 수 있는 방법은 `torch.accelerator` 모듈(torch 2.6)로, CUDA, MPS, XPU 등을 모두 인식합니다. `torch.accelerator.current_accelerator()`는 사용 중인 torch 빌드가 지원하는 가속기를 알려 주고, 지원하는 가속기가 없으면 `None`을 반환합니다(torch 2.7부터). 이 값은 빌드에 대한 정보이므로, 지금 실제로 디바이스를 쓸 수 있는지 알려 주는 `torch.accelerator.is_available()`과 함께 쓰세요.
+# **지금:** 이 방법은 NVIDIA GPU에서는 지금도 잘 동작하며, 이 페이지에서도 씁니다. 어느 가속기에서나 쓸 수 있는 방법은 `torch.accelerator` 모듈(torch 2.6)로, CUDA, MPS, XPU 등을 모두 인식합니다. `torch.accelerator.current_accelerator()`는 사용 중인 torch 빌드가 지원하는 가속기를 알려 주고, 지원하는 가속기가 없으면 `None`을 반환합니다(`None`을 반환하는 것은 torch 2.7부터). 이 값은 빌드에 대한 정보이므로, 지금 실제로 디바이스를 쓸 수 있는지 알려 주는 `torch.accelerator.is_available()`과 함께 쓰세요.
 #
 # GPU가 없으면 다음 셀은 CUDA 디바이스가 선택되지 않는지 검증합니다. torch 2.6에서는 검증하지 않고 설치된 버전 `TORCH=(2, 6)`만 출력합니다.
 
@@ -618,5 +618,5 @@ else:
 # | 텐서에는 `is_cpu`가 없다 | 오래된 정보 | `Tensor.is_cpu`가 있음(1.13) |
 # | 예전 디바이스 불일치 메시지 | 오래된 정보 | `Expected all tensors to be on the same device`로 검색. 뒤에 나오는 인자 이름은 실행된 연산에 따라 다름 |
 # | 없는 GPU 인덱스는 일반 `RuntimeError`를 일으킨다 | 오래된 정보 | `RuntimeError`의 하위 클래스인 `torch.AcceleratorError`(2.8) |
-# | 디바이스는 `torch.cuda.is_available()`로 고른다 | 오래된 정보 | CUDA에서는 여전히 동작. 어느 가속기에서나 쓰는 방법은 `torch.accelerator`(2.6/2.7) |
+# | 디바이스는 `torch.cuda.is_available()`로 고른다 | 오래된 정보 | CUDA에서는 여전히 동작. 어느 가속기에서나 쓰는 방법은 `torch.accelerator`(2.6 이상. 가속기가 없을 때 `current_accelerator()`가 `None`을 반환하는 것은 2.7부터) |
 

@@ -189,7 +189,7 @@ print(f"{y.device=}, {y.shape=}")
 assert y.device.type == target.type
 
 # %% [markdown]
-# 예외가 하나 있는데, 요소별 연산(`+`, `*`, 비교 등)에만 해당합니다. 0차원 텐서(`torch.tensor(2.0)`처럼 수 하나)는 CPU에 있어도 되며, PyTorch는 이를 Python 숫자처럼 다룹니다. 다른 연산에는 이런 예외가 없어서, `a`와 `b`가 GPU에 있어도 `torch.addmm(torch.tensor(1.0), a, b)`는 디바이스 검사에서 실패합니다. 다음 셀은 요소별 연산의 경우를 어느 머신에서나 보여 줍니다(GPU가 없으면 `meta`가 GPU 역할을 합니다). `addmm`의 경우는 GPU가 있어야 하며, GPU가 없으면 `torch.cuda.is_available()=False`를 출력합니다.
+# 예외가 하나 있는데, 요소별 연산(`+`, `*`, 비교 등)에만 해당합니다. 0차원 텐서(`torch.tensor(2.0)`처럼 수 하나)는 CPU에 있어도 되며, PyTorch는 이를 Python 숫자처럼 다룹니다. 다른 연산에는 이런 예외가 없어서, `a`와 `b`가 GPU에 있어도 `torch.addmm(torch.tensor(1.0), a, b)`는 디바이스 검사에서 실패합니다. 다음 셀은 요소별 연산의 경우를 어느 머신에서나 보여 줍니다(GPU가 없으면 `meta`가 GPU 역할을 합니다). `addmm`의 경우는 GPU가 있어야 합니다.
 
 # %% tags=["gpu-only"]
 scaled = x * torch.tensor(2.0)  # 요소별 연산: 0차원 CPU 텐서는 허용된다
@@ -502,7 +502,7 @@ assert here["weight"].device.type == device.type
 #
 # 이 메시지가 나올지 다른 메시지가 나올지는 PyTorch가 합성곱에 어떤 코드를 고르는지에 달려 있습니다. 고를 때 보는 것은 입력입니다(PyTorch `Convolution.cpp`의 `_select_conv_backend`).
 #
-# - float32 CPU 입력은 빌드에 oneDNN(MKLDNN)이 있으면(`torch.backends.mkldnn.is_available()`) 대부분 oneDNN으로 갑니다. 이미지 여러 장의 배치가 그 예입니다. oneDNN은 타입을 검사하고, 이 섹션의 메시지 뒤에 `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`("또는 입력이 MKLDNN 텐서이고 가중치가 밀집 텐서여야 한다")를 붙인 오류를 냅니다.
+# - CPU의 float32 입력은 대부분 oneDNN(Intel의 CPU용 딥러닝 라이브러리, 옛 이름 MKLDNN)으로 갑니다(oneDNN이 포함된 빌드일 때. `torch.backends.mkldnn.is_available()`로 확인할 수 있습니다). 이미지 여러 장의 배치가 그 예입니다. oneDNN은 타입을 검사하고, 이 섹션의 메시지 뒤에 `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`("또는 입력이 MKLDNN 텐서이고 가중치가 밀집 텐서여야 한다")를 붙인 오류를 냅니다.
 # - 작은 이미지 한 장(요소가 20,480개 이하, 커널이 3×3 이하, `groups=1`)은 PyTorch 자체의 범용 합성곱 코드(`slow_conv2d`)로 갑니다. 이 코드는 타입을 검사하지 않습니다. 대신 PyTorch가 디스패처용으로 생성한 래퍼(`wrapper_CUDA___slow_conv2d_forward`)가 커널을 실행하기 전에 디바이스를 검사하므로, 메시지는 이 페이지의 첫 섹션과 같은 문구가 됩니다. "`weight`가 `cuda:0`에 있어 다른 텐서들의 디바이스 `cpu`와 다르다"는 뜻입니다.
 #
 #   ```

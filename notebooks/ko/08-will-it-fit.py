@@ -480,7 +480,7 @@ assert parts["weights"] == sum(t.nbytes for t in mlp.state_dict().values())
 #
 # 텐서를 해제하면 그 메모리는 드라이버가 아니라 할당자로 돌아갑니다. `memory_allocated`는 줄지만 `memory_reserved`는 줄지 않습니다. `torch.cuda.empty_cache()`는 텐서가 하나도 없는 세그먼트를 드라이버에 돌려줄 뿐, 텐서를 해제하지는 않습니다. 할당자는 메모리 부족을 알리기 전에 스스로 같은 일을 하고 다시 시도하므로, 직접 호출해도 멈춘 실행을 살리는 경우는 드뭅니다. 다른 프로세스를 위해 메모리를 비울 때 쓸모가 있습니다.
 #
-# GPU가 없는 머신에서는 다음 셀이 `torch.cuda.is_available()=False`를 출력합니다. GPU에서 실행했는지는 페이지 제목 아래 줄에 나옵니다. 이 셀들이 검증하는 내용의 근거는 PyTorch 문서와 할당자의 소스입니다(근거 목록은 저장소의 `notebooks/gpu-evidence.yml`).
+# GPU에서 실행했는지는 페이지 제목 아래 줄에 나옵니다. 이 셀들이 검증하는 내용의 근거는 PyTorch 문서와 할당자의 소스입니다(근거 목록은 저장소의 `notebooks/gpu-evidence.yml`).
 
 # %% tags=["claim-F15", "gpu-only"]
 if torch.cuda.is_available():
