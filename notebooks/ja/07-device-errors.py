@@ -97,7 +97,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # 「すべてのテンソルが同じデバイス上にあるはず」という意味のエラーです。
 #
-# 1つの演算に、2つのデバイス（たいていは CUDA GPU と CPU）上のテンソルが渡されると、このエラーになります。メッセージの続きはリリースによって変わっており、演算によっても異なります。PyTorch 2.8 以降、GPU 上の線形層に CPU のバッチを渡すと次のメッセージになります。後半は「`mat1` は CPU 上にあり、ほかのテンソル（cuda:0 上）とデバイスが異なる」という意味です。
+# 1つの演算に、2つのデバイス（たいていは CUDA GPU と CPU）上のテンソルが渡されると、このエラーになります。メッセージの続きはリリースによって変わっており、演算によっても異なります。PyTorch 2.8 以降、GPU 上の線形層に CPU のバッチを渡すと次のメッセージになります。後半が言っているのは、「`mat1` は CPU 上にあり、ほかのテンソル（cuda:0 上）とデバイスが異なる」ということです。
 #
 # ```
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
@@ -261,7 +261,7 @@ assert registered.heads["score"].weight.device.type == target.type
 # 上のセルの検証では、`to(target)` が通常のコンテナの層を CPU に残したことも確かめています。GPU では、これらの層を通る最初の順伝播でデバイスが混在します。
 
 # %% [markdown]
-# このようなモデルからオプティマイザを作ろうとすると、オプティマイザにパラメータが1つも渡されず、エラーになります。次のセルに出る `optimizer got an empty parameter list` は、「オプティマイザに渡されたパラメータのリストが空だ」という意味です。
+# このようなモデルからオプティマイザを作ろうとすると、オプティマイザにパラメータが1つも渡されず、エラーになります。次のセルに出る `optimizer got an empty parameter list` は、オプティマイザに渡されたパラメータのリストが空だと伝えています。
 
 # %%
 with expect_error(ValueError, "empty parameter list"):
@@ -508,7 +508,7 @@ assert here["weight"].device.type == device.type
 #   ```
 #
 #   「（入力と重みの型は）同じであるか、入力が MKLDNN テンソルで重みが密なテンソルでなければならない」という意味です。
-# - 小さな画像1枚（要素数が 20,480 以下、カーネルが 3×3 以下、`groups=1`）は、PyTorch 自身の汎用の畳み込みコード（`slow_conv2d`）に送られます。このコードは型を検査しません。代わりに、PyTorch がディスパッチャ用に生成したラッパー（`wrapper_CUDA___slow_conv2d_forward`）が、カーネルを呼ぶ前にデバイスを検査するので、メッセージはこのページの最初のセクションと同じ形になります。後半は「`weight` は cuda:0 上にあり、ほかのテンソル（CPU 上）とデバイスが異なる」という意味です。
+# - 小さな画像1枚（要素数が 20,480 以下、カーネルが 3×3 以下、`groups=1`）は、PyTorch 自身の汎用の畳み込みコード（`slow_conv2d`）に送られます。このコードは型を検査しません。代わりに、PyTorch がディスパッチャ用に生成したラッパー（`wrapper_CUDA___slow_conv2d_forward`）が、カーネルを呼ぶ前にデバイスを検査するので、メッセージはこのページの最初のセクションと同じ形になります。後半を読むと、`weight` が cuda:0 上にあり、ほかのテンソル（CPU 上）とデバイスが異なることがわかります。
 #
 #   ```
 #   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)
@@ -691,7 +691,7 @@ assert named.device.type == device.type
 #
 # `DataLoader(..., pin_memory=True)` はピン留め（ページロック）メモリにバッチを置いて返し、`t.to(device, non_blocking=True)` は GPU へのコピーをキューに積むだけで、すぐに戻ることができます。アクセラレータがない場合、DataLoader は失敗せず、ピン留めしていないバッチを返します。`to(..., non_blocking=True)` も、ただの移動になります。つまり同じループがどこでも動きます。
 #
-# リリースによっては、`pin_memory=True` なのにアクセラレータが見つからないと警告を出します（2.13 は出し、2.6 は出しません）。次のセルは警告を集め、その種類（`UserWarning`）を表示します。2.13 の警告の文面は次のとおりで、「`pin_memory` に true が指定されたがアクセラレータが見つからないので、ピン留めメモリは使わない」という意味です。
+# リリースによっては、`pin_memory=True` なのにアクセラレータが見つからないと警告を出します（2.13 は出し、2.6 は出しません）。次のセルは警告を集め、その種類（`UserWarning`）を表示します。2.13 の警告の文面は次のとおりです。`pin_memory` に true が指定されたものの、アクセラレータが見つからないのでピン留めメモリは使わない、と言っています。
 #
 # ```
 # 'pin_memory' argument is set as true but no accelerator is found, then device pinned memory won't be used.

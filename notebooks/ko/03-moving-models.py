@@ -144,9 +144,9 @@ assert t.to(t.device) is t  # 할 일이 없으면 같은 텐서가 돌아온다
 # `.cuda()`도 마찬가지입니다. 그래서 두 변환이 모두 남습니다. `model = model.to(device)`라고 써도
 # 문제는 없지만, 다시 대입할 필요는 없습니다.
 #
-# - `cpu torch.float32`라면 두 호출이 `Tensor.to`처럼 변환된 복사본을 반환했다는 뜻입니다. 위의
+# - `cpu torch.float32`를 골랐다면 두 호출이 `Tensor.to`처럼 변환된 복사본을 반환했다고 본 것입니다. 위의
 #   검증은 `t.to("meta")` 뒤에도 `t`가 CPU에 남아 있음을 확인합니다.
-# - `meta torch.float32`나 `cpu torch.float64`라면 두 호출 중 하나만 모델을 바꿨다는 뜻입니다.
+# - `meta torch.float32`나 `cpu torch.float64`를 골랐다면 두 호출 중 하나만 모델을 바꿨다고 본 것입니다.
 #
 # 위의 검증은 각 호출이 `model` 자신을 반환하는지도 확인합니다(`.cuda()`는 GPU가 있을 때만).
 
@@ -344,9 +344,9 @@ assert w.to(w.device) is w  # 할 일이 없으면 Parameter 자신이 돌아온
 # `Tensor`입니다. autograd가 이 변환을 기록하므로 반환값도 여전히 변화도를 계산하는 텐서입니다. 다만
 # 매개변수에 대한 연산의 결과일 뿐, 그 자체로 잎(leaf) 텐서는 아닙니다.
 #
-# - `Parameter True`라면 변환한 뒤에도 `Parameter`가 돌아온다는 뜻입니다. 이 결과는 `to()`가 할 일이
+# - `Parameter True`를 골랐다면 변환한 뒤에도 `Parameter`가 돌아온다고 본 것입니다. 이 결과는 `to()`가 할 일이
 #   없을 때만 나옵니다(위 검증의 `w.to(w.device) is w`).
-# - `Tensor False`라면 매개변수와의 autograd 연결이 끊어진 텐서라는 뜻입니다.
+# - `Tensor False`를 골랐다면 매개변수와의 autograd 연결이 끊어진 텐서라고 본 것입니다.
 
 # %% [markdown]
 # 모듈은 매개변수 이름에 `Parameter`(또는 `None`)만 대입하도록 허용하므로, 이 대입은

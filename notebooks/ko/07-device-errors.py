@@ -251,9 +251,9 @@ assert registered.heads["score"].weight.device.type == target.type
 # %% [markdown] tags=["answer"]
 # **정답:** `len(list(plain.parameters()))=0`입니다. 하위 모듈은 모듈의 속성에 대입되는 순간 등록됩니다. 대입된 값이 모듈이면 `nn.Module.__setattr__`가 그것을 기록합니다. 리스트와 딕셔너리는 모듈이 아니므로 세 계층 중 어느 것도 등록되지 않았고, `parameters()`와 `to()`는 일반 컨테이너 안을 들여다보지 않습니다.
 #
-# - `6`이라면 일반 컨테이너 안의 계층까지 등록된다는 뜻입니다. 이 수는 `RegisteredContainers`가 나열하는 개수입니다. `nn.ModuleList`와 `nn.ModuleDict`는 그 자체가 모듈이어서 담긴 계층을 등록합니다.
-# - `4`라면 리스트 안의 계층만 등록된다는 뜻입니다.
-# - `2`라면 딕셔너리 안의 계층만 등록된다는 뜻입니다.
+# - `6`을 골랐다면 일반 컨테이너 안의 계층까지 등록된다고 본 것입니다. 이 수는 `RegisteredContainers`가 나열하는 개수입니다. `nn.ModuleList`와 `nn.ModuleDict`는 그 자체가 모듈이어서 담긴 계층을 등록합니다.
+# - `4`는 리스트 안의 계층만 등록된다고 보는 답입니다.
+# - `2`를 골랐다면 딕셔너리 안의 계층만 등록된다고 본 것입니다.
 #
 # 위 셀의 검증은 `to(target)`이 일반 컨테이너의 계층을 CPU에 남겨 두었다는 것도 확인합니다. GPU에서는 이 계층들을 지나는 첫 순전파에서 디바이스가 섞입니다.
 
@@ -412,8 +412,8 @@ assert abs(total_tensor.item() - total_float) < 1e-4
 # %% [markdown] tags=["answer"]
 # **정답:** `kind='Tensor', tracked=True`입니다. Python 숫자와 텐서를 더하면 텐서가 되고, 그 텐서와 같은 디바이스에 놓입니다. 즉 `0.0 + loss`에서 이미 텐서입니다. 그 뒤의 `+=`는 모두 autograd가 기록하는 텐서 연산이므로, 합계는 모든 단계의 그래프를 달고 있으며, 그 그래프와 그래프에 필요한 텐서를 메모리에 붙잡아 둡니다. GPU에서는 단계마다 그 메모리가 늘어납니다.
 #
-# - `kind='Tensor', tracked=False`라면 더하는 동안 그래프가 떨어져 나간다는 뜻입니다. 그래프가 없는 텐서가 되려면 `loss.detach()`를 더해야 합니다.
-# - `kind='float', tracked=False`라면 합계가 Python 숫자로 남는다는 뜻입니다. 합계가 `float`로 남는 것은 더하는 값이 Python 숫자일 때, 즉 `total_float`처럼 `loss.item()`을 더할 때뿐입니다.
+# - `kind='Tensor', tracked=False`를 골랐다면 더하는 동안 그래프가 떨어져 나간다고 본 것입니다. 그래프가 없는 텐서가 되려면 `loss.detach()`를 더해야 합니다.
+# - `kind='float', tracked=False`는 합계가 Python 숫자로 남는다고 보는 답입니다. 합계가 `float`로 남는 것은 더하는 값이 Python 숫자일 때, 즉 `total_float`처럼 `loss.item()`을 더할 때뿐입니다.
 
 # %% [markdown]
 # GPU가 있으면 다음 셀에서 기다리는 모습을 확인합니다. 행렬 곱을 큐에 쌓고, `.item()`으로 값 하나를 읽은 뒤, 쌓인 작업이 모두 끝났는지 CUDA 스트림에 묻습니다. GPU에서는 `.item()`이 작업이 끝나기를 기다렸으므로 작업이 이미 끝났다는 것을 검증합니다. GPU가 없으면 충족되지 않은 조건을 출력합니다.
@@ -555,8 +555,8 @@ else:
 # %% [markdown] tags=["answer"]
 # **정답:** oneDNN이 있는 빌드(위 출력의 `onednn=True`)에서는 `weight type (torch.DoubleTensor)`입니다. 여덟 장의 배치는 oneDNN으로 가고, oneDNN은 텐서 타입끼리, 즉 CPU의 float32와 CPU의 float64를 비교합니다.
 #
-# - `expected scalar type Float but found Double`이라면 배치도 범용 경로로 갔다는 뜻입니다. oneDNN이 없는 빌드에서는 이 메시지가 정답입니다.
-# - `bias type (double)`이라면 편향 검사에서 먼저 실패했다는 뜻입니다. 하지만 이 합성곱에는 편향이 없으므로 이 메시지는 나올 수 없습니다.
+# - `expected scalar type Float but found Double`을 골랐다면 배치도 범용 경로로 갔다고 본 것입니다. oneDNN이 없는 빌드에서는 이 메시지가 정답입니다.
+# - `bias type (double)`은 편향 검사에서 먼저 실패했다고 보는 답입니다. 하지만 이 합성곱에는 편향이 없으므로 이 메시지는 나올 수 없습니다.
 #
 # GPU에 있는 합성곱에 CPU 입력을 넣었을 때의 메시지도 이처럼 경로를 고르는 방식에 따라 정해집니다.
 #
@@ -784,8 +784,8 @@ assert features.device.type == device.type
 # %% [markdown] tags=["answer"]
 # **정답:** GPU가 있든 없든 `devices={'cpu'}`입니다. 워커는 데이터셋을 읽고 CPU 텐서를 묶어 배치로 만들 뿐입니다. CUDA에는 전혀 손대지 않으므로, CUDA를 쓴 프로세스에서 fork되어도 문제가 없고, 만드는 것이 GPU에 놓이지도 않습니다. 디바이스로 옮기는 일은 메인 프로세스의 루프에서 합니다.
 #
-# - `devices={'cuda'}`라면 워커가 배치를 GPU에 만든다는 뜻입니다. 그러려면 워커가 CUDA를 써야 합니다.
-# - `Cannot re-initialize CUDA in forked subprocess`("fork한 자식 프로세스에서는 CUDA를 다시 초기화할 수 없다")라면 fork된 워커가 CUDA를 다시 초기화하려 했다는 뜻입니다. 워커가 CUDA를 쓰지 않으므로 이 오류는 나지 않습니다.
+# - `devices={'cuda'}`를 골랐다면 워커가 배치를 GPU에 만든다고 본 것입니다. 그러려면 워커가 CUDA를 써야 합니다.
+# - `Cannot re-initialize CUDA in forked subprocess`("fork한 자식 프로세스에서는 CUDA를 다시 초기화할 수 없다")는 fork된 워커가 CUDA를 다시 초기화하려 했다고 보는 답입니다. 워커가 CUDA를 쓰지 않으므로 이 오류는 나지 않습니다.
 #
 # 이것이 이 오류의 흔한 해결 방법입니다. 워커에서는 CUDA를 쓰지 않고 CPU 텐서를 불러와 준비만 하며, 학습 루프가 메인 프로세스에서 배치마다 디바이스로 옮깁니다. 이것이 DataLoader를 쓰는 본래 방식이기도 하며, 부모가 GPU를 쓴 뒤에도 `fork`로 동작합니다.
 
