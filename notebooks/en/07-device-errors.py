@@ -615,8 +615,7 @@ assert image.dtype == out.dtype == torch.float64
 
 # %% [markdown]
 # On a GPU, the next cell gives a convolution on the GPU a CPU batch and then a single small CPU image,
-# and checks the message each path gives; then it gives a convolution on the CPU a GPU batch. Without
-# a GPU it prints the condition it needs.
+# and checks the message each path gives; then it gives a convolution on the CPU a GPU batch.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -664,8 +663,7 @@ if TORCH >= (2, 8):
 
 # %% [markdown]
 # On a GPU, the next cell asks for one index past the last GPU (and, from 2.9, checks the hint line),
-# then uses a valid index: anything below `torch.cuda.device_count()`. Without a GPU it prints the
-# condition it needs.
+# then uses a valid index: anything below `torch.cuda.device_count()`.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -976,8 +974,7 @@ assert issubclass(torch.OutOfMemoryError, RuntimeError)
 
 # %% [markdown]
 # On a GPU, the next cell asks for twice the GPU's memory. Then it checks that a freed tensor no longer
-# counts as *allocated*, but stays *reserved* until `torch.cuda.empty_cache()`. Without a GPU it prints
-# the condition it needs.
+# counts as *allocated*, but stays *reserved* until `torch.cuda.empty_cache()`.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():

@@ -575,7 +575,7 @@ print(f"{image.dtype=}, {out.dtype=}")
 assert image.dtype == out.dtype == torch.float64
 
 # %% [markdown]
-# GPU がある場合、次のセルは GPU 上の畳み込みに CPU のバッチを、続いて小さな CPU の画像1枚を渡し、それぞれの経路が出すメッセージを検証します。さらに、CPU 上の畳み込みに GPU のバッチを渡します。GPU がない場合は、満たされなかった条件を表示します。
+# GPU がある場合、次のセルは GPU 上の畳み込みに CPU のバッチを、続いて小さな CPU の画像1枚を渡し、それぞれの経路が出すメッセージを検証します。さらに、CPU 上の畳み込みに GPU のバッチを渡します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -620,7 +620,7 @@ if TORCH >= (2, 8):
     assert issubclass(torch.AcceleratorError, RuntimeError)
 
 # %% [markdown]
-# GPU がある場合、次のセルは最後の GPU の1つ先のインデックスを指定し（2.9 以降はヒントの行も検証します）、そのあと有効なインデックス、つまり `torch.cuda.device_count()` より小さいインデックスを使います。GPU がない場合は、満たされなかった条件を表示します。
+# GPU がある場合、次のセルは最後の GPU の1つ先のインデックスを指定し（2.9 以降はヒントの行も検証します）、そのあと有効なインデックス、つまり `torch.cuda.device_count()` より小さいインデックスを使います。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -908,7 +908,7 @@ assert torch.cuda.OutOfMemoryError is torch.OutOfMemoryError
 assert issubclass(torch.OutOfMemoryError, RuntimeError)
 
 # %% [markdown]
-# GPU がある場合、次のセルは GPU のメモリの2倍を要求します。そのあと、解放したテンソルのメモリが割り当て済みメモリからは外れても、`torch.cuda.empty_cache()` を呼ぶまでは予約済みメモリに残ることを検証します。GPU がない場合は、満たされなかった条件を表示します。
+# GPU がある場合、次のセルは GPU のメモリの2倍を要求します。そのあと、解放したテンソルのメモリが割り当て済みメモリからは外れても、`torch.cuda.empty_cache()` を呼ぶまでは予約済みメモリに残ることを検証します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():

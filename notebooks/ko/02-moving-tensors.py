@@ -19,7 +19,7 @@
 #
 # 이 페이지는 텐서를 다룹니다. `nn.Module.to`는 다른 규칙을 따르므로 [모델 옮기기](03-moving-models.ipynb) 페이지에서 따로 설명합니다.
 #
-# 모든 셀은 CPU만 있는 머신에서도 실행됩니다. GPU에서만 검증하는 셀은 CUDA GPU가 없으면 GPU 검증 대신 충족되지 않은 조건인 `torch.cuda.is_available()=False`를 출력하거나, GPU가 없을 때의 동작을 검증합니다.
+# 모든 셀은 CPU만 있는 머신에서도 실행됩니다. GPU에서만 검증하는 셀은 CUDA GPU가 없으면 검증을 건너뛰고 어떤 조건이 맞지 않았는지(`torch.cuda.is_available()=False`)만 출력하거나, GPU가 없을 때의 동작을 검증합니다.
 #
 # 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지에서는 예상한 오류를 보여 준 뒤 다음 셀로 계속 넘어가도록 이 함수를 씁니다.
 

@@ -569,7 +569,7 @@ print(f"{image.dtype=}, {out.dtype=}")
 assert image.dtype == out.dtype == torch.float64
 
 # %% [markdown]
-# GPU가 있으면 다음 셀은 GPU에 있는 합성곱에 CPU 배치를, 이어서 작은 CPU 이미지 한 장을 넣고, 각 경로가 내는 메시지를 검증합니다. 그다음 CPU에 있는 합성곱에 GPU 배치를 넣습니다. GPU가 없으면 충족되지 않은 조건을 출력합니다.
+# GPU가 있으면 다음 셀은 GPU에 있는 합성곱에 CPU 배치를, 이어서 작은 CPU 이미지 한 장을 넣고, 각 경로가 내는 메시지를 검증합니다. 그다음 CPU에 있는 합성곱에 GPU 배치를 넣습니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -614,7 +614,7 @@ if TORCH >= (2, 8):
     assert issubclass(torch.AcceleratorError, RuntimeError)
 
 # %% [markdown]
-# GPU가 있으면 다음 셀은 마지막 GPU 바로 다음 인덱스를 요청하고(2.9부터는 힌트 줄도 검증합니다), 그다음 유효한 인덱스, 즉 `torch.cuda.device_count()`보다 작은 인덱스를 씁니다. GPU가 없으면 충족되지 않은 조건을 출력합니다.
+# GPU가 있으면 다음 셀은 마지막 GPU 바로 다음 인덱스를 요청하고(2.9부터는 힌트 줄도 검증합니다), 그다음 유효한 인덱스, 즉 `torch.cuda.device_count()`보다 작은 인덱스를 씁니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -902,7 +902,7 @@ assert torch.cuda.OutOfMemoryError is torch.OutOfMemoryError
 assert issubclass(torch.OutOfMemoryError, RuntimeError)
 
 # %% [markdown]
-# GPU가 있으면 다음 셀은 GPU 메모리의 두 배를 요청합니다. 이어서 해제한 텐서의 메모리가 할당된 메모리에서는 빠지지만 `torch.cuda.empty_cache()`를 호출할 때까지 예약된 메모리에 남는다는 것을 검증합니다. GPU가 없으면 충족되지 않은 조건을 출력합니다.
+# GPU가 있으면 다음 셀은 GPU 메모리의 두 배를 요청합니다. 이어서 해제한 텐서의 메모리가 할당된 메모리에서는 빠지지만 `torch.cuda.empty_cache()`를 호출할 때까지 예약된 메모리에 남는다는 것을 검증합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
