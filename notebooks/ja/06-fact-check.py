@@ -112,7 +112,7 @@ assert model.bias.device.type == target.type
 assert (model.weight is weight_before) == (target.type == "cuda")
 
 # %% [markdown] tags=["answer"]
-# **答え：** `returned is model=True, moved=True` です。**判定：誤り**。`nn.Module.to` はモジュールをインプレースで変換し、そのモジュール自身を返します。代入し直してもしなくても、`model` は移動しています。代入し直しても害はありませんが、移動を起こしているのは代入ではありません。
+# **答え：** `returned is model=True, moved=True` です。**判定：誤り**。`nn.Module.to` はモジュール自体を書き換えて（コピーを作らずに）変換し、そのモジュール自身を返します。代入し直してもしなくても、`model` は移動しています。代入し直しても害はありませんが、移動を起こしているのは代入ではありません。
 #
 # - `returned is model=False, moved=False` なら主張のとおりで、移動したコピーが返り、`model` は元の場所に残ることになります。これは `Module.to` ではなく `Tensor.to` の振る舞いです。
 # - `returned is model=False, moved=True` なら、モジュールが2つできたことになります。実際には1つしかありません。
@@ -604,7 +604,7 @@ else:
 #
 # | 主張 | 判定 | 実際は |
 # |---|---|---|
-# | `model.to(device)` だけではモデルは移動しない | 誤り | `Module.to` はインプレースで変換し、同じモジュールを返す |
+# | `model.to(device)` だけではモデルは移動しない | 誤り | `Module.to` はモジュール自体を書き換え、同じモジュールを返す |
 # | `model = model.to(device)` でメモリを節約できる | 誤り | どちらの書き方も処理は同じで、コピーは残らない |
 # | `torch.cuda.copy()` でパラメータを GPU にコピーできる | 誤り | 存在しない。`copy_`、`to`、`clone` を使う |
 # | `.cuda()` は `.to('cuda')` よりメモリを多く使う | 誤り | どちらも `Module._apply` を通る。`.cuda()` は dtype を変えられない |

@@ -21,7 +21,7 @@
 #
 # - 요소당 바이트 수, 모델의 매개변수와 버퍼
 # - 500 GB 모델을 `meta` 디바이스에 몇 밀리초 만에 만드는 방법과, `meta`에 만든 모델을 디바이스에서 실제 모델로 만드는 방법
-# - 학습이 더하는 것: 변화도(gradient), 옵티마이저 상태, autograd가 저장하는 활성화
+# - 학습하면 늘어나는 메모리: 변화도(gradient), 옵티마이저 상태, autograd가 저장하는 활성화
 # - GPU에서: PyTorch 할당자가 알려 주는 값, 그리고 `nvidia-smi`가 더 크게 보여 주는 이유
 #
 # 마지막 섹션을 뺀 나머지는 모두 CPU에서 실행하고 검증합니다. GPU에서만 검증하는 셀에는 "GPU에서만 검증" 표시가 붙어 있고, GPU가 없는 머신에서는 `torch.cuda.is_available()=False`를 출력합니다.
@@ -185,7 +185,7 @@ assert model_bytes(model) == (before - 8) // 2 + 8
 # 부동소수점 텐서가 모두 `float32`인 모델을 `float16`으로 바꾸면 메모리가 절반이 되고, 여기에 크기가 바뀌지 않는 정수 카운터 몇 바이트가 더해집니다.
 
 # %% [markdown]
-# ## 어떤 크기의 모델이든 세기: `meta`에 만들기
+# ## 아무리 큰 모델도 메모리 없이 크기 재기: `meta`에 만들기
 #
 # `meta` 디바이스의 텐서는 모양과 dtype은 있지만 데이터가 없습니다. 그래서 만들어도 메모리를 쓰지 않습니다. `with torch.device("meta"):` 안에서는 모델이 아무리 커도 이런 방식으로 만들 수 있으므로, 어디에 둘지 정하기 전에 바이트 수를 셀 수 있습니다. 아래 셀에서는 매개변수가 1250억 개(`float32`로 500 GB)인 모델을 만듭니다.
 #
@@ -305,7 +305,7 @@ finally:
     torch.use_deterministic_algorithms(False)
 
 # %% [markdown]
-# ## 학습이 더하는 것
+# ## 학습하면 늘어나는 메모리
 #
 # 학습 단계에서는 모델보다 훨씬 많은 것이 메모리에 남습니다.
 #
@@ -469,7 +469,7 @@ assert parts["optimizer"] == held
 assert parts["weights"] == sum(t.nbytes for t in mlp.state_dict().values())
 
 # %% [markdown]
-# ## GPU에서: 할당자가 알려 주는 값
+# ## GPU 할당자가 알려 주는 값
 #
 # CUDA GPU에서 PyTorch는 드라이버로부터 큰 세그먼트 단위로 메모리를 받아 두고, 캐싱 할당자를 통해 직접 나눠 줍니다.
 #
@@ -552,5 +552,5 @@ else:
 # - 자기 스토리지를 가진 텐서는 `numel() * element_size()` 바이트를 씁니다. 뷰는 원래 텐서 전체를 메모리에 남깁니다. 모델이 쓰는 메모리는 매개변수와 버퍼의 바이트 수입니다(`parameters()`와 `buffers()`로 셉니다). `.half()`로 절반이 되는 것은 부동소수점 텐서뿐입니다.
 # - 큰 모델은 `torch.device("meta")` 안에서 만들면 메모리를 쓰지 않고 셀 수 있습니다. `meta` 텐서에는 값이 없습니다. 실제 모델로 만들려면 `to_empty`를 쓴 뒤 초기화하거나, `map_location`(스토리지를 하나씩 넘김)이나 `mmap=True`로 불러와 `load_state_dict(..., assign=True)`를 쓰세요. `assign=True`로 불러오면 `persistent=False` 버퍼는 `meta`에 남습니다.
 # - 학습은 매개변수마다 변화도, 옵티마이저 상태(Adam은 매개변수마다 2개, 첫 단계에서 만들어짐), 저장되는 활성화를 더합니다. 활성화는 변화도에 필요한 곳에서만 저장되고 배치에 비례해 늘어납니다. `no_grad`와 `inference_mode`에서는 아무것도 저장되지 않고, 올바른 `device_type`을 지정한 `autocast`에서는 정밀도가 낮은 dtype으로 저장됩니다.
-# - GPU에서 `memory_allocated`는 할당자가 나눠 준 몫을, `memory_reserved`는 할당자가 받아 둔 몫을 셉니다. 해제한 메모리는 `empty_cache()` 전까지 예약된 채로 남습니다. `nvidia-smi`가 보여 주는 것은 예약된 메모리에 각 프로세스의 CUDA 컨텍스트를 더한 양입니다.
+# - GPU에서 `memory_allocated`는 할당자가 나눠 준 양을, `memory_reserved`는 할당자가 확보해 둔 양을 셉니다. 해제한 메모리는 `empty_cache()` 전까지 예약된 채로 남습니다. `nvidia-smi`가 보여 주는 것은 예약된 메모리에 각 프로세스의 CUDA 컨텍스트를 더한 양입니다.
 
