@@ -96,7 +96,9 @@ def content(html, page, config, files):
     html = predict.mark_questions(html, page, labels)
     html = _setup_cells(html, page, labels)
     html, summary = _summary(html, page)
-    html = _name_markdown_code(html)
+    names = iter(range(1, 10_000))  # the summary's code blocks first, as the page shows them
+    summary = _name_markdown_code(summary, names)
+    html = _name_markdown_code(html, names)
     html = NOTEBOOK_LINK.sub(lambda m: _notebook_link(m, page, files), html)
     # The title first, as on the Markdown pages (and styled like them), then the buttons and provenance.
     title = TITLE.search(html)
@@ -108,16 +110,16 @@ def content(html, page, config, files):
 MARKDOWN_CODE = re.compile(r"<pre><code>")
 
 
-def _name_markdown_code(html):
+def _name_markdown_code(html, names):
     """An id for each code block of the notebook's Markdown cells. Material names a block's copy target
     after its closest element with an id, here the cell (`cell-id=cell-7`), which is not a valid CSS
     selector: the copy button threw, and two blocks in one cell would share a name."""
-    names = iter(range(1, 10_000))
     return MARKDOWN_CODE.sub(lambda m: f'<pre id="md-code-{next(names)}"><code>', html)
 
 
 RENDERED_MARKDOWN = re.compile(r'<div class="[^"]*\bjp-RenderedMarkdown\b[^"]*"[^>]*>(.*)</div>\s*</div>\s*$', re.S)
 SUMMARY_TITLE = re.compile(r"^\s*<p><strong>(.*?)</strong></p>", re.S)
+HIGHLIGHTED_MARKDOWN_CODE = re.compile(r'<div class="highlight"><pre>(?:<span></span>)?(.*?)</pre>\s*</div>', re.S)
 
 
 def _summary(html, page):
@@ -136,6 +138,8 @@ def _summary(html, page):
     if inner is None:
         raise ValueError(f"{page.file.src_uri}: cell {found[0] + 1}, tagged summary, is not a Markdown cell")
     body = SUMMARY_TITLE.sub(r'<p class="admonition-title">\1</p>', inner[1], count=1)
+    # its code as a plain block, which Material gives a copy button (nbconvert's highlighted block has none)
+    body = HIGHLIGHTED_MARKDOWN_CODE.sub(lambda m: "<pre><code>" + notebook_html.TAG.sub("", m[1]) + "</code></pre>", body)
     box = f'<div class="admonition abstract nb-summary" data-summary>{body}</div>'
     return html[:start] + html[end:], box
 
