@@ -48,6 +48,12 @@ def test_every_notebook_page_has_three_questions_graded_by_its_outputs(site, lan
 # ------------------------------------------------------------------------------ in a browser
 
 HIDDEN = "el => !el.checkVisibility()"
+
+
+def closed(locator):
+    """Not on screen: not in the page yet (predict.js adds it from its <noscript> when the reader
+    answers), or there and hidden."""
+    return locator.count() == 0 or all(locator.nth(i).evaluate(HIDDEN) for i in range(locator.count()))
 # Everything on screen that could give the answer of question n away before it is answered.
 GIVEAWAYS = """n => {
   const q = document.querySelector(`[data-predict="${n}"]`);
@@ -104,7 +110,7 @@ def test_picking_an_answer_shows_the_output_a_verdict_and_the_tally(chromium, ba
         opened(page, page_url(base, lang, concept))
         q, output = _first_question(page)
         total = page.locator("[data-predict]").count()
-        assert output.evaluate(HIDDEN), f"{lang}/{concept}: the output shows before an answer"
+        assert closed(output), f"{lang}/{concept}: the output shows before an answer"
         buttons = q.locator("button.predict-choice")
         assert q.locator("fieldset legend").inner_text().strip(), "the question is the group's legend"
         answer = int(q.get_attribute("data-answer"))
@@ -151,7 +157,7 @@ def test_picking_an_answer_shows_the_output_a_verdict_and_the_tally(chromium, ba
         assert not output.evaluate(HIDDEN)
         assert tally.locator(".predict-count").inner_text() == expected
         page.locator("[data-predict-tally] button").click()
-        assert output.evaluate(HIDDEN), "clearing the answers hides the outputs again"
+        assert closed(output), "clearing the answers hides the outputs again"
         cleared = mine["predict_tally"].replace("{right}", "0").replace("{answered}", "0").replace("{total}", str(total))
         assert tally.locator(".predict-count").inner_text() == cleared, "clearing the answers resets the score"
         assert not log.foreign(), f"requests to other hosts: {log.foreign()}"

@@ -1,4 +1,4 @@
-"""The cell tags the build knows (predict, answer, setup, gpu-only, claim-<ID>), and the tags it refuses:
+"""The cell tags the build knows (predict, answer, setup, gpu-only, summary, claim-<ID>), and the tags it refuses:
 a tag that "Run all" would not honour (raises-exception), one close to a known tag (a typo), a claim
 ID missing from notebooks/claims.yml, a cell header whose metadata does not parse. Hands the problems
 found, each naming the file, line and fix, to the execute stage (which stops before running anything).
@@ -18,8 +18,9 @@ REFUSED_TAGS = {
 
 # The tags a cell may carry, besides claim-<ID> for each ID in notebooks/claims.yml: predict (a question,
 # "predict, then run"), answer (cells shown once the question is answered), setup (the first code cell,
-# shown collapsed), gpu-only (checks that need a CUDA GPU). A tag close to one of these is a typo.
-KNOWN_TAGS = frozenset({"predict", "answer", "setup", "gpu-only"})
+# shown collapsed), gpu-only (checks that need a CUDA GPU), summary (the page's answer in a few lines, shown
+# in a box under the title). A tag close to one of these is a typo.
+KNOWN_TAGS = frozenset({"predict", "answer", "setup", "gpu-only", "summary"})
 
 CLAIM_TAG = "claim-"
 

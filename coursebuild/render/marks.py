@@ -14,6 +14,8 @@ GPU_ONLY = "gpu-only"
 
 SETUP = "setup"
 
+SUMMARY = "summary"
+
 FACT_CHECK = "06-fact-check"  # the page with a section, and a verdict, for each popular claim
 
 # mkdocs-jupyter shows each cell tag as a gray chip above the code

@@ -4,8 +4,9 @@ What is the same on every notebook page is put aside once: mkdocs-jupyter inline
 the copy-button script in every page; lean_nb2html stores them in .cache/notebook-assets/ under their
 hash and leaves a mark that the page (pages.py) turns into links to shared files in the site. It also
 draws the copy icon with CSS, drops empty collapsers, unwraps code tokens that change nothing a reader
-sees, and makes each copy button copy the code the cell shows. coursebuild/patches.py installs
-lean_nb2html in place of mkdocs-jupyter's nb2html; hands HTML (and the asset mark) to the render cache.
+sees, makes each copy button copy the code the cell shows, and hands the colours of the code to the
+browser's highlight API instead of a <span> per token. coursebuild/patches.py installs lean_nb2html in
+place of mkdocs-jupyter's nb2html; hands HTML (and the asset mark) to the render cache.
 """
 import ast
 import hashlib
@@ -29,8 +30,9 @@ INLINE_SCRIPT = re.compile(r"<script>(.*?)</script>", re.S)
 
 COPY_ICON = re.compile(r'<svg aria-hidden="true" class="clipboard-copy-icon".*?</svg>', re.S)
 
-# The copy icon once, as a CSS mask, instead of an inline SVG in every code cell.
-COPY_ICON_CSS = """.jupyter-wrapper .clipboard-copy-icon { display: inline-block; width: 20px; height: 20px;
+# The copy icon once, as a CSS mask on the button, instead of an inline SVG (or a <span>) in every code cell.
+COPY_ICON_CSS = """.jupyter-wrapper clipboard-copy::before { content: ""; display: inline-block; width: 15px; height: 20px;
+  vertical-align: text-bottom; color: #57606a;
   background-color: currentColor; -webkit-mask: var(--nb-copy-icon) center / contain no-repeat;
   mask: var(--nb-copy-icon) center / contain no-repeat;
   --nb-copy-icon: url("data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Cpath d='M0 6.75C0 5.784.784 5 1.75 5h1.5a.75.75 0 010 1.5h-1.5a.25.25 0 00-.25.25v7.5c0 .138.112.25.25.25h7.5a.25.25 0 00.25-.25v-1.5a.75.75 0 011.5 0v1.5A1.75 1.75 0 019.25 16h-7.5A1.75 1.75 0 010 14.25v-7.5z'/%3E%3Cpath d='M5 1.75C5 .784 5.784 0 6.75 0h7.5C15.216 0 16 .784 16 1.75v7.5A1.75 1.75 0 0114.25 11h-7.5A1.75 1.75 0 015 9.25v-7.5zm1.75-.25a.25.25 0 00-.25.25v7.5c0 .138.112.25.25.25h7.5a.25.25 0 00.25-.25v-7.5a.25.25 0 00-.25-.25h-7.5z'/%3E%3C/svg%3E"); }"""
@@ -53,6 +55,18 @@ SAME_STYLE = re.compile(r'(<span class="([\w-]+)">[^<]*)</span><span class="([\w
 # nbconvert puts each of a cell's ~10 nested divs on its own line; the browser ignores that whitespace
 BEFORE_DIV = re.compile(r"(?<=>)\s+(?=</?div[\s>])")
 
+# inside a copy button: the "Copied" notice, and a <div> and an icon that CSS draws instead (COPY_ICON_CSS)
+COPY_BUTTON_INSIDE = re.compile(r'<div>\s*(<span class="notice" hidden(?:="")?>[^<]*</span>)\s*'
+                                r'<span class="clipboard-copy-icon" aria-hidden="true"></span></div>\s*')
+
+# JupyterLab's layout boxes around each cell's input and each output: on a static page they only nest
+# what they hold (extra.css lays it out without them)
+LAYOUT_BOX = re.compile(r'<div class="(?:jp-Cell-inputWrapper|jp-InputArea jp-Cell-inputArea|jp-OutputArea-child'
+                        r'|zeroclipboard-container)"[^>]*>')
+
+# mkdocs-jupyter wraps each code cell in a second cell <div>, without the id, around nbconvert's
+CELL_TWICE = re.compile(r'<div class="jp-Cell jp-CodeCell[^"]*">(?=<div class="jp-Cell jp-CodeCell[^"]*" id=)')
+
 # nbconvert's Tab stops: every cell's input, every output
 CELL_TAB_STOP = re.compile(r'(<div class="(?:jp-Cell-inputWrapper|[^"]*\bjp-OutputArea-output\b[^"]*)"[^>]*?) tabindex="0"')
 
@@ -71,17 +85,42 @@ def lean_nb2html(*args, **kwargs):
     CSS and script put aside, the copy icon as CSS, empty collapsers gone, code tokens unwrapped."""
     html = UNUSED_SCRIPT.sub("", NB2HTML(*args, **kwargs))
     css = "\n".join(_stylesheets(STYLE.findall(html)) + [COPY_ICON_CSS])
-    html = _copy_from_code(_plain_tokens(html, css))
+    html = _as_ranges(_copy_from_code(_plain_tokens(html, css)), css)
+    css += "\n" + _highlight_css(css)
     js = "\n;\n".join(INLINE_SCRIPT.findall(html))
     names = [_stored(css, "css"), _stored(js, "js")]
     html = COPY_ICON.sub('<span class="clipboard-copy-icon" aria-hidden="true"></span>',
                          INLINE_SCRIPT.sub("", STYLE.sub("", html)))
     # JupyterLab's cell collapsers are empty and do nothing on a static page (5 KB on a long one).
     html = BEFORE_DIV.sub("", EMPTY_COLLAPSER.sub("", html))
+    html = _lean_cells(COPY_BUTTON_INSIDE.sub(r"\1", html))
     # nbconvert makes every cell and output a Tab stop (three per code cell); a keyboard needs only the
     # copy buttons, and the code or output that scrolls sideways (docs/assets/javascripts/extra.js).
     html = CELL_TAB_STOP.sub(r"\1", html)
     return f"<!-- nb-assets {names[0]} {names[1]} -->" + html
+
+
+def _lean_cells(html):
+    """The cells without JupyterLab's layout boxes (LAYOUT_BOX) and mkdocs-jupyter's second cell <div>
+    (CELL_TWICE): five of the fifteen elements a code cell had, two of a Markdown cell's four. With the copy button's inside and the token spans (_as_ranges)
+    this halves a long page's elements."""
+    out, last, closing = [], 0, []  # closing: depths at which a removed box's </div> comes
+    depth = 0
+    for tag in re.finditer(r'<div\b[^>]*>|</div>', html):
+        if tag[0] == "</div>":
+            depth -= 1
+            if closing and closing[-1] == depth:
+                closing.pop()
+                out.append(html[last:tag.start()])
+                last = tag.end()
+            continue
+        if LAYOUT_BOX.fullmatch(tag[0]) or CELL_TWICE.match(html, tag.start()):
+            out.append(html[last:tag.start()])
+            last = tag.end()
+            closing.append(depth)
+        depth += 1
+    out.append(html[last:])
+    return "".join(out)
 
 
 # the code as Pygments shows it (_plain_tokens has run), then mkdocs-jupyter's copy of the cell's source
@@ -137,6 +176,76 @@ def _plain_tokens(html, css):
         return block[1] + body + block[3]
 
     return CODE_BLOCK.sub(code, html)
+
+
+# a highlighted code cell once _copy_from_code has run: its <pre> holds the text and the tokens' spans
+HIGHLIGHTED = re.compile(r'(<div class="highlight-ipynb[^"]*"><pre id="[^"]+")>(.*?)(?=</pre>)', re.S)
+
+# what the CSS Custom Highlight API can draw (no font-weight, no font-style)
+HIGHLIGHT_PROPERTY = re.compile(r"^\s*(color|background-color|text-decoration[\w-]*)\s*:", re.I)
+
+
+def _group_names(css):
+    """{token class: the name of its colour group}: token classes drawn alike share one highlight."""
+    style = {cls: _drawn(decls) for cls, decls in TOKEN_STYLE.findall(css)}
+    first = {}
+    for cls in sorted(style):
+        first.setdefault(style[cls], cls)
+    return {cls: first[drawn] for cls, drawn in style.items() if drawn}
+
+
+def _drawn(declarations):
+    return "; ".join(d.strip() for d in declarations.split(";") if HIGHLIGHT_PROPERTY.match(d))
+
+
+def _as_ranges(html, css):
+    """The code's colours as ranges of its text (data-hl on the <pre>), which
+    docs/assets/javascripts/highlight.js hands to the browser's CSS Custom Highlight API: coloured code
+    without an element per token. A long page had a thousand token <span>s, 40 % of its elements
+    (Lighthouse's dom-size), and 20 KB of markup. A browser without the API shows the code uncoloured.
+    data-hl: `group=gap:length,gap:length;group=...`, offsets in characters of the <pre>'s text as the
+    browser holds it (the HTML parser drops a newline right after <pre>), gaps from the previous token
+    of the group."""
+    names = _group_names(css)
+
+    def one(match):
+        opening, body = match.groups()
+        pos = -1 if body.startswith("\n") else 0
+        text, ranges, last = [], {}, 0
+        for token in TOKEN.finditer(body):
+            before = body[last:token.start()]
+            text.append(before)
+            pos += len(unescape(before))
+            length = len(unescape(token[2]))
+            if token[1] in names:
+                ranges.setdefault(names[token[1]], []).append((pos, length))
+            text.append(token[2])
+            pos += length
+            last = token.end()
+        text.append(body[last:])
+        text = "".join(text)
+        if "<" in text:
+            raise ValueError(f"a code cell keeps markup after its tokens were taken out ({text[:60]!r}...): "
+                             "coursebuild/render/notebook_html.py must learn this nbconvert/Pygments")
+        if not ranges:
+            return opening + ">" + text
+        groups = []
+        for name, spans in sorted(ranges.items()):
+            end, pairs = 0, []
+            for start, length in spans:
+                pairs.append(f"{start - end}:{length}")
+                end = start + length
+            groups.append(f"{name}={','.join(pairs)}")
+        return f'{opening} data-hl="{";".join(groups)}">{text}'
+
+    return HIGHLIGHTED.sub(one, html)
+
+
+def _highlight_css(css):
+    """::highlight() rules for the colour groups, drawn as the Pygments rules drew their tokens."""
+    style = dict(TOKEN_STYLE.findall(css))
+    return "\n".join(f".jupyter-wrapper ::highlight(nb-{name}) {{ {_drawn(style[name])} }}"
+                     for name in sorted(set(_group_names(css).values())))
 
 
 def _stylesheets(styles):

@@ -39,6 +39,8 @@ def meta(markdown, page, config, files):
         "gpu_only": sum(marks.GPU_ONLY in c.get("metadata", {}).get("tags", []) for c in nb["cells"]),
         "predict": predict.answer_key(page, nb),
         "setup": [i for i, c in enumerate(nb["cells"]) if marks.SETUP in c.get("metadata", {}).get("tags", [])],
+        "summary": [i for i, c in enumerate(nb["cells"])
+                    if c["cell_type"] == "markdown" and marks.SUMMARY in c.get("metadata", {}).get("tags", [])],
     }
     return markdown
 
@@ -87,28 +89,59 @@ def content(html, page, config, files):
     page.meta["notebook"]["css"] = notebook_html.shared_file(config, css)
     page.meta["notebook"]["js"] = notebook_html.shared_file(config, js)
     html = html.replace('aria-label="Copy to Clipboard"', f'aria-label="{escape(labels["copy"])}"')
-    html = html.replace(">Copied!</span>", f">{escape(labels['copied'])}</span>")
+    # the "Copied" notice drawn from an attribute (extra.css): no text of the interface in the page's
+    # text, which search indexes and a reader's Ctrl+F finds
+    html = html.replace('hidden="">Copied!</span>', f'hidden="" data-text="{escape(labels["copied"])}"></span>')
     html = marks.TAG_TOOLBAR.sub(lambda m: marks.marks(m[1], page, config, files), html)
     html = predict.mark_questions(html, page, labels)
     html = _setup_cells(html, page, labels)
-    html = _name_markdown_code(html)
+    html, summary = _summary(html, page)
+    names = iter(range(1, 10_000))  # the summary's code blocks first, as the page shows them
+    summary = _name_markdown_code(summary, names)
+    html = _name_markdown_code(html, names)
     html = NOTEBOOK_LINK.sub(lambda m: _notebook_link(m, page, files), html)
     # The title first, as on the Markdown pages (and styled like them), then the buttons and provenance.
     title = TITLE.search(html)
     if title is None:
         raise ValueError(f"{page.file.src_uri}: the notebook does not start with a '# title' cell")
     heading = title[0].replace('class="anchor-link"', 'class="headerlink"', 1)
-    return heading + NB_HEAD + html[:title.start()] + html[title.end():]
+    return heading + NB_HEAD + summary + html[:title.start()] + html[title.end():]
 
 MARKDOWN_CODE = re.compile(r"<pre><code>")
 
 
-def _name_markdown_code(html):
+def _name_markdown_code(html, names):
     """An id for each code block of the notebook's Markdown cells. Material names a block's copy target
     after its closest element with an id, here the cell (`cell-id=cell-7`), which is not a valid CSS
     selector: the copy button threw, and two blocks in one cell would share a name."""
-    names = iter(range(1, 10_000))
     return MARKDOWN_CODE.sub(lambda m: f'<pre id="md-code-{next(names)}"><code>', html)
+
+
+RENDERED_MARKDOWN = re.compile(r'<div class="[^"]*\bjp-RenderedMarkdown\b[^"]*"[^>]*>(.*)</div>\s*</div>\s*$', re.S)
+SUMMARY_TITLE = re.compile(r"^\s*<p><strong>(.*?)</strong></p>", re.S)
+HIGHLIGHTED_MARKDOWN_CODE = re.compile(r'<div class="highlight"><pre>(?:<span></span>)?(.*?)</pre>\s*</div>', re.S)
+
+
+def _summary(html, page):
+    """(the page without its summary cell, the summary as a box to put under the title and buttons).
+    The cell tagged `summary` (the page's answer in a few lines, and the code to copy) follows the title
+    cell in the notebook; on the site it is the first thing after the buttons and the provenance line,
+    a Material admonition whose title is the cell's first bold line."""
+    found = page.meta["notebook"]["summary"]
+    if not found:
+        return html, ""
+    if len(found) > 1:
+        raise ValueError(f"{page.file.src_uri}: cells {', '.join(str(i + 1) for i in found)} are all tagged summary; "
+                         "a page has one summary")
+    start, end = predict.cell_span(html, found[0], page)
+    inner = RENDERED_MARKDOWN.search(html[start:end])
+    if inner is None:
+        raise ValueError(f"{page.file.src_uri}: cell {found[0] + 1}, tagged summary, is not a Markdown cell")
+    body = SUMMARY_TITLE.sub(r'<p class="admonition-title">\1</p>', inner[1], count=1)
+    # its code as a plain block, which Material gives a copy button (nbconvert's highlighted block has none)
+    body = HIGHLIGHTED_MARKDOWN_CODE.sub(lambda m: "<pre><code>" + notebook_html.TAG.sub("", m[1]) + "</code></pre>", body)
+    box = f'<div class="admonition abstract nb-summary" data-summary>{body}</div>'
+    return html[:start] + html[end:], box
 
 
 def _setup_cells(html, page, labels):

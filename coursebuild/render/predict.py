@@ -2,6 +2,11 @@
 closed until the reader answers (the asked cell's output, the answer's cells), marked with data-
 attributes for docs/assets/javascripts/predict.js, and the tally at the end of the page. The answer key
 comes from the page's outputs (coursebuild/course/questions.py). Hands the marked HTML back to pages.py.
+
+What stays closed is written inside <noscript data-later>: with scripts on, the browser keeps it as one
+text node, not as the few hundred elements of the outputs and explanations a page's questions hold
+(Lighthouse's dom-size), and predict.js makes it the page's when the reader answers or prints; without
+scripts it is ordinary HTML and reads in order, as in Colab.
 """
 import re
 from html import escape
@@ -52,6 +57,17 @@ def answer_key(page, nb):
     return key
 
 
+# Material gives a Markdown code block its copy button when the page loads, not when it is added later
+MARKDOWN_CODE_BLOCK = "<pre><code>"
+
+
+def _later(part, number):
+    """`part` kept out of the page's elements until predict.js opens it (see the module's header)."""
+    if MARKDOWN_CODE_BLOCK in part or "</noscript>" in part:
+        return part
+    return f'<noscript data-later="{number}">{part}</noscript>'
+
+
 def mark_questions(html, page, labels):
     """Mark each question cell (data-predict: its number on the page; data-answer: the choice the asked
     cell's output shows) and its choices, and what stays closed until the reader answers (data-reveal:
@@ -61,13 +77,21 @@ def mark_questions(html, page, labels):
     for number, (index, answer, answer_cells) in enumerate(key, 1):
         for cell in answer_cells:
             start, end = cell_span(html, cell, page)
-            html = html[:start] + f'<div class="predict-reveal" data-reveal="{number}">' + html[start:end] + "</div>" \
-                + html[end:]
+            html = html[:start] + _later(f'<div class="predict-reveal" data-reveal="{number}">' + html[start:end]
+                                         + "</div>", number) + html[end:]
         start, end = cell_span(html, index + 1, page)
         asked = html[start:end]
         if OUTPUT_WRAPPER not in asked:
             raise ValueError(f"{page.file.src_uri}: cell {index + 2}, which question {number} asks about, has no output")
-        asked = asked.replace(OUTPUT_WRAPPER, f'{OUTPUT_WRAPPER} data-reveal="{number}"', 1)
+        at = asked.index(OUTPUT_WRAPPER)
+        depth, close = 0, None
+        for tag in DIV.finditer(asked, at):
+            depth += 1 if tag[0] == "<div" else -1
+            if depth == 0:
+                close = tag.end()
+                break
+        output = asked[at:close].replace(OUTPUT_WRAPPER, f'{OUTPUT_WRAPPER} data-reveal="{number}"', 1)
+        asked = asked[:at] + _later(output, number) + asked[close:]
         html = html[:start] + asked + html[end:]
         start, end = cell_span(html, index, page)
         cell = html[start:end]

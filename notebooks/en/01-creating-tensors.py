@@ -23,6 +23,18 @@
 #
 # The first cell also defines `expect_error`, which this page uses to show an error and carry on.
 
+# %% [markdown] tags=["summary"]
+# **In short**
+#
+# - Create a tensor where it will be used: pass `device=` to the factory function (`torch.zeros`, `torch.randn`, `torch.tensor`, ...), and nothing is made on the CPU first.
+# - Ask where a tensor lives with `t.device`, and compare it with a `torch.device` (or compare `.type`), never with a string.
+#
+# ```python
+# device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+# x = torch.zeros(2, 3, device=device)
+# assert x.device.type == device.type
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import sys
@@ -104,8 +116,7 @@ for t in (a, b, c):
 
 # %% [markdown]
 # To create a tensor on the GPU, pass a CUDA device. On a GPU, the next cell asserts that the
-# tensor is on the current CUDA device (`cuda` without an index). On a machine without a GPU it
-# only prints `torch.cuda.is_available()=False`.
+# tensor is on the current CUDA device (`cuda` without an index).
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -142,8 +153,7 @@ assert torch.equal(torch.randn(1000), on_cpu)
 
 # %% [markdown]
 # On a GPU, the next cell asserts both halves of the caveat: the same seed gives the same numbers
-# again on the GPU, and they are not the CPU's numbers. On a machine without a GPU it only prints
-# `torch.cuda.is_available()=False`.
+# again on the GPU, and they are not the CPU's numbers.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -417,7 +427,7 @@ print(f"{block_s / plain_s=:.2f}, {set_s / plain_s=:.2f}")
 # see, and `torch.set_default_device` only for a script or notebook that runs in one thread.
 #
 # On a GPU, the next cell asserts that `torch.randn` inside `with torch.device("cuda"):` creates a
-# CUDA tensor. On a machine without a GPU it prints `torch.cuda.is_available()=False`.
+# CUDA tensor.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():

@@ -28,6 +28,17 @@
 # The first cell also defines `expect_error`, which this page uses to show an expected error
 # and carry on with the next cell.
 
+# %% [markdown] tags=["summary"]
+# **In short**
+#
+# - `t.to(device)` returns a tensor on `device` and leaves `t` where it was: keep the result, `t = t.to(device)`. `t.cuda()` and `t.cpu()` work the same way.
+# - When `t` is already there, `to` returns `t` itself, not a copy. Ask for a copy with `clone()` or `copy=True`.
+#
+# ```python
+# x = torch.ones(3)
+# x = x.to(device)
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import sys
@@ -116,9 +127,9 @@ assert m.is_meta
 # ## The cuda and cpu shortcuts
 #
 # `t.cuda()` moves to the current CUDA device, like `t.to("cuda")`; `t.cuda(i)` moves to
-# `cuda:i`. `t.cpu()` is `t.to("cpu")`. They follow the same rule as `to`. On a GPU,
-# the next cell moves `x` there and back and asserts that both moves returned new tensors and
-# left `x` on the CPU. Without a GPU it prints `torch.cuda.is_available()=False`.
+# `cuda:i`. `t.cpu()` is `t.to("cpu")`. They follow the same rule as `to`. On a GPU, the next
+# cell moves `x` there and back and asserts that both moves returned new tensors and left `x`
+# on the CPU.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -270,8 +281,7 @@ assert "must be cuda device" in str(caught.error)
 #
 # On a GPU, the cell asks for index `torch.cuda.device_count()`, one past the last GPU, and
 # asserts that the error names an invalid device ordinal (and, from 2.8, that it is a
-# `torch.AcceleratorError`). Without a GPU there is no index to get wrong, and the cell prints
-# `torch.cuda.is_available()=False`.
+# `torch.AcceleratorError`). Without a GPU there is no index to get wrong.
 
 # %% tags=["claim-O4", "gpu-only"]
 if torch.cuda.is_available():
@@ -352,7 +362,7 @@ else:
 #   them.
 #
 # `copy_and_ask` runs twice: the first run only warms up the GPU library and the memory
-# caches. Without a GPU the cell prints `torch.cuda.is_available()=False`.
+# caches.
 
 # %% tags=["claim-F10", "gpu-only"]
 if torch.cuda.is_available():
@@ -402,7 +412,7 @@ else:
 # On a GPU, the cell below runs both paths once to warm up (the first copy to the GPU and the
 # first pinned allocation are slow one-off costs), then times one copy both ways and prints
 # the times in milliseconds. It asserts nothing about them; the pinned path includes the
-# `pin_memory()` copy. Without a GPU it prints `torch.cuda.is_available()=False`.
+# `pin_memory()` copy.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():

@@ -27,6 +27,20 @@
 # PyTorch's source, with the version they come from. An expected error is caught, checked and shown
 # by `expect_error`, defined in the first cell, and the page carries on.
 
+# %% [markdown] tags=["summary"]
+# **In short**
+#
+# - `model.to(device)` moves the model's parameters and buffers and returns the same model: no reassignment needed. Put every input on the same device.
+# - Build the optimizer after the move, and load a GPU checkpoint on a CPU with `map_location`.
+#
+# ```python
+# model = nn.Linear(10, 1)
+# model.to(device)
+# x = torch.randn(8, 10).to(device)
+# optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+# state = torch.load(path, map_location="cpu", weights_only=True)
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import os
@@ -374,7 +388,7 @@ assert len(devices(model)) == 2
 #   other tensors on cpu". Moving `mat1` as the message suggests would send the input back to the CPU.
 #
 # Before 2.8 the same check said `but found at least two devices, cuda:0 and cpu!` and named the
-# argument at the end. Element-wise operations (`+`, `*`, ...) are checked by TensorIterator, and
+# argument at the end. Element-wise operations (`+`, `*`, ...) are checked by TensorIterator (the part of PyTorch that runs them), and
 # still say `but found at least two devices, cuda:0 and cpu!`, without an argument name.
 #
 # In real code the usual cause of a mismatch is a tensor created inside `forward` or a loss without a
@@ -385,8 +399,7 @@ assert len(devices(model)) == 2
 # One mix is allowed, in element-wise operations only: a 0-dim CPU tensor such as `torch.tensor(2.0)`
 # can take part in `+`, `*` and the like on CUDA tensors, as if it were a Python number. Other
 # operations make no such exception: `torch.addmm(torch.tensor(1.0), a, b)`, with `a` and `b` on the
-# GPU, fails the device check. On a GPU, the cell below asserts each of these outcomes; on a machine
-# without one it prints only `torch.cuda.is_available()=False`.
+# GPU, fails the device check.
 
 # %% tags=["claim-O3", "gpu-only"]
 model = nn.Linear(4, 2).to(device)
@@ -437,12 +450,10 @@ assert scaled.device.type == "meta"
 # An optimizer holds references to the model's `Parameter` objects, plus per-parameter *state* that
 # it creates on the first `step()` (Adam keeps two running averages, `exp_avg` and `exp_avg_sq`).
 #
-# A CPU → CUDA move keeps the `Parameter` objects, so an optimizer built before the move still
-# holds the right parameters. That is enough only while the optimizer has no state yet. Its state is
-# not part of the module, so `model.to()` leaves it on the old device.
+# A CPU → CUDA move keeps the `Parameter` objects, so an optimizer built before the move still holds
+# the right parameters. That is enough only while the optimizer has no state yet. Its state is not
+# part of the module, so `model.to()` leaves it on the old device.
 # `optimizer.load_state_dict(optimizer.state_dict())` converts the state to each parameter's device.
-# On a GPU, the cell asserts both steps; on a machine without one it prints only
-# `torch.cuda.is_available()=False`.
 
 # %% tags=["claim-F4", "gpu-only"]
 model = nn.Linear(4, 2)  # on the CPU
@@ -530,10 +541,9 @@ assert state["exp_avg"].device == model.weight.device
 # pickle: the safe way to load a `state_dict` (more on it below).
 #
 # Without `map_location`, loading such a checkpoint on a machine without a GPU stops with
-# `Attempting to deserialize object on a CUDA device`;
-# [Device errors, decoded](07-device-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)
-# produces that error. Without a GPU, the checkpoint below comes from the CPU, and the cell after it
-# prints only `torch.cuda.is_available()=False`.
+# `Attempting to deserialize object on a CUDA device`; [Device errors,
+# decoded](07-device-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device) produces that
+# error. Without a GPU, the checkpoint below comes from the CPU.
 
 # %%
 tmp = tempfile.TemporaryDirectory()

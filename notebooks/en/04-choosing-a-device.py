@@ -25,6 +25,19 @@
 # The first cell also defines `expect_error`, which this page uses to show an expected error and
 # carry on.
 
+# %% [markdown] tags=["summary"]
+# **In short**
+#
+# - `torch.cuda.is_available()` answers for CUDA only; `torch.accelerator` (torch 2.6 and later) covers CUDA, MPS, XPU and the others.
+# - One helper that takes the accelerator when there is one and the CPU otherwise keeps a script running on every machine.
+#
+# ```python
+# def pick_device() -> torch.device:
+#     if torch.accelerator.is_available():
+#         return torch.accelerator.current_accelerator()
+#     return torch.device("cpu")
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import sys

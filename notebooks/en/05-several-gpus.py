@@ -24,6 +24,19 @@
 # `torch.cuda.is_available()=False` or `n_gpus=0`, or check what happens without one; every other
 # cell runs on any machine.
 
+# %% [markdown] tags=["summary"]
+# **In short**
+#
+# - `"cuda"` without an index, and `.cuda()`, mean the current GPU: choose it with `torch.cuda.set_device(i)`. Set `CUDA_VISIBLE_DEVICES` before CUDA starts.
+# - To train on several GPUs, launch one process per GPU with `torchrun` and wrap the model with `DistributedDataParallel`.
+#
+# ```python
+# local_rank = int(os.environ["LOCAL_RANK"])
+# torch.cuda.set_device(local_rank)
+# device = torch.device("cuda", local_rank)
+# model = DDP(model.to(device), device_ids=[local_rank])
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import json
@@ -190,11 +203,10 @@ assert torch.cuda.device_count() == n_gpus
 
 # %% [markdown]
 # Once CUDA has started, changing `os.environ` in the same process has no effect: the GPUs stay
-# visible. This is why the variable must be set before the first CUDA call, and is safest set
-# before Python starts. On a GPU, the next cell shows this in a fresh child process, so that nothing
-# this notebook did before can affect it: CUDA starts, the variable is emptied, and the cell asserts
-# that a new tensor still lands on a GPU. Without a GPU it prints only
-# `torch.cuda.is_available()=False`.
+# visible. This is why the variable must be set before the first CUDA call, and is safest set before
+# Python starts. On a GPU, the next cell shows this in a fresh child process, so that nothing this
+# notebook did before can affect it: CUDA starts, the variable is emptied, and the cell asserts that
+# a new tensor still lands on a GPU.
 
 # %% tags=["claim-F9", "gpu-only"]
 LATE = """
@@ -218,9 +230,9 @@ else:
 # ## What nn.DataParallel really does
 #
 # `nn.DataParallel(model)` is often read as "put my model on the GPUs". What it does depends on the
-# accelerator it finds (it looks for a CUDA GPU, then Apple's MPS, Intel's XPU, MTIA and a PrivateUse1
-# backend, in that order) and on the device ids it ends up with (`device_ids`, by default every
-# visible device of that kind):
+# accelerator it finds and on the device ids it ends up with (`device_ids`, by default every visible
+# device of that kind). It looks for a CUDA GPU, then Apple's MPS, Intel's XPU, Meta's MTIA chips and
+# a PrivateUse1 backend (the slot for devices added to PyTorch from outside), in that order:
 #
 # - no accelerator at all, or an Apple GPU (MPS, which `DataParallel` does not support): `device_ids`
 #   is empty, and it keeps the model where it is and calls it; nothing moves;

@@ -26,6 +26,18 @@
 # the machine it runs on. An expected error is caught, checked and shown by `expect_error`, defined in
 # the first cell, and the page carries on.
 
+# %% [markdown] tags=["summary"]
+# **In short**
+#
+# - `model.to(device)` alone moves the model: it changes the module itself and returns it, so `model = model.to(device)` does the same work and saves no memory.
+# - `nn.DataParallel` does not move the model for you (unless it has exactly one device id), and `device=0` is an index on the current accelerator, not necessarily `cuda:0`.
+# - The table at the end of the page gives the verdict on every claim.
+#
+# ```python
+# model.to(device)
+# x = x.to(device)
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import copy
@@ -189,8 +201,7 @@ print(a.weight.dtype, b.weight.dtype, [ref() for ref in a_old + b_old])
 #
 # On a GPU, the cell below moves two models of the same size to the GPU, one with each spelling, and
 # asserts that each move took the same GPU memory, after the move and at its peak. It then deletes
-# each model and asserts what happens to both counters, before and after `empty_cache()`. Without a
-# GPU it prints only `torch.cuda.is_available()=False`.
+# each model and asserts what happens to both counters, before and after `empty_cache()`.
 
 # %% tags=["claim-M2", "gpu-only"]
 if torch.cuda.is_available():
@@ -315,7 +326,7 @@ with expect_error(TypeError):
 
 # %% [markdown]
 # On a GPU, the cell below moves two identical models, one with each method, and compares the memory
-# they take and where they end up. Without a GPU it prints only `torch.cuda.is_available()=False`.
+# they take and where they end up.
 
 # %% tags=["claim-M4", "gpu-only"]
 if torch.cuda.is_available():
@@ -512,7 +523,7 @@ assert torch.ones(1).is_cpu
 # comparing each tensor argument with the first one and naming the first that differs. The rest of
 # the wording has changed between releases (it was reworded in 2.8), so search your logs for the
 # first part. Element-wise operations such as `+` and
-# `*` go through TensorIterator and still end with `but found at least two devices, cuda:0 and cpu!`,
+# `*` go through TensorIterator (the part of PyTorch that runs element-wise operations) and still end with `but found at least two devices, cuda:0 and cpu!`,
 # with no argument name.
 #
 # Which argument is named depends on the operation a layer runs. A `Linear` with a bias, given a 2-D
@@ -551,8 +562,7 @@ assert nn.Linear(10, 1)(x).grad_fn.name() == "AddmmBackward0"
 # inputs on the device you intend.
 #
 # On a GPU, the cell below asserts these names for both directions, with and without a bias, and the
-# wording of an addition. On the CPU alone there is no second device to mix up, so without a GPU it
-# prints only `torch.cuda.is_available()=False`.
+# wording of an addition. On the CPU alone there is no second device to mix up.
 #
 # This section's error, with its causes and fixes, is decoded in [Device errors, decoded](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device).
 
@@ -580,7 +590,7 @@ else:
 #
 # **Now.** Since torch 2.8 the same error is a `torch.AcceleratorError`. It is a subclass of
 # `RuntimeError`, so existing `except RuntimeError:` code still catches it. Without a GPU the cell
-# checks only the class, and prints `torch.cuda.is_available()=False` for the rest.
+# checks only the class.
 #
 # This section's error, with its causes and fixes, is decoded in [Device errors, decoded](07-device-errors.ipynb#cuda-error-invalid-device-ordinal).
 
@@ -613,7 +623,7 @@ else:
 # **Now.** That recipe still works for NVIDIA GPUs, and this page uses it. The portable way is the
 # `torch.accelerator` module (torch 2.6), which knows about CUDA, MPS, XPU and others:
 # `torch.accelerator.current_accelerator()` names the accelerator that your torch build supports and
-# returns `None` when it supports none (from torch 2.7). It describes the build, so pair it with
+# returns `None` when it supports none (the `None` is new in torch 2.7). It describes the build, so pair it with
 # `torch.accelerator.is_available()`, which says whether a device is usable right now. Without a GPU
 # the cell checks that no CUDA device is picked; on torch 2.6 it prints only the version it found,
 # `TORCH=(2, 6)`.
@@ -650,4 +660,4 @@ else:
 # | tensors have no `is_cpu` | outdated | `Tensor.is_cpu` exists (1.13) |
 # | the old device-mismatch wording | outdated | look for `Expected all tensors to be on the same device`; the argument it names depends on the operation that ran |
 # | a missing GPU index raises a plain `RuntimeError` | outdated | `torch.AcceleratorError`, a `RuntimeError` subclass (2.8) |
-# | pick the device with `torch.cuda.is_available()` | outdated | still works for CUDA; `torch.accelerator` is portable (2.6/2.7) |
+# | pick the device with `torch.cuda.is_available()` | outdated | still works for CUDA; `torch.accelerator` is portable (2.6 and later; `current_accelerator()` returns `None` without an accelerator from 2.7) |

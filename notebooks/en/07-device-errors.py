@@ -28,6 +28,18 @@
 # the condition it needs instead, and the text quotes the message as PyTorch's source writes it, with
 # the version it comes from.
 
+# %% [markdown] tags=["summary"]
+# **In short**
+#
+# - Most device errors mean that one operation received tensors on two devices. Put the model, the loss and every input on one device, and keep the result of each tensor move.
+# - The table at the end of the page lists each message with its usual cause and its fix.
+#
+# ```python
+# model.to(device)
+# loss_fn.to(device)
+# x, y = x.to(device), y.to(device)
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import importlib.util
@@ -189,8 +201,8 @@ assert y.device.type == target.type
 # tensor with no dimensions (a single number, such as `torch.tensor(2.0)`) may stay on the CPU, and
 # PyTorch treats it like a Python number. Other operations make no such exception:
 # `torch.addmm(torch.tensor(1.0), a, b)`, with `a` and `b` on the GPU, fails the device check. The cell
-# shows the element-wise case on every machine (with `meta` as the GPU when there is none); the
-# `addmm` case needs a GPU, and without one the cell prints `torch.cuda.is_available()=False`.
+# shows the element-wise case on every machine (with `meta` as the GPU when there is none); the `addmm`
+# case needs a GPU.
 
 # %% tags=["gpu-only"]
 scaled = x * torch.tensor(2.0)  # element-wise: a 0-dim CPU tensor is allowed
@@ -525,9 +537,10 @@ assert here["weight"].device.type == device.type
 # Whether you get this message or another one depends on the code PyTorch chooses for the convolution,
 # and it chooses by looking at the input (`_select_conv_backend` in PyTorch's `Convolution.cpp`):
 #
-# - A float32 CPU input goes to oneDNN (MKLDNN) in most cases, for example a batch of several images,
-#   when the build has oneDNN (`torch.backends.mkldnn.is_available()`). oneDNN checks the types and
-#   gives this section's message, with a tail:
+# - A float32 CPU input goes to oneDNN (Intel's deep-learning library for CPUs, once called
+#   MKLDNN) in most cases, for example a batch of several images, when the build has oneDNN
+#   (`torch.backends.mkldnn.is_available()`). oneDNN checks the types and gives this section's
+#   message, with a tail:
 #   `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`.
 # - A single small image (at most 20,480 values, a kernel of 3×3 or less, `groups=1`) goes to
 #   PyTorch's plain convolution code, which checks no types. Instead, the wrapper that PyTorch
@@ -602,8 +615,7 @@ assert image.dtype == out.dtype == torch.float64
 
 # %% [markdown]
 # On a GPU, the next cell gives a convolution on the GPU a CPU batch and then a single small CPU image,
-# and checks the message each path gives; then it gives a convolution on the CPU a GPU batch. Without
-# a GPU it prints the condition it needs.
+# and checks the message each path gives; then it gives a convolution on the CPU a GPU batch.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -651,8 +663,7 @@ if TORCH >= (2, 8):
 
 # %% [markdown]
 # On a GPU, the next cell asks for one index past the last GPU (and, from 2.9, checks the hint line),
-# then uses a valid index: anything below `torch.cuda.device_count()`. Without a GPU it prints the
-# condition it needs.
+# then uses a valid index: anything below `torch.cuda.device_count()`.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -963,8 +974,7 @@ assert issubclass(torch.OutOfMemoryError, RuntimeError)
 
 # %% [markdown]
 # On a GPU, the next cell asks for twice the GPU's memory. Then it checks that a freed tensor no longer
-# counts as *allocated*, but stays *reserved* until `torch.cuda.empty_cache()`. Without a GPU it prints
-# the condition it needs.
+# counts as *allocated*, but stays *reserved* until `torch.cuda.empty_cache()`.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():

@@ -29,6 +29,22 @@
 # Everything but the last section runs and is checked on a CPU. The GPU cells are marked;
 # where no GPU ran them, they print `torch.cuda.is_available()=False`.
 
+# %% [markdown] tags=["summary"]
+# **In short**
+#
+# - A model takes the bytes of its parameters and buffers, `numel() * element_size()` each. Training adds a gradient per parameter, the optimizer's state (Adam: two tensors per parameter) and the activations saved for the backward pass.
+# - Build a large model under `torch.device("meta")` to measure it without allocating its memory.
+#
+# ```python
+# def model_bytes(model):
+#     tensors = [*model.parameters(), *model.buffers()]
+#     return sum(t.numel() * t.element_size() for t in tensors)
+#
+# with torch.device("meta"):
+#     model = MyModel()
+# print(model_bytes(model))
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import os
@@ -503,9 +519,8 @@ assert parts["weights"] == sum(t.nbytes for t in mlp.state_dict().values())
 # out of memory, the allocator does the same itself and tries again, so calling it by hand
 # rarely rescues a run: it frees memory for other processes.
 #
-# Without a GPU the next cells print `torch.cuda.is_available()=False`. The line under the
-# page's title says whether a GPU ran them; what they assert comes from PyTorch's
-# documentation and the allocator's source (notebooks/gpu-evidence.yml).
+# The line under the page's title says whether a GPU ran them; what they assert comes from
+# PyTorch's documentation and the allocator's source (notebooks/gpu-evidence.yml).
 
 # %% tags=["claim-F15", "gpu-only"]
 if torch.cuda.is_available():

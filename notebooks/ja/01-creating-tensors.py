@@ -15,9 +15,21 @@
 # %% [markdown]
 # # デバイス上にテンソルを作成する
 #
-# テンソルは必ずどれか1つのデバイス上に置かれます。CPU、GPU、あるいは `meta` のような特殊なデバイスです。このページでは、テンソルをどこに作成するかを指定する方法と、テンソルがどこにあるかを確認する方法を説明します。以下のセルはすべて GPU のないマシンでも実行できます。GPU でのみ検証するセル（「GPU でのみ検証」の印が付いたセル）は、GPU がなければ検証の代わりに、満たされなかった条件を `torch.cuda.is_available()=False` のような形で表示するか、GPU がないときの動作を検証します。
+# テンソルは必ずどれか1つのデバイス上に置かれます。CPU、GPU、あるいは `meta` のような特殊なデバイスです。このページでは、テンソルをどこに作成するかを指定する方法と、テンソルがどこにあるかを確認する方法を説明します。以下のセルはすべて GPU のないマシンでも実行できます。GPU でのみ検証するセル（「GPU 専用の検証」の印が付いたセル）は、GPU がなければ検証の代わりに、満たされなかった条件を `torch.cuda.is_available()=False` のような形で表示するか、GPU がないときの動作を検証します。
 #
 # 最初のセルでは、エラーを表示してもノートブックを止めずに先へ進めるためのヘルパー関数 `expect_error` も定義します。
+
+# %% [markdown] tags=["summary"]
+# **結論**
+#
+# - テンソルは、使うデバイスの上に直接作ります。ファクトリ関数（`torch.zeros`、`torch.randn`、`torch.tensor` など）に `device=` を渡せば、CPU で作ってからコピーする手間がかかりません。
+# - テンソルの置き場所は `t.device` で確かめます。比べる相手は `torch.device`（または `.type`）にし、文字列とは比べません。
+#
+# ```python
+# device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+# x = torch.zeros(2, 3, device=device)
+# assert x.device.type == device.type
+# ```
 
 # %% tags=["setup"]
 import contextlib
@@ -99,7 +111,7 @@ for t in (a, b, c):
     assert t.device == torch.device("cpu")
 
 # %% [markdown]
-# GPU 上にテンソルを作成するには、CUDA デバイスを渡します。GPU があれば、次のセルはテンソルが現在の CUDA デバイス（インデックスなしの `cuda`）上にあることを assert で検証します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけです。
+# GPU 上にテンソルを作成するには、CUDA デバイスを渡します。GPU があれば、次のセルはテンソルが現在の CUDA デバイス（インデックスなしの `cuda`）上にあることを assert で検証します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -130,7 +142,7 @@ torch.manual_seed(0)
 assert torch.equal(torch.randn(1000), on_cpu)
 
 # %% [markdown]
-# GPU があれば、次のセルはこの注意点を assert で検証します。同じシードなら GPU 上でも毎回同じ値が得られること、そしてその値が CPU で得られる値とは異なることの2点です。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけです。
+# GPU があれば、次のセルはこの注意点を assert で検証します。同じシードなら GPU 上でも毎回同じ値が得られること、そしてその値が CPU で得られる値とは異なることの2点です。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -381,7 +393,7 @@ print(f"{block_s / plain_s=:.2f}, {set_s / plain_s=:.2f}")
 # %% [markdown]
 # つまり、どれを使うかは、デフォルトを効かせたい範囲で決めます。1回の呼び出しには `device=`、範囲がコード上ではっきりしているブロックには `with torch.device(...)` を使い、`torch.set_default_device` は1つのスレッドで動くスクリプトやノートブックだけにとどめてください。
 #
-# GPU があれば、次のセルは `with torch.device("cuda"):` の中の `torch.randn` が CUDA テンソルを作成することを assert で検証します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示します。
+# GPU があれば、次のセルは `with torch.device("cuda"):` の中の `torch.randn` が CUDA テンソルを作成することを assert で検証します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():

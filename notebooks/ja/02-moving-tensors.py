@@ -23,6 +23,17 @@
 #
 # 最初のセルでは、想定どおりのエラーを表示しても止まらずに次のセルへ進むためのヘルパー関数 `expect_error` も定義します。
 
+# %% [markdown] tags=["summary"]
+# **結論**
+#
+# - `t.to(device)` は `device` 上のテンソルを返し、`t` 自体は元の場所に残ります。`t = t.to(device)` のように結果を受け取ってください。`t.cuda()` と `t.cpu()` も同じです。
+# - `t` がすでにそのデバイスにあれば、`to` はコピーではなく `t` そのものを返します。独立したコピーが必要なら `clone()` か `copy=True` を使います。
+#
+# ```python
+# x = torch.ones(3)
+# x = x.to(device)
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import sys
@@ -112,7 +123,7 @@ assert m.is_meta
 #
 # `t.cuda()` は `t.to("cuda")` と同じく現在の CUDA デバイスへ、`t.cuda(i)` は `cuda:i` へテンソルを移動します。`t.cpu()` は `t.to("cpu")` と同じです。いずれも `to` と同じルールに従います。
 #
-# GPU があれば、次のセルは `x` を GPU へ移動してから CPU へ戻し、どちらの移動も新しいテンソルを返したこと、`x` が CPU に残っていることを assert で検証します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示します。
+# GPU があれば、次のセルは `x` を GPU へ移動してから CPU へ戻し、どちらの移動も新しいテンソルを返したこと、`x` が CPU に残っていることを assert で検証します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -247,7 +258,7 @@ assert "must be cuda device" in str(caught.error)
 #
 # 存在しない GPU（GPU が1枚のマシンでの `cuda:1` など）を指定すると、以前は、`CUDA error: invalid device ordinal`（CUDA エラー：デバイス番号が無効）というメッセージの `RuntimeError` が送出されていました（サブクラスではなく `RuntimeError` そのものです）。PyTorch 2.8 以降は、同じメッセージの `torch.AcceleratorError` が送出されます。`AcceleratorError` は `RuntimeError` のサブクラスなので、古いバージョン向けに書いた `except RuntimeError` でもそのまま捕捉できます。
 #
-# GPU があれば、次のセルは最後の GPU の次のインデックスである `torch.cuda.device_count()` を指定し、エラーが無効なデバイス番号を示していること（2.8 以降は `torch.AcceleratorError` であること）を assert で検証します。GPU がなければ、このセルは `torch.cuda.is_available()=False` と表示します。
+# GPU があれば、次のセルは最後の GPU の次のインデックスである `torch.cuda.device_count()` を指定し、エラーが無効なデバイス番号を示していること（2.8 以降は `torch.AcceleratorError` であること）を assert で検証します。
 
 # %% tags=["claim-O4", "gpu-only"]
 if torch.cuda.is_available():
@@ -319,7 +330,7 @@ else:
 # - `pinned.to("cuda", non_blocking=True)` の後は `False`。GPU がまだ処理している間に呼び出しが戻ってきたからです。
 # - 逆方向の `to("cpu", non_blocking=True)` の後も `False`。そのため、CPU 側のテンソルに正しい値が入っている保証は、`torch.cuda.synchronize()` が戻るまでありません。値を読む前に同期してください。
 #
-# このセルは `copy_and_ask` を2回実行します。1回目は GPU ライブラリとメモリキャッシュのウォームアップのためだけの実行です。GPU のないマシンでは、このセルは `torch.cuda.is_available()=False` と表示します。
+# このセルは `copy_and_ask` を2回実行します。1回目は GPU ライブラリとメモリキャッシュのウォームアップのためだけの実行です。
 
 # %% tags=["claim-F10", "gpu-only"]
 if torch.cuda.is_available():
@@ -362,7 +373,7 @@ else:
 # %% [markdown]
 # ピン留めで速くなるかどうかは、マシン、テンソルのサイズ、そして待っている間に CPU にやるべき処理があるかどうかで決まります。PyTorch の [`pin_memory()` と `non_blocking` に関するチュートリアル](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)でも、ピン留めしたほうが遅くなるケースが計測されています。実際のパイプラインで、変更の前後を計測してください。
 #
-# GPU があれば、次のセルはまず両方のやり方を1回ずつ実行してウォームアップします（GPU への最初のコピーと最初のピン留めメモリの確保には、初回だけ余分な時間がかかります）。そのうえで1回のコピーを両方のやり方で計測し、ミリ秒で表示します。結果については何も assert しません。ピン留めするほうの時間には `pin_memory()` によるコピーも含まれます。GPU のないマシンでは `torch.cuda.is_available()=False` と表示します。
+# GPU があれば、次のセルはまず両方のやり方を1回ずつ実行してウォームアップします（GPU への最初のコピーと最初のピン留めメモリの確保には、初回だけ余分な時間がかかります）。そのうえで1回のコピーを両方のやり方で計測し、ミリ秒で表示します。結果については何も assert しません。ピン留めするほうの時間には `pin_memory()` によるコピーも含まれます。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():

@@ -24,6 +24,20 @@
 #
 # PyTorch の挙動について本文で述べていることは、このページの出力を作ったマシン上で、コードセルの `assert` によって検証しています。GPU でのみ検証するセルは、まず GPU があるかを確認します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけで、GPU での検証はそこでは実行されません（該当するセルの数は、タイトルの下の行に表示しています）。GPU でしか出ないエラーメッセージは、PyTorch のソースからバージョンを明記して引用しています。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉・検証・表示し、ページはそのまま先に進みます。
 
+# %% [markdown] tags=["summary"]
+# **結論**
+#
+# - `model.to(device)` はパラメータとバッファを移動し、同じモデルを返します。代入し直す必要はありません。入力もすべて同じデバイスに置きます。
+# - オプティマイザはモデルを移動してから作ります。GPU で保存したチェックポイントを CPU で読み込むときは `map_location` を指定します。
+#
+# ```python
+# model = nn.Linear(10, 1)
+# model.to(device)
+# x = torch.randn(8, 10).to(device)
+# optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+# state = torch.load(path, map_location="cpu", weights_only=True)
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import os
@@ -335,12 +349,12 @@ assert len(devices(model)) == 2
 # - 2次元の入力に対して `nn.Linear` は `addmm(bias, input, weight.T)` を実行するので、`mat1` は入力そのものです。メッセージ末尾の `wrapper_CUDA_addmm` は、不一致を検出した `addmm` の CUDA 用ラッパーです。
 # - 検査では、各引数を最初の引数であるバイアスと比べます。**モデル**を CPU に残したまま GPU 上の入力を渡した場合も、メッセージが名前を挙げるのはやはり `mat1` で、今度は `mat1 is on cuda:0, different from other tensors on cpu` となります。メッセージに従って `mat1` を移動すると、入力を CPU に戻すことになります。
 #
-# 2.8 より前は、同じ検査が `but found at least two devices, cuda:0 and cpu!`（少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった）と表示し、引数の名前は末尾にありました。要素ごとの演算（`+`、`*` など）は TensorIterator が検査するので、今も引数の名前のない、この形のメッセージになります。
+# 2.8 より前は、同じ検査が `but found at least two devices, cuda:0 and cpu!`（少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった）と表示し、引数の名前は末尾にありました。要素ごとの演算（`+`、`*` など）は TensorIterator（要素ごとの演算を実行する PyTorch 内部の仕組み）が検査するので、今も引数の名前のない、この形のメッセージになります。
 #
 # 実際のコードでデバイスの不一致が起きる原因として多いのは、`forward` メソッドや損失関数の中でデバイスを指定せずに作ったテンソルです。その例と対処法は[デバイスのエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で紹介しています。
 
 # %% [markdown]
-# 例外として、要素ごとの演算に限り、1つだけ許される組み合わせがあります。`torch.tensor(2.0)` のような0次元の CPU テンソルは、CUDA テンソルとの `+` や `*` などの演算で、Python の数値と同じように使えます。ほかの演算ではこの組み合わせは許されず、`a` と `b` が GPU 上にあっても、`torch.addmm(torch.tensor(1.0), a, b)` はデバイスの検査で失敗します。GPU があれば、次のセルはこれらの結果をそれぞれ検証します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけです。
+# 例外として、要素ごとの演算に限り、1つだけ許される組み合わせがあります。`torch.tensor(2.0)` のような0次元の CPU テンソルは、CUDA テンソルとの `+` や `*` などの演算で、Python の数値と同じように使えます。ほかの演算ではこの組み合わせは許されず、`a` と `b` が GPU 上にあっても、`torch.addmm(torch.tensor(1.0), a, b)` はデバイスの検査で失敗します。GPU があれば、次のセルはこれらの結果をそれぞれ検証します。
 
 # %% tags=["claim-O3", "gpu-only"]
 model = nn.Linear(4, 2).to(device)
@@ -389,7 +403,7 @@ assert scaled.device.type == "meta"
 #
 # CPU → CUDA の移動では `Parameter` オブジェクトが変わらないので、移動前に作ったオプティマイザも正しいパラメータを保持しています。ただし、それで足りるのはオプティマイザにまだ状態がない間だけです。状態はモジュールの一部ではないので、`model.to()` を呼んでも元のデバイスに残ります。
 #
-# `optimizer.load_state_dict(optimizer.state_dict())` を呼ぶと、状態が各パラメータのデバイスに変換されます。GPU があれば、次のセルは、状態が元のデバイスに残ることと、読み込み直すと各パラメータのデバイスに移ることの両方を検証します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけです。
+# `optimizer.load_state_dict(optimizer.state_dict())` を呼ぶと、状態が各パラメータのデバイスに変換されます。GPU があれば、次のセルは、状態が元のデバイスに残ることと、読み込み直すと各パラメータのデバイスに移ることの両方を検証します。
 
 # %% tags=["claim-F4", "gpu-only"]
 model = nn.Linear(4, 2)  # CPU 上
@@ -467,7 +481,7 @@ assert state["exp_avg"].device == model.weight.device
 #
 # ここでは `weights_only=True` も指定しています。pickle から復元するものをテンソルと通常のコンテナ（辞書やリストなど）に限るオプションで、`state_dict` を安全に読み込む方法です（後で詳しく説明します）。
 #
-# `map_location` を指定しないと、GPU のないマシンではこのようなチェックポイントの読み込みが `Attempting to deserialize object on a CUDA device` で止まります（「CUDA デバイス上にオブジェクトを復元しようとした」という意味です）。このエラーは[デバイスのエラーを読み解く](07-device-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)で実際に起こしています。GPU のないマシンでは、次のセルで保存するチェックポイントは CPU 上のモデルのものになり、その次のセルは `torch.cuda.is_available()=False` と表示するだけです。
+# `map_location` を指定しないと、GPU のないマシンではこのようなチェックポイントの読み込みが `Attempting to deserialize object on a CUDA device` で止まります（「CUDA デバイス上にオブジェクトを復元しようとした」という意味です）。このエラーは[デバイスのエラーを読み解く](07-device-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)で実際に起こしています。GPU のないマシンでは、次のセルで保存するチェックポイントは CPU 上のモデルのものになります。
 
 # %%
 tmp = tempfile.TemporaryDirectory()
@@ -538,7 +552,7 @@ tmp.cleanup()
 # %% [markdown]
 # ## まとめ
 #
-# - `model.to(device)` はモデルをインプレースで移動し、モデル自身を返します。再代入は不要です。
+# - `model.to(device)` はモデル自体を書き換えて（コピーを作らずに）移動し、モデル自身を返します。再代入は不要です。
 # - CPU と CUDA の間の移動や dtype の変換では `Parameter` オブジェクトは同じまま、`meta` への移動では置き換わります。変換されたバッファは常に新しいテンソルです。`meta` から戻すには `to_empty()` を使い、そのあと初期化します。
 # - 移動するのはパラメータ、バッファ、サブモジュールだけです。それ以外のテンソルは `register_buffer` で登録します。
 # - 変換したテンソルをパラメータの名前に代入してはいけません。モジュール全体を移動します。

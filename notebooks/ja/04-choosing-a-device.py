@@ -19,6 +19,19 @@
 #
 # GPU でのみ検証するセルは、GPU がないマシンでは検証の代わりに、満たされなかった条件を `cuda_ok=False` のようにコードの形で表示するか、GPU がないときの動作を検証します。最初のセルでは、想定どおりのエラーを表示しても止まらずに先へ進むためのヘルパー関数 `expect_error` も定義します。
 
+# %% [markdown] tags=["summary"]
+# **結論**
+#
+# - `torch.cuda.is_available()` が答えるのは CUDA のことだけです。`torch.accelerator`（torch 2.6 以降）なら CUDA、MPS、XPU などをまとめて扱えます。
+# - アクセラレータがあればそれを、なければ CPU を返すヘルパー関数を1つ用意しておけば、どのマシンでも同じスクリプトが動きます。
+#
+# ```python
+# def pick_device() -> torch.device:
+#     if torch.accelerator.is_available():
+#         return torch.accelerator.current_accelerator()
+#     return torch.device("cpu")
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import sys

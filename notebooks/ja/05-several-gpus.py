@@ -19,6 +19,19 @@
 #
 # GPU でのみ検証するセルは、GPU がなければ検証の代わりに、満たされなかった条件（`torch.cuda.is_available()=False` や `n_gpus=0`）を表示するか、GPU がないときの動作を検証します。それ以外のセルはどのマシンでも実行できます。
 
+# %% [markdown] tags=["summary"]
+# **結論**
+#
+# - インデックスのない `"cuda"` や `.cuda()` は、現在のデバイスを指します。どの GPU にするかは `torch.cuda.set_device(i)` で選びます。`CUDA_VISIBLE_DEVICES` は CUDA が初期化される前に設定します。
+# - 複数の GPU で学習するなら、`torchrun` で GPU ごとに1つのプロセスを起動し、モデルを `DistributedDataParallel` で包みます。
+#
+# ```python
+# local_rank = int(os.environ["LOCAL_RANK"])
+# torch.cuda.set_device(local_rank)
+# device = torch.device("cuda", local_rank)
+# model = DDP(model.to(device), device_ids=[local_rank])
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import json
@@ -180,7 +193,7 @@ assert torch.cuda.device_count() == n_gpus
 # %% [markdown]
 # CUDA がいったん初期化された後は、同じプロセスで `os.environ` を書き換えても効果はなく、GPU は見えたままです。そのため、この変数は最初の CUDA 呼び出しより前に設定する必要があり、Python を起動する前に設定するのが最も安全です。
 #
-# GPU がある場合、次のセルはこれを新しい子プロセスで確かめるので、このノートブックでそれまでに実行した処理の影響を受けません。CUDA を初期化してから変数を空にしても、新しいテンソルはやはり GPU 上に作られることを検証します。GPU がなければ `torch.cuda.is_available()=False` だけを表示します。
+# GPU がある場合、次のセルはこれを新しい子プロセスで確かめるので、このノートブックでそれまでに実行した処理の影響を受けません。CUDA を初期化してから変数を空にしても、新しいテンソルはやはり GPU 上に作られることを検証します。
 
 # %% tags=["claim-F9", "gpu-only"]
 LATE = """
@@ -203,7 +216,7 @@ else:
 # %% [markdown]
 # ## `nn.DataParallel` が実際にすること
 #
-# `nn.DataParallel(model)` は「モデルを GPU に載せてくれるもの」と受け取られがちです。実際の動作は、見つけたアクセラレータと、最終的に使うデバイス ID（`device_ids`）で決まります。アクセラレータは CUDA の GPU、Apple の MPS、Intel の XPU、MTIA、PrivateUse1 のバックエンドの順に探し、`device_ids` を省略すると、見えているその種類のデバイスをすべて使います。
+# `nn.DataParallel(model)` は「モデルを GPU に載せてくれるもの」と受け取られがちです。実際の動作は、見つけたアクセラレータと、最終的に使うデバイス ID（`device_ids`）で決まります。アクセラレータは CUDA の GPU、Apple の MPS、Intel の XPU、MTIA（Meta の独自アクセラレータ）、PrivateUse1 のバックエンド（PyTorch の外で追加するデバイス用の枠）の順に探し、`device_ids` を省略すると、見えているその種類のデバイスをすべて使います。
 #
 # - アクセラレータがまったくない、または Apple の GPU（`DataParallel` が対応していない MPS）しかない：`device_ids` は空になります。モデルは今ある場所に置いたまま呼び出され、何も移動しません。
 # - デバイス ID がちょうど1つ：コンストラクタがモデルをそのデバイスに移動します。GPU が1枚のマシンでのデフォルトの動作がこれです（XPU など、上に挙げたほかのアクセラレータでも同じです）。GPU が複数枚あるマシンで `device_ids=[1]` を渡した場合も同じで、モデルは `cuda:1` に移動します。

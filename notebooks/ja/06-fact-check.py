@@ -19,7 +19,19 @@
 #
 # 判定はすべて `assert` で検証しています。将来の PyTorch で挙動が変わっても、このページの内容がいつの間にか古くなるのではなく、検証が失敗するので変化に気づけます。
 #
-# どのセルも GPU なしで実行できます。GPU でのみ検証するセルは、GPU がなければ検証の代わりに `torch.cuda.is_available()=False` を表示します。正しい結果がマシンによって変わる場合は、実行しているマシンでの結果を検証します。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉して検証し、表示します。ページはそのまま先に進みます。
+# どのセルも GPU なしで実行できます。GPU でのみ検証するセルは、GPU がなければ検証の代わりに満たされなかった条件（`torch.cuda.is_available()=False` など）を表示するか、GPU がないときの動作を検証します。正しい結果がマシンによって変わる場合は、実行しているマシンでの結果を検証します。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉して検証し、表示します。ページはそのまま先に進みます。
+
+# %% [markdown] tags=["summary"]
+# **結論**
+#
+# - `model.to(device)` だけでモデルは移動します。モジュール自体を書き換えて同じモジュールを返すので、`model = model.to(device)` と書いても処理は同じで、メモリも節約されません。
+# - `nn.DataParallel` はモデルを移動してくれません（デバイス ID が1つのときを除きます）。`device=0` は現在のアクセラレータのインデックスで、`cuda:0` とは限りません。
+# - 主張ごとの判定は、ページ末尾の表にまとめています。
+#
+# ```python
+# model.to(device)
+# x = x.to(device)
+# ```
 
 # %% tags=["setup"]
 import contextlib
@@ -100,7 +112,7 @@ assert model.bias.device.type == target.type
 assert (model.weight is weight_before) == (target.type == "cuda")
 
 # %% [markdown] tags=["answer"]
-# **答え：** `returned is model=True, moved=True` です。**判定：誤り**。`nn.Module.to` はモジュールをインプレースで変換し、そのモジュール自身を返します。代入し直してもしなくても、`model` は移動しています。代入し直しても害はありませんが、移動を起こしているのは代入ではありません。
+# **答え：** `returned is model=True, moved=True` です。**判定：誤り**。`nn.Module.to` はモジュール自体を書き換えて（コピーを作らずに）変換し、そのモジュール自身を返します。代入し直してもしなくても、`model` は移動しています。代入し直しても害はありませんが、移動を起こしているのは代入ではありません。
 #
 # - `returned is model=False, moved=False` なら主張のとおりで、移動したコピーが返り、`model` は元の場所に残ることになります。これは `Module.to` ではなく `Tensor.to` の振る舞いです。
 # - `returned is model=False, moved=True` なら、モジュールが2つできたことになります。実際には1つしかありません。
@@ -170,7 +182,7 @@ print(a.weight.dtype, b.weight.dtype, [ref() for ref in a_old + b_old])
 #
 # `torch.cuda.empty_cache()` を呼ぶと、使われていない分がドライバに返されます（PyTorch の [CUDA のメモリ管理についての解説](https://docs.pytorch.org/docs/stable/notes/cuda.html#memory-management)にも同じことが書かれています）。
 #
-# GPU がある場合、次のセルは同じサイズのモデル2つをそれぞれの書き方で GPU に移動し、移動で増えた GPU メモリ（移動後の量とピーク）が、2つの書き方で同じであることを検証します。続いて各モデルを削除し、`empty_cache()` の前と後で2つのカウンタがどうなるかを検証します。GPU がなければ `torch.cuda.is_available()=False` だけを表示します。
+# GPU がある場合、次のセルは同じサイズのモデル2つをそれぞれの書き方で GPU に移動し、移動で増えた GPU メモリ（移動後の量とピーク）が、2つの書き方で同じであることを検証します。続いて各モデルを削除し、`empty_cache()` の前と後で2つのカウンタがどうなるかを検証します。
 
 # %% tags=["claim-M2", "gpu-only"]
 if torch.cuda.is_available():
@@ -292,7 +304,7 @@ with expect_error(TypeError):
 # - `TypeError` なら、`Module.to` はデバイスと dtype を一度には受け取れないことになります。`TypeError` が送出されるのは、`.cuda()` に dtype も渡したときです。
 
 # %% [markdown]
-# GPU がある場合、次のセルはまったく同じモデル2つをそれぞれのメソッドで移動し、使ったメモリと移動先が同じであることを検証します。GPU がなければ `torch.cuda.is_available()=False` だけを表示します。
+# GPU がある場合、次のセルはまったく同じモデル2つをそれぞれのメソッドで移動し、使ったメモリと移動先が同じであることを検証します。
 
 # %% tags=["claim-M4", "gpu-only"]
 if torch.cuda.is_available():
@@ -481,7 +493,7 @@ assert torch.ones(1).is_cpu
 #
 # **現在：** メッセージはどちらの場合も `Expected all tensors to be on the same device`（すべてのテンソルが同じデバイス上にあるはず）で始まります。続きには、実行された演算の引数の名前が1つ入ります。この検査を行うのは CUDA カーネルではありません。PyTorch がディスパッチャ用に生成したラッパー（`wrapper_CUDA_addmm`）が、カーネルを呼ぶ前に各テンソル引数を最初の引数と比べ、最初に食い違った引数の名前を出します。
 #
-# 続きの文言はリリースごとに変わってきました（2.8 でも変更されています）。ログを検索するときは、この先頭部分を使ってください。`+` や `*` のような要素ごとの演算は TensorIterator を通るので、今も引数の名前はなく、`but found at least two devices, cuda:0 and cpu!`（少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった）で終わります。
+# 続きの文言はリリースごとに変わってきました（2.8 でも変更されています）。ログを検索するときは、この先頭部分を使ってください。`+` や `*` のような要素ごとの演算は TensorIterator（要素ごとの演算を実行する PyTorch 内部の仕組み）を通るので、今も引数の名前はなく、`but found at least two devices, cuda:0 and cpu!`（少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった）で終わります。
 #
 # どの引数の名前が出るかは、層が実行する演算で決まります。バイアスのある `Linear` に2次元の入力を渡すと `addmm(bias, input, weight.T)` が実行され、その引数の名前は `self`、`mat1`、`mat2` です。autograd は実行された演算を結果の `grad_fn` に記録するので、バイアスのない層が何を実行するかは CPU でもわかります。
 
@@ -511,7 +523,7 @@ assert nn.Linear(10, 1)(x).grad_fn.name() == "AddmmBackward0"
 #
 # いずれにしても、名前からはどちらを移動すべきかはわかりません。モデルと入力のすべてを、使うつもりのデバイスに置きましょう。
 #
-# GPU がある場合、次のセルは、バイアスの有無それぞれについて両方の向きでこれらの名前を検証し、加算のときの文言も検証します。CPU だけでは取り違える2つ目のデバイスがないので、GPU がなければ `torch.cuda.is_available()=False` だけを表示します。
+# GPU がある場合、次のセルは、バイアスの有無それぞれについて両方の向きでこれらの名前を検証し、加算のときの文言も検証します。CPU だけでは取り違える2つ目のデバイスがないので、GPU がなければ検証しません。
 #
 # このセクションのエラーの原因と対処法は、[デバイスのエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で詳しく説明しています。
 
@@ -536,7 +548,7 @@ else:
 #
 # **当時（torch 1.7）：** 存在しない GPU を指定すると（たとえば GPU が1枚のマシンで `t.cuda(1)`）、`RuntimeError: CUDA error: invalid device ordinal`（CUDA エラー：デバイス番号が無効）が送出されました。
 #
-# **現在：** torch 2.8 以降、同じエラーが `torch.AcceleratorError` として送出されます。これは `RuntimeError` のサブクラスなので、既存の `except RuntimeError:` のコードでもそのまま捕捉できます。GPU がなければ、次のセルはクラスだけを検証し、残りについては `torch.cuda.is_available()=False` を表示します。
+# **現在：** torch 2.8 以降、同じエラーが `torch.AcceleratorError` として送出されます。これは `RuntimeError` のサブクラスなので、既存の `except RuntimeError:` のコードでもそのまま捕捉できます。GPU がなければ、次のセルはクラスだけを検証します。
 #
 # このセクションのエラーの原因と対処法は、[デバイスのエラーを読み解く](07-device-errors.ipynb#cuda-error-invalid-device-ordinal)で詳しく説明しています。
 
@@ -566,7 +578,7 @@ else:
 #
 # **当時（torch 1.7）：** `"cuda" if torch.cuda.is_available() else "cpu"` が定番の書き方でした。
 #
-# **現在：** この書き方は NVIDIA の GPU なら今でも使えますし、このページでも使っています。移植性の高い方法は `torch.accelerator` モジュール（torch 2.6 以降）で、CUDA、MPS、XPU などを扱えます。`torch.accelerator.current_accelerator()` は、使っている torch のビルドが対応するアクセラレータを返し、どれにも対応していなければ `None` を返します（torch 2.7 以降）。これはビルドについての情報なので、いまデバイスを実際に使えるかどうかを返す `torch.accelerator.is_available()` と組み合わせて使います。
+# **現在：** この書き方は NVIDIA の GPU なら今でも使えますし、このページでも使っています。移植性の高い方法は `torch.accelerator` モジュール（torch 2.6 以降）で、CUDA、MPS、XPU などを扱えます。`torch.accelerator.current_accelerator()` は、使っている torch のビルドが対応するアクセラレータを返し、どれにも対応していなければ `None` を返します（`None` を返すようになったのは torch 2.7 から）。これはビルドについての情報なので、いまデバイスを実際に使えるかどうかを返す `torch.accelerator.is_available()` と組み合わせて使います。
 #
 # 次のセルは、ビルドが対応するアクセラレータ（`current_accelerator()`）、それが今使えるか（`is_available()`）、選んだデバイスの3つをこの順に表示します。GPU がなければ、CUDA のデバイスが選ばれないことを検証します。torch 2.6 では、バージョン（`TORCH=(2, 6)`）を表示するだけです。
 
@@ -592,7 +604,7 @@ else:
 #
 # | 主張 | 判定 | 実際は |
 # |---|---|---|
-# | `model.to(device)` だけではモデルは移動しない | 誤り | `Module.to` はインプレースで変換し、同じモジュールを返す |
+# | `model.to(device)` だけではモデルは移動しない | 誤り | `Module.to` はモジュール自体を書き換え、同じモジュールを返す |
 # | `model = model.to(device)` でメモリを節約できる | 誤り | どちらの書き方も処理は同じで、コピーは残らない |
 # | `torch.cuda.copy()` でパラメータを GPU にコピーできる | 誤り | 存在しない。`copy_`、`to`、`clone` を使う |
 # | `.cuda()` は `.to('cuda')` よりメモリを多く使う | 誤り | どちらも `Module._apply` を通る。`.cuda()` は dtype を変えられない |
@@ -602,5 +614,5 @@ else:
 # | テンソルに `is_cpu` はない | 古い情報 | `Tensor.is_cpu` がある（1.13 以降） |
 # | デバイスが一致しないときの昔のメッセージ | 古い情報 | `Expected all tensors to be on the same device` で検索する。続く引数名は実行された演算で決まる |
 # | 存在しない GPU インデックスでは `RuntimeError` そのものが送出される | 古い情報 | `RuntimeError` のサブクラスである `torch.AcceleratorError`（2.8 以降） |
-# | デバイスは `torch.cuda.is_available()` で選ぶ | 古い情報 | CUDA なら今も使える。移植性が必要なら `torch.accelerator`（2.6 以降、`current_accelerator()` は 2.7 以降） |
+# | デバイスは `torch.cuda.is_available()` で選ぶ | 古い情報 | CUDA なら今も使える。移植性が必要なら `torch.accelerator`（2.6 以降。アクセラレータがないとき `current_accelerator()` が `None` を返すのは 2.7 以降） |
 

@@ -28,6 +28,18 @@
 #
 # GPU でしか起こせないエラーは、GPU でのみ検証するセルで扱います（GPU がなければ、満たされなかった条件を表示するだけです）。そのメッセージは、PyTorch のソースにある形のままバージョンを添えて本文に引用します。
 
+# %% [markdown] tags=["summary"]
+# **結論**
+#
+# - デバイスのエラーの多くは、1つの演算に2つのデバイスのテンソルが渡されたときに起こります。モデル、損失関数、入力をすべて同じデバイスに置き、テンソルを移動したら結果を受け取ってください。
+# - ページ末尾の表に、メッセージごとのよくある原因と対処法をまとめています。
+#
+# ```python
+# model.to(device)
+# loss_fn.to(device)
+# x, y = x.to(device), y.to(device)
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import importlib.util
@@ -85,7 +97,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # 「すべてのテンソルが同じデバイス上にあるはず」という意味のエラーです。
 #
-# 1つの演算に、2つのデバイス（たいていは CUDA GPU と CPU）上のテンソルが渡されると、このエラーになります。メッセージの続きはリリースによって変わっており、演算によっても異なります。PyTorch 2.8 以降、GPU 上の線形層に CPU のバッチを渡すと次のメッセージになります。後半は「`mat1` は CPU 上にあり、ほかのテンソル（cuda:0 上）とデバイスが異なる」という意味です。
+# 1つの演算に、2つのデバイス（たいていは CUDA GPU と CPU）上のテンソルが渡されると、このエラーになります。メッセージの続きはリリースによって変わっており、演算によっても異なります。PyTorch 2.8 以降、GPU 上の線形層に CPU のバッチを渡すと次のメッセージになります。後半が言っているのは、「`mat1` は CPU 上にあり、ほかのテンソル（cuda:0 上）とデバイスが異なる」ということです。
 #
 # ```
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
@@ -180,7 +192,7 @@ assert y.device.type == target.type
 # %% [markdown]
 # ただし、要素ごとの演算（`+`、`*`、比較など）に限って例外が1つあります。0次元テンソル（`torch.tensor(2.0)` のような1つの数）は CPU にあってもかまわず、PyTorch はこれを Python の数値と同じように扱います。ほかの演算にはこの例外はなく、`a` と `b` が GPU 上にあっても、`torch.addmm(torch.tensor(1.0), a, b)` はデバイスの検査で失敗します。
 #
-# 次のセルは、要素ごとの演算の場合をどのマシンでも示します（GPU がなければ `meta` が GPU の役をします）。`addmm` の場合は GPU が必要で、GPU がなければ `torch.cuda.is_available()=False` と表示します。
+# 次のセルは、要素ごとの演算の場合をどのマシンでも示します（GPU がなければ `meta` が GPU の役をします）。`addmm` の場合は GPU が必要でです。
 
 # %% tags=["gpu-only"]
 scaled = x * torch.tensor(2.0)  # 要素ごと：0次元の CPU テンソルは使える
@@ -249,7 +261,7 @@ assert registered.heads["score"].weight.device.type == target.type
 # 上のセルの検証では、`to(target)` が通常のコンテナの層を CPU に残したことも確かめています。GPU では、これらの層を通る最初の順伝播でデバイスが混在します。
 
 # %% [markdown]
-# このようなモデルからオプティマイザを作ろうとすると、オプティマイザにパラメータが1つも渡されず、エラーになります。次のセルに出る `optimizer got an empty parameter list` は、「オプティマイザに渡されたパラメータのリストが空だ」という意味です。
+# このようなモデルからオプティマイザを作ろうとすると、オプティマイザにパラメータが1つも渡されず、エラーになります。次のセルに出る `optimizer got an empty parameter list` は、オプティマイザに渡されたパラメータのリストが空だと伝えています。
 
 # %%
 with expect_error(ValueError, "empty parameter list"):
@@ -489,14 +501,14 @@ assert here["weight"].device.type == device.type
 #
 # どのメッセージになるかは、PyTorch が畳み込みに選ぶコードで決まります。選ぶときに見るのは入力です（PyTorch の `Convolution.cpp` にある `_select_conv_backend`）。
 #
-# - float32 の CPU の入力は、ビルドに oneDNN（MKLDNN）があれば（`torch.backends.mkldnn.is_available()`）、たいてい oneDNN に送られます。複数枚の画像のバッチはその例です。oneDNN は型を検査し、見出しのメッセージに次の文が続くエラーを出します。
+# - CPU 上の float32 の入力は、たいてい oneDNN（Intel の CPU 向け深層学習ライブラリ。旧称 MKLDNN）に送られます（oneDNN を含むビルドの場合。`torch.backends.mkldnn.is_available()` で確認できます）。複数枚の画像のバッチはその例です。oneDNN は型を検査し、見出しのメッセージに次の文が続くエラーを出します。
 #
 #   ```
 #   ... should be the same or input should be a MKLDNN tensor and weight is a dense tensor
 #   ```
 #
 #   「（入力と重みの型は）同じであるか、入力が MKLDNN テンソルで重みが密なテンソルでなければならない」という意味です。
-# - 小さな画像1枚（要素数が 20,480 以下、カーネルが 3×3 以下、`groups=1`）は、PyTorch 自身の汎用の畳み込みコード（`slow_conv2d`）に送られます。このコードは型を検査しません。代わりに、PyTorch がディスパッチャ用に生成したラッパー（`wrapper_CUDA___slow_conv2d_forward`）が、カーネルを呼ぶ前にデバイスを検査するので、メッセージはこのページの最初のセクションと同じ形になります。後半は「`weight` は cuda:0 上にあり、ほかのテンソル（CPU 上）とデバイスが異なる」という意味です。
+# - 小さな画像1枚（要素数が 20,480 以下、カーネルが 3×3 以下、`groups=1`）は、PyTorch 自身の汎用の畳み込みコード（`slow_conv2d`）に送られます。このコードは型を検査しません。代わりに、PyTorch がディスパッチャ用に生成したラッパー（`wrapper_CUDA___slow_conv2d_forward`）が、カーネルを呼ぶ前にデバイスを検査するので、メッセージはこのページの最初のセクションと同じ形になります。後半を読むと、`weight` が cuda:0 上にあり、ほかのテンソル（CPU 上）とデバイスが異なることがわかります。
 #
 #   ```
 #   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)
@@ -563,7 +575,7 @@ print(f"{image.dtype=}, {out.dtype=}")
 assert image.dtype == out.dtype == torch.float64
 
 # %% [markdown]
-# GPU がある場合、次のセルは GPU 上の畳み込みに CPU のバッチを、続いて小さな CPU の画像1枚を渡し、それぞれの経路が出すメッセージを検証します。さらに、CPU 上の畳み込みに GPU のバッチを渡します。GPU がない場合は、満たされなかった条件を表示します。
+# GPU がある場合、次のセルは GPU 上の畳み込みに CPU のバッチを、続いて小さな CPU の画像1枚を渡し、それぞれの経路が出すメッセージを検証します。さらに、CPU 上の畳み込みに GPU のバッチを渡します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -608,7 +620,7 @@ if TORCH >= (2, 8):
     assert issubclass(torch.AcceleratorError, RuntimeError)
 
 # %% [markdown]
-# GPU がある場合、次のセルは最後の GPU の1つ先のインデックスを指定し（2.9 以降はヒントの行も検証します）、そのあと有効なインデックス、つまり `torch.cuda.device_count()` より小さいインデックスを使います。GPU がない場合は、満たされなかった条件を表示します。
+# GPU がある場合、次のセルは最後の GPU の1つ先のインデックスを指定し（2.9 以降はヒントの行も検証します）、そのあと有効なインデックス、つまり `torch.cuda.device_count()` より小さいインデックスを使います。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -679,7 +691,7 @@ assert named.device.type == device.type
 #
 # `DataLoader(..., pin_memory=True)` はピン留め（ページロック）メモリにバッチを置いて返し、`t.to(device, non_blocking=True)` は GPU へのコピーをキューに積むだけで、すぐに戻ることができます。アクセラレータがない場合、DataLoader は失敗せず、ピン留めしていないバッチを返します。`to(..., non_blocking=True)` も、ただの移動になります。つまり同じループがどこでも動きます。
 #
-# リリースによっては、`pin_memory=True` なのにアクセラレータが見つからないと警告を出します（2.13 は出し、2.6 は出しません）。次のセルは警告を集め、その種類（`UserWarning`）を表示します。2.13 の警告の文面は次のとおりで、「`pin_memory` に true が指定されたがアクセラレータが見つからないので、ピン留めメモリは使わない」という意味です。
+# リリースによっては、`pin_memory=True` なのにアクセラレータが見つからないと警告を出します（2.13 は出し、2.6 は出しません）。次のセルは警告を集め、その種類（`UserWarning`）を表示します。2.13 の警告の文面は次のとおりです。`pin_memory` に true が指定されたものの、アクセラレータが見つからないのでピン留めメモリは使わない、と言っています。
 #
 # ```
 # 'pin_memory' argument is set as true but no accelerator is found, then device pinned memory won't be used.
@@ -896,7 +908,7 @@ assert torch.cuda.OutOfMemoryError is torch.OutOfMemoryError
 assert issubclass(torch.OutOfMemoryError, RuntimeError)
 
 # %% [markdown]
-# GPU がある場合、次のセルは GPU のメモリの2倍を要求します。そのあと、解放したテンソルのメモリが割り当て済みメモリからは外れても、`torch.cuda.empty_cache()` を呼ぶまでは予約済みメモリに残ることを検証します。GPU がない場合は、満たされなかった条件を表示します。
+# GPU がある場合、次のセルは GPU のメモリの2倍を要求します。そのあと、解放したテンソルのメモリが割り当て済みメモリからは外れても、`torch.cuda.empty_cache()` を呼ぶまでは予約済みメモリに残ることを検証します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():

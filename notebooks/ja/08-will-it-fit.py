@@ -24,7 +24,23 @@
 # - 学習で増えるもの：勾配、オプティマイザの状態、autograd が保存する活性化
 # - GPU の場合：PyTorch のアロケータが報告する値と、`nvidia-smi` の表示が大きくなる理由
 #
-# 最後のセクション以外は、すべて CPU で実行して検証します。GPU でのみ検証するセルには「GPU でのみ検証」の印が付いており、GPU のないマシンでは `torch.cuda.is_available()=False` と表示します。
+# 最後のセクション以外は、すべて CPU で実行して検証します。GPU でのみ検証するセルには「GPU 専用の検証」の印が付いており、GPU のないマシンでは `torch.cuda.is_available()=False` と表示します。
+
+# %% [markdown] tags=["summary"]
+# **結論**
+#
+# - モデルが使うメモリは、パラメータとバッファのバイト数（それぞれ `numel() * element_size()`）の合計です。学習ではさらに、パラメータごとの勾配、オプティマイザの状態（Adam ならパラメータ1つにつきテンソル2つ）、逆伝播のために保存される活性化（中間出力）が加わります。
+# - 大きなモデルは `torch.device("meta")` の下で作れば、メモリを確保せずにサイズを測れます。
+#
+# ```python
+# def model_bytes(model):
+#     tensors = [*model.parameters(), *model.buffers()]
+#     return sum(t.numel() * t.element_size() for t in tensors)
+#
+# with torch.device("meta"):
+#     model = MyModel()
+# print(model_bytes(model))
+# ```
 
 # %% tags=["setup"]
 import contextlib
@@ -166,7 +182,7 @@ assert model_bytes(model) == (before - 8) // 2 + 8
 # すべて `float32` のモデルは、`float16` にするとメモリが半分になります。正確には、これにサイズの変わらない整数のカウンタが加わります（このモデルでは8バイトで、上の検証で確かめています）。
 
 # %% [markdown]
-# ## どんな大きさのモデルも数えられる：`meta` 上に作る
+# ## どんなに大きなモデルでもサイズを測れる：`meta` 上に作る
 #
 # `meta` デバイス上のテンソルは、形状と dtype を持ちますがデータを持ちません。そのため作ってもメモリを使いません。`with torch.device("meta"):` の中では、どれほど大きなモデルでもこの方法で作れるので、置き場所を決める前にバイト数を数えられます。次のセルでは、1250億パラメータ（`float32` で 500 GB）のモデルを作ります。
 #
@@ -463,7 +479,7 @@ assert parts["weights"] == sum(t.nbytes for t in mlp.state_dict().values())
 #
 # テンソルを解放すると、そのメモリはドライバではなくアロケータに戻ります。`memory_allocated` は減りますが、`memory_reserved` は減りません。`torch.cuda.empty_cache()` は、テンソルを1つも持たないセグメントをドライバに返すだけで、テンソルを解放するわけではありません。アロケータはメモリ不足を報告する前に自分で同じことをして再試行するので、手で呼んでもメモリ不足を避けられることはほとんどありません。効果があるのは、ほかのプロセスのためにメモリを空けるときです。
 #
-# GPU のないマシンでは、次のセルは `torch.cuda.is_available()=False` と表示します。GPU で実行されたかどうかは、ページのタイトルの下の行に表示されます。このセルが検証する内容の根拠は、PyTorch のドキュメントとアロケータのソースです（根拠の一覧はリポジトリの `notebooks/gpu-evidence.yml`）。
+# GPU で実行されたかどうかは、ページのタイトルの下の行に表示されます。このセルが検証する内容の根拠は、PyTorch のドキュメントとアロケータのソースです（根拠の一覧はリポジトリの `notebooks/gpu-evidence.yml`）。
 
 # %% tags=["claim-F15", "gpu-only"]
 if torch.cuda.is_available():

@@ -15,9 +15,21 @@
 # %% [markdown]
 # # 디바이스에 텐서 생성하기
 #
-# 텐서는 모두 어느 한 디바이스에 있습니다. CPU일 수도, GPU일 수도, `meta` 같은 특수한 디바이스일 수도 있습니다. 이 페이지에서는 텐서를 어디에 생성할지 지정하는 방법과 텐서가 어디에 있는지 확인하는 방법을 알아봅니다. 아래 셀은 모두 GPU가 없는 머신에서도 실행됩니다. GPU에서만 검증하는 셀은 GPU가 없으면 GPU 검증 대신 충족되지 않은 조건을 `torch.cuda.is_available()=False`처럼 출력하거나, GPU가 없을 때의 동작을 검증합니다.
+# 텐서는 모두 어느 한 디바이스에 있습니다. CPU일 수도, GPU일 수도, `meta` 같은 특수한 디바이스일 수도 있습니다. 이 페이지에서는 텐서를 어디에 생성할지 지정하는 방법과 텐서가 어디에 있는지 확인하는 방법을 알아봅니다. 아래 셀은 모두 GPU가 없는 머신에서도 실행됩니다. GPU에서만 검증하는 셀은 GPU가 없으면 검증을 건너뛰고 어떤 조건이 맞지 않았는지(`torch.cuda.is_available()=False` 등)만 출력하거나, GPU가 없을 때의 동작을 검증합니다.
 #
 # 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지에서는 예상한 오류를 보여 준 뒤에도 노트북이 멈추지 않고 계속 진행되도록 이 함수를 씁니다.
+
+# %% [markdown] tags=["summary"]
+# **요약**
+#
+# - 텐서는 쓸 디바이스에 바로 만드세요. 팩토리 함수(`torch.zeros`, `torch.randn`, `torch.tensor` 등)에 `device=`를 넘기면 CPU에 먼저 만들었다가 복사하는 일이 없습니다.
+# - 텐서가 어디 있는지는 `t.device`로 확인합니다. `torch.device`나 `.type`과 비교하고, 문자열과는 비교하지 마세요.
+#
+# ```python
+# device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+# x = torch.zeros(2, 3, device=device)
+# assert x.device.type == device.type
+# ```
 
 # %% tags=["setup"]
 import contextlib
@@ -99,7 +111,7 @@ for t in (a, b, c):
     assert t.device == torch.device("cpu")
 
 # %% [markdown]
-# GPU에 텐서를 생성하려면 CUDA 디바이스를 넘기면 됩니다. GPU가 있으면 다음 셀은 텐서가 현재 CUDA 디바이스(인덱스 없는 `cuda`)에 있는지 `assert`로 검증합니다. GPU가 없는 머신에서는 `torch.cuda.is_available()=False`만 출력합니다.
+# GPU에 텐서를 생성하려면 CUDA 디바이스를 넘기면 됩니다. GPU가 있으면 다음 셀은 텐서가 현재 CUDA 디바이스(인덱스 없는 `cuda`)에 있는지 `assert`로 검증합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -130,7 +142,7 @@ torch.manual_seed(0)
 assert torch.equal(torch.randn(1000), on_cpu)
 
 # %% [markdown]
-# GPU가 있으면 다음 셀은 위에서 말한 두 가지를 `assert`로 검증합니다. 같은 시드라면 GPU에서도 같은 값이 다시 나오고, 그 값은 CPU에서 나온 값과 다릅니다. GPU가 없는 머신에서는 `torch.cuda.is_available()=False`만 출력합니다.
+# GPU가 있으면 다음 셀은 위에서 말한 두 가지를 `assert`로 검증합니다. 같은 시드라면 GPU에서도 같은 값이 다시 나오고, 그 값은 CPU에서 나온 값과 다릅니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -183,9 +195,9 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 # %% [markdown] tags=["answer"]
 # **정답:** `True False True`입니다. `torch.device`끼리는 같은 디바이스를 나타내면 같다고 나오고, `.type`은 일반 문자열이므로 문자열과 비교할 수 있습니다. 하지만 `torch.device`를 문자열과 비교하면 늘 같지 않다고 나옵니다. CPU 텐서라도 `t.device == "cpu"`는 `False`입니다.
 #
-# - `True True True`라면 디바이스가 자기 이름 문자열과 같다는 뜻입니다.
-# - `True False False`라면 `.type`을 문자열과 비교해도 같지 않다고 나온다는 뜻입니다. `.type`은 일반 문자열이므로 CPU 텐서에서는 항상 `True`입니다.
-# - `False False True`라면 같은 CPU 디바이스를 나타내는 `torch.device`끼리도 같지 않다고 나온다는 뜻입니다. CPU 텐서의 `t.device`는 항상 `torch.device("cpu")`와 같습니다.
+# - `True True True`를 골랐다면 디바이스가 자기 이름 문자열과 같다고 본 것입니다.
+# - `True False False`는 `.type`을 문자열과 비교하면 같지 않게 나온다고 보는 답입니다. `.type`은 일반 문자열이므로 CPU 텐서에서는 항상 `True`입니다.
+# - `False False True`를 골랐다면 같은 CPU 디바이스를 나타내는 `torch.device`끼리도 같지 않게 나온다고 본 것입니다. CPU 텐서의 `t.device`는 항상 `torch.device("cpu")`와 같습니다.
 #
 # 디바이스는 `torch.device`와 비교하고, 어느 GPU든 상관없다면 `.type`을 비교하세요. `torch.device("cuda:0")`과 `torch.device("cuda")`는 서로 같지 않지만 `.type`은 같습니다.
 
@@ -271,9 +283,9 @@ assert outside.device.type == "cpu"
 # %% [markdown] tags=["answer"]
 # **정답:** `meta cpu cpu`입니다. 블록은 기본값만 바꿉니다. 디바이스를 지정하지 않은 팩토리 함수는 `meta`를 쓰지만, 명시한 `device="cpu"`는 블록 안에서도 우선합니다. 기본값은 블록이 끝나면 원래대로 돌아갑니다.
 #
-# - `meta meta cpu`라면 직접 넘긴 `device=`보다 블록의 기본값이 우선한다는 뜻입니다.
-# - `cpu cpu cpu`라면 블록이 기본값을 전혀 바꾸지 않는다는 뜻입니다.
-# - `meta cpu meta`라면 기본값이 블록 뒤에도 남는다는 뜻입니다.
+# - `meta meta cpu`를 골랐다면 직접 넘긴 `device=`보다 블록의 기본값이 우선한다고 본 것입니다.
+# - `cpu cpu cpu`는 블록이 기본값을 전혀 바꾸지 않는다고 보는 답입니다.
+# - `meta cpu meta`를 골랐다면 기본값이 블록 뒤에도 남는다고 본 것입니다.
 
 # %% [markdown]
 # `torch.set_default_device`는 같은 기본값을 블록 없이 설정합니다. 이 설정은 다시 호출할 때까지 유지되고, `None`을 넘기면 CPU로 돌아갑니다. 이 페이지의 셀은 `finally`에서 설정을 되돌리므로, 도중에 오류가 나도 설정이 페이지의 나머지 셀에 남지 않습니다.
@@ -328,9 +340,9 @@ assert wrapped == "cpu"
 # %% [markdown] tags=["answer"]
 # **정답:** `meta cpu cpu`입니다. 기본 디바이스는 설정한 스레드에만 적용됩니다. 새 스레드(데이터 로딩 스레드, 웹 서버의 워커 등)는 여전히 CPU에 텐서를 생성합니다. 그리고 `torch.frombuffer`는 이미 CPU에 있는 메모리를 그대로 감싸므로 새로 할당하는 것이 없고, 기본 디바이스도 적용되지 않습니다. `torch.from_numpy`도 마찬가지입니다(뒤의 셀에서 검증합니다).
 #
-# - `meta meta meta`라면 기본값이 모든 스레드와 모든 함수에 적용된다는 뜻입니다.
-# - `meta meta cpu`라면 기본값이 프로세스 전체에 적용된다는 뜻입니다.
-# - `meta cpu meta`라면 `frombuffer`가 이미 있는 메모리를 다른 디바이스로 옮길 수 있다는 뜻입니다.
+# - `meta meta meta`를 골랐다면 기본값이 모든 스레드와 모든 함수에 적용된다고 본 것입니다.
+# - `meta meta cpu`는 기본값이 프로세스 전체에 적용된다고 보는 답입니다.
+# - `meta cpu meta`를 골랐다면 `frombuffer`가 이미 있는 메모리를 다른 디바이스로 옮길 수 있다고 본 것입니다.
 
 # %% [markdown]
 # `with torch.device(...)` 블록에도 같은 제약이 있습니다. 두 방식 모두 그 코드를 실행한 스레드에 같은 객체(`torch.utils._device.DeviceContext`)를 설정하기 때문입니다. 다른 것은 적용 범위뿐입니다.
@@ -389,7 +401,7 @@ print(f"{block_s / plain_s=:.2f}, {set_s / plain_s=:.2f}")
 # - 끝이 보이는 블록: `with torch.device(...)`
 # - 스레드 하나로 도는 스크립트나 노트북: `torch.set_default_device`
 #
-# GPU가 있으면 다음 셀은 `with torch.device("cuda"):` 안의 `torch.randn`이 CUDA 텐서를 생성하는지 `assert`로 검증합니다. GPU가 없는 머신에서는 `torch.cuda.is_available()=False`를 출력합니다.
+# GPU가 있으면 다음 셀은 `with torch.device("cuda"):` 안의 `torch.randn`이 CUDA 텐서를 생성하는지 `assert`로 검증합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():

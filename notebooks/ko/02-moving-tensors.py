@@ -19,9 +19,20 @@
 #
 # 이 페이지는 텐서를 다룹니다. `nn.Module.to`는 다른 규칙을 따르므로 [모델 옮기기](03-moving-models.ipynb) 페이지에서 따로 설명합니다.
 #
-# 모든 셀은 CPU만 있는 머신에서도 실행됩니다. GPU에서만 검증하는 셀은 CUDA GPU가 없으면 GPU 검증 대신 충족되지 않은 조건인 `torch.cuda.is_available()=False`를 출력하거나, GPU가 없을 때의 동작을 검증합니다.
+# 모든 셀은 CPU만 있는 머신에서도 실행됩니다. GPU에서만 검증하는 셀은 CUDA GPU가 없으면 검증을 건너뛰고 어떤 조건이 맞지 않았는지(`torch.cuda.is_available()=False`)만 출력하거나, GPU가 없을 때의 동작을 검증합니다.
 #
 # 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지에서는 예상한 오류를 보여 준 뒤 다음 셀로 계속 넘어가도록 이 함수를 씁니다.
+
+# %% [markdown] tags=["summary"]
+# **요약**
+#
+# - `t.to(device)`는 `device`에 있는 텐서를 돌려주고, `t`는 원래 자리에 그대로 둡니다. 결과를 `t = t.to(device)`처럼 받아 두세요. `t.cuda()`와 `t.cpu()`도 마찬가지입니다.
+# - `t`가 이미 그 디바이스에 있으면 `to`는 복사본이 아니라 `t` 자신을 돌려줍니다. 따로 떨어진 복사본이 필요하면 `clone()`이나 `copy=True`를 쓰세요.
+#
+# ```python
+# x = torch.ones(3)
+# x = x.to(device)
+# ```
 
 # %% tags=["setup"]
 import contextlib
@@ -94,8 +105,8 @@ assert m.shape == x.shape and m.dtype == x.dtype
 # %% [markdown] tags=["answer"]
 # **정답:** `cpu meta`입니다. `to`는 `meta`에 있는 새 텐서를 반환하고, `x`는 원래 자리에 그대로 둡니다. 위 셀의 검증에서 `m`이 모양과 dtype이 같은 새 텐서라는 것도 확인합니다.
 #
-# - `meta meta`라면 `to`가 `x` 자체를 옮겼다는 뜻입니다.
-# - `cpu cpu`라면 아무것도 옮기지 않았다는 뜻입니다.
+# - `meta meta`를 골랐다면 `to`가 `x` 자체를 옮겼다고 본 것입니다.
+# - `cpu cpu`는 아무것도 옮기지 않았다고 보는 답입니다.
 #
 # 그러니 반환값을 받아 두어야 하며, 보통은 `t = t.to(device)`처럼 같은 이름에 다시 대입합니다.
 
@@ -112,7 +123,7 @@ assert m.is_meta
 #
 # `t.cuda()`는 `t.to("cuda")`처럼 현재 CUDA 디바이스로, `t.cuda(i)`는 `cuda:i`로 텐서를 옮깁니다. `t.cpu()`는 `t.to("cpu")`와 같습니다. 둘 다 `to`와 같은 규칙을 따릅니다.
 #
-# GPU가 있으면 다음 셀은 `x`를 GPU로 보냈다가 다시 가져오고, 두 번의 이동이 모두 새 텐서를 반환했는지, `x`가 CPU에 그대로 있는지 `assert`로 검증합니다. GPU가 없으면 `torch.cuda.is_available()=False`를 출력합니다.
+# GPU가 있으면 다음 셀은 `x`를 GPU로 보냈다가 다시 가져오고, 두 번의 이동이 모두 새 텐서를 반환했는지, `x`가 CPU에 그대로 있는지 `assert`로 검증합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -164,8 +175,8 @@ assert rearranged.is_contiguous(memory_format=torch.channels_last)
 # %% [markdown] tags=["answer"]
 # **정답:** `b is a=True, a[0].item()=1.0`입니다. 바꿀 것이 없으므로 `to`는 텐서 자신을 반환합니다. `b`는 복사본이 아니므로 `b`에 쓴 값은 곧 `a`에 쓴 값입니다.
 #
-# - `b is a=False, a[0].item()=0.0`이라면 `to`가 항상 복사한다는 뜻입니다.
-# - `b is a=False, a[0].item()=1.0`이라면 뷰(view)처럼 `a`와 메모리를 공유하는 다른 객체가 반환되었다는 뜻입니다. 하지만 바꿀 것이 없으면 `to`는 `a` 자체를 반환합니다.
+# - `b is a=False, a[0].item()=0.0`을 골랐다면 `to`가 항상 복사한다고 본 것입니다.
+# - `b is a=False, a[0].item()=1.0`은 뷰(view)처럼 `a`와 메모리를 공유하는 다른 객체가 반환되었다고 보는 답입니다. 하지만 바꿀 것이 없으면 `to`는 `a` 자체를 반환합니다.
 #
 # `to`는 디바이스, dtype, 지정한 메모리 형식 중 하나가 바뀌거나 `copy=True`를 지정했을 때만 복사합니다. 메모리 형식을 바꾸는 것도 변경에 해당하므로, 기본 메모리 형식(`torch.contiguous_format`)의 4차원 텐서에 `t.to(memory_format=torch.channels_last)`를 호출하면 데이터를 재배치한 복사본이 반환됩니다.
 #
@@ -240,15 +251,15 @@ assert "must be cuda device" in str(caught.error)
 # %% [markdown] tags=["answer"]
 # **정답:** `must be cuda device`(`RuntimeError`의 메시지)입니다. 출력된 `Invalid device, must be cuda device`는 "잘못된 디바이스다, CUDA 디바이스여야 한다"는 뜻입니다. `cuda()`는 CUDA를 쓰기 전에 인자부터 검사하므로, 어느 머신에서나 메시지가 같습니다.
 #
-# - `Torch not compiled with CUDA enabled`("Torch가 CUDA를 지원하도록 컴파일되지 않았다")라면 인자를 검사하기 전에 CUDA부터 쓴다는 뜻입니다. 이 오류는 CUDA 자체가 필요해졌을 때 나고, 인자는 그보다 먼저 거부됩니다.
-# - `TypeError`라면 인자의 타입이 틀렸다는 뜻입니다. `"cpu"`는 올바른 디바이스이고, CUDA 디바이스가 아닐 뿐입니다.
+# - `Torch not compiled with CUDA enabled`("Torch가 CUDA를 지원하도록 컴파일되지 않았다")를 골랐다면 인자를 검사하기 전에 CUDA부터 쓴다고 본 것입니다. 이 오류는 CUDA 자체가 필요해졌을 때 나고, 인자는 그보다 먼저 거부됩니다.
+# - `TypeError`는 인자의 타입이 틀렸다고 보는 답입니다. `"cpu"`는 올바른 디바이스이고, CUDA 디바이스가 아닐 뿐입니다.
 
 # %% [markdown]
 # ## 존재하지 않는 GPU 인덱스
 #
 # 없는 GPU를 요청하면(예: GPU가 한 개인 머신에서 `cuda:1`), 예전에는 `CUDA error: invalid device ordinal`("CUDA 오류: 디바이스 번호가 잘못되었다")이라는 메시지와 함께 일반 `RuntimeError`가 발생했습니다. PyTorch 2.8부터는 같은 메시지로 `torch.AcceleratorError`가 발생합니다. `AcceleratorError`는 `RuntimeError`의 하위 클래스이므로, 예전 버전에 맞춰 작성한 `except RuntimeError`로도 그대로 잡힙니다.
 #
-# GPU가 있으면 다음 셀은 마지막 GPU 바로 다음 인덱스인 `torch.cuda.device_count()`를 요청하고, 오류가 잘못된 디바이스 번호를 가리키는지(2.8부터는 `torch.AcceleratorError`인지)를 `assert`로 검증합니다. GPU가 없으면 잘못 지정할 인덱스도 없으므로 `torch.cuda.is_available()=False`를 출력합니다.
+# GPU가 있으면 다음 셀은 마지막 GPU 바로 다음 인덱스인 `torch.cuda.device_count()`를 요청하고, 오류가 잘못된 디바이스 번호를 가리키는지(2.8부터는 `torch.AcceleratorError`인지)를 `assert`로 검증합니다.
 
 # %% tags=["claim-O4", "gpu-only"]
 if torch.cuda.is_available():
@@ -320,7 +331,7 @@ else:
 # - `pinned.to("cuda", non_blocking=True)` 뒤에는 `False`입니다. GPU가 아직 일하는 중에 호출이 반환되었기 때문입니다.
 # - 반대 방향인 `to("cpu", non_blocking=True)` 뒤에도 `False`입니다. 그래서 CPU 쪽 텐서의 값은 `torch.cuda.synchronize()`가 반환될 때까지 보장되지 않습니다. 값을 읽기 전에 동기화하세요.
 #
-# `copy_and_ask` 함수는 두 번 실행됩니다. 첫 번째 실행은 GPU 라이브러리와 메모리 캐시를 준비하기 위한 워밍업일 뿐입니다. GPU가 없는 머신에서는 `torch.cuda.is_available()=False`를 출력합니다.
+# `copy_and_ask` 함수는 두 번 실행됩니다. 첫 번째 실행은 GPU 라이브러리와 메모리 캐시를 준비하기 위한 워밍업일 뿐입니다.
 
 # %% tags=["claim-F10", "gpu-only"]
 if torch.cuda.is_available():
@@ -363,7 +374,7 @@ else:
 # %% [markdown]
 # 메모리 고정이 이득인지는 머신, 텐서 크기, 그리고 기다리는 동안 CPU가 할 만한 일이 있는지에 따라 달라집니다. PyTorch의 [`pin_memory()`와 `non_blocking`에 관한 튜토리얼](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)에서도 고정 메모리 쪽이 더 느린 경우를 측정해 보여 줍니다. 자신의 파이프라인도 바꾸기 전과 후에 직접 측정해 보세요.
 #
-# GPU가 있으면 아래 셀은 먼저 두 방식을 한 번씩 실행해 워밍업합니다(GPU로의 첫 복사와 첫 고정 메모리 할당에는 처음 한 번만 드는 비용이 있습니다). 그다음 같은 복사를 두 방식으로 한 번씩 재서 밀리초 단위로 출력합니다. 시간은 들쭉날쭉하므로 `assert`로 검증하지 않습니다. 고정 메모리 쪽 시간에는 `pin_memory()`의 복사도 포함됩니다. GPU가 없는 머신에서는 `torch.cuda.is_available()=False`를 출력합니다.
+# GPU가 있으면 아래 셀은 먼저 두 방식을 한 번씩 실행해 워밍업합니다(GPU로의 첫 복사와 첫 고정 메모리 할당에는 처음 한 번만 드는 비용이 있습니다). 그다음 같은 복사를 두 방식으로 한 번씩 재서 밀리초 단위로 출력합니다. 시간은 들쭉날쭉하므로 `assert`로 검증하지 않습니다. 고정 메모리 쪽 시간에는 `pin_memory()`의 복사도 포함됩니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():

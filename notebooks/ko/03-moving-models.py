@@ -31,6 +31,20 @@
 # - 예상한 오류는 첫 번째 셀에서 정의하는 `expect_error`가 잡아서 검증하고 출력하며, 페이지는
 #   계속 진행됩니다.
 
+# %% [markdown] tags=["summary"]
+# **요약**
+#
+# - `model.to(device)`는 매개변수와 버퍼를 옮기고 같은 모델을 돌려줍니다. 다시 대입할 필요가 없습니다. 입력도 모두 같은 디바이스에 두세요.
+# - 옵티마이저는 모델을 옮긴 뒤에 만드세요. GPU에서 저장한 체크포인트를 CPU에서 불러올 때는 `map_location`을 지정합니다.
+#
+# ```python
+# model = nn.Linear(10, 1)
+# model.to(device)
+# x = torch.randn(8, 10).to(device)
+# optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+# state = torch.load(path, map_location="cpu", weights_only=True)
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import os
@@ -130,9 +144,9 @@ assert t.to(t.device) is t  # 할 일이 없으면 같은 텐서가 돌아온다
 # `.cuda()`도 마찬가지입니다. 그래서 두 변환이 모두 남습니다. `model = model.to(device)`라고 써도
 # 문제는 없지만, 다시 대입할 필요는 없습니다.
 #
-# - `cpu torch.float32`라면 두 호출이 `Tensor.to`처럼 변환된 복사본을 반환했다는 뜻입니다. 위의
+# - `cpu torch.float32`를 골랐다면 두 호출이 `Tensor.to`처럼 변환된 복사본을 반환했다고 본 것입니다. 위의
 #   검증은 `t.to("meta")` 뒤에도 `t`가 CPU에 남아 있음을 확인합니다.
-# - `meta torch.float32`나 `cpu torch.float64`라면 두 호출 중 하나만 모델을 바꿨다는 뜻입니다.
+# - `meta torch.float32`나 `cpu torch.float64`를 골랐다면 두 호출 중 하나만 모델을 바꿨다고 본 것입니다.
 #
 # 위의 검증은 각 호출이 `model` 자신을 반환하는지도 확인합니다(`.cuda()`는 GPU가 있을 때만).
 
@@ -330,9 +344,9 @@ assert w.to(w.device) is w  # 할 일이 없으면 Parameter 자신이 돌아온
 # `Tensor`입니다. autograd가 이 변환을 기록하므로 반환값도 여전히 변화도를 계산하는 텐서입니다. 다만
 # 매개변수에 대한 연산의 결과일 뿐, 그 자체로 잎(leaf) 텐서는 아닙니다.
 #
-# - `Parameter True`라면 변환한 뒤에도 `Parameter`가 돌아온다는 뜻입니다. 이 결과는 `to()`가 할 일이
+# - `Parameter True`를 골랐다면 변환한 뒤에도 `Parameter`가 돌아온다고 본 것입니다. 이 결과는 `to()`가 할 일이
 #   없을 때만 나옵니다(위 검증의 `w.to(w.device) is w`).
-# - `Tensor False`라면 매개변수와의 autograd 연결이 끊어진 텐서라는 뜻입니다.
+# - `Tensor False`를 골랐다면 매개변수와의 autograd 연결이 끊어진 텐서라고 본 것입니다.
 
 # %% [markdown]
 # 모듈은 매개변수 이름에 `Parameter`(또는 `None`)만 대입하도록 허용하므로, 이 대입은
@@ -404,7 +418,7 @@ assert len(devices(model)) == 2
 #
 # 2.8 이전에는 같은 검사가 `but found at least two devices, cuda:0 and cpu!`("디바이스를 적어도 두
 # 개(`cuda:0`과 `cpu`) 발견했다")라고 표시했고, 인자 이름은 끝에 붙였습니다. 요소별 연산(`+`, `*`
-# 등)은 TensorIterator가 검사하므로, 지금도 인자 이름 없이 이 문구로 표시됩니다.
+# 등)은 TensorIterator(요소별 연산을 실행하는 PyTorch 내부 구조)가 검사하므로, 지금도 인자 이름 없이 이 문구로 표시됩니다.
 #
 # 실제 코드에서 불일치의 흔한 원인은 `forward` 메서드나 손실 함수 안에서 디바이스를 지정하지 않고
 # 만든 텐서입니다. 그 예와 해결 방법은
@@ -412,11 +426,7 @@ assert len(devices(model)) == 2
 # 다룹니다.
 
 # %% [markdown]
-# 요소별 연산에서만 허용되는 조합이 하나 있습니다. `torch.tensor(2.0)` 같은 0차원 CPU 텐서는 CUDA
-# 텐서와의 `+`, `*` 같은 연산에서 Python 숫자처럼 쓸 수 있습니다. 다른 연산에는 이런 예외가 없어서,
-# `a`와 `b`가 GPU에 있어도 `torch.addmm(torch.tensor(1.0), a, b)`는 디바이스 검사에서 실패합니다.
-# GPU가 있으면 다음 셀에서 이 결과들을 하나씩 검증합니다. GPU가 없는 머신에서는
-# `torch.cuda.is_available()=False`만 출력합니다.
+# 요소별 연산에서만 허용되는 조합이 하나 있습니다. `torch.tensor(2.0)` 같은 0차원 CPU 텐서는 CUDA 텐서와의 `+`, `*` 같은 연산에서 Python 숫자처럼 쓸 수 있습니다. 다른 연산에는 이런 예외가 없어서, `a`와 `b`가 GPU에 있어도 `torch.addmm(torch.tensor(1.0), a, b)`는 디바이스 검사에서 실패합니다. GPU가 있으면 다음 셀에서 이 결과들을 하나씩 검증합니다.
 
 # %% tags=["claim-O3", "gpu-only"]
 model = nn.Linear(4, 2).to(device)
@@ -472,9 +482,7 @@ assert scaled.device.type == "meta"
 # 매개변수를 갖고 있습니다. 하지만 옵티마이저에 이미 상태가 있다면 이것만으로는 부족합니다.
 # 상태는 모듈의 일부가 아니어서 `model.to()`가 옮기지 않고 원래 디바이스에 남기 때문입니다.
 #
-# `optimizer.load_state_dict(optimizer.state_dict())`를 호출하면 상태가 각 매개변수의 디바이스로
-# 변환됩니다. GPU가 있으면 다음 셀에서 상태가 원래 디바이스에 남는 것과, 다시 불러오면 옮겨지는
-# 것을 검증합니다. GPU가 없는 머신에서는 `torch.cuda.is_available()=False`만 출력합니다.
+# `optimizer.load_state_dict(optimizer.state_dict())`를 호출하면 상태가 각 매개변수의 디바이스로 변환됩니다. GPU가 있으면 다음 셀에서 상태가 원래 디바이스에 남는 것과, 다시 불러오면 옮겨지는 것을 검증합니다.
 
 # %% tags=["claim-F4", "gpu-only"]
 model = nn.Linear(4, 2)  # CPU에 있다
@@ -563,12 +571,7 @@ assert state["exp_avg"].device == model.weight.device
 # 컨테이너(딕셔너리, 리스트 등)로 제한하는 옵션으로, `state_dict`를 안전하게 불러오는 방법입니다(아래에서
 # 자세히 다룹니다).
 #
-# `map_location`을 지정하지 않으면 GPU가 없는 머신에서는 이런 체크포인트를 불러올 때
-# `Attempting to deserialize object on a CUDA device` 오류("CUDA 디바이스에 객체를 역직렬화하려
-# 했다"는 뜻)로 멈춥니다. 이 오류는
-# [디바이스 오류 읽는 법](07-device-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)에서
-# 직접 재현합니다. GPU가 없는 머신에서는 아래 셀이 CPU에서 체크포인트를 저장하고, 그다음 셀은
-# `torch.cuda.is_available()=False`만 출력합니다.
+# `map_location`을 지정하지 않으면 GPU가 없는 머신에서는 이런 체크포인트를 불러올 때 `Attempting to deserialize object on a CUDA device` 오류("CUDA 디바이스에 객체를 역직렬화하려 했다"는 뜻)로 멈춥니다. 이 오류는 [디바이스 오류 읽는 법](07-device-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)에서 직접 재현합니다. GPU가 없는 머신에서는 아래 셀이 CPU에서 체크포인트를 저장합니다.
 
 # %%
 tmp = tempfile.TemporaryDirectory()

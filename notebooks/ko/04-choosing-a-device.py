@@ -19,6 +19,19 @@
 #
 # GPU에서만 검증하는 셀은 GPU를 쓸 수 있는 머신에서만 GPU 검증을 실행하고, 그 밖의 머신에서는 충족되지 않은 조건을 `cuda_ok=False`처럼 출력하거나 GPU가 없을 때의 동작을 검증합니다. 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지에서는 예상한 오류를 보여 준 뒤 계속 진행하도록 이 함수를 씁니다.
 
+# %% [markdown] tags=["summary"]
+# **요약**
+#
+# - `torch.cuda.is_available()`은 CUDA에 대해서만 답합니다. `torch.accelerator`(torch 2.6 이상)는 CUDA, MPS, XPU 등을 한꺼번에 다룹니다.
+# - 가속기가 있으면 가속기를, 없으면 CPU를 돌려주는 도우미(helper) 함수 하나를 두면 어느 머신에서나 같은 스크립트가 돌아갑니다.
+#
+# ```python
+# def pick_device() -> torch.device:
+#     if torch.accelerator.is_available():
+#         return torch.accelerator.current_accelerator()
+#     return torch.device("cpu")
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import sys

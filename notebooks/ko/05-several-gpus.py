@@ -17,7 +17,20 @@
 #
 # GPU가 두 개 이상이면, 인덱스를 지정하지 않은 CUDA 호출은 모두 **현재 디바이스**로 갑니다. 이 페이지에서는 현재 디바이스가 정해지는 방식, 프로세스에서 GPU를 숨기는 방법, `nn.DataParallel`이 실제로 하는 일을 살펴봅니다. 마지막으로 `DistributedDataParallel`(DDP)를 GPU마다 프로세스 하나씩 띄워 실행하는 방법과, 각 프로세스에 데이터를 나눠 주는 방법을 다룹니다. DDP는 이 페이지에서 `torchrun`으로 CPU 프로세스 두 개를 띄워 직접 실행해 봅니다.
 #
-# GPU에서만 검증하는 셀은 필요한 GPU가 없으면 GPU 검증 대신 충족되지 않은 조건(`torch.cuda.is_available()=False`나 `n_gpus=0`)을 출력하거나, GPU가 없을 때의 동작을 검증합니다. 나머지 셀은 어느 머신에서나 실행됩니다.
+# GPU에서만 검증하는 셀은 필요한 GPU가 없으면 검증을 건너뛰고 어떤 조건이 맞지 않았는지(`torch.cuda.is_available()=False`나 `n_gpus=0`)만 출력하거나, GPU가 없을 때의 동작을 검증합니다. 나머지 셀은 어느 머신에서나 실행됩니다.
+
+# %% [markdown] tags=["summary"]
+# **요약**
+#
+# - 인덱스 없는 `"cuda"`와 `.cuda()`는 현재 디바이스를 가리킵니다. 어느 GPU를 쓸지는 `torch.cuda.set_device(i)`로 고릅니다. `CUDA_VISIBLE_DEVICES`는 CUDA가 초기화되기 전에 설정하세요.
+# - 여러 GPU로 학습하려면 `torchrun`으로 GPU마다 프로세스를 하나씩 띄우고, 모델을 `DistributedDataParallel`로 감쌉니다.
+#
+# ```python
+# local_rank = int(os.environ["LOCAL_RANK"])
+# torch.cuda.set_device(local_rank)
+# device = torch.device("cuda", local_rank)
+# model = DDP(model.to(device), device_ids=[local_rank])
+# ```
 
 # %% tags=["setup"]
 import contextlib
@@ -125,8 +138,8 @@ assert d.type == "cuda"
 # %% [markdown] tags=["answer"]
 # **정답:** `d.index=None`입니다. `"cuda"`는 특정 GPU를 가리키지 않습니다. "현재 CUDA 디바이스"라는 뜻이며, 실제로 어느 GPU인지는 텐서를 만들거나 옮기는 시점에 조회합니다.
 #
-# - `d.index=0`이라면 `"cuda"`가 `cuda:0`의 별칭이라는 뜻입니다. 실제로는 별칭이 아니며, 두 디바이스를 비교해도 같지 않습니다.
-# - `d.index=-1`이라면 인덱스가 없다는 것을 -1로 나타낸다는 뜻입니다. PyTorch는 인덱스가 없음을 `None`으로 나타냅니다.
+# - `d.index=0`을 골랐다면 `"cuda"`가 `cuda:0`의 별칭이라고 본 것입니다. 실제로는 별칭이 아니며, 두 디바이스를 비교해도 같지 않습니다.
+# - `d.index=-1`은 인덱스가 없다는 것을 -1로 나타낸다고 보는 답입니다. PyTorch는 인덱스가 없음을 `None`으로 나타냅니다.
 
 # %% [markdown]
 # GPU가 하나뿐이면 조회 결과는 항상 `cuda:0`입니다. 두 개 이상이면 차이가 생깁니다. `cuda:1`에 있는 텐서 `t`에 `t.to("cuda")`를 호출하면, 현재 디바이스가 GPU 0일 때는 `cuda:0`으로 복사되고, GPU 1일 때는 `t` 자신이 그대로 반환됩니다. GPU가 두 개 이상인 머신에서는 다음 셀이 복사되는 것을, 하나뿐인 머신에서는 `t` 자신이 반환되는 것을 검증합니다. GPU가 없으면 `n_gpus=0`을 출력합니다.
@@ -177,7 +190,7 @@ print(f"{torch.cuda.device_count()=}")
 assert torch.cuda.device_count() == n_gpus
 
 # %% [markdown]
-# CUDA가 한번 초기화되고 나면 같은 프로세스에서 `os.environ`을 바꿔도 아무 효과가 없으며, GPU는 계속 보입니다. 그래서 이 변수는 첫 CUDA 호출보다 먼저 설정해야 하고, Python을 시작하기 전에 설정하는 것이 가장 안전합니다. GPU가 있으면 다음 셀에서 이 과정을 새 자식 프로세스로 실행하므로, 이 노트북에서 앞서 실행한 코드의 영향을 받지 않습니다. CUDA를 초기화한 뒤 변수를 비워도 새 텐서가 여전히 GPU에 만들어지는지 검증합니다. GPU가 없으면 `torch.cuda.is_available()=False`만 출력합니다.
+# CUDA가 한번 초기화되고 나면 같은 프로세스에서 `os.environ`을 바꿔도 아무 효과가 없으며, GPU는 계속 보입니다. 그래서 이 변수는 첫 CUDA 호출보다 먼저 설정해야 하고, Python을 시작하기 전에 설정하는 것이 가장 안전합니다. GPU가 있으면 다음 셀에서 이 과정을 새 자식 프로세스로 실행하므로, 이 노트북에서 앞서 실행한 코드의 영향을 받지 않습니다. CUDA를 초기화한 뒤 변수를 비워도 새 텐서가 여전히 GPU에 만들어지는지 검증합니다.
 
 # %% tags=["claim-F9", "gpu-only"]
 LATE = """
@@ -200,7 +213,7 @@ else:
 # %% [markdown]
 # ## `nn.DataParallel`이 실제로 하는 일
 #
-# `nn.DataParallel(model)`은 흔히 "모델을 GPU에 올려 주는 것"으로 여겨집니다. 실제 동작은 두 가지에 따라 달라집니다. 하나는 래퍼가 찾은 가속기(CUDA GPU, Apple MPS, Intel XPU, MTIA, PrivateUse1 백엔드 순으로 찾습니다)이고, 다른 하나는 래퍼가 최종적으로 쓰게 되는 디바이스 ID(`device_ids`, 생략하면 그 종류에서 보이는 모든 디바이스)입니다.
+# `nn.DataParallel(model)`은 흔히 "모델을 GPU에 올려 주는 것"으로 여겨집니다. 실제 동작은 두 가지에 따라 달라집니다. 하나는 래퍼가 찾은 가속기(CUDA GPU, Apple MPS, Intel XPU, MTIA(Meta의 자체 가속기), PrivateUse1 백엔드(PyTorch 밖에서 추가하는 디바이스용 자리) 순으로 찾습니다)이고, 다른 하나는 래퍼가 최종적으로 쓰게 되는 디바이스 ID(`device_ids`, 생략하면 그 종류에서 보이는 모든 디바이스)입니다.
 #
 # - 가속기가 전혀 없거나 Apple GPU(`DataParallel`이 지원하지 않는 MPS)만 있을 때: `device_ids`가 빈 목록이 되고, 래퍼는 모델을 있던 자리에 둔 채 호출만 합니다. 아무것도 옮기지 않습니다.
 # - 디바이스 ID가 정확히 하나일 때: 생성자가 모델을 그 디바이스로 옮깁니다. GPU가 하나인 머신의 기본 동작이 이것이고(XPU 등 위에 든 다른 가속기가 하나일 때도 같습니다), GPU가 여러 개인 머신에서 `device_ids=[1]`을 넘길 때도 마찬가지입니다. 모델은 `cuda:1`로 옮겨집니다.
@@ -263,8 +276,8 @@ assert list(dp.module.state_dict()) == ["weight", "bias"]
 # %% [markdown] tags=["answer"]
 # **정답:** `['module.weight', 'module.bias']`입니다. 래퍼는 원래 모델을 `module`이라는 이름의 하위 모듈로 등록하므로, `state_dict`의 모든 키 앞에 `module.`이 붙습니다.
 #
-# - `['weight', 'bias']`라면 래퍼가 원래 모델의 키를 그대로 쓴다는 뜻입니다. 이것은 감싸기 전 모델, 즉 `dp.module.state_dict()`의 키입니다. 감싸지 않은 모델에 불러올 체크포인트라면 이쪽을 저장하세요.
-# - `[]`라면 래퍼에 저장할 상태가 없다는 뜻입니다. 래퍼 자체의 상태는 없지만, `state_dict`에는 등록된 하위 모듈의 상태도 하위 모듈의 이름을 붙여 들어갑니다.
+# - `['weight', 'bias']`를 골랐다면 래퍼가 원래 모델의 키를 그대로 쓴다고 본 것입니다. 이것은 감싸기 전 모델, 즉 `dp.module.state_dict()`의 키입니다. 감싸지 않은 모델에 불러올 체크포인트라면 이쪽을 저장하세요.
+# - `[]`는 래퍼에 저장할 상태가 없다고 보는 답입니다. 래퍼 자체의 상태는 없지만, `state_dict`에는 등록된 하위 모듈의 상태도 하위 모듈의 이름을 붙여 들어갑니다.
 
 # %% [markdown]
 # `DataParallel`의 문서 자체도 여러 GPU로 학습한다면 머신이 한 대뿐이더라도 `DistributedDataParallel`을 대신 쓰라고 권장합니다. 다음 셀은 docstring에서 그 문장을 찾아, 문장에 `DistributedDataParallel`과 `single node`(단일 노드)가 들어 있는지 검증합니다.
@@ -425,18 +438,18 @@ print(f"{even=}")
 assert sorted(even[0] + even[1]) == list(range(8))  # 모든 샘플이 한 번씩
 
 # %% [markdown] tags=["answer"]
-# **정답:** `[[0, 2, 4], [1, 3, 0]]`입니다. 랭크 `r`은 `r`부터 하나 걸러 인덱스를 받습니다. 모든 랭크가 같은 수의 샘플을 받아야 하므로, 샘플러는 먼저 인덱스 목록을 앞에서부터 반복해 랭크 수의 배수가 되도록 채웁니다. 그래서 샘플 0은 에포크마다 두 번 쓰입니다.
+# **정답:** `[[0, 2, 4], [1, 3, 0]]`입니다. 랭크 `r`은 `r`부터 하나 걸러 인덱스를 받습니다. 모든 랭크가 같은 수의 샘플을 받아야 하므로, 샘플러는 먼저 인덱스 목록을 앞에서부터 반복해 랭크 수의 배수가 되도록 채웁니다. 그래서 샘플 0은 에폭마다 두 번 쓰입니다.
 #
 # `drop_last=True`를 지정하면 대신 끝부분을 잘라 내고, 샘플 4는 한 번도 쓰이지 않습니다. 모든 샘플이 정확히 한 번씩 쓰이는 것은 샘플 수가 랭크 수의 배수일 때(랭크 2개에 샘플 8개 등)뿐입니다.
 #
-# - `[[0, 1, 2], [3, 4]]`라면 연속된 덩어리로 나눈다는 뜻입니다. 샘플러는 인덱스를 차례로 번갈아 나눠 줍니다.
-# - `[[0, 2, 4], [1, 3]]`이라면 랭크마다 샘플 수가 다르다는 뜻입니다. 샘플러는 수를 맞추려고 채워 넣습니다.
-# - `[[0, 2], [1, 3]]`이라면 남는 샘플을 버린다는 뜻입니다. 이것은 `drop_last=True`일 때의 결과입니다.
+# - `[[0, 1, 2], [3, 4]]`를 골랐다면 연속된 덩어리로 나눈다고 본 것입니다. 샘플러는 인덱스를 차례로 번갈아 나눠 줍니다.
+# - `[[0, 2, 4], [1, 3]]`은 랭크마다 샘플 수가 다르다고 보는 답입니다. 샘플러는 수를 맞추려고 채워 넣습니다.
+# - `[[0, 2], [1, 3]]`을 골랐다면 남는 샘플을 버린다고 본 것입니다. 이것은 `drop_last=True`일 때의 결과입니다.
 #
-# 반복된 샘플은 모든 랭크의 결과를 한 에포크 동안 모아 계산하는 값(검증 데이터의 점수 등)에 두 번 들어갑니다.
+# 반복된 샘플은 모든 랭크의 결과를 한 에폭 동안 모아 계산하는 값(검증 데이터의 점수 등)에 두 번 들어갑니다.
 
 # %% [markdown]
-# 기본값인 `shuffle=True`에서는 샘플러가 인덱스를 섞은 다음 나눠 줍니다. 다음 셀은 같은 샘플러를 세 에포크처럼 세 번 순회합니다. 두 번은 연달아, 세 번째는 `sampler.set_epoch(1)`을 호출한 뒤에 순회하고, 두 번째와 세 번째를 첫 번째와 비교합니다.
+# 기본값인 `shuffle=True`에서는 샘플러가 인덱스를 섞은 다음 나눠 줍니다. 다음 셀은 같은 샘플러를 세 에폭처럼 세 번 순회합니다. 두 번은 연달아, 세 번째는 `sampler.set_epoch(1)`을 호출한 뒤에 순회하고, 두 번째와 세 번째를 첫 번째와 비교합니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** 다음 셀은 `(second == first, third == first)`를 출력합니다. 결과는 무엇일까요?
@@ -461,10 +474,10 @@ other.set_epoch(1)
 assert sorted(third + list(other)) == list(range(8))  # 겹치지 않게 나뉜다
 
 # %% [markdown] tags=["answer"]
-# **정답:** `(True, False)`입니다. 샘플러는 `seed + epoch`를 시드로 삼은 난수 생성기로 섞는데, 에포크 값은 `set_epoch`를 호출해야만 바뀝니다. 호출하지 않으면 모든 에포크가 첫 에포크의 순서를 되풀이하고, 각 랭크는 매번 같은 샘플을 받습니다. 그러니 에포크마다 `DataLoader`를 순회하기 전에, 모든 랭크에서 `sampler.set_epoch(epoch)`를 호출하세요. 모든 랭크가 같은 시드와 에포크를 쓰므로, 순서가 새로 섞여도 각 랭크의 몫은 데이터셋을 겹침 없이 나눕니다(위 셀의 마지막 검증이 랭크 1의 몫과 합쳐 확인합니다).
+# **정답:** `(True, False)`입니다. 샘플러는 `seed + epoch`를 시드로 삼은 난수 생성기로 섞는데, 에폭 값은 `set_epoch`를 호출해야만 바뀝니다. 호출하지 않으면 모든 에폭이 첫 에폭의 순서를 되풀이하고, 각 랭크는 매번 같은 샘플을 받습니다. 그러니 에폭마다 `DataLoader`를 순회하기 전에, 모든 랭크에서 `sampler.set_epoch(epoch)`를 호출하세요. 모든 랭크가 같은 시드와 에폭을 쓰므로, 순서가 새로 섞여도 각 랭크의 몫은 데이터셋을 겹침 없이 나눕니다(위 셀의 마지막 검증이 랭크 1의 몫과 합쳐 확인합니다).
 #
-# - `(False, False)`라면 순회할 때마다 저절로 다시 섞는다는 뜻입니다. 실제로는 그렇지 않습니다.
-# - `(True, True)`라면 `set_epoch`가 아무것도 바꾸지 않는다는 뜻입니다.
+# - `(False, False)`를 골랐다면 순회할 때마다 저절로 다시 섞는다고 본 것입니다. 실제로는 그렇지 않습니다.
+# - `(True, True)`는 `set_epoch`가 아무것도 바꾸지 않는다고 보는 답입니다.
 
 # %% [markdown]
 # ## 정리
@@ -473,4 +486,4 @@ assert sorted(third + list(other)) == list(range(8))  # 겹치지 않게 나뉜�
 # - `CUDA_VISIBLE_DEVICES`(`nvidia-smi`와 같은 번호를 쓰려면 `CUDA_DEVICE_ORDER=PCI_BUS_ID`도)는 CUDA가 초기화되기 전, 가능하면 Python을 시작하기 전에 설정합니다.
 # - `nn.DataParallel`은 디바이스 ID가 정확히 하나일 때(`len(device_ids) == 1`)만 모델을 옮기며, `state_dict` 키 이름을 `module.*`로 바꿉니다.
 # - 여러 GPU에는 `DistributedDataParallel`을 쓰세요. `torchrun`으로 GPU마다 프로세스를 하나씩 실행하고, 각 프로세스에서 `torch.cuda.set_device(local_rank)`를 호출한 뒤 모델을 `DDP(model, device_ids=[local_rank])`로 감쌉니다. 매개변수와 버퍼는 DDP가 맞춰 줍니다. `gloo`를 쓰면 CPU에서도 실행하고 테스트할 수 있습니다.
-# - 데이터는 `DistributedSampler`가 나눕니다. 모든 랭크의 샘플 수를 맞추려고 샘플을 반복해 채웁니다(`drop_last=True`면 끝부분을 잘라 냅니다). 에포크마다 `sampler.set_epoch(epoch)`를 호출하지 않으면 같은 순서가 되풀이됩니다.
+# - 데이터는 `DistributedSampler`가 나눕니다. 모든 랭크의 샘플 수를 맞추려고 샘플을 반복해 채웁니다(`drop_last=True`면 끝부분을 잘라 냅니다). 에폭마다 `sampler.set_epoch(epoch)`를 호출하지 않으면 같은 순서가 되풀이됩니다.

@@ -19,7 +19,19 @@
 #
 # 모든 판정은 `assert`로 검증합니다. 이후 PyTorch 릴리스에서 동작이 바뀌면 검증이 실패하므로, 페이지 내용이 낡았다는 것을 바로 알 수 있습니다.
 #
-# 모든 코드는 GPU 없이도 실행됩니다. GPU에서만 검증하는 셀은 GPU가 없으면 GPU 검증 대신 `torch.cuda.is_available()=False`를 출력합니다. 올바른 결과가 머신에 따라 달라지는 경우에는 지금 실행 중인 머신에 맞는 결과인지 검증합니다. 예상한 오류는 첫 번째 셀에서 정의하는 `expect_error`가 잡아서 검증하고 출력하며, 페이지는 계속 진행됩니다.
+# 모든 코드는 GPU 없이도 실행됩니다. GPU에서만 검증하는 셀은 GPU가 없으면 검증을 건너뛰고 어떤 조건이 맞지 않았는지(`torch.cuda.is_available()=False` 등)만 출력하거나, GPU가 없을 때의 동작을 검증합니다. 올바른 결과가 머신에 따라 달라지는 경우에는 지금 실행 중인 머신에 맞는 결과인지 검증합니다. 예상한 오류는 첫 번째 셀에서 정의하는 `expect_error`가 잡아서 검증하고 출력하며, 페이지는 계속 진행됩니다.
+
+# %% [markdown] tags=["summary"]
+# **요약**
+#
+# - `model.to(device)`만으로 모델이 옮겨집니다. 모듈 자체를 바꾸고 같은 모듈을 돌려주므로, `model = model.to(device)`로 써도 하는 일은 같고 메모리도 아껴지지 않습니다.
+# - `nn.DataParallel`은 모델을 옮겨 주지 않습니다(디바이스 ID가 하나일 때만 예외입니다). `device=0`은 현재 가속기의 인덱스이며, `cuda:0`이라는 보장은 없습니다.
+# - 주장별 판정은 페이지 끝의 표에 모아 두었습니다.
+#
+# ```python
+# model.to(device)
+# x = x.to(device)
+# ```
 
 # %% tags=["setup"]
 import contextlib
@@ -102,7 +114,7 @@ assert (model.weight is weight_before) == (target.type == "cuda")
 # %% [markdown] tags=["answer"]
 # **정답:** `returned is model=True, moved=True`입니다. **판정: 틀림**. `nn.Module.to`는 새 모듈을 만들지 않고 모듈 자체를 변환한 뒤, 그 모듈 자신을 반환합니다. 그래서 다시 대입하든 안 하든 `model`은 이미 옮겨져 있습니다. 다시 대입해도 문제는 없지만, 이동이 일어나는 것은 대입 덕분이 아닙니다.
 #
-# - `returned is model=False, moved=False`라면 주장대로 옮겨진 복사본이 반환되고 `model`은 원래 자리에 남는다는 뜻입니다. 이것은 `Module.to`가 아니라 `Tensor.to`의 동작입니다.
+# - `returned is model=False, moved=False`를 골랐다면 주장대로 옮겨진 복사본이 반환되고 `model`은 원래 자리에 남는다고 본 것입니다. 이것은 `Module.to`가 아니라 `Tensor.to`의 동작입니다.
 # - `returned is model=False, moved=True`라면 모듈이 두 개 생겼다는 뜻인데, 모듈은 하나뿐입니다.
 #
 # 대상 디바이스에 따른 차이가 하나 있습니다. CPU와 GPU 사이에서 옮기면 `Parameter` 객체가 그대로 유지되지만, `meta`로 옮기면 새 객체로 교체됩니다. 위의 검증은 실제로 실행된 쪽을 확인합니다.
@@ -170,7 +182,7 @@ print(a.weight.dtype, b.weight.dtype, [ref() for ref in a_old + b_old])
 #
 # `torch.cuda.empty_cache()`를 호출해야 쓰지 않는 부분이 드라이버에 반환됩니다(PyTorch의 [CUDA 메모리 관리 설명](https://docs.pytorch.org/docs/stable/notes/cuda.html#memory-management)에도 같은 내용이 있습니다).
 #
-# GPU가 있으면 아래 셀은 크기가 같은 모델 두 개를 각각 다른 표기로 GPU에 옮기고, 두 이동에 든 GPU 메모리가 이동 직후의 사용량으로 보나 최대 사용량으로 보나 같은지 검증합니다. 이어서 각 모델을 삭제하고, `empty_cache()` 전후로 두 카운터가 어떻게 되는지 검증합니다. GPU가 없으면 `torch.cuda.is_available()=False`만 출력합니다.
+# GPU가 있으면 아래 셀은 크기가 같은 모델 두 개를 각각 다른 표기로 GPU에 옮기고, 두 이동에 든 GPU 메모리가 이동 직후의 사용량으로 보나 최대 사용량으로 보나 같은지 검증합니다. 이어서 각 모델을 삭제하고, `empty_cache()` 전후로 두 카운터가 어떻게 되는지 검증합니다.
 
 # %% tags=["claim-M2", "gpu-only"]
 if torch.cuda.is_available():
@@ -226,8 +238,8 @@ assert not hasattr(torch.cuda, "copy")
 # %% [markdown] tags=["answer"]
 # **정답:** `has no attribute 'copy'`(`AttributeError`, "`torch.cuda`에 `copy` 속성이 없다")입니다. **판정: 틀림**. 그런 함수는 없으므로, GPU가 있든 없든 어느 머신에서나 똑같이 실패합니다.
 #
-# - `Torch not compiled with CUDA enabled`라면 함수는 있지만 CUDA가 필요하다는 뜻입니다.
-# - `missing 1 required positional argument`라면 함수가 있고 복사할 대상도 받아야 한다는 뜻입니다.
+# - `Torch not compiled with CUDA enabled`를 골랐다면 함수는 있지만 CUDA가 필요하다고 본 것입니다.
+# - `missing 1 required positional argument`는 함수가 있고 복사할 대상도 받아야 한다고 보는 답입니다.
 
 # %% [markdown]
 # 실제로 쓸 도구는 따로 있습니다.
@@ -288,11 +300,11 @@ with expect_error(TypeError):
 # %% [markdown] tags=["answer"]
 # **정답:** `torch.float16`입니다. `Module.to`는 한 번의 호출로 디바이스와 dtype을 함께 받아 둘 다 변환합니다. `.cuda()`는 디바이스만 받으므로 dtype을 바꿀 수 없고, dtype까지 넘기면 `TypeError`가 발생합니다. 마지막 검증에서 이를 확인하며, 출력되는 메시지는 "`Module.cuda()`는 위치 인자를 1~2개 받는데 3개가 주어졌다"는 뜻입니다.
 #
-# - `torch.float32`라면 두 번째 인자가 무시되었다는 뜻입니다.
-# - `TypeError`라면 `Module.to`도 `.cuda()`처럼 디바이스만 받는다는 뜻입니다. 이 오류는 `.cuda()`에 dtype까지 넘겼을 때 발생합니다.
+# - `torch.float32`를 골랐다면 두 번째 인자가 무시되었다고 본 것입니다.
+# - `TypeError`는 `Module.to`도 `.cuda()`처럼 디바이스만 받는다고 보는 답입니다. 이 오류는 `.cuda()`에 dtype까지 넘겼을 때 발생합니다.
 
 # %% [markdown]
-# GPU가 있으면 아래 셀은 똑같은 모델 두 개를 각각 다른 메서드로 옮기고, 사용한 메모리와 옮겨 간 위치가 같은지 검증합니다. GPU가 없으면 `torch.cuda.is_available()=False`만 출력합니다.
+# GPU가 있으면 아래 셀은 똑같은 모델 두 개를 각각 다른 메서드로 옮기고, 사용한 메모리와 옮겨 간 위치가 같은지 검증합니다.
 
 # %% tags=["claim-M4", "gpu-only"]
 if torch.cuda.is_available():
@@ -485,7 +497,7 @@ assert torch.ones(1).is_cpu
 #
 # **지금:** 두 경우 모두 `Expected all tensors to be on the same device`("모든 텐서가 같은 디바이스에 있어야 한다")로 시작합니다. 뒤에는 실행된 연산의 인자 이름이 하나 나옵니다. 이 검사는 CUDA 커널이 아니라, PyTorch가 디스패처용으로 생성한 래퍼(`wrapper_CUDA_addmm`)가 커널을 실행하기 전에 합니다. 래퍼는 각 텐서 인자를 첫 번째 인자와 비교해, 디바이스가 다른 첫 인자의 이름을 알려 줍니다.
 #
-# 뒷부분의 문구는 릴리스마다 바뀌어 왔으므로(2.8에서도 바뀌었습니다) 로그는 이 앞부분으로 검색하세요. `+`나 `*` 같은 요소별 연산은 TensorIterator를 거치므로 지금도 인자 이름 없이 `but found at least two devices, cuda:0 and cpu!`("디바이스를 적어도 두 개(`cuda:0`과 `cpu`) 발견했다")로 끝납니다.
+# 뒷부분의 문구는 릴리스마다 바뀌어 왔으므로(2.8에서도 바뀌었습니다) 로그는 이 앞부분으로 검색하세요. `+`나 `*` 같은 요소별 연산은 TensorIterator(요소별 연산을 실행하는 PyTorch 내부 구조)를 거치므로 지금도 인자 이름 없이 `but found at least two devices, cuda:0 and cpu!`("디바이스를 적어도 두 개(`cuda:0`과 `cpu`) 발견했다")로 끝납니다.
 #
 # 어느 인자의 이름이 나올지는 계층이 실행하는 연산에 달려 있습니다. 편향이 있는 `Linear`에 2차원 입력을 넣으면 `addmm(bias, input, weight.T)`가 실행되고, 이 연산의 인자 이름은 `self`, `mat1`, `mat2`입니다. autograd는 실행된 연산을 결과의 `grad_fn`에 기록하므로, 편향이 없는 계층이 무엇을 실행하는지는 CPU에서도 알 수 있습니다.
 
@@ -508,14 +520,14 @@ assert nn.Linear(10, 1)(x).grad_fn.name() == "AddmmBackward0"
 # %% [markdown] tags=["answer"]
 # **정답:** `MmBackward0`입니다. 편향이 없으면 더할 것이 없으므로 계층은 `mm(input, weight.T)`를 실행합니다. 이 연산의 인자 이름은 `self`와 `mat2`입니다.
 #
-# - `AddmmBackward0`이라면 편향이 없어도 계층이 `addmm`을 실행한다는 뜻입니다. 이 노드는 편향이 있는 계층이 기록합니다(두 번째 검증).
-# - `LinearBackward0`이라면 `linear`가 노드 하나로 기록된다는 뜻입니다. 하지만 `linear` 자체는 노드를 기록하지 않고, `linear`가 실행하는 연산만 기록됩니다.
+# - `AddmmBackward0`을 골랐다면 편향이 없어도 계층이 `addmm`을 실행한다고 본 것입니다. 이 노드는 편향이 있는 계층이 기록합니다(두 번째 검증).
+# - `LinearBackward0`은 `linear`가 노드 하나로 기록된다고 보는 답입니다. 하지만 `linear` 자체는 노드를 기록하지 않고, `linear`가 실행하는 연산만 기록됩니다.
 #
 # 메시지에 나오는 이름은 이것으로 정해집니다. 편향이 있으면 첫 번째 인자는 계층과 같은 디바이스에 있는 편향입니다. 그래서 어느 쪽이 GPU에 있든 메시지에는 입력인 `mat1`이 나옵니다. 편향이 없으면 첫 번째 인자가 입력이므로, 어느 방향이든 가중치인 `mat2`가 나옵니다.
 #
 # 어느 경우든 이름만 보고는 어느 쪽을 옮겨야 할지 알 수 없으니, 모델과 모든 입력을 사용하려는 디바이스 하나에 두세요.
 #
-# GPU가 있으면 아래 셀은 편향이 있을 때와 없을 때 각각 두 방향 모두에서 이 이름들을 검증하고, 덧셈의 문구도 검증합니다. CPU만 있으면 섞을 두 번째 디바이스가 없으므로 `torch.cuda.is_available()=False`만 출력합니다.
+# GPU가 있으면 아래 셀은 편향이 있을 때와 없을 때 각각 두 방향 모두에서 이 이름들을 검증하고, 덧셈의 문구도 검증합니다. CPU만 있으면 섞을 두 번째 디바이스가 없으므로 GPU가 있을 때만 검증합니다.
 #
 # 이 섹션에서 보는 오류의 원인과 해결 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)에서 자세히 다룹니다.
 
@@ -540,7 +552,7 @@ else:
 #
 # **예전(torch 1.7):** 없는 GPU를 요청하면(예: GPU가 하나인 머신에서 `t.cuda(1)`) `RuntimeError: CUDA error: invalid device ordinal`("CUDA 오류: 디바이스 번호가 잘못되었다")이 발생했습니다.
 #
-# **지금:** torch 2.8부터는 같은 오류가 `torch.AcceleratorError`로 발생합니다. `RuntimeError`의 하위 클래스이므로 기존의 `except RuntimeError:` 코드로도 그대로 잡힙니다. GPU가 없으면 다음 셀은 클래스만 검증하고, 나머지 검증 대신 `torch.cuda.is_available()=False`를 출력합니다.
+# **지금:** torch 2.8부터는 같은 오류가 `torch.AcceleratorError`로 발생합니다. `RuntimeError`의 하위 클래스이므로 기존의 `except RuntimeError:` 코드로도 그대로 잡힙니다. GPU가 없으면 다음 셀은 클래스만 검증합니다.
 #
 # 이 섹션에서 보는 오류의 원인과 해결 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#cuda-error-invalid-device-ordinal)에서 자세히 다룹니다.
 
@@ -570,7 +582,7 @@ else:
 #
 # **예전(torch 1.7):** `"cuda" if torch.cuda.is_available() else "cpu"`가 흔히 쓰는 방법이었습니다.
 #
-# **지금:** 이 방법은 NVIDIA GPU에서는 지금도 잘 동작하며, 이 페이지에서도 씁니다. 어느 가속기에서나 쓸 수 있는 방법은 `torch.accelerator` 모듈(torch 2.6)로, CUDA, MPS, XPU 등을 모두 인식합니다. `torch.accelerator.current_accelerator()`는 사용 중인 torch 빌드가 지원하는 가속기를 알려 주고, 지원하는 가속기가 없으면 `None`을 반환합니다(torch 2.7부터). 이 값은 빌드에 대한 정보이므로, 지금 실제로 디바이스를 쓸 수 있는지 알려 주는 `torch.accelerator.is_available()`과 함께 쓰세요.
+# **지금:** 이 방법은 NVIDIA GPU에서는 지금도 잘 동작하며, 이 페이지에서도 씁니다. 어느 가속기에서나 쓸 수 있는 방법은 `torch.accelerator` 모듈(torch 2.6)로, CUDA, MPS, XPU 등을 모두 인식합니다. `torch.accelerator.current_accelerator()`는 사용 중인 torch 빌드가 지원하는 가속기를 알려 주고, 지원하는 가속기가 없으면 `None`을 반환합니다(`None`을 반환하는 것은 torch 2.7부터). 이 값은 빌드에 대한 정보이므로, 지금 실제로 디바이스를 쓸 수 있는지 알려 주는 `torch.accelerator.is_available()`과 함께 쓰세요.
 #
 # GPU가 없으면 다음 셀은 CUDA 디바이스가 선택되지 않는지 검증합니다. torch 2.6에서는 검증하지 않고 설치된 버전 `TORCH=(2, 6)`만 출력합니다.
 
@@ -606,5 +618,5 @@ else:
 # | 텐서에는 `is_cpu`가 없다 | 오래된 정보 | `Tensor.is_cpu`가 있음(1.13) |
 # | 예전 디바이스 불일치 메시지 | 오래된 정보 | `Expected all tensors to be on the same device`로 검색. 뒤에 나오는 인자 이름은 실행된 연산에 따라 다름 |
 # | 없는 GPU 인덱스는 일반 `RuntimeError`를 일으킨다 | 오래된 정보 | `RuntimeError`의 하위 클래스인 `torch.AcceleratorError`(2.8) |
-# | 디바이스는 `torch.cuda.is_available()`로 고른다 | 오래된 정보 | CUDA에서는 여전히 동작. 어느 가속기에서나 쓰는 방법은 `torch.accelerator`(2.6/2.7) |
+# | 디바이스는 `torch.cuda.is_available()`로 고른다 | 오래된 정보 | CUDA에서는 여전히 동작. 어느 가속기에서나 쓰는 방법은 `torch.accelerator`(2.6 이상. 가속기가 없을 때 `current_accelerator()`가 `None`을 반환하는 것은 2.7부터) |
 

@@ -28,6 +28,18 @@
 #
 # GPU에서만 일으킬 수 있는 오류는 GPU에서만 검증하는 셀에서 다룹니다. GPU가 없으면 이런 셀은 충족되지 않은 조건만 출력합니다. 본문에서는 그 메시지를 PyTorch 소스에 적힌 그대로, 어느 버전의 것인지와 함께 인용합니다.
 
+# %% [markdown] tags=["summary"]
+# **요약**
+#
+# - 디바이스 오류는 대부분 연산 하나에 두 디바이스의 텐서가 들어갔을 때 납니다. 모델, 손실 함수, 입력을 모두 한 디바이스에 두고, 텐서를 옮긴 결과는 꼭 받아 두세요.
+# - 페이지 끝의 표에 메시지별로 흔한 원인과 해결 방법을 정리했습니다.
+#
+# ```python
+# model.to(device)
+# loss_fn.to(device)
+# x, y = x.to(device), y.to(device)
+# ```
+
 # %% tags=["setup"]
 import contextlib
 import importlib.util
@@ -177,7 +189,7 @@ print(f"{y.device=}, {y.shape=}")
 assert y.device.type == target.type
 
 # %% [markdown]
-# 예외가 하나 있는데, 요소별 연산(`+`, `*`, 비교 등)에만 해당합니다. 0차원 텐서(`torch.tensor(2.0)`처럼 수 하나)는 CPU에 있어도 되며, PyTorch는 이를 Python 숫자처럼 다룹니다. 다른 연산에는 이런 예외가 없어서, `a`와 `b`가 GPU에 있어도 `torch.addmm(torch.tensor(1.0), a, b)`는 디바이스 검사에서 실패합니다. 다음 셀은 요소별 연산의 경우를 어느 머신에서나 보여 줍니다(GPU가 없으면 `meta`가 GPU 역할을 합니다). `addmm`의 경우는 GPU가 있어야 하며, GPU가 없으면 `torch.cuda.is_available()=False`를 출력합니다.
+# 예외가 하나 있는데, 요소별 연산(`+`, `*`, 비교 등)에만 해당합니다. 0차원 텐서(`torch.tensor(2.0)`처럼 수 하나)는 CPU에 있어도 되며, PyTorch는 이를 Python 숫자처럼 다룹니다. 다른 연산에는 이런 예외가 없어서, `a`와 `b`가 GPU에 있어도 `torch.addmm(torch.tensor(1.0), a, b)`는 디바이스 검사에서 실패합니다. 다음 셀은 요소별 연산의 경우를 어느 머신에서나 보여 줍니다(GPU가 없으면 `meta`가 GPU 역할을 합니다). `addmm`의 경우는 GPU가 있어야 합니다.
 
 # %% tags=["gpu-only"]
 scaled = x * torch.tensor(2.0)  # 요소별 연산: 0차원 CPU 텐서는 허용된다
@@ -239,9 +251,9 @@ assert registered.heads["score"].weight.device.type == target.type
 # %% [markdown] tags=["answer"]
 # **정답:** `len(list(plain.parameters()))=0`입니다. 하위 모듈은 모듈의 속성에 대입되는 순간 등록됩니다. 대입된 값이 모듈이면 `nn.Module.__setattr__`가 그것을 기록합니다. 리스트와 딕셔너리는 모듈이 아니므로 세 계층 중 어느 것도 등록되지 않았고, `parameters()`와 `to()`는 일반 컨테이너 안을 들여다보지 않습니다.
 #
-# - `6`이라면 일반 컨테이너 안의 계층까지 등록된다는 뜻입니다. 이 수는 `RegisteredContainers`가 나열하는 개수입니다. `nn.ModuleList`와 `nn.ModuleDict`는 그 자체가 모듈이어서 담긴 계층을 등록합니다.
-# - `4`라면 리스트 안의 계층만 등록된다는 뜻입니다.
-# - `2`라면 딕셔너리 안의 계층만 등록된다는 뜻입니다.
+# - `6`을 골랐다면 일반 컨테이너 안의 계층까지 등록된다고 본 것입니다. 이 수는 `RegisteredContainers`가 나열하는 개수입니다. `nn.ModuleList`와 `nn.ModuleDict`는 그 자체가 모듈이어서 담긴 계층을 등록합니다.
+# - `4`는 리스트 안의 계층만 등록된다고 보는 답입니다.
+# - `2`를 골랐다면 딕셔너리 안의 계층만 등록된다고 본 것입니다.
 #
 # 위 셀의 검증은 `to(target)`이 일반 컨테이너의 계층을 CPU에 남겨 두었다는 것도 확인합니다. GPU에서는 이 계층들을 지나는 첫 순전파에서 디바이스가 섞입니다.
 
@@ -400,8 +412,8 @@ assert abs(total_tensor.item() - total_float) < 1e-4
 # %% [markdown] tags=["answer"]
 # **정답:** `kind='Tensor', tracked=True`입니다. Python 숫자와 텐서를 더하면 텐서가 되고, 그 텐서와 같은 디바이스에 놓입니다. 즉 `0.0 + loss`에서 이미 텐서입니다. 그 뒤의 `+=`는 모두 autograd가 기록하는 텐서 연산이므로, 합계는 모든 단계의 그래프를 달고 있으며, 그 그래프와 그래프에 필요한 텐서를 메모리에 붙잡아 둡니다. GPU에서는 단계마다 그 메모리가 늘어납니다.
 #
-# - `kind='Tensor', tracked=False`라면 더하는 동안 그래프가 떨어져 나간다는 뜻입니다. 그래프가 없는 텐서가 되려면 `loss.detach()`를 더해야 합니다.
-# - `kind='float', tracked=False`라면 합계가 Python 숫자로 남는다는 뜻입니다. 합계가 `float`로 남는 것은 더하는 값이 Python 숫자일 때, 즉 `total_float`처럼 `loss.item()`을 더할 때뿐입니다.
+# - `kind='Tensor', tracked=False`를 골랐다면 더하는 동안 그래프가 떨어져 나간다고 본 것입니다. 그래프가 없는 텐서가 되려면 `loss.detach()`를 더해야 합니다.
+# - `kind='float', tracked=False`는 합계가 Python 숫자로 남는다고 보는 답입니다. 합계가 `float`로 남는 것은 더하는 값이 Python 숫자일 때, 즉 `total_float`처럼 `loss.item()`을 더할 때뿐입니다.
 
 # %% [markdown]
 # GPU가 있으면 다음 셀에서 기다리는 모습을 확인합니다. 행렬 곱을 큐에 쌓고, `.item()`으로 값 하나를 읽은 뒤, 쌓인 작업이 모두 끝났는지 CUDA 스트림에 묻습니다. GPU에서는 `.item()`이 작업이 끝나기를 기다렸으므로 작업이 이미 끝났다는 것을 검증합니다. GPU가 없으면 충족되지 않은 조건을 출력합니다.
@@ -490,7 +502,7 @@ assert here["weight"].device.type == device.type
 #
 # 이 메시지가 나올지 다른 메시지가 나올지는 PyTorch가 합성곱에 어떤 코드를 고르는지에 달려 있습니다. 고를 때 보는 것은 입력입니다(PyTorch `Convolution.cpp`의 `_select_conv_backend`).
 #
-# - float32 CPU 입력은 빌드에 oneDNN(MKLDNN)이 있으면(`torch.backends.mkldnn.is_available()`) 대부분 oneDNN으로 갑니다. 이미지 여러 장의 배치가 그 예입니다. oneDNN은 타입을 검사하고, 이 섹션의 메시지 뒤에 `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`("또는 입력이 MKLDNN 텐서이고 가중치가 밀집 텐서여야 한다")를 붙인 오류를 냅니다.
+# - CPU의 float32 입력은 대부분 oneDNN(Intel의 CPU용 딥러닝 라이브러리, 옛 이름 MKLDNN)으로 갑니다(oneDNN이 포함된 빌드일 때. `torch.backends.mkldnn.is_available()`로 확인할 수 있습니다). 이미지 여러 장의 배치가 그 예입니다. oneDNN은 타입을 검사하고, 이 섹션의 메시지 뒤에 `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`("또는 입력이 MKLDNN 텐서이고 가중치가 밀집 텐서여야 한다")를 붙인 오류를 냅니다.
 # - 작은 이미지 한 장(요소가 20,480개 이하, 커널이 3×3 이하, `groups=1`)은 PyTorch 자체의 범용 합성곱 코드(`slow_conv2d`)로 갑니다. 이 코드는 타입을 검사하지 않습니다. 대신 PyTorch가 디스패처용으로 생성한 래퍼(`wrapper_CUDA___slow_conv2d_forward`)가 커널을 실행하기 전에 디바이스를 검사하므로, 메시지는 이 페이지의 첫 섹션과 같은 문구가 됩니다. "`weight`가 `cuda:0`에 있어 다른 텐서들의 디바이스 `cpu`와 다르다"는 뜻입니다.
 #
 #   ```
@@ -543,8 +555,8 @@ else:
 # %% [markdown] tags=["answer"]
 # **정답:** oneDNN이 있는 빌드(위 출력의 `onednn=True`)에서는 `weight type (torch.DoubleTensor)`입니다. 여덟 장의 배치는 oneDNN으로 가고, oneDNN은 텐서 타입끼리, 즉 CPU의 float32와 CPU의 float64를 비교합니다.
 #
-# - `expected scalar type Float but found Double`이라면 배치도 범용 경로로 갔다는 뜻입니다. oneDNN이 없는 빌드에서는 이 메시지가 정답입니다.
-# - `bias type (double)`이라면 편향 검사에서 먼저 실패했다는 뜻입니다. 하지만 이 합성곱에는 편향이 없으므로 이 메시지는 나올 수 없습니다.
+# - `expected scalar type Float but found Double`을 골랐다면 배치도 범용 경로로 갔다고 본 것입니다. oneDNN이 없는 빌드에서는 이 메시지가 정답입니다.
+# - `bias type (double)`은 편향 검사에서 먼저 실패했다고 보는 답입니다. 하지만 이 합성곱에는 편향이 없으므로 이 메시지는 나올 수 없습니다.
 #
 # GPU에 있는 합성곱에 CPU 입력을 넣었을 때의 메시지도 이처럼 경로를 고르는 방식에 따라 정해집니다.
 #
@@ -557,7 +569,7 @@ print(f"{image.dtype=}, {out.dtype=}")
 assert image.dtype == out.dtype == torch.float64
 
 # %% [markdown]
-# GPU가 있으면 다음 셀은 GPU에 있는 합성곱에 CPU 배치를, 이어서 작은 CPU 이미지 한 장을 넣고, 각 경로가 내는 메시지를 검증합니다. 그다음 CPU에 있는 합성곱에 GPU 배치를 넣습니다. GPU가 없으면 충족되지 않은 조건을 출력합니다.
+# GPU가 있으면 다음 셀은 GPU에 있는 합성곱에 CPU 배치를, 이어서 작은 CPU 이미지 한 장을 넣고, 각 경로가 내는 메시지를 검증합니다. 그다음 CPU에 있는 합성곱에 GPU 배치를 넣습니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -602,7 +614,7 @@ if TORCH >= (2, 8):
     assert issubclass(torch.AcceleratorError, RuntimeError)
 
 # %% [markdown]
-# GPU가 있으면 다음 셀은 마지막 GPU 바로 다음 인덱스를 요청하고(2.9부터는 힌트 줄도 검증합니다), 그다음 유효한 인덱스, 즉 `torch.cuda.device_count()`보다 작은 인덱스를 씁니다. GPU가 없으면 충족되지 않은 조건을 출력합니다.
+# GPU가 있으면 다음 셀은 마지막 GPU 바로 다음 인덱스를 요청하고(2.9부터는 힌트 줄도 검증합니다), 그다음 유효한 인덱스, 즉 `torch.cuda.device_count()`보다 작은 인덱스를 씁니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -772,8 +784,8 @@ assert features.device.type == device.type
 # %% [markdown] tags=["answer"]
 # **정답:** GPU가 있든 없든 `devices={'cpu'}`입니다. 워커는 데이터셋을 읽고 CPU 텐서를 묶어 배치로 만들 뿐입니다. CUDA에는 전혀 손대지 않으므로, CUDA를 쓴 프로세스에서 fork되어도 문제가 없고, 만드는 것이 GPU에 놓이지도 않습니다. 디바이스로 옮기는 일은 메인 프로세스의 루프에서 합니다.
 #
-# - `devices={'cuda'}`라면 워커가 배치를 GPU에 만든다는 뜻입니다. 그러려면 워커가 CUDA를 써야 합니다.
-# - `Cannot re-initialize CUDA in forked subprocess`("fork한 자식 프로세스에서는 CUDA를 다시 초기화할 수 없다")라면 fork된 워커가 CUDA를 다시 초기화하려 했다는 뜻입니다. 워커가 CUDA를 쓰지 않으므로 이 오류는 나지 않습니다.
+# - `devices={'cuda'}`를 골랐다면 워커가 배치를 GPU에 만든다고 본 것입니다. 그러려면 워커가 CUDA를 써야 합니다.
+# - `Cannot re-initialize CUDA in forked subprocess`("fork한 자식 프로세스에서는 CUDA를 다시 초기화할 수 없다")는 fork된 워커가 CUDA를 다시 초기화하려 했다고 보는 답입니다. 워커가 CUDA를 쓰지 않으므로 이 오류는 나지 않습니다.
 #
 # 이것이 이 오류의 흔한 해결 방법입니다. 워커에서는 CUDA를 쓰지 않고 CPU 텐서를 불러와 준비만 하며, 학습 루프가 메인 프로세스에서 배치마다 디바이스로 옮깁니다. 이것이 DataLoader를 쓰는 본래 방식이기도 하며, 부모가 GPU를 쓴 뒤에도 `fork`로 동작합니다.
 
@@ -890,7 +902,7 @@ assert torch.cuda.OutOfMemoryError is torch.OutOfMemoryError
 assert issubclass(torch.OutOfMemoryError, RuntimeError)
 
 # %% [markdown]
-# GPU가 있으면 다음 셀은 GPU 메모리의 두 배를 요청합니다. 이어서 해제한 텐서의 메모리가 할당된 메모리에서는 빠지지만 `torch.cuda.empty_cache()`를 호출할 때까지 예약된 메모리에 남는다는 것을 검증합니다. GPU가 없으면 충족되지 않은 조건을 출력합니다.
+# GPU가 있으면 다음 셀은 GPU 메모리의 두 배를 요청합니다. 이어서 해제한 텐서의 메모리가 할당된 메모리에서는 빠지지만 `torch.cuda.empty_cache()`를 호출할 때까지 예약된 메모리에 남는다는 것을 검증합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():

@@ -21,10 +21,26 @@
 #
 # - 요소당 바이트 수, 모델의 매개변수와 버퍼
 # - 500 GB 모델을 `meta` 디바이스에 몇 밀리초 만에 만드는 방법과, `meta`에 만든 모델을 디바이스에서 실제 모델로 만드는 방법
-# - 학습이 더하는 것: 변화도(gradient), 옵티마이저 상태, autograd가 저장하는 활성화
+# - 학습하면 늘어나는 메모리: 변화도(gradient), 옵티마이저 상태, autograd가 저장하는 활성화
 # - GPU에서: PyTorch 할당자가 알려 주는 값, 그리고 `nvidia-smi`가 더 크게 보여 주는 이유
 #
 # 마지막 섹션을 뺀 나머지는 모두 CPU에서 실행하고 검증합니다. GPU에서만 검증하는 셀에는 "GPU에서만 검증" 표시가 붙어 있고, GPU가 없는 머신에서는 `torch.cuda.is_available()=False`를 출력합니다.
+
+# %% [markdown] tags=["summary"]
+# **요약**
+#
+# - 모델이 차지하는 메모리는 매개변수와 버퍼의 바이트 수(각각 `numel() * element_size()`)를 더한 값입니다. 학습할 때는 매개변수마다 변화도(gradient), 옵티마이저 상태(Adam은 매개변수 하나에 텐서 두 개), 역전파를 위해 저장하는 활성화가 더해집니다.
+# - 큰 모델은 `torch.device("meta")` 아래에서 만들면 메모리를 할당하지 않고 크기를 잴 수 있습니다.
+#
+# ```python
+# def model_bytes(model):
+#     tensors = [*model.parameters(), *model.buffers()]
+#     return sum(t.numel() * t.element_size() for t in tensors)
+#
+# with torch.device("meta"):
+#     model = MyModel()
+# print(model_bytes(model))
+# ```
 
 # %% tags=["setup"]
 import contextlib
@@ -112,8 +128,8 @@ assert col.clone().untyped_storage().nbytes() == 2048
 # %% [markdown] tags=["answer"]
 # **정답:** `col.untyped_storage().nbytes()=2097152`입니다. 뷰(view)는 원래 텐서와 스토리지를 공유하고, `del t` 다음에도 스토리지 전체를 붙잡고 있습니다. `nbytes`가 세는 것은 뷰 자신의 요소이지, 뷰가 참조하는 메모리 전체가 아닙니다.
 #
-# - `col.untyped_storage().nbytes()=2048`이라면 `del t` 다음에 뷰가 쓰지 않는 부분이 해제되고 뷰의 요소만 남는다는 뜻입니다. 스토리지는 나뉘지 않으므로, 뷰가 살아 있는 한 2 MiB 전체가 그대로 남습니다.
-# - `col.untyped_storage().nbytes()=4096`이라면 뷰의 요소가 들어 있는 작은 블록만 남는다는 뜻입니다. 실제로는 스토리지가 일부만 해제되는 일은 없고, 전체가 남습니다.
+# - `col.untyped_storage().nbytes()=2048`을 골랐다면 `del t` 다음에 뷰가 쓰지 않는 부분이 해제되고 뷰의 요소만 남는다고 본 것입니다. 스토리지는 나뉘지 않으므로, 뷰가 살아 있는 한 2 MiB 전체가 그대로 남습니다.
+# - `col.untyped_storage().nbytes()=4096`은 뷰의 요소가 들어 있는 작은 블록만 남는다고 보는 답입니다. 실제로는 스토리지가 일부만 해제되는 일은 없고, 전체가 남습니다.
 #
 # `col.clone()`은 열을 자기만의 스토리지(2048바이트)로 복사합니다. 큰 텐서의 작은 슬라이스를 리스트에 모아 두면 원래 텐서 전체가 메모리에 남는 이유가 이것입니다.
 
@@ -163,13 +179,13 @@ assert model_bytes(model) == (before - 8) // 2 + 8
 # %% [markdown] tags=["answer"]
 # **정답:** `['torch.float16', 'torch.int64']`입니다. `.half()`는 `.to(torch.float16)`처럼 부동소수점 매개변수와 버퍼만 변환합니다. 배치 정규화가 처리한 배치 수를 세는 `num_batches_tracked`는 정수라서 `int64`로 남고, 나머지 텐서는 모두 크기가 절반이 됩니다.
 #
-# - `['torch.float16']`이라면 정수 버퍼까지 변환했다는 뜻입니다.
-# - `['torch.float32']`라면 `.half()`가 아무것도 변환하지 않았다는 뜻입니다.
+# - `['torch.float16']`을 골랐다면 정수 버퍼까지 변환했다고 본 것입니다.
+# - `['torch.float32']`는 `.half()`가 아무것도 변환하지 않았다고 보는 답입니다.
 #
 # 부동소수점 텐서가 모두 `float32`인 모델을 `float16`으로 바꾸면 메모리가 절반이 되고, 여기에 크기가 바뀌지 않는 정수 카운터 몇 바이트가 더해집니다.
 
 # %% [markdown]
-# ## 어떤 크기의 모델이든 세기: `meta`에 만들기
+# ## 아무리 큰 모델도 메모리 없이 크기 재기: `meta`에 만들기
 #
 # `meta` 디바이스의 텐서는 모양과 dtype은 있지만 데이터가 없습니다. 그래서 만들어도 메모리를 쓰지 않습니다. `with torch.device("meta"):` 안에서는 모델이 아무리 커도 이런 방식으로 만들 수 있으므로, 어디에 둘지 정하기 전에 바이트 수를 셀 수 있습니다. 아래 셀에서는 매개변수가 1250억 개(`float32`로 500 GB)인 모델을 만듭니다.
 #
@@ -216,8 +232,8 @@ assert "no data" in str(caught.error)
 #
 # "meta 텐서에서는 복사할 수 없다, 데이터가 없다"는 뜻입니다. 0이라는 값은 어디에도 저장된 적이 없으므로 복사해 올 것이 없습니다.
 #
-# - `tensor([0., 0., 0.])`이라면 `meta` 텐서가 값을 기억한다는 뜻입니다. `meta` 텐서에는 모양과 dtype만 있습니다.
-# - `RuntimeError`라면 PyTorch가 이 복사를 일반적인 실행 오류로 알린다는 뜻입니다. PyTorch는 이 복사를 구현되지 않은 동작으로 보고 `NotImplementedError`를 일으킵니다(위 검증은 오류의 타입이 정확히 `NotImplementedError`인지 확인합니다).
+# - `tensor([0., 0., 0.])`을 골랐다면 `meta` 텐서가 값을 기억한다고 본 것입니다. `meta` 텐서에는 모양과 dtype만 있습니다.
+# - `RuntimeError`는 PyTorch가 이 복사를 일반적인 실행 오류로 알린다고 보는 답입니다. PyTorch는 이 복사를 구현되지 않은 동작으로 보고 `NotImplementedError`를 일으킵니다(위 검증은 오류의 타입이 정확히 `NotImplementedError`인지 확인합니다).
 
 # %% [markdown]
 # ## `meta`에서 실제 디바이스로
@@ -289,7 +305,7 @@ finally:
     torch.use_deterministic_algorithms(False)
 
 # %% [markdown]
-# ## 학습이 더하는 것
+# ## 학습하면 늘어나는 메모리
 #
 # 학습 단계에서는 모델보다 훨씬 많은 것이 메모리에 남습니다.
 #
@@ -329,8 +345,8 @@ assert all(p.grad is None for p in model.parameters())
 # %% [markdown] tags=["answer"]
 # **정답:** `len(optimizer.state)=0`입니다. Adam은 첫 번째 `step()`에서 상태를 만듭니다. 그래서 옵티마이저를 만들 때는 메모리에 들어가다가도 첫 단계에서 메모리가 부족해질 수 있습니다.
 #
-# - `len(optimizer.state)=6`이라면 옵티마이저를 만들 때 매개변수마다 상태가 생긴다는 뜻입니다. 상태는 첫 `step()`에서야 생깁니다.
-# - `len(optimizer.state)=12`라면 매개변수마다 상태 항목이 두 개씩 생긴다는 뜻입니다. 상태는 매개변수마다 항목 하나이고, `exp_avg`와 `exp_avg_sq`는 그 항목 안에 들어 있습니다.
+# - `len(optimizer.state)=6`을 골랐다면 옵티마이저를 만들 때 매개변수마다 상태가 생긴다고 본 것입니다. 상태는 첫 `step()`에서야 생깁니다.
+# - `len(optimizer.state)=12`는 매개변수마다 상태 항목이 두 개씩 생긴다고 보는 답입니다. 상태는 매개변수마다 항목 하나이고, `exp_avg`와 `exp_avg_sq`는 그 항목 안에 들어 있습니다.
 #
 # 첫 단계가 지나면 매개변수마다 같은 크기의 텐서 두 개(`exp_avg`, `exp_avg_sq`)와 숫자 하나짜리 `step`이 생깁니다(`step`은 기본적으로 CPU에 있고, `fused=True`나 `capturable=True`이면 GPU에 있습니다). `amsgrad=True`이면 텐서가 하나 더 생깁니다.
 #
@@ -387,9 +403,9 @@ assert large_batch == 2 * small_batch
 # %% [markdown] tags=["answer"]
 # **정답:** `counted=16384`입니다. autograd는 변화도를 계산하는 데 필요할 때만 텐서를 저장합니다. 첫 번째 계층을 고정하면 마지막 계층보다 앞에는 변화도가 필요한 것이 없으므로, 첫 번째 계층의 입력은 저장되지 않고 `ReLU`도 아무것도 저장하지 않습니다. 마지막 계층의 가중치에는 여전히 변화도가 필요하고, 그 계산에는 그 계층의 입력이 필요합니다. 그 몫이 4바이트 숫자 32 × 128개입니다.
 #
-# - `counted=24576`이라면 고정해도 저장되는 양이 그대로라는 뜻입니다. 이것은 고정하기 전에 센 값입니다.
-# - `counted=8192`라면 첫 번째 계층의 입력만 저장된다는 뜻입니다. 하지만 고정한 계층의 입력은 이제 필요하지 않습니다.
-# - `counted=0`이라면 아무것도 저장되지 않는다는 뜻입니다. 모두 사라지는 것은 변화도가 필요한 매개변수가 하나도 없을 때뿐입니다.
+# - `counted=24576`을 골랐다면 고정해도 저장되는 양이 그대로라고 본 것입니다. 이것은 고정하기 전에 센 값입니다.
+# - `counted=8192`는 첫 번째 계층의 입력만 저장된다고 보는 답입니다. 하지만 고정한 계층의 입력은 이제 필요하지 않습니다.
+# - `counted=0`을 골랐다면 아무것도 저장되지 않는다고 본 것입니다. 모두 사라지는 것은 변화도가 필요한 매개변수가 하나도 없을 때뿐입니다.
 #
 # 위 검증은 저장되는 활성화가 배치에 비례해 늘어난다는 것도 확인합니다. 활성화는 모두 샘플 하나당 행 하나를 가지므로, 배치를 두 배로 늘리면 저장되는 바이트 수도 두 배가 됩니다. 가중치, 변화도, 옵티마이저 상태는 그대로입니다.
 #
@@ -453,7 +469,7 @@ assert parts["optimizer"] == held
 assert parts["weights"] == sum(t.nbytes for t in mlp.state_dict().values())
 
 # %% [markdown]
-# ## GPU에서: 할당자가 알려 주는 값
+# ## GPU 할당자가 알려 주는 값
 #
 # CUDA GPU에서 PyTorch는 드라이버로부터 큰 세그먼트 단위로 메모리를 받아 두고, 캐싱 할당자를 통해 직접 나눠 줍니다.
 #
@@ -464,7 +480,7 @@ assert parts["weights"] == sum(t.nbytes for t in mlp.state_dict().values())
 #
 # 텐서를 해제하면 그 메모리는 드라이버가 아니라 할당자로 돌아갑니다. `memory_allocated`는 줄지만 `memory_reserved`는 줄지 않습니다. `torch.cuda.empty_cache()`는 텐서가 하나도 없는 세그먼트를 드라이버에 돌려줄 뿐, 텐서를 해제하지는 않습니다. 할당자는 메모리 부족을 알리기 전에 스스로 같은 일을 하고 다시 시도하므로, 직접 호출해도 멈춘 실행을 살리는 경우는 드뭅니다. 다른 프로세스를 위해 메모리를 비울 때 쓸모가 있습니다.
 #
-# GPU가 없는 머신에서는 다음 셀이 `torch.cuda.is_available()=False`를 출력합니다. GPU에서 실행했는지는 페이지 제목 아래 줄에 나옵니다. 이 셀들이 검증하는 내용의 근거는 PyTorch 문서와 할당자의 소스입니다(근거 목록은 저장소의 `notebooks/gpu-evidence.yml`).
+# GPU에서 실행했는지는 페이지 제목 아래 줄에 나옵니다. 이 셀들이 검증하는 내용의 근거는 PyTorch 문서와 할당자의 소스입니다(근거 목록은 저장소의 `notebooks/gpu-evidence.yml`).
 
 # %% tags=["claim-F15", "gpu-only"]
 if torch.cuda.is_available():
@@ -536,5 +552,5 @@ else:
 # - 자기 스토리지를 가진 텐서는 `numel() * element_size()` 바이트를 씁니다. 뷰는 원래 텐서 전체를 메모리에 남깁니다. 모델이 쓰는 메모리는 매개변수와 버퍼의 바이트 수입니다(`parameters()`와 `buffers()`로 셉니다). `.half()`로 절반이 되는 것은 부동소수점 텐서뿐입니다.
 # - 큰 모델은 `torch.device("meta")` 안에서 만들면 메모리를 쓰지 않고 셀 수 있습니다. `meta` 텐서에는 값이 없습니다. 실제 모델로 만들려면 `to_empty`를 쓴 뒤 초기화하거나, `map_location`(스토리지를 하나씩 넘김)이나 `mmap=True`로 불러와 `load_state_dict(..., assign=True)`를 쓰세요. `assign=True`로 불러오면 `persistent=False` 버퍼는 `meta`에 남습니다.
 # - 학습은 매개변수마다 변화도, 옵티마이저 상태(Adam은 매개변수마다 2개, 첫 단계에서 만들어짐), 저장되는 활성화를 더합니다. 활성화는 변화도에 필요한 곳에서만 저장되고 배치에 비례해 늘어납니다. `no_grad`와 `inference_mode`에서는 아무것도 저장되지 않고, 올바른 `device_type`을 지정한 `autocast`에서는 정밀도가 낮은 dtype으로 저장됩니다.
-# - GPU에서 `memory_allocated`는 할당자가 나눠 준 몫을, `memory_reserved`는 할당자가 받아 둔 몫을 셉니다. 해제한 메모리는 `empty_cache()` 전까지 예약된 채로 남습니다. `nvidia-smi`가 보여 주는 것은 예약된 메모리에 각 프로세스의 CUDA 컨텍스트를 더한 양입니다.
+# - GPU에서 `memory_allocated`는 할당자가 나눠 준 양을, `memory_reserved`는 할당자가 확보해 둔 양을 셉니다. 해제한 메모리는 `empty_cache()` 전까지 예약된 채로 남습니다. `nvidia-smi`가 보여 주는 것은 예약된 메모리에 각 프로세스의 CUDA 컨텍스트를 더한 양입니다.
 

@@ -36,4 +36,32 @@
     if (ev.key === "Enter" && (ev.isComposing || ev.keyCode === 229) && ev.target === query)
       ev.stopPropagation();
   }, true);
+
+  // Switching language keeps the reader's place: the link to the other language gets the section
+  // being read (its heading's id: the same in every language where the heading is a message or code),
+  // and the page there, when it has no such id, opens at the heading in the same position (every
+  // language has the same sections in the same order: tests/test_parity.py).
+  const headings = () => [...document.querySelectorAll(".md-content :is(h2, h3)[id]")];
+  const reading = () => headings().filter(h => h.getBoundingClientRect().top <= 100).pop();
+  for (const link of document.querySelectorAll(".md-select__link[hreflang]")) {
+    link.addEventListener("click", () => {
+      const section = reading();
+      const url = new URL(link.href, location.href);
+      url.hash = section ? section.id : "";
+      link.href = url.href;
+      try {
+        sessionStorage.setItem("section", JSON.stringify({path: url.pathname, index: headings().indexOf(section)}));
+      } catch (err) { /* storage refused: the id alone */ }
+    }, true);
+  }
+  try {
+    const left = JSON.parse(sessionStorage.getItem("section"));
+    sessionStorage.removeItem("section");
+    const id = decodeURIComponent(location.hash.slice(1));
+    const section = left && left.path === location.pathname && !(id && document.getElementById(id)) && headings()[left.index];
+    if (section) {
+      history.replaceState(history.state, "", "#" + section.id);
+      section.scrollIntoView();
+    }
+  } catch (err) { /* storage refused, or nothing left there */ }
 })();

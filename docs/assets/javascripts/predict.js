@@ -4,7 +4,10 @@
    a choice or asks for the answer, then opens in place. A tiny script in overrides/main.html closes
    them before the first paint (class predict-js); without JavaScript everything reads in order, as in
    Colab. The answer key (data-answer) is the choice the executed output shows; the build checks that
-   exactly one does. Answers are kept in this browser (localStorage) and nowhere else. */
+   exactly one does. Answers are kept in this browser (localStorage) and nowhere else.
+   What stays closed arrives inside <noscript data-later> (one text node while scripts run, not a few
+   hundred elements): it becomes part of the page when its question is answered, and every one of
+   them before the page is printed, where the print stylesheet shows them all. */
 (() => {
   const tally = document.querySelector("[data-predict-tally]");
   const containers = [...document.querySelectorAll("[data-predict]")];
@@ -16,11 +19,41 @@
   const key = q => `predict:${location.pathname}#${q.number}`;
   const questions = [];
 
+  // the closed parts of question `number` (all of them: null) made part of the page
+  const later = number => {
+    const selector = number === null ? "noscript[data-later]" : `noscript[data-later="${number}"]`;
+    const found = [...document.querySelectorAll(selector)];
+    for (const part of found) {
+      const html = document.createElement("template");
+      html.innerHTML = part.textContent;
+      const added = [...html.content.children];
+      part.replaceWith(html.content);
+      for (const el of added) window.nbHighlight?.(el);
+    }
+    if (found.length) dispatchEvent(new Event("resize"));  // extra.js: what scrolls becomes a Tab stop
+  };
+  const printing = () => {
+    later(null);
+    for (const q of questions) q.reveals = [...document.querySelectorAll(`[data-reveal="${q.number}"]`)];
+  };
+  addEventListener("beforeprint", printing);
+  matchMedia("print").addEventListener("change", ev => ev.matches && printing());
+
   const el = (tag, attrs = {}, ...children) => {
     const node = document.createElement(tag);
     for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);
     node.append(...children);
     return node;
+  };
+
+  // a choice's code with a place to break after each `=` (`nbytes()=` / `2048`, not `204` / `8`)
+  const breakable = code => {
+    const copy = code.cloneNode(true);
+    for (const text of [...copy.childNodes].filter(n => n.nodeType === Node.TEXT_NODE && n.data.includes("="))) {
+      const parts = text.data.split(/(?<==)(?!=)/);
+      text.replaceWith(...parts.flatMap((part, i) => i ? [document.createElement("wbr"), part] : [part]));
+    }
+    return copy;
   };
 
   for (const box of containers) {
@@ -36,7 +69,7 @@
     if (prompt && prompt.tagName === "P") { legend.append(...prompt.childNodes); prompt.remove(); }
     q.buttons = q.fragments.map((code, i) => {
       const button = el("button", {type: "button", class: "predict-choice", "aria-pressed": "false"},
-                        code.cloneNode(true));
+                        breakable(code));
       button.addEventListener("click", () => pick(q, i));
       return button;
     });
@@ -46,7 +79,7 @@
     const form = el("fieldset", {class: "predict-form"}, legend,
                     el("div", {class: "predict-choices-buttons"}, ...q.buttons), q.reveal, q.verdict);
     list.replaceWith(form);
-    const output = document.getElementById(box.dataset.output)?.querySelector("[data-reveal]");
+    const output = document.getElementById(box.dataset.output)?.querySelector("[data-reveal], noscript[data-later]");
     if (output) {
       q.pending = el("p", {class: "predict-pending"}, L.pending);
       output.before(q.pending);
@@ -99,6 +132,10 @@
     else if (done) q.verdict.append(printed());
     q.verdict.classList.toggle("is-right", predicted && right);
     q.verdict.classList.toggle("is-wrong", predicted && !right);
+    if (done) {
+      later(q.number);
+      q.reveals = [...document.querySelectorAll(`[data-reveal="${q.number}"]`)];
+    }
     for (const part of q.reveals) part.classList.toggle("is-open", done);
     if (q.pending) q.pending.hidden = done;
   }
