@@ -18,8 +18,9 @@ REFUSED_TAGS = {
 
 # The tags a cell may carry, besides claim-<ID> for each ID in notebooks/claims.yml: predict (a question,
 # "predict, then run"), answer (cells shown once the question is answered), setup (the first code cell,
-# shown collapsed), gpu-only (checks that need a CUDA GPU). A tag close to one of these is a typo.
-KNOWN_TAGS = frozenset({"predict", "answer", "setup", "gpu-only"})
+# shown collapsed), gpu-only (checks that need a CUDA GPU), calculator (its output holds the coefficients
+# of the page's memory calculator: coursebuild/render/calculator.py). A tag close to one of these is a typo.
+KNOWN_TAGS = frozenset({"predict", "answer", "setup", "gpu-only", "calculator"})
 
 CLAIM_TAG = "claim-"
 
