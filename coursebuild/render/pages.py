@@ -4,8 +4,8 @@ meta() (on_page_markdown) gives the page template (overrides/main.html) what it 
 the Colab and download links, the provenance line (device, versions, date), the link to the page's
 other view (GPU record or CPU outputs). content() (on_page_content) links the shared CSS and script,
 puts the page's language on the interface strings MkDocs and mkdocs-jupyter write in English, turns
-cell tags into marks (marks.py), marks the questions (predict.py), closes the setup cell, and puts the
-title first. after_paint() (on_post_page) makes Material's script wait until the page is painted.
+cell tags into marks (marks.py), marks the questions (predict.py), closes the setup cell, adds the memory
+calculator where a cell asks for it (calculator.py), and puts the title first. after_paint() (on_post_page) makes Material's script wait until the page is painted.
 Hands each page's HTML to search and assets.
 """
 import json
@@ -15,7 +15,7 @@ from html import escape
 from pathlib import Path
 from urllib.parse import urljoin
 
-from coursebuild.render import marks, notebook_html, predict
+from coursebuild.render import calculator, marks, notebook_html, predict
 
 
 def meta(markdown, page, config, files):
@@ -39,6 +39,7 @@ def meta(markdown, page, config, files):
         "gpu_only": sum(marks.GPU_ONLY in c.get("metadata", {}).get("tags", []) for c in nb["cells"]),
         "predict": predict.answer_key(page, nb),
         "setup": [i for i, c in enumerate(nb["cells"]) if marks.SETUP in c.get("metadata", {}).get("tags", [])],
+        "calculator": calculator.meta(nb, page.file.src_uri),
     }
     return markdown
 
@@ -91,6 +92,7 @@ def content(html, page, config, files):
     html = marks.TAG_TOOLBAR.sub(lambda m: marks.marks(m[1], page, config, files), html)
     html = predict.mark_questions(html, page, labels)
     html = _setup_cells(html, page, labels)
+    html = calculator.insert(html, page, labels)
     html = _name_markdown_code(html)
     html = NOTEBOOK_LINK.sub(lambda m: _notebook_link(m, page, files), html)
     # The title first, as on the Markdown pages (and styled like them), then the buttons and provenance.
