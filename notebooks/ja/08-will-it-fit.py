@@ -435,7 +435,7 @@ assert elsewhere == torch.float32  # CPU 上の演算は float32 で実行され
 #
 # `torch.autocast` は別の種類の混合精度です。重みは `float32` のままで、演算だけを16ビットで実行します。混合精度なしの `float32` として数えてください。節約できるのは活性化の分です。
 #
-# 活性化はバッチと層の構成によって変わり、パラメータの数だけでは決まりません。上で使った `saved_bytes` で、自分のモデルについて数えてください。残りの3つ（混合精度ならマスター重みを加えた4つ）をバイト数で返すのが関数 `estimate` です。次のセルでは、すべての dtype、オプティマイザ、モードについて、このページの小さな2つのモデルで実際に1ステップ実行し、PyTorch が持っているテンソルとそれぞれ照らし合わせます。Adam がパラメータのテンソルごとに持つ要素1つの `step` は含めません。テンソル1つあたり数バイトです。
+# 活性化はバッチと層の構成によって変わり、パラメータの数だけでは決まりません。上で使った `saved_bytes` で、自分のモデルについて数えてください。残りの3つ（混合精度ならマスター重みを加えた4つ）をバイト数で返すのが関数 `estimate` です。次のセルでは、すべての dtype、オプティマイザ、モードについて、このページの小さなモデル（`make_mlp`）で実際に1ステップ実行し、PyTorch が持っているテンソルとそれぞれ照らし合わせます。Adam がパラメータのテンソルごとに持つ要素1つの `step` は含めません。テンソル1つあたり数バイトです。
 
 # %% tags=["claim-F14"]
 STATE_TENSORS = {"sgd": 0, "sgd-momentum": 1, "adam": 2}  # パラメータ1つあたり
@@ -478,27 +478,22 @@ def counted(model, dtype, make_optimizer, mixed):
             "master": 0 if master is weights else nbytes(master)}
 
 
-MODELS = [lambda: make_mlp(64, 128, 10),
-          lambda: nn.Sequential(nn.Linear(64, 128), nn.ReLU(),
-                                nn.Linear(128, 10))]
 OPTIMIZERS = [("sgd", lambda ps: torch.optim.SGD(ps, lr=0.1)),
               ("sgd-momentum",
                lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9)),
               ("adam", torch.optim.Adam), ("adam", torch.optim.AdamW)]
 DTYPES = [torch.float32, torch.bfloat16, torch.float16]
+n = sum(p.numel() for p in make_mlp(64, 128, 10).parameters())
 checked = 0
-for make_model in MODELS:
-    for dtype in DTYPES:
-        weights = list(make_model().to(dtype).parameters())
-        n = sum(w.numel() for w in weights)
-        assert estimate(n, dtype, training=False) == {
-            "weights": nbytes(weights), "gradients": 0, "optimizer": 0,
-            "master": 0}
-        for name, make_optimizer in OPTIMIZERS:
-            for mixed in (False, True):
-                parts = counted(make_model(), dtype, make_optimizer, mixed)
-                assert parts == estimate(n, dtype, True, name, mixed), parts
-                checked += 1
+for dtype in DTYPES:
+    for name, make_optimizer in OPTIMIZERS:
+        for mixed in (False, True):
+            model = make_mlp(64, 128, 10)
+            parts = counted(model, dtype, make_optimizer, mixed)
+            assert parts == estimate(n, dtype, True, name, mixed), parts
+            checked += 1
+    inference = {**parts, "gradients": 0, "optimizer": 0, "master": 0}
+    assert estimate(n, dtype, training=False) == inference
 
 lost = {str(d): bool(torch.ones((), dtype=d) + 1e-4 == 1) for d in DTYPES}
 print(f"{checked=}, {lost=}")

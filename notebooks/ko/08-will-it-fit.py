@@ -436,7 +436,7 @@ assert elsewhere == torch.float32  # CPU 연산은 float32로 실행됐다
 #
 # `torch.autocast`는 다른 종류의 혼합 정밀도입니다. 가중치는 `float32` 그대로 두고 연산만 16비트로 실행합니다. 혼합 정밀도 없는 `float32`로 세면 되고, 줄어드는 것은 활성화입니다.
 #
-# 활성화는 배치와 계층 구성에 따라 달라서 매개변수 개수만으로는 정해지지 않습니다. 앞에서 쓴 `saved_bytes`로 자신의 모델에서 세어 보세요. 나머지 부분을 바이트 단위로 돌려주는 함수가 `estimate`입니다. 다음 셀에서는 모든 dtype, 옵티마이저, 모드에 대해 이 페이지의 작은 모델 두 개로 실제 단계를 한 번 실행하고, 각 부분을 PyTorch가 들고 있는 텐서와 비교합니다. Adam이 매개변수 텐서마다 두는 요소 하나짜리 `step`은 넣지 않습니다. 텐서 하나에 몇 바이트입니다.
+# 활성화는 배치와 계층 구성에 따라 달라서 매개변수 개수만으로는 정해지지 않습니다. 앞에서 쓴 `saved_bytes`로 자신의 모델에서 세어 보세요. 나머지 부분을 바이트 단위로 돌려주는 함수가 `estimate`입니다. 다음 셀에서는 모든 dtype, 옵티마이저, 모드에 대해 이 페이지의 작은 모델(`make_mlp`)로 실제 단계를 한 번 실행하고, 각 부분을 PyTorch가 들고 있는 텐서와 비교합니다. Adam이 매개변수 텐서마다 두는 요소 하나짜리 `step`은 넣지 않습니다. 텐서 하나에 몇 바이트입니다.
 
 # %% tags=["claim-F14"]
 STATE_TENSORS = {"sgd": 0, "sgd-momentum": 1, "adam": 2}  # 매개변수 하나당
@@ -479,27 +479,22 @@ def counted(model, dtype, make_optimizer, mixed):
             "master": 0 if master is weights else nbytes(master)}
 
 
-MODELS = [lambda: make_mlp(64, 128, 10),
-          lambda: nn.Sequential(nn.Linear(64, 128), nn.ReLU(),
-                                nn.Linear(128, 10))]
 OPTIMIZERS = [("sgd", lambda ps: torch.optim.SGD(ps, lr=0.1)),
               ("sgd-momentum",
                lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9)),
               ("adam", torch.optim.Adam), ("adam", torch.optim.AdamW)]
 DTYPES = [torch.float32, torch.bfloat16, torch.float16]
+n = sum(p.numel() for p in make_mlp(64, 128, 10).parameters())
 checked = 0
-for make_model in MODELS:
-    for dtype in DTYPES:
-        weights = list(make_model().to(dtype).parameters())
-        n = sum(w.numel() for w in weights)
-        assert estimate(n, dtype, training=False) == {
-            "weights": nbytes(weights), "gradients": 0, "optimizer": 0,
-            "master": 0}
-        for name, make_optimizer in OPTIMIZERS:
-            for mixed in (False, True):
-                parts = counted(make_model(), dtype, make_optimizer, mixed)
-                assert parts == estimate(n, dtype, True, name, mixed), parts
-                checked += 1
+for dtype in DTYPES:
+    for name, make_optimizer in OPTIMIZERS:
+        for mixed in (False, True):
+            model = make_mlp(64, 128, 10)
+            parts = counted(model, dtype, make_optimizer, mixed)
+            assert parts == estimate(n, dtype, True, name, mixed), parts
+            checked += 1
+    inference = {**parts, "gradients": 0, "optimizer": 0, "master": 0}
+    assert estimate(n, dtype, training=False) == inference
 
 lost = {str(d): bool(torch.ones((), dtype=d) + 1e-4 == 1) for d in DTYPES}
 print(f"{checked=}, {lost=}")
