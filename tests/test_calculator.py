@@ -12,7 +12,7 @@ import re
 from coursebuild import course
 from coursebuild.render import calculator
 import pytest
-from test_browser import DESKTOP, LANGS, PHONE, desktop, opened, page_url, tab  # noqa: F401
+from test_browser import DESKTOP, LANGS, PHONE, axe_script, desktop, opened, page_url, tab  # noqa: F401
 from test_reader_interface import labels
 
 CONCEPT = "08-will-it-fit"
@@ -226,6 +226,17 @@ def test_without_javascript_the_page_shows_the_table_of_common_sizes(chromium, b
     expected = [[calculator.short(n, lang)] + [calculator.number(sum(estimate(n, *c).values()) / 1e9)
                                               for c in calculator.COLUMNS] for n in calculator.SIZES]
     assert [r.split("\t") for r in rows] == expected
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_axe_finds_no_violation_in_the_calculator(desktop, base, axe_script, lang):
+    with tab(desktop) as (page, _):
+        opened(page, page_url(base, lang, CONCEPT))
+        page.add_script_tag(path=str(axe_script))
+        violations = page.evaluate("""async () => (await axe.run({include: [['[data-calculator]']]},
+            {resultTypes: ['violations']})).violations
+            .map(v => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map(n => n.target.join(' ')).join(' | ')})`)""")
+    assert not violations, f"{lang}:\n" + "\n".join(violations)
 
 
 def test_the_page_links_the_calculator_script_only_where_there_is_a_calculator(site):
