@@ -14,6 +14,7 @@ from coursebuild.render import calculator
 import pytest
 from test_browser import DESKTOP, LANGS, PHONE, axe_script, desktop, opened, page_url, tab  # noqa: F401
 from test_reader_interface import labels
+from test_reader_ui import compose
 
 CONCEPT = "08-will-it-fit"
 SIZES = [1, 7, 125 * 10**6, 10**9, 1_300_000_000, 7 * 10**9, 70 * 10**9, 123_456_789_012]
@@ -133,6 +134,19 @@ def test_typed_values_give_the_estimate_in_every_setting(desktop, base, estimate
         assert not log.errors, log.errors
         assert not log.foreign(), f"the calculator asked another site: {log.foreign()}"
     assert not wrong, f"{lang}: {len(wrong)} figures differ from the page's estimate:\n" + "\n".join(wrong[:20])
+
+
+@pytest.mark.parametrize("lang, reading, text", [("ja", "70おく", "70億"), ("ko", "70ㅇㅓㄱ", "70억")])
+def test_a_count_typed_with_an_input_method_counts_once_committed(desktop, base, estimate, lang, reading, text):
+    with tab(desktop) as (page, _):
+        opened(page, page_url(base, lang, CONCEPT))
+        form = page.locator(FORM)
+        params = form.locator("input[name=params]")
+        params.fill("")
+        compose(page, params, reading, text)
+        assert params.input_value() == text
+        assert params.get_attribute("aria-invalid") == "false"
+        assert total(form) == sum(estimate(7 * 10**9, "bfloat16", True, "adam", True).values())
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -77,7 +77,9 @@
       params.value = short(Number(button.dataset.params));
       update();
     });
-  form.addEventListener("input", update);
+  // While an input method composes (70おく before 70億), the text is not the reader's yet: wait for the commit.
+  form.addEventListener("input", ev => ev.isComposing || update());
+  form.addEventListener("compositionend", update);
   form.addEventListener("change", update);
   form.addEventListener("submit", ev => ev.preventDefault());  // Enter in the field: nothing to send
   root.querySelector(".calc-static")?.remove();
