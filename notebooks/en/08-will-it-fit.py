@@ -459,7 +459,8 @@ assert elsewhere == torch.float32  # the CPU operations ran in float32
 # The memory of a training step is the sum of four parts: weights, gradients, optimizer state
 # and activations. The first three follow from the number of parameters alone, once three
 # things are chosen: the dtype of the weights, the optimizer, and whether training uses mixed
-# precision. Inference needs the weights only. Training adds:
+# precision. Inference keeps only the weights (plus, while the forward pass runs, its
+# intermediate results, as above). Training adds:
 #
 # - a gradient per parameter, in the dtype of the weights;
 # - the optimizer's state: nothing for plain SGD, one tensor the size of the parameter for SGD
