@@ -19,8 +19,9 @@ REFUSED_TAGS = {
 # The tags a cell may carry, besides claim-<ID> for each ID in notebooks/claims.yml: predict (a question,
 # "predict, then run"), answer (cells shown once the question is answered), setup (the first code cell,
 # shown collapsed), gpu-only (checks that need a CUDA GPU), summary (the page's answer in a few lines, shown
-# in a box under the title). A tag close to one of these is a typo.
-KNOWN_TAGS = frozenset({"predict", "answer", "setup", "gpu-only", "summary"})
+# in a box under the title), calculator (its output holds the coefficients of the page's memory calculator:
+# coursebuild/render/calculator.py). A tag close to one of these is a typo.
+KNOWN_TAGS = frozenset({"predict", "answer", "setup", "gpu-only", "summary", "calculator"})
 
 CLAIM_TAG = "claim-"
 

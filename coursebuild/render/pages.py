@@ -4,8 +4,8 @@ meta() (on_page_markdown) gives the page template (overrides/main.html) what it 
 the Colab and download links, the provenance line (device, versions, date), the link to the page's
 other view (GPU record or CPU outputs). content() (on_page_content) links the shared CSS and script,
 puts the page's language on the interface strings MkDocs and mkdocs-jupyter write in English, turns
-cell tags into marks (marks.py), marks the questions (predict.py), closes the setup cell, and puts the
-title first. after_paint() (on_post_page) makes Material's script wait until the page is painted.
+cell tags into marks (marks.py), marks the questions (predict.py), closes the setup cell, adds the memory
+calculator where a cell asks for it (calculator.py), and puts the title first. after_paint() (on_post_page) makes Material's script wait until the page is painted.
 Hands each page's HTML to search and assets.
 """
 import json
@@ -15,7 +15,7 @@ from html import escape
 from pathlib import Path
 from urllib.parse import urljoin
 
-from coursebuild.render import marks, notebook_html, predict
+from coursebuild.render import calculator, marks, notebook_html, predict
 
 
 def meta(markdown, page, config, files):
@@ -41,6 +41,7 @@ def meta(markdown, page, config, files):
         "setup": [i for i, c in enumerate(nb["cells"]) if marks.SETUP in c.get("metadata", {}).get("tags", [])],
         "summary": [i for i, c in enumerate(nb["cells"])
                     if c["cell_type"] == "markdown" and marks.SUMMARY in c.get("metadata", {}).get("tags", [])],
+        "calculator": calculator.meta(nb, page.file.src_uri),
     }
     return markdown
 
@@ -96,6 +97,7 @@ def content(html, page, config, files):
     html = predict.mark_questions(html, page, labels)
     html = _setup_cells(html, page, labels)
     html, summary = _summary(html, page)
+    html = calculator.insert(html, page, labels)
     names = iter(range(1, 10_000))  # the summary's code blocks first, as the page shows them
     summary = _name_markdown_code(summary, names)
     html = _name_markdown_code(html, names)

@@ -470,32 +470,130 @@ print(f"{elsewhere=}")
 assert elsewhere == torch.float32  # the CPU operations ran in float32
 
 # %% [markdown]
-# The estimate of a training step's memory is then the sum of four parts, each computed from
-# the model and a batch. The cell puts it together for Adam and checks the three parts that
-# outlive the step against what PyTorch holds after one; the activations were checked above,
-# and are gone once the backward pass has used them.
+# ## An estimate for any model
+#
+# The memory of a training step is the sum of four parts: weights, gradients, optimizer state
+# and activations. The first three follow from the number of parameters alone, once three
+# things are chosen: the dtype of the weights, the optimizer, and whether training uses mixed
+# precision. Inference keeps only the weights (plus, while the forward pass runs, its
+# intermediate results, as above). Training adds:
+#
+# - a gradient per parameter, in the dtype of the weights;
+# - the optimizer's state: nothing for plain SGD, one tensor the size of the parameter for SGD
+#   with momentum (`momentum_buffer`), two for Adam and AdamW (`exp_avg`, `exp_avg_sq`);
+# - with mixed precision, a `float32` copy of the weights, the *master weights*. The weights
+#   and gradients are 16-bit; the optimizer updates the `float32` copy and keeps its state in
+#   `float32` too, because an update much smaller than the weight is lost in 16 bits (the cell
+#   adds `1e-4` to `1` in each dtype).
+#
+# `torch.autocast` is another kind of mixed precision: the weights stay `float32` and only the
+# operations run in 16 bits. Count it as `float32` without mixed precision; what it saves is
+# in the activations.
+#
+# The activations depend on the batch and on the layers, not on the parameter count alone:
+# count them on your model with `saved_bytes`, as above. The function `estimate` gives the
+# other parts in bytes. The cell checks each part against the tensors PyTorch holds after a
+# real step, for every dtype, optimizer and mode, on the page's small model (`make_mlp`). Adam's
+# one-number `step` per parameter tensor is left out: a few bytes per tensor.
 
 # %% tags=["claim-F14"]
-def estimate(model, batch, optimizer="adam"):
-    weights = model_bytes(model)
-    params = sum(p.nbytes for p in model.parameters())
-    states = {"sgd": 0, "momentum": 1, "adam": 2}[optimizer]
-    return {"weights": weights, "gradients": params,
-            "optimizer": states * params,
-            "activations": saved_bytes(model, batch)}
+STATE_TENSORS = {"sgd": 0, "sgd-momentum": 1, "adam": 2}  # per parameter
 
 
-parts = estimate(mlp, torch.randn(32, 64))
-print(parts, f"total={sum(parts.values())}")
+def estimate(n_params, dtype=torch.float32, training=True, optimizer="adam",
+             mixed=False):
+    size = torch.empty(0, dtype=dtype).element_size()
+    if not training:
+        return {"weights": n_params * size, "gradients": 0, "optimizer": 0,
+                "master": 0}
+    state = 4 if mixed else size  # mixed: the optimizer works in float32
+    master = 4 if mixed and size < 4 else 0  # a float32 copy of 16-bit weights
+    return {"weights": n_params * size, "gradients": n_params * size,
+            "optimizer": STATE_TENSORS[optimizer] * n_params * state,
+            "master": n_params * master}
 
-optimizer = torch.optim.Adam(mlp.parameters())
-mlp(torch.randn(32, 64)).sum().backward()
-optimizer.step()
-held = sum(s[k].nbytes for s in optimizer.state.values()
-           for k in ("exp_avg", "exp_avg_sq"))
-assert parts["gradients"] == sum(p.grad.nbytes for p in mlp.parameters())
-assert parts["optimizer"] == held
-assert parts["weights"] == sum(t.nbytes for t in mlp.state_dict().values())
+
+def nbytes(tensors):
+    return sum(t.nbytes for t in tensors)
+
+
+def counted(model, dtype, make_optimizer, mixed):
+    # the same parts, counted on the tensors PyTorch holds after one step
+    weights = list(model.to(dtype).parameters())
+    master = weights
+    if mixed and dtype != torch.float32:
+        master = [w.detach().float().requires_grad_() for w in weights]
+    optimizer = make_optimizer(master)
+    model(torch.randn(32, 64, dtype=dtype)).sum().backward()
+    for m, w in zip(master, weights):
+        if m is not w:
+            m.grad = w.grad.float()  # the step reads a float32 gradient
+    optimizer.step()
+    held = [t for s in optimizer.state.values() for k, t in s.items()
+            if k != "step"]
+    return {"weights": nbytes(weights),
+            "gradients": nbytes(w.grad for w in weights),
+            "optimizer": nbytes(held),
+            "master": 0 if master is weights else nbytes(master)}
+
+
+OPTIMIZERS = [("sgd", lambda ps: torch.optim.SGD(ps, lr=0.1)),
+              ("sgd-momentum",
+               lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9)),
+              ("adam", torch.optim.Adam), ("adam", torch.optim.AdamW)]
+DTYPES = [torch.float32, torch.bfloat16, torch.float16]
+n = sum(p.numel() for p in make_mlp(64, 128, 10).parameters())
+checked = 0
+for dtype in DTYPES:
+    for name, make_optimizer in OPTIMIZERS:
+        for mixed in (False, True):
+            model = make_mlp(64, 128, 10)
+            parts = counted(model, dtype, make_optimizer, mixed)
+            assert parts == estimate(n, dtype, True, name, mixed), parts
+            checked += 1
+    inference = {**parts, "gradients": 0, "optimizer": 0, "master": 0}
+    assert estimate(n, dtype, training=False) == inference
+
+lost = {str(d): bool(torch.ones((), dtype=d) + 1e-4 == 1) for d in DTYPES}
+print(f"{checked=}, {lost=}")
+assert lost == {"torch.float32": False, "torch.bfloat16": True,
+                "torch.float16": True}
+
+# %% [markdown]
+# A worked example: a model of one billion parameters trained with Adam, in `float32` and in
+# mixed precision with `bfloat16` weights. The cell prints each part in GB (10⁹ bytes), then
+# the total in bytes, GB and GiB (2³⁰ bytes), before activations.
+
+# %% tags=["claim-F14"]
+fp32 = estimate(10**9, torch.float32, optimizer="adam")
+mixed = estimate(10**9, torch.bfloat16, optimizer="adam", mixed=True)
+for name, parts in [("fp32", fp32), ("mixed", mixed)]:
+    gb = {part: n / 1e9 for part, n in parts.items()}
+    total = sum(parts.values())
+    print(f"{name}: {gb=}")
+    print(f"{name}: {total=:,}, {total / 1e9=:.1f}, {total / 2**30=:.2f}")
+assert sum(fp32.values()) == sum(mixed.values())
+assert mixed["weights"] + mixed["gradients"] == mixed["master"]
+
+# %% [markdown]
+# Both totals are the same. Mixed precision halves the weights and the gradients, and the
+# master weights take exactly what that saves; Adam's state is `float32` in both. What mixed
+# precision saves is in the activations, which this total leaves out (see above): add them, and
+# keep a margin for what the GPU section below shows the allocator and the driver take.
+#
+# The same function gives, for one parameter, the bytes of each part in every setting:
+# `(dtype, training, optimizer, mixed)`, then weights, gradients, optimizer state and master
+# weights. The calculator below multiplies these by the number of parameters you give it; in a
+# notebook, call `estimate` with your own.
+
+# %% tags=["calculator"]
+settings = [(d, False, None, False) for d in DTYPES]
+settings += [(d, True, o, m) for d in DTYPES for o in STATE_TENSORS
+             for m in (False, True)]
+for dtype, training, optimizer, mixed in settings:
+    per_parameter = estimate(1, dtype, training, optimizer, mixed)
+    key = (str(dtype).removeprefix("torch."), training, optimizer, mixed)
+    print(f"{key}: {tuple(per_parameter.values())}")
 
 # %% [markdown]
 # ## On a GPU: what the allocator reports
@@ -570,7 +668,8 @@ if torch.cuda.is_available():
     assert moved == rounded
 
     x = torch.randn(256, 1024, device="cuda")
-    p = estimate(gpu_model, x)
+    p = estimate(sum(t.numel() for t in gpu_model.parameters()))  # Adam
+    activations = saved_bytes(gpu_model, x)
     gpu_optimizer = torch.optim.Adam(gpu_model.parameters())
     for step in range(2):  # the first step creates Adam's state
         gpu_optimizer.zero_grad()
@@ -582,11 +681,11 @@ if torch.cuda.is_available():
         torch.cuda.synchronize()
         peak = torch.cuda.max_memory_allocated() - base
     steady = base - start + peak
-    total = sum(p.values())
+    total = sum(p.values()) + activations
     print(f"{moved=}, {rounded=}, {total=}, {steady=}")
     print(f"steady/total={steady / total:.2f}")
     assert base - start >= p["weights"] + p["optimizer"]
-    assert peak >= p["activations"] and peak >= p["gradients"]
+    assert peak >= activations and peak >= p["gradients"]
 else:
     print(f"{torch.cuda.is_available()=}")
 
@@ -604,6 +703,9 @@ else:
 #   parameter, created at the first step) and the saved activations, which exist only where
 #   a gradient needs them and grow with the batch. `no_grad` and `inference_mode` save none;
 #   `autocast`, with the right `device_type`, saves them in lower precision.
+# - Before activations, training takes a fixed number of bytes per parameter once the dtype,
+#   the optimizer and mixed precision are chosen (`estimate`). With Adam, mixed precision takes
+#   as many as `float32`: what it saves is in the activations.
 # - On a GPU, `memory_allocated` counts what the allocator has handed out and
 #   `memory_reserved` what it holds; freed memory stays reserved until `empty_cache()`.
 #   `nvidia-smi` shows the reserved memory plus each process's CUDA context.

@@ -441,31 +441,108 @@ print(f"{elsewhere=}")
 assert elsewhere == torch.float32  # CPU 上の演算は float32 で実行された
 
 # %% [markdown]
-# 学習の1ステップに必要なメモリの見積もりは、重み、勾配、オプティマイザの状態、活性化の4つの合計です。どれもモデルとバッチから計算できます。
+# ## どんなモデルでも使える見積もり
 #
-# 次のセルでは Adam の場合の見積もりを組み立て、ステップの後も残る3つを、1ステップ後に PyTorch が実際に持っているものと照らし合わせて検証します。活性化は上で検証済みで、逆伝播で使われた後は解放されます。
+# 学習の1ステップに必要なメモリは、重み、勾配、オプティマイザの状態、活性化の4つの合計です。このうち最初の3つは、重みの dtype、オプティマイザ、混合精度で学習するかどうかの3つを決めれば、パラメータの数だけで決まります。推論で持ち続けるのは重みだけです（順伝播の実行中は、上で見たように途中の結果も加わります）。学習では次のものが加わります。
+#
+# - パラメータごとの勾配。dtype は重みと同じです。
+# - オプティマイザの状態。ふつうの SGD にはなく、モーメンタム付きの SGD はパラメータと同じサイズのテンソルが1つ（`momentum_buffer`）、Adam と AdamW は2つ（`exp_avg` と `exp_avg_sq`）です。
+# - 混合精度なら、重みの `float32` のコピー（マスター重み）。重みと勾配は16ビットで持ち、オプティマイザは `float32` のコピーを更新して、状態も `float32` で持ちます。重みに比べてずっと小さい更新は、16ビットでは消えてしまうからです（次のセルでは、各 dtype で `1` に `1e-4` を足して確かめます）。
+#
+# `torch.autocast` は別の種類の混合精度です。重みは `float32` のままで、演算だけを16ビットで実行します。混合精度なしの `float32` として数えてください。節約できるのは活性化の分です。
+#
+# 活性化はバッチと層の構成によって変わり、パラメータの数だけでは決まりません。上で使った `saved_bytes` で、自分のモデルについて数えてください。残りの3つ（混合精度ならマスター重みを加えた4つ）をバイト数で返すのが関数 `estimate` です。次のセルでは、すべての dtype、オプティマイザ、モードについて、このページの小さなモデル（`make_mlp`）で実際に1ステップ実行し、PyTorch が持っているテンソルとそれぞれ照らし合わせます。Adam がパラメータのテンソルごとに持つ要素1つの `step` は含めません。テンソル1つあたり数バイトです。
 
 # %% tags=["claim-F14"]
-def estimate(model, batch, optimizer="adam"):
-    weights = model_bytes(model)
-    params = sum(p.nbytes for p in model.parameters())
-    states = {"sgd": 0, "momentum": 1, "adam": 2}[optimizer]
-    return {"weights": weights, "gradients": params,
-            "optimizer": states * params,
-            "activations": saved_bytes(model, batch)}
+STATE_TENSORS = {"sgd": 0, "sgd-momentum": 1, "adam": 2}  # パラメータ1つあたり
 
 
-parts = estimate(mlp, torch.randn(32, 64))
-print(parts, f"total={sum(parts.values())}")
+def estimate(n_params, dtype=torch.float32, training=True, optimizer="adam",
+             mixed=False):
+    size = torch.empty(0, dtype=dtype).element_size()
+    if not training:
+        return {"weights": n_params * size, "gradients": 0, "optimizer": 0,
+                "master": 0}
+    state = 4 if mixed else size  # 混合精度：オプティマイザは float32 で計算
+    master = 4 if mixed and size < 4 else 0  # 16ビットの重みの float32 コピー
+    return {"weights": n_params * size, "gradients": n_params * size,
+            "optimizer": STATE_TENSORS[optimizer] * n_params * state,
+            "master": n_params * master}
 
-optimizer = torch.optim.Adam(mlp.parameters())
-mlp(torch.randn(32, 64)).sum().backward()
-optimizer.step()
-held = sum(s[k].nbytes for s in optimizer.state.values()
-           for k in ("exp_avg", "exp_avg_sq"))
-assert parts["gradients"] == sum(p.grad.nbytes for p in mlp.parameters())
-assert parts["optimizer"] == held
-assert parts["weights"] == sum(t.nbytes for t in mlp.state_dict().values())
+
+def nbytes(tensors):
+    return sum(t.nbytes for t in tensors)
+
+
+def counted(model, dtype, make_optimizer, mixed):
+    # 同じ部分を、1ステップ後に PyTorch が持つテンソルで数える
+    weights = list(model.to(dtype).parameters())
+    master = weights
+    if mixed and dtype != torch.float32:
+        master = [w.detach().float().requires_grad_() for w in weights]
+    optimizer = make_optimizer(master)
+    model(torch.randn(32, 64, dtype=dtype)).sum().backward()
+    for m, w in zip(master, weights):
+        if m is not w:
+            m.grad = w.grad.float()  # ステップは float32 の勾配を読む
+    optimizer.step()
+    held = [t for s in optimizer.state.values() for k, t in s.items()
+            if k != "step"]
+    return {"weights": nbytes(weights),
+            "gradients": nbytes(w.grad for w in weights),
+            "optimizer": nbytes(held),
+            "master": 0 if master is weights else nbytes(master)}
+
+
+OPTIMIZERS = [("sgd", lambda ps: torch.optim.SGD(ps, lr=0.1)),
+              ("sgd-momentum",
+               lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9)),
+              ("adam", torch.optim.Adam), ("adam", torch.optim.AdamW)]
+DTYPES = [torch.float32, torch.bfloat16, torch.float16]
+n = sum(p.numel() for p in make_mlp(64, 128, 10).parameters())
+checked = 0
+for dtype in DTYPES:
+    for name, make_optimizer in OPTIMIZERS:
+        for mixed in (False, True):
+            model = make_mlp(64, 128, 10)
+            parts = counted(model, dtype, make_optimizer, mixed)
+            assert parts == estimate(n, dtype, True, name, mixed), parts
+            checked += 1
+    inference = {**parts, "gradients": 0, "optimizer": 0, "master": 0}
+    assert estimate(n, dtype, training=False) == inference
+
+lost = {str(d): bool(torch.ones((), dtype=d) + 1e-4 == 1) for d in DTYPES}
+print(f"{checked=}, {lost=}")
+assert lost == {"torch.float32": False, "torch.bfloat16": True,
+                "torch.float16": True}
+
+# %% [markdown]
+# 計算例として、10億パラメータのモデルを Adam で学習する場合を、`float32` と、重みを `bfloat16` にした混合精度で比べます。次のセルは、活性化を除いた各部分を GB（10⁹バイト）で表示し、続けて合計をバイト、GB、GiB（2³⁰バイト）で表示します。
+
+# %% tags=["claim-F14"]
+fp32 = estimate(10**9, torch.float32, optimizer="adam")
+mixed = estimate(10**9, torch.bfloat16, optimizer="adam", mixed=True)
+for name, parts in [("fp32", fp32), ("mixed", mixed)]:
+    gb = {part: n / 1e9 for part, n in parts.items()}
+    total = sum(parts.values())
+    print(f"{name}: {gb=}")
+    print(f"{name}: {total=:,}, {total / 1e9=:.1f}, {total / 2**30=:.2f}")
+assert sum(fp32.values()) == sum(mixed.values())
+assert mixed["weights"] + mixed["gradients"] == mixed["master"]
+
+# %% [markdown]
+# 合計は同じです。混合精度で重みと勾配は半分になりますが、減った分をちょうどマスター重みが使います。Adam の状態はどちらも `float32` です。混合精度で減るのは活性化で、この合計には含まれていません（上のセクションを参照）。活性化を足したうえで、下の GPU のセクションで見るように、アロケータとドライバが使う分の余裕も見込んでください。
+#
+# 同じ関数でパラメータ1つあたりを計算すると、各設定での各部分のバイト数がわかります。次のセルは `(dtype, training, optimizer, mixed)` ごとに、重み、勾配、オプティマイザの状態、マスター重みのバイト数を表示します。下の計算ツールは、入力したパラメータ数をこれに掛けて計算します。ノートブックでは、自分のパラメータ数で `estimate` を呼び出してください。
+
+# %% tags=["calculator"]
+settings = [(d, False, None, False) for d in DTYPES]
+settings += [(d, True, o, m) for d in DTYPES for o in STATE_TENSORS
+             for m in (False, True)]
+for dtype, training, optimizer, mixed in settings:
+    per_parameter = estimate(1, dtype, training, optimizer, mixed)
+    key = (str(dtype).removeprefix("torch."), training, optimizer, mixed)
+    print(f"{key}: {tuple(per_parameter.values())}")
 
 # %% [markdown]
 # ## GPU の場合：アロケータが報告する値
@@ -525,7 +602,8 @@ if torch.cuda.is_available():
     assert moved == rounded
 
     x = torch.randn(256, 1024, device="cuda")
-    p = estimate(gpu_model, x)
+    p = estimate(sum(t.numel() for t in gpu_model.parameters()))  # Adam
+    activations = saved_bytes(gpu_model, x)
     gpu_optimizer = torch.optim.Adam(gpu_model.parameters())
     for step in range(2):  # 最初のステップで Adam の状態ができる
         gpu_optimizer.zero_grad()
@@ -537,11 +615,11 @@ if torch.cuda.is_available():
         torch.cuda.synchronize()
         peak = torch.cuda.max_memory_allocated() - base
     steady = base - start + peak
-    total = sum(p.values())
+    total = sum(p.values()) + activations
     print(f"{moved=}, {rounded=}, {total=}, {steady=}")
     print(f"steady/total={steady / total:.2f}")
     assert base - start >= p["weights"] + p["optimizer"]
-    assert peak >= p["activations"] and peak >= p["gradients"]
+    assert peak >= activations and peak >= p["gradients"]
 else:
     print(f"{torch.cuda.is_available()=}")
 
@@ -551,5 +629,6 @@ else:
 # - 自分のストレージを持つテンソルは `numel() * element_size()` バイトを使います。ビューは元のテンソル全体をメモリに残します。モデルが使うのはパラメータとバッファのバイト数です（`parameters()` と `buffers()` で数える）。`.half()` で半分になるのは浮動小数点のものだけです。
 # - 大きなモデルは `torch.device("meta")` の中で作れば、メモリを使わずに数えられます。`meta` テンソルは値を持ちません。実体化するには `to_empty` を使って初期化するか、`map_location`（ストレージを1つずつ渡す）や `mmap=True` で読み込んで `load_state_dict(..., assign=True)` を使います。`assign=True` で読み込んだ場合、`persistent=False` のバッファは `meta` に残ります。
 # - 学習では、パラメータごとの勾配、オプティマイザの状態（Adam ならパラメータごとに2つ、最初のステップで作られる）、保存される活性化が加わります。活性化は勾配の計算に必要なものだけが保存され、バッチに比例して増えます。`no_grad` と `inference_mode` では何も保存されず、正しい `device_type` を指定した `autocast` では精度の低い dtype で保存されます。
+# - 活性化を除けば、dtype、オプティマイザ、混合精度かどうかを決めると、学習に必要なバイト数はパラメータ1つあたりで決まります（`estimate`）。Adam では混合精度でも `float32` と同じで、減るのは活性化です。
 # - GPU では、`memory_allocated` はアロケータが割り当てている分を、`memory_reserved` はアロケータが確保している分を数えます。解放したメモリは `empty_cache()` まで確保されたままです。`nvidia-smi` が表示するのは、予約済みメモリに各プロセスの CUDA コンテキストを加えた量です。
 

@@ -442,31 +442,108 @@ print(f"{elsewhere=}")
 assert elsewhere == torch.float32  # CPU 연산은 float32로 실행됐다
 
 # %% [markdown]
-# 학습 단계의 메모리 어림값은 가중치, 변화도, 옵티마이저 상태, 활성화 네 부분의 합이고, 모두 모델과 배치로 계산할 수 있습니다.
+# ## 어떤 모델에나 쓸 수 있는 어림값
 #
-# 아래 셀에서는 Adam을 쓰는 경우의 어림값을 만듭니다. 그런 다음 한 단계를 실행하고, 단계가 끝나도 남는 세 부분(가중치, 변화도, 옵티마이저 상태)을 PyTorch가 실제로 들고 있는 텐서와 비교해 검증합니다. 활성화는 앞에서 검증했고, 역전파에서 쓰이고 나면 해제됩니다.
+# 학습 단계 하나에 필요한 메모리는 가중치, 변화도, 옵티마이저 상태, 활성화 네 부분의 합입니다. 이 가운데 앞의 세 부분은 가중치의 dtype, 옵티마이저, 혼합 정밀도 사용 여부 세 가지를 정하면 매개변수의 개수만으로 정해집니다. 추론에서 계속 들고 있는 것은 가중치뿐입니다(순전파가 실행되는 동안에는 앞에서 본 것처럼 중간 결과도 더해집니다). 학습에는 다음이 더해집니다.
+#
+# - 매개변수마다 변화도 하나. dtype은 가중치와 같습니다.
+# - 옵티마이저 상태. 일반 SGD에는 없고, 모멘텀을 쓰는 SGD는 매개변수와 크기가 같은 텐서 하나(`momentum_buffer`), Adam과 AdamW는 둘(`exp_avg`, `exp_avg_sq`)입니다.
+# - 혼합 정밀도라면 가중치의 `float32` 사본(마스터 가중치). 가중치와 변화도는 16비트로 두고, 옵티마이저는 `float32` 사본을 갱신하며 상태도 `float32`로 둡니다. 가중치보다 훨씬 작은 갱신은 16비트에서는 사라지기 때문입니다(다음 셀에서 dtype마다 `1`에 `1e-4`를 더해 확인합니다).
+#
+# `torch.autocast`는 다른 종류의 혼합 정밀도입니다. 가중치는 `float32` 그대로 두고 연산만 16비트로 실행합니다. 혼합 정밀도 없는 `float32`로 세면 되고, 줄어드는 것은 활성화입니다.
+#
+# 활성화는 배치와 계층 구성에 따라 달라서 매개변수 개수만으로는 정해지지 않습니다. 앞에서 쓴 `saved_bytes`로 자신의 모델에서 세어 보세요. 나머지 부분을 바이트 단위로 돌려주는 함수가 `estimate`입니다. 다음 셀에서는 모든 dtype, 옵티마이저, 모드에 대해 이 페이지의 작은 모델(`make_mlp`)로 실제 단계를 한 번 실행하고, 각 부분을 PyTorch가 들고 있는 텐서와 비교합니다. Adam이 매개변수 텐서마다 두는 요소 하나짜리 `step`은 넣지 않습니다. 텐서 하나에 몇 바이트입니다.
 
 # %% tags=["claim-F14"]
-def estimate(model, batch, optimizer="adam"):
-    weights = model_bytes(model)
-    params = sum(p.nbytes for p in model.parameters())
-    states = {"sgd": 0, "momentum": 1, "adam": 2}[optimizer]
-    return {"weights": weights, "gradients": params,
-            "optimizer": states * params,
-            "activations": saved_bytes(model, batch)}
+STATE_TENSORS = {"sgd": 0, "sgd-momentum": 1, "adam": 2}  # 매개변수 하나당
 
 
-parts = estimate(mlp, torch.randn(32, 64))
-print(parts, f"total={sum(parts.values())}")
+def estimate(n_params, dtype=torch.float32, training=True, optimizer="adam",
+             mixed=False):
+    size = torch.empty(0, dtype=dtype).element_size()
+    if not training:
+        return {"weights": n_params * size, "gradients": 0, "optimizer": 0,
+                "master": 0}
+    state = 4 if mixed else size  # 혼합 정밀도: 옵티마이저는 float32로 계산
+    master = 4 if mixed and size < 4 else 0  # 16비트 가중치의 float32 사본
+    return {"weights": n_params * size, "gradients": n_params * size,
+            "optimizer": STATE_TENSORS[optimizer] * n_params * state,
+            "master": n_params * master}
 
-optimizer = torch.optim.Adam(mlp.parameters())
-mlp(torch.randn(32, 64)).sum().backward()
-optimizer.step()
-held = sum(s[k].nbytes for s in optimizer.state.values()
-           for k in ("exp_avg", "exp_avg_sq"))
-assert parts["gradients"] == sum(p.grad.nbytes for p in mlp.parameters())
-assert parts["optimizer"] == held
-assert parts["weights"] == sum(t.nbytes for t in mlp.state_dict().values())
+
+def nbytes(tensors):
+    return sum(t.nbytes for t in tensors)
+
+
+def counted(model, dtype, make_optimizer, mixed):
+    # 같은 부분을 한 단계 뒤 PyTorch가 들고 있는 텐서로 센다
+    weights = list(model.to(dtype).parameters())
+    master = weights
+    if mixed and dtype != torch.float32:
+        master = [w.detach().float().requires_grad_() for w in weights]
+    optimizer = make_optimizer(master)
+    model(torch.randn(32, 64, dtype=dtype)).sum().backward()
+    for m, w in zip(master, weights):
+        if m is not w:
+            m.grad = w.grad.float()  # 단계는 float32 변화도를 읽는다
+    optimizer.step()
+    held = [t for s in optimizer.state.values() for k, t in s.items()
+            if k != "step"]
+    return {"weights": nbytes(weights),
+            "gradients": nbytes(w.grad for w in weights),
+            "optimizer": nbytes(held),
+            "master": 0 if master is weights else nbytes(master)}
+
+
+OPTIMIZERS = [("sgd", lambda ps: torch.optim.SGD(ps, lr=0.1)),
+              ("sgd-momentum",
+               lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9)),
+              ("adam", torch.optim.Adam), ("adam", torch.optim.AdamW)]
+DTYPES = [torch.float32, torch.bfloat16, torch.float16]
+n = sum(p.numel() for p in make_mlp(64, 128, 10).parameters())
+checked = 0
+for dtype in DTYPES:
+    for name, make_optimizer in OPTIMIZERS:
+        for mixed in (False, True):
+            model = make_mlp(64, 128, 10)
+            parts = counted(model, dtype, make_optimizer, mixed)
+            assert parts == estimate(n, dtype, True, name, mixed), parts
+            checked += 1
+    inference = {**parts, "gradients": 0, "optimizer": 0, "master": 0}
+    assert estimate(n, dtype, training=False) == inference
+
+lost = {str(d): bool(torch.ones((), dtype=d) + 1e-4 == 1) for d in DTYPES}
+print(f"{checked=}, {lost=}")
+assert lost == {"torch.float32": False, "torch.bfloat16": True,
+                "torch.float16": True}
+
+# %% [markdown]
+# 계산 예로, 매개변수 10억 개짜리 모델을 Adam으로 학습하는 경우를 `float32`와, 가중치를 `bfloat16`으로 두는 혼합 정밀도로 비교합니다. 다음 셀은 활성화를 뺀 각 부분을 GB(10⁹바이트)로 출력하고, 이어서 합계를 바이트, GB, GiB(2³⁰바이트)로 출력합니다.
+
+# %% tags=["claim-F14"]
+fp32 = estimate(10**9, torch.float32, optimizer="adam")
+mixed = estimate(10**9, torch.bfloat16, optimizer="adam", mixed=True)
+for name, parts in [("fp32", fp32), ("mixed", mixed)]:
+    gb = {part: n / 1e9 for part, n in parts.items()}
+    total = sum(parts.values())
+    print(f"{name}: {gb=}")
+    print(f"{name}: {total=:,}, {total / 1e9=:.1f}, {total / 2**30=:.2f}")
+assert sum(fp32.values()) == sum(mixed.values())
+assert mixed["weights"] + mixed["gradients"] == mixed["master"]
+
+# %% [markdown]
+# 두 합계는 같습니다. 혼합 정밀도에서 가중치와 변화도는 절반이 되지만, 줄어든 만큼을 마스터 가중치가 그대로 씁니다. Adam의 상태는 두 경우 모두 `float32`입니다. 혼합 정밀도로 줄어드는 것은 활성화이고, 이 합계에는 들어 있지 않습니다(앞 섹션 참고). 활성화를 더하고, 아래 GPU 섹션에서 보듯 할당자와 드라이버가 쓰는 몫까지 여유를 두세요.
+#
+# 같은 함수로 매개변수 하나를 계산하면, 설정마다 각 부분의 바이트 수를 알 수 있습니다. 다음 셀은 `(dtype, training, optimizer, mixed)`마다 가중치, 변화도, 옵티마이저 상태, 마스터 가중치의 바이트 수를 출력합니다. 아래 계산기는 입력한 매개변수 개수에 이 값을 곱해 계산합니다. 노트북에서는 자신의 매개변수 개수로 `estimate`를 호출하세요.
+
+# %% tags=["calculator"]
+settings = [(d, False, None, False) for d in DTYPES]
+settings += [(d, True, o, m) for d in DTYPES for o in STATE_TENSORS
+             for m in (False, True)]
+for dtype, training, optimizer, mixed in settings:
+    per_parameter = estimate(1, dtype, training, optimizer, mixed)
+    key = (str(dtype).removeprefix("torch."), training, optimizer, mixed)
+    print(f"{key}: {tuple(per_parameter.values())}")
 
 # %% [markdown]
 # ## GPU 할당자가 알려 주는 값
@@ -526,7 +603,8 @@ if torch.cuda.is_available():
     assert moved == rounded
 
     x = torch.randn(256, 1024, device="cuda")
-    p = estimate(gpu_model, x)
+    p = estimate(sum(t.numel() for t in gpu_model.parameters()))  # Adam
+    activations = saved_bytes(gpu_model, x)
     gpu_optimizer = torch.optim.Adam(gpu_model.parameters())
     for step in range(2):  # 첫 단계에서 Adam 상태가 생긴다
         gpu_optimizer.zero_grad()
@@ -538,11 +616,11 @@ if torch.cuda.is_available():
         torch.cuda.synchronize()
         peak = torch.cuda.max_memory_allocated() - base
     steady = base - start + peak
-    total = sum(p.values())
+    total = sum(p.values()) + activations
     print(f"{moved=}, {rounded=}, {total=}, {steady=}")
     print(f"steady/total={steady / total:.2f}")
     assert base - start >= p["weights"] + p["optimizer"]
-    assert peak >= p["activations"] and peak >= p["gradients"]
+    assert peak >= activations and peak >= p["gradients"]
 else:
     print(f"{torch.cuda.is_available()=}")
 
@@ -552,5 +630,6 @@ else:
 # - 자기 스토리지를 가진 텐서는 `numel() * element_size()` 바이트를 씁니다. 뷰는 원래 텐서 전체를 메모리에 남깁니다. 모델이 쓰는 메모리는 매개변수와 버퍼의 바이트 수입니다(`parameters()`와 `buffers()`로 셉니다). `.half()`로 절반이 되는 것은 부동소수점 텐서뿐입니다.
 # - 큰 모델은 `torch.device("meta")` 안에서 만들면 메모리를 쓰지 않고 셀 수 있습니다. `meta` 텐서에는 값이 없습니다. 실제 모델로 만들려면 `to_empty`를 쓴 뒤 초기화하거나, `map_location`(스토리지를 하나씩 넘김)이나 `mmap=True`로 불러와 `load_state_dict(..., assign=True)`를 쓰세요. `assign=True`로 불러오면 `persistent=False` 버퍼는 `meta`에 남습니다.
 # - 학습은 매개변수마다 변화도, 옵티마이저 상태(Adam은 매개변수마다 2개, 첫 단계에서 만들어짐), 저장되는 활성화를 더합니다. 활성화는 변화도에 필요한 곳에서만 저장되고 배치에 비례해 늘어납니다. `no_grad`와 `inference_mode`에서는 아무것도 저장되지 않고, 올바른 `device_type`을 지정한 `autocast`에서는 정밀도가 낮은 dtype으로 저장됩니다.
+# - 활성화를 빼면, dtype과 옵티마이저, 혼합 정밀도 사용 여부를 정했을 때 학습에 드는 바이트 수는 매개변수 하나당 값으로 정해집니다(`estimate`). Adam에서는 혼합 정밀도도 `float32`와 같고, 줄어드는 것은 활성화입니다.
 # - GPU에서 `memory_allocated`는 할당자가 나눠 준 양을, `memory_reserved`는 할당자가 확보해 둔 양을 셉니다. 해제한 메모리는 `empty_cache()` 전까지 예약된 채로 남습니다. `nvidia-smi`가 보여 주는 것은 예약된 메모리에 각 프로세스의 CUDA 컨텍스트를 더한 양입니다.
 
