@@ -102,8 +102,8 @@ def lean_nb2html(*args, **kwargs):
 
 def _lean_cells(html):
     """The cells without JupyterLab's layout boxes (LAYOUT_BOX) and mkdocs-jupyter's second cell <div>
-    (CELL_TWICE): five of the fifteen elements a code cell had, two of a Markdown cell's four. With the copy button's inside and the token spans (_as_ranges)
-    this halves a long page's elements."""
+    (CELL_TWICE): five of the fifteen elements a code cell had, two of a Markdown cell's four. With the
+    copy button's inside and the token spans (_as_ranges), this halves a long page's elements."""
     out, last, closing = [], 0, []  # closing: depths at which a removed box's </div> comes
     depth = 0
     for tag in re.finditer(r'<div\b[^>]*>|</div>', html):
