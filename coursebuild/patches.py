@@ -85,6 +85,14 @@ PATCHES = (
                 "template still passes Markdown cells and HTML, Markdown, SVG outputs through clean_html when "
                 "resources.should_sanitize_html is set",
           install=("mkdocs_jupyter.nbconvert2", "HTMLExporter", "coursebuild.render.sanitize:Exporter")),
+    Patch("preview-last-good", MKDOCS, "1.6.1", "mkdocs.commands.serve:serve", "5895ed345e23",
+          what="wraps the build that MkDocs' serve command calls with coursebuild/preview.py:kept_when_failing: "
+               "each rebuild goes into a folder beside the served one, swapped in on success",
+          why="after a failed rebuild MkDocs' server held every request until a build succeeded (every URL hung "
+              "once a deleted concept was still linked), and its folder was half rebuilt",
+          check="that serve() still calls build(config, ...) by that name from its module into config.site_dir, and "
+                "still holds requests after a builder that raises",
+          install=("mkdocs.commands.serve", "build", "coursebuild.preview:kept_when_failing")),
     Patch("interface-strings", JUPYTER, "0.26.3", "mkdocs_jupyter/templates/mkdocs_html/notebook.html.j2",
           "c3a0f945b2c2",
           what="coursebuild/render/pages.py:content replaces the copy button's English label and notice "

@@ -4,7 +4,7 @@ the machine that builds reaches it.
 One copy of the project gets, at the end of its first notebook in every language, the injections a
 probe found running (2026-11-28: an <img onerror> in a Markdown cell, an <svg onload> in a heading,
 an IPython.display.HTML output with a <script>, a JavaScript output) and a cell that prints the whole
-environment; it is built with a fake CI token in the build's environment, then loaded in Chromium."""
+environment (and one that prints 3,000 lines); it is built with a fake CI token in the build's environment, then loaded in Chromium."""
 import re
 import sys
 
@@ -37,6 +37,9 @@ print("<script>window.pwned='print'</script>")
 # %%
 import os
 print(sorted(os.environ.items()))
+
+# %%
+print("\\n".join(map(str, range(3000))))
 '''
 
 
@@ -117,3 +120,20 @@ def test_no_variable_of_the_build_reaches_the_site_downloads_or_search(built):
     assert leaked == [], f"the build's secret was published in {leaked}"
     page = (site / CONCEPT / "index.html").read_text(encoding="utf-8")
     assert "PATH" in page, "the cell that prints the environment ran"
+
+
+def test_a_very_tall_output_scrolls_inside_a_bounded_box(built, chromium):
+    """Before, 20,000 printed lines made an output box 363,750 px tall (probe case 10)."""
+    _, site = built
+    with served(site) as base:
+        context = chromium.new_context(viewport={"width": 1280, "height": 800})
+        try:
+            page = context.new_page()
+            page.goto(base + f"{CONCEPT}/")
+            page.wait_for_function("() => document.documentElement.hasAttribute('data-scripts-ran')")
+            box = page.locator(".jp-OutputArea-output > pre", has_text="2999").first
+            height, scrolls, tab = box.evaluate("b => [b.getBoundingClientRect().height, b.scrollHeight > b.clientHeight, b.tabIndex]")
+            assert height <= 0.7 * 800 + 1 and scrolls, f"{height} px tall"
+            assert tab == 0, "a keyboard reaches (and so scrolls) the box"
+        finally:
+            context.close()

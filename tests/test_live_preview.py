@@ -163,6 +163,61 @@ def test_deleting_a_concept_removes_its_page_from_the_served_site_and_says_so(pr
     _wait_for_status(url, 404, timeout=30)
 
 
+@pytest.mark.slow
+def test_a_failed_rebuild_keeps_serving_the_last_good_site_and_says_what_to_fix(preview):
+    """Before, deleting a concept that another page links to made MkDocs' rebuild fail, and from then on
+    every URL of the preview hung until the files were restored (coursebuild/preview.py)."""
+    root, home = preview["root"], preview["site"]
+    config = root / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace("  - cheatsheet.md\n",
+                                                                 "  - 08-linked.ipynb\n  - cheatsheet.md\n"),
+                      encoding="utf-8")
+    for lang in course.LANGS:
+        (root / "notebooks" / lang / "08-linked.py").write_text(
+            "# %% [markdown]\n# # Linked\n\n# %%\nprint(6 * 7 * 1003)\n", encoding="utf-8")
+    _answers(home + "08-linked/", 200, timeout=120)
+    link = "\n# See [the linked page](08-linked.ipynb).\n"
+    since = len(_log(preview))
+    for lang in course.LANGS:
+        _edit(preview, lang, lambda text: re.sub(r"^(# # .*)$", lambda m: m[1] + "\n#" + link.rstrip("\n"), text,
+                                                count=1, flags=re.M))
+    deadline = time.monotonic() + 60
+    while f"pages for {CONCEPT} written" not in _log(preview)[since:]:
+        assert time.monotonic() < deadline, _log(preview)[-3000:]
+        time.sleep(0.2)
+    _settled(preview)
+    since = len(_log(preview))
+    for lang in course.LANGS:
+        (root / "notebooks" / lang / "08-linked.py").unlink()
+    deadline = time.monotonic() + 120
+    while "keeps serving the last good site" not in _log(preview)[since:]:
+        assert time.monotonic() < deadline and preview["process"].poll() is None, _log(preview)[since:][-3000:]
+        time.sleep(0.2)
+    assert "links to 08-linked.ipynb, which is not a notebook" in _log(preview)[since:], _log(preview)[since:][-3000:]
+    _settled(preview)
+    for url in (home, home + f"ja/{CONCEPT}/"):
+        assert _status(url) == 200, f"{url} does not answer after a failed rebuild"
+    # The author removes the link and the nav entry: the preview builds again.
+    for lang in course.LANGS:
+        _edit(preview, lang, lambda text: text.replace("\n#" + link.rstrip("\n"), ""))
+    config.write_text(config.read_text(encoding="utf-8").replace("  - 08-linked.ipynb\n", ""), encoding="utf-8")
+    _answers(home + "08-linked/", 404, timeout=120)
+    _settled(preview)
+
+
+def _answers(url, status, timeout):
+    """_wait_for_status, where the server may hold a request while it rebuilds (longer than _status waits)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if _status(url) == status:
+                return
+        except (TimeoutError, urllib.error.URLError):
+            pass
+        assert time.monotonic() < deadline, f"{url} is not {status} after {timeout} s"
+        time.sleep(0.5)
+
+
 def test_ctrl_c_stops_the_preview_within_seconds_while_a_cell_runs(preview, tmp_path):
     """Before, Ctrl-C waited for the running cell to end (a minute here), and a kill left its kernel running.
     Last in this file: it ends the preview."""

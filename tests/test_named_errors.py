@@ -154,3 +154,20 @@ def test_a_leftover_site_old_that_cannot_be_removed_never_blocks(quick_site):
         for _ in range(2):
             assert build.main([]) == 0
             assert (quick_site / "index.html").read_text(encoding="utf-8") == "new"
+
+
+def test_an_image_over_the_limit_is_told_how_to_draw_a_smaller_figure(course_root):
+    """Before, a 3 MB plot got the advice for text: print a shape or a few values (probe case 10)."""
+    import nbformat
+
+    from coursebuild.execute import outputs
+
+    _course(course_root, ("", "x = 1"))
+    run = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# T"), nbformat.v4.new_code_cell(
+        "plt.plot(x)", outputs=[nbformat.v4.new_output("display_data", {"image/png": "A" * 200_000, "text/plain": "<Figure>"})])])
+    run.metadata["course"] = {"provenance": {"device": "CPU"}}
+    with pytest.raises(BuildError) as err:
+        outputs.check_output_sizes([("01-x", run)])
+    message = str(err.value)
+    assert "cell 2 (line " in message and "printed 200 KB" in message
+    assert "It is mostly an image (200 KB" in message and "figsize=(6, 4), dpi=72" in message

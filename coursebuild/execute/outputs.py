@@ -39,12 +39,22 @@ def check_output_sizes(shown):
         for i, cell in enumerate(run.cells):
             size = len(json.dumps(cell.get("outputs", []), ensure_ascii=False).encode())
             if size > OUTPUT_LIMIT:
+                images = _image_bytes(cell)
+                fix = (f"It is mostly an image ({_size(images)} as the page stores it, base64): draw the figure "
+                       "smaller, e.g. plt.figure(figsize=(6, 4), dpi=72), with fewer points (a sample, or a "
+                       "histogram instead of a scatter plot), and show it once (plt.show(), not also the "
+                       "returned figure)." if images > size / 2 else
+                       "Print less: a shape, a few values (t[:5]) or a summary (t.sum(), t.mean()).")
                 problems.append(course.Problem(path, f"cell {i + 1} (line {course.cell_line(path, i)}) printed "
                                                      f"{_size(size)} on {machine}; a page shows at most "
-                                                     f"{_size(OUTPUT_LIMIT)} of a cell's output.\n  Print less: a "
-                                                     "shape, a few values (t[:5]) or a summary (t.sum(), t.mean())."))
+                                                     f"{_size(OUTPUT_LIMIT)} of a cell's output.\n  {fix}"))
     if problems:
         raise BuildError("\n".join(str(p) for p in problems))
+
+
+def _image_bytes(cell):
+    return sum(len(str(value)) for out in cell.get("outputs", []) for kind, value in out.get("data", {}).items()
+               if kind.startswith("image/"))
 
 
 def _size(count):

@@ -15,6 +15,7 @@ from html import escape
 from pathlib import Path
 from urllib.parse import urljoin
 
+from coursebuild.course import BuildError
 from coursebuild.render import calculator, marks, notebook_html, predict
 
 
@@ -57,7 +58,7 @@ def _notebook_link(match, page, files):
     other = files.get_file_from_path(f"{lang}/{target}")
     if other is None:
         source = Path(page.file.src_uri).stem
-        raise ValueError(f"notebooks/{lang}/{source}.py links to {target}, which is not a notebook of this "
+        raise BuildError(f"notebooks/{lang}/{source}.py links to {target}, which is not a notebook of this "
                          "language: link another notebook by its file name, e.g. 07-device-errors.ipynb#summary")
     return f'href="{escape(other.url_relative_to(page.file))}{anchor}"'
 

@@ -10,12 +10,16 @@
   // are links, reached by Tab and by the arrow keys (extra.css: closed, the box scrolls nothing).
   document.querySelector(".md-search__scrollwrap")?.removeAttribute("tabindex");
 
-  // Notebook code and outputs that scroll sideways must be reachable, and so scrollable, by keyboard;
-  // nothing else in a cell is a Tab stop but its copy button (coursebuild/render/notebook_html.py).
+  // Notebook code and outputs that scroll (sideways, or a very tall output in its bounded box, extra.css)
+  // must be reachable, and so scrollable, by keyboard; nothing else in a cell is a Tab stop but its copy
+  // button (coursebuild/render/notebook_html.py).
   const reachable = () => {
-    for (const box of document.querySelectorAll(".jupyter-wrapper :is(.highlight-ipynb, .jp-OutputArea-output, .jp-OutputArea-output > pre)"))
-      if (box.scrollWidth > box.clientWidth && /auto|scroll/.test(getComputedStyle(box).overflowX)) box.tabIndex = 0;
+    for (const box of document.querySelectorAll(".jupyter-wrapper :is(.highlight-ipynb, .jp-OutputArea-output, .jp-OutputArea-output > pre)")) {
+      const style = getComputedStyle(box);
+      if ((box.scrollWidth > box.clientWidth && /auto|scroll/.test(style.overflowX))
+          || (box.scrollHeight > box.clientHeight + 1 && /auto|scroll/.test(style.overflowY))) box.tabIndex = 0;
       else box.removeAttribute("tabindex");
+    }
   };
   reachable();
   addEventListener("resize", reachable);
