@@ -31,7 +31,7 @@ from coursebuild import course, lock
 from coursebuild.course import BuildError, twins
 from coursebuild.execute import kernel, pages
 
-SETTLE = 0.1  # seconds without another event: an editor's save, or files saved together, is one edit
+SETTLE = 0.05  # seconds without another event: an editor's save, or files saved together, is one edit
 # What an edit does to a file. Not "opened" or "closed_no_write": reading the notebook to build it
 # would count as an edit, for ever.
 EDITS = {"created", "modified", "moved", "deleted", "closed"}
@@ -110,6 +110,7 @@ class NativeWatcher(LiveReloadServer):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.observer = _Edits()
+        self.build_delay = SETTLE  # quiet before a rebuild: 0.1 s, meant for polling (a save comes in one burst)
 
 
 def _keep_regenerating(edits):

@@ -90,7 +90,9 @@ def _edit(preview, lang, change):
 
 
 def _shows(page, text, timeout):
-    page.wait_for_function("text => document.body.innerText.includes(text)", arg=text, timeout=timeout * 1000)
+    # body is null for a moment while the browser reloads
+    page.wait_for_function("text => document.body && document.body.innerText.includes(text)", arg=text,
+                           timeout=timeout * 1000)
 
 
 def test_a_prose_edit_shows_in_the_open_browser_without_a_restart(preview, page):
