@@ -27,7 +27,8 @@ _checking = threading.Lock()  # two notebooks at a time note their entries
 
 
 def cache_key(nb, env):
-    fields = [course.code_hash(nb), env["kind"], env["device"], env["torch"], env["python"], kernel.SETUP]
+    fields = [course.code_hash(nb), env["kind"], env["device"], env["torch"], env["python"], kernel.SETUP,
+              kernel.STARTUP.read_text(encoding="utf-8")]
     return hashlib.sha256("|".join(fields).encode()).hexdigest()[:24]
 
 

@@ -36,6 +36,8 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # Run before the notebook, unseen: tracebacks show the error, not frames deep inside torch
 # (which would also print this machine's paths).
 SETUP = "%xmode Minimal"
+# Run as each kernel starts: outputs in the order they were written (the file says how).
+STARTUP = Path(__file__).with_name("streams_in_order.py")
 
 CELL_TIMEOUT = 120  # seconds one cell may run; NOTEBOOK_CELL_TIMEOUT overrides it for a run
 
@@ -205,6 +207,7 @@ def run_notebook(concept, nb, env, kernels=None):
         _check_tree(kernels, name, where())
 
     client = NotebookClient(nb, km=km, timeout=timeout, allow_errors=False, on_cell_start=on_cell_start,
+                            extra_arguments=[f"--IPKernelApp.exec_files={STARTUP}"],
                             on_cell_executed=on_cell_executed, resources={"metadata": {"path": str(scratch.cwd)}},
                             log=NBCLIENT_LOG)
 
