@@ -526,7 +526,7 @@ def test_a_tag_close_to_a_known_one_is_refused_with_the_tag_it_meant(course_root
     (course_root / "notebooks" / "claims.yml").write_text('M1: "a claim"\n', encoding="utf-8")
     _course(course_root, ("", "x = 1"), (f'tags=["{tag}"]', "y = 2"))
     message, _ = _fails(course_root, rf"^notebooks/en/01-x.py: cell 3 \(line 17\) is tagged '{tag}', which the "
-                                     rf"build does not know: did you mean '{meant}'\? \(known tags: answer, gpu-only, "
+                                     rf"build does not know: did you mean '{meant}'\? \(known tags: answer, calculator, gpu-only, "
                                      r"predict, setup, summary, claim-<ID>\)", NO_KERNEL)
     assert len(message.splitlines()) == 3, "named in every language"
 
