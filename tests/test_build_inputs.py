@@ -14,7 +14,7 @@ import pytest
 from conftest import ROOT, copy_of_project
 
 from coursebuild import inputs
-from coursebuild.execute import cache
+from coursebuild.execute import cache, kernel
 from test_build_robust import _build as _build_pages, _course, no_kernel  # noqa: F401 (a fixture)
 
 HEAVY = ("torch", "mkdocs", "nbclient", "nbformat", "jupytext", "jupyter_client", "material", "click")
@@ -118,6 +118,8 @@ def test_a_cache_entry_is_checked_by_size_and_times_before_its_content(course_ro
     [entry] = (course_root / ".cache").glob("01-x-*.ipynb")
     read = nbformat.read
     monkeypatch.setattr(nbformat, "read", lambda *a, **k: pytest.fail("an unchanged entry was checked again"))
+    nb = cache.executed("01-x", kernel.environment(), log=lambda *_: None)
+    assert nb.cells[1].source == "x = 1", "read as nbformat.read reads it (lines joined)"
     _build_pages(course_root)
     monkeypatch.setattr(nbformat, "read", read)
     text = entry.read_text(encoding="utf-8")

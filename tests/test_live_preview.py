@@ -133,6 +133,8 @@ def _status(url):
             return response.status
     except urllib.error.HTTPError as err:
         return err.code
+    except TimeoutError:  # MkDocs holds a request while it rebuilds (seconds, on a loaded machine)
+        return None
 
 
 def _wait_for_status(url, status, timeout):

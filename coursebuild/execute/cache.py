@@ -17,6 +17,7 @@ import time
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
 import nbformat
+import nbformat.reader
 
 from coursebuild import course
 from coursebuild.execute import kernel
@@ -39,9 +40,11 @@ def _from_cache(path, nb, code, log):
         stat = _stat(path)
     except FileNotFoundError:
         return None
-    if _checked().get(path.name) == stat:  # this very file was checked before
-        with contextlib.suppress(OSError, ValueError):
-            return nbformat.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    if _checked().get(path.name) == stat:  # this very file was checked before: read, not validated again
+        with contextlib.suppress(Exception):  # a miss, as below
+            cached = nbformat.reader.reads(path.read_text(encoding="utf-8"))  # lines joined, as nbformat.read
+            if cached.nbformat == 4:
+                return cached
     try:
         cached = nbformat.read(path, as_version=4)
         cached.metadata["course"]["provenance"]["device"]
