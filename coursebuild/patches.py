@@ -174,6 +174,12 @@ PATCHES = (
                "that opens the 404 page of the address's language)",
           why="GitHub Pages serves the root 404.html for every missing address, in any language",
           check="the blocks Material's 404.html fills"),
+    Patch("korean-strings", MATERIAL, "9.8.1", "material/templates/partials/languages/ko.html", "3652aebfc5b4",
+          what="overrides/partials/languages/ko.html: Material's Korean strings, four corrected (맨 위로, 검색 준비 중…, "
+               "언어 설정, 내비게이션) and the copy notice worded as the notebook cells word it",
+          why="a Korean reviewer found them wrong: spacing, a non-standard spelling, and 검색 초기화, which "
+              "reads as 'reset search' where Material means 'initializing search'",
+          check="the keys Material's ko.html has now (copy any new key) and whether it fixed these strings itself"),
 )
 
 

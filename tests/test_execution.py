@@ -131,7 +131,7 @@ def test_cache_key_covers_code_device_and_versions():
     key = cache.cache_key(nb, env)
     for field, value in [("device", "NVIDIA H100"), ("torch", "2.11.0"), ("python", "3.12.0"), ("kind", "cuda")]:
         assert cache.cache_key(nb, dict(env, **{field: value})) != key
-    nb.cells[1].source += "\nx = 1"
+    next(c for c in nb.cells if c.cell_type == "code").source += "\nx = 1"
     assert cache.cache_key(nb, env) != key
 
 

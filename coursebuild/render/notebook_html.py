@@ -242,9 +242,10 @@ def _as_ranges(html, css):
 
 
 def _highlight_css(css):
-    """::highlight() rules for the colour groups, drawn as the Pygments rules drew their tokens."""
+    """::highlight() rules for the colour groups, drawn as the Pygments rules drew their tokens; on the
+    code's <pre> only (a rule on every element of the notebook costs style work on every element)."""
     style = dict(TOKEN_STYLE.findall(css))
-    return "\n".join(f".jupyter-wrapper ::highlight(nb-{name}) {{ {_drawn(style[name])} }}"
+    return "\n".join(f".highlight-ipynb > pre::highlight(nb-{name}) {{ {_drawn(style[name])} }}"
                      for name in sorted(set(_group_names(css).values())))
 
 
