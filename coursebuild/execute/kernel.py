@@ -34,8 +34,24 @@ from coursebuild.execute import sandbox
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 # Run before the notebook, unseen: tracebacks show the error, not frames deep inside torch
-# (which would also print this machine's paths).
-SETUP = "%xmode Minimal"
+# (which would also print this machine's paths). The rest keeps stdout and stderr in the order a cell
+# wrote them: the kernel buffers each stream on its own and sends each when its own flush timer fires, so
+# a line printed to stderr without a flush arrived after the stdout lines printed later, and no join of
+# the outputs can restore an order the messages no longer carry. Writing to one stream first sends what
+# the other holds, so the messages leave in the order of the writes.
+SETUP = """%xmode Minimal
+def _course_ordered_streams(sys=__import__("sys")):
+    last = [None]
+    for stream in (sys.stdout, sys.stderr):
+        def write(text, _stream=stream, _write=stream.write):
+            if last[0] is not None and last[0] is not _stream:
+                last[0].flush()
+            last[0] = _stream
+            return _write(text)
+        stream.write = write
+_course_ordered_streams()
+del _course_ordered_streams
+"""
 
 CELL_TIMEOUT = 120  # seconds one cell may run; NOTEBOOK_CELL_TIMEOUT overrides it for a run
 
@@ -159,7 +175,9 @@ NBCLIENT_LOG.addFilter(lambda record: not record.getMessage().startswith(
 def _join_split_writes(outputs):
     """One output per run of writes to a stream, as Jupyter front ends show them. The kernel sends what a
     print wrote in pieces when its flush timer fires in the middle (on a loaded machine, `meta` and
-    ` cpu cpu` for one print), and a question's answer is read from the whole line."""
+    ` cpu cpu` for one print), and a question's answer is read from the whole line. Only consecutive
+    outputs of one stream are joined: SETUP has the kernel send the streams in the order they were
+    written, and that order stays."""
     joined = []
     for out in outputs:
         if joined and out["output_type"] == "stream" == joined[-1]["output_type"] and out["name"] == joined[-1]["name"]:
