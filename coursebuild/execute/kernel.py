@@ -37,18 +37,20 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # (which would also print this machine's paths). The rest keeps stdout and stderr in the order a cell
 # wrote them: the kernel buffers each stream on its own and sends each when its own flush timer fires, so
 # a line printed to stderr without a flush arrived after the stdout lines printed later, and no join of
-# the outputs can restore an order the messages no longer carry. Writing to one stream first sends what
-# the other holds, so the messages leave in the order of the writes.
+# the outputs can restore an order the messages no longer carry. When a write follows one to the other
+# stream, the other stream's buffer (all written before) is sent first, so the messages leave in the
+# order of the writes. The hook is the stream class's _schedule_flush, which every write in the kernel's
+# process calls: IPython wraps each stream's write for the length of every cell and puts back the one it
+# found, so a patched write would not survive the first cell.
 SETUP = """%xmode Minimal
-def _course_ordered_streams(sys=__import__("sys")):
-    last = [None]
-    for stream in (sys.stdout, sys.stderr):
-        def write(text, _stream=stream, _write=stream.write):
-            if last[0] is not None and last[0] is not _stream:
-                last[0].flush()
-            last[0] = _stream
-            return _write(text)
-        stream.write = write
+def _course_ordered_streams(stream_class=type(__import__("sys").stdout)):
+    schedule, last = stream_class._schedule_flush, [None]
+    def ordered_schedule(self):
+        if last[0] is not None and last[0] is not self:
+            last[0].flush()
+        last[0] = self
+        return schedule(self)
+    stream_class._schedule_flush = ordered_schedule
 _course_ordered_streams()
 del _course_ordered_streams
 """

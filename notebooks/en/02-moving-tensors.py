@@ -221,12 +221,14 @@ base = torch.arange(6.0)
 view = base[2:4]
 stay = view.to("cpu")
 moved = view.to("meta")
-print(f"{stay is view=}, {moved._base is None=}, {moved.untyped_storage().nbytes()=}")
+print(f"{stay is view=}, {moved._base is None=}")
+print(f"{moved.untyped_storage().nbytes()=}")
 assert view._base is base and stay is view
 assert stay.data_ptr() == base.data_ptr() + 2 * base.element_size()
 assert moved._base is None and not moved._is_view()
 assert moved.storage_offset() == 0
-assert moved.untyped_storage().nbytes() == view.numel() * view.element_size()  # 2 elements, not 6
+# 2 elements, not 6
+assert moved.untyped_storage().nbytes() == view.numel() * view.element_size()
 
 # %% [markdown]
 # ## Device and dtype in one call

@@ -487,7 +487,8 @@ source_optimizer = torch.optim.Adam(source.parameters())
 source(torch.randn(8, 4)).sum().backward()
 source_optimizer.step()
 # what torch.load(path, map_location="cpu") returns: all on the CPU, in float32
-checkpoint = {"model": source.state_dict(), "optimizer": source_optimizer.state_dict()}
+checkpoint = {"model": source.state_dict(),
+              "optimizer": source_optimizer.state_dict()}
 
 # move, build, load
 resumed = nn.Linear(4, 2).to(device, torch.float64)
@@ -495,7 +496,8 @@ resumed.load_state_dict(checkpoint["model"])
 resumed_optimizer = torch.optim.Adam(resumed.parameters())
 resumed_optimizer.load_state_dict(checkpoint["optimizer"])
 state = resumed_optimizer.state[resumed.weight]
-print(f"{state['exp_avg'].dtype=}, {state['exp_avg'].device=}, {state['step'].device=}")
+print(f"{state['exp_avg'].dtype=}, {state['exp_avg'].device=}")
+print(f"{state['step'].device=}")
 assert state["exp_avg"].dtype == torch.float64
 assert state["exp_avg"].device == resumed.weight.device
 assert state["step"].device.type == "cpu"
@@ -506,7 +508,8 @@ late_optimizer = torch.optim.Adam(late.parameters())
 late_optimizer.load_state_dict(checkpoint["optimizer"])
 late.to(device, torch.float64)
 late_state = late_optimizer.state[late.weight]
-print(f"{late.weight.dtype=}, {late_state['exp_avg'].dtype=}, {late_state['exp_avg'].device=}")
+print(f"{late.weight.dtype=}, {late_state['exp_avg'].dtype=}")
+print(f"{late_state['exp_avg'].device=}")
 assert late_optimizer.param_groups[0]["params"][0] is late.weight
 assert late_state["exp_avg"].dtype == torch.float32
 assert late_state["exp_avg"].device.type == "cpu"

@@ -474,7 +474,8 @@ for step in range(1, 7):
     running += loss.detach()  # stays on the device: no wait
     losses.append(loss.detach())
     if step % every == 0:
-        reported.append(running.item() / every)  # one wait every `every` steps
+        # one wait every `every` steps
+        reported.append(running.item() / every)
         running.zero_()
 print(f"{len(reported)=}, {running.device=}, {running.grad_fn=}")
 assert len(reported) == 2

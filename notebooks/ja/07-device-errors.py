@@ -441,7 +441,8 @@ for step in range(1, 7):
     running += loss.detach()  # デバイス上で足すだけなので待たない
     losses.append(loss.detach())
     if step % every == 0:
-        reported.append(running.item() / every)  # `every` ステップに1回だけ待つ
+        # `every` ステップに1回だけ待つ
+        reported.append(running.item() / every)
         running.zero_()
 print(f"{len(reported)=}, {running.device=}, {running.grad_fn=}")
 assert len(reported) == 2

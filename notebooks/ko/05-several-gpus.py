@@ -397,12 +397,15 @@ assert r0["params"] == r1["params"]  # 그런데도 학습 후 매개변수는 �
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
-    probe = "import torch; print(torch.cuda.current_device(), torch.zeros(1, device='cuda').device)"
-    child = subprocess.run([sys.executable, "-c", probe], env=dict(os.environ, LOCAL_RANK="1"),
+    probe = ("import torch; print(torch.cuda.current_device(),"
+             " torch.zeros(1, device='cuda').device)")
+    child = subprocess.run([sys.executable, "-c", probe],
+                           env=dict(os.environ, LOCAL_RANK="1"),
                            capture_output=True, text=True, timeout=120)
     print(child.stdout.strip())
     assert child.returncode == 0, child.stderr
-    assert child.stdout.split()[0] == "0"  # LOCAL_RANK만으로는 GPU가 정해지지 않는다
+    # LOCAL_RANK만으로는 GPU가 정해지지 않는다
+    assert child.stdout.split()[0] == "0"
 else:
     print(f"{torch.cuda.is_available()=}")
 

@@ -438,7 +438,8 @@ for step in range(1, 7):
     running += loss.detach()  # 디바이스에서 더하기만 하므로 기다리지 않는다
     losses.append(loss.detach())
     if step % every == 0:
-        reported.append(running.item() / every)  # `every` 단계마다 한 번만 기다린다
+        # `every` 단계마다 한 번만 기다린다
+        reported.append(running.item() / every)
         running.zero_()
 print(f"{len(reported)=}, {running.device=}, {running.grad_fn=}")
 assert len(reported) == 2

@@ -441,9 +441,9 @@ print(f"{plain_view._is_view()=}, {inferred_view._is_view()=}")
 assert not plain.is_inference() and inferred.is_inference()
 assert plain_view._is_view() and not inferred_view._is_view()
 assert plain._version == 0
-with expect_error(RuntimeError, "Inference tensors do not track version counter"):
+with expect_error(RuntimeError, "do not track version counter"):
     inferred._version
-with expect_error(RuntimeError, "Inference tensors cannot be saved for backward"):
+with expect_error(RuntimeError, "cannot be saved for backward"):
     layer(inferred)
 assert layer(inferred.clone()).requires_grad  # clone한 텐서는 일반 텐서다
 
@@ -519,7 +519,8 @@ else:
 # 예약된 메모리를 쓰지 못할 때도 있습니다. 세그먼트 안의 빈 블록이 모두 다음 요청에 비해 너무 작은 경우입니다(단편화). 할당자 설정 `expandable_segments:True`를 쓰면 세그먼트를 새로 잡는 대신 늘려서 쓰므로, 단계마다 배치 모양이 바뀔 때 특히 도움이 됩니다. 이 설정은 프로세스가 CUDA를 처음 쓰기 전에 환경 변수에서 한 번만 읽습니다. `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`는 어느 torch에서나 통합니다. `PYTORCH_ALLOC_CONF`는 2.9부터 쓰는 디바이스 공통 이름이지만, 2.9.1에서 이 이름으로는 `expandable_segments`가 무시되었다는 보고가 있으니 여러 버전에서 돌려야 한다면 기존 이름을 쓰세요.
 
 # %% tags=["gpu-only"]
-memory = torch.accelerator if hasattr(torch.accelerator, "memory_allocated") else torch.cuda
+generic = hasattr(torch.accelerator, "memory_allocated")  # 2.9+
+memory = torch.accelerator if generic else torch.cuda
 print(f"{memory.__name__=}")
 assert (memory is torch.accelerator) == (TORCH >= (2, 9))
 if torch.cuda.is_available():
