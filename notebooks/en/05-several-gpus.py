@@ -442,8 +442,8 @@ assert r0["params"] == r1["params"]  # yet the same parameters after training
 # %% [markdown]
 # Leave out `torch.cuda.set_device(local_rank)`, and each process's current device stays GPU 0,
 # whatever its `LOCAL_RANK`: `"cuda"` and `.cuda()` without an index mean GPU 0 in every process.
-# Every rank then puts its model and batches on GPU 0, so that GPU runs out of memory while the
-# others stay empty, and NCCL, which expects one GPU per rank, fails (for example with
+# Every rank then puts its model and batches on GPU 0, so that one GPU holds every rank's memory
+# while the others stay empty, and NCCL, which expects one GPU per rank, fails (for example with
 # `Duplicate GPU detected`) or hangs. PyTorch's documentation for `DistributedDataParallel` asks
 # for exactly this: each process works on a single GPU, chosen with `torch.cuda.set_device(i)` or
 # `CUDA_VISIBLE_DEVICES`. On a GPU, the cell starts a fresh process with `LOCAL_RANK=1` and no

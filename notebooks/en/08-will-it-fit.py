@@ -562,7 +562,8 @@ else:
 # %% [markdown]
 # Since torch 2.9 the same functions also live under `torch.accelerator` (`memory_allocated`,
 # `memory_reserved`, `max_memory_allocated`, `reset_peak_memory_stats`, `empty_cache`, ...) and
-# work for whichever accelerator the machine has; on 2.6 to 2.8 only the `torch.cuda` ones exist.
+# work for whichever accelerator the machine has; 2.6 to 2.8 have only the per-backend ones, such
+# as `torch.cuda`'s.
 # The names are the same, so one line picks the module, and the cell asserts that the two report
 # the same bytes on a GPU.
 #

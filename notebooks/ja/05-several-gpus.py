@@ -396,7 +396,7 @@ assert r0["loss"] != r1["loss"]  # データも異なる
 assert r0["params"] == r1["params"]  # それでも学習後のパラメータは同じ
 
 # %% [markdown]
-# `torch.cuda.set_device(local_rank)` を省くと、`LOCAL_RANK` が何であっても、各プロセスの現在のデバイスは GPU 0 のままです。インデックスのない `"cuda"` や `.cuda()` は、どのプロセスでも GPU 0 を指します。すると全ランクがモデルとバッチを GPU 0 に置くので、その GPU だけがメモリ不足になり、ほかの GPU は空いたままです。ランクごとに別の GPU を想定している NCCL は、エラーになるか（たとえば `Duplicate GPU detected`）、止まったまま進まなくなります。`DistributedDataParallel` のドキュメントも、各プロセスが1つの GPU だけを使うよう、`torch.cuda.set_device(i)` か `CUDA_VISIBLE_DEVICES` で指定することを求めています。GPU があれば、次のセルは `LOCAL_RANK=1` を設定し `set_device` を呼ばない新しいプロセスを起動して、その現在のデバイスが 0 のままであることを検証します。GPU がなければ `torch.cuda.is_available()=False` と表示します。
+# `torch.cuda.set_device(local_rank)` を省くと、`LOCAL_RANK` が何であっても、各プロセスの現在のデバイスは GPU 0 のままです。インデックスのない `"cuda"` や `.cuda()` は、どのプロセスでも GPU 0 を指します。すると全ランクがモデルとバッチを GPU 0 に置くので、全ランクのメモリがその GPU 1台に集まり、ほかの GPU は空いたままです。ランクごとに別の GPU を想定している NCCL は、エラーになるか（たとえば `Duplicate GPU detected`）、止まったまま進まなくなります。`DistributedDataParallel` のドキュメントも、各プロセスが1つの GPU だけを使うよう、`torch.cuda.set_device(i)` か `CUDA_VISIBLE_DEVICES` で指定することを求めています。GPU があれば、次のセルは `LOCAL_RANK=1` を設定し `set_device` を呼ばない新しいプロセスを起動して、その現在のデバイスが 0 のままであることを検証します。GPU がなければ `torch.cuda.is_available()=False` と表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():

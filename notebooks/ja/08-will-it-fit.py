@@ -513,7 +513,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# torch 2.9 からは、同じ関数が `torch.accelerator` にもあり（`memory_allocated`、`memory_reserved`、`max_memory_allocated`、`reset_peak_memory_stats`、`empty_cache` など）、マシンにあるアクセラレータの種類を問わず使えます。2.6〜2.8 には `torch.cuda` のものしかありません。関数名は同じなので、モジュールは1行で選べます。GPU があれば、次のセルは両者が同じバイト数を返すことを検証します。
+# torch 2.9 からは、同じ関数が `torch.accelerator` にもあり（`memory_allocated`、`memory_reserved`、`max_memory_allocated`、`reset_peak_memory_stats`、`empty_cache` など）、マシンにあるアクセラレータの種類を問わず使えます。2.6〜2.8 にはバックエンドごとの関数（CUDA なら `torch.cuda` のもの）しかありません。関数名は同じなので、モジュールは1行で選べます。GPU があれば、次のセルは両者が同じバイト数を返すことを検証します。
 #
 # 予約済みメモリが使えないこともあります。セグメント内の空きブロックが、どれも次の要求には小さすぎる場合です（断片化）。アロケータの設定 `expandable_segments:True` を使うと、セグメントを新しく確保する代わりに伸ばせるようになり、ステップごとにバッチの形状が変わるときに特に効果があります。この設定はプロセスが初めて CUDA を使う前に、環境変数から一度だけ読まれます。`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` はどの torch でも使えます。`PYTORCH_ALLOC_CONF` は 2.9 からのデバイス共通の名前ですが、2.9.1 でこの名前では `expandable_segments` が無視されたという報告があるので、複数のバージョンで動かすなら従来の名前を使ってください。
 

@@ -393,7 +393,7 @@ assert r0["loss"] != r1["loss"]  # 데이터도 다르다
 assert r0["params"] == r1["params"]  # 그런데도 학습 후 매개변수는 같다
 
 # %% [markdown]
-# `torch.cuda.set_device(local_rank)`를 빠뜨리면 `LOCAL_RANK`가 무엇이든 각 프로세스의 현재 디바이스는 GPU 0으로 남습니다. 인덱스 없는 `"cuda"`와 `.cuda()`는 모든 프로세스에서 GPU 0을 가리킵니다. 그러면 모든 랭크가 모델과 배치를 GPU 0에 올리므로 그 GPU만 메모리가 부족해지고 나머지 GPU는 비어 있게 됩니다. 랭크마다 다른 GPU를 쓴다고 가정하는 NCCL은 오류를 내거나(예: `Duplicate GPU detected`) 멈춘 채 진행하지 않습니다. `DistributedDataParallel` 문서도 각 프로세스가 GPU 하나만 쓰도록 `torch.cuda.set_device(i)`나 `CUDA_VISIBLE_DEVICES`로 지정하라고 요구합니다. GPU가 있으면 다음 셀은 `LOCAL_RANK=1`을 설정하고 `set_device`를 호출하지 않는 새 프로세스를 띄워, 그 프로세스의 현재 디바이스가 여전히 0인지 검증합니다. GPU가 없으면 `torch.cuda.is_available()=False`를 출력합니다.
+# `torch.cuda.set_device(local_rank)`를 빠뜨리면 `LOCAL_RANK`가 무엇이든 각 프로세스의 현재 디바이스는 GPU 0으로 남습니다. 인덱스 없는 `"cuda"`와 `.cuda()`는 모든 프로세스에서 GPU 0을 가리킵니다. 그러면 모든 랭크가 모델과 배치를 GPU 0에 올리므로 모든 랭크의 메모리가 그 GPU 하나에 몰리고 나머지 GPU는 비어 있게 됩니다. 랭크마다 다른 GPU를 쓴다고 가정하는 NCCL은 오류를 내거나(예: `Duplicate GPU detected`) 멈춘 채 진행하지 않습니다. `DistributedDataParallel` 문서도 각 프로세스가 GPU 하나만 쓰도록 `torch.cuda.set_device(i)`나 `CUDA_VISIBLE_DEVICES`로 지정하라고 요구합니다. GPU가 있으면 다음 셀은 `LOCAL_RANK=1`을 설정하고 `set_device`를 호출하지 않는 새 프로세스를 띄워, 그 프로세스의 현재 디바이스가 여전히 0인지 검증합니다. GPU가 없으면 `torch.cuda.is_available()=False`를 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():

@@ -514,7 +514,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# torch 2.9부터는 같은 함수가 `torch.accelerator`에도 있어서(`memory_allocated`, `memory_reserved`, `max_memory_allocated`, `reset_peak_memory_stats`, `empty_cache` 등) 머신에 있는 가속기가 무엇이든 쓸 수 있습니다. 2.6~2.8에는 `torch.cuda`의 함수만 있습니다. 함수 이름이 같으므로 모듈은 한 줄로 고를 수 있습니다. GPU가 있으면 다음 셀은 두 모듈이 같은 바이트 수를 알려 주는지 검증합니다.
+# torch 2.9부터는 같은 함수가 `torch.accelerator`에도 있어서(`memory_allocated`, `memory_reserved`, `max_memory_allocated`, `reset_peak_memory_stats`, `empty_cache` 등) 머신에 있는 가속기가 무엇이든 쓸 수 있습니다. 2.6~2.8에는 백엔드별 함수(CUDA라면 `torch.cuda`의 함수)만 있습니다. 함수 이름이 같으므로 모듈은 한 줄로 고를 수 있습니다. GPU가 있으면 다음 셀은 두 모듈이 같은 바이트 수를 알려 주는지 검증합니다.
 #
 # 예약된 메모리를 쓰지 못할 때도 있습니다. 세그먼트 안의 빈 블록이 모두 다음 요청에 비해 너무 작은 경우입니다(단편화). 할당자 설정 `expandable_segments:True`를 쓰면 세그먼트를 새로 잡는 대신 늘려서 쓰므로, 단계마다 배치 모양이 바뀔 때 특히 도움이 됩니다. 이 설정은 프로세스가 CUDA를 처음 쓰기 전에 환경 변수에서 한 번만 읽습니다. `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`는 어느 torch에서나 통합니다. `PYTORCH_ALLOC_CONF`는 2.9부터 쓰는 디바이스 공통 이름이지만, 2.9.1에서 이 이름으로는 `expandable_segments`가 무시되었다는 보고가 있으니 여러 버전에서 돌려야 한다면 기존 이름을 쓰세요.
 
