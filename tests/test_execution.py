@@ -111,20 +111,6 @@ def test_a_line_written_in_pieces_is_one_output(course_root):
     assert [(o["name"], o["text"]) for o in cell.outputs] == [("stdout", "meta cpu cpu\n")]
 
 
-def test_outputs_keep_the_order_in_which_they_were_written(course_root):
-    """A line printed to stderr, then one to stdout, in one short cell: the kernel flushed stdout first
-    when the cell ended, and 03's weights_only cell showed its later line above the error."""
-    _all_langs(course_root, ("", "import sys\nprint('first', file=sys.stderr)\nprint('second')\n"
-                                 "print('third', file=sys.stderr)"))
-    from coursebuild.course import twins
-    twins.main()
-    pages.build_pages(records_dir=course_root / "records", log=lambda *_: None)
-    [cell] = [c for c in nbformat.read(course_root / "docs" / "en" / "01-x.ipynb", as_version=4).cells
-              if c.cell_type == "code"]
-    assert [(o["name"], o["text"]) for o in cell.outputs] == [
-        ("stderr", "first\n"), ("stdout", "second\n"), ("stderr", "third\n")]
-
-
 def test_cache_key_covers_code_device_and_versions():
     nb = course.read(course.REFERENCE, course.concepts()[0])
     env = {"kind": "cpu", "device": "CPU", "torch": "2.13.0", "python": "3.11.7"}

@@ -219,6 +219,29 @@ for method in (a.cuda, a.cpu):
 assert a.to(device, copy=True) is not a
 
 # %% [markdown]
+# ### Moving a view
+#
+# A slice such as `base[2:4]` is a view: it shares `base`'s storage. Moved to another device, it
+# becomes a new tensor with a storage of its own that holds only the view's elements. It is no
+# longer a view, so writing to it no longer changes `base`, nor the other way round. To the device
+# it is already on, `to` returns the view itself, which still shares `base`'s storage. `meta`
+# plays the other device, so the cell runs on any machine.
+
+# %%
+base = torch.arange(6.0)
+view = base[2:4]
+stay = view.to("cpu")
+moved = view.to("meta")
+print(f"{stay is view=}, {moved._base is None=}")
+print(f"{moved.untyped_storage().nbytes()=}")
+assert view._base is base and stay is view
+assert stay.data_ptr() == base.data_ptr() + 2 * base.element_size()
+assert moved._base is None and not moved._is_view()
+assert moved.storage_offset() == 0
+# 2 elements, not 6
+assert moved.untyped_storage().nbytes() == view.numel() * view.element_size()
+
+# %% [markdown]
 # ## Device and dtype in one call
 #
 # `to` can change the device and the dtype at once. Put the device first, or use

@@ -479,6 +479,53 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
+# ### Loading an optimizer checkpoint
+#
+# To resume training, keep the same order: move the model, build the optimizer from its
+# parameters, then call `optimizer.load_state_dict(checkpoint["optimizer"])`. `load_state_dict`
+# converts each state tensor to the device of the parameter it belongs to, and floating-point
+# state to the parameter's dtype as well; `step` stays as it was (a CPU tensor unless the
+# optimizer is `fused` or `capturable`).
+#
+# In the other order, loading first and moving later, the state is converted for where the
+# parameters were at that moment, and `model.to()` leaves it there: on a GPU, the first `step()`
+# then mixes CUDA parameters with CPU state. The dtype shows the same thing on any machine, so
+# the cell converts the model to `float64` as it moves it to `device`.
+
+# %% tags=["claim-F4"]
+source = nn.Linear(4, 2)
+source_optimizer = torch.optim.Adam(source.parameters())
+source(torch.randn(8, 4)).sum().backward()
+source_optimizer.step()
+# what torch.load(path, map_location="cpu") returns: all on the CPU, in float32
+checkpoint = {"model": source.state_dict(),
+              "optimizer": source_optimizer.state_dict()}
+
+# move, build, load
+resumed = nn.Linear(4, 2).to(device, torch.float64)
+resumed.load_state_dict(checkpoint["model"])
+resumed_optimizer = torch.optim.Adam(resumed.parameters())
+resumed_optimizer.load_state_dict(checkpoint["optimizer"])
+state = resumed_optimizer.state[resumed.weight]
+print(f"{state['exp_avg'].dtype=}, {state['exp_avg'].device=}")
+print(f"{state['step'].device=}")
+assert state["exp_avg"].dtype == torch.float64
+assert state["exp_avg"].device == resumed.weight.device
+assert state["step"].device.type == "cpu"
+
+# load, then move: the state stays as loaded
+late = nn.Linear(4, 2)
+late_optimizer = torch.optim.Adam(late.parameters())
+late_optimizer.load_state_dict(checkpoint["optimizer"])
+late.to(device, torch.float64)
+late_state = late_optimizer.state[late.weight]
+print(f"{late.weight.dtype=}, {late_state['exp_avg'].dtype=}")
+print(f"{late_state['exp_avg'].device=}")
+assert late_optimizer.param_groups[0]["params"][0] is late.weight
+assert late_state["exp_avg"].dtype == torch.float32
+assert late_state["exp_avg"].device.type == "cpu"
+
+# %% [markdown]
 # The same thing happens with a dtype change, which you can watch on any machine: the state keeps
 # its old dtype, and the next `step()` fails, because the new float64 gradients meet float32 state.
 # Reloading the state dict converts the state to each parameter's dtype (and device), and `step()`

@@ -452,6 +452,31 @@ assert r0["loss"] != r1["loss"]  # different data
 assert r0["params"] == r1["params"]  # yet the same parameters after training
 
 # %% [markdown]
+# Leave out `torch.cuda.set_device(local_rank)`, and each process's current device stays GPU 0,
+# whatever its `LOCAL_RANK`: `"cuda"` and `.cuda()` without an index mean GPU 0 in every process.
+# Every rank then puts its model and batches on GPU 0, so that one GPU holds every rank's memory
+# while the others stay empty, and NCCL, which expects one GPU per rank, fails (for example with
+# `Duplicate GPU detected`) or hangs. PyTorch's documentation for `DistributedDataParallel` asks
+# for exactly this: each process works on a single GPU, chosen with `torch.cuda.set_device(i)` or
+# `CUDA_VISIBLE_DEVICES`. On a GPU, the cell starts a fresh process with `LOCAL_RANK=1` and no
+# `set_device`, and asserts that its current device is still 0; without a GPU it prints
+# `torch.cuda.is_available()=False`.
+
+# %% tags=["gpu-only"]
+if torch.cuda.is_available():
+    probe = ("import torch; print(torch.cuda.current_device(),"
+             " torch.zeros(1, device='cuda').device)")
+    child = subprocess.run([sys.executable, "-c", probe],
+                           env=dict(os.environ, LOCAL_RANK="1"),
+                           capture_output=True, text=True, timeout=120)
+    print(child.stdout.strip())
+    assert child.returncode == 0, child.stderr
+    # LOCAL_RANK alone picks no GPU
+    assert child.stdout.split()[0] == "0"
+else:
+    print(f"{torch.cuda.is_available()=}")
+
+# %% [markdown]
 # ## Splitting the data: DistributedSampler
 #
 # DDP leaves the split to you. A `DistributedSampler` gives each rank its share of a dataset's

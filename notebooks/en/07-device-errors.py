@@ -398,8 +398,9 @@ else:
 #
 # `.item()`, `.tolist()` and `print(t)` on a CUDA tensor copy its data to the CPU, so the CPU must wait
 # until the GPU has finished all the work queued before them. (`.numpy()` copies nothing: on a CUDA
-# tensor it raises the `TypeError` above.) One `.item()` per step is cheap; one per element in a loop
-# is slow.
+# tensor it raises the `TypeError` above.) While it waits, the CPU queues nothing, so the GPU runs out
+# of work and idles until the next step arrives. Even one `.item()` per step costs that gap every step;
+# one per element in a loop costs it once per element.
 #
 # A training loop often adds up its losses, to report an average. The next cell does it both ways for
 # three steps: `total_tensor += loss` and `total_float += loss.item()`.
@@ -463,6 +464,35 @@ if torch.cuda.is_available():
     assert idle
 else:
     print(f"{torch.cuda.is_available()=}")
+
+# %% [markdown]
+# The usual pattern adds `loss.detach()` to a running sum that stays on the device, and reads it
+# with `.item()` every N steps, so the CPU waits once per N steps instead of every step. A CPU
+# run can check what the cell asserts: the sum stays a tensor on `device` without a graph, and
+# what it reports is the average of the losses. It cannot show the time saved: on a CPU an
+# operation has finished when its call returns, so there is no queue to keep full.
+
+# %%
+model = nn.Linear(3, 1).to(device)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+every = 3
+running = torch.zeros((), device=device)
+losses, reported = [], []
+for step in range(1, 7):
+    loss = model(torch.randn(8, 3, device=device)).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    running += loss.detach()  # stays on the device: no wait
+    losses.append(loss.detach())
+    if step % every == 0:
+        # one wait every `every` steps
+        reported.append(running.item() / every)
+        running.zero_()
+print(f"{len(reported)=}, {running.device=}, {running.grad_fn=}")
+assert len(reported) == 2
+assert running.device.type == device.type and running.grad_fn is None
+assert abs(reported[1] - sum(x.item() for x in losses[3:]) / every) < 1e-5
 
 # %% [markdown]
 # ## Attempting to deserialize object on a CUDA device
@@ -860,6 +890,23 @@ assert features.device.type == device.type
 # or `DataLoader(..., multiprocessing_context="spawn")`.
 
 # %% [markdown]
+# On Windows and macOS, `spawn` is the default already (on Linux it is `fork`, and from
+# Python 3.14 `forkserver`). Each worker of a `DataLoader` with `num_workers > 0` is then a fresh
+# Python that imports your script and receives the dataset pickled. So in a script, put the code
+# that creates the DataLoader and loops over it under `if __name__ == "__main__":`, or each worker
+# runs it again when it imports the script; and define the dataset class at the top level of a
+# module, where a worker can import it. The cell asserts the default of the machine that runs it.
+
+# %%
+method = multiprocessing.get_start_method()
+print(f"{sys.platform=}, {method=}")
+if sys.platform in ("win32", "darwin"):
+    assert method == "spawn"
+else:
+    assert method == ("fork" if sys.version_info < (3, 14) else "forkserver")
+assert "spawn" in multiprocessing.get_all_start_methods()
+
+# %% [markdown]
 # ## Torch not compiled with CUDA enabled
 #
 # The installed PyTorch is a CPU-only build (the wheel's version often ends in `+cpu`), and the code
@@ -874,8 +921,19 @@ assert features.device.type == device.type
 # Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx
 # ```
 #
-# The fixes: to use a GPU, install a CUDA build of PyTorch (the selector on pytorch.org gives the
-# command) on a machine with an NVIDIA GPU and driver; to run anywhere, choose the device once and use
+# The fixes: to use a GPU, replace the CPU build with a CUDA build, on a machine with an NVIDIA GPU
+# and driver. From PyPI, `pip install torch` gives a CUDA build on Linux (x86-64) but a CPU build on
+# Windows. pip keeps an installed torch of the same version, so uninstall it first, then install
+# from PyTorch's own index for a CUDA version your driver supports (`cu126` here; the selector on
+# pytorch.org lists those of each release, and torchvision or torchaudio come from the same index).
+# The commands are the same on Windows and Linux:
+#
+# ```
+# python -m pip uninstall -y torch
+# python -m pip install torch --index-url https://download.pytorch.org/whl/cu126
+# ```
+#
+# To run anywhere, choose the device once and use
 # it everywhere, as every page of this tutorial does. The cell shows which case your machine is in; on
 # a GPU it creates a CUDA tensor.
 

@@ -470,6 +470,33 @@ print(f"{elsewhere=}")
 assert elsewhere == torch.float32  # the CPU operations ran in float32
 
 # %% [markdown]
+# Both save the same memory. `inference_mode` also skips some bookkeeping, which makes each
+# operation a little cheaper: the tensors it creates, *inference tensors* (`is_inference()`),
+# have no version counter, and their views are not recorded as views. The price comes later:
+# autograd cannot save an inference tensor for a backward pass. Use `inference_mode` where the
+# results never go back into training (evaluation, serving); where they might, use `no_grad`, or
+# `clone()` the inference tensor outside the block.
+
+# %% tags=["claim-F14"]
+layer = nn.Linear(4, 4)
+with torch.no_grad():
+    plain = layer(torch.randn(2, 4))
+    plain_view = plain.view(-1)
+with torch.inference_mode():
+    inferred = layer(torch.randn(2, 4))
+    inferred_view = inferred.view(-1)
+print(f"{plain.is_inference()=}, {inferred.is_inference()=}")
+print(f"{plain_view._is_view()=}, {inferred_view._is_view()=}")
+assert not plain.is_inference() and inferred.is_inference()
+assert plain_view._is_view() and not inferred_view._is_view()
+assert plain._version == 0
+with expect_error(RuntimeError, "do not track version counter"):
+    inferred._version
+with expect_error(RuntimeError, "cannot be saved for backward"):
+    layer(inferred)
+assert layer(inferred.clone()).requires_grad  # a clone is a normal tensor
+
+# %% [markdown]
 # ## An estimate for any model
 #
 # The memory of a training step is the sum of four parts: weights, gradients, optimizer state
@@ -642,6 +669,35 @@ if torch.cuda.is_available():
     assert kept == reserved  # freed memory stays with the allocator
     assert released <= kept
     assert total - free >= released
+else:
+    print(f"{torch.cuda.is_available()=}")
+
+# %% [markdown]
+# Since torch 2.9 the same functions also live under `torch.accelerator` (`memory_allocated`,
+# `memory_reserved`, `max_memory_allocated`, `reset_peak_memory_stats`, `empty_cache`, ...) and
+# work for whichever accelerator the machine has; 2.6 to 2.8 have only the per-backend ones, such
+# as `torch.cuda`'s.
+# The names are the same, so one line picks the module, and the cell asserts that the two report
+# the same bytes on a GPU.
+#
+# Reserved memory can also be unusable: free blocks inside segments, each too small for the next
+# request (fragmentation). The allocator setting `expandable_segments:True` lets a segment grow
+# instead, which helps most when batch shapes change from step to step. It is read once, from the
+# environment, before the process first uses CUDA: `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`
+# works on every torch; `PYTORCH_ALLOC_CONF` is its device-generic name since 2.9 (a report against
+# 2.9.1 says that name ignored `expandable_segments`, so prefer the old one where both must work).
+
+# %% tags=["gpu-only"]
+generic = hasattr(torch.accelerator, "memory_allocated")  # 2.9+
+memory = torch.accelerator if generic else torch.cuda
+print(f"{memory.__name__=}")
+assert (memory is torch.accelerator) == (TORCH >= (2, 9))
+if torch.cuda.is_available():
+    block = torch.empty(2**20, dtype=torch.uint8, device="cuda")
+    print(f"{memory.memory_allocated()=}, {torch.cuda.memory_allocated()=}")
+    assert memory.memory_allocated() == torch.cuda.memory_allocated()
+    assert memory.memory_reserved() == torch.cuda.memory_reserved()
+    del block
 else:
     print(f"{torch.cuda.is_available()=}")
 

@@ -206,6 +206,25 @@ for method in (a.cuda, a.cpu):
 assert a.to(device, copy=True) is not a
 
 # %% [markdown]
+# ### ビューを移動する
+#
+# `base[2:4]` のようなスライスはビューで、`base` とストレージを共有しています。これを別のデバイスへ移動すると、ビューの要素だけを収めた、専用のストレージを持つ新しいテンソルになります。もうビューではないため、書き込んでも `base` は変わらず、逆も同じです。いまと同じデバイスを指定すると、`to` はビューそのものを返すので、`base` とのストレージの共有も続きます。次のセルは `meta` を移動先のデバイスとして使うので、どのマシンでも実行できます。
+
+# %%
+base = torch.arange(6.0)
+view = base[2:4]
+stay = view.to("cpu")
+moved = view.to("meta")
+print(f"{stay is view=}, {moved._base is None=}")
+print(f"{moved.untyped_storage().nbytes()=}")
+assert view._base is base and stay is view
+assert stay.data_ptr() == base.data_ptr() + 2 * base.element_size()
+assert moved._base is None and not moved._is_view()
+assert moved.storage_offset() == 0
+# 6要素ではなく2要素分
+assert moved.untyped_storage().nbytes() == view.numel() * view.element_size()
+
+# %% [markdown]
 # ## デバイスと dtype を一度に変える
 #
 # `to` はデバイスと dtype を同時に変更できます。デバイスを先に書くか、キーワード引数を使います。

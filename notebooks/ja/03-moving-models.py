@@ -429,6 +429,46 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
+# ### オプティマイザのチェックポイントを読み込む
+#
+# 学習を再開するときも順番は同じです。モデルを移動し、そのパラメータからオプティマイザを作り、最後に `optimizer.load_state_dict(checkpoint["optimizer"])` を呼びます。`load_state_dict` は状態の各テンソルを、対応するパラメータと同じデバイスへ変換し、浮動小数点数の状態は dtype もパラメータに揃えます。`step` だけは元のままです（`fused` か `capturable` でなければ CPU 上のテンソル）。
+#
+# 順番を逆にして、読み込んでから移動すると、状態は読み込んだ時点のパラメータに合わせて変換され、`model.to()` はそれを元の場所に残します。GPU では、最初の `step()` で CUDA 上のパラメータと CPU 上の状態が混ざります。同じことは dtype でも確かめられるので、次のセルではモデルを `device` へ移すときに `float64` にも変換します。
+
+# %% tags=["claim-F4"]
+source = nn.Linear(4, 2)
+source_optimizer = torch.optim.Adam(source.parameters())
+source(torch.randn(8, 4)).sum().backward()
+source_optimizer.step()
+# torch.load(path, map_location="cpu") が返すものと同じ：すべて CPU 上の float32
+checkpoint = {"model": source.state_dict(),
+              "optimizer": source_optimizer.state_dict()}
+
+# 移動、作成、読み込みの順
+resumed = nn.Linear(4, 2).to(device, torch.float64)
+resumed.load_state_dict(checkpoint["model"])
+resumed_optimizer = torch.optim.Adam(resumed.parameters())
+resumed_optimizer.load_state_dict(checkpoint["optimizer"])
+state = resumed_optimizer.state[resumed.weight]
+print(f"{state['exp_avg'].dtype=}, {state['exp_avg'].device=}")
+print(f"{state['step'].device=}")
+assert state["exp_avg"].dtype == torch.float64
+assert state["exp_avg"].device == resumed.weight.device
+assert state["step"].device.type == "cpu"
+
+# 読み込んでから移動：状態は読み込んだときのまま
+late = nn.Linear(4, 2)
+late_optimizer = torch.optim.Adam(late.parameters())
+late_optimizer.load_state_dict(checkpoint["optimizer"])
+late.to(device, torch.float64)
+late_state = late_optimizer.state[late.weight]
+print(f"{late.weight.dtype=}, {late_state['exp_avg'].dtype=}")
+print(f"{late_state['exp_avg'].device=}")
+assert late_optimizer.param_groups[0]["params"][0] is late.weight
+assert late_state["exp_avg"].dtype == torch.float32
+assert late_state["exp_avg"].device.type == "cpu"
+
+# %% [markdown]
 # dtype の変換でも同じことが起き、こちらはどのマシンでも確認できます。状態は元の dtype のままなので、次の `step()` では、float64 の新しい勾配と float32 のままの状態を組み合わせて計算しようとして失敗します。`state_dict` を読み込み直すと、状態が各パラメータの dtype（とデバイス）に変換され、`step()` はまた動くようになります。
 
 # %% tags=["claim-F4"]

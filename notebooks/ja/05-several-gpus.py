@@ -409,6 +409,23 @@ assert r0["loss"] != r1["loss"]  # データも異なる
 assert r0["params"] == r1["params"]  # それでも学習後のパラメータは同じ
 
 # %% [markdown]
+# `torch.cuda.set_device(local_rank)` を省くと、`LOCAL_RANK` が何であっても、各プロセスの現在のデバイスは GPU 0 のままです。インデックスのない `"cuda"` や `.cuda()` は、どのプロセスでも GPU 0 を指します。すると全ランクがモデルとバッチを GPU 0 に置くので、全ランクのメモリがその GPU 1台に集まり、ほかの GPU は空いたままです。ランクごとに別の GPU を想定している NCCL は、エラーになるか（たとえば `Duplicate GPU detected`）、止まったまま進まなくなります。`DistributedDataParallel` のドキュメントも、各プロセスが1つの GPU だけを使うよう、`torch.cuda.set_device(i)` か `CUDA_VISIBLE_DEVICES` で指定することを求めています。GPU があれば、次のセルは `LOCAL_RANK=1` を設定し `set_device` を呼ばない新しいプロセスを起動して、その現在のデバイスが 0 のままであることを検証します。GPU がなければ `torch.cuda.is_available()=False` と表示します。
+
+# %% tags=["gpu-only"]
+if torch.cuda.is_available():
+    probe = ("import torch; print(torch.cuda.current_device(),"
+             " torch.zeros(1, device='cuda').device)")
+    child = subprocess.run([sys.executable, "-c", probe],
+                           env=dict(os.environ, LOCAL_RANK="1"),
+                           capture_output=True, text=True, timeout=120)
+    print(child.stdout.strip())
+    assert child.returncode == 0, child.stderr
+    # LOCAL_RANK だけでは GPU は選ばれない
+    assert child.stdout.split()[0] == "0"
+else:
+    print(f"{torch.cuda.is_available()=}")
+
+# %% [markdown]
 # ## データの分割：`DistributedSampler`
 #
 # データの分割は DDP の仕事ではありません。`DistributedSampler` は、データセットのインデックスをランクごとの担当分に分けます。学習スクリプトでは `DataLoader` に渡し（`DataLoader(dataset, sampler=sampler)`）、ランクとランクの総数はプロセスグループから読み取られます。ここではプロセスを起動せず、ランクとランクの総数をコードで直接指定します。データセットのサンプルは5個で、2つのランクでは均等に分けられません。

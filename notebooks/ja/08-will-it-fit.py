@@ -441,6 +441,28 @@ print(f"{elsewhere=}")
 assert elsewhere == torch.float32  # CPU 上の演算は float32 で実行された
 
 # %% [markdown]
+# どちらも節約できるメモリは同じです。`inference_mode` はさらに記録の手間も省くので、演算ごとのコストが少し下がります。このモードで作られたテンソル（推論テンソル、`is_inference()` が真）はバージョンカウンタを持たず、そのビューもビューとして記録されません。その代わり、autograd は推論テンソルを逆伝播のために保存できません。結果を学習に戻さないところ（評価や推論サービス）では `inference_mode` を使い、学習に戻す可能性があるなら `no_grad` を使うか、ブロックの外で推論テンソルを `clone()` してください。
+
+# %% tags=["claim-F14"]
+layer = nn.Linear(4, 4)
+with torch.no_grad():
+    plain = layer(torch.randn(2, 4))
+    plain_view = plain.view(-1)
+with torch.inference_mode():
+    inferred = layer(torch.randn(2, 4))
+    inferred_view = inferred.view(-1)
+print(f"{plain.is_inference()=}, {inferred.is_inference()=}")
+print(f"{plain_view._is_view()=}, {inferred_view._is_view()=}")
+assert not plain.is_inference() and inferred.is_inference()
+assert plain_view._is_view() and not inferred_view._is_view()
+assert plain._version == 0
+with expect_error(RuntimeError, "do not track version counter"):
+    inferred._version
+with expect_error(RuntimeError, "cannot be saved for backward"):
+    layer(inferred)
+assert layer(inferred.clone()).requires_grad  # clone したものは通常のテンソル
+
+# %% [markdown]
 # ## どんなモデルでも使える見積もり
 #
 # 学習の1ステップに必要なメモリは、重み、勾配、オプティマイザの状態、活性化の4つの合計です。このうち最初の3つは、重みの dtype、オプティマイザ、混合精度で学習するかどうかの3つを決めれば、パラメータの数だけで決まります。推論で持ち続けるのは重みだけです（順伝播の実行中は、上で見たように途中の結果も加わります）。学習では次のものが加わります。
@@ -580,6 +602,25 @@ if torch.cuda.is_available():
     assert kept == reserved  # 解放したメモリはアロケータに残る
     assert released <= kept
     assert total - free >= released
+else:
+    print(f"{torch.cuda.is_available()=}")
+
+# %% [markdown]
+# torch 2.9 からは、同じ関数が `torch.accelerator` にもあり（`memory_allocated`、`memory_reserved`、`max_memory_allocated`、`reset_peak_memory_stats`、`empty_cache` など）、マシンにあるアクセラレータの種類を問わず使えます。2.6〜2.8 にはバックエンドごとの関数（CUDA なら `torch.cuda` のもの）しかありません。関数名は同じなので、モジュールは1行で選べます。GPU があれば、次のセルは両者が同じバイト数を返すことを検証します。
+#
+# 予約済みメモリが使えないこともあります。セグメント内の空きブロックが、どれも次の要求には小さすぎる場合です（断片化）。アロケータの設定 `expandable_segments:True` を使うと、セグメントを新しく確保する代わりに伸ばせるようになり、ステップごとにバッチの形状が変わるときに特に効果があります。この設定はプロセスが初めて CUDA を使う前に、環境変数から一度だけ読まれます。`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` はどの torch でも使えます。`PYTORCH_ALLOC_CONF` は 2.9 からのデバイス共通の名前ですが、2.9.1 でこの名前では `expandable_segments` が無視されたという報告があるので、複数のバージョンで動かすなら従来の名前を使ってください。
+
+# %% tags=["gpu-only"]
+generic = hasattr(torch.accelerator, "memory_allocated")  # 2.9+
+memory = torch.accelerator if generic else torch.cuda
+print(f"{memory.__name__=}")
+assert (memory is torch.accelerator) == (TORCH >= (2, 9))
+if torch.cuda.is_available():
+    block = torch.empty(2**20, dtype=torch.uint8, device="cuda")
+    print(f"{memory.memory_allocated()=}, {torch.cuda.memory_allocated()=}")
+    assert memory.memory_allocated() == torch.cuda.memory_allocated()
+    assert memory.memory_reserved() == torch.cuda.memory_reserved()
+    del block
 else:
     print(f"{torch.cuda.is_available()=}")
 

@@ -207,6 +207,25 @@ for method in (a.cuda, a.cpu):
 assert a.to(device, copy=True) is not a
 
 # %% [markdown]
+# ### 뷰 옮기기
+#
+# `base[2:4]` 같은 슬라이스는 뷰(view)로, `base`와 스토리지를 공유합니다. 이 뷰를 다른 디바이스로 옮기면 뷰의 요소만 담은, 자기 스토리지를 가진 새 텐서가 됩니다. 더는 뷰가 아니므로 여기에 값을 써도 `base`는 바뀌지 않고, 반대도 마찬가지입니다. 지금 있는 디바이스로 옮기면 `to`는 뷰 자신을 돌려주므로 `base`와 계속 스토리지를 공유합니다. 다음 셀은 `meta`를 다른 디바이스 대신 쓰므로 어느 머신에서나 실행됩니다.
+
+# %%
+base = torch.arange(6.0)
+view = base[2:4]
+stay = view.to("cpu")
+moved = view.to("meta")
+print(f"{stay is view=}, {moved._base is None=}")
+print(f"{moved.untyped_storage().nbytes()=}")
+assert view._base is base and stay is view
+assert stay.data_ptr() == base.data_ptr() + 2 * base.element_size()
+assert moved._base is None and not moved._is_view()
+assert moved.storage_offset() == 0
+# 요소 6개가 아니라 2개 분량
+assert moved.untyped_storage().nbytes() == view.numel() * view.element_size()
+
+# %% [markdown]
 # ## 디바이스와 dtype을 한 번에
 #
 # `to`는 디바이스와 dtype을 한 번에 바꿀 수 있습니다. 디바이스를 먼저 쓰거나 키워드 인자를 사용하세요.

@@ -406,6 +406,23 @@ assert r0["loss"] != r1["loss"]  # 데이터도 다르다
 assert r0["params"] == r1["params"]  # 그런데도 학습 후 매개변수는 같다
 
 # %% [markdown]
+# `torch.cuda.set_device(local_rank)`를 빠뜨리면 `LOCAL_RANK`가 무엇이든 각 프로세스의 현재 디바이스는 GPU 0으로 남습니다. 인덱스 없는 `"cuda"`와 `.cuda()`는 모든 프로세스에서 GPU 0을 가리킵니다. 그러면 모든 랭크가 모델과 배치를 GPU 0에 올리므로 모든 랭크의 메모리가 그 GPU 하나에 몰리고 나머지 GPU는 비어 있게 됩니다. 랭크마다 다른 GPU를 쓴다고 가정하는 NCCL은 오류를 내거나(예: `Duplicate GPU detected`) 멈춘 채 진행하지 않습니다. `DistributedDataParallel` 문서도 각 프로세스가 GPU 하나만 쓰도록 `torch.cuda.set_device(i)`나 `CUDA_VISIBLE_DEVICES`로 지정하라고 요구합니다. GPU가 있으면 다음 셀은 `LOCAL_RANK=1`을 설정하고 `set_device`를 호출하지 않는 새 프로세스를 띄워, 그 프로세스의 현재 디바이스가 여전히 0인지 검증합니다. GPU가 없으면 `torch.cuda.is_available()=False`를 출력합니다.
+
+# %% tags=["gpu-only"]
+if torch.cuda.is_available():
+    probe = ("import torch; print(torch.cuda.current_device(),"
+             " torch.zeros(1, device='cuda').device)")
+    child = subprocess.run([sys.executable, "-c", probe],
+                           env=dict(os.environ, LOCAL_RANK="1"),
+                           capture_output=True, text=True, timeout=120)
+    print(child.stdout.strip())
+    assert child.returncode == 0, child.stderr
+    # LOCAL_RANK만으로는 GPU가 정해지지 않는다
+    assert child.stdout.split()[0] == "0"
+else:
+    print(f"{torch.cuda.is_available()=}")
+
+# %% [markdown]
 # ## 데이터 나누기: `DistributedSampler`
 #
 # 데이터를 나누는 일은 DDP가 아니라 사용자의 몫입니다. `DistributedSampler`는 데이터셋의 인덱스를 랭크마다 다른 몫으로 나눕니다. 학습 스크립트에서는 `DataLoader`에 넘기며(`DataLoader(dataset, sampler=sampler)`), 랭크와 전체 랭크 수는 프로세스 그룹에서 읽어 옵니다. 여기서는 프로세스 없이 실행하므로, 랭크와 전체 랭크 수를 셀에서 직접 지정합니다. 데이터셋의 샘플은 5개라서 랭크 2개에 똑같이 나눌 수 없습니다.

@@ -377,7 +377,7 @@ else:
 # %% [markdown]
 # ### 값을 읽으면 GPU를 기다린다
 #
-# CUDA 텐서에서 `.item()`, `.tolist()`, `print(t)`를 호출하면 데이터가 CPU로 복사됩니다. 그래서 CPU는 그 전에 큐에 쌓인 GPU 작업이 모두 끝날 때까지 기다립니다(`.numpy()`는 복사하지 않고, CUDA 텐서에서는 위의 `TypeError`를 냅니다). 한 단계에 한 번 부르는 `.item()`은 부담이 작지만, 루프 안에서 요소마다 부르면 느려집니다.
+# CUDA 텐서에서 `.item()`, `.tolist()`, `print(t)`를 호출하면 데이터가 CPU로 복사됩니다. 그래서 CPU는 그 전에 큐에 쌓인 GPU 작업이 모두 끝날 때까지 기다립니다(`.numpy()`는 복사하지 않고, CUDA 텐서에서는 위의 `TypeError`를 냅니다). 기다리는 동안 CPU는 다음 작업을 큐에 넣지 못하므로, GPU는 큐가 비면 다음 단계의 작업이 올 때까지 쉬게 됩니다. 한 단계에 한 번 부르는 `.item()`도 단계마다 이런 빈틈을 만들고, 루프 안에서 요소마다 부르면 요소 수만큼 만듭니다.
 #
 # 학습 루프에서는 평균 손실을 출력하려고 손실을 더해 가는 일이 흔합니다. 다음 셀은 세 단계 동안 `total_tensor += loss`와 `total_float += loss.item()`, 두 가지 방법으로 더합니다.
 
@@ -432,6 +432,31 @@ if torch.cuda.is_available():
     assert idle
 else:
     print(f"{torch.cuda.is_available()=}")
+
+# %% [markdown]
+# 흔히 쓰는 방법은 연산 그래프에서 떼어 낸 `loss.detach()`를 디바이스에 있는 합계에 더해 두고, N 단계마다 한 번만 `.item()`으로 읽는 것입니다. 그러면 CPU는 단계마다가 아니라 N 단계에 한 번만 기다립니다. CPU에서 실행해도 셀이 검증하는 내용, 즉 합계가 연산 그래프 없이 `device`의 텐서로 남고 읽은 값이 손실의 평균이라는 점은 확인할 수 있습니다. 시간이 얼마나 줄어드는지는 CPU에서 보이지 않습니다. CPU에서는 연산을 호출해 반환될 때 이미 계산이 끝나 있어서, 채워 둘 큐가 없기 때문입니다.
+
+# %%
+model = nn.Linear(3, 1).to(device)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+every = 3
+running = torch.zeros((), device=device)
+losses, reported = [], []
+for step in range(1, 7):
+    loss = model(torch.randn(8, 3, device=device)).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    running += loss.detach()  # 디바이스에서 더하기만 하므로 기다리지 않는다
+    losses.append(loss.detach())
+    if step % every == 0:
+        # `every` 단계마다 한 번만 기다린다
+        reported.append(running.item() / every)
+        running.zero_()
+print(f"{len(reported)=}, {running.device=}, {running.grad_fn=}")
+assert len(reported) == 2
+assert running.device.type == device.type and running.grad_fn is None
+assert abs(reported[1] - sum(x.item() for x in losses[3:]) / every) < 1e-5
 
 # %% [markdown]
 # ## Attempting to deserialize object on a CUDA device
@@ -793,6 +818,18 @@ assert features.device.type == device.type
 # 자식 프로세스에서 꼭 CUDA를 써야 한다면 `spawn`으로 시작하세요. `multiprocessing.get_context("spawn")`이나 `DataLoader(..., multiprocessing_context="spawn")`을 씁니다.
 
 # %% [markdown]
+# Windows와 macOS에서는 처음부터 `spawn`이 기본값입니다(Linux는 `fork`, Python 3.14부터는 `forkserver`). 그래서 `num_workers > 0`인 `DataLoader`의 워커는 각각 새 Python으로 시작해 스크립트를 import하고, 데이터셋을 pickle로 넘겨받습니다. 스크립트에서는 DataLoader를 만들고 루프를 도는 코드를 `if __name__ == "__main__":` 아래에 두세요. 그러지 않으면 워커가 스크립트를 import할 때 그 코드를 다시 실행합니다. 데이터셋 클래스도 워커가 import할 수 있도록 모듈 최상위에 정의합니다. 다음 셀은 실행한 머신의 기본값을 검증합니다.
+
+# %%
+method = multiprocessing.get_start_method()
+print(f"{sys.platform=}, {method=}")
+if sys.platform in ("win32", "darwin"):
+    assert method == "spawn"
+else:
+    assert method == ("fork" if sys.version_info < (3, 14) else "forkserver")
+assert "spawn" in multiprocessing.get_all_start_methods()
+
+# %% [markdown]
 # ## Torch not compiled with CUDA enabled
 #
 # "Torch가 CUDA를 지원하도록 컴파일되지 않았다"는 뜻의 오류입니다.
@@ -807,8 +844,13 @@ assert features.device.type == device.type
 #
 # 해결 방법은 두 가지입니다.
 #
-# - GPU를 쓰려면 NVIDIA GPU와 드라이버가 있는 머신에 CUDA 빌드 PyTorch를 설치하세요(명령은 pytorch.org의 선택기에서 확인할 수 있습니다).
+# - GPU를 쓰려면 NVIDIA GPU와 드라이버가 있는 머신에서 CPU 빌드를 CUDA 빌드로 바꾸세요. PyPI에서 `pip install torch`를 하면 Linux(x86-64)에는 CUDA 빌드가, Windows에는 CPU 빌드가 설치됩니다. pip은 같은 버전의 torch가 이미 있으면 바꾸지 않으므로, 먼저 제거한 뒤 드라이버가 지원하는 CUDA 버전용 PyTorch 공식 인덱스에서 설치합니다. 명령은 아래와 같고 Windows와 Linux에서 똑같습니다(`cu126`은 한 예입니다. 릴리스마다 고를 수 있는 버전은 pytorch.org의 선택기에서 확인할 수 있고, torchvision과 torchaudio도 같은 인덱스에서 설치합니다).
 # - 어디서나 실행하려면, 이 튜토리얼의 모든 페이지가 그렇게 하듯 디바이스를 한 번 정해 두고 어디서나 그것을 쓰세요.
+#
+# ```
+# python -m pip uninstall -y torch
+# python -m pip install torch --index-url https://download.pytorch.org/whl/cu126
+# ```
 #
 # 다음 셀은 지금 머신이 어느 쪽인지 보여 주며, GPU가 있으면 CUDA 텐서를 만듭니다.
 

@@ -442,6 +442,28 @@ print(f"{elsewhere=}")
 assert elsewhere == torch.float32  # CPU 연산은 float32로 실행됐다
 
 # %% [markdown]
+# 둘 다 아끼는 메모리는 같습니다. `inference_mode`는 기록하는 일도 일부 건너뛰므로 연산마다 드는 비용이 조금 줄어듭니다. 이 모드에서 만든 텐서(추론 텐서, `is_inference()`가 참)에는 버전 카운터가 없고, 그 뷰도 뷰로 기록되지 않습니다. 대신 autograd는 추론 텐서를 역전파용으로 저장할 수 없습니다. 결과를 다시 학습에 쓰지 않는 곳(평가, 서빙)에서는 `inference_mode`를 쓰고, 학습에 쓸 수도 있다면 `no_grad`를 쓰거나 블록 밖에서 추론 텐서를 `clone()`하세요.
+
+# %% tags=["claim-F14"]
+layer = nn.Linear(4, 4)
+with torch.no_grad():
+    plain = layer(torch.randn(2, 4))
+    plain_view = plain.view(-1)
+with torch.inference_mode():
+    inferred = layer(torch.randn(2, 4))
+    inferred_view = inferred.view(-1)
+print(f"{plain.is_inference()=}, {inferred.is_inference()=}")
+print(f"{plain_view._is_view()=}, {inferred_view._is_view()=}")
+assert not plain.is_inference() and inferred.is_inference()
+assert plain_view._is_view() and not inferred_view._is_view()
+assert plain._version == 0
+with expect_error(RuntimeError, "do not track version counter"):
+    inferred._version
+with expect_error(RuntimeError, "cannot be saved for backward"):
+    layer(inferred)
+assert layer(inferred.clone()).requires_grad  # clone한 텐서는 일반 텐서다
+
+# %% [markdown]
 # ## 어떤 모델에나 쓸 수 있는 어림값
 #
 # 학습 단계 하나에 필요한 메모리는 가중치, 변화도, 옵티마이저 상태, 활성화 네 부분의 합입니다. 이 가운데 앞의 세 부분은 가중치의 dtype, 옵티마이저, 혼합 정밀도 사용 여부 세 가지를 정하면 매개변수의 개수만으로 정해집니다. 추론에서 계속 들고 있는 것은 가중치뿐입니다(순전파가 실행되는 동안에는 앞에서 본 것처럼 중간 결과도 더해집니다). 학습에는 다음이 더해집니다.
@@ -581,6 +603,25 @@ if torch.cuda.is_available():
     assert kept == reserved  # 해제한 메모리는 할당자에 남는다
     assert released <= kept
     assert total - free >= released
+else:
+    print(f"{torch.cuda.is_available()=}")
+
+# %% [markdown]
+# torch 2.9부터는 같은 함수가 `torch.accelerator`에도 있어서(`memory_allocated`, `memory_reserved`, `max_memory_allocated`, `reset_peak_memory_stats`, `empty_cache` 등) 머신에 있는 가속기가 무엇이든 쓸 수 있습니다. 2.6~2.8에는 백엔드별 함수(CUDA라면 `torch.cuda`의 함수)만 있습니다. 함수 이름이 같으므로 모듈은 한 줄로 고를 수 있습니다. GPU가 있으면 다음 셀은 두 모듈이 같은 바이트 수를 알려 주는지 검증합니다.
+#
+# 예약된 메모리를 쓰지 못할 때도 있습니다. 세그먼트 안의 빈 블록이 모두 다음 요청에 비해 너무 작은 경우입니다(단편화). 할당자 설정 `expandable_segments:True`를 쓰면 세그먼트를 새로 잡는 대신 늘려서 쓰므로, 단계마다 배치 모양이 바뀔 때 특히 도움이 됩니다. 이 설정은 프로세스가 CUDA를 처음 쓰기 전에 환경 변수에서 한 번만 읽습니다. `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`는 어느 torch에서나 통합니다. `PYTORCH_ALLOC_CONF`는 2.9부터 쓰는 디바이스 공통 이름이지만, 2.9.1에서 이 이름으로는 `expandable_segments`가 무시되었다는 보고가 있으니 여러 버전에서 돌려야 한다면 기존 이름을 쓰세요.
+
+# %% tags=["gpu-only"]
+generic = hasattr(torch.accelerator, "memory_allocated")  # 2.9+
+memory = torch.accelerator if generic else torch.cuda
+print(f"{memory.__name__=}")
+assert (memory is torch.accelerator) == (TORCH >= (2, 9))
+if torch.cuda.is_available():
+    block = torch.empty(2**20, dtype=torch.uint8, device="cuda")
+    print(f"{memory.memory_allocated()=}, {torch.cuda.memory_allocated()=}")
+    assert memory.memory_allocated() == torch.cuda.memory_allocated()
+    assert memory.memory_reserved() == torch.cuda.memory_reserved()
+    del block
 else:
     print(f"{torch.cuda.is_available()=}")
 
