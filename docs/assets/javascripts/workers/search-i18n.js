@@ -342,8 +342,12 @@ function plan(query) {
       clauses.push({term: CODE + id, boost: id.startsWith(".") ? BOOST.method : BOOST.identifier, wildcard: 0,
                     origin: shown.find(w => id.split(/[.()]/).some(part => part.startsWith(w))) || null})
   if (BIGRAMS) {
+    // Not the bigrams of a spelling a synonym group matched: its group finds the pages that use it,
+    // and its bigrams only add pages that share syllables (インプレース: イン, レー, ース everywhere).
+    const grouped = [...synonyms.shown.values()].map(group => group.typed.normalize("NFKC").toLowerCase())
     for (const word of query.normalize("NFKC").toLowerCase().split(/\s+/)) {
-      for (const gram of bigrams(word))  // filed under the shown word it is part of, if any
+      for (const gram of bigrams(word).filter(gram => !grouped.some(typed => typed.includes(gram.slice(1)))))
+        // filed under the shown word it is part of, if any
         clauses.push({term: gram, boost: BOOST.bigram, wildcard: 0,
                       origin: shown.find(w => typedAs(w).includes(gram.slice(1))) || null})
     }
