@@ -422,6 +422,8 @@ assert total_tensor.grad_fn is not None
 assert total_tensor.device.type == device.type
 assert isinstance(total_float, float)
 assert abs(total_tensor.item() - total_float) < 1e-4
+running = torch.zeros((), device=device) + loss.detach()
+assert running.grad_fn is None and running.device.type == device.type
 
 # %% [markdown] tags=["answer"]
 # **Answer:** `kind='Tensor', tracked=True`. A Python number plus a tensor is a tensor, on the
@@ -432,6 +434,12 @@ assert abs(total_tensor.item() - total_float) < 1e-4
 #
 # The sum stays a `float` only when what you add is a plain Python number: `loss.item()`, as in
 # `total_float`.
+#
+# The usual pattern adds `loss.detach()` to a running sum that stays on the device
+# (`running += loss.detach()`) and calls `running.item()` only every N steps, so the CPU waits once
+# per N steps instead of every step. A CPU run can check that such a sum stays a tensor on `device`
+# without a graph; it cannot show the time saved: on a CPU an
+# operation has finished when its call returns, so there is no queue to keep full.
 
 # %% [markdown]
 # On a GPU the next cell makes the waiting visible: it queues matrix products, reads one value with
@@ -452,30 +460,6 @@ if torch.cuda.is_available():
     assert idle
 else:
     print(f"{torch.cuda.is_available()=}")
-
-# %% [markdown]
-# The usual pattern adds `loss.detach()` to a running sum that stays on the device, and reads it
-# with `.item()` every N steps, so the CPU waits once per N steps instead of every step. A CPU
-# run can check what the cell asserts: the sum stays a tensor on `device` without a graph. It
-# cannot show the time saved: on a CPU an
-# operation has finished when its call returns, so there is no queue to keep full.
-
-# %%
-model = nn.Linear(3, 1).to(device)
-every = 3
-running = torch.zeros((), device=device)
-reported = []
-for step in range(1, 7):
-    loss = model(torch.randn(8, 3, device=device)).pow(2).mean()
-    loss.backward()
-    running += loss.detach()  # stays on the device: no wait
-    if step % every == 0:
-        # one wait every `every` steps
-        reported.append(running.item() / every)
-        running.zero_()
-print(f"{len(reported)=}, {running.device=}, {running.grad_fn=}")
-assert len(reported) == 2
-assert running.device.type == device.type and running.grad_fn is None
 
 # %% [markdown]
 # ## Attempting to deserialize object on a CUDA device
