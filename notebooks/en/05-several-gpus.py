@@ -568,6 +568,26 @@ assert sorted(third + list(other)) == list(range(8))  # still a split
 # - `(True, True)` would mean that `set_epoch` changes nothing.
 
 # %% [markdown]
+# A `DataLoader` with `num_workers > 0` loads batches in worker processes. On Windows and macOS,
+# Python starts them with `spawn` by default (on Linux with `fork`, and from Python 3.14 with
+# `forkserver`): each worker is a fresh Python that imports your script and receives the dataset
+# pickled. So in a script, put the code
+# that creates the DataLoader and loops over it under `if __name__ == "__main__":`, or each worker
+# runs it again when it imports the script; and define the dataset class at the top level of a
+# module, where a worker can import it. The cell asserts the default of the machine that runs it.
+
+# %%
+import multiprocessing
+
+method = multiprocessing.get_start_method()
+print(f"{sys.platform=}, {method=}")
+if sys.platform in ("win32", "darwin"):
+    assert method == "spawn"
+else:
+    assert method == ("fork" if sys.version_info < (3, 14) else "forkserver")
+assert "spawn" in multiprocessing.get_all_start_methods()
+
+# %% [markdown]
 # ## Summary
 #
 # - Anything without an explicit index (`"cuda"`, `.cuda()`) uses the current device; choose it with

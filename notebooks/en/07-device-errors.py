@@ -434,6 +434,8 @@ assert total_tensor.grad_fn is not None
 assert total_tensor.device.type == device.type
 assert isinstance(total_float, float)
 assert abs(total_tensor.item() - total_float) < 1e-4
+running = torch.zeros((), device=device) + loss.detach()
+assert running.grad_fn is None and running.device.type == device.type
 
 # %% [markdown] tags=["answer"]
 # **Answer:** `kind='Tensor', tracked=True`. A Python number plus a tensor is a tensor, on the
@@ -444,6 +446,12 @@ assert abs(total_tensor.item() - total_float) < 1e-4
 #
 # The sum stays a `float` only when what you add is a plain Python number: `loss.item()`, as in
 # `total_float`.
+#
+# The usual pattern adds `loss.detach()` to a running sum that stays on the device
+# (`running += loss.detach()`) and calls `running.item()` only every N steps, so the CPU waits once
+# per N steps instead of every step. A CPU run can check that such a sum stays a tensor on `device`
+# without a graph; it cannot show the time saved: on a CPU an
+# operation has finished when its call returns, so there is no queue to keep full.
 
 # %% [markdown]
 # On a GPU the next cell makes the waiting visible: it queues matrix products, reads one value with
@@ -464,35 +472,6 @@ if torch.cuda.is_available():
     assert idle
 else:
     print(f"{torch.cuda.is_available()=}")
-
-# %% [markdown]
-# The usual pattern adds `loss.detach()` to a running sum that stays on the device, and reads it
-# with `.item()` every N steps, so the CPU waits once per N steps instead of every step. A CPU
-# run can check what the cell asserts: the sum stays a tensor on `device` without a graph, and
-# what it reports is the average of the losses. It cannot show the time saved: on a CPU an
-# operation has finished when its call returns, so there is no queue to keep full.
-
-# %%
-model = nn.Linear(3, 1).to(device)
-optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-every = 3
-running = torch.zeros((), device=device)
-losses, reported = [], []
-for step in range(1, 7):
-    loss = model(torch.randn(8, 3, device=device)).pow(2).mean()
-    optimizer.zero_grad()
-    loss.backward()
-    optimizer.step()
-    running += loss.detach()  # stays on the device: no wait
-    losses.append(loss.detach())
-    if step % every == 0:
-        # one wait every `every` steps
-        reported.append(running.item() / every)
-        running.zero_()
-print(f"{len(reported)=}, {running.device=}, {running.grad_fn=}")
-assert len(reported) == 2
-assert running.device.type == device.type and running.grad_fn is None
-assert abs(reported[1] - sum(x.item() for x in losses[3:]) / every) < 1e-5
 
 # %% [markdown]
 # ## Attempting to deserialize object on a CUDA device
@@ -888,23 +867,6 @@ assert features.device.type == device.type
 # %% [markdown]
 # If a child process really must use CUDA, start it with `spawn`: `multiprocessing.get_context("spawn")`,
 # or `DataLoader(..., multiprocessing_context="spawn")`.
-
-# %% [markdown]
-# On Windows and macOS, `spawn` is the default already (on Linux it is `fork`, and from
-# Python 3.14 `forkserver`). Each worker of a `DataLoader` with `num_workers > 0` is then a fresh
-# Python that imports your script and receives the dataset pickled. So in a script, put the code
-# that creates the DataLoader and loops over it under `if __name__ == "__main__":`, or each worker
-# runs it again when it imports the script; and define the dataset class at the top level of a
-# module, where a worker can import it. The cell asserts the default of the machine that runs it.
-
-# %%
-method = multiprocessing.get_start_method()
-print(f"{sys.platform=}, {method=}")
-if sys.platform in ("win32", "darwin"):
-    assert method == "spawn"
-else:
-    assert method == ("fork" if sys.version_info < (3, 14) else "forkserver")
-assert "spawn" in multiprocessing.get_all_start_methods()
 
 # %% [markdown]
 # ## Torch not compiled with CUDA enabled

@@ -409,7 +409,7 @@ assert r0["loss"] != r1["loss"]  # データも異なる
 assert r0["params"] == r1["params"]  # それでも学習後のパラメータは同じ
 
 # %% [markdown]
-# `torch.cuda.set_device(local_rank)` を省くと、`LOCAL_RANK` が何であっても、各プロセスの現在のデバイスは GPU 0 のままです。インデックスのない `"cuda"` や `.cuda()` は、どのプロセスでも GPU 0 を指します。すると全ランクがモデルとバッチを GPU 0 に置くので、全ランクのメモリがその GPU 1台に集まり、ほかの GPU は空いたままです。ランクごとに別の GPU を想定している NCCL は、エラーになるか（たとえば `Duplicate GPU detected`）、止まったまま進まなくなります。`DistributedDataParallel` のドキュメントも、各プロセスが1つの GPU だけを使うよう、`torch.cuda.set_device(i)` か `CUDA_VISIBLE_DEVICES` で指定することを求めています。GPU があれば、次のセルは `LOCAL_RANK=1` を設定し `set_device` を呼ばない新しいプロセスを起動して、その現在のデバイスが 0 のままであることを検証します。GPU がなければ `torch.cuda.is_available()=False` と表示します。
+# `torch.cuda.set_device(local_rank)` を省くと、`LOCAL_RANK` が何であっても、各プロセスの現在のデバイスは GPU 0 のままです。インデックスのない `"cuda"` や `.cuda()` は、どのプロセスでも GPU 0 を指します。すると全ランクがモデルとバッチを GPU 0 に置くので、メモリはその GPU 1台に集中し、ほかの GPU は空いたままです。ランクごとに別の GPU を想定している NCCL は、エラーになるか（たとえば `Duplicate GPU detected`）、止まったまま進まなくなります。`DistributedDataParallel` のドキュメントも、各プロセスが1つの GPU だけを使うよう、`torch.cuda.set_device(i)` か `CUDA_VISIBLE_DEVICES` で指定することを求めています。GPU があれば、次のセルは `LOCAL_RANK=1` を設定し `set_device` を呼ばない新しいプロセスを起動して、その現在のデバイスが 0 のままであることを検証します。GPU がなければ `torch.cuda.is_available()=False` と表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -498,6 +498,20 @@ assert sorted(third + list(other)) == list(range(8))  # 分割は保たれる
 #
 # - `(False, False)` なら、たどるたびに自動でシャッフルし直すことになります。実際にはそうなりません。
 # - `(True, True)` なら、`set_epoch` は何も変えないことになります。
+
+# %% [markdown]
+# `num_workers > 0` の `DataLoader` は、ワーカープロセスでバッチを読み込みます。Windows と macOS では、Python はこのプロセスをデフォルトで `spawn` で起動します（Linux では `fork`、Python 3.14 からは `forkserver`）。各ワーカーは新しい Python として起動してスクリプトを import し、データセットを pickle で受け取ります。スクリプトでは、DataLoader を作ってループを回すコードを `if __name__ == "__main__":` の下に置いてください。そうしないと、各ワーカーがスクリプトを import するときにそのコードをもう一度実行してしまいます。データセットのクラスも、ワーカーが import できるようにモジュールのトップレベルで定義します。次のセルは、実行したマシンのデフォルトを検証します。
+
+# %%
+import multiprocessing
+
+method = multiprocessing.get_start_method()
+print(f"{sys.platform=}, {method=}")
+if sys.platform in ("win32", "darwin"):
+    assert method == "spawn"
+else:
+    assert method == ("fork" if sys.version_info < (3, 14) else "forkserver")
+assert "spawn" in multiprocessing.get_all_start_methods()
 
 # %% [markdown]
 # ## まとめ

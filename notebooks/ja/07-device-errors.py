@@ -380,7 +380,7 @@ else:
 # %% [markdown]
 # ### 値を読み出すと GPU を待つ
 #
-# CUDA テンソルに対する `.item()`、`.tolist()`、`print(t)` は、データを CPU にコピーします。そのため CPU は、それより前にキューに積まれた GPU の処理がすべて終わるまで待ちます（`.numpy()` はコピーせず、上の `TypeError` を送出します）。待っている間、CPU は次の処理をキューに積めないので、GPU はキューが空になると次のステップが届くまで手が空きます。1ステップに1回の `.item()` でも毎ステップこの空白が生じ、ループの中で要素ごとに呼べば要素の数だけ生じます。
+# CUDA テンソルに対する `.item()`、`.tolist()`、`print(t)` は、データを CPU にコピーします。そのため CPU は、それより前にキューに積まれた GPU の処理がすべて終わるまで待ちます（`.numpy()` はコピーせず、上の `TypeError` を送出します）。待つ間 CPU は次の処理を積めず、GPU は手が空きます。1ステップに1回の `.item()` でも毎ステップこの空白が生じ、要素ごとに呼べば要素の数だけ生じます。
 #
 # 学習ループでは、平均をログに出すために損失を足し合わせることがよくあります。次のセルでは3ステップの間、`total_tensor += loss` と `total_float += loss.item()` の2通りで足し合わせます。
 
@@ -411,12 +411,16 @@ assert total_tensor.grad_fn is not None
 assert total_tensor.device.type == device.type
 assert isinstance(total_float, float)
 assert abs(total_tensor.item() - total_float) < 1e-4
+running = torch.zeros((), device=device) + loss.detach()
+assert running.grad_fn is None and running.device.type == device.type
 
 # %% [markdown] tags=["answer"]
 # **答え：** `kind='Tensor', tracked=True` です。Python の数値とテンソルの和はテンソルになり、そのテンソルと同じデバイスに置かれます。つまり `0.0 + loss` の時点で、もうテンソルです。その後の `+=` はどれも autograd が記録するテンソルの演算なので、合計はすべてのステップの計算グラフを保持し、グラフが必要とするテンソルもメモリに残り続けます。GPU では、ステップごとにそのメモリが増えていきます。
 #
 # - `kind='float', tracked=False` なら、`0.0 + loss` の結果が Python の数値だということになります。合計が `float` のままなのは、`total_float` のように Python の数値（`loss.item()`）を足すときだけです。
 # - `kind='Tensor', tracked=False` なら、`+=` が計算グラフに記録されないことになります。そうなるのは `loss.detach()` を足したときです。
+#
+# 定番は、デバイス上の合計に `loss.detach()` を足し、N ステップに1回だけ `.item()` で読む書き方です。CPU で検証できるのは、この合計が計算グラフのない `device` 上のテンソルだという点です。CPU では演算がすぐ終わるので、待ち時間の差は見えません。
 
 # %% [markdown]
 # GPU があれば、次のセルで待つ様子を確かめます。行列積をキューに積み、`.item()` で値を1つ読み出してから、積まれた処理がすべて終わったかを CUDA ストリームに問い合わせ、`.item()` が完了を待ったので処理がすべて終わっていることを検証します。GPU がなければ、満たされなかった条件を表示します。
@@ -435,31 +439,6 @@ if torch.cuda.is_available():
     assert idle
 else:
     print(f"{torch.cuda.is_available()=}")
-
-# %% [markdown]
-# よく使われる書き方では、計算グラフから切り離した `loss.detach()` をデバイス上の合計に足していき、N ステップに1回だけ `.item()` で読み出します。これで CPU が待つのは毎ステップではなく N ステップに1回になります。CPU での実行で確かめられるのは、セルが検証していること、つまり合計が計算グラフを持たない `device` 上のテンソルのままであることと、読み出した値が損失の平均になっていることです。どれだけ時間が減るかは CPU では分かりません。CPU では演算の呼び出しから戻った時点で計算が終わっているので、埋めておくべきキューがそもそもないからです。
-
-# %%
-model = nn.Linear(3, 1).to(device)
-optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-every = 3
-running = torch.zeros((), device=device)
-losses, reported = [], []
-for step in range(1, 7):
-    loss = model(torch.randn(8, 3, device=device)).pow(2).mean()
-    optimizer.zero_grad()
-    loss.backward()
-    optimizer.step()
-    running += loss.detach()  # デバイス上で足すだけなので待たない
-    losses.append(loss.detach())
-    if step % every == 0:
-        # `every` ステップに1回だけ待つ
-        reported.append(running.item() / every)
-        running.zero_()
-print(f"{len(reported)=}, {running.device=}, {running.grad_fn=}")
-assert len(reported) == 2
-assert running.device.type == device.type and running.grad_fn is None
-assert abs(reported[1] - sum(x.item() for x in losses[3:]) / every) < 1e-5
 
 # %% [markdown]
 # ## Attempting to deserialize object on a CUDA device
@@ -824,18 +803,6 @@ assert features.device.type == device.type
 # 子プロセスでどうしても CUDA を使う必要があるなら、`spawn` で起動します。`multiprocessing.get_context("spawn")` や `DataLoader(..., multiprocessing_context="spawn")` を使います。
 
 # %% [markdown]
-# Windows と macOS では、もともと `spawn` がデフォルトです（Linux では `fork`、Python 3.14 からは `forkserver`）。そのため `num_workers > 0` の `DataLoader` では、各ワーカーが新しい Python として起動してスクリプトを import し、データセットを pickle で受け取ります。スクリプトでは、DataLoader を作ってループを回すコードを `if __name__ == "__main__":` の下に置いてください。そうしないと、各ワーカーがスクリプトを import するときにそのコードをもう一度実行してしまいます。データセットのクラスも、ワーカーが import できるようにモジュールのトップレベルで定義します。次のセルは、実行したマシンのデフォルトを検証します。
-
-# %%
-method = multiprocessing.get_start_method()
-print(f"{sys.platform=}, {method=}")
-if sys.platform in ("win32", "darwin"):
-    assert method == "spawn"
-else:
-    assert method == ("fork" if sys.version_info < (3, 14) else "forkserver")
-assert "spawn" in multiprocessing.get_all_start_methods()
-
-# %% [markdown]
 # ## Torch not compiled with CUDA enabled
 #
 # 「Torch が CUDA を有効にしてコンパイルされていない」という意味のエラーです。
@@ -850,7 +817,7 @@ assert "spawn" in multiprocessing.get_all_start_methods()
 #
 # 対処法は2つです。
 #
-# - GPU を使うなら、NVIDIA の GPU とドライバがあるマシンで、CPU ビルドを CUDA ビルドに入れ替えます。PyPI からの `pip install torch` は、Linux（x86-64）では CUDA ビルドを、Windows では CPU ビルドを入れます。pip は同じバージョンの torch が入っていると入れ替えないので、いったんアンインストールしてから、ドライバが対応する CUDA バージョン用の PyTorch 公式インデックスからインストールします。コマンドは下のとおりで、Windows でも Linux でも同じです（`cu126` は一例です。各リリースで選べるものは pytorch.org のセレクタで確認でき、torchvision や torchaudio も同じインデックスから入れます）。
+# - GPU を使うなら、NVIDIA の GPU とドライバがあるマシンで CPU ビルドを CUDA ビルドに入れ替えます。PyPI の `pip install torch` は Linux（x86-64）なら CUDA ビルド、Windows なら CPU ビルドです。同じバージョンが入っていると pip は入れ替えないので、アンインストールしてから公式インデックスで入れ直します（コマンドは Windows でも Linux でも同じ。`cu126` は一例で、ドライバに合うものを pytorch.org のセレクタで選びます）。
 # - どのマシンでも動くようにするなら、このチュートリアルの各ページと同じように、使うデバイスを最初に一度だけ決めて、以降はそれを使います（[どこでも動くデバイスの選び方](04-choosing-a-device.ipynb)）。
 #
 # ```

@@ -406,7 +406,7 @@ assert r0["loss"] != r1["loss"]  # 데이터도 다르다
 assert r0["params"] == r1["params"]  # 그런데도 학습 후 매개변수는 같다
 
 # %% [markdown]
-# `torch.cuda.set_device(local_rank)`를 빠뜨리면 `LOCAL_RANK`가 무엇이든 각 프로세스의 현재 디바이스는 GPU 0으로 남습니다. 인덱스 없는 `"cuda"`와 `.cuda()`는 모든 프로세스에서 GPU 0을 가리킵니다. 그러면 모든 랭크가 모델과 배치를 GPU 0에 올리므로 모든 랭크의 메모리가 그 GPU 하나에 몰리고 나머지 GPU는 비어 있게 됩니다. 랭크마다 다른 GPU를 쓴다고 가정하는 NCCL은 오류를 내거나(예: `Duplicate GPU detected`) 멈춘 채 진행하지 않습니다. `DistributedDataParallel` 문서도 각 프로세스가 GPU 하나만 쓰도록 `torch.cuda.set_device(i)`나 `CUDA_VISIBLE_DEVICES`로 지정하라고 요구합니다. GPU가 있으면 다음 셀은 `LOCAL_RANK=1`을 설정하고 `set_device`를 호출하지 않는 새 프로세스를 띄워, 그 프로세스의 현재 디바이스가 여전히 0인지 검증합니다. GPU가 없으면 `torch.cuda.is_available()=False`를 출력합니다.
+# `torch.cuda.set_device(local_rank)`를 빠뜨리면 `LOCAL_RANK`가 무엇이든 각 프로세스의 현재 디바이스는 GPU 0으로 남습니다. 인덱스 없는 `"cuda"`와 `.cuda()`는 모든 프로세스에서 GPU 0을 가리킵니다. 그러면 모든 랭크가 모델과 배치를 GPU 0에 올리므로, 메모리가 그 GPU 하나에 몰리고 나머지 GPU는 비어 있게 됩니다. 랭크마다 다른 GPU를 쓴다고 가정하는 NCCL은 오류를 내거나(예: `Duplicate GPU detected`) 멈춘 채 진행하지 않습니다. `DistributedDataParallel` 문서도 각 프로세스가 GPU 하나만 쓰도록 `torch.cuda.set_device(i)`나 `CUDA_VISIBLE_DEVICES`로 지정하라고 요구합니다. GPU가 있으면 다음 셀은 `LOCAL_RANK=1`을 설정하고 `set_device`를 호출하지 않는 새 프로세스를 띄워, 그 프로세스의 현재 디바이스가 여전히 0인지 검증합니다. GPU가 없으면 `torch.cuda.is_available()=False`를 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -495,6 +495,20 @@ assert sorted(third + list(other)) == list(range(8))  # 겹치지 않게 나뉜�
 #
 # - `(False, False)`를 골랐다면 순회할 때마다 저절로 다시 섞는다고 본 것입니다. 실제로는 그렇지 않습니다.
 # - `(True, True)`는 `set_epoch`가 아무것도 바꾸지 않는다고 보는 답입니다.
+
+# %% [markdown]
+# `num_workers > 0`인 `DataLoader`는 워커 프로세스에서 배치를 읽어 옵니다. Windows와 macOS에서 Python은 이 프로세스를 기본적으로 `spawn`으로 시작합니다(Linux는 `fork`, Python 3.14부터는 `forkserver`). 각 워커는 새 Python으로 시작해 스크립트를 import하고, 데이터셋을 pickle로 넘겨받습니다. 스크립트에서는 DataLoader를 만들고 루프를 도는 코드를 `if __name__ == "__main__":` 아래에 두세요. 그러지 않으면 워커가 스크립트를 import할 때 그 코드를 다시 실행합니다. 데이터셋 클래스도 워커가 import할 수 있도록 모듈 최상위에 정의합니다. 다음 셀은 실행한 머신의 기본값을 검증합니다.
+
+# %%
+import multiprocessing
+
+method = multiprocessing.get_start_method()
+print(f"{sys.platform=}, {method=}")
+if sys.platform in ("win32", "darwin"):
+    assert method == "spawn"
+else:
+    assert method == ("fork" if sys.version_info < (3, 14) else "forkserver")
+assert "spawn" in multiprocessing.get_all_start_methods()
 
 # %% [markdown]
 # ## 정리

@@ -408,12 +408,16 @@ assert total_tensor.grad_fn is not None
 assert total_tensor.device.type == device.type
 assert isinstance(total_float, float)
 assert abs(total_tensor.item() - total_float) < 1e-4
+running = torch.zeros((), device=device) + loss.detach()
+assert running.grad_fn is None and running.device.type == device.type
 
 # %% [markdown] tags=["answer"]
 # **정답:** `kind='Tensor', tracked=True`입니다. Python 숫자와 텐서를 더하면 텐서가 되고, 그 텐서와 같은 디바이스에 놓입니다. 즉 `0.0 + loss`에서 이미 텐서입니다. 그 뒤의 `+=`는 모두 autograd가 기록하는 텐서 연산이므로, 합계는 모든 단계의 그래프를 달고 있으며, 그 그래프와 그래프에 필요한 텐서를 메모리에 붙잡아 둡니다. GPU에서는 단계마다 그 메모리가 늘어납니다.
 #
 # - `kind='Tensor', tracked=False`를 골랐다면 더하는 동안 그래프가 떨어져 나간다고 본 것입니다. 그래프가 없는 텐서가 되려면 `loss.detach()`를 더해야 합니다.
 # - `kind='float', tracked=False`는 합계가 Python 숫자로 남는다고 보는 답입니다. 합계가 `float`로 남는 것은 더하는 값이 Python 숫자일 때, 즉 `total_float`처럼 `loss.item()`을 더할 때뿐입니다.
+#
+# 흔히 쓰는 방법은 `loss.detach()`를 디바이스에 있는 합계에 더해 두고(`running += loss.detach()`), N 단계마다 한 번만 `running.item()`으로 읽는 것입니다. 그러면 CPU는 N 단계에 한 번만 기다립니다. 이 합계가 연산 그래프 없이 `device`의 텐서로 남는다는 점은 CPU에서도 검증할 수 있지만, 시간이 얼마나 줄어드는지는 보이지 않습니다. CPU에서는 연산을 호출해 반환될 때 이미 계산이 끝나 있어서, 채워 둘 큐가 없기 때문입니다.
 
 # %% [markdown]
 # GPU가 있으면 다음 셀에서 기다리는 모습을 확인합니다. 행렬 곱을 큐에 쌓고, `.item()`으로 값 하나를 읽은 뒤, 쌓인 작업이 모두 끝났는지 CUDA 스트림에 묻습니다. GPU에서는 `.item()`이 작업이 끝나기를 기다렸으므로 작업이 이미 끝났다는 것을 검증합니다. GPU가 없으면 충족되지 않은 조건을 출력합니다.
@@ -432,31 +436,6 @@ if torch.cuda.is_available():
     assert idle
 else:
     print(f"{torch.cuda.is_available()=}")
-
-# %% [markdown]
-# 흔히 쓰는 방법은 연산 그래프에서 떼어 낸 `loss.detach()`를 디바이스에 있는 합계에 더해 두고, N 단계마다 한 번만 `.item()`으로 읽는 것입니다. 그러면 CPU는 단계마다가 아니라 N 단계에 한 번만 기다립니다. CPU에서 실행해도 셀이 검증하는 내용, 즉 합계가 연산 그래프 없이 `device`의 텐서로 남고 읽은 값이 손실의 평균이라는 점은 확인할 수 있습니다. 시간이 얼마나 줄어드는지는 CPU에서 보이지 않습니다. CPU에서는 연산을 호출해 반환될 때 이미 계산이 끝나 있어서, 채워 둘 큐가 없기 때문입니다.
-
-# %%
-model = nn.Linear(3, 1).to(device)
-optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-every = 3
-running = torch.zeros((), device=device)
-losses, reported = [], []
-for step in range(1, 7):
-    loss = model(torch.randn(8, 3, device=device)).pow(2).mean()
-    optimizer.zero_grad()
-    loss.backward()
-    optimizer.step()
-    running += loss.detach()  # 디바이스에서 더하기만 하므로 기다리지 않는다
-    losses.append(loss.detach())
-    if step % every == 0:
-        # `every` 단계마다 한 번만 기다린다
-        reported.append(running.item() / every)
-        running.zero_()
-print(f"{len(reported)=}, {running.device=}, {running.grad_fn=}")
-assert len(reported) == 2
-assert running.device.type == device.type and running.grad_fn is None
-assert abs(reported[1] - sum(x.item() for x in losses[3:]) / every) < 1e-5
 
 # %% [markdown]
 # ## Attempting to deserialize object on a CUDA device
@@ -816,18 +795,6 @@ assert features.device.type == device.type
 
 # %% [markdown]
 # 자식 프로세스에서 꼭 CUDA를 써야 한다면 `spawn`으로 시작하세요. `multiprocessing.get_context("spawn")`이나 `DataLoader(..., multiprocessing_context="spawn")`을 씁니다.
-
-# %% [markdown]
-# Windows와 macOS에서는 처음부터 `spawn`이 기본값입니다(Linux는 `fork`, Python 3.14부터는 `forkserver`). 그래서 `num_workers > 0`인 `DataLoader`의 워커는 각각 새 Python으로 시작해 스크립트를 import하고, 데이터셋을 pickle로 넘겨받습니다. 스크립트에서는 DataLoader를 만들고 루프를 도는 코드를 `if __name__ == "__main__":` 아래에 두세요. 그러지 않으면 워커가 스크립트를 import할 때 그 코드를 다시 실행합니다. 데이터셋 클래스도 워커가 import할 수 있도록 모듈 최상위에 정의합니다. 다음 셀은 실행한 머신의 기본값을 검증합니다.
-
-# %%
-method = multiprocessing.get_start_method()
-print(f"{sys.platform=}, {method=}")
-if sys.platform in ("win32", "darwin"):
-    assert method == "spawn"
-else:
-    assert method == ("fork" if sys.version_info < (3, 14) else "forkserver")
-assert "spawn" in multiprocessing.get_all_start_methods()
 
 # %% [markdown]
 # ## Torch not compiled with CUDA enabled
