@@ -178,8 +178,9 @@ def render(table, lang, text, links):
             f'<option value="{v}"{" selected" if v == selected else ""}>{e(text.get(f"{name}_{v}", v))}</option>'
             for v in values) + "</select>")
 
-    presets = "".join(f'<button type="button" class="md-button" data-params="{n}">{e(short(n, lang))}</button>'
-                      for n in SIZES)
+    # spaces between the controls: a line breaks there, not inside a label (매개변수 개수⏎1.25억)
+    presets = " ".join(f'<button type="button" class="md-button" data-params="{n}">{e(short(n, lang))}</button>'
+                       for n in SIZES)
     parts = "".join(f'<tr><th scope="row">{_link(links, p, text[f"part_{p}"])}</th><td data-part="{p}"></td>'
                     f'<td data-part-gib="{p}"></td></tr>' for p in PARTS)
     leaves_out = e(text["leaves_out"]).replace("{activations}", _link(links, "activations", text["activations"])) \
@@ -192,15 +193,16 @@ def render(table, lang, text, links):
     attrs = " ".join(f'data-{k}="{e(v)}"' for k, v in data.items())
     form = (
         f'<form class="calc-form" hidden {attrs}>'
-        f'<p class="calc-params"><label for="calc-params">{e(text["params"])}</label>'
+        # the rows of controls are flex boxes, not paragraphs: a control wraps to the next row whole
+        f'<div class="calc-params"><label for="calc-params">{e(text["params"])}</label> '
         f'<input id="calc-params" name="params" type="text" value="{e(short(SIZES[2], lang))}" autocomplete="off" '
         f'spellcheck="false" aria-describedby="calc-count"> '
-        f'<span class="calc-presets" role="group" aria-label="{e(text["presets"])}">{presets}</span></p>'
+        f'<span class="calc-presets" role="group" aria-label="{e(text["presets"])}">{presets}</span></div>'
         f'<p id="calc-count" class="calc-count" aria-live="polite"></p>'
-        f'<p class="calc-choices"><label>{e(text["dtype"])} {options("dtype", DTYPES, "bfloat16")}</label> '
+        f'<div class="calc-choices"><label>{e(text["dtype"])} {options("dtype", DTYPES, "bfloat16")}</label> '
         f'<label>{e(text["mode"])} {options("mode", ("training", "inference"), "training")}</label> '
         f'<label>{e(text["optimizer"])} {options("optimizer", OPTIMIZERS, "adam")}</label> '
-        f'<label><input type="checkbox" name="mixed" checked> {e(text["mixed"])}</label></p>'
+        f'<label><input type="checkbox" name="mixed" checked> {e(text["mixed"])}</label></div>'
         f'<table><thead><tr><th scope="col">{e(text["part"])}</th><th scope="col">GB</th>'
         f'<th scope="col">GiB</th></tr></thead><tbody>{parts}</tbody><tfoot><tr><th scope="row">{e(text["total"])}'
         f'</th><td data-total aria-live="polite"></td><td data-total-gib></td></tr></tfoot></table>'

@@ -192,7 +192,7 @@ assert y.device.type == target.type
 # %% [markdown]
 # ただし、要素ごとの演算（`+`、`*`、比較など）に限って例外が1つあります。0次元テンソル（`torch.tensor(2.0)` のような1つの数）は CPU にあってもかまわず、PyTorch はこれを Python の数値と同じように扱います。ほかの演算にはこの例外はなく、`a` と `b` が GPU 上にあっても、`torch.addmm(torch.tensor(1.0), a, b)` はデバイスの検査で失敗します。
 #
-# 次のセルは、要素ごとの演算の場合をどのマシンでも示します（GPU がなければ `meta` が GPU の役をします）。`addmm` の場合は GPU が必要でです。
+# 次のセルは、要素ごとの演算の場合をどのマシンでも示します（GPU がなければ `meta` が GPU の役をします）。`addmm` の場合は GPU が必要です。
 
 # %% tags=["gpu-only"]
 scaled = x * torch.tensor(2.0)  # 要素ごと：0次元の CPU テンソルは使える
