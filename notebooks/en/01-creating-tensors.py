@@ -27,7 +27,7 @@
 # **In short**
 #
 # - Create a tensor where it will be used: pass `device=` to the factory function (`torch.zeros`, `torch.randn`, `torch.tensor`, ...), and nothing is made on the CPU first.
-# - Ask where a tensor lives with `t.device`, and compare it with a `torch.device` (or compare `.type`), never with a string.
+# - Ask where a tensor lives with `t.device`. Compare `t.device` with a `torch.device`, or `t.device.type` with a string such as `"cuda"`; `t.device` itself never equals a string.
 #
 # ```python
 # device = torch.device("cuda" if torch.cuda.is_available() else "cpu")

@@ -23,7 +23,7 @@
 # **結論**
 #
 # - テンソルは、使うデバイスの上に直接作ります。ファクトリ関数（`torch.zeros`、`torch.randn`、`torch.tensor` など）に `device=` を渡せば、CPU で作ってからコピーする手間がかかりません。
-# - テンソルの置き場所は `t.device` で確かめます。比べる相手は `torch.device`（または `.type`）にし、文字列とは比べません。
+# - テンソルの置き場所は `t.device` で確かめます。`t.device` は `torch.device` と比べるか、`t.device.type` を `"cuda"` のような文字列と比べます。`t.device` を文字列と直接比べても等しくなりません。
 #
 # ```python
 # device = torch.device("cuda" if torch.cuda.is_available() else "cpu")

@@ -23,7 +23,7 @@
 # **요약**
 #
 # - 텐서는 쓸 디바이스에 바로 만드세요. 팩토리 함수(`torch.zeros`, `torch.randn`, `torch.tensor` 등)에 `device=`를 넘기면 CPU에 먼저 만들었다가 복사하는 일이 없습니다.
-# - 텐서가 어디 있는지는 `t.device`로 확인합니다. `torch.device`나 `.type`과 비교하고, 문자열과는 비교하지 마세요.
+# - 텐서가 어디 있는지는 `t.device`로 확인합니다. `t.device`는 `torch.device` 객체와 비교하거나, `t.device.type`을 `"cuda"` 같은 문자열과 비교하세요. `t.device`를 문자열과 직접 비교하면 같다고 나오지 않습니다.
 #
 # ```python
 # device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
