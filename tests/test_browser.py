@@ -151,7 +151,7 @@ def switch_tour(langs=LANGS):
 def test_language_switcher_opens_the_same_notebook_in_the_other_language(desktop, base, concept):
     tour = switch_tour()
     with tab(desktop) as (page, _):
-        page.goto(page_url(base, tour[0], concept))
+        opened(page, page_url(base, tour[0], concept))
         for here, there in zip(tour, tour[1:]):
             page.locator(".md-header .md-select").hover()  # the list opens on hover
             page.locator(f".md-select__link[hreflang='{there}']").click()
@@ -159,6 +159,7 @@ def test_language_switcher_opens_the_same_notebook_in_the_other_language(desktop
             with contextlib.suppress(PlaywrightTimeout):
                 page.wait_for_url(want, timeout=5_000)
             assert page.url == want, f"{here}/{concept}: the switcher entry '{there}' leads to {page.url}"
+            page.evaluate(SCRIPTS_RAN)  # the next hover finds the header the page's scripts have finished
             assert page.locator("html").get_attribute("lang") == there
 
 

@@ -405,8 +405,16 @@ def tab_stops(page):
     stops = []
     for _ in range(600):
         page.keyboard.press("Tab")
-        # as the reader sees it once painted (focusing the search box opens the search first)
-        found = page.evaluate(f"() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done((() => {{ {FOCUSED} }})()))))")
+        # as the reader sees it once painted and its transitions ended (focusing the search box opens the
+        # search, whose colours fade in: under load the ring was measured halfway, at contrast 1.6)
+        # (two frames first: the search opens a task after the focus, and its transitions start then)
+        found = page.evaluate(f"""() => {{
+            const frames = () => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+            return frames().then(() => Promise.all(document.getAnimations()
+                .filter(a => a.effect && a.effect.getComputedTiming().endTime !== Infinity)
+                .map(a => a.finished.catch(() => null))))
+              .then(frames).then(() => {{ {FOCUSED} }});
+        }}""")
         if found is None or (stops and found["id"] == stops[0]["id"]):
             break
         stops.append(found)
