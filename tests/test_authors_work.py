@@ -8,11 +8,12 @@ import sys
 
 import pytest
 from conftest import write_notebook
+from test_build_robust import no_kernel  # noqa: F401 (a fixture)
 
 from coursebuild import course, serve
 from tools.static_site import free_port
 from coursebuild.course import BuildError, twins
-from coursebuild.execute import kernel, pages
+from coursebuild.execute import pages
 
 QUIET = {"log": lambda *_: None}
 
@@ -24,14 +25,6 @@ def _course(root, *cells, name="01-x"):
         path.write_text(path.read_text(encoding="utf-8").replace(
             "# jupyter:\n", "# jupyter:\n#   jupytext:\n#     formats: ipynb,py:percent\n", 1), encoding="utf-8")
     assert twins.main() == 0
-
-
-@pytest.fixture
-def no_kernel(monkeypatch):
-    def run(concept, nb, env, kernels=None):
-        nb.metadata["course"] = {"provenance": dict(env, date="2026-01-01"), "code_hash": course.code_hash(nb)}
-        return nb
-    monkeypatch.setattr(kernel, "run_notebook", run)
 
 
 def _edit_twin_as_colab(root, lang="en", name="01-x"):

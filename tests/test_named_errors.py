@@ -11,21 +11,14 @@ import subprocess
 
 import pytest
 from conftest import write_notebook
+from test_build_robust import no_kernel  # noqa: F401 (a fixture)
 
 from coursebuild import build, course, serve
 from coursebuild.course import BuildError, twins
-from coursebuild.execute import kernel, pages
+from coursebuild.execute import pages
 from coursebuild.search import thesaurus
 
 QUIET = {"log": lambda *_: None}
-
-
-@pytest.fixture
-def no_kernel(monkeypatch):
-    def run(concept, nb, env, kernels=None):
-        nb.metadata["course"] = {"provenance": dict(env, date="2026-01-01"), "code_hash": course.code_hash(nb)}
-        return nb
-    monkeypatch.setattr(kernel, "run_notebook", run)
 
 
 def _course(root, *cells, name="01-x"):
