@@ -206,7 +206,7 @@ def test_print_shows_every_answer_and_output_without_the_buttons(chromium, base,
         page = context.new_page()
         opened(page, page_url(base, lang, concept))
         page.emulate_media(media="print")
-        page.wait_for_function("!document.querySelector('noscript[data-later]')", timeout=5_000)
+        page.wait_for_function("() => !document.querySelector('noscript[data-later]')", timeout=5_000)
         found = page.evaluate(PRINTED)
     finally:
         context.close()
