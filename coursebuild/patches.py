@@ -180,6 +180,11 @@ PATCHES = (
           why="a Korean reviewer found them wrong: spacing, a non-standard spelling, and 검색 초기화, which "
               "reads as 'reset search' where Material means 'initializing search'",
           check="the keys Material's ko.html has now (copy any new key) and whether it fixed these strings itself"),
+    Patch("japanese-strings", MATERIAL, "9.8.1", "material/templates/partials/languages/ja.html", "8076e721277e",
+          what="overrides/partials/languages/ja.html: Material's Japanese strings, the search labels corrected "
+               "(検索の準備中…, one clearing label 検索語を消去) and the copy label worded as the notebook cells word it",
+          why="a Japanese reviewer read 検索を初期化 ('initializing search') as a second 'clear search' beside クリア",
+          check="the keys Material's ja.html has now (copy any new key) and whether it fixed these strings itself"),
 )
 
 
