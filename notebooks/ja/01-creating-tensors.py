@@ -194,9 +194,9 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 # %% [markdown] tags=["answer"]
 # **答え：** `True False True` です。`torch.device` どうしを比べれば正しく判定でき、`.type` はただの文字列なので文字列と比較できます。しかし、デバイスそのものと文字列を比べても、等しくなることはありません。CPU 上のテンソルでも `t.device == "cpu"` は `False` です。
 #
-# - `True True True` なら、デバイスがその名前の文字列と等しいことになります。
-# - `True False False` なら、`t.device.type == "cpu"` が成り立たないことになります。
-# - `False False True` なら、`t.device == torch.device("cpu")` が成り立たないことになります。実際には、CPU 上のテンソルならこの比較は必ず成り立ちます。
+# - `True True True` を選んだなら、表示が同じ `cpu` なので文字列とも等しいと考えたのでしょう。`torch.device` と文字列は型が違うので、`==` は `False` を返します。
+# - `True False False` は、`.type` の比較を疑った答えです。`.type` はただの文字列 `"cpu"` なので、文字列と比べれば素直に `True` になります。
+# - `False False True` では、`torch.device` どうしの比較まで失敗してしまいます。そんなことはなく、CPU 上のテンソルの `t.device` は必ず `torch.device("cpu")` と等しくなります。
 #
 # デバイスは `torch.device` と比較するか、どの GPU でもよい場合は `.type` を比較してください。`torch.device("cuda:0")` と `torch.device("cuda")` は等しくありませんが、`.type` は同じです。
 
@@ -281,9 +281,9 @@ assert outside.device.type == "cpu"
 # %% [markdown] tags=["answer"]
 # **答え：** `meta cpu cpu` です。ブロックが変えるのはデフォルトだけです。デバイスを指定せずに呼んだファクトリ関数は `meta` を使いますが、明示した `device="cpu"` はブロックの中でも優先されます。デフォルトはブロックを抜けると元に戻ります。
 #
-# - `meta meta cpu` なら、ブロックが明示的な `device=` まで上書きすることになります。
-# - `cpu cpu cpu` なら、ブロックがデフォルトをまったく変えないことになります。
-# - `meta cpu meta` なら、デフォルトがブロックの後まで残ることになります。
+# - `meta meta cpu` は、ブロックの指定が呼び出しに書いた `device="cpu"` より強いと考えた答えです。優先されるのは、明示した `device=` のほうです。
+# - `cpu cpu cpu` を選んだなら、ブロックがデフォルトを変えないと見ていたはずです。ブロックの中でデバイスを指定せずに作ったテンソルは、実際に `meta` に置かれます。
+# - `meta cpu meta` の誤りは、ブロックを抜けた後もデフォルトが `meta` のままだと考えた点です。デフォルトは `with` を抜けた時点で元に戻ります。
 
 # %% [markdown]
 # `torch.set_default_device` は、同じデフォルトをブロックなしで設定します。設定はもう一度呼ぶまで続き、`None` を渡すと CPU に戻ります。このページのセルは `finally` で設定を戻しているので、途中でエラーが起きても、ページの残りに設定が残ることはありません。
@@ -336,9 +336,9 @@ assert wrapped == "cpu"
 # %% [markdown] tags=["answer"]
 # **答え：** `meta cpu cpu` です。デフォルトのデバイスは、それを設定したスレッドだけのものです。新しいスレッド（データ読み込み用のスレッドや Web サーバーのワーカーなど）では、テンソルは CPU 上に作成されます。また `torch.frombuffer` は、CPU 上にすでにあるバッファのメモリをそのまま使うので、新たにメモリを確保せず、デフォルトのデバイスも適用されません。`torch.from_numpy` も同じです（後のセルで検証します）。
 #
-# - `meta meta meta` なら、デフォルトがすべてのスレッドとすべての関数に効くことになります。
-# - `meta meta cpu` なら、デフォルトがプロセス全体に効くことになります。
-# - `meta cpu meta` なら、`frombuffer` が既存のメモリを別のデバイスへ移せることになります。
+# - `meta meta meta` は、デフォルトがどこにでも効くと考えた答えです。実際には、ほかのスレッドにも、既存のメモリを包む `frombuffer` にも効きません。
+# - `meta meta cpu` を選んだなら、`frombuffer` の例外には気づいたものの、デフォルトをプロセス全体の設定だと思ったのでしょう。デフォルトが効くのは、設定したスレッドの中だけです。
+# - `meta cpu meta` は、`frombuffer` もデフォルトのデバイスに従うと考えた答えです。`frombuffer` は CPU 上にすでにあるバッファをそのまま包むだけなので、テンソルも CPU に置かれます。
 
 # %% [markdown]
 # `with torch.device(...)` ブロックにも同じ制限があります。どちらの書き方も、実行したスレッドに同じオブジェクト（`torch.utils._device.DeviceContext`）を設定するからです。違うのは有効範囲だけです。

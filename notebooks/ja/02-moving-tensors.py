@@ -105,8 +105,8 @@ assert m.shape == x.shape and m.dtype == x.dtype
 # %% [markdown] tags=["answer"]
 # **答え：** `cpu meta` です。`to` は `meta` 上の新しいテンソルを返し、`x` は元の場所に残ります。上のセルの検証で、`m` が同じ形状と dtype を持つ新しいテンソルであることも確かめています。
 #
-# - `meta meta` なら、`to` が `x` 自体を移動したことになります。
-# - `cpu cpu` なら、何も移動しなかったことになります。
+# - `meta meta` を選んだなら、`to` が `x` そのものを動かすと考えたのでしょう。`Tensor.to` は新しいテンソルを返すだけで、`x` には手を触れません。
+# - `cpu cpu` は、戻り値の `m` まで CPU にあると見た答えです。`m` は、`to` が `meta` 上に新しく作ったテンソルです。
 #
 # そのため、戻り値を必ず受け取ってください。たいていは同じ変数に代入し直します（`t = t.to(device)`）。
 
@@ -174,8 +174,8 @@ assert rearranged.is_contiguous(memory_format=torch.channels_last)
 # %% [markdown] tags=["answer"]
 # **答え：** `b is a=True, a[0].item()=1.0` です。何も変える必要がないので、`to` はテンソル自身を返します。`b` はコピーではないので、`b` への書き込みは `a` への書き込みになります。
 #
-# - `b is a=False, a[0].item()=0.0` なら、`to` が常にコピーすることになります。
-# - `b is a=False, a[0].item()=1.0` なら、ビューのように `a` とメモリを共有する別のオブジェクトが返ったことになります。しかし変えるものがなければ、`to` は `a` そのものを返します。
+# - `b is a=False, a[0].item()=0.0` は、`to` が毎回コピーを作ると考えた答えです。変えるものが何もなければ、コピーは作られません。
+# - `b is a=False, a[0].item()=1.0` を選んだなら、ビューのように `a` とメモリを共有する別のオブジェクトを思い浮かべたのでしょう。惜しいのですが、変えるものがなければ `to` は `a` そのものを返します。
 #
 # `to` がコピーするのは、デバイス、dtype、指定したメモリフォーマットのいずれかが変わるときと、`copy=True` を指定したときだけです。たとえば、標準のメモリフォーマット（`torch.contiguous_format`）の4次元テンソルに `t.to(memory_format=torch.channels_last)` を呼ぶと、要素を並べ替えたコピーが返ります。
 #
@@ -269,8 +269,8 @@ assert "must be cuda device" in str(caught.error)
 # %% [markdown] tags=["answer"]
 # **答え：** `must be cuda device`（`RuntimeError` のメッセージ）です。出力の全文 `Invalid device, must be cuda device` は、「無効なデバイス。CUDA デバイスでなければならない」という意味です。`cuda()` は CUDA を使う前に引数を検査するので、どのマシンでも同じメッセージになります。
 #
-# - `Torch not compiled with CUDA enabled`（Torch が CUDA を有効にしてコンパイルされていない）なら、CUDA を使おうとした時点で失敗したことになります。実際には、その前の引数の検査で拒否されます。
-# - `TypeError` なら、引数の型が間違っていることになります。`"cpu"` はデバイスとしては正しく、CUDA デバイスでないだけです。
+# - `Torch not compiled with CUDA enabled`（Torch が CUDA を有効にしてコンパイルされていない）は、CPU 専用のビルドならまずこれが出ると考えた答えです。しかし `cuda()` は CUDA に触れる前に引数を検査するので、`"cpu"` はその段階で拒否されます。
+# - `TypeError` を選んだなら、引数の型が合わないと考えたはずです。型は合っています。`"cpu"` は正しいデバイス名で、CUDA デバイスでないことだけが問題です。
 
 # %% [markdown]
 # ## 存在しない GPU インデックス

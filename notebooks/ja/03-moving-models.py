@@ -129,8 +129,8 @@ assert t.to(t.device) is t  # 変換不要なら同じテンソルが返る
 # %% [markdown] tags=["answer"]
 # **答え：** `meta torch.float64` です。`Module.to` はモジュールそのものを**インプレースで**変更し（パラメータとバッファを変換します）、モジュール自身を返します。`.cpu()`、`.double()`、GPU がある場合の `.cuda()` も同じです。そのため2つの変換がどちらも残ります。`model = model.to(device)` と書いても害はありませんが、再代入は不要です。
 #
-# - `cpu torch.float32` なら、`Module.to` も `Tensor.to` のように変換後のコピーを返すことになります。テンソルなら実際にそうなることを、上の検証（`t.to("meta")` の後も `t` が CPU に残る）で確かめています。
-# - `meta torch.float32` や `cpu torch.float64` なら、2つの呼び出しの片方だけがモデルを変えたことになります。
+# - `cpu torch.float32` は、`Tensor.to` と同じく `Module.to` もコピーを返すと考えた答えです。テンソルならそのとおりで、上の検証でも `t.to("meta")` の後の `t` は CPU に残っています。モジュールはそうではありません。
+# - `meta torch.float32` や `cpu torch.float64` を選んだなら、2つの呼び出しのどちらかが効かないと見たのでしょう。どちらの呼び出しもモデル自体を変えるので、2つの変換が重なって残ります。
 #
 # 上の検証では、それぞれの呼び出しが `model` 自身を返すことも確かめています（`.cuda()` は GPU があるときだけ）。
 
@@ -249,7 +249,7 @@ with expect_error(RuntimeError, "device"):
 # %% [markdown] tags=["answer"]
 # **答え：** どのマシンでも `mask cpu` です。通常の属性として持たせたテンソルは `Module.to` から見えないので、元の場所に残ります。その結果、順伝播の中でデバイスが混在し、上の検証でモデルを呼び出すとデバイスの不一致エラーになります（GPU がない場合に出る `Tensor on device cpu is not on the expected device meta!` は、「テンソルのデバイスが期待したデバイスと違う」という意味です）。また、このテンソルは `state_dict` にも含まれません。
 #
-# - `mask meta`（GPU がない場合）や `mask cuda:0`（GPU がある場合）なら、`mask` も `weight` や `offset` と一緒に移動したことになります。
+# - `mask meta`（GPU がない場合）や `mask cuda:0`（GPU がある場合）は、モデルが持つテンソルはすべて一緒に移動すると考えた答えです。移動するのは、`weight` のように登録したパラメータと、`offset` のように登録したバッファだけです。
 
 # %% [markdown]
 # 対処法は、そのテンソルをバッファとして登録することです。モデルと一緒に移動したいが `state_dict` には含めたくない場合は、`persistent=False` を指定します。
@@ -296,8 +296,8 @@ assert w.to(w.device) is w  # 変換不要なら Parameter 自身が返る
 # %% [markdown] tags=["answer"]
 # **答え：** `Tensor True` です。実際に変換すると、戻り値は `Parameter` ではなく通常の `Tensor` になります。autograd がこの変換を記録するので、戻り値の `requires_grad` は `True` のままです。ただしそれはパラメータに対する演算の結果であり、それ自体は葉（leaf）テンソルではありません。
 #
-# - `Parameter True` なら、変換しても `Parameter` が返ることになります。`Parameter` 自身が返るのは、`to()` が何も変換しなくてよいときだけです（上の検証の `w.to(w.device) is w`）。
-# - `Tensor False` なら、戻り値が計算グラフから切り離され、パラメータに勾配が伝わらないことになります。
+# - `Parameter True` を選んだなら、変換しても型は `Parameter` のままだと考えたのでしょう。`Parameter` 自身が返るのは、`to()` に変換することが何もないときだけです（上の検証の `w.to(w.device) is w`）。
+# - `Tensor False` は、型が変わると計算グラフからも切り離されると見た答えです。変換は autograd に記録されるので、戻り値からパラメータへ勾配が伝わります。
 
 # %% [markdown]
 # モジュールでは、パラメータの名前に代入できるのは `Parameter`（または `None`）だけなので、この代入は `TypeError` になります。

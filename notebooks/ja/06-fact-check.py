@@ -114,8 +114,8 @@ assert (model.weight is weight_before) == (target.type == "cuda")
 # %% [markdown] tags=["answer"]
 # **答え：** `returned is model=True, moved=True` です。**判定：誤り**。`nn.Module.to` はモジュール自体を書き換えて（コピーを作らずに）変換し、そのモジュール自身を返します。代入し直してもしなくても、`model` は移動しています。代入し直しても害はありませんが、移動を起こしているのは代入ではありません。
 #
-# - `returned is model=False, moved=False` なら主張のとおりで、移動したコピーが返り、`model` は元の場所に残ることになります。これは `Module.to` ではなく `Tensor.to` の振る舞いです。
-# - `returned is model=False, moved=True` なら、モジュールが2つできたことになります。実際には1つしかありません。
+# - `returned is model=False, moved=False` は、主張をそのまま信じた場合の答えです。移動したコピーが返って `model` が元の場所に残るのは、`Tensor.to` の振る舞いです。`Module.to` はそうなりません。
+# - `returned is model=False, moved=True` では、移動した `model` とは別に、もう1つモジュールができていなければなりません。`Module.to` は新しいモジュールを作らないので、この組み合わせは起こりません。
 #
 # 移動先による違いが1つあります。CPU と GPU の間の移動では `Parameter` オブジェクトがそのまま保たれますが、`meta` への移動では置き換わります。上の検証は、実際に実行されたほうを確かめています。
 
@@ -238,8 +238,8 @@ assert not hasattr(torch.cuda, "copy")
 # %% [markdown] tags=["answer"]
 # **答え：** `has no attribute 'copy'`（`AttributeError`）です。**判定：誤り**。そのような関数は存在しないので、GPU の有無にかかわらず、どのマシンでも同じように失敗します。出力の `module 'torch.cuda' has no attribute 'copy'` は、「`torch.cuda` モジュールに `copy` という属性はない」という意味です。
 #
-# - `Torch not compiled with CUDA enabled`（Torch が CUDA を有効にしてコンパイルされていない）なら、関数は存在していて CUDA を必要とすることになります。
-# - `missing 1 required positional argument`（必須の位置引数が1つ足りない）なら、関数は存在していて、コピー先も必要とすることになります。
+# - `Torch not compiled with CUDA enabled`（Torch が CUDA を有効にしてコンパイルされていない）を選んだなら、関数は実在していて、CUDA がないから失敗すると考えたのでしょう。そもそも、そのような関数がありません。
+# - `missing 1 required positional argument`（必須の位置引数が1つ足りない）は、関数はあってコピー先の引数が足りないだけだ、と考えた答えです。引数を調べる段階には進まず、属性を探した時点で失敗します。
 
 # %% [markdown]
 # 実際に使うべきものは次のとおりです。
@@ -300,8 +300,8 @@ with expect_error(TypeError):
 # %% [markdown] tags=["answer"]
 # **答え：** `torch.float16` です。`Module.to` は1回の呼び出しでデバイスと dtype を受け取り、両方を変換します。`.cuda()` はデバイスしか受け取らないので dtype は変えられず、dtype も渡すと `TypeError` を送出します（最後の検証で確かめています）。出力の `takes from 1 to 2 positional arguments but 3 were given` は、「位置引数は1〜2個のはずが、3個渡された」という意味です（`self` も1個に数えます）。
 #
-# - `torch.float32` なら、2つ目の引数が無視されたことになります。
-# - `TypeError` なら、`Module.to` はデバイスと dtype を一度には受け取れないことになります。`TypeError` が送出されるのは、`.cuda()` に dtype も渡したときです。
+# - `torch.float32` を選んだなら、`to` は引数を1つしか使わないと考えたのでしょう。`Module.to` はデバイスと dtype を一度に受け取り、両方を適用します。
+# - `TypeError` は、`.cuda()` と同じく `Module.to` もデバイスしか受け取らないと考えた答えです。`TypeError` になるのは `.cuda()` に dtype も渡したときで、`to` は両方を受け取れます。
 
 # %% [markdown]
 # GPU がある場合、次のセルはまったく同じモデル2つをそれぞれのメソッドで移動し、使ったメモリと移動先が同じであることを検証します。
@@ -516,8 +516,8 @@ assert nn.Linear(10, 1)(x).grad_fn.name() == "AddmmBackward0"
 # %% [markdown] tags=["answer"]
 # **答え：** `MmBackward0` です。バイアスがなければ足すものがないので、層は `mm(input, weight.T)` を実行します。その引数の名前は `self` と `mat2` です。
 #
-# - `AddmmBackward0` なら、足すバイアスがなくても `addmm` を実行することになります。このノードを記録するのは、バイアスのある層です（2つ目の検証）。
-# - `LinearBackward0` なら、`linear` 自体がノードを記録することになります。実際には、記録されるのは `linear` が実行する演算です。
+# - `AddmmBackward0` を選んだなら、バイアスがなくても層は `addmm` で計算すると考えたのでしょう。このノードを記録するのはバイアスのある層で、2つ目の検証で確かめています。
+# - `LinearBackward0` は、関数名の `linear` がそのままノードになると考えた答えです。記録されるのは `linear` 自身ではなく、`linear` が実行する演算です。
 #
 # この演算の違いによって、メッセージに出る引数の名前が変わります。バイアスがあれば最初の引数はバイアスで、層と同じデバイスにあります。そのため、どちらが GPU 上にあっても、メッセージには入力の `mat1` が出ます。バイアスがなければ最初の引数は入力なので、どちらの向きでも重みの `mat2` が出ます。
 #

@@ -254,8 +254,8 @@ assert registered.heads["score"].weight.device.type == target.type
 # %% [markdown] tags=["answer"]
 # **答え：** `len(list(plain.parameters()))=0` です。属性に代入された値がモジュールであれば、`nn.Module.__setattr__` がそれをサブモジュールとして登録します。リストや辞書はモジュールではないので、3つの層はどれも登録されていません。`parameters()` も `to()` も、通常のコンテナの中までは調べません。
 #
-# - `4` なら、リストの中の2層（重みとバイアスが2つずつ）を数えたことになります。
-# - `2` なら、辞書の中の1層（重みとバイアス）を数えたことになります。
+# - `4` を選んだなら、リストの中の2層（重みとバイアスが2つずつ）は登録されると考えたのでしょう。Python のリストは、中身がモジュールでも登録されません。
+# - `2` は、辞書の中の1層（重みとバイアス）だけを数えた答えです。辞書もリストと同じく、中の層は登録されません。
 # - `6` は `RegisteredContainers` の数です。`nn.ModuleList` と `nn.ModuleDict` はそれ自体がモジュールで、中身を登録します。
 #
 # 上のセルの検証では、`to(target)` が通常のコンテナの層を CPU に残したことも確かめています。GPU では、これらの層を通る最初の順伝播でデバイスが混在します。
@@ -417,8 +417,8 @@ assert running.grad_fn is None and running.device.type == device.type
 # %% [markdown] tags=["answer"]
 # **答え：** `kind='Tensor', tracked=True` です。Python の数値とテンソルの和はテンソルになり、そのテンソルと同じデバイスに置かれます。つまり `0.0 + loss` の時点で、もうテンソルです。その後の `+=` はどれも autograd が記録するテンソルの演算なので、合計はすべてのステップの計算グラフを保持し、グラフが必要とするテンソルもメモリに残り続けます。GPU では、ステップごとにそのメモリが増えていきます。
 #
-# - `kind='float', tracked=False` なら、`0.0 + loss` の結果が Python の数値だということになります。合計が `float` のままなのは、`total_float` のように Python の数値（`loss.item()`）を足すときだけです。
-# - `kind='Tensor', tracked=False` なら、`+=` が計算グラフに記録されないことになります。そうなるのは `loss.detach()` を足したときです。
+# - `kind='float', tracked=False` は、Python の数値 `0.0` から始めたので合計も数値のままだと考えた答えです。数値とテンソルを足した時点で、結果はテンソルになります。合計が `float` のままなのは、`total_float` のように `loss.item()` を足すときだけです。
+# - `kind='Tensor', tracked=False` を選んだなら、テンソルではあっても `+=` は記録されないと見たのでしょう。計算グラフを持たない合計になるのは、`loss.detach()` を足したときです。
 #
 # 定番は、デバイス上の合計に `loss.detach()` を足し、N ステップに1回だけ `.item()` で読む書き方です。CPU で検証できるのは、この合計が計算グラフのない `device` 上のテンソルだという点です。CPU では演算がすぐ終わるので、待ち時間の差は見えません。
 
@@ -794,8 +794,8 @@ assert features.device.type == device.type
 # %% [markdown] tags=["answer"]
 # **答え：** GPU があってもなくても、`devices={'cpu'}` です。ワーカーはデータセットを読み、CPU のテンソルをまとめてバッチにするだけで、CUDA には一切触れません。そのため、CUDA を使ったプロセスから fork されても問題は起きません。
 #
-# - `devices={'cuda'}` なら、ワーカーがバッチを GPU 上に作ったことになります。
-# - `Cannot re-initialize CUDA in forked subprocess`（fork した子プロセスでは CUDA を初期化し直せない）なら、ワーカーが CUDA を使ったことになります。
+# - `devices={'cuda'}` は、ワーカーがバッチを GPU 上に作ってくれると考えた答えです。ワーカーが作るのは CPU のバッチで、`device` への移動はループが行います。
+# - `Cannot re-initialize CUDA in forked subprocess`（fork した子プロセスでは CUDA を初期化し直せない）を選んだなら、fork したワーカーでは必ずこのエラーが出ると考えたのでしょう。このエラーはワーカーが CUDA に触れたときにだけ起き、このデータセットは CUDA を使いません。
 #
 # これが、このエラーの一般的な対処法です。ワーカーでは CUDA を使わず、各バッチのデバイスへの移動は、メインプロセスの学習ループで行います。これは DataLoader の本来の使い方でもあり、親が GPU を使ったあとでも `fork` で動きます。
 

@@ -195,9 +195,9 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 # %% [markdown] tags=["answer"]
 # **정답:** `True False True`입니다. `torch.device`끼리는 같은 디바이스를 나타내면 같다고 나오고, `.type`은 일반 문자열이므로 문자열과 비교할 수 있습니다. 하지만 `torch.device`를 문자열과 비교하면 늘 같지 않다고 나옵니다. CPU 텐서라도 `t.device == "cpu"`는 `False`입니다.
 #
-# - `True True True`를 골랐다면 디바이스가 자기 이름 문자열과 같다고 본 것입니다.
-# - `True False False`는 `.type`을 문자열과 비교하면 같지 않게 나온다고 보는 답입니다. `.type`은 일반 문자열이므로 CPU 텐서에서는 항상 `True`입니다.
-# - `False False True`를 골랐다면 같은 CPU 디바이스를 나타내는 `torch.device`끼리도 같지 않게 나온다고 본 것입니다. CPU 텐서의 `t.device`는 항상 `torch.device("cpu")`와 같습니다.
+# - `True True True`를 골랐다면 출력이 똑같이 `cpu`이니 문자열과도 같다고 생각했을 겁니다. `torch.device`와 문자열은 타입이 달라서 `==`는 `False`를 돌려줍니다.
+# - `True False False`는 `.type` 비교를 의심한 답입니다. `.type`은 `"cpu"`라는 평범한 문자열이어서, 문자열과 비교하면 그대로 `True`가 나옵니다.
+# - `False False True`라면 `torch.device`끼리 비교해도 틀린다는 말이 됩니다. CPU 텐서의 `t.device`는 언제나 `torch.device("cpu")`와 같습니다.
 #
 # 디바이스는 `torch.device`와 비교하고, 어느 GPU든 상관없다면 `.type`을 비교하세요. `torch.device("cuda:0")`과 `torch.device("cuda")`는 서로 같지 않지만 `.type`은 같습니다.
 
@@ -283,9 +283,9 @@ assert outside.device.type == "cpu"
 # %% [markdown] tags=["answer"]
 # **정답:** `meta cpu cpu`입니다. 블록은 기본값만 바꿉니다. 디바이스를 지정하지 않은 팩토리 함수는 `meta`를 쓰지만, 명시한 `device="cpu"`는 블록 안에서도 우선합니다. 기본값은 블록이 끝나면 원래대로 돌아갑니다.
 #
-# - `meta meta cpu`를 골랐다면 직접 넘긴 `device=`보다 블록의 기본값이 우선한다고 본 것입니다.
-# - `cpu cpu cpu`는 블록이 기본값을 전혀 바꾸지 않는다고 보는 답입니다.
-# - `meta cpu meta`를 골랐다면 기본값이 블록 뒤에도 남는다고 본 것입니다.
+# - `meta meta cpu`는 블록의 기본값이 직접 넘긴 `device=`보다 우선한다고 예상한 답입니다. 실제로 우선하는 쪽은 호출에 직접 쓴 `device=`입니다.
+# - `cpu cpu cpu`를 골랐다면 블록이 기본값을 바꾸지 못한다고 생각했을 겁니다. 블록 안에서 디바이스를 지정하지 않고 만든 텐서는 실제로 `meta`에 놓입니다.
+# - `meta cpu meta`의 함정은 블록이 끝난 뒤에도 기본값이 `meta`로 남는다고 본 데 있습니다. 기본값은 `with` 블록을 벗어나는 순간 원래대로 돌아옵니다.
 
 # %% [markdown]
 # `torch.set_default_device`는 같은 기본값을 블록 없이 설정합니다. 이 설정은 다시 호출할 때까지 유지되고, `None`을 넘기면 CPU로 돌아갑니다. 이 페이지의 셀은 `finally`에서 설정을 되돌리므로, 도중에 오류가 나도 설정이 페이지의 나머지 셀에 남지 않습니다.
@@ -340,9 +340,9 @@ assert wrapped == "cpu"
 # %% [markdown] tags=["answer"]
 # **정답:** `meta cpu cpu`입니다. 기본 디바이스는 설정한 스레드에만 적용됩니다. 새 스레드(데이터 로딩 스레드, 웹 서버의 워커 등)는 여전히 CPU에 텐서를 생성합니다. 그리고 `torch.frombuffer`는 이미 CPU에 있는 메모리를 그대로 감싸므로 새로 할당하는 것이 없고, 기본 디바이스도 적용되지 않습니다. `torch.from_numpy`도 마찬가지입니다(뒤의 셀에서 검증합니다).
 #
-# - `meta meta meta`를 골랐다면 기본값이 모든 스레드와 모든 함수에 적용된다고 본 것입니다.
-# - `meta meta cpu`는 기본값이 프로세스 전체에 적용된다고 보는 답입니다.
-# - `meta cpu meta`를 골랐다면 `frombuffer`가 이미 있는 메모리를 다른 디바이스로 옮길 수 있다고 본 것입니다.
+# - `meta meta meta`는 기본값이 어디에나 적용된다고 본 답입니다. 실제로는 다른 스레드에도, 이미 있는 메모리를 감싸는 `frombuffer`에도 적용되지 않습니다.
+# - `meta meta cpu`를 골랐다면 `frombuffer`가 예외라는 것은 알았지만, 기본값을 프로세스 전체의 설정으로 여긴 것입니다. 기본값은 그것을 설정한 스레드 안에서만 적용됩니다.
+# - `meta cpu meta`는 `frombuffer`도 기본 디바이스를 따른다고 예상한 답입니다. `frombuffer`는 CPU에 이미 있는 버퍼를 그대로 감쌀 뿐이어서 텐서도 CPU에 놓입니다.
 
 # %% [markdown]
 # `with torch.device(...)` 블록에도 같은 제약이 있습니다. 두 방식 모두 그 코드를 실행한 스레드에 같은 객체(`torch.utils._device.DeviceContext`)를 설정하기 때문입니다. 다른 것은 적용 범위뿐입니다.

@@ -105,8 +105,8 @@ assert m.shape == x.shape and m.dtype == x.dtype
 # %% [markdown] tags=["answer"]
 # **정답:** `cpu meta`입니다. `to`는 `meta`에 있는 새 텐서를 반환하고, `x`는 원래 자리에 그대로 둡니다. 위 셀의 검증에서 `m`이 모양과 dtype이 같은 새 텐서라는 것도 확인합니다.
 #
-# - `meta meta`를 골랐다면 `to`가 `x` 자체를 옮겼다고 본 것입니다.
-# - `cpu cpu`는 아무것도 옮기지 않았다고 보는 답입니다.
+# - `meta meta`를 골랐다면 `to`가 `x`를 직접 옮긴다고 생각했을 겁니다. `Tensor.to`는 새 텐서를 반환할 뿐 `x`는 건드리지 않습니다.
+# - `cpu cpu`는 반환값 `m`까지 CPU에 있다고 여긴 답입니다. `m`은 `to`가 `meta`에 새로 만든 텐서입니다.
 #
 # 그러니 반환값을 받아 두어야 하며, 보통은 `t = t.to(device)`처럼 같은 이름에 다시 대입합니다.
 
@@ -175,8 +175,8 @@ assert rearranged.is_contiguous(memory_format=torch.channels_last)
 # %% [markdown] tags=["answer"]
 # **정답:** `b is a=True, a[0].item()=1.0`입니다. 바꿀 것이 없으므로 `to`는 텐서 자신을 반환합니다. `b`는 복사본이 아니므로 `b`에 쓴 값은 곧 `a`에 쓴 값입니다.
 #
-# - `b is a=False, a[0].item()=0.0`을 골랐다면 `to`가 항상 복사한다고 본 것입니다.
-# - `b is a=False, a[0].item()=1.0`은 뷰(view)처럼 `a`와 메모리를 공유하는 다른 객체가 반환되었다고 보는 답입니다. 하지만 바꿀 것이 없으면 `to`는 `a` 자체를 반환합니다.
+# - `b is a=False, a[0].item()=0.0`은 `to`가 매번 복사본을 만든다고 예상한 답입니다. 바꿀 것이 하나도 없으면 복사본은 만들어지지 않습니다.
+# - `b is a=False, a[0].item()=1.0`을 골랐다면 뷰(view)처럼 `a`와 메모리를 공유하는 다른 객체를 떠올렸을 겁니다. 아깝지만, 바꿀 것이 없으면 `to`는 `a` 자체를 반환합니다.
 #
 # `to`는 디바이스, dtype, 지정한 메모리 형식 중 하나가 바뀌거나 `copy=True`를 지정했을 때만 복사합니다. 메모리 형식을 바꾸는 것도 변경에 해당하므로, 기본 메모리 형식(`torch.contiguous_format`)의 4차원 텐서에 `t.to(memory_format=torch.channels_last)`를 호출하면 데이터를 재배치한 복사본이 반환됩니다.
 #
@@ -270,8 +270,8 @@ assert "must be cuda device" in str(caught.error)
 # %% [markdown] tags=["answer"]
 # **정답:** `must be cuda device`(`RuntimeError`의 메시지)입니다. 출력된 `Invalid device, must be cuda device`는 "잘못된 디바이스다, CUDA 디바이스여야 한다"는 뜻입니다. `cuda()`는 CUDA를 쓰기 전에 인자부터 검사하므로, 어느 머신에서나 메시지가 같습니다.
 #
-# - `Torch not compiled with CUDA enabled`("Torch가 CUDA를 지원하도록 컴파일되지 않았다")를 골랐다면 인자를 검사하기 전에 CUDA부터 쓴다고 본 것입니다. 이 오류는 CUDA 자체가 필요해졌을 때 나고, 인자는 그보다 먼저 거부됩니다.
-# - `TypeError`는 인자의 타입이 틀렸다고 보는 답입니다. `"cpu"`는 올바른 디바이스이고, CUDA 디바이스가 아닐 뿐입니다.
+# - `Torch not compiled with CUDA enabled`("Torch가 CUDA를 지원하도록 컴파일되지 않았다")는 CPU 전용 빌드라면 이 오류부터 날 것이라고 본 답입니다. 하지만 `cuda()`는 CUDA를 쓰기 전에 인자부터 검사하므로, `"cpu"`는 그 단계에서 거부됩니다.
+# - `TypeError`를 골랐다면 인자의 타입이 틀렸다고 생각했을 겁니다. 타입은 맞습니다. `"cpu"`는 올바른 디바이스이고, CUDA 디바이스가 아닐 뿐입니다.
 
 # %% [markdown]
 # ## 존재하지 않는 GPU 인덱스

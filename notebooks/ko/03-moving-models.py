@@ -144,9 +144,10 @@ assert t.to(t.device) is t  # 할 일이 없으면 같은 텐서가 돌아온다
 # `.cuda()`도 마찬가지입니다. 그래서 두 변환이 모두 남습니다. `model = model.to(device)`라고 써도
 # 문제는 없지만, 다시 대입할 필요는 없습니다.
 #
-# - `cpu torch.float32`를 골랐다면 두 호출이 `Tensor.to`처럼 변환된 복사본을 반환했다고 본 것입니다. 위의
-#   검증은 `t.to("meta")` 뒤에도 `t`가 CPU에 남아 있음을 확인합니다.
-# - `meta torch.float32`나 `cpu torch.float64`를 골랐다면 두 호출 중 하나만 모델을 바꿨다고 본 것입니다.
+# - `cpu torch.float32`는 `Module.to`도 `Tensor.to`처럼 복사본을 반환한다고 본 답입니다. 텐서라면 맞는
+#   생각이어서, 위 검증에서도 `t.to("meta")` 뒤의 `t`는 CPU에 남아 있습니다. 모듈은 다릅니다.
+# - `meta torch.float32`나 `cpu torch.float64`를 골랐다면 두 호출 중 하나는 효과가 없다고 생각했을 겁니다.
+#   두 호출 모두 모델 자체를 바꾸므로 두 변환이 함께 남습니다.
 #
 # 위의 검증은 각 호출이 `model` 자신을 반환하는지도 확인합니다(`.cuda()`는 GPU가 있을 때만).
 
@@ -239,10 +240,10 @@ else:
 # `Parameter`를 같은 Python 객체로 남겨 두고, 그 뒤에 있는 텐서(`param.data`)만 바꿔 끼웁니다.
 # 버퍼는 일반 텐서이므로 변환되면 새 텐서 객체로 교체됩니다.
 #
-# - `model.weight is weight=True, model.offset is offset=True`라면 버퍼도 같은 객체로 남는다는
-#   뜻입니다. 버퍼는 변환될 때마다 새 텐서로 교체됩니다.
-# - `model.weight is weight=False, model.offset is offset=False`라면 매개변수도 새 객체로 교체된다는
-#   뜻입니다. 이 결과는 위에서 본 것처럼 `meta`로 옮길 때만 나옵니다.
+# - `model.weight is weight=True, model.offset is offset=True`는 버퍼도 매개변수처럼 같은 객체로 남는다고
+#   여긴 답입니다. 버퍼는 일반 텐서여서 변환될 때마다 새 텐서로 교체됩니다.
+# - `model.weight is weight=False, model.offset is offset=False`를 골랐다면 매개변수도 새 객체로 바뀐다고
+#   생각했을 겁니다. 그런 결과는 위에서 본 것처럼 `meta`로 옮길 때만 나옵니다.
 #
 # 어떤 객체가 그대로 남는지는 이동의 종류에 따라 다릅니다.
 #
@@ -290,8 +291,9 @@ with expect_error(RuntimeError, "device"):
 # 디바이스 오류가 납니다(GPU가 없으면 `meta` 디바이스의 검사가 내는 메시지이며, "텐서가 기대한
 # 디바이스에 있지 않다"는 뜻입니다). 이런 텐서는 `state_dict`에도 들어가지 않습니다.
 #
-# - `mask meta`라면(GPU가 없을 때) 일반 속성도 `weight`, `offset`처럼 함께 옮겨졌다는 뜻입니다.
-# - `mask cuda:0`이라면(GPU가 있을 때) 마찬가지로 일반 속성까지 GPU로 옮겨졌다는 뜻입니다.
+# - `mask meta`(GPU가 없을 때)는 모델이 가진 텐서라면 무엇이든 함께 옮겨진다고 본 답입니다. 함께 옮겨지는 것은
+#   `weight` 같은 매개변수와 `offset` 같은 버퍼, 즉 등록된 텐서뿐입니다.
+# - `mask cuda:0`(GPU가 있을 때)도 같은 오해에서 나온 답입니다. 일반 속성은 GPU가 있어도 CPU에 그대로 남습니다.
 
 # %% [markdown]
 # 해결 방법은 그 텐서를 버퍼로 등록하는 것입니다. 모델과 함께 옮기되 `state_dict`에는 넣고 싶지
@@ -344,9 +346,10 @@ assert w.to(w.device) is w  # 할 일이 없으면 Parameter 자신이 돌아온
 # `Tensor`입니다. autograd가 이 변환을 기록하므로 반환값도 여전히 변화도를 계산하는 텐서입니다. 다만
 # 매개변수에 대한 연산의 결과일 뿐, 그 자체로 잎(leaf) 텐서는 아닙니다.
 #
-# - `Parameter True`를 골랐다면 변환한 뒤에도 `Parameter`가 돌아온다고 본 것입니다. 이 결과는 `to()`가 할 일이
-#   없을 때만 나옵니다(위 검증의 `w.to(w.device) is w`).
-# - `Tensor False`를 골랐다면 매개변수와의 autograd 연결이 끊어진 텐서라고 본 것입니다.
+# - `Parameter True`를 골랐다면 변환한 뒤에도 타입이 `Parameter`로 유지된다고 생각했을 겁니다. `Parameter`
+#   자신이 돌아오는 것은 `to()`가 바꿀 것이 없을 때뿐입니다(위 검증의 `w.to(w.device) is w`).
+# - `Tensor False`는 타입이 바뀌면 연산 그래프에서도 떨어져 나간다고 여긴 답입니다. autograd가 변환을
+#   기록하므로, 반환값에서 매개변수까지 변화도가 전달됩니다.
 
 # %% [markdown]
 # 모듈은 매개변수 이름에 `Parameter`(또는 `None`)만 대입하도록 허용하므로, 이 대입은

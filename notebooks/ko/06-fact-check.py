@@ -114,8 +114,8 @@ assert (model.weight is weight_before) == (target.type == "cuda")
 # %% [markdown] tags=["answer"]
 # **정답:** `returned is model=True, moved=True`입니다. **판정: 틀림**. `nn.Module.to`는 새 모듈을 만들지 않고 모듈 자체를 변환한 뒤, 그 모듈 자신을 반환합니다. 그래서 다시 대입하든 안 하든 `model`은 이미 옮겨져 있습니다. 다시 대입해도 문제는 없지만, 이동이 일어나는 것은 대입 덕분이 아닙니다.
 #
-# - `returned is model=False, moved=False`를 골랐다면 주장대로 옮겨진 복사본이 반환되고 `model`은 원래 자리에 남는다고 본 것입니다. 이것은 `Module.to`가 아니라 `Tensor.to`의 동작입니다.
-# - `returned is model=False, moved=True`라면 모듈이 두 개 생겼다는 뜻인데, 모듈은 하나뿐입니다.
+# - `returned is model=False, moved=False`는 주장을 그대로 믿은 답입니다. 옮겨진 복사본이 반환되고 `model`은 원래 자리에 남는 것은 `Tensor.to`의 동작이고, `Module.to`는 그렇게 동작하지 않습니다.
+# - `returned is model=False, moved=True`가 나오려면 옮겨진 `model`과 별개로 모듈이 하나 더 생겨야 합니다. `Module.to`는 새 모듈을 만들지 않으므로 이 조합은 나오지 않습니다.
 #
 # 대상 디바이스에 따른 차이가 하나 있습니다. CPU와 GPU 사이에서 옮기면 `Parameter` 객체가 그대로 유지되지만, `meta`로 옮기면 새 객체로 교체됩니다. 위의 검증은 실제로 실행된 쪽을 확인합니다.
 
@@ -238,8 +238,8 @@ assert not hasattr(torch.cuda, "copy")
 # %% [markdown] tags=["answer"]
 # **정답:** `has no attribute 'copy'`(`AttributeError`, "`torch.cuda`에 `copy` 속성이 없다")입니다. **판정: 틀림**. 그런 함수는 없으므로, GPU가 있든 없든 어느 머신에서나 똑같이 실패합니다.
 #
-# - `Torch not compiled with CUDA enabled`를 골랐다면 함수는 있지만 CUDA가 필요하다고 본 것입니다.
-# - `missing 1 required positional argument`는 함수가 있고 복사할 대상도 받아야 한다고 보는 답입니다.
+# - `Torch not compiled with CUDA enabled`("Torch가 CUDA를 지원하도록 컴파일되지 않았다")를 골랐다면 함수는 있는데 CUDA가 없어서 실패한다고 생각했을 겁니다. 애초에 그런 함수가 없습니다.
+# - `missing 1 required positional argument`(필수 위치 인자 하나가 빠졌다)는 함수는 있고 복사할 대상 인자만 빠졌다고 본 답입니다. 인자를 검사하는 단계까지 가지도 못하고, 속성을 찾는 시점에 실패합니다.
 
 # %% [markdown]
 # 실제로 쓸 도구는 따로 있습니다.
@@ -300,8 +300,8 @@ with expect_error(TypeError):
 # %% [markdown] tags=["answer"]
 # **정답:** `torch.float16`입니다. `Module.to`는 한 번의 호출로 디바이스와 dtype을 함께 받아 둘 다 변환합니다. `.cuda()`는 디바이스만 받으므로 dtype을 바꿀 수 없고, dtype까지 넘기면 `TypeError`가 발생합니다. 마지막 검증에서 이를 확인하며, 출력되는 메시지는 "`Module.cuda()`는 위치 인자를 1~2개 받는데 3개가 주어졌다"는 뜻입니다.
 #
-# - `torch.float32`를 골랐다면 두 번째 인자가 무시되었다고 본 것입니다.
-# - `TypeError`는 `Module.to`도 `.cuda()`처럼 디바이스만 받는다고 보는 답입니다. 이 오류는 `.cuda()`에 dtype까지 넘겼을 때 발생합니다.
+# - `torch.float32`를 골랐다면 `to`가 인자를 하나만 쓴다고 생각했을 겁니다. `Module.to`는 디바이스와 dtype을 한 번에 받아 둘 다 적용합니다.
+# - `TypeError`는 `Module.to`도 `.cuda()`처럼 디바이스만 받는다고 본 답입니다. 이 오류는 `.cuda()`에 dtype까지 넘겼을 때 나고, `to`는 둘 다 받을 수 있습니다.
 
 # %% [markdown]
 # GPU가 있으면 아래 셀은 똑같은 모델 두 개를 각각 다른 메서드로 옮기고, 사용한 메모리와 옮겨 간 위치가 같은지 검증합니다.
@@ -520,8 +520,8 @@ assert nn.Linear(10, 1)(x).grad_fn.name() == "AddmmBackward0"
 # %% [markdown] tags=["answer"]
 # **정답:** `MmBackward0`입니다. 편향이 없으면 더할 것이 없으므로 계층은 `mm(input, weight.T)`를 실행합니다. 이 연산의 인자 이름은 `self`와 `mat2`입니다.
 #
-# - `AddmmBackward0`을 골랐다면 편향이 없어도 계층이 `addmm`을 실행한다고 본 것입니다. 이 노드는 편향이 있는 계층이 기록합니다(두 번째 검증).
-# - `LinearBackward0`은 `linear`가 노드 하나로 기록된다고 보는 답입니다. 하지만 `linear` 자체는 노드를 기록하지 않고, `linear`가 실행하는 연산만 기록됩니다.
+# - `AddmmBackward0`을 골랐다면 편향이 없어도 계층이 `addmm`으로 계산한다고 생각했을 겁니다. 이 노드는 편향이 있는 계층이 기록합니다(두 번째 검증).
+# - `LinearBackward0`은 함수 이름 `linear`가 그대로 노드가 된다고 예상한 답입니다. 기록되는 것은 `linear` 자체가 아니라 `linear`가 실행하는 연산입니다.
 #
 # 메시지에 나오는 이름은 이것으로 정해집니다. 편향이 있으면 첫 번째 인자는 계층과 같은 디바이스에 있는 편향입니다. 그래서 어느 쪽이 GPU에 있든 메시지에는 입력인 `mat1`이 나옵니다. 편향이 없으면 첫 번째 인자가 입력이므로, 어느 방향이든 가중치인 `mat2`가 나옵니다.
 #

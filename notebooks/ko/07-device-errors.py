@@ -251,9 +251,9 @@ assert registered.heads["score"].weight.device.type == target.type
 # %% [markdown] tags=["answer"]
 # **정답:** `len(list(plain.parameters()))=0`입니다. 하위 모듈은 모듈의 속성에 대입되는 순간 등록됩니다. 대입된 값이 모듈이면 `nn.Module.__setattr__`가 그것을 기록합니다. 리스트와 딕셔너리는 모듈이 아니므로 세 계층 중 어느 것도 등록되지 않았고, `parameters()`와 `to()`는 일반 컨테이너 안을 들여다보지 않습니다.
 #
-# - `6`을 골랐다면 일반 컨테이너 안의 계층까지 등록된다고 본 것입니다. 이 수는 `RegisteredContainers`가 나열하는 개수입니다. `nn.ModuleList`와 `nn.ModuleDict`는 그 자체가 모듈이어서 담긴 계층을 등록합니다.
-# - `4`는 리스트 안의 계층만 등록된다고 보는 답입니다.
-# - `2`를 골랐다면 딕셔너리 안의 계층만 등록된다고 본 것입니다.
+# - `6`은 `RegisteredContainers`의 매개변수 개수입니다. 이것을 골랐다면 일반 컨테이너 안의 계층도 등록된다고 생각했을 겁니다. `nn.ModuleList`와 `nn.ModuleDict`는 그 자체가 모듈이어서 담긴 계층을 등록하지만, 리스트와 딕셔너리는 그렇지 않습니다.
+# - `4`는 리스트 안의 두 계층(가중치와 편향이 두 개씩)은 등록된다고 본 답입니다. Python 리스트는 안에 모듈이 들어 있어도 등록되지 않습니다.
+# - `2`를 골랐다면 딕셔너리 안의 계층 하나(가중치와 편향)만 센 것입니다. 딕셔너리도 리스트처럼 안의 계층을 등록하지 않습니다.
 #
 # 위 셀의 검증은 `to(target)`이 일반 컨테이너의 계층을 CPU에 남겨 두었다는 것도 확인합니다. GPU에서는 이 계층들을 지나는 첫 순전파에서 디바이스가 섞입니다.
 
@@ -414,8 +414,8 @@ assert running.grad_fn is None and running.device.type == device.type
 # %% [markdown] tags=["answer"]
 # **정답:** `kind='Tensor', tracked=True`입니다. Python 숫자와 텐서를 더하면 텐서가 되고, 그 텐서와 같은 디바이스에 놓입니다. 즉 `0.0 + loss`에서 이미 텐서입니다. 그 뒤의 `+=`는 모두 autograd가 기록하는 텐서 연산이므로, 합계는 모든 단계의 그래프를 달고 있으며, 그 그래프와 그래프에 필요한 텐서를 메모리에 붙잡아 둡니다. GPU에서는 단계마다 그 메모리가 늘어납니다.
 #
-# - `kind='Tensor', tracked=False`를 골랐다면 더하는 동안 그래프가 떨어져 나간다고 본 것입니다. 그래프가 없는 텐서가 되려면 `loss.detach()`를 더해야 합니다.
-# - `kind='float', tracked=False`는 합계가 Python 숫자로 남는다고 보는 답입니다. 합계가 `float`로 남는 것은 더하는 값이 Python 숫자일 때, 즉 `total_float`처럼 `loss.item()`을 더할 때뿐입니다.
+# - `kind='Tensor', tracked=False`를 골랐다면 합계가 텐서이긴 해도 `+=`는 기록되지 않는다고 생각했을 겁니다. 연산 그래프가 없는 합계가 되는 것은 `loss.detach()`를 더할 때입니다.
+# - `kind='float', tracked=False`는 Python 숫자 `0.0`에서 시작했으니 합계도 숫자로 남는다고 본 답입니다. 숫자와 텐서를 더하는 순간 결과는 텐서가 됩니다. 합계가 `float`로 남는 것은 `total_float`처럼 `loss.item()`을 더할 때뿐입니다.
 #
 # 흔히 쓰는 방법은 `loss.detach()`를 디바이스에 있는 합계에 더해 두고(`running += loss.detach()`), N 단계마다 한 번만 `running.item()`으로 읽는 것입니다. 그러면 CPU는 N 단계에 한 번만 기다립니다. 이 합계가 연산 그래프 없이 `device`의 텐서로 남는다는 점은 CPU에서도 검증할 수 있지만, 시간이 얼마나 줄어드는지는 보이지 않습니다. CPU에서는 연산을 호출해 반환될 때 이미 계산이 끝나 있어서, 채워 둘 큐가 없기 때문입니다.
 
@@ -559,8 +559,8 @@ else:
 # %% [markdown] tags=["answer"]
 # **정답:** oneDNN이 있는 빌드(위 출력의 `onednn=True`)에서는 `weight type (torch.DoubleTensor)`입니다. 여덟 장의 배치는 oneDNN으로 가고, oneDNN은 텐서 타입끼리, 즉 CPU의 float32와 CPU의 float64를 비교합니다.
 #
-# - `expected scalar type Float but found Double`을 골랐다면 배치도 범용 경로로 갔다고 본 것입니다. oneDNN이 없는 빌드에서는 이 메시지가 정답입니다.
-# - `bias type (double)`은 편향 검사에서 먼저 실패했다고 보는 답입니다. 하지만 이 합성곱에는 편향이 없으므로 이 메시지는 나올 수 없습니다.
+# - `expected scalar type Float but found Double`은 oneDNN이 없는 빌드에서 나오는 메시지입니다. 그런 빌드에서는 배치도 범용 경로로 가기 때문입니다.
+# - `bias type (double)`은 나올 수 없습니다. 이 합성곱에는 편향이 없습니다.
 #
 # GPU에 있는 합성곱에 CPU 입력을 넣었을 때의 메시지도 이처럼 경로를 고르는 방식에 따라 정해집니다.
 #
@@ -788,8 +788,8 @@ assert features.device.type == device.type
 # %% [markdown] tags=["answer"]
 # **정답:** GPU가 있든 없든 `devices={'cpu'}`입니다. 워커는 데이터셋을 읽고 CPU 텐서를 묶어 배치로 만들 뿐입니다. CUDA에는 전혀 손대지 않으므로, CUDA를 쓴 프로세스에서 fork되어도 문제가 없고, 만드는 것이 GPU에 놓이지도 않습니다. 디바이스로 옮기는 일은 메인 프로세스의 루프에서 합니다.
 #
-# - `devices={'cuda'}`를 골랐다면 워커가 배치를 GPU에 만든다고 본 것입니다. 그러려면 워커가 CUDA를 써야 합니다.
-# - `Cannot re-initialize CUDA in forked subprocess`("fork한 자식 프로세스에서는 CUDA를 다시 초기화할 수 없다")는 fork된 워커가 CUDA를 다시 초기화하려 했다고 보는 답입니다. 워커가 CUDA를 쓰지 않으므로 이 오류는 나지 않습니다.
+# - `devices={'cuda'}`는 워커가 배치를 GPU에 만들어 준다고 예상한 답입니다. 워커는 CPU에서 배치를 만들고, `device`로 옮기는 일은 루프가 합니다.
+# - `Cannot re-initialize CUDA in forked subprocess`("fork한 자식 프로세스에서는 CUDA를 다시 초기화할 수 없다")를 골랐다면 fork한 워커에서는 언제나 이 오류가 난다고 생각했을 겁니다. 이 오류는 워커가 CUDA를 건드릴 때만 나는데, 이 데이터셋은 CUDA를 쓰지 않습니다.
 #
 # 이것이 이 오류의 흔한 해결 방법입니다. 워커에서는 CUDA를 쓰지 않고 CPU 텐서를 불러와 준비만 하며, 학습 루프가 메인 프로세스에서 배치마다 디바이스로 옮깁니다. 이것이 DataLoader를 쓰는 본래 방식이기도 하며, 부모가 GPU를 쓴 뒤에도 `fork`로 동작합니다.
 
