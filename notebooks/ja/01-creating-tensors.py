@@ -341,12 +341,12 @@ assert wrapped == "cpu"
 # - `meta cpu meta` は、`frombuffer` もデフォルトのデバイスに従うと考えた答えです。`frombuffer` は CPU 上にすでにあるバッファをそのまま包むだけなので、テンソルも CPU に置かれます。
 
 # %% [markdown]
-# `with torch.device(...)` ブロックにも同じ制限があります。どちらの書き方も、実行したスレッドに同じオブジェクト（`torch.utils._device.DeviceContext`）を設定するからです。違うのは有効範囲だけです。
+# `with torch.device(...)` ブロックにも同じ制限があります。どちらの書き方も、実行したスレッドに同じ種類のオブジェクト `torch.utils._device.DeviceContext` を設定するからです。違うのは有効範囲だけです。
 #
 # - ブロックで設定したデフォルトは、ブロックの終わりで元に戻ります。どこまで有効かはコードを見ればわかります。
 # - `set_default_device` は、もう一度呼ぶまで、そのスレッドがその後に実行するすべてのコード（ライブラリのコードも含む）に効きます。
 #
-# コストも同じです。`torch.set_default_device` のドキュメントには、ファクトリ関数に限らず、torch API へのすべての Python 呼び出しにわずかなコストが加わるという警告があります。`with torch.device(...)` ブロックの中の呼び出しも、同じオブジェクトを経由します。
+# コストも同じです。`torch.set_default_device` のドキュメントには、ファクトリ関数に限らず、torch API へのすべての Python 呼び出しにわずかなコストが加わるという警告があります。`with torch.device(...)` ブロックの中の呼び出しも、同じ `DeviceContext` を経由します。
 #
 # 次のセルでは、`with` ブロックの中で同じ3つのデバイスを調べます。NumPy がインストールされていれば、両方の書き方で `torch.from_numpy` も調べます。さらにこのマシンで小さな `add` の実行時間を、設定なし、`with` ブロックの中、`set_default_device` の後の3通りで計測し、設定なしの場合に対する比を2つ表示します。実行時間はばらつくので、比は検証しません。
 

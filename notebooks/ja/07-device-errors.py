@@ -505,7 +505,7 @@ assert here["weight"].device.type == device.type
 #
 # どのメッセージになるかは、PyTorch が畳み込みに選ぶコードで決まります。選ぶときに見るのは入力です（PyTorch の `Convolution.cpp` にある `_select_conv_backend`）。
 #
-# - CPU 上の float32 の入力は、たいてい oneDNN（Intel の CPU 向け深層学習ライブラリ。旧称 MKLDNN）に送られます（oneDNN を含むビルドの場合。`torch.backends.mkldnn.is_available()` で確認できます）。複数枚の画像のバッチはその例です。oneDNN は型を検査し、見出しのメッセージに次の文が続くエラーを出します。
+# - oneDNN は Intel の CPU 向け深層学習ライブラリで、旧称は MKLDNN です。oneDNN を含むビルドでは、CPU 上の float32 の入力（複数枚の画像のバッチなど）はたいてい oneDNN に送られます。含まれているかは `torch.backends.mkldnn.is_available()` で確認できます。oneDNN は型を検査し、見出しのメッセージに次の文が続くエラーを出します。
 #
 #   ```
 #   ... should be the same or input should be a MKLDNN tensor and weight is a dense tensor

@@ -345,12 +345,12 @@ assert wrapped == "cpu"
 # - `meta cpu meta`는 `frombuffer`도 기본 디바이스를 따른다고 예상한 답입니다. `frombuffer`는 CPU에 이미 있는 버퍼를 그대로 감쌀 뿐이어서 텐서도 CPU에 놓입니다.
 
 # %% [markdown]
-# `with torch.device(...)` 블록에도 같은 제약이 있습니다. 두 방식 모두 그 코드를 실행한 스레드에 같은 객체(`torch.utils._device.DeviceContext`)를 설정하기 때문입니다. 다른 것은 적용 범위뿐입니다.
+# `with torch.device(...)` 블록에도 같은 제약이 있습니다. 두 방식 모두 그 코드를 실행한 스레드에 같은 종류의 객체, 즉 `torch.utils._device.DeviceContext`를 설정하기 때문입니다. 다른 것은 적용 범위뿐입니다.
 #
 # - 블록의 기본값은 코드에서 눈으로 확인할 수 있는 블록의 끝까지만 적용됩니다.
 # - `set_default_device`는 다시 호출할 때까지 그 스레드가 이후에 실행하는 모든 코드(라이브러리 코드 포함)에 적용됩니다.
 #
-# 비용도 같습니다. `torch.set_default_device`의 공식 문서는 이 설정이 팩토리 함수뿐 아니라 Python에서 torch API를 호출할 때마다 약간의 비용을 더한다고 경고합니다. `with torch.device(...)` 블록 안의 호출도 같은 객체를 거칩니다.
+# 비용도 같습니다. `torch.set_default_device`의 공식 문서는 이 설정이 팩토리 함수뿐 아니라 Python에서 torch API를 호출할 때마다 약간의 비용을 더한다고 경고합니다. `with torch.device(...)` 블록 안의 호출도 같은 `DeviceContext`를 거칩니다.
 #
 # 다음 셀에서는 `with` 블록 안에서 같은 세 디바이스를 확인하고, NumPy가 설치되어 있으면 두 방식 모두에서 `torch.from_numpy`도 확인합니다. 이어서 이 머신에서 작은 텐서의 `add` 실행 시간을 세 경우(설정 없음, `with` 블록 안, `set_default_device` 이후)로 재고, 뒤의 두 경우가 설정 없음보다 몇 배 걸리는지 출력합니다. 실행 시간은 들쭉날쭉하므로 이 비율은 `assert`로 검증하지 않습니다.
 

@@ -513,7 +513,7 @@ else:
 # %% [markdown]
 # ### 옵티마이저 체크포인트 불러오기
 #
-# 학습을 이어서 할 때도 순서는 같습니다. 모델을 옮기고, 그 매개변수로 옵티마이저를 만든 다음 `optimizer.load_state_dict(checkpoint["optimizer"])`를 호출합니다. `load_state_dict`는 상태의 각 텐서를 해당 매개변수가 있는 디바이스로 옮기고, 부동소수점 상태는 dtype도 매개변수에 맞춥니다. `step`만은 그대로 둡니다(`fused`나 `capturable`이 아니면 CPU 텐서).
+# 학습을 이어서 할 때도 순서는 같습니다. 모델을 옮기고, 그 매개변수로 옵티마이저를 만든 다음 `optimizer.load_state_dict(checkpoint["optimizer"])`를 호출합니다. `load_state_dict`는 상태의 각 텐서를 해당 매개변수가 있는 디바이스로 옮기고, 부동소수점 상태는 dtype도 매개변수에 맞춥니다. 단, 단계 수를 세는 `step`은 그대로 둡니다. `fused`나 `capturable`을 쓰지 않으면 `step`은 CPU 텐서입니다.
 #
 # 순서를 바꿔 먼저 불러오고 나중에 옮기면, 상태는 불러온 시점의 매개변수에 맞춰 변환되고 `model.to()`는 상태를 그 자리에 남겨 둡니다. GPU라면 첫 `step()`에서 CUDA의 매개변수와 CPU의 상태가 섞입니다. dtype으로도 같은 현상을 볼 수 있으므로, 다음 셀은 모델을 `device`로 옮기면서 `float64`로도 바꿉니다.
 
@@ -553,7 +553,7 @@ assert late_state["exp_avg"].device.type == "cpu"
 # %% [markdown]
 # dtype 변환에서도 같은 일이 일어나며, 이쪽은 어느 머신에서나 확인할 수 있습니다. 상태가 예전
 # dtype을 유지하므로, 다음 `step()`에서 float64인 새 변화도와 float32 상태가 만나 실패합니다.
-# `state_dict`를 다시 불러오면 상태가 각 매개변수의 dtype(과 디바이스)으로 변환되고, `step()`이
+# `state_dict`를 다시 불러오면 상태가 각 매개변수의 dtype과 디바이스로 변환되고, `step()`이
 # 다시 동작합니다.
 
 # %% tags=["claim-F4"]

@@ -506,7 +506,7 @@ assert here["weight"].device.type == device.type
 #
 # 이 메시지가 나올지 다른 메시지가 나올지는 PyTorch가 합성곱에 어떤 코드를 고르는지에 달려 있습니다. 고를 때 보는 것은 입력입니다(PyTorch `Convolution.cpp`의 `_select_conv_backend`).
 #
-# - CPU의 float32 입력은 대부분 oneDNN(Intel의 CPU용 딥러닝 라이브러리, 옛 이름 MKLDNN)으로 갑니다(oneDNN이 포함된 빌드일 때. `torch.backends.mkldnn.is_available()`로 확인할 수 있습니다). 이미지 여러 장의 배치가 그 예입니다. oneDNN은 타입을 검사하고, 이 섹션의 메시지 뒤에 `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`("또는 입력이 MKLDNN 텐서이고 가중치가 밀집 텐서여야 한다")를 붙인 오류를 냅니다.
+# - oneDNN은 Intel이 만든 CPU용 딥러닝 라이브러리로, 예전 이름은 MKLDNN입니다. oneDNN이 포함된 빌드에서는 CPU의 float32 입력(이미지 여러 장의 배치 등)이 대부분 oneDNN으로 갑니다. 포함 여부는 `torch.backends.mkldnn.is_available()`로 확인할 수 있습니다. oneDNN은 타입을 검사하고, 이 섹션의 메시지 뒤에 `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`("또는 입력이 MKLDNN 텐서이고 가중치가 밀집 텐서여야 한다")를 붙인 오류를 냅니다.
 # - 작은 이미지 한 장(요소가 20,480개 이하, 커널이 3×3 이하, `groups=1`)은 PyTorch 자체의 범용 합성곱 코드(`slow_conv2d`)로 갑니다. 이 코드는 타입을 검사하지 않습니다. 대신 PyTorch가 디스패처용으로 생성한 래퍼(`wrapper_CUDA___slow_conv2d_forward`)가 커널을 실행하기 전에 디바이스를 검사하므로, 메시지는 이 페이지의 첫 섹션과 같은 문구가 됩니다. "`weight`가 `cuda:0`에 있어 다른 텐서들의 디바이스 `cpu`와 다르다"는 뜻입니다.
 #
 #   ```
@@ -811,7 +811,7 @@ assert features.device.type == device.type
 #
 # 해결 방법은 두 가지입니다.
 #
-# - GPU를 쓰려면 NVIDIA GPU와 드라이버가 있는 머신에서 CPU 빌드를 CUDA 빌드로 바꾸세요. PyPI에서 `pip install torch`를 하면 Linux(x86-64)에는 CUDA 빌드가, Windows에는 CPU 빌드가 설치됩니다. pip은 같은 버전의 torch가 이미 있으면 바꾸지 않으므로, 먼저 제거한 뒤 드라이버가 지원하는 CUDA 버전용 PyTorch 공식 인덱스에서 설치합니다. 명령은 아래와 같고 Windows와 Linux에서 똑같습니다(`cu126`은 한 예입니다. 릴리스마다 고를 수 있는 버전은 pytorch.org의 선택기에서 확인할 수 있고, torchvision과 torchaudio도 같은 인덱스에서 설치합니다).
+# - GPU를 쓰려면 NVIDIA GPU와 드라이버가 있는 머신에서 CPU 빌드를 CUDA 빌드로 바꾸세요. PyPI에서 `pip install torch`를 하면 Linux(x86-64)에는 CUDA 빌드가, Windows에는 CPU 빌드가 설치됩니다. pip은 같은 버전의 torch가 이미 있으면 바꾸지 않으므로, 먼저 제거한 뒤 드라이버가 지원하는 CUDA 버전용 PyTorch 공식 인덱스에서 다시 설치합니다. 명령은 이 목록 아래에 있으며 Windows와 Linux에서 똑같습니다. `cu126`은 한 예이고, 릴리스마다 고를 수 있는 버전은 pytorch.org의 선택기에서 확인하세요. torchvision과 torchaudio도 같은 인덱스에서 설치합니다.
 # - 어디서나 실행하려면, 이 튜토리얼의 모든 페이지가 그렇게 하듯 디바이스를 한 번 정해 두고 어디서나 그것을 쓰세요.
 #
 # ```
