@@ -165,7 +165,9 @@ assert model.weight is not weight  # 新しい Parameter オブジェクト
 assert model.offset is not offset  # 新しいバッファのテンソル
 
 # %% [markdown]
-# `meta` から戻すときは事情が違います。コピーするデータがないので `.to("cpu")` はエラーになります。メッセージの前半は「`meta` テンソルからはコピーできない。データがない」という意味で、後半は、`meta` から別のデバイスへモジュールを移すときは `Module.to()` ではなく `Module.to_empty()` を使うよう促しています。`to_empty(device=...)` は移動先のデバイスに未初期化のストレージを確保するだけなので、値は自分で設定します。組み込みの層なら `reset_parameters()` で初期化できます。
+# `meta` から戻すときは事情が違います。コピーするデータがないので `.to("cpu")` はエラーになります。メッセージの前半は「`meta` テンソルからはコピーできない。データがない」という意味で、後半は、`meta` から別のデバイスへモジュールを移すときは `Module.to()` ではなく `Module.to_empty()` を使うよう促しています。
+#
+# `to_empty(device=...)` は移動先のデバイスに未初期化のストレージを確保するだけなので、値は自分で設定します。組み込みの層なら `reset_parameters()` で初期化できます。
 
 # %% tags=["claim-F7"]
 with expect_error(NotImplementedError, "to_empty"):

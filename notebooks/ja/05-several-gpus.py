@@ -15,7 +15,7 @@
 # %% [markdown]
 # # 複数の GPU
 #
-# GPU が2枚以上あるとき、インデックスを指定しない CUDA の呼び出しは、すべて**現在のデバイス**を使います。このページでは、そのデバイスがどう決まるのか、プロセスから GPU を隠す方法、`nn.DataParallel` が実際に何をするのかを見ていきます。最後に、`DistributedDataParallel` を GPU ごとに1つのプロセスで起動する方法と、各プロセスにデータを割り振る方法を扱います。DDP（`DistributedDataParallel`）は、`torchrun` で2つの CPU プロセスを起動して実際に動かします。
+# GPU が2枚以上あるとき、インデックスを指定しない CUDA の呼び出しは、すべて**現在のデバイス**を使います。このページでは、そのデバイスがどう決まるのか、プロセスから GPU を隠す方法、`nn.DataParallel` が実際に何をするのかを見ていきます。最後に、`DistributedDataParallel` を GPU ごとに1つのプロセスで起動する方法と、各プロセスにデータを割り振る方法を扱います。このページでは、`torchrun` で2つの CPU プロセスを起動して DDP（`DistributedDataParallel`）を実際に動かします。
 #
 # GPU でのみ検証するセルは、GPU がなければ検証の代わりに、満たされなかった条件（`torch.cuda.is_available()=False` や `n_gpus=0`）を表示するか、GPU がないときの動作を検証します。それ以外のセルはどのマシンでも実行できます。
 

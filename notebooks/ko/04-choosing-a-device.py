@@ -23,7 +23,7 @@
 # **요약**
 #
 # - `torch.cuda.is_available()`은 CUDA에 대해서만 답합니다. `torch.accelerator`(torch 2.6 이상)는 CUDA, MPS, XPU 등을 한꺼번에 다룹니다.
-# - 가속기가 있으면 가속기를, 없으면 CPU를 돌려주는 도우미(helper) 함수 하나를 두면 어느 머신에서나 같은 스크립트가 돌아갑니다.
+# - 가속기가 있으면 가속기를, 없으면 CPU를 돌려주는 도우미 함수 하나를 두면 어느 머신에서나 같은 스크립트가 돌아갑니다.
 #
 # ```python
 # def pick_device() -> torch.device:
