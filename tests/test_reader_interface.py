@@ -123,3 +123,24 @@ def test_home_page_says_where_the_checks_ran_and_where_the_files_are(site, lang)
     assert "CPU" in home or "GPU" in home
     assert labels(lang)["gpu_only"] in home, f"{lang}: the home page must name the GPU-only mark as the pages show it"
     assert "Every claim is checked" not in home
+
+
+# Material's own strings a native reader stumbled on, corrected in overrides/partials/languages/: the wrong
+# wording must not come back (a Material upgrade, a deleted override), and the corrected one is what pages say.
+THEME_STRINGS = {
+    "ja": {"wrong": ["検索を初期化", ">クリア<", 'aria-label=クリア', "クリップボードへコピー"],
+           "right": ["検索の準備中…", "検索語を消去"]},
+    "ko": {"wrong": ["맨위로", "검색 초기화", "언어설정", "네비게이션", "상단/헤더", "하단/푸터"],
+           "right": ["검색 준비 중…", "맨 위로", "언어 설정"]},
+}
+
+
+@pytest.mark.parametrize("lang", sorted(THEME_STRINGS))
+def test_theme_interface_strings_read_as_a_native_reader_expects(site, lang):
+    pages = [site / page_path(lang, "index"), site / page_path(lang, "02-moving-tensors")]
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        wrong = [s for s in THEME_STRINGS[lang]["wrong"] if s in html]
+        assert not wrong, f"{page.relative_to(site)}: Material's uncorrected {lang} strings {wrong}"
+        missing = [s for s in THEME_STRINGS[lang]["right"] if s not in html]
+        assert not missing, f"{page.relative_to(site)}: the corrected {lang} strings {missing} are not on the page"
