@@ -131,7 +131,7 @@ print(other.weight.dtype, other.weight.device)
 assert other.weight.dtype == torch.float32
 
 # %% [markdown]
-# 이런 주장이 나온 이유는 텐서가 **실제로** 그렇게 동작하기 때문입니다. `Tensor.to`는 원래 텐서를 그대로 두고 새 디바이스에 있는 텐서를 반환합니다. 그래서 텐서를 옮길 때는 반환값을 받아 두어야 합니다.
+# 이런 주장이 나온 것은 텐서가 정말로 그렇게 동작하기 때문입니다. `Tensor.to`는 원래 텐서를 그대로 두고 새 디바이스에 있는 텐서를 반환합니다. 그래서 텐서를 옮길 때는 반환값을 받아 두어야 합니다.
 
 # %% tags=["claim-M1"]
 t = torch.ones(3)
