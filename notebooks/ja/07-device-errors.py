@@ -119,7 +119,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # また、すべての演算が `meta` に対してこの検査をするわけではありません。次のセルで示すように、`meta` の行列と CPU の行列の `torch.mm` はエラーにならず、`meta` のテンソルを返します。
 #
-# そのため、`meta` で GPU の代わりが務まるのは、セルで実際にエラーが出る場合だけです。`meta` が正確に示すのは、**どの**テンソルがどのデバイスに置かれるかです。速度やメモリについては何もわかりません。
+# そのため、`meta` で GPU の代わりが務まるのは、セルで実際にエラーが出る場合だけです。`meta` で正確にわかるのは、各テンソルがどのデバイスに置かれるかだけです。速度やメモリについては何もわかりません。
 
 # %% tags=["gpu-only"]
 SAME_DEVICE = "Expected all tensors to be on the same device"
@@ -817,7 +817,7 @@ assert features.device.type == device.type
 #
 # 対処法は2つです。
 #
-# - GPU を使うなら、NVIDIA の GPU とドライバがあるマシンで CPU ビルドを CUDA ビルドに入れ替えます。PyPI の `pip install torch` は Linux（x86-64）なら CUDA ビルド、Windows なら CPU ビルドです。同じバージョンが入っていると pip は入れ替えないので、アンインストールしてから公式インデックスで入れ直します（コマンドは Windows でも Linux でも同じ。`cu126` は一例で、ドライバに合うものを pytorch.org のセレクタで選びます）。
+# - GPU を使うなら、NVIDIA の GPU とドライバがあるマシンで CPU ビルドを CUDA ビルドに入れ替えます。PyPI の `pip install torch` は Linux（x86-64）なら CUDA ビルド、Windows なら CPU ビルドです。同じバージョンが入っていると pip は入れ替えないので、アンインストールしてから公式インデックスで入れ直します。コマンドはこのリストの下にあり、Windows でも Linux でも同じです。`cu126` は一例で、ドライバに合うものを pytorch.org のセレクタで選びます。
 # - どのマシンでも動くようにするなら、このチュートリアルの各ページと同じように、使うデバイスを最初に一度だけ決めて、以降はそれを使います（[どこでも動くデバイスの選び方](04-choosing-a-device.ipynb)）。
 #
 # ```

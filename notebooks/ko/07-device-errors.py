@@ -118,7 +118,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # - GPU가 있으면 `target`은 GPU이고, 셀은 실제 CUDA 메시지가 나오는지 검증합니다. 이 검증은 GPU에서만 이루어집니다.
 # - GPU가 없으면 `target`은 `meta`입니다. 이 셀들이 쓰는 연산(선형 계층, `+`, 손실 함수)은 `meta`에서도 오류를 내지만, 다른 검사가 잡아내므로 메시지가 `Tensor on device … is not on the expected device …!`("텐서가 기대한 디바이스에 있지 않다")로 다릅니다. 두 디바이스가 나오는 순서도 연산마다 다릅니다.
 #
-# 또한 `meta` 텐서가 섞여도 이 검사를 하지 않는 연산이 있습니다. 다음 셀에서 보듯, `meta` 행렬과 CPU 행렬을 `torch.mm`으로 곱하면 오류 없이 `meta` 텐서가 나옵니다. 따라서 `meta`가 GPU를 대신할 수 있는 것은 셀에서 실제로 오류가 나는 경우뿐입니다. `meta`가 정확히 보여 주는 것은 **어떤** 텐서가 어느 디바이스에 놓이는지입니다. 속도나 메모리에 대해서는 아무것도 알려 주지 않습니다.
+# 또한 `meta` 텐서가 섞여도 이 검사를 하지 않는 연산이 있습니다. 다음 셀에서 보듯, `meta` 행렬과 CPU 행렬을 `torch.mm`으로 곱하면 오류 없이 `meta` 텐서가 나옵니다. 따라서 `meta`가 GPU를 대신할 수 있는 것은 셀에서 실제로 오류가 나는 경우뿐입니다. `meta`로 정확히 알 수 있는 것은 각 텐서가 어느 디바이스에 놓이는지뿐입니다. 속도나 메모리에 대해서는 아무것도 알려 주지 않습니다.
 
 # %% tags=["gpu-only"]
 SAME_DEVICE = "Expected all tensors to be on the same device"
