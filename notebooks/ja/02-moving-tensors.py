@@ -197,7 +197,7 @@ d = a.clone()
 assert d is not a and d.device == a.device
 
 # %% [markdown]
-# `.cuda()` と `.cpu()` には `copy` 引数がありません。`to(..., copy=True)` か `clone()` を使ってください。次のセルのメッセージ `got an unexpected keyword argument 'copy'` は、「予期しないキーワード引数 `copy` を受け取った」という意味です。
+# `.cuda()` と `.cpu()` には `copy` 引数がありません。`to(..., copy=True)` か `clone()` を使ってください。次のセルのメッセージ `got an unexpected keyword argument 'copy'` は、予期しないキーワード引数 `copy` を受け取ったことを知らせています。
 
 # %% tags=["claim-F1"]
 for method in (a.cuda, a.cpu):
@@ -240,7 +240,7 @@ assert u.dtype == v.dtype == torch.float16
 assert u.device.type == v.device.type == device.type
 
 # %% [markdown]
-# dtype を先に、デバイスを後に位置引数で渡すと、`to` のどのシグネチャにも当てはまらず、`TypeError` になります。次のセルが表示する英語のメッセージは「引数の組み合わせが正しくない」という意味で、受け付ける引数の並びを列挙しています。
+# dtype を先に、デバイスを後に位置引数で渡すと、`to` のどのシグネチャにも当てはまらず、`TypeError` になります。次のセルが表示する英語のメッセージは、引数の組み合わせが正しくないと告げ、受け付ける引数の並びを列挙しています。
 
 # %%
 with expect_error(TypeError, "invalid combination of arguments"):

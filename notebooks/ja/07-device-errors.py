@@ -103,7 +103,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
 # ```
 #
-# `+` などの要素ごとの演算では、今も次の形です。後半は「少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった」という意味です。
+# `+` などの要素ごとの演算では、今も次の形で、後半は「少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった」と言っています。
 #
 # ```
 # Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!
@@ -296,7 +296,7 @@ assert loss.device.type == target.type
 # %% [markdown]
 # ### 入れ子になったバッチの移動
 #
-# バッチは、テンソルの辞書やタプルであることがよくあります。コンテナには `.to()` がないので、コンテナごと移動することはできません（次のセルの `'dict' object has no attribute 'to'` は「`dict` オブジェクトに `to` という属性はない」という意味です）。テンソルを1つずつ移動し、戻り値を受け取る必要があります。短い再帰関数で辞書、リスト、タプルをたどり、それ以外（文字列や数値）はそのまま残せます。
+# バッチは、テンソルの辞書やタプルであることがよくあります。コンテナには `.to()` がないので、コンテナごと移動することはできません（次のセルの `'dict' object has no attribute 'to'` は、`dict` オブジェクトに `to` という属性はない、というエラーです）。テンソルを1つずつ移動し、戻り値を受け取る必要があります。短い再帰関数で辞書、リスト、タプルをたどり、それ以外（文字列や数値）はそのまま残せます。
 
 # %%
 batch = {
