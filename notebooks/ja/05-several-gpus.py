@@ -216,9 +216,9 @@ else:
 # %% [markdown]
 # ## `nn.DataParallel` が実際にすること
 #
-# `nn.DataParallel(model)` は「モデルを GPU に載せてくれるもの」と受け取られがちです。実際の動作は、見つけたアクセラレータと、最終的に使うデバイス ID（`device_ids`）で決まります。アクセラレータは CUDA の GPU、Apple の MPS、Intel の XPU、MTIA（Meta の独自アクセラレータ）、PrivateUse1 のバックエンド（PyTorch の外で追加するデバイス用の枠）の順に探し、`device_ids` を省略すると、見えているその種類のデバイスをすべて使います。
+# `nn.DataParallel(model)` は「モデルを GPU に載せてくれるもの」と受け取られがちです。実際の動作は、見つけたアクセラレータと、最終的に使うデバイス ID（`device_ids`）で決まります。アクセラレータは、CUDA の GPU、Apple の MPS、Intel の XPU、MTIA、PrivateUse1 のバックエンドの順に探します。MTIA は Meta の独自アクセラレータ、PrivateUse1 は PyTorch の外で追加するデバイスのための枠です。`device_ids` を省略すると、見つけた種類のデバイスのうち、見えているものをすべて使います。
 #
-# - アクセラレータがまったくない、または Apple の GPU（`DataParallel` が対応していない MPS）しかない：`device_ids` は空になります。モデルは今ある場所に置いたまま呼び出され、何も移動しません。
+# - アクセラレータがまったくない、または `DataParallel` が対応していない Apple の GPU（MPS）しかない：`device_ids` は空になります。モデルは今ある場所に置いたまま呼び出され、何も移動しません。
 # - デバイス ID がちょうど1つ：コンストラクタがモデルをそのデバイスに移動します。GPU が1枚のマシンでのデフォルトの動作がこれです（XPU など、上に挙げたほかのアクセラレータでも同じです）。GPU が複数枚あるマシンで `device_ids=[1]` を渡した場合も同じで、モデルは `cuda:1` に移動します。
 # - デバイス ID が2つ以上：何も移動しません。`forward` メソッドはパラメータが `device_ids[0]` 上にあるかを検査し、なければ `RuntimeError` を送出します。そのため、モデルは自分でそこへ移動する必要があります。
 #
