@@ -390,7 +390,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ピン留めで速くなるかどうかは、マシン、テンソルのサイズ、そして待っている間に CPU にやるべき処理があるかどうかで決まります。PyTorch の [`pin_memory()` と `non_blocking` に関するチュートリアル](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)でも、ピン留めしたほうが遅くなるケースが計測されています。実際のパイプラインで、変更の前後を計測してください。
+# ピン留めで速くなるかどうかは、マシン、テンソルのサイズ、そして待っている間に CPU にやるべき処理があるかどうかで決まります。PyTorch の [`pin_memory()` と `non_blocking` に関するチュートリアル](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)（英語）でも、ピン留めしたほうが遅くなるケースが計測されています。実際のパイプラインで、変更の前後を計測してください。
 #
 # GPU があれば、次のセルはまず両方のやり方を1回ずつ実行してウォームアップします（GPU への最初のコピーと最初のピン留めメモリの確保には、初回だけ余分な時間がかかります）。そのうえで1回のコピーを両方のやり方で計測し、ミリ秒で表示します。結果については何も assert しません。ピン留めするほうの時間には `pin_memory()` によるコピーも含まれます。
 

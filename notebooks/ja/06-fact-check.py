@@ -180,7 +180,7 @@ print(a.weight.dtype, b.weight.dtype, [ref() for ref in a_old + b_old])
 # - `torch.cuda.memory_reserved()`（アロケータが確保している予約済みメモリ）は減りません。
 # - `nvidia-smi` は予約済みメモリを数えるので、こちらも変わりません。
 #
-# `torch.cuda.empty_cache()` を呼ぶと、使われていない分がドライバに返されます（PyTorch の [CUDA のメモリ管理についての解説](https://docs.pytorch.org/docs/stable/notes/cuda.html#memory-management)にも同じことが書かれています）。
+# `torch.cuda.empty_cache()` を呼ぶと、使われていない分がドライバに返されます（PyTorch の [CUDA のメモリ管理についての解説](https://docs.pytorch.org/docs/stable/notes/cuda.html#memory-management)（英語）にも同じことが書かれています）。
 #
 # GPU がある場合、次のセルは同じサイズのモデル2つをそれぞれの書き方で GPU に移動し、移動で増えた GPU メモリ（移動後の量とピーク）が、2つの書き方で同じであることを検証します。続いて各モデルを削除し、`empty_cache()` の前と後で2つのカウンタがどうなるかを検証します。
 

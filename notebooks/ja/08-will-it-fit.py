@@ -242,7 +242,7 @@ assert "no data" in str(caught.error)
 #
 # チェックポイントの読み込み方も重要です。`torch.load(path, map_location=device)` はチェックポイントのストレージを1つずつ `device` に渡すので（次のセルでは `map_location` に渡した関数で数えます）、`device` が GPU なら、CPU のメモリにチェックポイント全体が一度に載ることはありません。`device` が CPU なら、読み込んだチェックポイントがそのまま CPU 上のテンソルになります。`mmap=True` を付けると、ファイルを最初にすべて読み込む代わりにメモリマップし、使われたページから順に OS のファイルキャッシュ経由で読み込みます。
 #
-# 大きなモデルを読み込むための PyTorch のレシピ（[チェックポイントから `nn.Module` を読み込むときのヒント](https://docs.pytorch.org/tutorials/recipes/recipes/module_load_state_dict_tips.html)）は、ここまでの方法を CPU 上で組み合わせます。`meta` 上に作ったモデル、`torch.load(..., mmap=True)`、`assign=True` の組み合わせで、パラメータはメモリマップしたファイルのビューになり、コピーは一切発生しません。
+# 大きなモデルを読み込むための PyTorch のレシピ [チェックポイントから `nn.Module` を読み込むときのヒント](https://docs.pytorch.org/tutorials/recipes/recipes/module_load_state_dict_tips.html)（英語）は、ここまでの方法を CPU 上で組み合わせます。`meta` 上に作ったモデル、`torch.load(..., mmap=True)`、`assign=True` の組み合わせで、パラメータはメモリマップしたファイルのビューになり、コピーは一切発生しません。
 #
 # チェックポイントに含まれないものもあります。`persistent=False` で登録したバッファ（モデルが自分で計算する参照表など）です。`assign=True` ではこれらは `meta` に残るので、読み込んだ後に計算し直します。
 

@@ -391,7 +391,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# 메모리 고정이 이득인지는 머신, 텐서 크기, 그리고 기다리는 동안 CPU가 할 만한 일이 있는지에 따라 달라집니다. PyTorch의 [`pin_memory()`와 `non_blocking`에 관한 튜토리얼](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)에서도 고정 메모리 쪽이 더 느린 경우를 측정해 보여 줍니다. 자신의 파이프라인도 바꾸기 전과 후에 직접 측정해 보세요.
+# 메모리 고정이 이득인지는 머신, 텐서 크기, 그리고 기다리는 동안 CPU가 할 만한 일이 있는지에 따라 달라집니다. PyTorch의 [`pin_memory()`와 `non_blocking`에 관한 튜토리얼](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)(영어)에서도 고정 메모리 쪽이 더 느린 경우를 측정해 보여 줍니다. 자신의 파이프라인도 바꾸기 전과 후에 직접 측정해 보세요.
 #
 # GPU가 있으면 아래 셀은 먼저 두 방식을 한 번씩 실행해 워밍업합니다(GPU로의 첫 복사와 첫 고정 메모리 할당에는 처음 한 번만 드는 비용이 있습니다). 그다음 같은 복사를 두 방식으로 한 번씩 재서 밀리초 단위로 출력합니다. 시간은 들쭉날쭉하므로 `assert`로 검증하지 않습니다. 고정 메모리 쪽 시간에는 `pin_memory()`의 복사도 포함됩니다.
 

@@ -180,7 +180,7 @@ print(a.weight.dtype, b.weight.dtype, [ref() for ref in a_old + b_old])
 # - `torch.cuda.memory_reserved()`(할당자가 확보해 둔 예약된 메모리)는 줄지 않습니다.
 # - `nvidia-smi`는 예약된 메모리를 세므로, 여기서도 변화가 보이지 않습니다.
 #
-# `torch.cuda.empty_cache()`를 호출해야 쓰지 않는 부분이 드라이버에 반환됩니다(PyTorch의 [CUDA 메모리 관리 설명](https://docs.pytorch.org/docs/stable/notes/cuda.html#memory-management)에도 같은 내용이 있습니다).
+# `torch.cuda.empty_cache()`를 호출해야 쓰지 않는 부분이 드라이버에 반환됩니다(PyTorch의 [CUDA 메모리 관리 설명](https://docs.pytorch.org/docs/stable/notes/cuda.html#memory-management)(영어)에도 같은 내용이 있습니다).
 #
 # GPU가 있으면 아래 셀은 크기가 같은 모델 두 개를 각각 다른 표기로 GPU에 옮기고, 두 이동에 든 GPU 메모리가 이동 직후의 사용량으로 보나 최대 사용량으로 보나 같은지 검증합니다. 이어서 각 모델을 삭제하고, `empty_cache()` 전후로 두 카운터가 어떻게 되는지 검증합니다.
 

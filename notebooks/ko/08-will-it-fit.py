@@ -245,7 +245,7 @@ assert "no data" in str(caught.error)
 #
 # 체크포인트를 불러오는 방법도 중요합니다. `torch.load(path, map_location=device)`는 체크포인트의 스토리지를 하나씩 `device`로 보냅니다(아래 셀은 `map_location`에 넘긴 함수로 그 횟수를 셉니다). 그래서 `device`가 GPU라면 CPU가 체크포인트 전체를 한꺼번에 들고 있는 일이 없습니다. `device`가 CPU라면 불러온 체크포인트가 곧 CPU의 텐서들입니다. `mmap=True`를 쓰면 파일을 읽어 들이는 대신 메모리 매핑하고, 필요한 페이지만 운영 체제의 파일 캐시를 거쳐 들어옵니다.
 #
-# PyTorch 튜토리얼이 권하는 큰 모델 불러오기 방법([체크포인트에서 `nn.Module`을 불러올 때의 팁](https://docs.pytorch.org/tutorials/recipes/recipes/module_load_state_dict_tips.html))은 CPU에서 `mmap=True`와 `assign=True`를 함께 씁니다. `meta`에 만든 모델, `torch.load(..., mmap=True)`, `assign=True`를 함께 쓰면 매개변수가 메모리 매핑된 파일의 뷰가 되어 복사가 전혀 일어나지 않습니다.
+# 큰 모델을 불러올 때 PyTorch 튜토리얼 [체크포인트에서 `nn.Module`을 불러올 때의 팁](https://docs.pytorch.org/tutorials/recipes/recipes/module_load_state_dict_tips.html)(영어)는 CPU에서 `mmap=True`와 `assign=True`를 함께 쓰라고 권합니다. `meta`에 만든 모델, `torch.load(..., mmap=True)`, `assign=True`를 함께 쓰면 매개변수가 메모리 매핑된 파일의 뷰가 되어 복사가 전혀 일어나지 않습니다.
 #
 # 체크포인트에 들어 있지 않은 것도 있습니다. 모델이 직접 계산해 두는 조회 테이블(lookup table)처럼 `persistent=False`로 등록한 버퍼입니다. `assign=True`로는 이 버퍼가 `meta`에 남으므로, 불러온 다음 다시 계산하세요.
 
