@@ -229,7 +229,7 @@ assert "no data" in str(caught.error)
 #
 # 「`meta` テンソルからはコピーできない。データがない」という意味です。
 #
-# - `tensor([0., 0., 0.])` を選んだなら、`meta` 上で作ったゼロがどこかに残っていると考えたのでしょう。`meta` テンソルは形状と dtype しか持たず、値は一度も格納されていません。
+# - `tensor([0., 0., 0.])` を選んだなら、`torch.zeros` で作ったのだから0が入っていると考えたのでしょう。`meta` 上では、`zeros` も形状と dtype を決めるだけです。
 # - `RuntimeError` は、デバイスまわりの多くのエラーと同じ例外だと考えた答えです。PyTorch はこのコピーを実装されていない操作として扱い、`NotImplementedError` を送出します。
 
 # %% [markdown]

@@ -105,7 +105,7 @@ assert m.shape == x.shape and m.dtype == x.dtype
 # %% [markdown] tags=["answer"]
 # **정답:** `cpu meta`입니다. `to`는 `meta`에 있는 새 텐서를 반환하고, `x`는 원래 자리에 그대로 둡니다. 위 셀의 검증에서 `m`이 모양과 dtype이 같은 새 텐서라는 것도 확인합니다.
 #
-# - `meta meta`를 골랐다면 `to`가 `x`를 직접 옮긴다고 생각했을 겁니다. `Tensor.to`는 새 텐서를 반환할 뿐 `x`는 건드리지 않습니다.
+# - `meta meta`를 골랐다면 `to`가 `x`를 직접 옮긴다고 생각했을 겁니다. 모델의 `to`라면 그렇지만, 텐서의 `to`는 다릅니다.
 # - `cpu cpu`는 반환값 `m`까지 CPU에 있다고 여긴 답입니다. `m`은 `to`가 `meta`에 새로 만든 텐서입니다.
 #
 # 그러니 반환값을 받아 두어야 하며, 보통은 `t = t.to(device)`처럼 같은 이름에 다시 대입합니다.
@@ -176,7 +176,7 @@ assert rearranged.is_contiguous(memory_format=torch.channels_last)
 # **정답:** `b is a=True, a[0].item()=1.0`입니다. 바꿀 것이 없으므로 `to`는 텐서 자신을 반환합니다. `b`는 복사본이 아니므로 `b`에 쓴 값은 곧 `a`에 쓴 값입니다.
 #
 # - `b is a=False, a[0].item()=0.0`은 `to`가 매번 복사본을 만든다고 예상한 답입니다. 바꿀 것이 하나도 없으면 복사본은 만들어지지 않습니다.
-# - `b is a=False, a[0].item()=1.0`을 골랐다면 뷰(view)처럼 `a`와 메모리를 공유하는 다른 객체를 떠올렸을 겁니다. 아깝지만, 바꿀 것이 없으면 `to`는 `a` 자체를 반환합니다.
+# - `b is a=False, a[0].item()=1.0`을 골랐다면 뷰(view)처럼 `a`와 메모리를 공유하는 다른 객체를 떠올렸을 겁니다. 아깝지만, 돌아오는 것은 다른 객체가 아니라 `a` 자체여서 `b is a`는 `True`입니다.
 #
 # `to`는 디바이스, dtype, 지정한 메모리 형식 중 하나가 바뀌거나 `copy=True`를 지정했을 때만 복사합니다. 메모리 형식을 바꾸는 것도 변경에 해당하므로, 기본 메모리 형식(`torch.contiguous_format`)의 4차원 텐서에 `t.to(memory_format=torch.channels_last)`를 호출하면 데이터를 재배치한 복사본이 반환됩니다.
 #

@@ -232,7 +232,7 @@ assert "no data" in str(caught.error)
 #
 # "meta 텐서에서는 복사할 수 없다, 데이터가 없다"는 뜻입니다. 0이라는 값은 어디에도 저장된 적이 없으므로 복사해 올 것이 없습니다.
 #
-# - `tensor([0., 0., 0.])`을 골랐다면 `meta`에서 만든 0이 어딘가에 남아 있다고 생각했을 겁니다. `meta` 텐서에는 모양과 dtype만 있고, 값은 한 번도 저장된 적이 없습니다.
+# - `tensor([0., 0., 0.])`을 골랐다면 `torch.zeros`로 만들었으니 0이 들어 있다고 생각했을 겁니다. `meta`에서는 `zeros`도 모양과 dtype만 정할 뿐입니다.
 # - `RuntimeError`는 디바이스 관련 오류 대부분과 같은 예외일 것이라고 본 답입니다. PyTorch는 이 복사를 구현되지 않은 동작으로 보고 `NotImplementedError`를 일으킵니다(위 검증은 오류의 타입이 정확히 `NotImplementedError`인지 확인합니다).
 
 # %% [markdown]
