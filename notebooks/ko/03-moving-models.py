@@ -241,7 +241,7 @@ else:
 # 버퍼는 일반 텐서이므로 변환되면 새 텐서 객체로 교체됩니다.
 #
 # - `model.weight is weight=True, model.offset is offset=True`는 버퍼도 매개변수처럼 같은 객체로 남는다고
-#   여긴 답입니다. 버퍼는 일반 텐서여서 변환될 때마다 새 텐서로 교체됩니다.
+#   여긴 답입니다. 변환할 때 같은 객체로 남는 것은 `Parameter`뿐입니다.
 # - `model.weight is weight=False, model.offset is offset=False`를 골랐다면 매개변수도 새 객체로 바뀐다고
 #   생각했을 겁니다. 그런 결과는 위에서 본 것처럼 `meta`로 옮길 때만 나옵니다.
 #
