@@ -9,6 +9,7 @@ import re
 
 import pytest
 from coursebuild import course
+from coursebuild.assets.trim_css import UNUSED_FEATURES
 from test_browser import DESKTOP, LANGS, opened, page_url, tab  # noqa: F401
 from test_reader_interface import labels
 from test_reader_ui import PHONE_390
@@ -98,9 +99,16 @@ def test_the_no_gpu_caveat_is_said_once_a_page_and_the_badge_carries_it(desktop_
 
 # ------------------------------------------------------------------------------------- 3. light
 
+# the classes of Material's features the build trims away (coursebuild/assets/trim_css.py)
+UNUSED_CLASS = "^(?:" + "|".join(UNUSED_FEATURES.values()) + ")$"
+TRIMMED_CLASSES = """pattern => { const re = new RegExp(pattern);
+  return [...new Set([...document.querySelectorAll('[class]')].flatMap(e => [...e.classList]))].filter(c => re.test(c)); }"""
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_page_stays_under_the_element_budget_once_its_scripts_ran(desktop_tab, base, lang):
-    counts = {}
+    """And uses no class whose styles the build trims away, once its scripts ran."""
+    counts, trimmed = {}, {}
     for name in ("index", "cheatsheet", *CONCEPTS, "no-such-page"):
         if name == "no-such-page":
             desktop_tab.goto(page_url(base, lang, name))
@@ -108,9 +116,13 @@ def test_every_page_stays_under_the_element_budget_once_its_scripts_ran(desktop_
         else:
             opened(desktop_tab, page_url(base, lang, name))
         counts[name] = desktop_tab.evaluate("document.getElementsByTagName('*').length")
+        trimmed[name] = desktop_tab.evaluate(TRIMMED_CLASSES, UNUSED_CLASS)
     print(f"\nelements {lang}: " + ", ".join(f"{n[:2]}: {c}" for n, c in counts.items()))
     over = {n: c for n, c in counts.items() if c > MAX_ELEMENTS}
     assert not over, f"{lang}: pages over {MAX_ELEMENTS} elements: {over}"
+    used = {n: c for n, c in trimmed.items() if c}
+    assert not used, (f"{lang}: once the scripts ran, pages use classes whose styles the build trims away "
+                      f"(UNUSED_FEATURES in coursebuild/assets/trim_css.py): {used}")
 
 
 @pytest.mark.parametrize("lang", LANGS)

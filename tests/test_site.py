@@ -248,6 +248,21 @@ def test_stylesheets_are_trimmed_and_no_page_links_an_untrimmed_one(site):
         assert (site / c).stat().st_size < 100_000, f"{c} is {(site / c).stat().st_size} bytes"
 
 
+def test_no_page_uses_a_feature_whose_styles_are_trimmed_away(site):
+    """coursebuild/assets/trim_css.py drops Material's rules for features the site never renders
+    (UNUSED_FEATURES): a page that uses one would show it unstyled. (tests/test_answer_first.py checks
+    the classes scripts add too.)"""
+    from coursebuild.assets.trim_css import unused_feature
+    found = {}
+    for page in html_files(site):
+        for el in soup(page).find_all(class_=True):
+            for name in el["class"]:
+                if unused_feature(name):
+                    found.setdefault(f"class {name!r} ({unused_feature(name)})", page.relative_to(site).as_posix())
+    assert not found, ("pages use classes whose styles the build trims away; take the feature out of "
+                       f"UNUSED_FEATURES in coursebuild/assets/trim_css.py: {found}")
+
+
 def test_a_fork_builds_with_its_own_repository_branch_and_site_url(tmp_path):
     """What .github/workflows/pages.yml passes in a fork: every Colab link and site_url are the fork's."""
     import os
