@@ -74,6 +74,13 @@ CELL_TAB_STOP = re.compile(r'(<div class="(?:jp-Cell-inputWrapper|[^"]*\bjp-Outp
 # as an attribute named "," (`,=""` once sanitize.py has serialized the page)
 STRAY_COMMA = re.compile(r'(<clipboard-copy\b[^>]*?)\s,(?:="")?(?=[\s>])')
 
+# classes and attributes of JupyterLab's markup that nothing styles or reads on a static page (JupyterLab's
+# editor and drag-and-drop rules are trimmed away; what is left of .jp-MarkdownOutput sets what a <div>
+# has anyway): about 5 KB of a long page
+UNUSED_MARKUP = re.compile(r'(?<=[" ])jp-Notebook-cell(?=[" ])|(?<=")jp-CodeMirrorEditor jp-Editor (?=jp-InputArea-editor")'
+                           r'|(?<=jp-InputArea-editor") data-type="inline"|(?<="highlight-ipynb) hl-python(?=")'
+                           r'| data-mime-type="text/markdown"|(?<=jp-RenderedMarkdown) jp-MarkdownOutput(?=[" ])')
+
 # What every notebook page gets the same: mkdocs-jupyter inlines ~600 KB of CSS, the copy-button
 # script and an icon per cell. lean_nb2html puts the first two aside once, in files named by their
 # hash, and leaves a mark that on_page_content turns into links to shared files.
@@ -102,6 +109,7 @@ def lean_nb2html(*args, **kwargs):
     # copy buttons, and the code or output that scrolls sideways (docs/assets/javascripts/extra.js).
     html = CELL_TAB_STOP.sub(r"\1", html)
     html = STRAY_COMMA.sub(r"\1", html)
+    html = UNUSED_MARKUP.sub("", html)
     return f"<!-- nb-assets {names[0]} {names[1]} -->" + html
 
 
