@@ -19,6 +19,7 @@ The last step of the build: the pages it leaves are the site. Usage: python -m c
 import hashlib
 import html.parser
 import importlib.metadata
+import json
 import os
 import re
 import sys
@@ -101,6 +102,18 @@ def _selectors(page_html):
     return found
 
 
+# Material's settings for its script, as JSON: its interface strings written as \\u escapes (six bytes a
+# Japanese or Korean character instead of three) and with spaces after every separator
+CONFIG = re.compile(r'(<script id="?__config"? type="?application/json"?>)(.*?)(</script>)', re.S)
+HTML_SAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "'": "\\u0027"}
+
+
+def _compact_config(match):
+    """The same settings in UTF-8 and without spaces; what could end the script or an attribute stays escaped."""
+    text = json.dumps(json.loads(match[2]), ensure_ascii=False, separators=(",", ":"))
+    return match[1] + re.sub("[<>&']", lambda c: HTML_SAFE[c[0]], text) + match[3]
+
+
 def whitespace_at_risk(page_html):
     """Elements of the page whose whitespace matters and would be collapsed: [(tag, attributes, text)]."""
     copied = set(re.findall(r'<clipboard-copy[^>]*\sfor="?([^"\s>]+)', page_html))
@@ -132,7 +145,8 @@ def minify(site):
             raise ValueError(f"{page.relative_to(site)}: <{tag} {described}> holds text whose line breaks or spaces "
                              f"matter (its CSS keeps them, or a copy button copies it), which the page minifier would "
                              f"collapse ({text.strip()[:60]!r}...): put that text in a <pre> (coursebuild/assets/minify.py)")
-        small = minify_html.minify(html, minify_css=True, keep_closing_tags=True, keep_html_and_head_opening_tags=True)
+        small = minify_html.minify(CONFIG.sub(_compact_config, html), minify_css=True, keep_closing_tags=True,
+                                   keep_html_and_head_opening_tags=True)
         done.append((page, html, small, entry))
     saved = 0
     for page, html, small, new_entry in done:
