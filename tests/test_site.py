@@ -19,7 +19,11 @@ PAGE_BUDGET = 150_000
 # The device-errors page is a long reference page (ten error messages, each produced and fixed): its own budget.
 PAGE_BUDGETS = {"07-device-errors": 230_000}
 # A first visit (the page, and the stylesheets, scripts and images it loads up front), uncompressed.
-FIRST_VISIT_BUDGET = {"notebook": 400_000, "home": 300_000, "cheatsheet": 300_000}
+FIRST_VISIT_BUDGET = {"notebook": 300_000, "home": 300_000, "cheatsheet": 300_000}
+# Issue 34 point 3 is open for page 07 alone: its content (110-130 KB of HTML: ten error messages, each
+# produced and fixed) is over what the 300 KB leave it, and it meets the budget once split in two
+# pages. Until then it is held to what it weighs now (306-326 KB), so that it cannot grow.
+FIRST_VISIT_OVER = {"07-device-errors": 330_000}
 
 
 def page_path(lang, name):
@@ -230,7 +234,8 @@ def first_visit_pages():
 def test_first_visit_is_within_budget(site, lang, kind, name):
     from tools.bench import first_visit_bytes
     size = first_visit_bytes(site, site / page_path(lang, name))
-    assert size <= FIRST_VISIT_BUDGET[kind], f"{lang}/{name}: a first visit loads {size} bytes (budget {FIRST_VISIT_BUDGET[kind]})"
+    budget = FIRST_VISIT_OVER.get(name, FIRST_VISIT_BUDGET[kind])
+    assert size <= budget, f"{lang}/{name}: a first visit loads {size} bytes (budget {budget})"
 
 
 # the site's own, small: written for its pages, not trimmed (calculator.css: 08 only)
