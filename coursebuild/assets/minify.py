@@ -102,7 +102,7 @@ def _selectors(page_html):
     return found
 
 
-# Material's settings for its script, as JSON: its interface strings written as \\u escapes (six bytes a
+# Material's settings for its script, as JSON: its interface strings written as \u escapes (six bytes a
 # Japanese or Korean character instead of three) and with spaces after every separator
 CONFIG = re.compile(r'(<script id="?__config"? type="?application/json"?>)(.*?)(</script>)', re.S)
 HTML_SAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "'": "\\u0027"}

@@ -4,7 +4,10 @@ A notebook page links JupyterLab's whole stylesheet (~590 KB, from nbconvert) an
 Material's (~140 KB); a page uses a few percent of either. After the build, PurgeCSS (npm, pinned in
 package.json) reads the built HTML (with its HTML parser) and the scripts that add classes at run time
 (Material's bundle, the notebook copy button), and keeps only the rules, custom properties, keyframes and font faces
-they can use. Each trimmed file gets a new content-hashed name and the pages are relinked to it.
+they can use. Then Material's loses the rules of features the site never renders (UNUSED_FEATURES),
+which PurgeCSS keeps because Material's bundle names them all, and every trimmed file the custom
+properties nothing reads (without_unused_properties). Each trimmed file gets a new content-hashed name
+and the pages are relinked to it.
 Results are cached under .cache/purgecss/, keyed by the stylesheet and every file PurgeCSS reads,
 so an unchanged rebuild does not start Node.js.
 
@@ -30,9 +33,10 @@ from coursebuild import course
 from coursebuild.assets.npm import ROOT, npm_package
 
 CACHE = ROOT / ".cache" / "purgecss"
-# Custom properties are trimmed in the notebook stylesheet only: PurgeCSS sees a property as used only
-# by the file it is declared in, and Material's palette declares what its main stylesheet and its
-# scripts use (JupyterLab's stylesheet declares ~1,000 properties, and is the only one that uses them).
+# PurgeCSS trims custom properties in the notebook stylesheet only: it sees a property as used only by
+# the file it is declared in, and Material's palette declares what its main stylesheet and its scripts
+# use (JupyterLab's stylesheet declares ~1,000 properties, and is the only one that uses them).
+# without_unused_properties() then trims all of them, reading every stylesheet, page and script.
 OPTIONS = {"keyframes": True, "fontFace": True}
 SOURCE_MAP = re.compile(r"/\*# sourceMappingURL=[^*]*\*/\s*")
 # Stylesheets to trim, and the scripts that may put class names into the page at run time.
@@ -162,8 +166,8 @@ def left_to_right(text):
 
 # Material's features this site never renders. PurgeCSS keeps their rules because Material's bundle,
 # which it reads for the classes Material adds at run time, names them all; these are dropped from
-# Material's stylesheet whatever PurgeCSS keeps (13 KB of every page, with the custom properties only
-# they used). tests/test_site.py fails, naming the class and this list, when a built page uses one:
+# Material's stylesheet whatever PurgeCSS keeps (17 KB of every page; 29 KB with the custom properties
+# only they used). tests/test_site.py fails, naming the class and this list, when a built page uses one:
 # an author who adds tabs or annotations then takes the family out of this list.
 UNUSED_FEATURES = {
     "tooltips (feature content.tooltips)": r"md-tooltip2?(?:__[\w-]+|--[\w-]+)?",
