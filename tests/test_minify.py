@@ -87,3 +87,11 @@ def test_our_scripts_are_minified_once_keeping_their_globals(tmp_path, monkeypat
     monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("esbuild ran for an unchanged script"))
     minify_js.minify(tmp_path / "site")
     assert (scripts / "inline" / "a.js").read_text(encoding="utf-8") == small
+
+
+def test_cell_ids_go_unless_a_question_or_a_link_refers_to_them():
+    page = ('<div class="jp-Cell" id="cell-id=cell-1"></div><div class="jp-Cell" id="cell-id=cell-2"></div>'
+            '<div data-output="cell-id=cell-2"></div><a href="#cell-id=cell-3">x</a><p id="cell-id=cell-3"></p>')
+    assert minify._without_unused_cell_ids(page) == (
+        '<div class="jp-Cell"></div><div class="jp-Cell" id="cell-id=cell-2"></div>'
+        '<div data-output="cell-id=cell-2"></div><a href="#cell-id=cell-3">x</a><p id="cell-id=cell-3"></p>')

@@ -114,6 +114,17 @@ def _compact_config(match):
     return match[1] + re.sub("[<>&']", lambda c: HTML_SAFE[c[0]], text) + match[3]
 
 
+# nbconvert's id on every notebook cell; the page's scripts find a question's output cell by it (data-output)
+CELL_ID = re.compile(r' id="(cell-id=cell-\d+)"')
+CELL_REFERENCE = re.compile(r'(?:data-output="|href="#)(cell-id=cell-\d+)"')
+
+
+def _without_unused_cell_ids(page_html):
+    """The page without the cell ids nothing refers to (1 to 1.5 KB of a long notebook page)."""
+    used = set(CELL_REFERENCE.findall(page_html))
+    return CELL_ID.sub(lambda m: m[0] if m[1] in used else "", page_html)
+
+
 def whitespace_at_risk(page_html):
     """Elements of the page whose whitespace matters and would be collapsed: [(tag, attributes, text)]."""
     copied = set(re.findall(r'<clipboard-copy[^>]*\sfor="?([^"\s>]+)', page_html))
@@ -145,8 +156,8 @@ def minify(site):
             raise ValueError(f"{page.relative_to(site)}: <{tag} {described}> holds text whose line breaks or spaces "
                              f"matter (its CSS keeps them, or a copy button copies it), which the page minifier would "
                              f"collapse ({text.strip()[:60]!r}...): put that text in a <pre> (coursebuild/assets/minify.py)")
-        small = minify_html.minify(CONFIG.sub(_compact_config, html), minify_css=True, keep_closing_tags=True,
-                                   keep_html_and_head_opening_tags=True)
+        small = minify_html.minify(_without_unused_cell_ids(CONFIG.sub(_compact_config, html)), minify_css=True,
+                                   keep_closing_tags=True, keep_html_and_head_opening_tags=True)
         done.append((page, html, small, entry))
     saved = 0
     for page, html, small, new_entry in done:
