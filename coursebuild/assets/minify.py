@@ -1,9 +1,9 @@
 """Minify every page of a built site with minify-html (whitespace between tags, the inline stylesheets).
 
 Run by coursebuild/hooks.py at the end of `mkdocs build`, after trim_css.py has trimmed the
-stylesheets and put them inline: it takes about 5% off a notebook page and keeps the longest (the
-device-errors page in Japanese) within the first-visit budget (tests/test_site.py). Before that, Material's
-__config JSON is written compactly and cell ids nothing refers to are dropped. Closing tags and
+stylesheets and put them inline: it takes about 5% off a notebook page (tests/test_site.py holds each
+first visit to its budget). Before that, Material's __config JSON is written compactly and the cell ids
+nothing refers to are dropped. Closing tags and
 <html>/<head> stay, so any HTML parser reads the pages as before.
 
 minify-html keeps the whitespace of <pre>, <textarea> and <code> (and scripts and styles) and collapses
