@@ -21,7 +21,7 @@ from mkdocs.plugins import event_priority
 # the package importable; once imported, it stays so for the process.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from coursebuild import course, patches  # noqa: E402
-from coursebuild.assets import minify, trim_css  # noqa: E402
+from coursebuild.assets import minify, minify_js, trim_css  # noqa: E402
 from coursebuild.render import csp, i18n, pages, render_cache  # noqa: E402
 from coursebuild.search import index  # noqa: E402
 
@@ -110,7 +110,7 @@ def on_post_page(output, page, config):
 def on_post_build(config):
     """Once: the render cache's count, the search indexes, then (not while serving: a live reload must be
     quick, and shows the same pages the same way) only the styles the pages use (PurgeCSS, cached),
-    inline in each page, and the pages minified."""
+    inline in each page, our scripts minified (esbuild, cached), and the pages minified."""
     if config.plugins["i18n"].building:  # one language of several
         return
     render_cache.report()
@@ -119,4 +119,5 @@ def on_post_build(config):
         site = Path(config.site_dir)
         trim_css.trim(site)
         trim_css.inline(site, urlsplit(config.site_url or "/").path or "/")
+        minify_js.minify(site)
         minify.minify(site)

@@ -63,3 +63,35 @@ def test_a_page_whose_whitespace_matters_stops_it_before_anything_is_written(sit
         minify.minify(site)
     assert (site / "index.html").read_text(encoding="utf-8") == index + " ", "nothing written"
     assert len(list(minify.CACHE.glob("*.html"))) == 2, "nor cached"
+
+
+def test_our_scripts_are_minified_once_keeping_their_globals(tmp_path, monkeypatch):
+    """coursebuild/assets/minify_js.py: esbuild halves a script, keeps the top-level names the
+    templates and Material share, leaves Material's bundle alone, and an unchanged script is not
+    minified again (no Node.js)."""
+    import subprocess
+
+    from coursebuild.assets import minify_js
+
+    monkeypatch.setattr(minify_js, "CACHE", tmp_path / "cache")
+    scripts = tmp_path / "site" / "assets" / "javascripts"
+    (scripts / "inline").mkdir(parents=True)
+    ours = "// why this is here\n__md_get = (key, storage = localStorage) => {\n  const stored = storage.getItem(key);\n  return stored;\n};\n"
+    (scripts / "inline" / "a.js").write_text(ours, encoding="utf-8")
+    (scripts / "bundle.0123.min.js").write_text("var  spaced = 1;\n", encoding="utf-8")
+    assert minify_js.minify(tmp_path / "site") > 0
+    small = (scripts / "inline" / "a.js").read_text(encoding="utf-8")
+    assert "__md_get" in small and "why" not in small and len(small) < len(ours) * 0.8, small
+    assert (scripts / "bundle.0123.min.js").read_text(encoding="utf-8") == "var  spaced = 1;\n"
+    (scripts / "inline" / "a.js").write_text(ours, encoding="utf-8")  # the next build writes it again
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("esbuild ran for an unchanged script"))
+    minify_js.minify(tmp_path / "site")
+    assert (scripts / "inline" / "a.js").read_text(encoding="utf-8") == small
+
+
+def test_cell_ids_go_unless_a_question_or_a_link_refers_to_them():
+    page = ('<div class="jp-Cell" id="cell-id=cell-1"></div><div class="jp-Cell" id="cell-id=cell-2"></div>'
+            '<div data-output="cell-id=cell-2"></div><a href="#cell-id=cell-3">x</a><p id="cell-id=cell-3"></p>')
+    assert minify._without_unused_cell_ids(page) == (
+        '<div class="jp-Cell"></div><div class="jp-Cell" id="cell-id=cell-2"></div>'
+        '<div data-output="cell-id=cell-2"></div><a href="#cell-id=cell-3">x</a><p id="cell-id=cell-3"></p>')

@@ -19,7 +19,11 @@ PAGE_BUDGET = 150_000
 # The device-errors page is a long reference page (ten error messages, each produced and fixed): its own budget.
 PAGE_BUDGETS = {"07-device-errors": 230_000}
 # A first visit (the page, and the stylesheets, scripts and images it loads up front), uncompressed.
-FIRST_VISIT_BUDGET = {"notebook": 400_000, "home": 300_000, "cheatsheet": 300_000}
+FIRST_VISIT_BUDGET = {"notebook": 300_000, "home": 300_000, "cheatsheet": 300_000}
+# Issue 34 point 3 is open for page 07 alone: its content (110-130 KB of HTML: ten error messages, each
+# produced and fixed) is over what the 300 KB leave it, and it meets the budget once split in two
+# pages. Until then it is held to about what it weighs now (305-324 KB), so that it cannot grow.
+FIRST_VISIT_OVER = {"07-device-errors": 330_000}
 
 
 def page_path(lang, name):
@@ -230,7 +234,8 @@ def first_visit_pages():
 def test_first_visit_is_within_budget(site, lang, kind, name):
     from tools.bench import first_visit_bytes
     size = first_visit_bytes(site, site / page_path(lang, name))
-    assert size <= FIRST_VISIT_BUDGET[kind], f"{lang}/{name}: a first visit loads {size} bytes (budget {FIRST_VISIT_BUDGET[kind]})"
+    budget = FIRST_VISIT_OVER.get(name, FIRST_VISIT_BUDGET[kind])
+    assert size <= budget, f"{lang}/{name}: a first visit loads {size} bytes (budget {budget})"
 
 
 # the site's own, small: written for its pages, not trimmed (calculator.css: 08 only)
@@ -246,6 +251,21 @@ def test_stylesheets_are_trimmed_and_no_page_links_an_untrimmed_one(site):
     assert not untrimmed, f"untrimmed stylesheets: {untrimmed}"
     for c in css:
         assert (site / c).stat().st_size < 100_000, f"{c} is {(site / c).stat().st_size} bytes"
+
+
+def test_no_page_uses_a_feature_whose_styles_are_trimmed_away(site):
+    """coursebuild/assets/trim_css.py drops Material's rules for features the site never renders
+    (UNUSED_FEATURES): a page that uses one would show it unstyled. (tests/test_answer_first.py checks
+    the classes scripts add too.)"""
+    from coursebuild.assets.trim_css import unused_feature
+    found = {}
+    for page in html_files(site):
+        for el in soup(page).find_all(class_=True):
+            for name in el["class"]:
+                if unused_feature(name):
+                    found.setdefault(f"class {name!r} ({unused_feature(name)})", page.relative_to(site).as_posix())
+    assert not found, ("pages use classes whose styles the build trims away; take the feature out of "
+                       f"UNUSED_FEATURES in coursebuild/assets/trim_css.py: {found}")
 
 
 def test_a_fork_builds_with_its_own_repository_branch_and_site_url(tmp_path):

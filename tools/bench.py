@@ -194,14 +194,14 @@ def main(argv=None):
         previews = preview_times(roots)
         print_times(builds, previews)
         site = roots["this checkout"] / "site"
-        print(f"\nnotebook pages (HTML budget {BUDGET_HTML // 1000} KB):")
+        print(f"\nnotebook pages (HTML budget {BUDGET_HTML // 1000} KB; first-visit budget 300 KB):")
         print(f"  {'page':40} {'HTML KB':>8} {'first visit KB':>15}   (HTML: without its inline stylesheets)")
         for lang in course.LANGS:
             for concept in course.concepts():
                 page = site / ("" if lang == "en" else lang) / concept / "index.html"
                 print(f"  {lang + '/' + concept:40} {html_bytes(page) / 1000:8.1f} "
                       f"{first_visit_bytes(site, page) / 1000:15.1f}")
-        print("\nhome pages and cheat sheets (first-visit budget 300 KB; notebook pages 400 KB):")
+        print("\nhome pages and cheat sheets (first-visit budget 300 KB, as for notebook pages):")
         for lang in course.LANGS:
             for name in ("index.html", "cheatsheet/index.html"):
                 page = site / ("" if lang == "en" else lang) / name

@@ -1,1 +1,1 @@
-"""Stage 5: the built site made light: stylesheets trimmed to what the pages use and inlined, pages minified."""
+"""Stage 5: the built site made light: stylesheets trimmed to what the pages use and inlined, scripts and pages minified."""

@@ -1,8 +1,9 @@
 """Minify every page of a built site with minify-html (whitespace between tags, the inline stylesheets).
 
 Run by coursebuild/hooks.py at the end of `mkdocs build`, after trim_css.py has trimmed the
-stylesheets and put them inline: it takes about 5% off a notebook page and keeps the longest (the
-device-errors page in Japanese) within the first-visit budget (tests/test_site.py). Closing tags and
+stylesheets and put them inline: it takes about 5% off a notebook page (tests/test_site.py holds each
+first visit to its budget). Before that, Material's __config JSON is written compactly and the cell ids
+nothing refers to are dropped. Closing tags and
 <html>/<head> stay, so any HTML parser reads the pages as before.
 
 minify-html keeps the whitespace of <pre>, <textarea> and <code> (and scripts and styles) and collapses
@@ -19,6 +20,7 @@ The last step of the build: the pages it leaves are the site. Usage: python -m c
 import hashlib
 import html.parser
 import importlib.metadata
+import json
 import os
 import re
 import sys
@@ -101,6 +103,29 @@ def _selectors(page_html):
     return found
 
 
+# Material's settings for its script, as JSON: its interface strings written as \u escapes (six bytes a
+# Japanese or Korean character instead of three) and with spaces after every separator
+CONFIG = re.compile(r'(<script id="?__config"? type="?application/json"?>)(.*?)(</script>)', re.S)
+HTML_SAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "'": "\\u0027"}
+
+
+def _compact_config(match):
+    """The same settings in UTF-8 and without spaces; what could end the script or an attribute stays escaped."""
+    text = json.dumps(json.loads(match[2]), ensure_ascii=False, separators=(",", ":"))
+    return match[1] + re.sub("[<>&']", lambda c: HTML_SAFE[c[0]], text) + match[3]
+
+
+# nbconvert's id on every notebook cell; the page's scripts find a question's output cell by it (data-output)
+CELL_ID = re.compile(r' id="(cell-id=cell-\d+)"')
+CELL_REFERENCE = re.compile(r'(?:data-output="|href="#)(cell-id=cell-\d+)"')
+
+
+def _without_unused_cell_ids(page_html):
+    """The page without the cell ids nothing refers to (1 to 1.5 KB of a long notebook page)."""
+    used = set(CELL_REFERENCE.findall(page_html))
+    return CELL_ID.sub(lambda m: m[0] if m[1] in used else "", page_html)
+
+
 def whitespace_at_risk(page_html):
     """Elements of the page whose whitespace matters and would be collapsed: [(tag, attributes, text)]."""
     copied = set(re.findall(r'<clipboard-copy[^>]*\sfor="?([^"\s>]+)', page_html))
@@ -132,7 +157,8 @@ def minify(site):
             raise ValueError(f"{page.relative_to(site)}: <{tag} {described}> holds text whose line breaks or spaces "
                              f"matter (its CSS keeps them, or a copy button copies it), which the page minifier would "
                              f"collapse ({text.strip()[:60]!r}...): put that text in a <pre> (coursebuild/assets/minify.py)")
-        small = minify_html.minify(html, minify_css=True, keep_closing_tags=True, keep_html_and_head_opening_tags=True)
+        small = minify_html.minify(_without_unused_cell_ids(CONFIG.sub(_compact_config, html)), minify_css=True,
+                                   keep_closing_tags=True, keep_html_and_head_opening_tags=True)
         done.append((page, html, small, entry))
     saved = 0
     for page, html, small, new_entry in done:

@@ -70,6 +70,17 @@ CELL_TWICE = re.compile(r'<div class="jp-Cell jp-CodeCell[^"]*">(?=<div class="j
 # nbconvert's Tab stops: every cell's input, every output
 CELL_TAB_STOP = re.compile(r'(<div class="(?:jp-Cell-inputWrapper|[^"]*\bjp-OutputArea-output\b[^"]*)"[^>]*?) tabindex="0"')
 
+# mkdocs-jupyter's template writes `<clipboard-copy for="cell-1", aria-label=...>`: the comma is read
+# as an attribute named "," (`,=""` once sanitize.py has serialized the page)
+STRAY_COMMA = re.compile(r'(<clipboard-copy\b[^>]*?)\s,(?:="")?(?=[\s>])')
+
+# classes and attributes of JupyterLab's markup that nothing styles or reads on a static page (JupyterLab's
+# editor and drag-and-drop rules are trimmed away; what is left of .jp-MarkdownOutput sets what a <div>
+# has anyway): about 5 KB of a long page
+UNUSED_MARKUP = re.compile(r'(?<=[" ])jp-Notebook-cell(?=[" ])|(?<=")jp-CodeMirrorEditor jp-Editor (?=jp-InputArea-editor")'
+                           r'|(?<=jp-InputArea-editor") data-type="inline"|(?<="highlight-ipynb) hl-python(?=")'
+                           r'| data-mime-type="text/markdown"|(?<=jp-RenderedMarkdown) jp-MarkdownOutput(?=[" ])')
+
 # What every notebook page gets the same: mkdocs-jupyter inlines ~600 KB of CSS, the copy-button
 # script and an icon per cell. lean_nb2html puts the first two aside once, in files named by their
 # hash, and leaves a mark that on_page_content turns into links to shared files.
@@ -86,7 +97,7 @@ def lean_nb2html(*args, **kwargs):
     html = UNUSED_SCRIPT.sub("", NB2HTML(*args, **kwargs))
     css = "\n".join(_stylesheets(STYLE.findall(html)) + [COPY_ICON_CSS])
     html = _as_ranges(_copy_from_code(_plain_tokens(html, css)), css)
-    css += "\n" + _highlight_css(css)
+    css = _without_dead_rules(css) + "\n" + _highlight_css(css)
     js = "\n;\n".join(INLINE_SCRIPT.findall(html))
     names = [_stored(css, "css"), _stored(js, "js")]
     html = COPY_ICON.sub('<span class="clipboard-copy-icon" aria-hidden="true"></span>',
@@ -97,6 +108,8 @@ def lean_nb2html(*args, **kwargs):
     # nbconvert makes every cell and output a Tab stop (three per code cell); a keyboard needs only the
     # copy buttons, and the code or output that scrolls sideways (docs/assets/javascripts/extra.js).
     html = CELL_TAB_STOP.sub(r"\1", html)
+    html = STRAY_COMMA.sub(r"\1", html)
+    html = UNUSED_MARKUP.sub("", html)
     return f"<!-- nb-assets {names[0]} {names[1]} -->" + html
 
 
@@ -247,6 +260,21 @@ def _highlight_css(css):
     style = dict(TOKEN_STYLE.findall(css))
     return "\n".join(f".highlight-ipynb > pre::highlight(nb-{name}) {{ {_drawn(style[name])} }}"
                      for name in sorted(set(_group_names(css).values())))
+
+
+# rules the page can no longer match: Pygments' token classes (the code's colours are ranges now,
+# _as_ranges), and nbconvert's scoping of JupyterLab's document rules (`.jupyter-wrapper body`: the
+# wrapper is inside <body>). PurgeCSS keeps them (a class in a script, an element on the page). 3 KB.
+CSS_RULE = re.compile(r"([^{}]+)\{[^{}]*\}\s*")
+DEAD_SELECTOR = re.compile(r"^\s*(?:/\*.*?\*/\s*)*(?:\.highlight-ipynb \.[\w-]+\s*$|\.jupyter-wrapper (?:html|body|:root)\b)", re.S)
+
+
+def _without_dead_rules(css):
+    """The notebook stylesheet without rules whose every selector is dead (DEAD_SELECTOR); the token
+    colours have been read by then (_plain_tokens, _highlight_css)."""
+    def one(rule):
+        return "" if all(DEAD_SELECTOR.match(s) for s in rule[1].split(",")) else rule[0]
+    return CSS_RULE.sub(one, css)
 
 
 def _stylesheets(styles):
