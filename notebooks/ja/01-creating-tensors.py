@@ -22,7 +22,7 @@
 # %% [markdown] tags=["summary"]
 # **結論**
 #
-# - テンソルは、使うデバイスの上に直接作ります。ファクトリ関数（`torch.zeros`、`torch.randn`、`torch.tensor` など）に `device=` を渡せば、CPU で作ってからコピーする手間がかかりません。
+# - テンソルは、使うデバイス上に直接作ります。ファクトリ関数（`torch.zeros`、`torch.randn`、`torch.tensor` など）に `device=` を渡せば、CPU で作ってからコピーする無駄が省けます。
 # - テンソルの置き場所は `t.device` で確かめます。`t.device` は `torch.device` と比べるか、`t.device.type` を `"cuda"` のような文字列と比べます。`t.device` を文字列と直接比べても等しくなりません。
 #
 # ```python
@@ -283,7 +283,7 @@ assert outside.device.type == "cpu"
 #
 # - `meta meta cpu` は、ブロックの指定が呼び出しに書いた `device="cpu"` より強いと考えた答えです。優先されるのは、明示した `device=` のほうです。
 # - `cpu cpu cpu` を選んだなら、ブロックがデフォルトを変えないと見ていたはずです。ブロックの中でデバイスを指定せずに作ったテンソルは、実際に `meta` に置かれます。
-# - `meta cpu meta` の誤りは、ブロックを抜けた後もデフォルトが `meta` のままだと考えた点です。`with` の効果は、インデントしたブロックの中だけです。
+# - `meta cpu meta` の誤りは、ブロックを抜けた後もデフォルトが `meta` のままだと考えた点です。`with` の効果が続くのは、ブロックを実行している間だけです。
 
 # %% [markdown]
 # `torch.set_default_device` は、同じデフォルトをブロックなしで設定します。設定はもう一度呼ぶまで続き、`None` を渡すと CPU に戻ります。このページのセルは `finally` で設定を戻しているので、途中でエラーが起きても、ページの残りに設定が残ることはありません。

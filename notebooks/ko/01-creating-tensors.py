@@ -197,7 +197,7 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 #
 # - `True True True`를 골랐다면 출력이 똑같이 `cpu`이니 문자열과도 같다고 생각했을 겁니다. `torch.device`와 문자열은 타입이 달라서 `==`는 `False`를 돌려줍니다.
 # - `True False False`는 `.type` 비교를 의심한 답입니다. `.type`은 `"cpu"`라는 평범한 문자열이어서, 문자열과 비교하면 그대로 `True`가 나옵니다.
-# - `False False True`라면 `torch.device`끼리 비교해도 틀린다는 말이 됩니다. CPU 텐서의 `t.device`는 언제나 `torch.device("cpu")`와 같습니다.
+# - `False False True`라면 `torch.device`끼리 비교해도 `False`가 나온다고 본 답입니다. CPU 텐서의 `t.device`는 언제나 `torch.device("cpu")`와 같습니다.
 #
 # 디바이스는 `torch.device`와 비교하고, 어느 GPU든 상관없다면 `.type`을 비교하세요. `torch.device("cuda:0")`과 `torch.device("cuda")`는 서로 같지 않지만 `.type`은 같습니다.
 
@@ -285,7 +285,7 @@ assert outside.device.type == "cpu"
 #
 # - `meta meta cpu`는 블록의 기본값이 직접 넘긴 `device=`보다 우선한다고 예상한 답입니다. 실제로 우선하는 쪽은 호출에 직접 쓴 `device=`입니다.
 # - `cpu cpu cpu`를 골랐다면 블록이 기본값을 바꾸지 못한다고 생각했을 겁니다. 블록 안에서 디바이스를 지정하지 않고 만든 텐서는 실제로 `meta`에 놓입니다.
-# - `meta cpu meta`의 함정은 블록이 끝난 뒤에도 기본값이 `meta`로 남는다고 본 데 있습니다. `with`의 효과는 들여쓴 블록 안에서만 유지됩니다.
+# - `meta cpu meta`의 함정은 블록이 끝난 뒤에도 기본값이 `meta`로 남는다고 본 데 있습니다. `with`의 효과는 블록을 실행하는 동안에만 유지됩니다.
 
 # %% [markdown]
 # `torch.set_default_device`는 같은 기본값을 블록 없이 설정합니다. 이 설정은 다시 호출할 때까지 유지되고, `None`을 넘기면 CPU로 돌아갑니다. 이 페이지의 셀은 `finally`에서 설정을 되돌리므로, 도중에 오류가 나도 설정이 페이지의 나머지 셀에 남지 않습니다.
