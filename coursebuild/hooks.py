@@ -110,7 +110,8 @@ def on_post_page(output, page, config):
 def on_post_build(config):
     """Once: the render cache's count, the search indexes, then (not while serving: a live reload must be
     quick, and shows the same pages the same way) only the styles the pages use (PurgeCSS, cached),
-    inline in each page, our scripts minified (esbuild, cached), and the pages minified."""
+    inline in each page, our scripts minified (esbuild, cached), the pages minified, and the templates'
+    small scripts inline again with their hashes in the policy."""
     if config.plugins["i18n"].building:  # one language of several
         return
     render_cache.report()
@@ -121,3 +122,4 @@ def on_post_build(config):
         trim_css.inline(site, urlsplit(config.site_url or "/").path or "/")
         minify_js.minify(site)
         minify.minify(site)
+        csp.hashed(site)  # last: the hashes are of the scripts' final text (minify-html trims scripts too)

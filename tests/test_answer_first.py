@@ -8,6 +8,7 @@ import json
 import re
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from coursebuild import course
 from coursebuild.assets.trim_css import UNUSED_FEATURES
 from test_browser import DESKTOP, LANGS, opened, page_url, tab  # noqa: F401
@@ -234,7 +235,11 @@ def _switch(page, base, to):
     page.locator(f".md-select__link[hreflang='{to}']").click()
     page.wait_for_function("lang => document.documentElement.lang === lang", arg=to)
     page.wait_for_load_state("load")
-    page.wait_for_timeout(300)
+    try:  # the section is restored by extra.js, which starts after the first paint: slower under load
+        page.wait_for_function("""() => location.hash.length > 1 && [...document.querySelectorAll(
+            '.md-content :is(h2, h3)[id]')].some(h => Math.abs(h.getBoundingClientRect().top) < 120)""", timeout=10_000)
+    except PlaywrightTimeoutError:
+        pass  # the assertion says where the reader landed
     return page.evaluate("""() => ({hash: decodeURIComponent(location.hash.slice(1)),
         top: [...document.querySelectorAll('.md-content :is(h2, h3)[id]')].findIndex(h => Math.abs(h.getBoundingClientRect().top) < 120)})""")
 

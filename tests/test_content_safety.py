@@ -5,6 +5,8 @@ One copy of the project gets, at the end of its first notebook in every language
 probe found running (2026-11-28: an <img onerror> in a Markdown cell, an <svg onload> in a heading,
 an IPython.display.HTML output with a <script>, a JavaScript output) and a cell that prints the whole
 environment (and one that prints 3,000 lines); it is built with a fake CI token in the build's environment, then loaded in Chromium."""
+import base64
+import hashlib
 import re
 import sys
 
@@ -90,7 +92,7 @@ def test_no_script_from_content_runs_on_any_language(built, chromium):
             context.close()
 
 
-def test_the_build_moves_only_its_own_scripts_and_sets_a_policy(built):
+def test_the_build_allows_only_its_own_scripts_by_a_policy(built):
     _, site = built
     for path in site.rglob("*.js"):
         assert "pwned" not in path.read_text(encoding="utf-8"), f"{path.relative_to(site)} carries an injected script"
@@ -98,13 +100,17 @@ def test_the_build_moves_only_its_own_scripts_and_sets_a_policy(built):
         html = (site / ("" if lang == "en" else lang) / CONCEPT / "index.html").read_text(encoding="utf-8")
         page = BeautifulSoup(html, "html.parser")
         policy = page.find("meta", attrs={"http-equiv": "Content-Security-Policy"})
-        assert policy is not None and "script-src 'self';" in policy["content"] and "unsafe" not in \
-            re.search(r"script-src[^;]*", policy["content"])[0]
+        assert policy is not None
+        script_src = re.search(r"script-src([^;]*)", policy["content"])[1].split()
+        assert script_src[0] == "'self'" and all(re.fullmatch(r"'sha256-[A-Za-z0-9+/]+=*'", s) for s in script_src[1:]), \
+            f"{lang}: script-src allows more than the site's files and its own inline scripts: {script_src}"
         assert page.head.find(True) is policy or page.head.find("script") is None or \
             policy in page.head.find("script").find_all_previous("meta"), "the policy comes before any script"
-        inline = [s.string[:60] for s in page.find_all("script") if not s.get("src") and s.string and s.string.strip()
+        # Inline scripts run only if the policy names their hash: each is the build's own, hashed as written.
+        inline = [s.string for s in page.find_all("script") if not s.get("src") and s.string and s.string.strip()
                   and s.get("type", "text/javascript") in ("text/javascript", "module")]
-        assert inline == [], f"{lang}: inline scripts left: {inline}"
+        hashes = {"'sha256-" + base64.b64encode(hashlib.sha256(s.encode()).digest()).decode() + "'" for s in inline}
+        assert inline and hashes == set(script_src[1:]), f"{lang}: inline scripts and the policy's hashes differ"
         handlers = [(tag.name, a) for tag in page.find_all(True) for a in tag.attrs if a.lower().startswith("on")]
         assert handlers == [], f"{lang}: event-handler attributes on the page: {handlers}"
         links = [a["href"] for a in page.find_all("a", href=True) if a["href"].lower().startswith("javascript:")]

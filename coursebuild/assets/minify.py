@@ -16,7 +16,7 @@ Each page's HTML is read once and parsed once (by the check; minify-html then to
 Rust), and only when it is new: the minified page is kept in .cache/minified/ under a hash of the page
 and of the code that minifies it, so a page that did not change is neither checked nor minified again.
 
-The last step of the build: the pages it leaves are the site. Usage: python -m coursebuild.assets.minify SITE_DIR"""
+Then csp.hashed() puts the small inline scripts back. Usage: python -m coursebuild.assets.minify SITE_DIR"""
 import hashlib
 import html.parser
 import importlib.metadata

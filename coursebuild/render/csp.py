@@ -11,8 +11,15 @@ src runs at the same moment as the inline one did. By then content holds no scri
 every inline script left on the page is the build's own. Styles stay inline (the pages' trimmed CSS
 is inlined: coursebuild/assets/trim_css.py), and images may be data: URLs (Material's icons, outputs).
 
+Once the site's scripts and pages are minified (coursebuild/assets/), hashed() puts each of these
+small scripts back inline and names it in the page's policy by its SHA-256 hash (CSP Level 2): the
+browser runs a script only if its text hashes to one the policy lists, so the rule stays "only the
+build's own scripts", and the head no longer waits for two to four requests before the first paint
+(Lighthouse's render-blocking audit: about 280 ms on a phone).
+
 The live preview gets no policy: MkDocs' server injects its live-reload script inline.
 """
+import base64
 import hashlib
 import re
 from pathlib import Path
@@ -56,3 +63,45 @@ def strict(output, config, serving=False, name="page"):
     if head is None:
         raise ValueError(f"{name}: no <head> to put the Content-Security-Policy in")
     return output[:head.end()] + META + output[head.end():]
+
+
+POLICY_TAG = re.compile(r"<meta[^>]*http-equiv=\"?Content-Security-Policy[^>]*>")  # as minify-html left it
+MOVED = re.compile(r'<script src="?([^"\s>]*/)?' + re.escape(FOLDER) + r'/([0-9a-f]{12}\.js)"?></script>')
+
+
+def hashed(site):
+    """Each page of the built site with the scripts strict() moved out back inline, and their hashes in
+    its policy; the folder of moved scripts removed once no page links it."""
+    site = Path(site)
+    folder = site / FOLDER
+    bodies = {}
+    for page in sorted(site.rglob("*.html")):
+        html = page.read_text(encoding="utf-8")
+        if not POLICY_TAG.search(html):
+            continue
+        hashes = []
+
+        def inline(match):
+            name = match[2]
+            if name not in bodies:
+                bodies[name] = (folder / name).read_text(encoding="utf-8").strip()
+            body = bodies[name]
+            if "</script" in body.lower():
+                raise ValueError(f"{FOLDER}/{name}: a script that contains '</script' cannot go inline")
+            digest = base64.b64encode(hashlib.sha256(body.encode()).digest()).decode()
+            hashes.append(f"'sha256-{digest}'")
+            return f"<script>{body}</script>"
+
+        html = MOVED.sub(inline, html)
+        if hashes:
+            policy = POLICY.replace("script-src 'self'", "script-src 'self' " + " ".join(dict.fromkeys(hashes)))
+            tag = f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
+            html = POLICY_TAG.sub(lambda _: tag, html, count=1)
+        page.write_text(html, encoding="utf-8")
+    for page in site.rglob("*.html"):
+        if FOLDER in page.read_text(encoding="utf-8"):
+            return
+    if folder.is_dir():
+        for file in folder.iterdir():
+            file.unlink()
+        folder.rmdir()
