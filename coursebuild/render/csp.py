@@ -1,5 +1,5 @@
-"""No script runs on a page but the site's own files: a Content-Security-Policy, and the templates'
-inline scripts moved into files.
+"""No script runs on a page but the build's own: a Content-Security-Policy that allows the site's files
+and, by their hashes, the templates' small inline scripts.
 
 Content is sanitized (sanitize.py); the policy is the second line, for whatever an allowlist might
 let through: `script-src 'self'` without 'unsafe-inline' runs no inline script and no event-handler
