@@ -431,7 +431,9 @@ else:
 # %% [markdown]
 # ### オプティマイザのチェックポイントを読み込む
 #
-# 学習を再開するときも順番は同じです。モデルを移動し、そのパラメータからオプティマイザを作り、最後に `optimizer.load_state_dict(checkpoint["optimizer"])` を呼びます。`load_state_dict` は状態の各テンソルを、対応するパラメータと同じデバイスへ変換し、浮動小数点数の状態は dtype もパラメータに揃えます。`step` だけは元のままです（`fused` か `capturable` でなければ CPU 上のテンソル）。
+# 学習を再開するときも順番は同じです。モデルを移動し、そのパラメータからオプティマイザを作り、最後に `optimizer.load_state_dict(checkpoint["optimizer"])` を呼びます。`load_state_dict` は `step` 以外の状態テンソルをすべて、対応するパラメータと同じデバイスへ移し、パラメータが浮動小数点数なら dtype もパラメータに合わせます。そのため `float32` の状態を `bfloat16` のモデルに読み込むと、状態も `bfloat16` になって精度が落ちます（次のセルで確かめます）。混合精度でオプティマイザが重みの `float32` のコピーを更新するのも、これが理由の1つです（[メモリに収まるか](08-will-it-fit.ipynb)）。
+#
+# `step` は読み込んだときのまま残ります。オプティマイザが `fused` か `capturable` のときだけは、パラメータのデバイスへ移ります。Adam と AdamW は `step` が CPU 上にある前提で、ステップごとにパラメータ1つにつき1回、その値を `.item()` で読みます。`step` が GPU 上にあると、読むたびに CPU が GPU を待つことになります（[pytorch#128208](https://github.com/pytorch/pytorch/issues/128208)）。オプティマイザのチェックポイントは `torch.load(path, map_location="cpu")` で読み込み、残りの移動は `load_state_dict` に任せてください。`map_location="cuda"` では `step` まで GPU に載ります。
 #
 # 順番を逆にして、読み込んでから移動すると、状態は読み込んだ時点のパラメータに合わせて変換され、`model.to()` はそれを元の場所に残します。GPU では、最初の `step()` で CUDA 上のパラメータと CPU 上の状態が混ざります。同じことは dtype でも確かめられるので、次のセルではモデルを `device` へ移すときに `float64` にも変換します。
 
@@ -451,10 +453,21 @@ resumed_optimizer = torch.optim.Adam(resumed.parameters())
 resumed_optimizer.load_state_dict(checkpoint["optimizer"])
 state = resumed_optimizer.state[resumed.weight]
 print(f"{state['exp_avg'].dtype=}, {state['exp_avg'].device=}")
-print(f"{state['step'].device=}")
+print(f"{state['step'].device=}, {state['step'].dtype=}")
 assert state["exp_avg"].dtype == torch.float64
 assert state["exp_avg"].device == resumed.weight.device
 assert state["step"].device.type == "cpu"
+assert state["step"].dtype == torch.float32  # step はキャストされない
+
+# bfloat16 では表せない float32 の値を、bfloat16 のモデルに読み込む
+checkpoint["optimizer"]["state"][0]["exp_avg"].fill_(1 + 2**-10)
+low = nn.Linear(4, 2).to(device, torch.bfloat16)
+low_optimizer = torch.optim.Adam(low.parameters())
+low_optimizer.load_state_dict(checkpoint["optimizer"])
+low_state = low_optimizer.state[low.weight]
+print(f"{low_state['exp_avg'].dtype=}, {low_state['exp_avg'][0, 0].item()=}")
+assert low_state["exp_avg"].dtype == torch.bfloat16
+assert low_state["exp_avg"][0, 0].item() == 1.0  # 2**-10 の分が失われる
 
 # 読み込んでから移動：状態は読み込んだときのまま
 late = nn.Linear(4, 2)
