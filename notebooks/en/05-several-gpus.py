@@ -39,6 +39,7 @@
 
 # %% tags=["setup"]
 import contextlib
+import inspect
 import json
 import os
 import subprocess
@@ -453,14 +454,22 @@ assert r0["params"] == r1["params"]  # yet the same parameters after training
 
 # %% [markdown]
 # Leave out `torch.cuda.set_device(local_rank)`, and each process's current device stays GPU 0,
-# whatever its `LOCAL_RANK`: `"cuda"` and `.cuda()` without an index mean GPU 0 in every process.
-# Every rank then puts its model and batches on GPU 0, so that one GPU holds every rank's memory
+# whatever its `LOCAL_RANK`. What breaks is everything that names no index and so means the
+# current device: `"cuda"`, `.cuda()`, `torch.cuda.memory_allocated()`. If the script puts its
+# model and batches on `"cuda"`, every rank works on GPU 0: that one GPU holds every rank's memory
 # while the others stay empty, and NCCL, which expects one GPU per rank, fails (for example with
-# `Duplicate GPU detected`) or hangs. PyTorch's documentation for `DistributedDataParallel` asks
-# for exactly this: each process works on a single GPU, chosen with `torch.cuda.set_device(i)` or
-# `CUDA_VISIBLE_DEVICES`. On a GPU, the cell starts a fresh process with `LOCAL_RANK=1` and no
-# `set_device`, and asserts that its current device is still 0; without a GPU it prints
-# `torch.cuda.is_available()=False`.
+# `Duplicate GPU detected`) or hangs.
+#
+# A script that names each device, `torch.device("cuda", local_rank)`, as the one above does,
+# still puts its tensors on the right GPU. But `dist.barrier()` with NCCL must itself choose a GPU
+# for the one-element tensor it all-reduces, and without `device_ids=[local_rank]` it guesses (in
+# 2.13: the current device, GPU 0 in every process, with a warning). `init_process_group(backend, device_id=device)` binds the process to
+# its GPU, and the barrier uses that. PyTorch's documentation for `DistributedDataParallel` asks
+# for `torch.cuda.set_device(i)` (or `CUDA_VISIBLE_DEVICES`) in each process, so call it first.
+#
+# On a GPU, the cell starts a fresh process with `LOCAL_RANK=1` and no `set_device`, and asserts
+# that its current device is still 0. On every machine it checks that `init_process_group` takes
+# `device_id`.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -475,6 +484,13 @@ if torch.cuda.is_available():
     assert child.stdout.split()[0] == "0"
 else:
     print(f"{torch.cuda.is_available()=}")
+if torch.distributed.is_available():
+    bind = inspect.signature(torch.distributed.init_process_group).parameters
+    guess = inspect.getsource(torch.distributed.barrier)
+    print(f"{'device_id' in bind=}")
+    assert "device_id" in bind
+    if TORCH >= (2, 13):  # no device_ids, no device_id: the current device
+        assert "using the device under current context" in guess
 
 # %% [markdown]
 # ## Splitting the data: DistributedSampler
@@ -568,13 +584,17 @@ assert sorted(third + list(other)) == list(range(8))  # still a split
 # - `(True, True)` would mean that `set_epoch` changes nothing.
 
 # %% [markdown]
-# A `DataLoader` with `num_workers > 0` loads batches in worker processes. On Windows and macOS,
-# Python starts them with `spawn` by default (on Linux with `fork`, and from Python 3.14 with
-# `forkserver`): each worker is a fresh Python that imports your script and receives the dataset
-# pickled. So in a script, put the code
-# that creates the DataLoader and loops over it under `if __name__ == "__main__":`, or each worker
-# runs it again when it imports the script; and define the dataset class at the top level of a
-# module, where a worker can import it. The cell asserts the default of the machine that runs it.
+# A `DataLoader` with `num_workers > 0` loads batches in worker processes. How Python starts them
+# depends on the platform: with `spawn` on Windows and macOS, with `forkserver` on Linux from
+# Python 3.14, with `fork` on Linux up to 3.13. Under `spawn` and `forkserver` a worker is not a
+# copy of your process: it is a fresh Python that imports your script's main module and receives
+# the dataset pickled.
+#
+# So in a script, put the code that creates the DataLoader and loops over it
+# under `if __name__ == "__main__":`, or each worker runs it again when it imports the script; and
+# define the dataset class at the top level of a module, where a worker can import it. Code that
+# works with `fork` on Linux can break there, and on Python 3.14 on Linux too. The cell asserts
+# the default of the machine that runs it.
 
 # %%
 import multiprocessing
@@ -585,6 +605,7 @@ if sys.platform in ("win32", "darwin"):
     assert method == "spawn"
 else:
     assert method == ("fork" if sys.version_info < (3, 14) else "forkserver")
+    assert "forkserver" in multiprocessing.get_all_start_methods()
 assert "spawn" in multiprocessing.get_all_start_methods()
 
 # %% [markdown]

@@ -34,6 +34,7 @@
 
 # %% tags=["setup"]
 import contextlib
+import inspect
 import json
 import os
 import subprocess
@@ -409,7 +410,11 @@ assert r0["loss"] != r1["loss"]  # データも異なる
 assert r0["params"] == r1["params"]  # それでも学習後のパラメータは同じ
 
 # %% [markdown]
-# `torch.cuda.set_device(local_rank)` を省くと、`LOCAL_RANK` が何であっても、各プロセスの現在のデバイスは GPU 0 のままです。インデックスのない `"cuda"` や `.cuda()` は、どのプロセスでも GPU 0 を指します。すると全ランクがモデルとバッチを GPU 0 に置くので、メモリはその GPU 1台に集中し、ほかの GPU は空いたままです。ランクごとに別の GPU を想定している NCCL は、エラーになるか（たとえば `Duplicate GPU detected`）、止まったまま進まなくなります。`DistributedDataParallel` のドキュメントも、各プロセスが1つの GPU だけを使うよう、`torch.cuda.set_device(i)` か `CUDA_VISIBLE_DEVICES` で指定することを求めています。GPU があれば、次のセルは `LOCAL_RANK=1` を設定し `set_device` を呼ばない新しいプロセスを起動して、その現在のデバイスが 0 のままであることを検証します。GPU がなければ `torch.cuda.is_available()=False` と表示します。
+# `torch.cuda.set_device(local_rank)` を省くと、`LOCAL_RANK` が何であっても、各プロセスの現在のデバイスは GPU 0 のままです。困るのは、インデックスを書かずに現在のデバイスを指すものすべてです：`"cuda"`、`.cuda()`、`torch.cuda.memory_allocated()` など。スクリプトがモデルとバッチを `"cuda"` に置くと全ランクが GPU 0 を使うので、メモリはその GPU 1台に集中し、ほかの GPU は空いたままです。ランクごとに別の GPU を想定している NCCL は、エラーになるか（たとえば `Duplicate GPU detected`）、止まったまま進まなくなります。
+#
+# 上のスクリプトのように `torch.device("cuda", local_rank)` とデバイスを明示していれば、テンソルは正しい GPU に載ります。ただし NCCL の `dist.barrier()` は、バリアで all-reduce する1要素のテンソルをどの GPU に置くかを自分で決める必要があり、`device_ids=[local_rank]` を渡さないと推測で決めます（2.13 では現在のデバイス、つまりどのプロセスでも GPU 0 を選び、警告を出します）。`init_process_group(backend, device_id=device)` でプロセスを GPU に結び付けておけば、バリアはそのデバイスを使います。`DistributedDataParallel` のドキュメントも、各プロセスで `torch.cuda.set_device(i)`（または `CUDA_VISIBLE_DEVICES`）を指定するよう求めているので、最初に呼んでください。
+#
+# GPU があれば、次のセルは `LOCAL_RANK=1` を設定し `set_device` を呼ばない新しいプロセスを起動して、その現在のデバイスが 0 のままであることを検証します。どのマシンでも、`init_process_group` が `device_id` を受け取ることを検証します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -424,6 +429,13 @@ if torch.cuda.is_available():
     assert child.stdout.split()[0] == "0"
 else:
     print(f"{torch.cuda.is_available()=}")
+if torch.distributed.is_available():
+    bind = inspect.signature(torch.distributed.init_process_group).parameters
+    guess = inspect.getsource(torch.distributed.barrier)
+    print(f"{'device_id' in bind=}")
+    assert "device_id" in bind
+    if TORCH >= (2, 13):  # device_ids も device_id もなければ現在のデバイス
+        assert "using the device under current context" in guess
 
 # %% [markdown]
 # ## データの分割：`DistributedSampler`
@@ -500,7 +512,9 @@ assert sorted(third + list(other)) == list(range(8))  # 分割は保たれる
 # - `(True, True)` なら、`set_epoch` は何も変えないことになります。
 
 # %% [markdown]
-# `num_workers > 0` の `DataLoader` は、ワーカープロセスでバッチを読み込みます。Windows と macOS では、Python はこのプロセスをデフォルトで `spawn` で起動します（Linux では `fork`、Python 3.14 からは `forkserver`）。各ワーカーは新しい Python として起動してスクリプトを import し、データセットを pickle で受け取ります。スクリプトでは、DataLoader を作ってループを回すコードを `if __name__ == "__main__":` の下に置いてください。そうしないと、各ワーカーがスクリプトを import するときにそのコードをもう一度実行してしまいます。データセットのクラスも、ワーカーが import できるようにモジュールのトップレベルで定義します。次のセルは、実行したマシンのデフォルトを検証します。
+# `num_workers > 0` の `DataLoader` は、ワーカープロセスでバッチを読み込みます。Python がこのプロセスをどう起動するかはプラットフォームで決まります：Windows と macOS では `spawn`、Linux では Python 3.14 から `forkserver`、3.13 までは `fork` です。`spawn` と `forkserver` のワーカーは、元のプロセスのコピーではありません。新しい Python としてスクリプトのメインモジュールを import し、データセットを pickle で受け取ります。
+#
+# そのためスクリプトでは、DataLoader を作ってループを回すコードを `if __name__ == "__main__":` の下に置いてください。そうしないと、各ワーカーがスクリプトを import するときにそのコードをもう一度実行してしまいます。データセットのクラスも、ワーカーが import できるようにモジュールのトップレベルで定義します。Linux の `fork` で動いていたコードがここで壊れることがあり、Python 3.14 の Linux でも同じです。次のセルは、実行したマシンのデフォルトを検証します。
 
 # %%
 import multiprocessing
@@ -511,6 +525,7 @@ if sys.platform in ("win32", "darwin"):
     assert method == "spawn"
 else:
     assert method == ("fork" if sys.version_info < (3, 14) else "forkserver")
+    assert "forkserver" in multiprocessing.get_all_start_methods()
 assert "spawn" in multiprocessing.get_all_start_methods()
 
 # %% [markdown]

@@ -34,6 +34,7 @@
 
 # %% tags=["setup"]
 import contextlib
+import inspect
 import json
 import os
 import subprocess
@@ -406,7 +407,11 @@ assert r0["loss"] != r1["loss"]  # 데이터도 다르다
 assert r0["params"] == r1["params"]  # 그런데도 학습 후 매개변수는 같다
 
 # %% [markdown]
-# `torch.cuda.set_device(local_rank)`를 빠뜨리면 `LOCAL_RANK`가 무엇이든 각 프로세스의 현재 디바이스는 GPU 0으로 남습니다. 인덱스 없는 `"cuda"`와 `.cuda()`는 모든 프로세스에서 GPU 0을 가리킵니다. 그러면 모든 랭크가 모델과 배치를 GPU 0에 올리므로, 메모리가 그 GPU 하나에 몰리고 나머지 GPU는 비어 있게 됩니다. 랭크마다 다른 GPU를 쓴다고 가정하는 NCCL은 오류를 내거나(예: `Duplicate GPU detected`) 멈춘 채 진행하지 않습니다. `DistributedDataParallel` 문서도 각 프로세스가 GPU 하나만 쓰도록 `torch.cuda.set_device(i)`나 `CUDA_VISIBLE_DEVICES`로 지정하라고 요구합니다. GPU가 있으면 다음 셀은 `LOCAL_RANK=1`을 설정하고 `set_device`를 호출하지 않는 새 프로세스를 띄워, 그 프로세스의 현재 디바이스가 여전히 0인지 검증합니다. GPU가 없으면 `torch.cuda.is_available()=False`를 출력합니다.
+# `torch.cuda.set_device(local_rank)`를 빠뜨리면 `LOCAL_RANK`가 무엇이든 각 프로세스의 현재 디바이스는 GPU 0으로 남습니다. 문제가 되는 것은 인덱스 없이 현재 디바이스를 가리키는 모든 것입니다: `"cuda"`, `.cuda()`, `torch.cuda.memory_allocated()` 등. 스크립트가 모델과 배치를 `"cuda"`에 올리면 모든 랭크가 GPU 0을 쓰므로, 메모리가 그 GPU 하나에 몰리고 나머지 GPU는 비어 있게 됩니다. 랭크마다 다른 GPU를 쓴다고 가정하는 NCCL은 오류를 내거나(예: `Duplicate GPU detected`) 멈춘 채 진행하지 않습니다.
+#
+# 위 스크립트처럼 `torch.device("cuda", local_rank)`로 디바이스를 명시하면 텐서는 올바른 GPU에 올라갑니다. 다만 NCCL의 `dist.barrier()`는 배리어에서 all-reduce할 원소 하나짜리 텐서를 어느 GPU에 둘지 스스로 정해야 하는데, `device_ids=[local_rank]`를 넘기지 않으면 추측으로 정합니다(2.13에서는 현재 디바이스, 곧 모든 프로세스에서 GPU 0을 고르고 경고를 냅니다). `init_process_group(backend, device_id=device)`로 프로세스를 GPU에 묶어 두면 배리어도 그 디바이스를 씁니다. `DistributedDataParallel` 문서도 각 프로세스에서 `torch.cuda.set_device(i)`(또는 `CUDA_VISIBLE_DEVICES`)로 GPU를 지정하라고 요구하므로, 맨 먼저 호출하세요.
+#
+# GPU가 있으면 다음 셀은 `LOCAL_RANK=1`을 설정하고 `set_device`를 호출하지 않는 새 프로세스를 띄워, 그 프로세스의 현재 디바이스가 여전히 0인지 검증합니다. 어느 머신에서든 `init_process_group`이 `device_id`를 받는지도 검증합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -421,6 +426,13 @@ if torch.cuda.is_available():
     assert child.stdout.split()[0] == "0"
 else:
     print(f"{torch.cuda.is_available()=}")
+if torch.distributed.is_available():
+    bind = inspect.signature(torch.distributed.init_process_group).parameters
+    guess = inspect.getsource(torch.distributed.barrier)
+    print(f"{'device_id' in bind=}")
+    assert "device_id" in bind
+    if TORCH >= (2, 13):  # device_ids도 device_id도 없으면 현재 디바이스
+        assert "using the device under current context" in guess
 
 # %% [markdown]
 # ## 데이터 나누기: `DistributedSampler`
@@ -497,7 +509,9 @@ assert sorted(third + list(other)) == list(range(8))  # 겹치지 않게 나뉜�
 # - `(True, True)`는 `set_epoch`가 아무것도 바꾸지 않는다고 보는 답입니다.
 
 # %% [markdown]
-# `num_workers > 0`인 `DataLoader`는 워커 프로세스에서 배치를 읽어 옵니다. Windows와 macOS에서 Python은 이 프로세스를 기본적으로 `spawn`으로 시작합니다(Linux는 `fork`, Python 3.14부터는 `forkserver`). 각 워커는 새 Python으로 시작해 스크립트를 import하고, 데이터셋을 pickle로 넘겨받습니다. 스크립트에서는 DataLoader를 만들고 루프를 도는 코드를 `if __name__ == "__main__":` 아래에 두세요. 그러지 않으면 워커가 스크립트를 import할 때 그 코드를 다시 실행합니다. 데이터셋 클래스도 워커가 import할 수 있도록 모듈 최상위에 정의합니다. 다음 셀은 실행한 머신의 기본값을 검증합니다.
+# `num_workers > 0`인 `DataLoader`는 워커 프로세스에서 배치를 읽어 옵니다. Python이 이 프로세스를 어떻게 시작하는지는 플랫폼에 따라 다릅니다. Windows와 macOS는 `spawn`, Linux는 Python 3.14부터 `forkserver`, 3.13까지는 `fork`입니다. `spawn`과 `forkserver`의 워커는 원래 프로세스의 복사본이 아닙니다. 새 Python으로 시작해 스크립트의 메인 모듈을 import하고, 데이터셋을 pickle로 넘겨받습니다.
+#
+# 그래서 스크립트에서는 DataLoader를 만들고 루프를 도는 코드를 `if __name__ == "__main__":` 아래에 두세요. 그러지 않으면 워커가 스크립트를 import할 때 그 코드를 다시 실행합니다. 데이터셋 클래스도 워커가 import할 수 있도록 모듈 최상위에 정의합니다. Linux의 `fork`에서 돌던 코드가 여기서는 깨질 수 있고, Python 3.14의 Linux에서도 마찬가지입니다. 다음 셀은 실행한 머신의 기본값을 검증합니다.
 
 # %%
 import multiprocessing
@@ -508,6 +522,7 @@ if sys.platform in ("win32", "darwin"):
     assert method == "spawn"
 else:
     assert method == ("fork" if sys.version_info < (3, 14) else "forkserver")
+    assert "forkserver" in multiprocessing.get_all_start_methods()
 assert "spawn" in multiprocessing.get_all_start_methods()
 
 # %% [markdown]
