@@ -48,6 +48,7 @@
 # %% tags=["setup"]
 import contextlib
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -508,10 +509,12 @@ assert layer(inferred.clone()).requires_grad  # a clone is a normal tensor
 # - a gradient per parameter, in the dtype of the weights;
 # - the optimizer's state: nothing for plain SGD, one tensor the size of the parameter for SGD
 #   with momentum (`momentum_buffer`), two for Adam and AdamW (`exp_avg`, `exp_avg_sq`);
-# - with mixed precision, a `float32` copy of the weights, the *master weights*. The weights
-#   and gradients are 16-bit; the optimizer updates the `float32` copy and keeps its state in
-#   `float32` too, because an update much smaller than the weight is lost in 16 bits (the cell
-#   adds `1e-4` to `1` in each dtype).
+# - with mixed precision, a `float32` copy of the weights, the *master weights*, and a `float32`
+#   gradient for each of them. The model computes in 16 bits, with 16-bit weights and
+#   gradients; the optimizer reads the gradients as `float32` and updates the `float32` copy,
+#   with its state in `float32` too, because an update much smaller than the weight is lost in
+#   16 bits (the cell adds `1e-4` to `1` in each dtype). The estimate counts the `float32`
+#   gradients with the gradients, the `float32` weights as master weights.
 #
 # `torch.autocast` is another kind of mixed precision: the weights stay `float32` and only the
 # operations run in 16 bits. Count it as `float32` without mixed precision; what it saves is
@@ -535,7 +538,8 @@ def estimate(n_params, dtype=torch.float32, training=True, optimizer="adam",
                 "master": 0}
     state = 4 if mixed else size  # mixed: the optimizer works in float32
     master = 4 if mixed and size < 4 else 0  # a float32 copy of 16-bit weights
-    return {"weights": n_params * size, "gradients": n_params * size,
+    return {"weights": n_params * size,
+            "gradients": n_params * (size + master),  # and the copy's
             "optimizer": STATE_TENSORS[optimizer] * n_params * state,
             "master": n_params * master}
 
@@ -558,10 +562,11 @@ def counted(model, dtype, make_optimizer, mixed):
     optimizer.step()
     held = [t for s in optimizer.state.values() for k, t in s.items()
             if k != "step"]
+    copies = [] if master is weights else master
     return {"weights": nbytes(weights),
-            "gradients": nbytes(w.grad for w in weights),
+            "gradients": nbytes(w.grad for w in [*weights, *copies]),
             "optimizer": nbytes(held),
-            "master": 0 if master is weights else nbytes(master)}
+            "master": nbytes(copies)}
 
 
 OPTIMIZERS = [("sgd", lambda ps: torch.optim.SGD(ps, lr=0.1)),
@@ -599,14 +604,16 @@ for name, parts in [("fp32", fp32), ("mixed", mixed)]:
     total = sum(parts.values())
     print(f"{name}: {gb=}")
     print(f"{name}: {total=:,}, {total / 1e9=:.1f}, {total / 2**30=:.2f}")
-assert sum(fp32.values()) == sum(mixed.values())
-assert mixed["weights"] + mixed["gradients"] == mixed["master"]
+assert sum(mixed.values()) - sum(fp32.values()) == 4 * 10**9
+assert mixed["gradients"] == mixed["weights"] + mixed["master"]
 
 # %% [markdown]
-# Both totals are the same. Mixed precision halves the weights and the gradients, and the
-# master weights take exactly what that saves; Adam's state is `float32` in both. What mixed
-# precision saves is in the activations, which this total leaves out (see above): add them, and
-# keep a margin for what the GPU section below shows the allocator and the driver take.
+# Mixed precision takes more here, 20 GB against 16 GB: it halves the weights and the gradients
+# (2 bytes each instead of 4), then adds a `float32` copy of both (8 bytes), and Adam's state is
+# `float32` in both cases (8 bytes). What mixed precision saves is in the activations, which this
+# total leaves out (see above): add them, and keep a margin for what the GPU section below shows
+# the allocator and the driver take. Libraries that shard or free the copies (the 16-bit
+# gradients once converted, for one) hold less at once than this count.
 #
 # The same function gives, for one parameter, the bytes of each part in every setting:
 # `(dtype, training, optimizer, mixed)`, then weights, gradients, optimizer state and master
@@ -675,31 +682,61 @@ else:
 # %% [markdown]
 # Since torch 2.9 the same functions also live under `torch.accelerator` (`memory_allocated`,
 # `memory_reserved`, `max_memory_allocated`, `reset_peak_memory_stats`, `empty_cache`, ...) and
-# work for whichever accelerator the machine has; 2.6 to 2.8 have only the per-backend ones, such
-# as `torch.cuda`'s.
-# The names are the same, so one line picks the module, and the cell asserts that the two report
-# the same bytes on a GPU.
+# work for CUDA and XPU; 2.6 to 2.8 have only the per-backend modules, `torch.cuda` and
+# `torch.xpu`, with the same names. Apple's `mps` is the exception: `torch.mps` names them
+# differently in every release, `current_allocated_memory()` (tensors) and
+# `driver_allocated_memory()` (all Metal memory of the process, cache included), and
+# `torch.accelerator`'s memory functions failed on `mps` until 2026
+# ([pytorch#167447](https://github.com/pytorch/pytorch/issues/167447)). So the cell picks the
+# function by backend first, then by release, and asserts on a GPU that it reports the same
+# bytes as `torch.cuda`.
 #
 # Reserved memory can also be unusable: free blocks inside segments, each too small for the next
 # request (fragmentation). The allocator setting `expandable_segments:True` lets a segment grow
-# instead, which helps most when batch shapes change from step to step. It is read once, from the
-# environment, before the process first uses CUDA: `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`
-# works on every torch; `PYTORCH_ALLOC_CONF` is its device-generic name since 2.9 (a report against
-# 2.9.1 says that name ignored `expandable_segments`, so prefer the old one where both must work).
+# instead, which helps most when batch shapes change from step to step. It works on Linux only:
+# Windows builds ignore it, with the warning `expandable_segments not supported on this platform`.
+# It is read once, from the environment, before the process first uses CUDA.
+#
+# The variable's name: `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` is read by every
+# release from 2.6 to 2.13. Since 2.9 the device-generic name `PYTORCH_ALLOC_CONF` is read too;
+# releases from 2.9 to 2.11 warn that the old name is deprecated (`PYTORCH_CUDA_ALLOC_CONF is
+# deprecated, use PYTORCH_ALLOC_CONF instead`), and with 2.9.1 the new name did not switch
+# expandable segments on ([pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)).
+# 2.13 reads the old name without a warning, as the cell checks in a fresh process. Where one
+# script must run on all of them, set the old name: the warning is all it costs.
 
 # %% tags=["gpu-only"]
-generic = hasattr(torch.accelerator, "memory_allocated")  # 2.9+
-memory = torch.accelerator if generic else torch.cuda
-print(f"{memory.__name__=}")
-assert (memory is torch.accelerator) == (TORCH >= (2, 9))
+if torch.backends.mps.is_available():
+    allocated = torch.mps.current_allocated_memory  # every release
+elif hasattr(torch.accelerator, "memory_allocated"):  # 2.9+
+    allocated = torch.accelerator.memory_allocated
+else:
+    allocated = torch.cuda.memory_allocated
+print(f"{allocated.__module__=}")
+assert callable(torch.mps.current_allocated_memory)
+assert callable(torch.mps.driver_allocated_memory)
+assert hasattr(torch.accelerator, "memory_allocated") == (TORCH >= (2, 9))
 if torch.cuda.is_available():
     block = torch.empty(2**20, dtype=torch.uint8, device="cuda")
-    print(f"{memory.memory_allocated()=}, {torch.cuda.memory_allocated()=}")
-    assert memory.memory_allocated() == torch.cuda.memory_allocated()
-    assert memory.memory_reserved() == torch.cuda.memory_reserved()
+    print(f"{allocated()=}, {torch.cuda.memory_allocated()=}")
+    assert allocated() == torch.cuda.memory_allocated()
+    if TORCH >= (2, 9):
+        reserved = torch.accelerator.memory_reserved()
+        assert reserved == torch.cuda.memory_reserved()
     del block
 else:
     print(f"{torch.cuda.is_available()=}")
+
+if TORCH >= (2, 13):  # the old name, read without a warning
+    probe = ("import torch; "
+             "print(torch._C._accelerator_getAllocatorSettings())")
+    env = dict(os.environ, PYTORCH_CUDA_ALLOC_CONF="expandable_segments:True")
+    env.pop("PYTORCH_ALLOC_CONF", None)
+    child = subprocess.run([sys.executable, "-c", probe], env=env,
+                           capture_output=True, text=True, timeout=120)
+    print(f"{child.stdout.strip()=}")
+    assert child.stdout.strip() == "expandable_segments:True"
+    assert "deprecated" not in child.stderr
 
 # %% [markdown]
 # The last cell compares the estimate with the allocator over real steps. Moved to the GPU,
@@ -760,8 +797,9 @@ else:
 #   a gradient needs them and grow with the batch. `no_grad` and `inference_mode` save none;
 #   `autocast`, with the right `device_type`, saves them in lower precision.
 # - Before activations, training takes a fixed number of bytes per parameter once the dtype,
-#   the optimizer and mixed precision are chosen (`estimate`). With Adam, mixed precision takes
-#   as many as `float32`: what it saves is in the activations.
+#   the optimizer and mixed precision are chosen (`estimate`). With Adam, mixed precision with
+#   `float32` master weights and gradients takes 20 bytes per parameter, `float32` 16: what it
+#   saves is in the activations.
 # - On a GPU, `memory_allocated` counts what the allocator has handed out and
 #   `memory_reserved` what it holds; freed memory stays reserved until `empty_cache()`.
 #   `nvidia-smi` shows the reserved memory plus each process's CUDA context.
