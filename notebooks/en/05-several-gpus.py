@@ -463,9 +463,10 @@ assert r0["params"] == r1["params"]  # yet the same parameters after training
 # A script that names each device, `torch.device("cuda", local_rank)`, as the one above does,
 # still puts its tensors on the right GPU. But `dist.barrier()` with NCCL must itself choose a GPU
 # for the one-element tensor it all-reduces, and without `device_ids=[local_rank]` it guesses (in
-# 2.13: the current device, GPU 0 in every process, with a warning). `init_process_group(backend, device_id=device)` binds the process to
-# its GPU, and the barrier uses that. PyTorch's documentation for `DistributedDataParallel` asks
-# for `torch.cuda.set_device(i)` (or `CUDA_VISIBLE_DEVICES`) in each process, so call it first.
+# 2.13: the current device, GPU 0 in every process, with a warning).
+# `init_process_group(backend, device_id=device)` binds the process to its GPU, and the barrier
+# uses that. PyTorch's documentation for `DistributedDataParallel` asks for
+# `torch.cuda.set_device(i)` (or `CUDA_VISIBLE_DEVICES`) in each process, so call it first.
 #
 # On a GPU, the cell starts a fresh process with `LOCAL_RANK=1` and no `set_device`, and asserts
 # that its current device is still 0. On every machine it checks that `init_process_group` takes

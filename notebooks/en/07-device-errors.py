@@ -399,8 +399,8 @@ else:
 # `.item()`, `.tolist()` and `print(t)` on a CUDA tensor copy its data to the CPU, so the CPU must wait
 # until the GPU has finished the work queued before them on the current stream, the one the copy
 # runs on. (Work on other streams is not waited for; `torch.cuda.synchronize()` waits for the whole
-# device. `.numpy()` copies nothing: on a CUDA tensor it raises the `TypeError` above.) While it waits, the CPU queues nothing, so the GPU runs out
-# of work and idles until the next step arrives. Even one `.item()` per step costs that gap every step;
+# device. `.numpy()` copies nothing: on a CUDA tensor it raises the `TypeError` above.) While it
+# waits, the CPU queues nothing, so the GPU runs out of work and idles until the next step arrives. Even one `.item()` per step costs that gap every step;
 # one per element in a loop costs it once per element.
 #
 # A training loop often adds up its losses, to report an average. The next cell does it both ways for
@@ -473,8 +473,8 @@ assert steps == 3  # one graph per step hangs off the sum
 
 # %% [markdown]
 # On a GPU the next cell makes the waiting visible: it queues matrix products, reads one value with
-# `.item()`, and then asks the current CUDA stream whether all its queued work is done. On a GPU the cell asserts
-# that it is, because `.item()` waited for it. Without a GPU the cell prints the condition it needs.
+# `.item()`, and then asks the current CUDA stream whether all its queued work is done. On a GPU
+# the cell asserts that it is, because `.item()` waited for it. Without a GPU the cell prints the condition it needs.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -1066,6 +1066,6 @@ else:
 # | `CUDA error: invalid device ordinal` | a GPU index that does not exist | an index below `torch.cuda.device_count()` |
 # | `Cannot access accelerator device when none is available.` | an integer device or `pin_memory()` without an accelerator | name the device; pin only with an accelerator |
 # | `Cannot re-initialize CUDA in forked subprocess` | CUDA in a forked child after the parent used it | CPU work in workers, move in the main process; or `spawn` |
-# | `Torch not compiled with CUDA enabled` | a CPU-only build asked for CUDA (`set_device` says `no attribute '_cuda_setDevice'`) | a CUDA build, or choose the device once |
+# | `Torch not compiled with CUDA enabled` | a CPU-only build asked for CUDA (`set_device` says `no attribute '_cuda_setDevice'`) | a CUDA build (`cu128` or newer for Blackwell GPUs; on macOS, `mps` instead), or choose the device once |
 # | `module must have its parameters and buffers on device cuda:0` | `DataParallel` on 2+ GPUs with the model on the CPU | `model.to("cuda:0")` first, or `DistributedDataParallel` |
 # | `CUDA out of memory` | more memory asked than the GPU has free | smaller batches, `loss.item()`, `no_grad()`, `del`; read allocated vs reserved |

@@ -699,7 +699,7 @@ else:
 #
 # The variable's name: `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` is read by every
 # release from 2.6 to 2.13. Since 2.9 the device-generic name `PYTORCH_ALLOC_CONF` is read too;
-# releases from 2.9 to 2.11 warn that the old name is deprecated (`PYTORCH_CUDA_ALLOC_CONF is
+# with 2.9 to 2.11, users report that the old name brings a warning (`PYTORCH_CUDA_ALLOC_CONF is
 # deprecated, use PYTORCH_ALLOC_CONF instead`), and with 2.9.1 the new name did not switch
 # expandable segments on ([pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)).
 # 2.13 reads the old name without a warning, as the cell checks in a fresh process. Where one

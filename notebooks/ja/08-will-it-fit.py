@@ -613,7 +613,7 @@ else:
 #
 # 予約済みメモリが使えないこともあります。セグメント内の空きブロックが、どれも次の要求には小さすぎる場合です（断片化）。アロケータの設定 `expandable_segments:True` を使うと、セグメントを新しく確保する代わりに伸ばせるようになり、ステップごとにバッチの形状が変わるときに特に効果があります。使えるのは Linux だけで、Windows のビルドは `expandable_segments not supported on this platform`（このプラットフォームでは未対応）と警告して無視します。この設定はプロセスが初めて CUDA を使う前に、環境変数から一度だけ読まれます。
 #
-# 環境変数の名前について。`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` は 2.6 から 2.13 までのどのリリースでも読まれます。2.9 からはデバイス共通の名前 `PYTORCH_ALLOC_CONF` も読まれ、2.9〜2.11 は従来の名前に対して `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`（非推奨なので `PYTORCH_ALLOC_CONF` を使うように）と警告します。一方 2.9.1 では、新しい名前では expandable segments が有効になりませんでした（[pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)）。2.13 は従来の名前を警告なしで読みます。次のセルは新しいプロセスでこれを検証します。1つのスクリプトをこれらすべてで動かすなら従来の名前を設定してください。代償は警告だけです。
+# 環境変数の名前について。`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` は 2.6 から 2.13 までのどのリリースでも読まれます。2.9 からはデバイス共通の名前 `PYTORCH_ALLOC_CONF` も読まれます。2.9〜2.11 では、従来の名前を使うと `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`（非推奨なので `PYTORCH_ALLOC_CONF` を使うように）という警告が出るという報告があります。一方 2.9.1 では、新しい名前では expandable segments が有効になりませんでした（[pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)）。2.13 は従来の名前を警告なしで読みます。次のセルは新しいプロセスでこれを検証します。1つのスクリプトをこれらすべてで動かすなら従来の名前を設定してください。代償は警告だけです。
 
 # %% tags=["gpu-only"]
 if torch.backends.mps.is_available():

@@ -971,7 +971,7 @@ else:
 # | `CUDA error: invalid device ordinal` | 없는 GPU 인덱스 | `torch.cuda.device_count()`보다 작은 인덱스 |
 # | `Cannot access accelerator device when none is available.` | 가속기가 없는데 정수 디바이스나 `pin_memory()` | 디바이스를 이름으로 적기. 메모리 고정은 가속기가 있을 때만 |
 # | `Cannot re-initialize CUDA in forked subprocess` | 부모가 CUDA를 쓴 뒤 fork한 자식에서 CUDA 사용 | 워커는 CPU 작업만, 이동은 메인 프로세스에서. 또는 `spawn` |
-# | `Torch not compiled with CUDA enabled` | CPU 전용 빌드에서 CUDA 요청(`set_device`는 `no attribute '_cuda_setDevice'`) | CUDA 빌드 설치. 또는 디바이스를 한 번 정해 쓰기 |
+# | `Torch not compiled with CUDA enabled` | CPU 전용 빌드에서 CUDA 요청(`set_device`는 `no attribute '_cuda_setDevice'`) | CUDA 빌드 설치(Blackwell GPU는 `cu128` 이상, macOS는 대신 `mps`). 또는 디바이스를 한 번 정해 쓰기 |
 # | `module must have its parameters and buffers on device cuda:0` | GPU가 두 개 이상일 때 모델이 CPU에 있는 `DataParallel` | 먼저 `model.to("cuda:0")`. 또는 `DistributedDataParallel` |
 # | `CUDA out of memory` | GPU의 여유보다 많은 메모리 요청 | 배치 줄이기, `loss.item()`, `no_grad()`, `del`. 할당된 메모리와 예약된 메모리를 구분해 읽기 |
 

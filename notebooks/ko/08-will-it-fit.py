@@ -471,7 +471,7 @@ assert layer(inferred.clone()).requires_grad  # clone한 텐서는 일반 텐서
 #
 # - 매개변수마다 변화도 하나. dtype은 가중치와 같습니다.
 # - 옵티마이저 상태. 일반 SGD에는 없고, 모멘텀을 쓰는 SGD는 매개변수와 크기가 같은 텐서 하나(`momentum_buffer`), Adam과 AdamW는 둘(`exp_avg`, `exp_avg_sq`)입니다.
-# - 혼합 정밀도라면 가중치의 `float32` 사본(마스터 가중치)과, 그 하나하나에 대한 `float32` 변화도. 모델은 16비트로 계산하고 가중치와 변화도도 16비트로 둡니다. 옵티마이저는 변화도를 `float32`로 읽어 `float32` 사본을 갱신하며, 상태도 `float32`로 둡니다. 가중치보다 훨씬 작은 갱신은 16비트에서는 사라지기 때문입니다(다음 셀에서 dtype마다 `1`에 `1e-4`를 더해 확인합니다). 어림값에서는 `float32` 변화도를 변화도에, `float32` 가중치를 마스터 가중치에 넣어 셉니다.
+# - 혼합 정밀도라면 가중치의 `float32` 복사본(마스터 가중치)과, 그 하나하나에 대한 `float32` 변화도. 모델은 16비트로 계산하고 가중치와 변화도도 16비트로 둡니다. 옵티마이저는 변화도를 `float32`로 읽어 `float32` 복사본을 갱신하며, 상태도 `float32`로 둡니다. 가중치보다 훨씬 작은 갱신은 16비트에서는 사라지기 때문입니다(다음 셀에서 dtype마다 `1`에 `1e-4`를 더해 확인합니다). 어림값에서는 `float32` 변화도를 변화도에, `float32` 가중치를 마스터 가중치에 넣어 셉니다.
 #
 # `torch.autocast`는 다른 종류의 혼합 정밀도입니다. 가중치는 `float32` 그대로 두고 연산만 16비트로 실행합니다. 혼합 정밀도 없는 `float32`로 세면 되고, 줄어드는 것은 활성화입니다.
 #
@@ -488,9 +488,9 @@ def estimate(n_params, dtype=torch.float32, training=True, optimizer="adam",
         return {"weights": n_params * size, "gradients": 0, "optimizer": 0,
                 "master": 0}
     state = 4 if mixed else size  # 혼합 정밀도: 옵티마이저는 float32로 계산
-    master = 4 if mixed and size < 4 else 0  # 16비트 가중치의 float32 사본
+    master = 4 if mixed and size < 4 else 0  # 16비트 가중치의 float32 복사본
     return {"weights": n_params * size,
-            "gradients": n_params * (size + master),  # 사본의 변화도까지
+            "gradients": n_params * (size + master),  # 복사본의 변화도까지
             "optimizer": STATE_TENSORS[optimizer] * n_params * state,
             "master": n_params * master}
 
@@ -557,7 +557,7 @@ assert sum(mixed.values()) - sum(fp32.values()) == 4 * 10**9
 assert mixed["gradients"] == mixed["weights"] + mixed["master"]
 
 # %% [markdown]
-# 여기서는 혼합 정밀도가 더 많아서, 16 GB에 비해 20 GB입니다. 가중치와 변화도는 절반(4바이트 대신 2바이트씩)이 되지만 둘 다의 `float32` 사본(8바이트)이 더해지고, Adam의 상태는 두 경우 모두 `float32`(8바이트)입니다. 혼합 정밀도로 줄어드는 것은 활성화이고, 이 합계에는 들어 있지 않습니다(앞 섹션 참고). 활성화를 더하고, 아래 GPU 섹션에서 보듯 할당자와 드라이버가 쓰는 몫까지 여유를 두세요. 사본을 나누어 두거나 해제하는 라이브러리(변환을 마친 16비트 변화도를 버리는 식)에서는 한꺼번에 잡는 양이 이보다 적습니다.
+# 여기서는 혼합 정밀도가 더 많아서, 16 GB에 비해 20 GB입니다. 가중치와 변화도는 절반(4바이트 대신 2바이트씩)이 되지만 둘 다의 `float32` 복사본(8바이트)이 더해지고, Adam의 상태는 두 경우 모두 `float32`(8바이트)입니다. 혼합 정밀도로 줄어드는 것은 활성화이고, 이 합계에는 들어 있지 않습니다(앞 섹션 참고). 활성화를 더하고, 아래 GPU 섹션에서 보듯 할당자와 드라이버가 쓰는 몫까지 여유를 두세요. 복사본을 나누어 두거나 해제하는 라이브러리(변환을 마친 16비트 변화도를 버리는 식)에서는 한꺼번에 잡는 양이 이보다 적습니다.
 #
 # 같은 함수로 매개변수 하나를 계산하면, 설정마다 각 부분의 바이트 수를 알 수 있습니다. 다음 셀은 `(dtype, training, optimizer, mixed)`마다 가중치, 변화도, 옵티마이저 상태, 마스터 가중치의 바이트 수를 출력합니다. 아래 계산기는 입력한 매개변수 개수에 이 값을 곱해 계산합니다. 노트북에서는 자신의 매개변수 개수로 `estimate`를 호출하세요.
 
@@ -614,7 +614,7 @@ else:
 #
 # 예약된 메모리를 쓰지 못할 때도 있습니다. 세그먼트 안의 빈 블록이 모두 다음 요청에 비해 너무 작은 경우입니다(단편화). 할당자 설정 `expandable_segments:True`를 쓰면 세그먼트를 새로 잡는 대신 늘려서 쓰므로, 단계마다 배치 모양이 바뀔 때 특히 도움이 됩니다. Linux에서만 동작하며, Windows 빌드는 `expandable_segments not supported on this platform`(이 플랫폼에서는 지원하지 않는다)이라고 경고하고 무시합니다. 이 설정은 프로세스가 CUDA를 처음 쓰기 전에 환경 변수에서 한 번만 읽습니다.
 #
-# 환경 변수 이름은 이렇습니다. `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`는 2.6부터 2.13까지 모든 릴리스가 읽습니다. 2.9부터는 디바이스 공통 이름 `PYTORCH_ALLOC_CONF`도 읽으며, 2.9~2.11은 기존 이름에 `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`(더는 권장하지 않으니 `PYTORCH_ALLOC_CONF`를 쓰라)라고 경고합니다. 그런데 2.9.1에서는 새 이름으로 expandable segments가 켜지지 않았습니다([pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)). 2.13은 기존 이름을 경고 없이 읽으며, 다음 셀이 새 프로세스에서 이를 검증합니다. 스크립트 하나를 이 모든 릴리스에서 돌려야 한다면 기존 이름을 설정하세요. 치르는 대가는 경고뿐입니다.
+# 환경 변수 이름은 이렇습니다. `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`는 2.6부터 2.13까지 모든 릴리스가 읽습니다. 2.9부터는 디바이스 공통 이름 `PYTORCH_ALLOC_CONF`도 읽습니다. 2.9~2.11에서는 기존 이름을 쓰면 `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`(더는 권장하지 않으니 `PYTORCH_ALLOC_CONF`를 쓰라)라는 경고가 나온다는 보고가 있습니다. 그런데 2.9.1에서는 새 이름으로 expandable segments가 켜지지 않았습니다([pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)). 2.13은 기존 이름을 경고 없이 읽으며, 다음 셀이 새 프로세스에서 이를 검증합니다. 스크립트 하나를 이 모든 릴리스에서 돌려야 한다면 기존 이름을 설정하세요. 치르는 대가는 경고뿐입니다.
 
 # %% tags=["gpu-only"]
 if torch.backends.mps.is_available():
