@@ -699,3 +699,6 @@ tmp.cleanup()
 #   the old device and dtype.
 # - Load GPU checkpoints on a CPU with `torch.load(path, map_location="cpu", weights_only=True)`;
 #   `weights_only=True` is the default since torch 2.6.
+# - To resume, load the optimizer's checkpoint with `map_location="cpu"` too, after moving the
+#   model and building the optimizer: `load_state_dict` casts the state to each parameter's device
+#   and dtype, and leaves `step` on the CPU, where Adam reads it.

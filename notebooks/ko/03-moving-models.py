@@ -718,3 +718,6 @@ tmp.cleanup()
 #   디바이스와 dtype에 그대로 둡니다.
 # - GPU 체크포인트는 `torch.load(path, map_location="cpu", weights_only=True)`로 CPU에서
 #   불러옵니다. `weights_only=True`는 torch 2.6부터 기본값입니다.
+# - 학습을 이어서 할 때는 모델을 옮기고 옵티마이저를 만든 뒤, 옵티마이저 체크포인트도
+#   `map_location="cpu"`로 불러옵니다. `load_state_dict`는 상태를 각 매개변수의 디바이스와
+#   dtype에 맞추고, `step`은 Adam이 읽는 CPU에 남겨 둡니다.
