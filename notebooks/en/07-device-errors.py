@@ -885,9 +885,9 @@ assert features.device.type == device.type
 # %% [markdown]
 # If a child process really must use CUDA, start it with `spawn`: `multiprocessing.get_context("spawn")`,
 # or `DataLoader(..., multiprocessing_context="spawn")`. `forkserver` works too: its children are
-# forked from a fresh server process that has not used CUDA. Both start each child by importing
-# your script, so they bring the rules of `spawn` with them: the `if __name__ == "__main__":`
-# guard and a dataset class defined at the top level of a module
+# forked from a server process started fresh, which imports your script but runs nothing under
+# its `if __name__ == "__main__":` guard. Both bring the rules of `spawn` with them: keep the code
+# that uses CUDA under that guard, and define the dataset class at the top level of a module
 # ([Several GPUs](05-several-gpus.ipynb)).
 
 # %% [markdown]

@@ -815,7 +815,7 @@ assert features.device.type == device.type
 # これが、このエラーの一般的な対処法です。ワーカーでは CUDA を使わず、各バッチのデバイスへの移動は、メインプロセスの学習ループで行います。これは DataLoader の本来の使い方でもあり、親が GPU を使ったあとでも `fork` で動きます。
 
 # %% [markdown]
-# 子プロセスでどうしても CUDA を使う必要があるなら、`spawn` で起動します。`multiprocessing.get_context("spawn")` や `DataLoader(..., multiprocessing_context="spawn")` を使います。`forkserver` でも構いません。その子プロセスは、CUDA を使っていない新しいサーバープロセスから fork されるからです。どちらも子プロセスの起動時にスクリプトを import するので、`spawn` と同じ決まりが付いてきます：`if __name__ == "__main__":` のガードと、モジュールのトップレベルで定義したデータセットのクラスです（[複数の GPU](05-several-gpus.ipynb)）。
+# 子プロセスでどうしても CUDA を使う必要があるなら、`spawn` で起動します。`multiprocessing.get_context("spawn")` や `DataLoader(..., multiprocessing_context="spawn")` を使います。`forkserver` でも構いません。その子プロセスは新しく起動したサーバープロセスから fork され、このサーバーはスクリプトを import しても、`if __name__ == "__main__":` のガードの下は実行しないからです。どちらにも `spawn` と同じ決まりが付いてきます：CUDA を使うコードはこのガードの下に置き、データセットのクラスはモジュールのトップレベルで定義します（[複数の GPU](05-several-gpus.ipynb)）。
 
 # %% [markdown]
 # ## Torch not compiled with CUDA enabled

@@ -809,7 +809,7 @@ assert features.device.type == device.type
 # 이것이 이 오류의 흔한 해결 방법입니다. 워커에서는 CUDA를 쓰지 않고 CPU 텐서를 불러와 준비만 하며, 학습 루프가 메인 프로세스에서 배치마다 디바이스로 옮깁니다. 이것이 DataLoader를 쓰는 본래 방식이기도 하며, 부모가 GPU를 쓴 뒤에도 `fork`로 동작합니다.
 
 # %% [markdown]
-# 자식 프로세스에서 꼭 CUDA를 써야 한다면 `spawn`으로 시작하세요. `multiprocessing.get_context("spawn")`이나 `DataLoader(..., multiprocessing_context="spawn")`을 씁니다. `forkserver`도 됩니다. 그 자식 프로세스는 CUDA를 쓴 적 없는 새 서버 프로세스에서 fork되기 때문입니다. 둘 다 자식 프로세스를 시작할 때 스크립트를 import하므로 `spawn`의 규칙이 함께 따라옵니다: `if __name__ == "__main__":` 가드와, 모듈 최상위에 정의한 데이터셋 클래스입니다([여러 GPU](05-several-gpus.ipynb)).
+# 자식 프로세스에서 꼭 CUDA를 써야 한다면 `spawn`으로 시작하세요. `multiprocessing.get_context("spawn")`이나 `DataLoader(..., multiprocessing_context="spawn")`을 씁니다. `forkserver`도 됩니다. 그 자식 프로세스는 새로 띄운 서버 프로세스에서 fork되는데, 이 서버는 스크립트를 import하더라도 `if __name__ == "__main__":` 가드 아래는 실행하지 않기 때문입니다. 둘 다 `spawn`의 규칙이 함께 따라옵니다: CUDA를 쓰는 코드는 이 가드 아래에 두고, 데이터셋 클래스는 모듈 최상위에 정의하세요([여러 GPU](05-several-gpus.ipynb)).
 
 # %% [markdown]
 # ## Torch not compiled with CUDA enabled
