@@ -2,7 +2,7 @@
 
 The formula is the page's: that cell prints, from the page's own `estimate` (checked against PyTorch's
 tensors in the cells before it), the bytes per parameter of each part for every setting, one line each:
-`('bfloat16', True, 'adam', True): (2, 6, 8, 4)`, that is (dtype, training, optimizer, mixed): (weights,
+`('bfloat16', True, 'adam', True): (2, 2, 8, 4)`, that is (dtype, training, optimizer, mixed): (weights,
 gradients, optimizer state, master weights). coefficients() reads those lines from the executed notebook;
 html() puts after the cell, in the page's language:
 

@@ -509,12 +509,14 @@ assert layer(inferred.clone()).requires_grad  # a clone is a normal tensor
 # - a gradient per parameter, in the dtype of the weights;
 # - the optimizer's state: nothing for plain SGD, one tensor the size of the parameter for SGD
 #   with momentum (`momentum_buffer`), two for Adam and AdamW (`exp_avg`, `exp_avg_sq`);
-# - with mixed precision, a `float32` copy of the weights, the *master weights*, and a `float32`
-#   gradient for each of them. The model computes in 16 bits, with 16-bit weights and
-#   gradients; the optimizer reads the gradients as `float32` and updates the `float32` copy,
-#   with its state in `float32` too, because an update much smaller than the weight is lost in
-#   16 bits (the cell adds `1e-4` to `1` in each dtype). The estimate counts the `float32`
-#   gradients with the gradients, the `float32` weights as master weights.
+# - with mixed precision, a `float32` copy of the weights, the *master weights*. The model
+#   computes in 16 bits, with 16-bit weights and gradients; the optimizer updates the `float32`
+#   copy, with its state in `float32` too, because an update much smaller than the weight is
+#   lost in 16 bits (the cell adds `1e-4` to `1` in each dtype). It reads each gradient as
+#   `float32`, made from the 16-bit one just before its update and freed after it, so only one
+#   parameter's `float32` gradient exists at a time: the estimate leaves it out, and the check
+#   builds it that way. Implementations that keep a `float32` gradient buffer instead of the
+#   16-bit gradients (Megatron-LM) take 2 bytes more per parameter.
 #
 # `torch.autocast` is another kind of mixed precision: the weights stay `float32` and only the
 # operations run in 16 bits. Count it as `float32` without mixed precision; what it saves is
@@ -538,8 +540,7 @@ def estimate(n_params, dtype=torch.float32, training=True, optimizer="adam",
                 "master": 0}
     state = 4 if mixed else size  # mixed: the optimizer works in float32
     master = 4 if mixed and size < 4 else 0  # a float32 copy of 16-bit weights
-    return {"weights": n_params * size,
-            "gradients": n_params * (size + master),  # and the copy's
+    return {"weights": n_params * size, "gradients": n_params * size,
             "optimizer": STATE_TENSORS[optimizer] * n_params * state,
             "master": n_params * master}
 
@@ -554,17 +555,26 @@ def counted(model, dtype, make_optimizer, mixed):
     master = weights
     if mixed and dtype != torch.float32:
         master = [w.detach().float().requires_grad_() for w in weights]
-    optimizer = make_optimizer(master)
+    optimizers = [make_optimizer([m]) for m in master]  # one update at a time
     model(torch.randn(32, 64, dtype=dtype)).sum().backward()
-    for m, w in zip(master, weights):
+    widest = 0  # the most float32 gradient bytes alive at once
+    for m, w, optimizer in zip(master, weights, optimizers):
         if m is not w:
-            m.grad = w.grad.float()  # the step reads a float32 gradient
-    optimizer.step()
-    held = [t for s in optimizer.state.values() for k, t in s.items()
-            if k != "step"]
+            m.grad = w.grad.float()  # made just before the update ...
+            widest = max(widest, sum(4 * p.numel() for p in master
+                                     if p.grad is not None))
+        optimizer.step()
+        if m is not w:
+            m.grad = None  # ... and freed after it
+            with torch.no_grad():
+                w.copy_(m)  # the 16-bit weights follow the copy
+    held = [t for o in optimizers for s in o.state.values()
+            for k, t in s.items() if k != "step"]
     copies = [] if master is weights else master
+    assert widest == max((4 * m.numel() for m in copies), default=0)
+    assert all(m.grad is None for m in copies)
     return {"weights": nbytes(weights),
-            "gradients": nbytes(w.grad for w in [*weights, *copies]),
+            "gradients": nbytes(w.grad for w in weights),
             "optimizer": nbytes(held),
             "master": nbytes(copies)}
 
@@ -604,16 +614,17 @@ for name, parts in [("fp32", fp32), ("mixed", mixed)]:
     total = sum(parts.values())
     print(f"{name}: {gb=}")
     print(f"{name}: {total=:,}, {total / 1e9=:.1f}, {total / 2**30=:.2f}")
-assert sum(mixed.values()) - sum(fp32.values()) == 4 * 10**9
-assert mixed["gradients"] == mixed["weights"] + mixed["master"]
+assert sum(mixed.values()) == sum(fp32.values()) == 16 * 10**9
+assert mixed["weights"] + mixed["gradients"] == mixed["master"]
 
 # %% [markdown]
-# Mixed precision takes more here, 20 GB against 16 GB: it halves the weights and the gradients
-# (2 bytes each instead of 4), then adds a `float32` copy of both (8 bytes), and Adam's state is
-# `float32` in both cases (8 bytes). What mixed precision saves is in the activations, which this
-# total leaves out (see above): add them, and keep a margin for what the GPU section below shows
-# the allocator and the driver take. Libraries that shard or free the copies (the 16-bit
-# gradients once converted, for one) hold less at once than this count.
+# Both totals are 16 GB. Mixed precision halves the weights and the gradients (2 bytes each
+# instead of 4), the `float32` master weights take exactly what that saves (4 bytes), and Adam's
+# state is `float32` in both (8 bytes). With a `float32` gradient buffer instead of the 16-bit
+# gradients it is 18 bytes per parameter, 18 GB. For weights, gradients and optimizer state,
+# mixed precision costs about what `float32` does; what it saves is in the activations, which
+# this total leaves out (see above): add them, and keep a margin for what the GPU section below
+# shows the allocator and the driver take.
 #
 # The same function gives, for one parameter, the bytes of each part in every setting:
 # `(dtype, training, optimizer, mixed)`, then weights, gradients, optimizer state and master
@@ -798,8 +809,8 @@ else:
 #   `autocast`, with the right `device_type`, saves them in lower precision.
 # - Before activations, training takes a fixed number of bytes per parameter once the dtype,
 #   the optimizer and mixed precision are chosen (`estimate`). With Adam, mixed precision with
-#   `float32` master weights and gradients takes 20 bytes per parameter, `float32` 16: what it
-#   saves is in the activations.
+#   `float32` master weights takes 16 bytes per parameter, as `float32` does (18 with a
+#   `float32` gradient buffer): what it saves is in the activations.
 # - On a GPU, `memory_allocated` counts what the allocator has handed out and
 #   `memory_reserved` what it holds; freed memory stays reserved until `empty_cache()`.
 #   `nvidia-smi` shows the reserved memory plus each process's CUDA context.

@@ -470,7 +470,7 @@ assert layer(inferred.clone()).requires_grad  # clone したものは通常の�
 #
 # - パラメータごとの勾配。dtype は重みと同じです。
 # - オプティマイザの状態。ふつうの SGD にはなく、モーメンタム付きの SGD はパラメータと同じサイズのテンソルが1つ（`momentum_buffer`）、Adam と AdamW は2つ（`exp_avg` と `exp_avg_sq`）です。
-# - 混合精度なら、重みの `float32` のコピー（マスター重み）と、その1つひとつに対する `float32` の勾配。モデルは16ビットで計算し、重みと勾配も16ビットで持ちます。オプティマイザは勾配を `float32` で読んで `float32` のコピーを更新し、状態も `float32` で持ちます。重みに比べてずっと小さい更新は、16ビットでは消えてしまうからです（次のセルでは、各 dtype で `1` に `1e-4` を足して確かめます）。見積もりでは、`float32` の勾配は勾配に、`float32` の重みはマスター重みに数えます。
+# - 混合精度なら、重みの `float32` のコピー（マスター重み）。モデルは16ビットで計算し、重みと勾配も16ビットで持ちます。オプティマイザは `float32` のコピーを更新し、状態も `float32` で持ちます。重みに比べてずっと小さい更新は、16ビットでは消えてしまうからです（次のセルでは、各 dtype で `1` に `1e-4` を足して確かめます）。オプティマイザが読む `float32` の勾配は、パラメータごとに更新の直前に16ビットの勾配から作り、更新が済めば解放します。同時に存在するのは1つのパラメータの分だけなので見積もりには含めず、次のセルの照合もそのとおりに作ります。16ビットの勾配の代わりに `float32` の勾配バッファを持つ実装（Megatron-LM）では、パラメータ1つあたり2バイト増えます。
 #
 # `torch.autocast` は別の種類の混合精度です。重みは `float32` のままで、演算だけを16ビットで実行します。混合精度なしの `float32` として数えてください。節約できるのは活性化の分です。
 #
@@ -488,8 +488,7 @@ def estimate(n_params, dtype=torch.float32, training=True, optimizer="adam",
                 "master": 0}
     state = 4 if mixed else size  # 混合精度：オプティマイザは float32 で計算
     master = 4 if mixed and size < 4 else 0  # 16ビットの重みの float32 コピー
-    return {"weights": n_params * size,
-            "gradients": n_params * (size + master),  # コピーの分も
+    return {"weights": n_params * size, "gradients": n_params * size,
             "optimizer": STATE_TENSORS[optimizer] * n_params * state,
             "master": n_params * master}
 
@@ -504,17 +503,26 @@ def counted(model, dtype, make_optimizer, mixed):
     master = weights
     if mixed and dtype != torch.float32:
         master = [w.detach().float().requires_grad_() for w in weights]
-    optimizer = make_optimizer(master)
+    optimizers = [make_optimizer([m]) for m in master]  # 更新は1つずつ
     model(torch.randn(32, 64, dtype=dtype)).sum().backward()
-    for m, w in zip(master, weights):
+    widest = 0  # 同時に存在する float32 の勾配の最大バイト数
+    for m, w, optimizer in zip(master, weights, optimizers):
         if m is not w:
-            m.grad = w.grad.float()  # ステップは float32 の勾配を読む
-    optimizer.step()
-    held = [t for s in optimizer.state.values() for k, t in s.items()
-            if k != "step"]
+            m.grad = w.grad.float()  # 更新の直前に作り…
+            widest = max(widest, sum(4 * p.numel() for p in master
+                                     if p.grad is not None))
+        optimizer.step()
+        if m is not w:
+            m.grad = None  # …更新のあとで解放する
+            with torch.no_grad():
+                w.copy_(m)  # 16ビットの重みをコピーに合わせる
+    held = [t for o in optimizers for s in o.state.values()
+            for k, t in s.items() if k != "step"]
     copies = [] if master is weights else master
+    assert widest == max((4 * m.numel() for m in copies), default=0)
+    assert all(m.grad is None for m in copies)
     return {"weights": nbytes(weights),
-            "gradients": nbytes(w.grad for w in [*weights, *copies]),
+            "gradients": nbytes(w.grad for w in weights),
             "optimizer": nbytes(held),
             "master": nbytes(copies)}
 
@@ -552,11 +560,11 @@ for name, parts in [("fp32", fp32), ("mixed", mixed)]:
     total = sum(parts.values())
     print(f"{name}: {gb=}")
     print(f"{name}: {total=:,}, {total / 1e9=:.1f}, {total / 2**30=:.2f}")
-assert sum(mixed.values()) - sum(fp32.values()) == 4 * 10**9
-assert mixed["gradients"] == mixed["weights"] + mixed["master"]
+assert sum(mixed.values()) == sum(fp32.values()) == 16 * 10**9
+assert mixed["weights"] + mixed["gradients"] == mixed["master"]
 
 # %% [markdown]
-# ここでは混合精度のほうが多く、16 GB に対して 20 GB です。重みと勾配は半分（4バイトではなく2バイトずつ）になりますが、その両方の `float32` のコピー（8バイト）が加わり、Adam の状態はどちらも `float32`（8バイト）です。混合精度で減るのは活性化で、この合計には含まれていません（上のセクションを参照）。活性化を足したうえで、下の GPU のセクションで見るように、アロケータとドライバが使う分の余裕も見込んでください。コピーを分割したり解放したりするライブラリ（変換済みの16ビットの勾配を捨てるなど）では、同時に持つ量はこの数より少なくなります。
+# 合計はどちらも 16 GB です。混合精度で重みと勾配は半分（4バイトではなく2バイトずつ）になり、減った分をちょうど `float32` のマスター重み（4バイト）が使います。Adam の状態はどちらも `float32`（8バイト）です。16ビットの勾配の代わりに `float32` の勾配バッファを持つなら、パラメータ1つあたり18バイト、18 GB です。重み、勾配、オプティマイザの状態について見れば、混合精度でも `float32` とほぼ同じだけ必要です。混合精度で減るのは活性化で、この合計には含まれていません（上のセクションを参照）。活性化を足したうえで、下の GPU のセクションで見るように、アロケータとドライバが使う分の余裕も見込んでください。
 #
 # 同じ関数でパラメータ1つあたりを計算すると、各設定での各部分のバイト数がわかります。次のセルは `(dtype, training, optimizer, mixed)` ごとに、重み、勾配、オプティマイザの状態、マスター重みのバイト数を表示します。下の計算ツールは、入力したパラメータ数をこれに掛けて計算します。ノートブックでは、自分のパラメータ数で `estimate` を呼び出してください。
 
@@ -694,6 +702,6 @@ else:
 # - 自分のストレージを持つテンソルは `numel() * element_size()` バイトを使います。ビューは元のテンソル全体をメモリに残します。モデルが使うのはパラメータとバッファのバイト数です（`parameters()` と `buffers()` で数える）。`.half()` で半分になるのは浮動小数点のものだけです。
 # - 大きなモデルは `torch.device("meta")` の中で作れば、メモリを使わずに数えられます。`meta` テンソルは値を持ちません。実体化するには `to_empty` を使って初期化するか、`map_location`（ストレージを1つずつ渡す）や `mmap=True` で読み込んで `load_state_dict(..., assign=True)` を使います。`assign=True` で読み込んだ場合、`persistent=False` のバッファは `meta` に残ります。
 # - 学習では、パラメータごとの勾配、オプティマイザの状態（Adam ならパラメータごとに2つ、最初のステップで作られる）、保存される活性化が加わります。活性化は勾配の計算に必要なものだけが保存され、バッチに比例して増えます。`no_grad` と `inference_mode` では何も保存されず、正しい `device_type` を指定した `autocast` では精度の低い dtype で保存されます。
-# - 活性化を除けば、dtype、オプティマイザ、混合精度かどうかを決めると、学習に必要なバイト数はパラメータ1つあたりで決まります（`estimate`）。Adam では、`float32` のマスター重みと勾配を持つ混合精度がパラメータ1つあたり20バイト、`float32` が16バイトで、混合精度で減るのは活性化です。
+# - 活性化を除けば、dtype、オプティマイザ、混合精度かどうかを決めると、学習に必要なバイト数はパラメータ1つあたりで決まります（`estimate`）。Adam では、`float32` のマスター重みを持つ混合精度も `float32` と同じくパラメータ1つあたり16バイトです（`float32` の勾配バッファを持つなら18バイト）。混合精度で減るのは活性化です。
 # - GPU では、`memory_allocated` はアロケータが割り当てている分を、`memory_reserved` はアロケータが確保している分を数えます。解放したメモリは `empty_cache()` まで確保されたままです。`nvidia-smi` が表示するのは、予約済みメモリに各プロセスの CUDA コンテキストを加えた量です。
 

@@ -471,7 +471,7 @@ assert layer(inferred.clone()).requires_grad  # clone한 텐서는 일반 텐서
 #
 # - 매개변수마다 변화도 하나. dtype은 가중치와 같습니다.
 # - 옵티마이저 상태. 일반 SGD에는 없고, 모멘텀을 쓰는 SGD는 매개변수와 크기가 같은 텐서 하나(`momentum_buffer`), Adam과 AdamW는 둘(`exp_avg`, `exp_avg_sq`)입니다.
-# - 혼합 정밀도라면 가중치의 `float32` 복사본(마스터 가중치)과, 그 하나하나에 대한 `float32` 변화도. 모델은 16비트로 계산하고 가중치와 변화도도 16비트로 둡니다. 옵티마이저는 변화도를 `float32`로 읽어 `float32` 복사본을 갱신하며, 상태도 `float32`로 둡니다. 가중치보다 훨씬 작은 갱신은 16비트에서는 사라지기 때문입니다(다음 셀에서 dtype마다 `1`에 `1e-4`를 더해 확인합니다). 어림값에서는 `float32` 변화도를 변화도에, `float32` 가중치를 마스터 가중치에 넣어 셉니다.
+# - 혼합 정밀도라면 가중치의 `float32` 복사본(마스터 가중치). 모델은 16비트로 계산하고 가중치와 변화도도 16비트로 둡니다. 옵티마이저는 `float32` 복사본을 갱신하며, 상태도 `float32`로 둡니다. 가중치보다 훨씬 작은 갱신은 16비트에서는 사라지기 때문입니다(다음 셀에서 dtype마다 `1`에 `1e-4`를 더해 확인합니다). 옵티마이저가 읽는 `float32` 변화도는 매개변수마다 갱신 직전에 16비트 변화도로 만들고, 갱신이 끝나면 해제합니다. 한 번에 매개변수 하나의 몫만 존재하므로 어림값에는 넣지 않고, 다음 셀의 확인도 그렇게 만듭니다. 16비트 변화도 대신 `float32` 변화도 버퍼를 두는 구현(Megatron-LM)에서는 매개변수 하나당 2바이트가 늘어납니다.
 #
 # `torch.autocast`는 다른 종류의 혼합 정밀도입니다. 가중치는 `float32` 그대로 두고 연산만 16비트로 실행합니다. 혼합 정밀도 없는 `float32`로 세면 되고, 줄어드는 것은 활성화입니다.
 #
@@ -489,8 +489,7 @@ def estimate(n_params, dtype=torch.float32, training=True, optimizer="adam",
                 "master": 0}
     state = 4 if mixed else size  # 혼합 정밀도: 옵티마이저는 float32로 계산
     master = 4 if mixed and size < 4 else 0  # 16비트 가중치의 float32 복사본
-    return {"weights": n_params * size,
-            "gradients": n_params * (size + master),  # 복사본의 변화도까지
+    return {"weights": n_params * size, "gradients": n_params * size,
             "optimizer": STATE_TENSORS[optimizer] * n_params * state,
             "master": n_params * master}
 
@@ -505,17 +504,26 @@ def counted(model, dtype, make_optimizer, mixed):
     master = weights
     if mixed and dtype != torch.float32:
         master = [w.detach().float().requires_grad_() for w in weights]
-    optimizer = make_optimizer(master)
+    optimizers = [make_optimizer([m]) for m in master]  # 갱신은 하나씩
     model(torch.randn(32, 64, dtype=dtype)).sum().backward()
-    for m, w in zip(master, weights):
+    widest = 0  # 동시에 존재하는 float32 변화도의 최대 바이트 수
+    for m, w, optimizer in zip(master, weights, optimizers):
         if m is not w:
-            m.grad = w.grad.float()  # 단계는 float32 변화도를 읽는다
-    optimizer.step()
-    held = [t for s in optimizer.state.values() for k, t in s.items()
-            if k != "step"]
+            m.grad = w.grad.float()  # 갱신 직전에 만들고…
+            widest = max(widest, sum(4 * p.numel() for p in master
+                                     if p.grad is not None))
+        optimizer.step()
+        if m is not w:
+            m.grad = None  # …갱신 뒤에 해제한다
+            with torch.no_grad():
+                w.copy_(m)  # 16비트 가중치를 복사본에 맞춘다
+    held = [t for o in optimizers for s in o.state.values()
+            for k, t in s.items() if k != "step"]
     copies = [] if master is weights else master
+    assert widest == max((4 * m.numel() for m in copies), default=0)
+    assert all(m.grad is None for m in copies)
     return {"weights": nbytes(weights),
-            "gradients": nbytes(w.grad for w in [*weights, *copies]),
+            "gradients": nbytes(w.grad for w in weights),
             "optimizer": nbytes(held),
             "master": nbytes(copies)}
 
@@ -553,11 +561,11 @@ for name, parts in [("fp32", fp32), ("mixed", mixed)]:
     total = sum(parts.values())
     print(f"{name}: {gb=}")
     print(f"{name}: {total=:,}, {total / 1e9=:.1f}, {total / 2**30=:.2f}")
-assert sum(mixed.values()) - sum(fp32.values()) == 4 * 10**9
-assert mixed["gradients"] == mixed["weights"] + mixed["master"]
+assert sum(mixed.values()) == sum(fp32.values()) == 16 * 10**9
+assert mixed["weights"] + mixed["gradients"] == mixed["master"]
 
 # %% [markdown]
-# 여기서는 혼합 정밀도가 더 많아서, 16 GB에 비해 20 GB입니다. 가중치와 변화도는 절반(4바이트 대신 2바이트씩)이 되지만 둘 다의 `float32` 복사본(8바이트)이 더해지고, Adam의 상태는 두 경우 모두 `float32`(8바이트)입니다. 혼합 정밀도로 줄어드는 것은 활성화이고, 이 합계에는 들어 있지 않습니다(앞 섹션 참고). 활성화를 더하고, 아래 GPU 섹션에서 보듯 할당자와 드라이버가 쓰는 몫까지 여유를 두세요. 복사본을 나누어 두거나 해제하는 라이브러리(변환을 마친 16비트 변화도를 버리는 식)에서는 한꺼번에 잡는 양이 이보다 적습니다.
+# 두 합계는 모두 16 GB입니다. 혼합 정밀도에서 가중치와 변화도는 절반(4바이트 대신 2바이트씩)이 되지만, 줄어든 만큼을 `float32` 마스터 가중치(4바이트)가 그대로 씁니다. Adam의 상태는 두 경우 모두 `float32`(8바이트)입니다. 16비트 변화도 대신 `float32` 변화도 버퍼를 두면 매개변수 하나당 18바이트, 18 GB입니다. 가중치, 변화도, 옵티마이저 상태만 보면 혼합 정밀도도 `float32`와 거의 같은 메모리가 듭니다. 혼합 정밀도로 줄어드는 것은 활성화이고, 이 합계에는 들어 있지 않습니다(앞 섹션 참고). 활성화를 더하고, 아래 GPU 섹션에서 보듯 할당자와 드라이버가 쓰는 몫까지 여유를 두세요.
 #
 # 같은 함수로 매개변수 하나를 계산하면, 설정마다 각 부분의 바이트 수를 알 수 있습니다. 다음 셀은 `(dtype, training, optimizer, mixed)`마다 가중치, 변화도, 옵티마이저 상태, 마스터 가중치의 바이트 수를 출력합니다. 아래 계산기는 입력한 매개변수 개수에 이 값을 곱해 계산합니다. 노트북에서는 자신의 매개변수 개수로 `estimate`를 호출하세요.
 
@@ -695,6 +703,6 @@ else:
 # - 자기 스토리지를 가진 텐서는 `numel() * element_size()` 바이트를 씁니다. 뷰는 원래 텐서 전체를 메모리에 남깁니다. 모델이 쓰는 메모리는 매개변수와 버퍼의 바이트 수입니다(`parameters()`와 `buffers()`로 셉니다). `.half()`로 절반이 되는 것은 부동소수점 텐서뿐입니다.
 # - 큰 모델은 `torch.device("meta")` 안에서 만들면 메모리를 쓰지 않고 셀 수 있습니다. `meta` 텐서에는 값이 없습니다. 실제 모델로 만들려면 `to_empty`를 쓴 뒤 초기화하거나, `map_location`(스토리지를 하나씩 넘김)이나 `mmap=True`로 불러와 `load_state_dict(..., assign=True)`를 쓰세요. `assign=True`로 불러오면 `persistent=False` 버퍼는 `meta`에 남습니다.
 # - 학습은 매개변수마다 변화도, 옵티마이저 상태(Adam은 매개변수마다 2개, 첫 단계에서 만들어짐), 저장되는 활성화를 더합니다. 활성화는 변화도에 필요한 곳에서만 저장되고 배치에 비례해 늘어납니다. `no_grad`와 `inference_mode`에서는 아무것도 저장되지 않고, 올바른 `device_type`을 지정한 `autocast`에서는 정밀도가 낮은 dtype으로 저장됩니다.
-# - 활성화를 빼면, dtype과 옵티마이저, 혼합 정밀도 사용 여부를 정했을 때 학습에 드는 바이트 수는 매개변수 하나당 값으로 정해집니다(`estimate`). Adam에서 `float32` 마스터 가중치와 변화도를 두는 혼합 정밀도는 매개변수 하나당 20바이트, `float32`는 16바이트이고, 혼합 정밀도로 줄어드는 것은 활성화입니다.
+# - 활성화를 빼면, dtype과 옵티마이저, 혼합 정밀도 사용 여부를 정했을 때 학습에 드는 바이트 수는 매개변수 하나당 값으로 정해집니다(`estimate`). Adam에서 `float32` 마스터 가중치를 두는 혼합 정밀도도 `float32`와 같이 매개변수 하나당 16바이트입니다(`float32` 변화도 버퍼를 두면 18바이트). 혼합 정밀도로 줄어드는 것은 활성화입니다.
 # - GPU에서 `memory_allocated`는 할당자가 나눠 준 양을, `memory_reserved`는 할당자가 확보해 둔 양을 셉니다. 해제한 메모리는 `empty_cache()` 전까지 예약된 채로 남습니다. `nvidia-smi`가 보여 주는 것은 예약된 메모리에 각 프로세스의 CUDA 컨텍스트를 더한 양입니다.
 
