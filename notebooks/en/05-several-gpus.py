@@ -461,16 +461,30 @@ assert r0["params"] == r1["params"]  # yet the same parameters after training
 # `Duplicate GPU detected`) or hangs.
 #
 # A script that names each device, `torch.device("cuda", local_rank)`, as the one above does,
-# still puts its tensors on the right GPU. But `dist.barrier()` with NCCL must itself choose a GPU
-# for the one-element tensor it all-reduces, and without `device_ids=[local_rank]` it guesses (in
-# 2.13: the current device, GPU 0 in every process, with a warning).
-# `init_process_group(backend, device_id=device)` binds the process to its GPU, and the barrier
-# uses that. PyTorch's documentation for `DistributedDataParallel` asks for
-# `torch.cuda.set_device(i)` (or `CUDA_VISIBLE_DEVICES`) in each process, so call it first.
+# still puts its tensors on the right GPU. `dist.barrier()` names none: with NCCL it all-reduces a
+# one-element tensor on a GPU that the backend picks in this order: the barrier's
+# `device_ids=[...]`, the `device_id` given to `init_process_group`, a GPU this process group has
+# already used, and last `rank % (GPUs on this machine)`, with the warning `using GPU X as device
+# used by this process is currently unknown`. The current device only decides where PyTorch's
+# Python layer makes a placeholder for it. In a script like the one above, DDP's first broadcast
+# uses `cuda:local_rank`, so a barrier after it runs on the right GPU. Leaving out `set_device`
+# there costs a stray CUDA context, memory on GPU 0, in every rank; it hangs only where the guess
+# is wrong: a barrier before any collective (rank 0 downloads the data, the others wait) on
+# machines with more GPUs than processes, say two processes on each 8-GPU machine, where global
+# rank 2 is local rank 0 on the second machine yet guesses GPU 2.
+#
+# So call `torch.cuda.set_device(local_rank)` first, as PyTorch's documentation for
+# `DistributedDataParallel` asks (or set `CUDA_VISIBLE_DEVICES` per process), and also pass
+# `init_process_group("nccl", device_id=torch.device("cuda", local_rank))`, or call
+# `dist.barrier(device_ids=[local_rank])`. `device_id` does not change the current device, so
+# `set_device` is still needed; under NCCL it creates the ranks' communicator during
+# `init_process_group`, so NCCL errors show there rather than at the first collective, and new
+# groups split that communicator instead of building their own.
 #
 # On a GPU, the cell starts a fresh process with `LOCAL_RANK=1` and no `set_device`, and asserts
-# that its current device is still 0. On every machine it checks that `init_process_group` takes
-# `device_id`.
+# that its current device is still 0. On every machine it checks in PyTorch's source that
+# `init_process_group` takes `device_id` and calls no `set_device`, and (2.13) the order in which
+# `barrier`'s Python layer picks its device, and `device_id`'s documented effects.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -486,12 +500,19 @@ if torch.cuda.is_available():
 else:
     print(f"{torch.cuda.is_available()=}")
 if torch.distributed.is_available():
-    bind = inspect.signature(torch.distributed.init_process_group).parameters
+    init = torch.distributed.init_process_group
+    bind = inspect.signature(init).parameters
     guess = inspect.getsource(torch.distributed.barrier)
     print(f"{'device_id' in bind=}")
     assert "device_id" in bind
-    if TORCH >= (2, 13):  # no device_ids, no device_id: the current device
-        assert "using the device under current context" in guess
+    assert "set_device" not in inspect.getsource(init)
+    if TORCH >= (2, 13):  # device_ids, then device_id, then the current one
+        order = [guess.index(s) for s in ("device_ids[0]", "bound_device_id",
+                                          "device under current context")]
+        assert order == sorted(order)
+        assert "creating context on device 0" in guess
+        assert "immediately formed" in init.__doc__
+        assert "ncclCommSplit" in init.__doc__  # new groups split it
 
 # %% [markdown]
 # ## Splitting the data: DistributedSampler
