@@ -911,9 +911,11 @@ assert features.device.type == device.type
 # Windows. pip keeps an installed torch of the same version, so uninstall it first, then install
 # from PyTorch's own index for a CUDA version that your driver and your GPU support. The selector
 # on pytorch.org lists the CUDA versions of each release; torchvision and torchaudio come from the
-# same index. A GPU of the Blackwell generation (GeForce RTX 50 series, B200) needs `cu128` or newer:
-# `cu126` builds do not contain code for it, and torch warns that the GPU "is not compatible with
-# the current PyTorch installation". The commands are the same on Windows and Linux:
+# same index. A GPU of the Blackwell generation (GeForce RTX 50 series, B200) needs `cu128` or newer,
+# so torch 2.7 or newer, the first release with `cu128` builds: `cu126` builds do not contain code
+# for it, and torch warns that the GPU "is not compatible with the current PyTorch installation".
+# On Linux, PyPI's torch is a `cu128` build or newer from 2.8 on (2.7's was `cu126`). The commands
+# are the same on Windows and Linux:
 #
 # ```
 # python -m pip uninstall -y torch
@@ -1005,10 +1007,14 @@ else:
 # Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
 # ```
 #
-# That is 2.6's wording; newer releases name the variable `PYTORCH_ALLOC_CONF` there
-# ([Will it fit?](08-will-it-fit.ipynb) says which name to use). The figures in it:
+# That is 2.6's wording; from 2.9 on, the message names the variable `PYTORCH_ALLOC_CONF` there,
+# yet with 2.9.1 following it left expandable segments off
+# ([pytorch#183387](https://github.com/pytorch/pytorch/issues/183387);
+# [Will it fit?](08-will-it-fit.ipynb) says which name to use). The figures in it:
 #
-# - *allocated by PyTorch* (`torch.cuda.memory_allocated()`): memory held by live tensors;
+# - *allocated by PyTorch* (`torch.cuda.memory_allocated()`): the blocks the allocator has handed
+#   out: live tensors, each rounded up to a multiple of 512 bytes, and the workspaces of libraries
+#   such as cuBLAS;
 # - *reserved by PyTorch* (`torch.cuda.memory_reserved()`): what PyTorch's caching allocator has taken
 #   from the GPU, allocated or not. A freed tensor's memory goes back to this cache, not to the GPU, so
 #   `nvidia-smi` still counts it until `torch.cuda.empty_cache()`;

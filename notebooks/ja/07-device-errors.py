@@ -832,7 +832,7 @@ assert features.device.type == device.type
 #
 # 対処法は2つです。
 #
-# - GPU を使うなら、NVIDIA の GPU とドライバがあるマシンで CPU ビルドを CUDA ビルドに入れ替えます。macOS 向けの CUDA ビルドはないので、Apple シリコンの Mac では代わりに `mps` デバイスを使います。PyPI の `pip install torch` は Linux（x86-64）なら CUDA ビルド、Windows なら CPU ビルドです。同じバージョンが入っていると pip は入れ替えないので、アンインストールしてから公式インデックスで入れ直します（コマンドは Windows でも Linux でも同じ）。CUDA のバージョンは、ドライバと GPU の両方が対応するものを pytorch.org のセレクタで選びます。Blackwell 世代の GPU（GeForce RTX 50 シリーズ、B200）には `cu128` 以降が必要で、`cu126` のビルドにはその GPU 用のコードがなく、torch は GPU が「is not compatible with the current PyTorch installation」（いまの PyTorch のインストールには対応していない）と警告します。
+# - GPU を使うなら、NVIDIA の GPU とドライバがあるマシンで CPU ビルドを CUDA ビルドに入れ替えます。macOS 向けの CUDA ビルドはないので、Apple シリコンの Mac では代わりに `mps` デバイスを使います。PyPI の `pip install torch` は Linux（x86-64）なら CUDA ビルド、Windows なら CPU ビルドです。同じバージョンが入っていると pip は入れ替えないので、アンインストールしてから公式インデックスで入れ直します（コマンドは Windows でも Linux でも同じ）。CUDA のバージョンは、ドライバと GPU の両方が対応するものを pytorch.org のセレクタで選びます。Blackwell 世代の GPU（GeForce RTX 50 シリーズ、B200）には `cu128` 以降が必要で、`cu128` のビルドが出たのは torch 2.7 からなので、2.7 以降を使います。`cu126` のビルドにはその GPU 用のコードがなく、torch は GPU が「is not compatible with the current PyTorch installation」（いまの PyTorch のインストールには対応していない）と警告します。Linux では、PyPI の torch は 2.8 から `cu128` 以降のビルドです（2.7 は `cu126`）。
 # - どのマシンでも動くようにするなら、このチュートリアルの各ページと同じように、使うデバイスを最初に一度だけ決めて、以降はそれを使います（[どこでも動くデバイスの選び方](04-choosing-a-device.ipynb)）。
 #
 # ```
@@ -917,9 +917,9 @@ else:
 # Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
 # ```
 #
-# 確保しようとしたサイズ、GPU の総容量と空き、このプロセスが使っているメモリ、そのうち PyTorch の割り当て済みメモリと、予約済みで未割り当てのメモリの量が並びます。最後に、予約済みで未割り当ての部分が大きければ、断片化を避けるために `expandable_segments` を試すよう勧めています。これは 2.6 の文言で、新しいリリースではここの変数名が `PYTORCH_ALLOC_CONF` になっています（どちらの名前を使うべきかは[メモリに収まるか](08-will-it-fit.ipynb)で説明します）。数値の意味は次のとおりです。
+# 確保しようとしたサイズ、GPU の総容量と空き、このプロセスが使っているメモリ、そのうち PyTorch の割り当て済みメモリと、予約済みで未割り当てのメモリの量が並びます。最後に、予約済みで未割り当ての部分が大きければ、断片化を避けるために `expandable_segments` を試すよう勧めています。これは 2.6 の文言で、2.9 からはここの変数名が `PYTORCH_ALLOC_CONF` になっています。ただし 2.9.1 では、その名前に従って設定すると expandable segments が有効になりませんでした（[pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)）。どちらの名前を使うべきかは[メモリに収まるか](08-will-it-fit.ipynb)で説明します。数値の意味は次のとおりです。
 #
-# - 割り当て済みメモリ（メッセージの `allocated by PyTorch`、`torch.cuda.memory_allocated()`）：まだ解放されていないテンソルが使っているメモリです。
+# - 割り当て済みメモリ（メッセージの `allocated by PyTorch`、`torch.cuda.memory_allocated()`）：アロケータが割り当てているブロックです。まだ解放されていないテンソル（それぞれ512バイトの倍数に切り上げ）のほか、cuBLAS などのライブラリの作業領域も含みます。
 # - 予約済みメモリ（`reserved by PyTorch`、`torch.cuda.memory_reserved()`）：PyTorch のキャッシングアロケータが GPU から確保したメモリで、テンソルに割り当て済みかどうかを問いません。解放したテンソルのメモリは GPU ではなくこのキャッシュに戻るので、`torch.cuda.empty_cache()` を呼ぶまで、`nvidia-smi` では使用中のままです。
 # - `nvidia-smi` はさらに、各プロセスの CUDA コンテキストと、同じ GPU を使うほかのプロセスの分も数えます。
 #

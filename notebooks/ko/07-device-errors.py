@@ -826,7 +826,7 @@ assert features.device.type == device.type
 #
 # 해결 방법은 두 가지입니다.
 #
-# - GPU를 쓰려면 NVIDIA GPU와 드라이버가 있는 머신에서 CPU 빌드를 CUDA 빌드로 바꾸세요. macOS용 CUDA 빌드는 아예 없으니, Apple 실리콘 Mac에서는 대신 `mps` 디바이스를 쓰세요. PyPI에서 `pip install torch`를 하면 Linux(x86-64)에는 CUDA 빌드가, Windows에는 CPU 빌드가 설치됩니다. pip은 같은 버전의 torch가 이미 있으면 바꾸지 않으므로, 먼저 제거한 뒤 드라이버와 GPU가 모두 지원하는 CUDA 버전용 PyTorch 공식 인덱스에서 설치합니다. 명령은 아래와 같고 Windows와 Linux에서 똑같습니다(릴리스마다 고를 수 있는 버전은 pytorch.org의 선택기에서 확인할 수 있고, torchvision과 torchaudio도 같은 인덱스에서 설치합니다). Blackwell 세대 GPU(GeForce RTX 50 시리즈, B200)에는 `cu128` 이상이 필요합니다. `cu126` 빌드에는 이 GPU용 코드가 없어서, torch가 GPU가 "is not compatible with the current PyTorch installation"(지금 설치된 PyTorch와 호환되지 않는다)이라고 경고합니다.
+# - GPU를 쓰려면 NVIDIA GPU와 드라이버가 있는 머신에서 CPU 빌드를 CUDA 빌드로 바꾸세요. macOS용 CUDA 빌드는 아예 없으니, Apple 실리콘 Mac에서는 대신 `mps` 디바이스를 쓰세요. PyPI에서 `pip install torch`를 하면 Linux(x86-64)에는 CUDA 빌드가, Windows에는 CPU 빌드가 설치됩니다. pip은 같은 버전의 torch가 이미 있으면 바꾸지 않으므로, 먼저 제거한 뒤 드라이버와 GPU가 모두 지원하는 CUDA 버전용 PyTorch 공식 인덱스에서 설치합니다. 명령은 아래와 같고 Windows와 Linux에서 똑같습니다(릴리스마다 고를 수 있는 버전은 pytorch.org의 선택기에서 확인할 수 있고, torchvision과 torchaudio도 같은 인덱스에서 설치합니다). Blackwell 세대 GPU(GeForce RTX 50 시리즈, B200)에는 `cu128` 이상이 필요하고, `cu128` 빌드는 torch 2.7부터 나왔으므로 2.7 이상을 써야 합니다. Linux에서 PyPI의 torch는 2.8부터 `cu128` 이상 빌드입니다(2.7은 `cu126`). `cu126` 빌드에는 이 GPU용 코드가 없어서, torch가 GPU가 "is not compatible with the current PyTorch installation"(지금 설치된 PyTorch와 호환되지 않는다)이라고 경고합니다.
 # - 어디서나 실행하려면, 이 튜토리얼의 모든 페이지가 그렇게 하듯 디바이스를 한 번 정해 두고 어디서나 그것을 쓰세요.
 #
 # ```
@@ -911,9 +911,9 @@ else:
 # Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
 # ```
 #
-# 할당하려던 크기, GPU의 전체 용량과 여유 공간, 이 프로세스가 쓰는 메모리, 그중 PyTorch가 할당한 메모리와 예약했지만 할당하지 않은 메모리의 양이 차례로 나옵니다. 끝으로, 예약했지만 할당하지 않은 부분이 크면 단편화를 피하도록 `expandable_segments`를 써 보라고 권합니다. 이것은 2.6의 문구이고, 새 릴리스에서는 이 자리의 변수 이름이 `PYTORCH_ALLOC_CONF`입니다(어느 이름을 쓸지는 [모델이 메모리에 들어갈까?](08-will-it-fit.ipynb)에서 설명합니다). 수치의 뜻은 다음과 같습니다.
+# 할당하려던 크기, GPU의 전체 용량과 여유 공간, 이 프로세스가 쓰는 메모리, 그중 PyTorch가 할당한 메모리와 예약했지만 할당하지 않은 메모리의 양이 차례로 나옵니다. 끝으로, 예약했지만 할당하지 않은 부분이 크면 단편화를 피하도록 `expandable_segments`를 써 보라고 권합니다. 이것은 2.6의 문구이고, 2.9부터는 이 자리의 변수 이름이 `PYTORCH_ALLOC_CONF`입니다. 그런데 2.9.1에서는 그 이름대로 설정하면 expandable segments가 켜지지 않았습니다([pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)). 어느 이름을 쓸지는 [모델이 메모리에 들어갈까?](08-will-it-fit.ipynb)에서 설명합니다. 수치의 뜻은 다음과 같습니다.
 #
-# - 할당된 메모리(메시지의 `allocated by PyTorch`, `torch.cuda.memory_allocated()`): 살아 있는 텐서가 쓰는 메모리입니다.
+# - 할당된 메모리(메시지의 `allocated by PyTorch`, `torch.cuda.memory_allocated()`): 할당자가 나눠 준 블록입니다. 살아 있는 텐서(각각 512바이트의 배수로 올림)뿐 아니라 cuBLAS 같은 라이브러리의 작업 공간도 들어갑니다.
 # - 예약된 메모리(`reserved by PyTorch`, `torch.cuda.memory_reserved()`): PyTorch의 캐싱 할당자가 GPU에서 확보한 메모리로, 텐서에 할당되었는지와 관계없습니다. 해제된 텐서의 메모리는 GPU가 아니라 이 캐시로 돌아가므로, `torch.cuda.empty_cache()`를 호출하기 전까지 `nvidia-smi`에는 계속 사용 중으로 잡힙니다.
 # - `nvidia-smi`는 여기에 각 프로세스의 CUDA 컨텍스트, 그리고 같은 GPU를 쓰는 다른 프로세스의 몫까지 더해 셉니다.
 #
