@@ -367,7 +367,8 @@ assert all(p.grad is None for p in model.parameters())
 # `step` (on the CPU by default; on the GPU with `fused=True` or `capturable=True`);
 # `amsgrad=True` adds a third tensor. With the gradients, a model trained with Adam in
 # `float32` needs four times its own size before any activation. `zero_grad()` sets the
-# gradients to `None`, so between steps they take no memory.
+# gradients to `None`: their memory goes back to the allocator's cache (on a GPU it stays
+# reserved) and is taken again at the next backward pass, so the peak does not change.
 
 # %% [markdown]
 # The function below counts what autograd saves in a forward pass: each saved tensor's
@@ -438,7 +439,8 @@ assert large_batch == 2 * small_batch
 #
 # - Without training, `torch.no_grad()` and `torch.inference_mode()` save nothing: no
 #   backward pass will need it. The forward pass still holds its intermediate results while
-#   it runs, so inference needs the weights plus the largest of those, not the weights alone.
+#   it runs, so inference needs the weights plus the intermediate results alive at the same time
+#   at its peak (plus the KV cache when a model generates text), not the weights alone.
 # - `torch.autocast` runs eligible operations, such as matrix products, in a lower-precision
 #   dtype: by default `float16` on CUDA and `bfloat16` on the CPU. The activations they save
 #   take half the bytes. Where a gradient must flow back to a layer's input, autograd also
@@ -694,11 +696,13 @@ else:
 # Since torch 2.9 the same functions also live under `torch.accelerator` (`memory_allocated`,
 # `memory_reserved`, `max_memory_allocated`, `reset_peak_memory_stats`, `empty_cache`, ...) and
 # work for CUDA and XPU; 2.6 to 2.8 have only the per-backend modules, `torch.cuda` and
-# `torch.xpu`, with the same names. Apple's `mps` is the exception: `torch.mps` names them
-# differently in every release, `current_allocated_memory()` (tensors) and
-# `driver_allocated_memory()` (all Metal memory of the process, cache included), and
-# `torch.accelerator`'s memory functions failed on `mps` until 2026
-# ([pytorch#167447](https://github.com/pytorch/pytorch/issues/167447)). So the cell picks the
+# `torch.xpu`, with the same names. Apple's `mps` is the exception: in every release `torch.mps`
+# has its own names for the counters, `current_allocated_memory()` (tensors) and
+# `driver_allocated_memory()` (all Metal memory of the process, cache included); only
+# `torch.mps.empty_cache()` shares the common name. `torch.accelerator`'s memory functions fail on
+# `mps` in releases without the fix
+# ([pytorch#167447](https://github.com/pytorch/pytorch/issues/167447), fixed by pytorch#186748
+# and #193838; the first release with both is not checked here). So the cell picks the
 # function by backend first, then by release, and asserts on a GPU that it reports the same
 # bytes as `torch.cuda`.
 #
@@ -726,6 +730,7 @@ else:
 print(f"{allocated.__module__=}")
 assert callable(torch.mps.current_allocated_memory)
 assert callable(torch.mps.driver_allocated_memory)
+assert callable(torch.mps.empty_cache)  # the common name
 assert hasattr(torch.accelerator, "memory_allocated") == (TORCH >= (2, 9))
 if torch.cuda.is_available():
     block = torch.empty(2**20, dtype=torch.uint8, device="cuda")

@@ -348,7 +348,7 @@ assert all(p.grad is None for p in model.parameters())
 #
 # 最初のステップの後は、パラメータごとに同じサイズのテンソルが2つ（`exp_avg` と `exp_avg_sq`）と、要素が1つだけの `step` テンソルがあります（`step` はデフォルトでは CPU 上、`fused=True` か `capturable=True` なら GPU 上）。`amsgrad=True` なら、テンソルがもう1つ増えます。
 #
-# 勾配と合わせると、`float32` のモデルを Adam で学習するには、活性化を除いてもモデル自体の4倍のメモリが要ります。`zero_grad()` は勾配を `None` にするので、ステップとステップの間は勾配がメモリを使いません。
+# 勾配と合わせると、`float32` のモデルを Adam で学習するには、活性化を除いてもモデル自体の4倍のメモリが要ります。`zero_grad()` は勾配を `None` にします。そのメモリはアロケータのキャッシュに戻り（GPU では確保されたまま）、次の逆伝播でまた使われるので、ピークは変わりません。
 
 # %% [markdown]
 # 次の関数は、順伝播で autograd が保存するものを数えます。保存されたテンソルのストレージを1回ずつ数え、モデルのパラメータとバッファ（すでに数えたもの）は除きます。
@@ -414,7 +414,7 @@ assert large_batch == 2 * small_batch
 # %% [markdown]
 # 保存する量を減らす方法は、ほかに2つあります。
 #
-# - 学習しないなら、`torch.no_grad()` や `torch.inference_mode()` の中で実行すれば何も保存されません。逆伝播がないからです。ただし順伝播は実行中に途中の結果を持つので、推論に必要なメモリは重みだけではなく、重みに途中の結果の最大分を加えたものです。
+# - 学習しないなら、`torch.no_grad()` や `torch.inference_mode()` の中で実行すれば何も保存されません。逆伝播がないからです。ただし順伝播は実行中に途中の結果を持つので、推論に必要なメモリは重みだけではありません。重みに、ピーク時に同時に存在する途中の結果を加えたものです（テキストを生成するモデルなら、さらに KV キャッシュも加わります）。
 # - `torch.autocast` は、行列積などの対象となる演算を精度の低い dtype で実行します（デフォルトは CUDA で `float16`、CPU で `bfloat16`）。それらが保存する活性化のバイト数は半分になります。また、層の入力へ勾配を流す必要がある場合は、その層の重みの低精度のコピーも保存されます（ここでは最後の層だけ。`x` は勾配の計算対象ではないため）。`device_type` には演算を実行するデバイスを指定します。`autocast(device_type="cuda")` は CPU 上の演算には何もしません。
 
 # %% tags=["claim-F14"]
@@ -617,7 +617,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# torch 2.9 からは、同じ関数が `torch.accelerator` にもあり（`memory_allocated`、`memory_reserved`、`max_memory_allocated`、`reset_peak_memory_stats`、`empty_cache` など）、CUDA と XPU で使えます。2.6〜2.8 にはバックエンドごとのモジュール（`torch.cuda` と `torch.xpu`）しかなく、関数名は同じです。例外は Apple の `mps` です。`torch.mps` ではどのリリースでも名前が違い、`current_allocated_memory()`（テンソルの分）と `driver_allocated_memory()`（キャッシュを含む、プロセスの Metal のメモリ全体）です。また `torch.accelerator` のメモリ関数は、2026年まで `mps` では失敗していました（[pytorch#167447](https://github.com/pytorch/pytorch/issues/167447)）。そこで次のセルは、まずバックエンドで、次にリリースで関数を選び、GPU があれば `torch.cuda` と同じバイト数を返すことを検証します。
+# torch 2.9 からは、同じ関数が `torch.accelerator` にもあり（`memory_allocated`、`memory_reserved`、`max_memory_allocated`、`reset_peak_memory_stats`、`empty_cache` など）、CUDA と XPU で使えます。2.6〜2.8 にはバックエンドごとのモジュール（`torch.cuda` と `torch.xpu`）しかなく、関数名は同じです。例外は Apple の `mps` です。`torch.mps` ではどのリリースでもメモリ量を返す関数の名前が違い、`current_allocated_memory()`（テンソルの分）と `driver_allocated_memory()`（キャッシュを含む、プロセスの Metal のメモリ全体）です。共通の名前なのは `torch.mps.empty_cache()` だけです。また `torch.accelerator` のメモリ関数は、修正の入っていないリリースでは `mps` で失敗します（[pytorch#167447](https://github.com/pytorch/pytorch/issues/167447)。修正は pytorch#186748 と #193838 で、両方を含む最初のリリースはここでは確かめていません）。そこで次のセルは、まずバックエンドで、次にリリースで関数を選び、GPU があれば `torch.cuda` と同じバイト数を返すことを検証します。
 #
 # 予約済みメモリが使えないこともあります。セグメント内の空きブロックが、どれも次の要求には小さすぎる場合です（断片化）。アロケータの設定 `expandable_segments:True` を使うと、セグメントを新しく確保する代わりに伸ばせるようになり、ステップごとにバッチの形状が変わるときに特に効果があります。使えるのは Linux だけで、Windows のビルドは `expandable_segments not supported on this platform`（このプラットフォームでは未対応）と警告して無視します。この設定はプロセスが初めて CUDA を使う前に、環境変数から一度だけ読まれます。
 #
@@ -633,6 +633,7 @@ else:
 print(f"{allocated.__module__=}")
 assert callable(torch.mps.current_allocated_memory)
 assert callable(torch.mps.driver_allocated_memory)
+assert callable(torch.mps.empty_cache)  # 共通の名前
 assert hasattr(torch.accelerator, "memory_allocated") == (TORCH >= (2, 9))
 if torch.cuda.is_available():
     block = torch.empty(2**20, dtype=torch.uint8, device="cuda")

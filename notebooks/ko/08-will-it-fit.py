@@ -351,7 +351,7 @@ assert all(p.grad is None for p in model.parameters())
 #
 # 첫 단계가 지나면 매개변수마다 같은 크기의 텐서 두 개(`exp_avg`, `exp_avg_sq`)와 숫자 하나짜리 `step`이 생깁니다(`step`은 기본적으로 CPU에 있고, `fused=True`나 `capturable=True`이면 GPU에 있습니다). `amsgrad=True`이면 텐서가 하나 더 생깁니다.
 #
-# 변화도까지 더하면, `float32` 모델을 Adam으로 학습할 때는 활성화를 빼고도 모델 크기의 4배가 필요합니다. `zero_grad()`는 변화도를 `None`으로 만들므로, 단계와 단계 사이에는 변화도가 메모리를 쓰지 않습니다.
+# 변화도까지 더하면, `float32` 모델을 Adam으로 학습할 때는 활성화를 빼고도 모델 크기의 4배가 필요합니다. `zero_grad()`는 변화도를 `None`으로 만듭니다. 그 메모리는 할당자의 캐시로 돌아가고(GPU에서는 예약된 채로 남고) 다음 역전파에서 다시 쓰이므로, 최대 사용량은 달라지지 않습니다.
 
 # %% [markdown]
 # 아래 함수는 순전파에서 autograd가 저장하는 것을 셉니다. 저장된 텐서의 스토리지를 한 번씩만 세고, 모델의 매개변수와 버퍼(이미 센 것)는 뺍니다.
@@ -415,7 +415,7 @@ assert large_batch == 2 * small_batch
 # %% [markdown]
 # 저장하는 양을 줄이는 방법이 두 가지 더 있습니다.
 #
-# - 학습하지 않을 때 `torch.no_grad()`나 `torch.inference_mode()` 안에서 실행하면 아무것도 저장되지 않습니다. 역전파가 없기 때문입니다. 다만 순전파는 실행되는 동안 중간 결과를 들고 있으므로, 추론에 필요한 메모리는 가중치만이 아니라 가중치에 가장 큰 중간 결과를 더한 만큼입니다.
+# - 학습하지 않을 때 `torch.no_grad()`나 `torch.inference_mode()` 안에서 실행하면 아무것도 저장되지 않습니다. 역전파가 없기 때문입니다. 다만 순전파는 실행되는 동안 중간 결과를 들고 있으므로, 추론에 필요한 메모리는 가중치만이 아닙니다. 가중치에, 최대 사용 시점에 함께 살아 있는 중간 결과를 더한 만큼입니다(텍스트를 생성하는 모델이라면 KV 캐시도 더해집니다).
 # - `torch.autocast`는 행렬 곱 같은 대상 연산을 정밀도가 낮은 dtype으로 실행합니다(기본값은 CUDA에서 `float16`, CPU에서 `bfloat16`). 이 연산들이 저장하는 활성화는 바이트 수가 절반이 됩니다. 또 계층의 입력으로 변화도를 흘려보내야 하는 곳에서는 그 계층 가중치의 저정밀도 복사본도 함께 저장됩니다(여기서는 마지막 계층뿐입니다. `x`에는 변화도가 필요 없기 때문입니다). `device_type`에는 연산이 실행되는 디바이스를 지정해야 합니다. `autocast(device_type="cuda")`는 CPU에서 실행되는 연산에는 아무 영향이 없습니다.
 
 # %% tags=["claim-F14"]
@@ -618,7 +618,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# torch 2.9부터는 같은 함수가 `torch.accelerator`에도 있어서(`memory_allocated`, `memory_reserved`, `max_memory_allocated`, `reset_peak_memory_stats`, `empty_cache` 등) CUDA와 XPU에서 쓸 수 있습니다. 2.6~2.8에는 백엔드별 모듈(`torch.cuda`와 `torch.xpu`)만 있고, 함수 이름은 같습니다. 예외는 Apple의 `mps`입니다. `torch.mps`에서는 어느 릴리스에서나 이름이 달라서 `current_allocated_memory()`(텐서가 쓰는 몫)와 `driver_allocated_memory()`(캐시를 포함한, 프로세스의 Metal 메모리 전체)입니다. 게다가 `torch.accelerator`의 메모리 함수는 2026년까지 `mps`에서 실패했습니다([pytorch#167447](https://github.com/pytorch/pytorch/issues/167447)). 그래서 다음 셀은 먼저 백엔드로, 다음으로 릴리스로 함수를 고르고, GPU가 있으면 `torch.cuda`와 같은 바이트 수를 알려 주는지 검증합니다.
+# torch 2.9부터는 같은 함수가 `torch.accelerator`에도 있어서(`memory_allocated`, `memory_reserved`, `max_memory_allocated`, `reset_peak_memory_stats`, `empty_cache` 등) CUDA와 XPU에서 쓸 수 있습니다. 2.6~2.8에는 백엔드별 모듈(`torch.cuda`와 `torch.xpu`)만 있고, 함수 이름은 같습니다. 예외는 Apple의 `mps`입니다. `torch.mps`에서는 어느 릴리스에서나 메모리 양을 돌려주는 함수의 이름이 달라서 `current_allocated_memory()`(텐서가 쓰는 몫)와 `driver_allocated_memory()`(캐시를 포함한, 프로세스의 Metal 메모리 전체)입니다. 공통 이름을 쓰는 것은 `torch.mps.empty_cache()`뿐입니다. 게다가 `torch.accelerator`의 메모리 함수는 수정이 들어가지 않은 릴리스에서는 `mps`에서 실패합니다([pytorch#167447](https://github.com/pytorch/pytorch/issues/167447). 수정은 pytorch#186748과 #193838이며, 둘 다 들어간 첫 릴리스는 여기서 확인하지 않았습니다). 그래서 다음 셀은 먼저 백엔드로, 다음으로 릴리스로 함수를 고르고, GPU가 있으면 `torch.cuda`와 같은 바이트 수를 알려 주는지 검증합니다.
 #
 # 예약된 메모리를 쓰지 못할 때도 있습니다. 세그먼트 안의 빈 블록이 모두 다음 요청에 비해 너무 작은 경우입니다(단편화). 할당자 설정 `expandable_segments:True`를 쓰면 세그먼트를 새로 잡는 대신 늘려서 쓰므로, 단계마다 배치 모양이 바뀔 때 특히 도움이 됩니다. Linux에서만 동작하며, Windows 빌드는 `expandable_segments not supported on this platform`(이 플랫폼에서는 지원하지 않는다)이라고 경고하고 무시합니다. 이 설정은 프로세스가 CUDA를 처음 쓰기 전에 환경 변수에서 한 번만 읽습니다.
 #
@@ -634,6 +634,7 @@ else:
 print(f"{allocated.__module__=}")
 assert callable(torch.mps.current_allocated_memory)
 assert callable(torch.mps.driver_allocated_memory)
+assert callable(torch.mps.empty_cache)  # 공통 이름
 assert hasattr(torch.accelerator, "memory_allocated") == (TORCH >= (2, 9))
 if torch.cuda.is_available():
     block = torch.empty(2**20, dtype=torch.uint8, device="cuda")
