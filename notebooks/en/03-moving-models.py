@@ -490,12 +490,12 @@ else:
 # it in 16 bits; see [Will it fit?](08-will-it-fit.ipynb). PyTorch's own AMP, `autocast` with
 # `GradScaler`, keeps the parameters themselves in `float32` and has no copy.)
 #
-# `step` is left as it was loaded, unless the optimizer is `fused` or `capturable`: then it goes to
-# the parameter's device too, as `float32`. Those flags come from the checkpoint, because
+# `step` is left as it was loaded, unless the optimizer is `fused` or `capturable`: then it goes
+# to the parameter's device too, as `float32`. Those flags come from the checkpoint, because
 # `load_state_dict` replaces each group's options with the saved ones; the cell loads a fused
-# optimizer's checkpoint into a plain one. Adam and AdamW expect it on the CPU and read it with `.item()`
-# at every step, once per parameter: a `step` on the GPU turns each read into a wait for the GPU
-# ([pytorch#128208](https://github.com/pytorch/pytorch/issues/128208)). So load optimizer
+# optimizer's checkpoint into a plain one. Adam and AdamW expect it on the CPU and read it with
+# `.item()` at every step, once per parameter: a `step` on the GPU turns each read into a wait for
+# the GPU ([pytorch#128208](https://github.com/pytorch/pytorch/issues/128208)). So load optimizer
 # checkpoints with `torch.load(path, map_location="cpu")` and let `load_state_dict` move the rest;
 # `map_location="cuda"` puts `step` on the GPU.
 #
