@@ -76,6 +76,17 @@ def test_the_static_table_shows_the_estimate(estimate, lang):
         assert re.findall(r"<td>([^<]+)</td>", cells) == expected
 
 
+
+def test_one_billion_parameters_with_adam_take_16_gb_in_float32_and_in_mixed_precision():
+    """The page's worked example, as the executed notebook's lines give it to the calculator: mixed
+    precision counts 16-bit weights and gradients plus float32 master weights and Adam's state, 2 + 2 + 4
+    + 8 bytes per parameter (the float32 gradient is made one parameter at a time), as float32's 4 + 4 + 8."""
+    table = calculator.coefficients(executed(), CONCEPT)
+    mixed = calculator.bytes_of(table, 10**9, ("bfloat16", True, "adam", True))
+    fp32 = calculator.bytes_of(table, 10**9, ("float32", True, "adam", False))
+    assert mixed == [2 * 10**9, 2 * 10**9, 8 * 10**9, 4 * 10**9]
+    assert sum(mixed) == sum(fp32) == 16 * 10**9
+
 def test_counts_read_as_each_language_writes_them():
     assert [calculator.short(n, "en") for n in calculator.SIZES] == ["125M", "1B", "7B", "70B"]
     assert [calculator.short(n, "ja") for n in calculator.SIZES] == ["1.25億", "10億", "70億", "700億"]

@@ -483,9 +483,21 @@ else:
 #
 # To resume training, keep the same order: move the model, build the optimizer from its
 # parameters, then call `optimizer.load_state_dict(checkpoint["optimizer"])`. `load_state_dict`
-# converts each state tensor to the device of the parameter it belongs to, and floating-point
-# state to the parameter's dtype as well; `step` stays as it was (a CPU tensor unless the
-# optimizer is `fused` or `capturable`).
+# casts every state tensor except `step` to the device of the parameter it belongs to and, when
+# the parameter is floating point, to its dtype. So `float32` state loaded into a `bfloat16`
+# model becomes `bfloat16` and loses precision; the cell shows it. (Mixed precision's `float32`
+# master weights have another reason: an update much smaller than a weight is lost when added to
+# it in 16 bits; see [Will it fit?](08-will-it-fit.ipynb). PyTorch's own AMP, `autocast` with
+# `GradScaler`, keeps the parameters themselves in `float32` and has no copy.)
+#
+# `step` is left as it was loaded, unless the optimizer is `fused` or `capturable`: then it goes
+# to the parameter's device too, as `float32`. Those flags come from the checkpoint, because
+# `load_state_dict` replaces each group's options with the saved ones; the cell loads a fused
+# optimizer's checkpoint into a plain one. Adam and AdamW expect it on the CPU and read it with
+# `.item()` at every step, once per parameter: a `step` on the GPU turns each read into a wait for
+# the GPU ([pytorch#128208](https://github.com/pytorch/pytorch/issues/128208)). So load optimizer
+# checkpoints with `torch.load(path, map_location="cpu")` and let `load_state_dict` move the rest;
+# `map_location="cuda"` puts `step` on the GPU.
 #
 # In the other order, loading first and moving later, the state is converted for where the
 # parameters were at that moment, and `model.to()` leaves it there: on a GPU, the first `step()`
@@ -508,10 +520,37 @@ resumed_optimizer = torch.optim.Adam(resumed.parameters())
 resumed_optimizer.load_state_dict(checkpoint["optimizer"])
 state = resumed_optimizer.state[resumed.weight]
 print(f"{state['exp_avg'].dtype=}, {state['exp_avg'].device=}")
-print(f"{state['step'].device=}")
+print(f"{state['step'].device=}, {state['step'].dtype=}")
 assert state["exp_avg"].dtype == torch.float64
 assert state["exp_avg"].device == resumed.weight.device
 assert state["step"].device.type == "cpu"
+assert state["step"].dtype == torch.float32  # step is not cast
+
+# a float32 value that bfloat16 cannot hold, loaded into a bfloat16 model
+checkpoint["optimizer"]["state"][0]["exp_avg"].fill_(1 + 2**-10)
+low = nn.Linear(4, 2).to(device, torch.bfloat16)
+low_optimizer = torch.optim.Adam(low.parameters())
+low_optimizer.load_state_dict(checkpoint["optimizer"])
+low_state = low_optimizer.state[low.weight]
+print(f"{low_state['exp_avg'].dtype=}, {low_state['exp_avg'][0, 0].item()=}")
+assert low_state["exp_avg"].dtype == torch.bfloat16
+assert low_state["exp_avg"][0, 0].item() == 1.0  # 1 + 2**-10 is lost
+
+# a checkpoint saved by a fused optimizer: step goes to the parameter
+fused_optimizer = torch.optim.Adam(source.parameters(), fused=True)
+source(torch.randn(8, 4)).sum().backward()
+fused_optimizer.step()
+saved = fused_optimizer.state_dict()
+saved["state"][0] = {**saved["state"][0],
+                     "step": saved["state"][0]["step"].double()}
+quick = nn.Linear(4, 2).to(device)
+quick_optimizer = torch.optim.Adam(quick.parameters())  # not fused itself
+quick_optimizer.load_state_dict(saved)
+quick_step = quick_optimizer.state[quick.weight]["step"]
+print(f"{quick_step.device=}, {quick_step.dtype=}")
+assert quick_optimizer.param_groups[0]["fused"]  # the checkpoint's options
+assert quick_step.device == quick.weight.device
+assert quick_step.dtype == torch.float32
 
 # load, then move: the state stays as loaded
 late = nn.Linear(4, 2)
@@ -679,3 +718,7 @@ tmp.cleanup()
 #   the old device and dtype.
 # - Load GPU checkpoints on a CPU with `torch.load(path, map_location="cpu", weights_only=True)`;
 #   `weights_only=True` is the default since torch 2.6.
+# - To resume, load the optimizer's checkpoint with `map_location="cpu"` too, after moving the
+#   model and building the optimizer: `load_state_dict` casts the state to each parameter's device
+#   and dtype, and leaves `step` on the CPU, where Adam reads it (unless the checkpoint's optimizer
+#   is `fused` or `capturable`: then `step` goes to the parameter's device, as `float32`).

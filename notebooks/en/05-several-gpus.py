@@ -39,6 +39,7 @@
 
 # %% tags=["setup"]
 import contextlib
+import inspect
 import json
 import os
 import subprocess
@@ -453,14 +454,37 @@ assert r0["params"] == r1["params"]  # yet the same parameters after training
 
 # %% [markdown]
 # Leave out `torch.cuda.set_device(local_rank)`, and each process's current device stays GPU 0,
-# whatever its `LOCAL_RANK`: `"cuda"` and `.cuda()` without an index mean GPU 0 in every process.
-# Every rank then puts its model and batches on GPU 0, so that one GPU holds every rank's memory
+# whatever its `LOCAL_RANK`. What breaks is everything that names no index and so means the
+# current device: `"cuda"`, `.cuda()`, `torch.cuda.memory_allocated()`. If the script puts its
+# model and batches on `"cuda"`, every rank works on GPU 0: that one GPU holds every rank's memory
 # while the others stay empty, and NCCL, which expects one GPU per rank, fails (for example with
-# `Duplicate GPU detected`) or hangs. PyTorch's documentation for `DistributedDataParallel` asks
-# for exactly this: each process works on a single GPU, chosen with `torch.cuda.set_device(i)` or
-# `CUDA_VISIBLE_DEVICES`. On a GPU, the cell starts a fresh process with `LOCAL_RANK=1` and no
-# `set_device`, and asserts that its current device is still 0; without a GPU it prints
-# `torch.cuda.is_available()=False`.
+# `Duplicate GPU detected`) or hangs.
+#
+# A script that names each device, `torch.device("cuda", local_rank)`, as the one above does,
+# still puts its tensors on the right GPU. `dist.barrier()` names none: with NCCL it all-reduces a
+# one-element tensor on a GPU that the backend picks in this order: the barrier's
+# `device_ids=[...]`, the `device_id` given to `init_process_group`, a GPU this process group has
+# already used, and last `rank % (GPUs on this machine)`, with the warning `using GPU X as device
+# used by this process is currently unknown`. The current device only decides where PyTorch's
+# Python layer makes a placeholder for it. In a script like the one above, DDP's first broadcast
+# uses `cuda:local_rank`, so a barrier after it runs on the right GPU. Leaving out `set_device`
+# there costs a stray CUDA context, memory on GPU 0, in every rank; it hangs only where the guess
+# is wrong: a barrier before any collective (rank 0 downloads the data, the others wait) on
+# machines with more GPUs than processes, say two processes on each 8-GPU machine, where global
+# rank 2 is local rank 0 on the second machine yet guesses GPU 2.
+#
+# So call `torch.cuda.set_device(local_rank)` first, as PyTorch's documentation for
+# `DistributedDataParallel` asks (or set `CUDA_VISIBLE_DEVICES` per process), and also pass
+# `init_process_group("nccl", device_id=torch.device("cuda", local_rank))`, or call
+# `dist.barrier(device_ids=[local_rank])`. `device_id` does not change the current device, so
+# `set_device` is still needed; under NCCL it creates the ranks' communicator during
+# `init_process_group`, so NCCL errors show there rather than at the first collective, and new
+# groups split that communicator instead of building their own.
+#
+# On a GPU, the cell starts a fresh process with `LOCAL_RANK=1` and no `set_device`, and asserts
+# that its current device is still 0. On every machine it checks in PyTorch's source that
+# `init_process_group` takes `device_id` and calls no `set_device`, and (2.13) the order in which
+# `barrier`'s Python layer picks its device, and `device_id`'s documented effects.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -475,6 +499,20 @@ if torch.cuda.is_available():
     assert child.stdout.split()[0] == "0"
 else:
     print(f"{torch.cuda.is_available()=}")
+if torch.distributed.is_available():
+    init = torch.distributed.init_process_group
+    bind = inspect.signature(init).parameters
+    guess = inspect.getsource(torch.distributed.barrier)
+    print(f"{'device_id' in bind=}")
+    assert "device_id" in bind
+    assert "set_device" not in inspect.getsource(init)
+    if TORCH >= (2, 13):  # device_ids, then device_id, then the current one
+        order = [guess.index(s) for s in ("device_ids[0]", "bound_device_id",
+                                          "device under current context")]
+        assert order == sorted(order)
+        assert "creating context on device 0" in guess
+        assert "immediately formed" in init.__doc__
+        assert "ncclCommSplit" in init.__doc__  # new groups split it
 
 # %% [markdown]
 # ## Splitting the data: DistributedSampler
@@ -568,13 +606,17 @@ assert sorted(third + list(other)) == list(range(8))  # still a split
 # - `(True, True)` would mean that `set_epoch` changes nothing.
 
 # %% [markdown]
-# A `DataLoader` with `num_workers > 0` loads batches in worker processes. On Windows and macOS,
-# Python starts them with `spawn` by default (on Linux with `fork`, and from Python 3.14 with
-# `forkserver`): each worker is a fresh Python that imports your script and receives the dataset
-# pickled. So in a script, put the code
-# that creates the DataLoader and loops over it under `if __name__ == "__main__":`, or each worker
-# runs it again when it imports the script; and define the dataset class at the top level of a
-# module, where a worker can import it. The cell asserts the default of the machine that runs it.
+# A `DataLoader` with `num_workers > 0` loads batches in worker processes. How Python starts them
+# depends on the platform: with `spawn` on Windows and macOS, with `forkserver` on Linux from
+# Python 3.14, with `fork` on Linux up to 3.13. Under `spawn` and `forkserver` a worker is not a
+# copy of your process: it is a fresh Python that imports your script's main module and receives
+# the dataset pickled.
+#
+# So in a script, put the code that creates the DataLoader and loops over it
+# under `if __name__ == "__main__":`, or each worker runs it again when it imports the script; and
+# define the dataset class at the top level of a module, where a worker can import it. Code that
+# works with `fork` on Linux can break there, and on Python 3.14 on Linux too. The cell asserts
+# the default of the machine that runs it.
 
 # %%
 import multiprocessing
@@ -585,6 +627,7 @@ if sys.platform in ("win32", "darwin"):
     assert method == "spawn"
 else:
     assert method == ("fork" if sys.version_info < (3, 14) else "forkserver")
+    assert "forkserver" in multiprocessing.get_all_start_methods()
 assert "spawn" in multiprocessing.get_all_start_methods()
 
 # %% [markdown]

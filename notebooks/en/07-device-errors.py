@@ -397,9 +397,10 @@ else:
 # ### Reading a value waits for the GPU
 #
 # `.item()`, `.tolist()` and `print(t)` on a CUDA tensor copy its data to the CPU, so the CPU must wait
-# until the GPU has finished all the work queued before them. (`.numpy()` copies nothing: on a CUDA
-# tensor it raises the `TypeError` above.) While it waits, the CPU queues nothing, so the GPU runs out
-# of work and idles until the next step arrives. Even one `.item()` per step costs that gap every step;
+# until the GPU has finished the work queued before them on the current stream, the one the copy
+# runs on. (Work on other streams is not waited for; `torch.cuda.synchronize()` waits for the whole
+# device. `.numpy()` copies nothing: on a CUDA tensor it raises the `TypeError` above.) While it
+# waits, the CPU queues nothing, so the GPU runs out of work and idles until the next step arrives. Even one `.item()` per step costs that gap every step;
 # one per element in a loop costs it once per element.
 #
 # A training loop often adds up its losses, to report an average. The next cell does it both ways for
@@ -437,12 +438,29 @@ assert abs(total_tensor.item() - total_float) < 1e-4
 running = torch.zeros((), device=device) + loss.detach()
 assert running.grad_fn is None and running.device.type == device.type
 
+
+def graph_nodes(node):
+    # the kinds of the nodes reachable from `node`, following next_functions
+    kinds, todo = [], [node]
+    while todo:
+        node = todo.pop()
+        kinds.append(type(node).__name__)
+        todo += [n for n, _ in node.next_functions if n is not None]
+    return kinds
+
+
+steps = graph_nodes(total_tensor.grad_fn).count("MeanBackward0")
+print(f"{steps=}")
+assert steps == 3  # one graph per step hangs off the sum
+
 # %% [markdown] tags=["answer"]
 # **Answer:** `kind='Tensor', tracked=True`. A Python number plus a tensor is a tensor, on the
 # tensor's device, so `0.0 + loss` is already one. Every `+=` after that is a tensor operation that
-# autograd records, so the sum carries the graph of every step and keeps it, with the tensors the
-# graph needs, in memory; on a GPU that memory grows with each step. A tensor without a graph
-# (`tracked=False`) would take `loss.detach()`.
+# autograd records, because `loss` requires gradients. So the sum refers to the graph of every step
+# (the check above finds all three) and keeps each one alive as long as the sum lives. Where no
+# `backward()` has run through a step's graph, as in this cell or in an evaluation loop without
+# `no_grad`, that graph also keeps the tensors it saved for backward, and memory grows with each
+# step. Adding `loss.detach()` instead gives a sum without a graph (`tracked=False`).
 #
 # The sum stays a `float` only when what you add is a plain Python number: `loss.item()`, as in
 # `total_float`.
@@ -455,8 +473,8 @@ assert running.grad_fn is None and running.device.type == device.type
 
 # %% [markdown]
 # On a GPU the next cell makes the waiting visible: it queues matrix products, reads one value with
-# `.item()`, and then asks the CUDA stream whether all queued work is done. On a GPU the cell asserts
-# that it is, because `.item()` waited for it. Without a GPU the cell prints the condition it needs.
+# `.item()`, and then asks the current CUDA stream whether all its queued work is done. On a GPU
+# the cell asserts that it is, because `.item()` waited for it. Without a GPU the cell prints the condition it needs.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -866,7 +884,11 @@ assert features.device.type == device.type
 
 # %% [markdown]
 # If a child process really must use CUDA, start it with `spawn`: `multiprocessing.get_context("spawn")`,
-# or `DataLoader(..., multiprocessing_context="spawn")`.
+# or `DataLoader(..., multiprocessing_context="spawn")`. `forkserver` works too: its children are
+# forked from a server process started fresh, which imports your script but runs nothing under
+# its `if __name__ == "__main__":` guard. Both bring the rules of `spawn` with them: keep the code
+# that uses CUDA under that guard, and define the dataset class at the top level of a module
+# ([Several GPUs](05-several-gpus.ipynb)).
 
 # %% [markdown]
 # ## Torch not compiled with CUDA enabled
@@ -884,15 +906,20 @@ assert features.device.type == device.type
 # ```
 #
 # The fixes: to use a GPU, replace the CPU build with a CUDA build, on a machine with an NVIDIA GPU
-# and driver. From PyPI, `pip install torch` gives a CUDA build on Linux (x86-64) but a CPU build on
+# and driver. macOS has no CUDA build at all: on a Mac with Apple silicon, use the `mps` device
+# instead. From PyPI, `pip install torch` gives a CUDA build on Linux (x86-64) but a CPU build on
 # Windows. pip keeps an installed torch of the same version, so uninstall it first, then install
-# from PyTorch's own index for a CUDA version your driver supports (`cu126` here; the selector on
-# pytorch.org lists those of each release, and torchvision or torchaudio come from the same index).
-# The commands are the same on Windows and Linux:
+# from PyTorch's own index for a CUDA version that your driver and your GPU support. The selector
+# on pytorch.org lists the CUDA versions of each release; torchvision and torchaudio come from the
+# same index. A GPU of the Blackwell generation (GeForce RTX 50 series, B200) needs `cu128` or newer,
+# so torch 2.7 or newer, the first release with `cu128` builds: `cu126` builds do not contain code
+# for it, and torch warns that the GPU "is not compatible with the current PyTorch installation".
+# On Linux, PyPI's torch is a `cu128` build or newer from 2.8 on (2.7's was `cu126`). The commands
+# are the same on Windows and Linux:
 #
 # ```
 # python -m pip uninstall -y torch
-# python -m pip install torch --index-url https://download.pytorch.org/whl/cu126
+# python -m pip install torch --index-url https://download.pytorch.org/whl/cu128
 # ```
 #
 # To run anywhere, choose the device once and use
@@ -902,6 +929,10 @@ assert features.device.type == device.type
 # %% tags=["gpu-only"]
 print(f"{torch.version.cuda=}, {torch.backends.cuda.is_built()=}")
 print(f"{torch.cuda.is_available()=}")
+if sys.platform == "darwin":
+    assert not torch.backends.cuda.is_built()  # no CUDA build for macOS
+# the warning for a GPU that the build has no code for
+assert "not compatible with the current" in inspect.getsource(torch.cuda)
 if not torch.backends.cuda.is_built():
     with expect_error(AssertionError, "Torch not compiled with CUDA enabled"):
         torch.zeros(1, device="cuda")
@@ -963,15 +994,27 @@ else:
 # %% [markdown]
 # ## CUDA out of memory
 #
-# In PyTorch 2.6 the message has this form, with sizes where the dots are:
+# From PyTorch 2.6 to 2.13 the message begins like this, with sizes where the dots are:
 #
 # ```
-# CUDA out of memory. Tried to allocate …. GPU 0 has a total capacity of … of which … is free. Including non-PyTorch memory, this process has … memory in use. Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
+# CUDA out of memory. Tried to allocate …. GPU 0 has a total capacity of … of which … is free.
 # ```
 #
-# The figures in it:
+# Then it gives the memory in use by this process (and by other processes, where the driver lists
+# them), and goes on:
 #
-# - *allocated by PyTorch* (`torch.cuda.memory_allocated()`): memory held by live tensors;
+# ```
+# Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
+# ```
+#
+# That is 2.6's wording; from 2.9 on, the message names the variable `PYTORCH_ALLOC_CONF` there,
+# yet with 2.9.1 following it left expandable segments off
+# ([pytorch#183387](https://github.com/pytorch/pytorch/issues/183387);
+# [Will it fit?](08-will-it-fit.ipynb) says which name to use). The figures in it:
+#
+# - *allocated by PyTorch* (`torch.cuda.memory_allocated()`): the blocks the allocator has handed
+#   out: live tensors, each rounded up to a multiple of 512 bytes, and the workspaces of libraries
+#   such as cuBLAS;
 # - *reserved by PyTorch* (`torch.cuda.memory_reserved()`): what PyTorch's caching allocator has taken
 #   from the GPU, allocated or not. A freed tensor's memory goes back to this cache, not to the GPU, so
 #   `nvidia-smi` still counts it until `torch.cuda.empty_cache()`;
@@ -979,8 +1022,8 @@ else:
 #
 # First things to try: a smaller batch; `loss.item()` instead of keeping `loss` tensors (see above);
 # `torch.no_grad()` for evaluation; `del` for large tensors you no longer need; and, when the reserved
-# but unallocated part is large, the `expandable_segments` setting from the message. How much memory a
-# model needs, and whether it fits before you run it, is the subject of
+# but unallocated part is large, the `expandable_segments` setting from the message (Linux only).
+# How much memory a model needs, and whether it fits before you run it, is the subject of
 # [Will it fit?](08-will-it-fit.ipynb).
 #
 # The error is `torch.OutOfMemoryError`, a subclass of `RuntimeError`, on every machine;
@@ -1029,6 +1072,6 @@ else:
 # | `CUDA error: invalid device ordinal` | a GPU index that does not exist | an index below `torch.cuda.device_count()` |
 # | `Cannot access accelerator device when none is available.` | an integer device or `pin_memory()` without an accelerator | name the device; pin only with an accelerator |
 # | `Cannot re-initialize CUDA in forked subprocess` | CUDA in a forked child after the parent used it | CPU work in workers, move in the main process; or `spawn` |
-# | `Torch not compiled with CUDA enabled` | a CPU-only build asked for CUDA (`set_device` says `no attribute '_cuda_setDevice'`) | a CUDA build, or choose the device once |
+# | `Torch not compiled with CUDA enabled` | a CPU-only build asked for CUDA (`set_device` says `no attribute '_cuda_setDevice'`) | a CUDA build (`cu128` or newer for Blackwell GPUs; on macOS, `mps` instead), or choose the device once |
 # | `module must have its parameters and buffers on device cuda:0` | `DataParallel` on 2+ GPUs with the model on the CPU | `model.to("cuda:0")` first, or `DistributedDataParallel` |
 # | `CUDA out of memory` | more memory asked than the GPU has free | smaller batches, `loss.item()`, `no_grad()`, `del`; read allocated vs reserved |

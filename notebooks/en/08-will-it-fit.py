@@ -48,6 +48,7 @@
 # %% tags=["setup"]
 import contextlib
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -366,7 +367,8 @@ assert all(p.grad is None for p in model.parameters())
 # `step` (on the CPU by default; on the GPU with `fused=True` or `capturable=True`);
 # `amsgrad=True` adds a third tensor. With the gradients, a model trained with Adam in
 # `float32` needs four times its own size before any activation. `zero_grad()` sets the
-# gradients to `None`, so between steps they take no memory.
+# gradients to `None`: their memory goes back to the allocator's cache (on a GPU it stays
+# reserved) and is taken again at the next backward pass, so the peak does not change.
 
 # %% [markdown]
 # The function below counts what autograd saves in a forward pass: each saved tensor's
@@ -437,7 +439,8 @@ assert large_batch == 2 * small_batch
 #
 # - Without training, `torch.no_grad()` and `torch.inference_mode()` save nothing: no
 #   backward pass will need it. The forward pass still holds its intermediate results while
-#   it runs, so inference needs the weights plus the largest of those, not the weights alone.
+#   it runs, so inference needs the weights plus the intermediate results alive at the same time
+#   at its peak (plus the KV cache when a model generates text), not the weights alone.
 # - `torch.autocast` runs eligible operations, such as matrix products, in a lower-precision
 #   dtype: by default `float16` on CUDA and `bfloat16` on the CPU. The activations they save
 #   take half the bytes. Where a gradient must flow back to a layer's input, autograd also
@@ -508,10 +511,14 @@ assert layer(inferred.clone()).requires_grad  # a clone is a normal tensor
 # - a gradient per parameter, in the dtype of the weights;
 # - the optimizer's state: nothing for plain SGD, one tensor the size of the parameter for SGD
 #   with momentum (`momentum_buffer`), two for Adam and AdamW (`exp_avg`, `exp_avg_sq`);
-# - with mixed precision, a `float32` copy of the weights, the *master weights*. The weights
-#   and gradients are 16-bit; the optimizer updates the `float32` copy and keeps its state in
-#   `float32` too, because an update much smaller than the weight is lost in 16 bits (the cell
-#   adds `1e-4` to `1` in each dtype).
+# - with mixed precision, a `float32` copy of the weights, the *master weights*. The model
+#   computes in 16 bits, with 16-bit weights and gradients; the optimizer updates the `float32`
+#   copy, with its state in `float32` too, because an update much smaller than the weight is
+#   lost in 16 bits (the cell adds `1e-4` to `1` in each dtype). It reads each gradient as
+#   `float32`, made from the 16-bit one just before its update and freed after it, so only one
+#   parameter's `float32` gradient exists at a time: the estimate leaves it out, and the check
+#   builds it that way. Implementations that keep a `float32` gradient buffer instead of the
+#   16-bit gradients (Megatron-LM) take 2 bytes more per parameter.
 #
 # `torch.autocast` is another kind of mixed precision: the weights stay `float32` and only the
 # operations run in 16 bits. Count it as `float32` without mixed precision; what it saves is
@@ -550,18 +557,28 @@ def counted(model, dtype, make_optimizer, mixed):
     master = weights
     if mixed and dtype != torch.float32:
         master = [w.detach().float().requires_grad_() for w in weights]
-    optimizer = make_optimizer(master)
+    optimizers = [make_optimizer([m]) for m in master]  # one update at a time
     model(torch.randn(32, 64, dtype=dtype)).sum().backward()
-    for m, w in zip(master, weights):
+    widest = 0  # the most float32 gradient bytes alive at once
+    for m, w, optimizer in zip(master, weights, optimizers):
         if m is not w:
-            m.grad = w.grad.float()  # the step reads a float32 gradient
-    optimizer.step()
-    held = [t for s in optimizer.state.values() for k, t in s.items()
-            if k != "step"]
+            m.grad = w.grad.float()  # made just before the update ...
+            widest = max(widest, sum(4 * p.numel() for p in master
+                                     if p.grad is not None))
+        optimizer.step()
+        if m is not w:
+            m.grad = None  # ... and freed after it
+            with torch.no_grad():
+                w.copy_(m)  # the 16-bit weights follow the copy
+    held = [t for o in optimizers for s in o.state.values()
+            for k, t in s.items() if k != "step"]
+    copies = [] if master is weights else master
+    assert widest == max((4 * m.numel() for m in copies), default=0)
+    assert all(m.grad is None for m in copies)
     return {"weights": nbytes(weights),
             "gradients": nbytes(w.grad for w in weights),
             "optimizer": nbytes(held),
-            "master": 0 if master is weights else nbytes(master)}
+            "master": nbytes(copies)}
 
 
 OPTIMIZERS = [("sgd", lambda ps: torch.optim.SGD(ps, lr=0.1)),
@@ -599,14 +616,17 @@ for name, parts in [("fp32", fp32), ("mixed", mixed)]:
     total = sum(parts.values())
     print(f"{name}: {gb=}")
     print(f"{name}: {total=:,}, {total / 1e9=:.1f}, {total / 2**30=:.2f}")
-assert sum(fp32.values()) == sum(mixed.values())
+assert sum(mixed.values()) == sum(fp32.values()) == 16 * 10**9
 assert mixed["weights"] + mixed["gradients"] == mixed["master"]
 
 # %% [markdown]
-# Both totals are the same. Mixed precision halves the weights and the gradients, and the
-# master weights take exactly what that saves; Adam's state is `float32` in both. What mixed
-# precision saves is in the activations, which this total leaves out (see above): add them, and
-# keep a margin for what the GPU section below shows the allocator and the driver take.
+# Both totals are 16 GB. Mixed precision halves the weights and the gradients (2 bytes each
+# instead of 4), the `float32` master weights take exactly what that saves (4 bytes), and Adam's
+# state is `float32` in both (8 bytes). With a `float32` gradient buffer instead of the 16-bit
+# gradients it is 18 bytes per parameter, 18 GB. For weights, gradients and optimizer state,
+# mixed precision costs about what `float32` does; what it saves is in the activations, which
+# this total leaves out (see above): add them, and keep a margin for what the GPU section below
+# shows the allocator and the driver take.
 #
 # The same function gives, for one parameter, the bytes of each part in every setting:
 # `(dtype, training, optimizer, mixed)`, then weights, gradients, optimizer state and master
@@ -675,31 +695,64 @@ else:
 # %% [markdown]
 # Since torch 2.9 the same functions also live under `torch.accelerator` (`memory_allocated`,
 # `memory_reserved`, `max_memory_allocated`, `reset_peak_memory_stats`, `empty_cache`, ...) and
-# work for whichever accelerator the machine has; 2.6 to 2.8 have only the per-backend ones, such
-# as `torch.cuda`'s.
-# The names are the same, so one line picks the module, and the cell asserts that the two report
-# the same bytes on a GPU.
+# work for CUDA and XPU; 2.6 to 2.8 have only the per-backend modules, `torch.cuda` and
+# `torch.xpu`, with the same names. Apple's `mps` is the exception: in every release `torch.mps`
+# has its own names for the counters, `current_allocated_memory()` (tensors) and
+# `driver_allocated_memory()` (all Metal memory of the process, cache included); only
+# `torch.mps.empty_cache()` shares the common name. `torch.accelerator`'s memory functions fail on
+# `mps` in releases without the fix
+# ([pytorch#167447](https://github.com/pytorch/pytorch/issues/167447), fixed by pytorch#186748
+# and #193838; the first release with both is not checked here). So the cell picks the
+# function by backend first, then by release, and asserts on a GPU that it reports the same
+# bytes as `torch.cuda`.
 #
 # Reserved memory can also be unusable: free blocks inside segments, each too small for the next
 # request (fragmentation). The allocator setting `expandable_segments:True` lets a segment grow
-# instead, which helps most when batch shapes change from step to step. It is read once, from the
-# environment, before the process first uses CUDA: `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`
-# works on every torch; `PYTORCH_ALLOC_CONF` is its device-generic name since 2.9 (a report against
-# 2.9.1 says that name ignored `expandable_segments`, so prefer the old one where both must work).
+# instead, which helps most when batch shapes change from step to step. It works on Linux only:
+# Windows builds ignore it, with the warning `expandable_segments not supported on this platform`.
+# It is read once, from the environment, before the process first uses CUDA.
+#
+# The variable's name: `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` is read by every
+# release from 2.6 to 2.13. Since 2.9 the device-generic name `PYTORCH_ALLOC_CONF` is read too;
+# with 2.9 to 2.11, users report that the old name brings a warning (`PYTORCH_CUDA_ALLOC_CONF is
+# deprecated, use PYTORCH_ALLOC_CONF instead`), and with 2.9.1 the new name did not switch
+# expandable segments on ([pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)).
+# 2.13 reads the old name without a warning, as the cell checks in a fresh process. Where one
+# script must run on all of them, set the old name: the warning is all it costs.
 
 # %% tags=["gpu-only"]
-generic = hasattr(torch.accelerator, "memory_allocated")  # 2.9+
-memory = torch.accelerator if generic else torch.cuda
-print(f"{memory.__name__=}")
-assert (memory is torch.accelerator) == (TORCH >= (2, 9))
+if torch.backends.mps.is_available():
+    allocated = torch.mps.current_allocated_memory  # every release
+elif hasattr(torch.accelerator, "memory_allocated"):  # 2.9+
+    allocated = torch.accelerator.memory_allocated
+else:
+    allocated = torch.cuda.memory_allocated
+print(f"{allocated.__module__=}")
+assert callable(torch.mps.current_allocated_memory)
+assert callable(torch.mps.driver_allocated_memory)
+assert callable(torch.mps.empty_cache)  # the common name
+assert hasattr(torch.accelerator, "memory_allocated") == (TORCH >= (2, 9))
 if torch.cuda.is_available():
     block = torch.empty(2**20, dtype=torch.uint8, device="cuda")
-    print(f"{memory.memory_allocated()=}, {torch.cuda.memory_allocated()=}")
-    assert memory.memory_allocated() == torch.cuda.memory_allocated()
-    assert memory.memory_reserved() == torch.cuda.memory_reserved()
+    print(f"{allocated()=}, {torch.cuda.memory_allocated()=}")
+    assert allocated() == torch.cuda.memory_allocated()
+    if TORCH >= (2, 9):
+        reserved = torch.accelerator.memory_reserved()
+        assert reserved == torch.cuda.memory_reserved()
     del block
 else:
     print(f"{torch.cuda.is_available()=}")
+
+if TORCH >= (2, 13):  # the old name, read without a warning
+    probe = ("import torch; "
+             "print(torch._C._accelerator_getAllocatorSettings())")
+    env = dict(os.environ, PYTORCH_CUDA_ALLOC_CONF="expandable_segments:True")
+    env.pop("PYTORCH_ALLOC_CONF", None)
+    child = subprocess.run([sys.executable, "-c", probe], env=env,
+                           capture_output=True, text=True, timeout=120)
+    print(f"{child.stdout.strip()=}")
+    assert child.stdout.strip() == "expandable_segments:True"
+    assert "deprecated" not in child.stderr
 
 # %% [markdown]
 # The last cell compares the estimate with the allocator over real steps. Moved to the GPU,
@@ -760,8 +813,9 @@ else:
 #   a gradient needs them and grow with the batch. `no_grad` and `inference_mode` save none;
 #   `autocast`, with the right `device_type`, saves them in lower precision.
 # - Before activations, training takes a fixed number of bytes per parameter once the dtype,
-#   the optimizer and mixed precision are chosen (`estimate`). With Adam, mixed precision takes
-#   as many as `float32`: what it saves is in the activations.
+#   the optimizer and mixed precision are chosen (`estimate`). With Adam, mixed precision with
+#   `float32` master weights takes 16 bytes per parameter, as `float32` does (18 with a
+#   `float32` gradient buffer): what it saves is in the activations.
 # - On a GPU, `memory_allocated` counts what the allocator has handed out and
 #   `memory_reserved` what it holds; freed memory stays reserved until `empty_cache()`.
 #   `nvidia-smi` shows the reserved memory plus each process's CUDA context.

@@ -433,7 +433,9 @@ else:
 # %% [markdown]
 # ### オプティマイザのチェックポイントを読み込む
 #
-# 学習を再開するときも順番は同じです。モデルを移動し、そのパラメータからオプティマイザを作り、最後に `optimizer.load_state_dict(checkpoint["optimizer"])` を呼びます。`load_state_dict` は状態の各テンソルを、対応するパラメータと同じデバイスへ変換し、浮動小数点数の状態は dtype もパラメータに揃えます。`step` だけは元のままです（`fused` か `capturable` でなければ CPU 上のテンソル）。
+# 学習を再開するときも順番は同じです。モデルを移動し、そのパラメータからオプティマイザを作り、最後に `optimizer.load_state_dict(checkpoint["optimizer"])` を呼びます。`load_state_dict` は `step` 以外の状態テンソルをすべて、対応するパラメータと同じデバイスへ移し、パラメータが浮動小数点数なら dtype もパラメータに合わせます。そのため `float32` の状態を `bfloat16` のモデルに読み込むと、状態も `bfloat16` になって精度が落ちます（次のセルで確かめます）。（混合精度の `float32` のマスター重みは、これとは別の理由によるものです。重みに比べてずっと小さい更新は、16ビットの重みに足すと消えてしまいます。[メモリに収まるか](08-will-it-fit.ipynb)を参照してください。PyTorch 自身の AMP（`autocast` と `GradScaler`）は、パラメータそのものを `float32` で持つので、コピーを作りません。）
+#
+# `step` は読み込んだときのまま残ります。オプティマイザが `fused` か `capturable` のときだけは、`step` も `float32` としてパラメータのデバイスへ移ります。この2つの設定はチェックポイントのものが使われます。`load_state_dict` が各グループの設定を保存されたものに置き換えるからです。次のセルでは、fused のオプティマイザのチェックポイントを fused でないオプティマイザに読み込みます。Adam と AdamW は `step` が CPU 上にある前提で、ステップごとにパラメータ1つにつき1回、その値を `.item()` で読みます。`step` が GPU 上にあると、読むたびに CPU が GPU を待つことになります（[pytorch#128208](https://github.com/pytorch/pytorch/issues/128208)）。オプティマイザのチェックポイントは `torch.load(path, map_location="cpu")` で読み込み、残りの移動は `load_state_dict` に任せてください。`map_location="cuda"` では `step` まで GPU に載ります。
 #
 # 順番を逆にして、読み込んでから移動すると、状態は読み込んだ時点のパラメータに合わせて変換され、`model.to()` はそれを元の場所に残します。GPU では、最初の `step()` で CUDA 上のパラメータと CPU 上の状態が混ざります。同じことは dtype でも確かめられるので、次のセルではモデルを `device` へ移すときに `float64` にも変換します。
 
@@ -453,10 +455,37 @@ resumed_optimizer = torch.optim.Adam(resumed.parameters())
 resumed_optimizer.load_state_dict(checkpoint["optimizer"])
 state = resumed_optimizer.state[resumed.weight]
 print(f"{state['exp_avg'].dtype=}, {state['exp_avg'].device=}")
-print(f"{state['step'].device=}")
+print(f"{state['step'].device=}, {state['step'].dtype=}")
 assert state["exp_avg"].dtype == torch.float64
 assert state["exp_avg"].device == resumed.weight.device
 assert state["step"].device.type == "cpu"
+assert state["step"].dtype == torch.float32  # step はキャストされない
+
+# bfloat16 では表せない float32 の値を、bfloat16 のモデルに読み込む
+checkpoint["optimizer"]["state"][0]["exp_avg"].fill_(1 + 2**-10)
+low = nn.Linear(4, 2).to(device, torch.bfloat16)
+low_optimizer = torch.optim.Adam(low.parameters())
+low_optimizer.load_state_dict(checkpoint["optimizer"])
+low_state = low_optimizer.state[low.weight]
+print(f"{low_state['exp_avg'].dtype=}, {low_state['exp_avg'][0, 0].item()=}")
+assert low_state["exp_avg"].dtype == torch.bfloat16
+assert low_state["exp_avg"][0, 0].item() == 1.0  # 2**-10 の分が失われる
+
+# fused のオプティマイザが保存したチェックポイント：step はパラメータ側へ
+fused_optimizer = torch.optim.Adam(source.parameters(), fused=True)
+source(torch.randn(8, 4)).sum().backward()
+fused_optimizer.step()
+saved = fused_optimizer.state_dict()
+saved["state"][0] = {**saved["state"][0],
+                     "step": saved["state"][0]["step"].double()}
+quick = nn.Linear(4, 2).to(device)
+quick_optimizer = torch.optim.Adam(quick.parameters())  # 自身は fused ではない
+quick_optimizer.load_state_dict(saved)
+quick_step = quick_optimizer.state[quick.weight]["step"]
+print(f"{quick_step.device=}, {quick_step.dtype=}")
+assert quick_optimizer.param_groups[0]["fused"]  # チェックポイントの設定
+assert quick_step.device == quick.weight.device
+assert quick_step.dtype == torch.float32
 
 # 読み込んでから移動：状態は読み込んだときのまま
 late = nn.Linear(4, 2)
@@ -602,3 +631,4 @@ tmp.cleanup()
 # - デバイスの不一致エラーが出たら、モデルとすべての入力を1つのデバイスに置きます（`model.to(device)`、`x = x.to(device)`）。メッセージが名前を挙げた引数が、移動すべきものとは限りません。
 # - 先にモデルを移動し、それからオプティマイザを作ります。すでに状態を持っているオプティマイザでは、状態が元のデバイスと dtype のまま残るからです。
 # - GPU のチェックポイントは `torch.load(path, map_location="cpu", weights_only=True)` で CPU に読み込みます。torch 2.6 以降、`weights_only=True` はデフォルトです。
+# - 学習を再開するときは、モデルを移動してオプティマイザを作ったあと、オプティマイザのチェックポイントも `map_location="cpu"` で読み込みます。`load_state_dict` は状態を各パラメータのデバイスと dtype に合わせ、`step` は Adam が読む CPU 上に残します（チェックポイントのオプティマイザが `fused` か `capturable` なら、`step` も `float32` としてパラメータのデバイスに移ります）。

@@ -34,6 +34,7 @@
 
 # %% tags=["setup"]
 import contextlib
+import inspect
 import json
 import os
 import subprocess
@@ -409,7 +410,15 @@ assert r0["loss"] != r1["loss"]  # データも異なる
 assert r0["params"] == r1["params"]  # それでも学習後のパラメータは同じ
 
 # %% [markdown]
-# `torch.cuda.set_device(local_rank)` を省くと、`LOCAL_RANK` が何であっても、各プロセスの現在のデバイスは GPU 0 のままです。インデックスのない `"cuda"` や `.cuda()` は、どのプロセスでも GPU 0 を指します。すると全ランクがモデルとバッチを GPU 0 に置くので、メモリはその GPU 1台に集中し、ほかの GPU は空いたままです。ランクごとに別の GPU を想定している NCCL は、エラーになるか（たとえば `Duplicate GPU detected`）、止まったまま進まなくなります。`DistributedDataParallel` のドキュメントも、各プロセスが1つの GPU だけを使うよう、`torch.cuda.set_device(i)` か `CUDA_VISIBLE_DEVICES` で指定することを求めています。GPU があれば、次のセルは `LOCAL_RANK=1` を設定し `set_device` を呼ばない新しいプロセスを起動して、その現在のデバイスが 0 のままであることを検証します。GPU がなければ `torch.cuda.is_available()=False` と表示します。
+# `torch.cuda.set_device(local_rank)` を省くと、`LOCAL_RANK` が何であっても、各プロセスの現在のデバイスは GPU 0 のままです。困るのは、インデックスを書かずに現在のデバイスを指すものすべてです：`"cuda"`、`.cuda()`、`torch.cuda.memory_allocated()` など。スクリプトがモデルとバッチを `"cuda"` に置くと全ランクが GPU 0 を使うので、メモリはその GPU 1台に集中し、ほかの GPU は空いたままです。ランクごとに別の GPU を想定している NCCL は、エラーになるか（たとえば `Duplicate GPU detected`）、止まったまま進まなくなります。
+#
+# 上のスクリプトのように `torch.device("cuda", local_rank)` とデバイスを明示していれば、テンソルは正しい GPU に載ります。`dist.barrier()` はデバイスを指定しません。NCCL では1要素のテンソルを all-reduce しますが、その GPU はバックエンドが次の順に選びます。バリアに渡した `device_ids=[...]`、`init_process_group` に渡した `device_id`、このプロセスグループがすでに使った GPU、最後に `rank % (このマシンの GPU 数)` です。最後の場合は `using GPU X as device used by this process is currently unknown` という警告が出ます。現在のデバイスで決まるのは、PyTorch の Python 側がそのために作るプレースホルダーの置き場所だけです。
+#
+# 上のようなスクリプトでは、DDP の最初のブロードキャストが `cuda:local_rank` を使うので、そのあとのバリアは正しい GPU で実行されます。そこで `set_device` を省いたときの損失は、全ランクが GPU 0 に余分な CUDA コンテキスト（GPU 0 のメモリ）を作ることです。止まるのは最後の推測が外れる場合だけです。たとえば、集団通信より前のバリア（ランク 0 がデータをダウンロードし、ほかのランクが待つ）を、プロセス数より GPU の多いマシンで使う場合です。8 GPU のマシンごとに2プロセスなら、グローバルランク 2 は2台目のマシンのローカルランク 0 なのに、GPU 2 を選んでしまいます。
+#
+# ですから、まず `torch.cuda.set_device(local_rank)` を呼んでください。`DistributedDataParallel` のドキュメントも、各プロセスでこれ（または `CUDA_VISIBLE_DEVICES`）を指定するよう求めています。そのうえで `init_process_group("nccl", device_id=torch.device("cuda", local_rank))` を渡すか、`dist.barrier(device_ids=[local_rank])` を呼びます。`device_id` は現在のデバイスを変えないので、`set_device` は省けません。NCCL では、`device_id` を渡すとランク同士のコミュニケータが `init_process_group` の中で作られるので、NCCL のエラーが最初の集団通信ではなくそこで出ます。また、新しいグループは独自に作られる代わりに、このコミュニケータを分割して作られます。
+#
+# GPU があれば、次のセルは `LOCAL_RANK=1` を設定し `set_device` を呼ばない新しいプロセスを起動して、その現在のデバイスが 0 のままであることを検証します。どのマシンでも PyTorch のソースで、`init_process_group` が `device_id` を受け取り `set_device` を呼ばないこと、さらに 2.13 では `barrier` の Python 側がデバイスを選ぶ順番と、`device_id` の効果としてドキュメントに書かれていることを検証します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -424,6 +433,20 @@ if torch.cuda.is_available():
     assert child.stdout.split()[0] == "0"
 else:
     print(f"{torch.cuda.is_available()=}")
+if torch.distributed.is_available():
+    init = torch.distributed.init_process_group
+    bind = inspect.signature(init).parameters
+    guess = inspect.getsource(torch.distributed.barrier)
+    print(f"{'device_id' in bind=}")
+    assert "device_id" in bind
+    assert "set_device" not in inspect.getsource(init)
+    if TORCH >= (2, 13):  # device_ids、次に device_id、最後に現在のデバイス
+        order = [guess.index(s) for s in ("device_ids[0]", "bound_device_id",
+                                          "device under current context")]
+        assert order == sorted(order)
+        assert "creating context on device 0" in guess
+        assert "immediately formed" in init.__doc__
+        assert "ncclCommSplit" in init.__doc__  # 新しいグループはそれを分割する
 
 # %% [markdown]
 # ## データの分割：`DistributedSampler`
@@ -500,7 +523,9 @@ assert sorted(third + list(other)) == list(range(8))  # 分割は保たれる
 # - `(True, True)` は、`set_epoch` に効果がないと見た答えです。エポックの値はシャッフルのシードに加わるので、`set_epoch(1)` の後は順序が変わります。
 
 # %% [markdown]
-# `num_workers > 0` の `DataLoader` は、ワーカープロセスでバッチを読み込みます。Windows と macOS では、Python はこのプロセスをデフォルトで `spawn` で起動します（Linux では `fork`、Python 3.14 からは `forkserver`）。各ワーカーは新しい Python として起動してスクリプトを import し、データセットを pickle で受け取ります。スクリプトでは、DataLoader を作ってループを回すコードを `if __name__ == "__main__":` の下に置いてください。そうしないと、各ワーカーがスクリプトを import するときにそのコードをもう一度実行してしまいます。データセットのクラスも、ワーカーが import できるようにモジュールのトップレベルで定義します。次のセルは、実行したマシンのデフォルトを検証します。
+# `num_workers > 0` の `DataLoader` は、ワーカープロセスでバッチを読み込みます。Python がこのプロセスをどう起動するかはプラットフォームで決まります：Windows と macOS では `spawn`、Linux では Python 3.14 から `forkserver`、3.13 までは `fork` です。`spawn` と `forkserver` のワーカーは、元のプロセスのコピーではありません。新しい Python としてスクリプトのメインモジュールを import し、データセットを pickle で受け取ります。
+#
+# そのためスクリプトでは、DataLoader を作ってループを回すコードを `if __name__ == "__main__":` の下に置いてください。そうしないと、各ワーカーがスクリプトを import するときにそのコードをもう一度実行してしまいます。データセットのクラスも、ワーカーが import できるようにモジュールのトップレベルで定義します。Linux の `fork` で動いていたコードがここで壊れることがあり、Python 3.14 の Linux でも同じです。次のセルは、実行したマシンのデフォルトを検証します。
 
 # %%
 import multiprocessing
@@ -511,6 +536,7 @@ if sys.platform in ("win32", "darwin"):
     assert method == "spawn"
 else:
     assert method == ("fork" if sys.version_info < (3, 14) else "forkserver")
+    assert "forkserver" in multiprocessing.get_all_start_methods()
 assert "spawn" in multiprocessing.get_all_start_methods()
 
 # %% [markdown]

@@ -380,7 +380,7 @@ else:
 # %% [markdown]
 # ### 値を読み出すと GPU を待つ
 #
-# CUDA テンソルに対する `.item()`、`.tolist()`、`print(t)` は、データを CPU にコピーします。そのため CPU は、それより前にキューに積まれた GPU の処理がすべて終わるまで待ちます（`.numpy()` はコピーせず、上の `TypeError` を送出します）。待つ間 CPU は次の処理を積めず、GPU は手が空きます。1ステップに1回の `.item()` でも毎ステップこの空白が生じ、要素ごとに呼べば要素の数だけ生じます。
+# CUDA テンソルに対する `.item()`、`.tolist()`、`print(t)` は、データを CPU にコピーします。そのため CPU は、コピーを実行するストリーム（現在のストリーム）にそれより前に積まれた GPU の処理が終わるまで待ちます。ほかのストリームの処理は待たず、デバイス全体を待つのは `torch.cuda.synchronize()` です（`.numpy()` はコピーせず、上の `TypeError` を送出します）。待つ間 CPU は次の処理を積めず、GPU は手が空きます。1ステップに1回の `.item()` でも毎ステップこの空白が生じ、要素ごとに呼べば要素の数だけ生じます。
 #
 # 学習ループでは、平均をログに出すために損失を足し合わせることがよくあります。次のセルでは3ステップの間、`total_tensor += loss` と `total_float += loss.item()` の2通りで足し合わせます。
 
@@ -414,8 +414,23 @@ assert abs(total_tensor.item() - total_float) < 1e-4
 running = torch.zeros((), device=device) + loss.detach()
 assert running.grad_fn is None and running.device.type == device.type
 
+
+def graph_nodes(node):
+    # `node` からたどれるノードの種類（next_functions をたどる）
+    kinds, todo = [], [node]
+    while todo:
+        node = todo.pop()
+        kinds.append(type(node).__name__)
+        todo += [n for n, _ in node.next_functions if n is not None]
+    return kinds
+
+
+steps = graph_nodes(total_tensor.grad_fn).count("MeanBackward0")
+print(f"{steps=}")
+assert steps == 3  # ステップごとのグラフが合計にぶら下がる
+
 # %% [markdown] tags=["answer"]
-# **答え：** `kind='Tensor', tracked=True` です。Python の数値とテンソルの和はテンソルになり、そのテンソルと同じデバイスに置かれます。つまり `0.0 + loss` の時点で、もうテンソルです。その後の `+=` はどれも autograd が記録するテンソルの演算なので、合計はすべてのステップの計算グラフを保持し、グラフが必要とするテンソルもメモリに残り続けます。GPU では、ステップごとにそのメモリが増えていきます。
+# **答え：** `kind='Tensor', tracked=True` です。Python の数値とテンソルの和はテンソルになり、そのテンソルと同じデバイスに置かれます。つまり `0.0 + loss` の時点で、もうテンソルです。`loss` は勾配の計算対象なので、その後の `+=` はどれも autograd が記録するテンソルの演算です。そのため合計は全ステップの計算グラフを参照し（上の検証で3つとも見つかります）、合計がある限りどのグラフも解放されません。`backward()` がまだ通っていないグラフ（このセルや、`no_grad` なしの評価ループ）は、逆伝播のために保存したテンソルも抱えたままなので、メモリはステップごとに増えていきます。
 #
 # - `kind='float', tracked=False` は、Python の数値 `0.0` から始めたので合計も数値のままだと考えた答えです。数値とテンソルを足した時点で、結果はテンソルになります。合計が `float` のままなのは、`total_float` のように `loss.item()` を足すときだけです。
 # - `kind='Tensor', tracked=False` を選んだなら、テンソルではあっても `+=` は記録されないと見たのでしょう。計算グラフを持たない合計になるのは、`loss.detach()` を足したときです。
@@ -423,7 +438,7 @@ assert running.grad_fn is None and running.device.type == device.type
 # 定番は、デバイス上の合計に `loss.detach()` を足し、N ステップに1回だけ `.item()` で読む書き方です。CPU で検証できるのは、この合計が計算グラフのない `device` 上のテンソルだという点です。CPU では演算がすぐ終わるので、待ち時間の差は見えません。
 
 # %% [markdown]
-# GPU があれば、次のセルで待つ様子を確かめます。行列積をキューに積み、`.item()` で値を1つ読み出してから、積まれた処理がすべて終わったかを CUDA ストリームに問い合わせ、`.item()` が完了を待ったので処理がすべて終わっていることを検証します。GPU がなければ、満たされなかった条件を表示します。
+# GPU があれば、次のセルで待つ様子を確かめます。行列積をキューに積み、`.item()` で値を1つ読み出してから、積まれた処理がすべて終わったかを現在の CUDA ストリームに問い合わせ、`.item()` が完了を待ったので処理がすべて終わっていることを検証します。GPU がなければ、満たされなかった条件を表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -800,7 +815,7 @@ assert features.device.type == device.type
 # これが、このエラーの一般的な対処法です。ワーカーでは CUDA を使わず、各バッチのデバイスへの移動は、メインプロセスの学習ループで行います。これは DataLoader の本来の使い方でもあり、親が GPU を使ったあとでも `fork` で動きます。
 
 # %% [markdown]
-# 子プロセスでどうしても CUDA を使う必要があるなら、`spawn` で起動します。`multiprocessing.get_context("spawn")` や `DataLoader(..., multiprocessing_context="spawn")` を使います。
+# 子プロセスでどうしても CUDA を使う必要があるなら、`spawn` で起動します。`multiprocessing.get_context("spawn")` や `DataLoader(..., multiprocessing_context="spawn")` を使います。`forkserver` でも構いません。その子プロセスは新しく起動したサーバープロセスから fork され、このサーバーはスクリプトを import しても、`if __name__ == "__main__":` のガードの下は実行しないからです。どちらにも `spawn` と同じ決まりが付いてきます：CUDA を使うコードはこのガードの下に置き、データセットのクラスはモジュールのトップレベルで定義します（[複数の GPU](05-several-gpus.ipynb)）。
 
 # %% [markdown]
 # ## Torch not compiled with CUDA enabled
@@ -817,12 +832,12 @@ assert features.device.type == device.type
 #
 # 対処法は2つです。
 #
-# - GPU を使うなら、NVIDIA の GPU とドライバがあるマシンで CPU ビルドを CUDA ビルドに入れ替えます。PyPI の `pip install torch` は Linux（x86-64）なら CUDA ビルド、Windows なら CPU ビルドです。同じバージョンが入っていると pip は入れ替えないので、アンインストールしてから公式インデックスで入れ直します。コマンドはこのリストの下にあり、Windows でも Linux でも同じです。`cu126` は一例で、ドライバに合うものを pytorch.org のセレクタで選びます。
+# - GPU を使うなら、NVIDIA の GPU とドライバがあるマシンで CPU ビルドを CUDA ビルドに入れ替えます。macOS 向けの CUDA ビルドはないので、Apple シリコンの Mac では代わりに `mps` デバイスを使います。PyPI の `pip install torch` は Linux（x86-64）なら CUDA ビルド、Windows なら CPU ビルドです。同じバージョンが入っていると pip は入れ替えないので、アンインストールしてから公式インデックスで入れ直します。コマンドはこのリストの下にあり、Windows でも Linux でも同じです。CUDA のバージョンは、ドライバと GPU の両方が対応するものを pytorch.org のセレクタで選びます。Blackwell 世代の GPU（GeForce RTX 50 シリーズ、B200）には `cu128` 以降が必要で、`cu128` のビルドが出たのは torch 2.7 からなので、2.7 以降を使います。`cu126` のビルドにはその GPU 用のコードがなく、torch は GPU が「is not compatible with the current PyTorch installation」（いまの PyTorch のインストールには対応していない）と警告します。Linux では、PyPI の torch は 2.8 から `cu128` 以降のビルドです（2.7 は `cu126`）。
 # - どのマシンでも動くようにするなら、このチュートリアルの各ページと同じように、使うデバイスを最初に一度だけ決めて、以降はそれを使います（[どこでも動くデバイスの選び方](04-choosing-a-device.ipynb)）。
 #
 # ```
 # python -m pip uninstall -y torch
-# python -m pip install torch --index-url https://download.pytorch.org/whl/cu126
+# python -m pip install torch --index-url https://download.pytorch.org/whl/cu128
 # ```
 #
 # 次のセルは、このマシンがどの場合に当たるかを示します。GPU があれば、CUDA のテンソルを作ります。
@@ -830,6 +845,10 @@ assert features.device.type == device.type
 # %% tags=["gpu-only"]
 print(f"{torch.version.cuda=}, {torch.backends.cuda.is_built()=}")
 print(f"{torch.cuda.is_available()=}")
+if sys.platform == "darwin":
+    assert not torch.backends.cuda.is_built()  # macOS 向けの CUDA ビルドはない
+# ビルドが対応していない GPU に出る警告
+assert "not compatible with the current" in inspect.getsource(torch.cuda)
 if not torch.backends.cuda.is_built():
     with expect_error(AssertionError, "Torch not compiled with CUDA enabled"):
         torch.zeros(1, device="cuda")
@@ -886,15 +905,21 @@ else:
 # %% [markdown]
 # ## CUDA out of memory
 #
-# 「CUDA のメモリ不足」という意味のエラーです。PyTorch 2.6 では、メッセージは次の形をしています（… の部分にサイズが入ります）。
+# 「CUDA のメモリ不足」という意味のエラーです。PyTorch 2.6 から 2.13 まで、メッセージは次のように始まります（… の部分にサイズが入ります）。
 #
 # ```
-# CUDA out of memory. Tried to allocate …. GPU 0 has a total capacity of … of which … is free. Including non-PyTorch memory, this process has … memory in use. Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
+# CUDA out of memory. Tried to allocate …. GPU 0 has a total capacity of … of which … is free.
 # ```
 #
-# 確保しようとしたサイズ、GPU の総容量と空き、このプロセスが使っているメモリ、そのうち PyTorch の割り当て済みメモリと、予約済みで未割り当てのメモリの量が並びます。最後に、予約済みで未割り当ての部分が大きければ、断片化を避けるために `expandable_segments` を試すよう勧めています。数値の意味は次のとおりです。
+# 続いてこのプロセスが使っているメモリ（ドライバが一覧を返す場合はほかのプロセスの分も）を示し、次の文に進みます。
 #
-# - 割り当て済みメモリ（メッセージの `allocated by PyTorch`、`torch.cuda.memory_allocated()`）：まだ解放されていないテンソルが使っているメモリです。
+# ```
+# Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
+# ```
+#
+# 確保しようとしたサイズ、GPU の総容量と空き、このプロセスが使っているメモリ、そのうち PyTorch の割り当て済みメモリと、予約済みで未割り当てのメモリの量が並びます。最後に、予約済みで未割り当ての部分が大きければ、断片化を避けるために `expandable_segments` を試すよう勧めています。これは 2.6 の文言で、2.9 からはここの変数名が `PYTORCH_ALLOC_CONF` になっています。ただし 2.9.1 では、その名前に従って設定すると expandable segments が有効になりませんでした（[pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)）。どちらの名前を使うべきかは[メモリに収まるか](08-will-it-fit.ipynb)で説明します。数値の意味は次のとおりです。
+#
+# - 割り当て済みメモリ（メッセージの `allocated by PyTorch`、`torch.cuda.memory_allocated()`）：アロケータが割り当てているブロックです。まだ解放されていないテンソル（それぞれ512バイトの倍数に切り上げ）のほか、cuBLAS などのライブラリの作業領域も含みます。
 # - 予約済みメモリ（`reserved by PyTorch`、`torch.cuda.memory_reserved()`）：PyTorch のキャッシングアロケータが GPU から確保したメモリで、テンソルに割り当て済みかどうかを問いません。解放したテンソルのメモリは GPU ではなくこのキャッシュに戻るので、`torch.cuda.empty_cache()` を呼ぶまで、`nvidia-smi` では使用中のままです。
 # - `nvidia-smi` はさらに、各プロセスの CUDA コンテキストと、同じ GPU を使うほかのプロセスの分も数えます。
 #
@@ -904,7 +929,7 @@ else:
 # - `loss` のテンソルを溜めずに `loss.item()` を使う（前述）。
 # - 評価には `torch.no_grad()` を使う。
 # - 不要になった大きなテンソルを `del` する。
-# - 予約済みで未割り当ての部分が大きいときは、メッセージにある `expandable_segments` の設定を使う。
+# - 予約済みで未割り当ての部分が大きいときは、メッセージにある `expandable_segments` の設定を使う（Linux のみ）。
 #
 # モデルに要るメモリを実行前に見積もる方法は、[メモリに収まるか](08-will-it-fit.ipynb)で扱います。
 #
@@ -952,7 +977,7 @@ else:
 # | `CUDA error: invalid device ordinal` | 存在しない GPU インデックス | `torch.cuda.device_count()` より小さいインデックス |
 # | `Cannot access accelerator device when none is available.` | アクセラレータがない環境での整数のデバイスや `pin_memory()` | デバイスを名前で書く。ピン留めはアクセラレータがあるときだけ |
 # | `Cannot re-initialize CUDA in forked subprocess` | 親が CUDA を使ったあと、fork した子で CUDA を使った | ワーカーは CPU の処理だけにして、メインプロセスで移動する。または `spawn` |
-# | `Torch not compiled with CUDA enabled` | CPU 専用ビルドで CUDA を要求した（`set_device` では `no attribute '_cuda_setDevice'`） | CUDA ビルドを入れる。またはデバイスを一度決めて使う |
+# | `Torch not compiled with CUDA enabled` | CPU 専用ビルドで CUDA を要求した（`set_device` では `no attribute '_cuda_setDevice'`） | CUDA ビルドを入れる（Blackwell の GPU には `cu128` 以降、macOS では代わりに `mps`）。またはデバイスを一度決めて使う |
 # | `module must have its parameters and buffers on device cuda:0` | GPU が2枚以上で、モデルが CPU にある `DataParallel` | 先に `model.to("cuda:0")`。または `DistributedDataParallel` |
 # | `CUDA out of memory` | GPU の空きより多くのメモリを要求した | バッチを小さく、`loss.item()`、`no_grad()`、`del`。割り当て済みメモリと予約済みメモリを区別して読む |
 

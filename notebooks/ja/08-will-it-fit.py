@@ -45,6 +45,7 @@
 # %% tags=["setup"]
 import contextlib
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -347,7 +348,7 @@ assert all(p.grad is None for p in model.parameters())
 #
 # 最初のステップの後は、パラメータごとに同じサイズのテンソルが2つ（`exp_avg` と `exp_avg_sq`）と、要素が1つだけの `step` テンソルがあります（`step` はデフォルトでは CPU 上、`fused=True` か `capturable=True` なら GPU 上）。`amsgrad=True` なら、テンソルがもう1つ増えます。
 #
-# 勾配と合わせると、`float32` のモデルを Adam で学習するには、活性化値を除いてもモデル自体の4倍のメモリが要ります。`zero_grad()` は勾配を `None` にするので、ステップとステップの間は勾配がメモリを使いません。
+# 勾配と合わせると、`float32` のモデルを Adam で学習するには、活性化値を除いてもモデル自体の4倍のメモリが要ります。`zero_grad()` は勾配を `None` にします。そのメモリはアロケータのキャッシュに戻り（GPU では確保されたまま）、次の逆伝播でまた使われるので、ピークは変わりません。
 
 # %% [markdown]
 # 次の関数は、順伝播で autograd が保存するものを数えます。保存されたテンソルのストレージを1回ずつ数え、モデルのパラメータとバッファ（すでに数えたもの）は除きます。
@@ -413,7 +414,7 @@ assert large_batch == 2 * small_batch
 # %% [markdown]
 # 保存する量を減らす方法は、ほかに2つあります。
 #
-# - 学習しないなら、`torch.no_grad()` や `torch.inference_mode()` の中で実行すれば何も保存されません。逆伝播がないからです。ただし順伝播は実行中に途中の結果を持つので、推論に必要なメモリは重みだけではなく、重みに途中の結果の最大分を加えたものです。
+# - 学習しないなら、`torch.no_grad()` や `torch.inference_mode()` の中で実行すれば何も保存されません。逆伝播がないからです。ただし順伝播は実行中に途中の結果を持つので、推論に必要なメモリは重みだけではありません。重みに、ピーク時に同時に存在する途中の結果を加えたものです（テキストを生成するモデルなら、さらに KV キャッシュも加わります）。
 # - `torch.autocast` は、行列積などの対象となる演算を精度の低い dtype で実行します（デフォルトは CUDA で `float16`、CPU で `bfloat16`）。それらが保存する活性化値のバイト数は半分になります。また、層の入力へ勾配を流す必要がある場合は、その層の重みの低精度のコピーも保存されます（ここでは最後の層だけ。`x` は勾配の計算対象ではないため）。`device_type` には演算を実行するデバイスを指定します。`autocast(device_type="cuda")` は CPU 上の演算には何もしません。
 
 # %% tags=["claim-F14"]
@@ -469,7 +470,7 @@ assert layer(inferred.clone()).requires_grad  # clone したものは通常の�
 #
 # - パラメータごとの勾配。dtype は重みと同じです。
 # - オプティマイザの状態。ふつうの SGD にはなく、モーメンタム付きの SGD はパラメータと同じサイズのテンソルが1つ（`momentum_buffer`）、Adam と AdamW は2つ（`exp_avg` と `exp_avg_sq`）です。
-# - 混合精度なら、重みの `float32` のコピー（マスター重み）。重みと勾配は16ビットで持ち、オプティマイザは `float32` のコピーを更新して、状態も `float32` で持ちます。重みに比べてずっと小さい更新は、16ビットでは消えてしまうからです（次のセルでは、各 dtype で `1` に `1e-4` を足して確かめます）。
+# - 混合精度なら、重みの `float32` のコピー（マスター重み）。モデルは16ビットで計算し、重みと勾配も16ビットで持ちます。オプティマイザは `float32` のコピーを更新し、状態も `float32` で持ちます。重みに比べてずっと小さい更新は、16ビットでは消えてしまうからです（次のセルでは、各 dtype で `1` に `1e-4` を足して確かめます）。オプティマイザが読む `float32` の勾配は、パラメータごとに更新の直前に16ビットの勾配から作り、更新が済めば解放します。同時に存在するのは1つのパラメータの分だけなので見積もりには含めず、次のセルの照合もそのとおりに作ります。16ビットの勾配の代わりに `float32` の勾配バッファを持つ実装（Megatron-LM）では、パラメータ1つあたり2バイト増えます。
 #
 # `torch.autocast` は別の種類の混合精度です。重みは `float32` のままで、演算だけを16ビットで実行します。混合精度なしの `float32` として数えてください。節約できるのは活性化値の分です。
 #
@@ -504,18 +505,28 @@ def counted(model, dtype, make_optimizer, mixed):
     master = weights
     if mixed and dtype != torch.float32:
         master = [w.detach().float().requires_grad_() for w in weights]
-    optimizer = make_optimizer(master)
+    optimizers = [make_optimizer([m]) for m in master]  # 更新は1つずつ
     model(torch.randn(32, 64, dtype=dtype)).sum().backward()
-    for m, w in zip(master, weights):
+    widest = 0  # 同時に存在する float32 の勾配の最大バイト数
+    for m, w, optimizer in zip(master, weights, optimizers):
         if m is not w:
-            m.grad = w.grad.float()  # ステップは float32 の勾配を読む
-    optimizer.step()
-    held = [t for s in optimizer.state.values() for k, t in s.items()
-            if k != "step"]
+            m.grad = w.grad.float()  # 更新の直前に作り…
+            widest = max(widest, sum(4 * p.numel() for p in master
+                                     if p.grad is not None))
+        optimizer.step()
+        if m is not w:
+            m.grad = None  # …更新のあとで解放する
+            with torch.no_grad():
+                w.copy_(m)  # 16ビットの重みをコピーに合わせる
+    held = [t for o in optimizers for s in o.state.values()
+            for k, t in s.items() if k != "step"]
+    copies = [] if master is weights else master
+    assert widest == max((4 * m.numel() for m in copies), default=0)
+    assert all(m.grad is None for m in copies)
     return {"weights": nbytes(weights),
             "gradients": nbytes(w.grad for w in weights),
             "optimizer": nbytes(held),
-            "master": 0 if master is weights else nbytes(master)}
+            "master": nbytes(copies)}
 
 
 OPTIMIZERS = [("sgd", lambda ps: torch.optim.SGD(ps, lr=0.1)),
@@ -551,11 +562,11 @@ for name, parts in [("fp32", fp32), ("mixed", mixed)]:
     total = sum(parts.values())
     print(f"{name}: {gb=}")
     print(f"{name}: {total=:,}, {total / 1e9=:.1f}, {total / 2**30=:.2f}")
-assert sum(fp32.values()) == sum(mixed.values())
+assert sum(mixed.values()) == sum(fp32.values()) == 16 * 10**9
 assert mixed["weights"] + mixed["gradients"] == mixed["master"]
 
 # %% [markdown]
-# 合計は同じです。混合精度で重みと勾配は半分になりますが、減った分をちょうどマスター重みが使います。Adam の状態はどちらも `float32` です。混合精度で減るのは活性化値で、この合計には含まれていません（上のセクションを参照）。活性化値を足したうえで、下の GPU のセクションで見るように、アロケータとドライバが使う分の余裕も見込んでください。
+# 合計はどちらも 16 GB です。混合精度で重みと勾配は半分（4バイトではなく2バイトずつ）になり、減った分をちょうど `float32` のマスター重み（4バイト）が使います。Adam の状態はどちらも `float32`（8バイト）です。16ビットの勾配の代わりに `float32` の勾配バッファを持つなら、パラメータ1つあたり18バイト、18 GB です。重み、勾配、オプティマイザの状態について見れば、混合精度でも `float32` とほぼ同じだけ必要です。混合精度で減るのは活性化値で、この合計には含まれていません（上のセクションを参照）。活性化値を足したうえで、下の GPU のセクションで見るように、アロケータとドライバが使う分の余裕も見込んでください。
 #
 # 同じ関数でパラメータ1つあたりを計算すると、各設定での各部分のバイト数がわかります。次のセルは `(dtype, training, optimizer, mixed)` ごとに、重み、勾配、オプティマイザの状態、マスター重みのバイト数を表示します。下の計算ツールは、入力したパラメータ数をこれに掛けて計算します。ノートブックでは、自分のパラメータ数で `estimate` を呼び出してください。
 
@@ -608,23 +619,45 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# torch 2.9 からは、同じ関数が `torch.accelerator` にもあり（`memory_allocated`、`memory_reserved`、`max_memory_allocated`、`reset_peak_memory_stats`、`empty_cache` など）、マシンにあるアクセラレータの種類を問わず使えます。2.6〜2.8 にはバックエンドごとの関数（CUDA なら `torch.cuda` のもの）しかありません。関数名は同じなので、モジュールは1行で選べます。GPU があれば、次のセルは両者が同じバイト数を返すことを検証します。
+# torch 2.9 からは、同じ関数が `torch.accelerator` にもあり（`memory_allocated`、`memory_reserved`、`max_memory_allocated`、`reset_peak_memory_stats`、`empty_cache` など）、CUDA と XPU で使えます。2.6〜2.8 にはバックエンドごとのモジュール（`torch.cuda` と `torch.xpu`）しかなく、関数名は同じです。例外は Apple の `mps` です。`torch.mps` ではどのリリースでもメモリ量を返す関数の名前が違い、`current_allocated_memory()`（テンソルの分）と `driver_allocated_memory()`（キャッシュを含む、プロセスの Metal のメモリ全体）です。共通の名前なのは `torch.mps.empty_cache()` だけです。また `torch.accelerator` のメモリ関数は、修正の入っていないリリースでは `mps` で失敗します（[pytorch#167447](https://github.com/pytorch/pytorch/issues/167447)。修正は pytorch#186748 と #193838 で、両方を含む最初のリリースはここでは確かめていません）。そこで次のセルは、まずバックエンドで、次にリリースで関数を選び、GPU があれば `torch.cuda` と同じバイト数を返すことを検証します。
 #
-# 予約済みメモリが使えないこともあります。セグメント内の空きブロックが、どれも次の要求には小さすぎる場合です（断片化）。アロケータの設定 `expandable_segments:True` を使うと、セグメントを新しく確保する代わりに伸ばせるようになり、ステップごとにバッチの形状が変わるときに特に効果があります。この設定はプロセスが初めて CUDA を使う前に、環境変数から一度だけ読まれます。`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` はどの torch でも使えます。`PYTORCH_ALLOC_CONF` は 2.9 からのデバイス共通の名前ですが、2.9.1 でこの名前では `expandable_segments` が無視されたという報告があるので、複数のバージョンで動かすなら従来の名前を使ってください。
+# 予約済みメモリが使えないこともあります。セグメント内の空きブロックが、どれも次の要求には小さすぎる場合です（断片化）。アロケータの設定 `expandable_segments:True` を使うと、セグメントを新しく確保する代わりに伸ばせるようになり、ステップごとにバッチの形状が変わるときに特に効果があります。使えるのは Linux だけで、Windows のビルドは `expandable_segments not supported on this platform`（このプラットフォームでは未対応）と警告して無視します。この設定はプロセスが初めて CUDA を使う前に、環境変数から一度だけ読まれます。
+#
+# 環境変数の名前について。`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` は 2.6 から 2.13 までのどのリリースでも読まれます。2.9 からはデバイス共通の名前 `PYTORCH_ALLOC_CONF` も読まれます。2.9〜2.11 では、従来の名前を使うと `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`（非推奨なので `PYTORCH_ALLOC_CONF` を使うように）という警告が出るという報告があります。一方 2.9.1 では、新しい名前では expandable segments が有効になりませんでした（[pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)）。2.13 は従来の名前を警告なしで読みます。次のセルは新しいプロセスでこれを検証します。1つのスクリプトをこれらすべてで動かすなら従来の名前を設定してください。代償は警告だけです。
 
 # %% tags=["gpu-only"]
-generic = hasattr(torch.accelerator, "memory_allocated")  # 2.9+
-memory = torch.accelerator if generic else torch.cuda
-print(f"{memory.__name__=}")
-assert (memory is torch.accelerator) == (TORCH >= (2, 9))
+if torch.backends.mps.is_available():
+    allocated = torch.mps.current_allocated_memory  # どのリリースでも
+elif hasattr(torch.accelerator, "memory_allocated"):  # 2.9+
+    allocated = torch.accelerator.memory_allocated
+else:
+    allocated = torch.cuda.memory_allocated
+print(f"{allocated.__module__=}")
+assert callable(torch.mps.current_allocated_memory)
+assert callable(torch.mps.driver_allocated_memory)
+assert callable(torch.mps.empty_cache)  # 共通の名前
+assert hasattr(torch.accelerator, "memory_allocated") == (TORCH >= (2, 9))
 if torch.cuda.is_available():
     block = torch.empty(2**20, dtype=torch.uint8, device="cuda")
-    print(f"{memory.memory_allocated()=}, {torch.cuda.memory_allocated()=}")
-    assert memory.memory_allocated() == torch.cuda.memory_allocated()
-    assert memory.memory_reserved() == torch.cuda.memory_reserved()
+    print(f"{allocated()=}, {torch.cuda.memory_allocated()=}")
+    assert allocated() == torch.cuda.memory_allocated()
+    if TORCH >= (2, 9):
+        reserved = torch.accelerator.memory_reserved()
+        assert reserved == torch.cuda.memory_reserved()
     del block
 else:
     print(f"{torch.cuda.is_available()=}")
+
+if TORCH >= (2, 13):  # 従来の名前を警告なしで読む
+    probe = ("import torch; "
+             "print(torch._C._accelerator_getAllocatorSettings())")
+    env = dict(os.environ, PYTORCH_CUDA_ALLOC_CONF="expandable_segments:True")
+    env.pop("PYTORCH_ALLOC_CONF", None)
+    child = subprocess.run([sys.executable, "-c", probe], env=env,
+                           capture_output=True, text=True, timeout=120)
+    print(f"{child.stdout.strip()=}")
+    assert child.stdout.strip() == "expandable_segments:True"
+    assert "deprecated" not in child.stderr
 
 # %% [markdown]
 # 最後のセルでは、実際のステップで見積もりとアロケータの値を比べます。GPU に移したモデルの重みは、テンソルごとに512バイトの倍数に切り上げて確保されます。
@@ -672,6 +705,6 @@ else:
 # - 自分のストレージを持つテンソルは `numel() * element_size()` バイトを使います。ビューは元のテンソル全体をメモリに残します。モデルが使うのはパラメータとバッファのバイト数です（`parameters()` と `buffers()` で数える）。`.half()` で半分になるのは浮動小数点のものだけです。
 # - 大きなモデルは `torch.device("meta")` の中で作れば、メモリを使わずにバイト数を数えられます。`meta` テンソルは値を持ちません。実体化するには `to_empty` を使って初期化するか、`map_location`（ストレージを1つずつ渡す）や `mmap=True` で読み込んで `load_state_dict(..., assign=True)` を使います。`assign=True` で読み込んだ場合、`persistent=False` のバッファは `meta` に残ります。
 # - 学習では、パラメータごとの勾配、オプティマイザの状態（Adam ならパラメータごとに2つ、最初のステップで作られる）、保存される活性化値が加わります。活性化値は勾配の計算に必要なものだけが保存され、バッチに比例して増えます。`no_grad` と `inference_mode` では何も保存されず、正しい `device_type` を指定した `autocast` では精度の低い dtype で保存されます。
-# - 活性化値を除けば、dtype、オプティマイザ、混合精度かどうかを決めると、学習に必要なバイト数はパラメータ1つあたりで決まります（`estimate`）。Adam では混合精度でも `float32` と同じで、減るのは活性化値です。
+# - 活性化値を除けば、dtype、オプティマイザ、混合精度かどうかを決めると、学習に必要なバイト数はパラメータ1つあたりで決まります（`estimate`）。Adam では、`float32` のマスター重みを持つ混合精度も `float32` と同じくパラメータ1つあたり16バイトです（`float32` の勾配バッファを持つなら18バイト）。混合精度で減るのは活性化値です。
 # - GPU では、`memory_allocated` はアロケータが割り当てている分を、`memory_reserved` はアロケータが確保している分を数えます。解放したメモリは `empty_cache()` まで確保されたままです。`nvidia-smi` が表示するのは、予約済みメモリに各プロセスの CUDA コンテキストを加えた量です。
 

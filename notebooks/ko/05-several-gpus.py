@@ -34,6 +34,7 @@
 
 # %% tags=["setup"]
 import contextlib
+import inspect
 import json
 import os
 import subprocess
@@ -408,7 +409,15 @@ assert r0["loss"] != r1["loss"]  # 데이터도 다르다
 assert r0["params"] == r1["params"]  # 그런데도 학습 후 매개변수는 같다
 
 # %% [markdown]
-# `torch.cuda.set_device(local_rank)`를 빠뜨리면 `LOCAL_RANK`가 무엇이든 각 프로세스의 현재 디바이스는 GPU 0으로 남습니다. 인덱스 없는 `"cuda"`와 `.cuda()`는 모든 프로세스에서 GPU 0을 가리킵니다. 그러면 모든 랭크가 모델과 배치를 GPU 0에 올리므로, 메모리가 그 GPU 하나에 몰리고 나머지 GPU는 비어 있게 됩니다. 랭크마다 다른 GPU를 쓴다고 가정하는 NCCL은 오류를 내거나(예: `Duplicate GPU detected`) 멈춘 채 진행하지 않습니다. `DistributedDataParallel` 문서도 각 프로세스가 GPU 하나만 쓰도록 `torch.cuda.set_device(i)`나 `CUDA_VISIBLE_DEVICES`로 지정하라고 요구합니다. GPU가 있으면 다음 셀은 `LOCAL_RANK=1`을 설정하고 `set_device`를 호출하지 않는 새 프로세스를 띄워, 그 프로세스의 현재 디바이스가 여전히 0인지 검증합니다. GPU가 없으면 `torch.cuda.is_available()=False`를 출력합니다.
+# `torch.cuda.set_device(local_rank)`를 빠뜨리면 `LOCAL_RANK`가 무엇이든 각 프로세스의 현재 디바이스는 GPU 0으로 남습니다. 문제가 되는 것은 인덱스 없이 현재 디바이스를 가리키는 모든 것입니다: `"cuda"`, `.cuda()`, `torch.cuda.memory_allocated()` 등. 스크립트가 모델과 배치를 `"cuda"`에 올리면 모든 랭크가 GPU 0을 쓰므로, 메모리가 그 GPU 하나에 몰리고 나머지 GPU는 비어 있게 됩니다. 랭크마다 다른 GPU를 쓴다고 가정하는 NCCL은 오류를 내거나(예: `Duplicate GPU detected`) 멈춘 채 진행하지 않습니다.
+#
+# 위 스크립트처럼 `torch.device("cuda", local_rank)`로 디바이스를 명시하면 텐서는 올바른 GPU에 올라갑니다. `dist.barrier()`는 디바이스를 지정하지 않습니다. NCCL에서는 원소 하나짜리 텐서를 all-reduce하는데, 그 GPU는 백엔드가 다음 순서로 고릅니다. 배리어에 넘긴 `device_ids=[...]`, `init_process_group`에 넘긴 `device_id`, 이 프로세스 그룹이 이미 쓴 GPU, 마지막으로 `rank % (이 머신의 GPU 수)`입니다. 마지막 경우에는 `using GPU X as device used by this process is currently unknown`이라는 경고가 나옵니다. 현재 디바이스가 정하는 것은 PyTorch의 Python 계층이 이를 위해 만드는 자리표시자 텐서의 위치뿐입니다.
+#
+# 위와 같은 스크립트에서는 DDP의 첫 브로드캐스트가 `cuda:local_rank`를 쓰므로, 그 뒤의 배리어는 올바른 GPU에서 실행됩니다. 이때 `set_device`를 빠뜨려서 잃는 것은, 모든 랭크가 GPU 0에 불필요한 CUDA 컨텍스트(GPU 0의 메모리)를 만든다는 점입니다. 멈추는 것은 마지막 추측이 틀릴 때뿐입니다. 예를 들어 집합 통신보다 앞선 배리어(랭크 0이 데이터를 내려받는 동안 다른 랭크가 기다리는 경우)를, 프로세스 수보다 GPU가 많은 머신에서 쓸 때입니다. GPU 8개짜리 머신마다 프로세스를 2개씩 띄우면, 글로벌 랭크 2는 두 번째 머신의 로컬 랭크 0인데도 GPU 2를 고릅니다.
+#
+# 그러니 먼저 `torch.cuda.set_device(local_rank)`를 호출하세요. `DistributedDataParallel` 문서도 각 프로세스에서 이것(또는 `CUDA_VISIBLE_DEVICES`)으로 GPU를 지정하라고 요구합니다. 그다음 `init_process_group("nccl", device_id=torch.device("cuda", local_rank))`를 넘기거나 `dist.barrier(device_ids=[local_rank])`를 호출합니다. `device_id`는 현재 디바이스를 바꾸지 않으므로 `set_device`를 생략할 수 없습니다. NCCL에서 `device_id`를 넘기면 랭크끼리의 커뮤니케이터가 `init_process_group` 안에서 만들어지므로, NCCL 오류가 첫 집합 통신이 아니라 그 자리에서 납니다. 또 새 그룹은 따로 만들어지지 않고 이 커뮤니케이터를 나누어 만들어집니다.
+#
+# GPU가 있으면 다음 셀은 `LOCAL_RANK=1`을 설정하고 `set_device`를 호출하지 않는 새 프로세스를 띄워, 그 프로세스의 현재 디바이스가 여전히 0인지 검증합니다. 어느 머신에서든 PyTorch 소스에서 `init_process_group`이 `device_id`를 받고 `set_device`를 호출하지 않는지, 그리고 2.13에서는 `barrier`의 Python 계층이 디바이스를 고르는 순서와 문서에 적힌 `device_id`의 효과를 검증합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -423,6 +432,20 @@ if torch.cuda.is_available():
     assert child.stdout.split()[0] == "0"
 else:
     print(f"{torch.cuda.is_available()=}")
+if torch.distributed.is_available():
+    init = torch.distributed.init_process_group
+    bind = inspect.signature(init).parameters
+    guess = inspect.getsource(torch.distributed.barrier)
+    print(f"{'device_id' in bind=}")
+    assert "device_id" in bind
+    assert "set_device" not in inspect.getsource(init)
+    if TORCH >= (2, 13):  # device_ids, 다음은 device_id, 마지막은 현재 디바이스
+        order = [guess.index(s) for s in ("device_ids[0]", "bound_device_id",
+                                          "device under current context")]
+        assert order == sorted(order)
+        assert "creating context on device 0" in guess
+        assert "immediately formed" in init.__doc__
+        assert "ncclCommSplit" in init.__doc__  # 새 그룹은 그것을 나누어 만든다
 
 # %% [markdown]
 # ## 데이터 나누기: `DistributedSampler`
@@ -499,7 +522,9 @@ assert sorted(third + list(other)) == list(range(8))  # 겹치지 않게 나뉜�
 # - `(True, True)`는 `set_epoch`에 아무 효과가 없다고 본 답입니다. 에폭 값이 섞는 시드에 더해지므로 `set_epoch(1)` 뒤에는 순서가 바뀝니다.
 
 # %% [markdown]
-# `num_workers > 0`인 `DataLoader`는 워커 프로세스에서 배치를 읽어 옵니다. Windows와 macOS에서 Python은 이 프로세스를 기본적으로 `spawn`으로 시작합니다(Linux는 `fork`, Python 3.14부터는 `forkserver`). 각 워커는 새 Python으로 시작해 스크립트를 import하고, 데이터셋을 pickle로 넘겨받습니다. 스크립트에서는 DataLoader를 만들고 루프를 도는 코드를 `if __name__ == "__main__":` 아래에 두세요. 그러지 않으면 워커가 스크립트를 import할 때 그 코드를 다시 실행합니다. 데이터셋 클래스도 워커가 import할 수 있도록 모듈 최상위에 정의합니다. 다음 셀은 실행한 머신의 기본값을 검증합니다.
+# `num_workers > 0`인 `DataLoader`는 워커 프로세스에서 배치를 읽어 옵니다. Python이 이 프로세스를 어떻게 시작하는지는 플랫폼에 따라 다릅니다. Windows와 macOS는 `spawn`, Linux는 Python 3.14부터 `forkserver`, 3.13까지는 `fork`입니다. `spawn`과 `forkserver`의 워커는 원래 프로세스의 복사본이 아닙니다. 새 Python으로 시작해 스크립트의 메인 모듈을 import하고, 데이터셋을 pickle로 넘겨받습니다.
+#
+# 그래서 스크립트에서는 DataLoader를 만들고 루프를 도는 코드를 `if __name__ == "__main__":` 아래에 두세요. 그러지 않으면 워커가 스크립트를 import할 때 그 코드를 다시 실행합니다. 데이터셋 클래스도 워커가 import할 수 있도록 모듈 최상위에 정의합니다. Linux의 `fork`에서 돌던 코드가 여기서는 깨질 수 있고, Python 3.14의 Linux에서도 마찬가지입니다. 다음 셀은 실행한 머신의 기본값을 검증합니다.
 
 # %%
 import multiprocessing
@@ -510,6 +535,7 @@ if sys.platform in ("win32", "darwin"):
     assert method == "spawn"
 else:
     assert method == ("fork" if sys.version_info < (3, 14) else "forkserver")
+    assert "forkserver" in multiprocessing.get_all_start_methods()
 assert "spawn" in multiprocessing.get_all_start_methods()
 
 # %% [markdown]

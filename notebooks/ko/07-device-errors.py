@@ -377,7 +377,7 @@ else:
 # %% [markdown]
 # ### 값을 읽으면 GPU를 기다린다
 #
-# CUDA 텐서에서 `.item()`, `.tolist()`, `print(t)`를 호출하면 데이터가 CPU로 복사됩니다. 그래서 CPU는 그 전에 큐에 쌓인 GPU 작업이 모두 끝날 때까지 기다립니다(`.numpy()`는 복사하지 않고, CUDA 텐서에서는 위의 `TypeError`를 냅니다). 기다리는 동안 CPU는 다음 작업을 큐에 넣지 못하므로, GPU는 큐가 비면 다음 단계의 작업이 올 때까지 쉬게 됩니다. 한 단계에 한 번 부르는 `.item()`도 단계마다 이런 빈틈을 만들고, 루프 안에서 요소마다 부르면 요소 수만큼 만듭니다.
+# CUDA 텐서에서 `.item()`, `.tolist()`, `print(t)`를 호출하면 데이터가 CPU로 복사됩니다. 그래서 CPU는 복사가 실행되는 스트림, 곧 현재 스트림에 그 전에 쌓인 GPU 작업이 끝날 때까지 기다립니다. 다른 스트림의 작업은 기다리지 않으며, 디바이스 전체를 기다리는 것은 `torch.cuda.synchronize()`입니다(`.numpy()`는 복사하지 않고, CUDA 텐서에서는 위의 `TypeError`를 냅니다). 기다리는 동안 CPU는 다음 작업을 큐에 넣지 못하므로, GPU는 큐가 비면 다음 단계의 작업이 올 때까지 쉬게 됩니다. 한 단계에 한 번 부르는 `.item()`도 단계마다 이런 빈틈을 만들고, 루프 안에서 요소마다 부르면 요소 수만큼 만듭니다.
 #
 # 학습 루프에서는 평균 손실을 출력하려고 손실을 더해 가는 일이 흔합니다. 다음 셀은 세 단계 동안 `total_tensor += loss`와 `total_float += loss.item()`, 두 가지 방법으로 더합니다.
 
@@ -411,8 +411,23 @@ assert abs(total_tensor.item() - total_float) < 1e-4
 running = torch.zeros((), device=device) + loss.detach()
 assert running.grad_fn is None and running.device.type == device.type
 
+
+def graph_nodes(node):
+    # `node`에서 next_functions를 따라 닿는 노드의 종류
+    kinds, todo = [], [node]
+    while todo:
+        node = todo.pop()
+        kinds.append(type(node).__name__)
+        todo += [n for n, _ in node.next_functions if n is not None]
+    return kinds
+
+
+steps = graph_nodes(total_tensor.grad_fn).count("MeanBackward0")
+print(f"{steps=}")
+assert steps == 3  # 단계마다의 그래프가 합계에 매달려 있다
+
 # %% [markdown] tags=["answer"]
-# **정답:** `kind='Tensor', tracked=True`입니다. Python 숫자와 텐서를 더하면 텐서가 되고, 그 텐서와 같은 디바이스에 놓입니다. 즉 `0.0 + loss`에서 이미 텐서입니다. 그 뒤의 `+=`는 모두 autograd가 기록하는 텐서 연산이므로, 합계는 모든 단계의 그래프를 달고 있으며, 그 그래프와 그래프에 필요한 텐서를 메모리에 붙잡아 둡니다. GPU에서는 단계마다 그 메모리가 늘어납니다.
+# **정답:** `kind='Tensor', tracked=True`입니다. Python 숫자와 텐서를 더하면 텐서가 되고, 그 텐서와 같은 디바이스에 놓입니다. 즉 `0.0 + loss`에서 이미 텐서입니다. `loss`는 변화도를 계산하는 텐서이므로, 그 뒤의 `+=`는 모두 autograd가 기록하는 텐서 연산입니다. 그래서 합계는 모든 단계의 연산 그래프를 참조하고(위 검증에서 세 개를 모두 찾습니다), 합계가 살아 있는 동안 어느 그래프도 해제되지 않습니다. 아직 `backward()`가 지나가지 않은 그래프(이 셀이나 `no_grad` 없이 도는 평가 루프)는 역전파를 위해 저장한 텐서까지 붙잡고 있으므로, 메모리가 단계마다 늘어납니다.
 #
 # - `kind='Tensor', tracked=False`를 골랐다면 합계가 텐서이긴 해도 `+=`는 기록되지 않는다고 생각했을 겁니다. 연산 그래프가 없는 합계가 되는 것은 `loss.detach()`를 더할 때입니다.
 # - `kind='float', tracked=False`는 Python 숫자 `0.0`에서 시작했으니 합계도 숫자로 남는다고 본 답입니다. 숫자와 텐서를 더하는 순간 결과는 텐서가 됩니다. 합계가 `float`로 남는 것은 `total_float`처럼 `loss.item()`을 더할 때뿐입니다.
@@ -420,7 +435,7 @@ assert running.grad_fn is None and running.device.type == device.type
 # 흔히 쓰는 방법은 `loss.detach()`를 디바이스에 있는 합계에 더해 두고(`running += loss.detach()`), N 단계마다 한 번만 `running.item()`으로 읽는 것입니다. 그러면 CPU는 N 단계에 한 번만 기다립니다. 이 합계가 연산 그래프 없이 `device`의 텐서로 남는다는 점은 CPU에서도 검증할 수 있지만, 시간이 얼마나 줄어드는지는 보이지 않습니다. CPU에서는 연산을 호출해 반환될 때 이미 계산이 끝나 있어서, 채워 둘 큐가 없기 때문입니다.
 
 # %% [markdown]
-# GPU가 있으면 다음 셀에서 기다리는 모습을 확인합니다. 행렬 곱을 큐에 쌓고, `.item()`으로 값 하나를 읽은 뒤, 쌓인 작업이 모두 끝났는지 CUDA 스트림에 묻습니다. GPU에서는 `.item()`이 작업이 끝나기를 기다렸으므로 작업이 이미 끝났다는 것을 검증합니다. GPU가 없으면 충족되지 않은 조건을 출력합니다.
+# GPU가 있으면 다음 셀에서 기다리는 모습을 확인합니다. 행렬 곱을 큐에 쌓고, `.item()`으로 값 하나를 읽은 뒤, 쌓인 작업이 모두 끝났는지 현재 CUDA 스트림에 묻습니다. GPU에서는 `.item()`이 작업이 끝나기를 기다렸으므로 작업이 이미 끝났다는 것을 검증합니다. GPU가 없으면 충족되지 않은 조건을 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -794,7 +809,7 @@ assert features.device.type == device.type
 # 이것이 이 오류의 흔한 해결 방법입니다. 워커에서는 CUDA를 쓰지 않고 CPU 텐서를 불러와 준비만 하며, 학습 루프가 메인 프로세스에서 배치마다 디바이스로 옮깁니다. 이것이 DataLoader를 쓰는 본래 방식이기도 하며, 부모가 GPU를 쓴 뒤에도 `fork`로 동작합니다.
 
 # %% [markdown]
-# 자식 프로세스에서 꼭 CUDA를 써야 한다면 `spawn`으로 시작하세요. `multiprocessing.get_context("spawn")`이나 `DataLoader(..., multiprocessing_context="spawn")`을 씁니다.
+# 자식 프로세스에서 꼭 CUDA를 써야 한다면 `spawn`으로 시작하세요. `multiprocessing.get_context("spawn")`이나 `DataLoader(..., multiprocessing_context="spawn")`을 씁니다. `forkserver`도 됩니다. 그 자식 프로세스는 새로 띄운 서버 프로세스에서 fork되는데, 이 서버는 스크립트를 import하더라도 `if __name__ == "__main__":` 가드 아래는 실행하지 않기 때문입니다. 둘 다 `spawn`의 규칙이 함께 따라옵니다: CUDA를 쓰는 코드는 이 가드 아래에 두고, 데이터셋 클래스는 모듈 최상위에 정의하세요([여러 GPU](05-several-gpus.ipynb)).
 
 # %% [markdown]
 # ## Torch not compiled with CUDA enabled
@@ -811,12 +826,12 @@ assert features.device.type == device.type
 #
 # 해결 방법은 두 가지입니다.
 #
-# - GPU를 쓰려면 NVIDIA GPU와 드라이버가 있는 머신에서 CPU 빌드를 CUDA 빌드로 바꾸세요. PyPI에서 `pip install torch`를 하면 Linux(x86-64)에는 CUDA 빌드가, Windows에는 CPU 빌드가 설치됩니다. pip은 같은 버전의 torch가 이미 있으면 바꾸지 않으므로, 먼저 제거한 뒤 드라이버가 지원하는 CUDA 버전용 PyTorch 공식 인덱스에서 다시 설치합니다. 명령은 이 목록 아래에 있으며 Windows와 Linux에서 똑같습니다. `cu126`은 한 예이고, 릴리스마다 고를 수 있는 버전은 pytorch.org의 선택기에서 확인하세요. torchvision과 torchaudio도 같은 인덱스에서 설치합니다.
+# - GPU를 쓰려면 NVIDIA GPU와 드라이버가 있는 머신에서 CPU 빌드를 CUDA 빌드로 바꾸세요. macOS용 CUDA 빌드는 아예 없으니, Apple 실리콘 Mac에서는 대신 `mps` 디바이스를 쓰세요. PyPI에서 `pip install torch`를 하면 Linux(x86-64)에는 CUDA 빌드가, Windows에는 CPU 빌드가 설치됩니다. pip은 같은 버전의 torch가 이미 있으면 바꾸지 않으므로, 먼저 제거한 뒤 드라이버와 GPU가 모두 지원하는 CUDA 버전용 PyTorch 공식 인덱스에서 설치합니다. 명령은 이 목록 아래에 있으며 Windows와 Linux에서 똑같습니다. 릴리스마다 고를 수 있는 버전은 pytorch.org의 선택기에서 확인할 수 있고, torchvision과 torchaudio도 같은 인덱스에서 설치합니다. Blackwell 세대 GPU(GeForce RTX 50 시리즈, B200)에는 `cu128` 이상이 필요하고, `cu128` 빌드는 torch 2.7부터 나왔으므로 2.7 이상을 써야 합니다. Linux에서 PyPI의 torch는 2.8부터 `cu128` 이상 빌드입니다(2.7은 `cu126`). `cu126` 빌드에는 이 GPU용 코드가 없어서, torch가 GPU가 "is not compatible with the current PyTorch installation"(지금 설치된 PyTorch와 호환되지 않는다)이라고 경고합니다.
 # - 어디서나 실행하려면, 이 튜토리얼의 모든 페이지가 그렇게 하듯 디바이스를 한 번 정해 두고 어디서나 그것을 쓰세요.
 #
 # ```
 # python -m pip uninstall -y torch
-# python -m pip install torch --index-url https://download.pytorch.org/whl/cu126
+# python -m pip install torch --index-url https://download.pytorch.org/whl/cu128
 # ```
 #
 # 다음 셀은 지금 머신이 어느 쪽인지 보여 주며, GPU가 있으면 CUDA 텐서를 만듭니다.
@@ -824,6 +839,10 @@ assert features.device.type == device.type
 # %% tags=["gpu-only"]
 print(f"{torch.version.cuda=}, {torch.backends.cuda.is_built()=}")
 print(f"{torch.cuda.is_available()=}")
+if sys.platform == "darwin":
+    assert not torch.backends.cuda.is_built()  # macOS용 CUDA 빌드는 없다
+# 빌드가 지원하지 않는 GPU에 나오는 경고
+assert "not compatible with the current" in inspect.getsource(torch.cuda)
 if not torch.backends.cuda.is_built():
     with expect_error(AssertionError, "Torch not compiled with CUDA enabled"):
         torch.zeros(1, device="cuda")
@@ -880,15 +899,21 @@ else:
 # %% [markdown]
 # ## CUDA out of memory
 #
-# "CUDA 메모리가 부족하다"는 뜻의 오류입니다. PyTorch 2.6에서 메시지는 다음과 같으며, … 자리에 크기가 들어갑니다.
+# "CUDA 메모리가 부족하다"는 뜻의 오류입니다. PyTorch 2.6부터 2.13까지 메시지는 다음처럼 시작하며, … 자리에 크기가 들어갑니다.
 #
 # ```
-# CUDA out of memory. Tried to allocate …. GPU 0 has a total capacity of … of which … is free. Including non-PyTorch memory, this process has … memory in use. Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
+# CUDA out of memory. Tried to allocate …. GPU 0 has a total capacity of … of which … is free.
 # ```
 #
-# 할당하려던 크기, GPU의 전체 용량과 여유 공간, 이 프로세스가 쓰는 메모리, 그중 PyTorch가 할당한 메모리와 예약했지만 할당하지 않은 메모리의 양이 차례로 나옵니다. 끝으로, 예약했지만 할당하지 않은 부분이 크면 단편화를 피하도록 `expandable_segments`를 써 보라고 권합니다. 수치의 뜻은 다음과 같습니다.
+# 이어서 이 프로세스가 쓰는 메모리(드라이버가 목록을 주면 다른 프로세스가 쓰는 메모리도)를 보여 주고, 다음 문장으로 넘어갑니다.
 #
-# - 할당된 메모리(메시지의 `allocated by PyTorch`, `torch.cuda.memory_allocated()`): 살아 있는 텐서가 쓰는 메모리입니다.
+# ```
+# Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
+# ```
+#
+# 할당하려던 크기, GPU의 전체 용량과 여유 공간, 이 프로세스가 쓰는 메모리, 그중 PyTorch가 할당한 메모리와 예약했지만 할당하지 않은 메모리의 양이 차례로 나옵니다. 끝으로, 예약했지만 할당하지 않은 부분이 크면 단편화를 피하도록 `expandable_segments`를 써 보라고 권합니다. 이것은 2.6의 문구이고, 2.9부터는 이 자리의 변수 이름이 `PYTORCH_ALLOC_CONF`입니다. 그런데 2.9.1에서는 그 이름대로 설정하면 expandable segments가 켜지지 않았습니다([pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)). 어느 이름을 쓸지는 [모델이 메모리에 들어갈까?](08-will-it-fit.ipynb)에서 설명합니다. 수치의 뜻은 다음과 같습니다.
+#
+# - 할당된 메모리(메시지의 `allocated by PyTorch`, `torch.cuda.memory_allocated()`): 할당자가 나눠 준 블록입니다. 살아 있는 텐서(각각 512바이트의 배수로 올림)뿐 아니라 cuBLAS 같은 라이브러리의 작업 공간도 들어갑니다.
 # - 예약된 메모리(`reserved by PyTorch`, `torch.cuda.memory_reserved()`): PyTorch의 캐싱 할당자가 GPU에서 확보한 메모리로, 텐서에 할당되었는지와 관계없습니다. 해제된 텐서의 메모리는 GPU가 아니라 이 캐시로 돌아가므로, `torch.cuda.empty_cache()`를 호출하기 전까지 `nvidia-smi`에는 계속 사용 중으로 잡힙니다.
 # - `nvidia-smi`는 여기에 각 프로세스의 CUDA 컨텍스트, 그리고 같은 GPU를 쓰는 다른 프로세스의 몫까지 더해 셉니다.
 #
@@ -898,7 +923,7 @@ else:
 # - `loss` 텐서를 모으지 말고 `loss.item()`을 씁니다([앞에서 설명](#값을-읽으면-gpu를-기다린다)).
 # - 평가할 때는 `torch.no_grad()`를 씁니다.
 # - 더는 필요 없는 큰 텐서는 `del`합니다.
-# - 예약되었지만 할당되지 않은 부분이 크면 메시지에 나온 `expandable_segments` 설정을 씁니다.
+# - 예약되었지만 할당되지 않은 부분이 크면 메시지에 나온 `expandable_segments` 설정을 씁니다(Linux만 해당).
 #
 # 모델에 메모리가 얼마나 필요한지, 실행하기 전에 들어갈지 어림하는 방법은 [모델이 메모리에 들어갈까?](08-will-it-fit.ipynb)에서 다룹니다.
 #
@@ -946,7 +971,7 @@ else:
 # | `CUDA error: invalid device ordinal` | 없는 GPU 인덱스 | `torch.cuda.device_count()`보다 작은 인덱스 |
 # | `Cannot access accelerator device when none is available.` | 가속기가 없는데 정수 디바이스나 `pin_memory()` | 디바이스를 이름으로 적기. 메모리 고정은 가속기가 있을 때만 |
 # | `Cannot re-initialize CUDA in forked subprocess` | 부모가 CUDA를 쓴 뒤 fork한 자식에서 CUDA 사용 | 워커는 CPU 작업만, 이동은 메인 프로세스에서. 또는 `spawn` |
-# | `Torch not compiled with CUDA enabled` | CPU 전용 빌드에서 CUDA 요청(`set_device`는 `no attribute '_cuda_setDevice'`) | CUDA 빌드 설치. 또는 디바이스를 한 번 정해 쓰기 |
+# | `Torch not compiled with CUDA enabled` | CPU 전용 빌드에서 CUDA 요청(`set_device`는 `no attribute '_cuda_setDevice'`) | CUDA 빌드 설치(Blackwell GPU는 `cu128` 이상, macOS는 대신 `mps`). 또는 디바이스를 한 번 정해 쓰기 |
 # | `module must have its parameters and buffers on device cuda:0` | GPU가 두 개 이상일 때 모델이 CPU에 있는 `DataParallel` | 먼저 `model.to("cuda:0")`. 또는 `DistributedDataParallel` |
 # | `CUDA out of memory` | GPU의 여유보다 많은 메모리 요청 | 배치 줄이기, `loss.item()`, `no_grad()`, `del`. 할당된 메모리와 예약된 메모리를 구분해 읽기 |
 

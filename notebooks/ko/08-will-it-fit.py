@@ -45,6 +45,7 @@
 # %% tags=["setup"]
 import contextlib
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -350,7 +351,7 @@ assert all(p.grad is None for p in model.parameters())
 #
 # 첫 단계가 지나면 매개변수마다 같은 크기의 텐서 두 개(`exp_avg`, `exp_avg_sq`)와 숫자 하나짜리 `step`이 생깁니다(`step`은 기본적으로 CPU에 있고, `fused=True`나 `capturable=True`이면 GPU에 있습니다). `amsgrad=True`이면 텐서가 하나 더 생깁니다.
 #
-# 변화도까지 더하면, `float32` 모델을 Adam으로 학습할 때는 활성화를 빼고도 모델 크기의 4배가 필요합니다. `zero_grad()`는 변화도를 `None`으로 만들므로, 단계와 단계 사이에는 변화도가 메모리를 쓰지 않습니다.
+# 변화도까지 더하면, `float32` 모델을 Adam으로 학습할 때는 활성화를 빼고도 모델 크기의 4배가 필요합니다. `zero_grad()`는 변화도를 `None`으로 만듭니다. 그 메모리는 할당자의 캐시로 돌아가고(GPU에서는 예약된 채로 남고) 다음 역전파에서 다시 쓰이므로, 최대 사용량은 달라지지 않습니다.
 
 # %% [markdown]
 # 아래 함수는 순전파에서 autograd가 저장하는 것을 셉니다. 저장된 텐서의 스토리지를 한 번씩만 세고, 모델의 매개변수와 버퍼(이미 센 것)는 뺍니다.
@@ -414,7 +415,7 @@ assert large_batch == 2 * small_batch
 # %% [markdown]
 # 저장하는 양을 줄이는 방법이 두 가지 더 있습니다.
 #
-# - 학습하지 않을 때 `torch.no_grad()`나 `torch.inference_mode()` 안에서 실행하면 아무것도 저장되지 않습니다. 역전파가 없기 때문입니다. 다만 순전파는 실행되는 동안 중간 결과를 들고 있으므로, 추론에 필요한 메모리는 가중치만이 아니라 가중치에 가장 큰 중간 결과를 더한 만큼입니다.
+# - 학습하지 않을 때 `torch.no_grad()`나 `torch.inference_mode()` 안에서 실행하면 아무것도 저장되지 않습니다. 역전파가 없기 때문입니다. 다만 순전파는 실행되는 동안 중간 결과를 들고 있으므로, 추론에 필요한 메모리는 가중치만이 아닙니다. 가중치에, 최대 사용 시점에 함께 살아 있는 중간 결과를 더한 만큼입니다(텍스트를 생성하는 모델이라면 KV 캐시도 더해집니다).
 # - `torch.autocast`는 행렬 곱 같은 대상 연산을 정밀도가 낮은 dtype으로 실행합니다(기본값은 CUDA에서 `float16`, CPU에서 `bfloat16`). 이 연산들이 저장하는 활성화는 바이트 수가 절반이 됩니다. 또 계층의 입력으로 변화도를 흘려보내야 하는 곳에서는 그 계층 가중치의 저정밀도 복사본도 함께 저장됩니다(여기서는 마지막 계층뿐입니다. `x`에는 변화도가 필요 없기 때문입니다). `device_type`에는 연산이 실행되는 디바이스를 지정해야 합니다. `autocast(device_type="cuda")`는 CPU에서 실행되는 연산에는 아무 영향이 없습니다.
 
 # %% tags=["claim-F14"]
@@ -470,7 +471,7 @@ assert layer(inferred.clone()).requires_grad  # clone한 텐서는 일반 텐서
 #
 # - 매개변수마다 변화도 하나. dtype은 가중치와 같습니다.
 # - 옵티마이저 상태. 일반 SGD에는 없고, 모멘텀을 쓰는 SGD는 매개변수와 크기가 같은 텐서 하나(`momentum_buffer`), Adam과 AdamW는 둘(`exp_avg`, `exp_avg_sq`)입니다.
-# - 혼합 정밀도라면 가중치의 `float32` 사본(마스터 가중치). 가중치와 변화도는 16비트로 두고, 옵티마이저는 `float32` 사본을 갱신하며 상태도 `float32`로 둡니다. 가중치보다 훨씬 작은 갱신은 16비트에서는 사라지기 때문입니다(다음 셀에서 dtype마다 `1`에 `1e-4`를 더해 확인합니다).
+# - 혼합 정밀도라면 가중치의 `float32` 복사본(마스터 가중치). 모델은 16비트로 계산하고 가중치와 변화도도 16비트로 둡니다. 옵티마이저는 `float32` 복사본을 갱신하며, 상태도 `float32`로 둡니다. 가중치보다 훨씬 작은 갱신은 16비트에서는 사라지기 때문입니다(다음 셀에서 dtype마다 `1`에 `1e-4`를 더해 확인합니다). 옵티마이저가 읽는 `float32` 변화도는 매개변수마다 갱신 직전에 16비트 변화도로 만들고, 갱신이 끝나면 해제합니다. 한 번에 매개변수 하나의 몫만 존재하므로 어림값에는 넣지 않고, 다음 셀의 확인도 그렇게 만듭니다. 16비트 변화도 대신 `float32` 변화도 버퍼를 두는 구현(Megatron-LM)에서는 매개변수 하나당 2바이트가 늘어납니다.
 #
 # `torch.autocast`는 다른 종류의 혼합 정밀도입니다. 가중치는 `float32` 그대로 두고 연산만 16비트로 실행합니다. 혼합 정밀도 없는 `float32`로 세면 되고, 줄어드는 것은 활성화입니다.
 #
@@ -487,7 +488,7 @@ def estimate(n_params, dtype=torch.float32, training=True, optimizer="adam",
         return {"weights": n_params * size, "gradients": 0, "optimizer": 0,
                 "master": 0}
     state = 4 if mixed else size  # 혼합 정밀도: 옵티마이저는 float32로 계산
-    master = 4 if mixed and size < 4 else 0  # 16비트 가중치의 float32 사본
+    master = 4 if mixed and size < 4 else 0  # 16비트 가중치의 float32 복사본
     return {"weights": n_params * size, "gradients": n_params * size,
             "optimizer": STATE_TENSORS[optimizer] * n_params * state,
             "master": n_params * master}
@@ -503,18 +504,28 @@ def counted(model, dtype, make_optimizer, mixed):
     master = weights
     if mixed and dtype != torch.float32:
         master = [w.detach().float().requires_grad_() for w in weights]
-    optimizer = make_optimizer(master)
+    optimizers = [make_optimizer([m]) for m in master]  # 갱신은 하나씩
     model(torch.randn(32, 64, dtype=dtype)).sum().backward()
-    for m, w in zip(master, weights):
+    widest = 0  # 동시에 존재하는 float32 변화도의 최대 바이트 수
+    for m, w, optimizer in zip(master, weights, optimizers):
         if m is not w:
-            m.grad = w.grad.float()  # 단계는 float32 변화도를 읽는다
-    optimizer.step()
-    held = [t for s in optimizer.state.values() for k, t in s.items()
-            if k != "step"]
+            m.grad = w.grad.float()  # 갱신 직전에 만들고…
+            widest = max(widest, sum(4 * p.numel() for p in master
+                                     if p.grad is not None))
+        optimizer.step()
+        if m is not w:
+            m.grad = None  # …갱신 뒤에 해제한다
+            with torch.no_grad():
+                w.copy_(m)  # 16비트 가중치를 복사본에 맞춘다
+    held = [t for o in optimizers for s in o.state.values()
+            for k, t in s.items() if k != "step"]
+    copies = [] if master is weights else master
+    assert widest == max((4 * m.numel() for m in copies), default=0)
+    assert all(m.grad is None for m in copies)
     return {"weights": nbytes(weights),
             "gradients": nbytes(w.grad for w in weights),
             "optimizer": nbytes(held),
-            "master": 0 if master is weights else nbytes(master)}
+            "master": nbytes(copies)}
 
 
 OPTIMIZERS = [("sgd", lambda ps: torch.optim.SGD(ps, lr=0.1)),
@@ -550,11 +561,11 @@ for name, parts in [("fp32", fp32), ("mixed", mixed)]:
     total = sum(parts.values())
     print(f"{name}: {gb=}")
     print(f"{name}: {total=:,}, {total / 1e9=:.1f}, {total / 2**30=:.2f}")
-assert sum(fp32.values()) == sum(mixed.values())
+assert sum(mixed.values()) == sum(fp32.values()) == 16 * 10**9
 assert mixed["weights"] + mixed["gradients"] == mixed["master"]
 
 # %% [markdown]
-# 두 합계는 같습니다. 혼합 정밀도에서 가중치와 변화도는 절반이 되지만, 줄어든 만큼을 마스터 가중치가 그대로 씁니다. Adam의 상태는 두 경우 모두 `float32`입니다. 혼합 정밀도로 줄어드는 것은 활성화이고, 이 합계에는 들어 있지 않습니다(앞 섹션 참고). 활성화를 더하고, 아래 GPU 섹션에서 보듯 할당자와 드라이버가 쓰는 메모리까지 생각해 여유를 두세요.
+# 두 합계는 모두 16 GB입니다. 혼합 정밀도에서 가중치와 변화도는 절반(4바이트 대신 2바이트씩)이 되지만, 줄어든 만큼을 `float32` 마스터 가중치(4바이트)가 그대로 씁니다. Adam의 상태는 두 경우 모두 `float32`(8바이트)입니다. 16비트 변화도 대신 `float32` 변화도 버퍼를 두면 매개변수 하나당 18바이트, 18 GB입니다. 가중치, 변화도, 옵티마이저 상태만 보면 혼합 정밀도도 `float32`와 거의 같은 메모리가 듭니다. 혼합 정밀도로 줄어드는 것은 활성화이고, 이 합계에는 들어 있지 않습니다(앞 섹션 참고). 활성화를 더하고, 아래 GPU 섹션에서 보듯 할당자와 드라이버가 쓰는 메모리까지 생각해 여유를 두세요.
 #
 # 같은 함수로 매개변수 하나를 계산하면, 설정마다 각 부분의 바이트 수를 알 수 있습니다. 다음 셀은 `(dtype, training, optimizer, mixed)`마다 가중치, 변화도, 옵티마이저 상태, 마스터 가중치의 바이트 수를 출력합니다. 아래 계산기는 입력한 매개변수 개수에 이 값을 곱해 계산합니다. 노트북에서는 자신의 매개변수 개수로 `estimate`를 호출하세요.
 
@@ -607,23 +618,45 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# torch 2.9부터는 같은 함수가 `torch.accelerator`에도 있어서(`memory_allocated`, `memory_reserved`, `max_memory_allocated`, `reset_peak_memory_stats`, `empty_cache` 등) 머신에 있는 가속기가 무엇이든 쓸 수 있습니다. 2.6~2.8에는 백엔드별 함수(CUDA라면 `torch.cuda`의 함수)만 있습니다. 함수 이름이 같으므로 모듈은 한 줄로 고를 수 있습니다. GPU가 있으면 다음 셀은 두 모듈이 같은 바이트 수를 알려 주는지 검증합니다.
+# torch 2.9부터는 같은 함수가 `torch.accelerator`에도 있어서(`memory_allocated`, `memory_reserved`, `max_memory_allocated`, `reset_peak_memory_stats`, `empty_cache` 등) CUDA와 XPU에서 쓸 수 있습니다. 2.6~2.8에는 백엔드별 모듈(`torch.cuda`와 `torch.xpu`)만 있고, 함수 이름은 같습니다. 예외는 Apple의 `mps`입니다. `torch.mps`에서는 어느 릴리스에서나 메모리 양을 돌려주는 함수의 이름이 달라서 `current_allocated_memory()`(텐서가 쓰는 몫)와 `driver_allocated_memory()`(캐시를 포함한, 프로세스의 Metal 메모리 전체)입니다. 공통 이름을 쓰는 것은 `torch.mps.empty_cache()`뿐입니다. 게다가 `torch.accelerator`의 메모리 함수는 수정이 들어가지 않은 릴리스에서는 `mps`에서 실패합니다([pytorch#167447](https://github.com/pytorch/pytorch/issues/167447). 수정은 pytorch#186748과 #193838이며, 둘 다 들어간 첫 릴리스는 여기서 확인하지 않았습니다). 그래서 다음 셀은 먼저 백엔드로, 다음으로 릴리스로 함수를 고르고, GPU가 있으면 `torch.cuda`와 같은 바이트 수를 알려 주는지 검증합니다.
 #
-# 예약된 메모리를 쓰지 못할 때도 있습니다. 세그먼트 안의 빈 블록이 모두 다음 요청에 비해 너무 작은 경우입니다(단편화). 할당자 설정 `expandable_segments:True`를 쓰면 세그먼트를 새로 잡는 대신 늘려서 쓰므로, 단계마다 배치 모양이 바뀔 때 특히 도움이 됩니다. 이 설정은 프로세스가 CUDA를 처음 쓰기 전에 환경 변수에서 한 번만 읽습니다. `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`는 어느 torch에서나 통합니다. `PYTORCH_ALLOC_CONF`는 2.9부터 쓰는 디바이스 공통 이름이지만, 2.9.1에서 이 이름으로는 `expandable_segments`가 무시되었다는 보고가 있으니 여러 버전에서 돌려야 한다면 기존 이름을 쓰세요.
+# 예약된 메모리를 쓰지 못할 때도 있습니다. 세그먼트 안의 빈 블록이 모두 다음 요청에 비해 너무 작은 경우입니다(단편화). 할당자 설정 `expandable_segments:True`를 쓰면 세그먼트를 새로 잡는 대신 늘려서 쓰므로, 단계마다 배치 모양이 바뀔 때 특히 도움이 됩니다. Linux에서만 동작하며, Windows 빌드는 `expandable_segments not supported on this platform`(이 플랫폼에서는 지원하지 않는다)이라고 경고하고 무시합니다. 이 설정은 프로세스가 CUDA를 처음 쓰기 전에 환경 변수에서 한 번만 읽습니다.
+#
+# 환경 변수 이름은 이렇습니다. `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`는 2.6부터 2.13까지 모든 릴리스가 읽습니다. 2.9부터는 디바이스 공통 이름 `PYTORCH_ALLOC_CONF`도 읽습니다. 2.9~2.11에서는 기존 이름을 쓰면 `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`(더는 권장하지 않으니 `PYTORCH_ALLOC_CONF`를 쓰라)라는 경고가 나온다는 보고가 있습니다. 그런데 2.9.1에서는 새 이름으로 expandable segments가 켜지지 않았습니다([pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)). 2.13은 기존 이름을 경고 없이 읽으며, 다음 셀이 새 프로세스에서 이를 검증합니다. 스크립트 하나를 이 모든 릴리스에서 돌려야 한다면 기존 이름을 설정하세요. 치르는 대가는 경고뿐입니다.
 
 # %% tags=["gpu-only"]
-generic = hasattr(torch.accelerator, "memory_allocated")  # 2.9+
-memory = torch.accelerator if generic else torch.cuda
-print(f"{memory.__name__=}")
-assert (memory is torch.accelerator) == (TORCH >= (2, 9))
+if torch.backends.mps.is_available():
+    allocated = torch.mps.current_allocated_memory  # 모든 릴리스
+elif hasattr(torch.accelerator, "memory_allocated"):  # 2.9+
+    allocated = torch.accelerator.memory_allocated
+else:
+    allocated = torch.cuda.memory_allocated
+print(f"{allocated.__module__=}")
+assert callable(torch.mps.current_allocated_memory)
+assert callable(torch.mps.driver_allocated_memory)
+assert callable(torch.mps.empty_cache)  # 공통 이름
+assert hasattr(torch.accelerator, "memory_allocated") == (TORCH >= (2, 9))
 if torch.cuda.is_available():
     block = torch.empty(2**20, dtype=torch.uint8, device="cuda")
-    print(f"{memory.memory_allocated()=}, {torch.cuda.memory_allocated()=}")
-    assert memory.memory_allocated() == torch.cuda.memory_allocated()
-    assert memory.memory_reserved() == torch.cuda.memory_reserved()
+    print(f"{allocated()=}, {torch.cuda.memory_allocated()=}")
+    assert allocated() == torch.cuda.memory_allocated()
+    if TORCH >= (2, 9):
+        reserved = torch.accelerator.memory_reserved()
+        assert reserved == torch.cuda.memory_reserved()
     del block
 else:
     print(f"{torch.cuda.is_available()=}")
+
+if TORCH >= (2, 13):  # 기존 이름을 경고 없이 읽는다
+    probe = ("import torch; "
+             "print(torch._C._accelerator_getAllocatorSettings())")
+    env = dict(os.environ, PYTORCH_CUDA_ALLOC_CONF="expandable_segments:True")
+    env.pop("PYTORCH_ALLOC_CONF", None)
+    child = subprocess.run([sys.executable, "-c", probe], env=env,
+                           capture_output=True, text=True, timeout=120)
+    print(f"{child.stdout.strip()=}")
+    assert child.stdout.strip() == "expandable_segments:True"
+    assert "deprecated" not in child.stderr
 
 # %% [markdown]
 # 마지막 셀에서는 실제 학습 단계에서 어림값과 할당자의 값을 비교합니다. 모델을 GPU로 옮기면 가중치가 GPU 메모리를 차지하는데, 텐서마다 512바이트의 배수로 올림해 할당됩니다.
@@ -671,6 +704,6 @@ else:
 # - 자기 스토리지를 가진 텐서는 `numel() * element_size()` 바이트를 씁니다. 뷰는 원래 텐서 전체를 메모리에 남깁니다. 모델이 쓰는 메모리는 매개변수와 버퍼의 바이트 수입니다(`parameters()`와 `buffers()`로 셉니다). `.half()`로 절반이 되는 것은 부동소수점 텐서뿐입니다.
 # - 큰 모델은 `torch.device("meta")` 안에서 만들면 메모리를 쓰지 않고 바이트 수를 셀 수 있습니다. `meta` 텐서에는 값이 없습니다. 실제 모델로 만들려면 `to_empty`를 쓴 뒤 초기화하거나, `map_location`(스토리지를 하나씩 넘김)이나 `mmap=True`로 불러와 `load_state_dict(..., assign=True)`를 쓰세요. `assign=True`로 불러오면 `persistent=False` 버퍼는 `meta`에 남습니다.
 # - 학습은 매개변수마다 변화도, 옵티마이저 상태(Adam은 매개변수마다 2개, 첫 단계에서 만들어짐), 저장되는 활성화를 더합니다. 활성화는 변화도에 필요한 곳에서만 저장되고 배치에 비례해 늘어납니다. `no_grad`와 `inference_mode`에서는 아무것도 저장되지 않고, 올바른 `device_type`을 지정한 `autocast`에서는 정밀도가 낮은 dtype으로 저장됩니다.
-# - 활성화를 빼면, dtype과 옵티마이저, 혼합 정밀도 사용 여부를 정했을 때 학습에 드는 바이트 수는 매개변수 하나당 값으로 정해집니다(`estimate`). Adam에서는 혼합 정밀도도 `float32`와 같고, 줄어드는 것은 활성화입니다.
+# - 활성화를 빼면, dtype과 옵티마이저, 혼합 정밀도 사용 여부를 정했을 때 학습에 드는 바이트 수는 매개변수 하나당 값으로 정해집니다(`estimate`). Adam에서 `float32` 마스터 가중치를 두는 혼합 정밀도도 `float32`와 같이 매개변수 하나당 16바이트입니다(`float32` 변화도 버퍼를 두면 18바이트). 혼합 정밀도로 줄어드는 것은 활성화입니다.
 # - GPU에서 `memory_allocated`는 할당자가 나눠 준 양을, `memory_reserved`는 할당자가 확보해 둔 양을 셉니다. 해제한 메모리는 `empty_cache()` 전까지 예약된 채로 남습니다. `nvidia-smi`가 보여 주는 것은 예약된 메모리에 각 프로세스의 CUDA 컨텍스트를 더한 양입니다.
 
