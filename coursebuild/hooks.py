@@ -95,6 +95,7 @@ def on_post_template(output, template_name, config):
     script after the first paint, no inline script, each language's in its own folder."""
     output = index.point_worker_404(output, template_name, config)
     output = pages.BUNDLE.sub(pages.AFTER_PAINT, output, count=1)
+    output = pages.named_search(output, template_name)
     if template_name.endswith(".html") and output.strip():
         output = csp.strict(output, config, _serving, template_name)
     return i18n.page_404(output, template_name, config)

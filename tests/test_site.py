@@ -288,3 +288,10 @@ def test_a_fork_builds_with_its_own_repository_branch_and_site_url(tmp_path):
         assert canonical.startswith(fork["SITE_URL"]), f"{lang}/{concept}: canonical {canonical}"
         assert page.find("a", href=fork["REPO_URL"]), f"{lang}/{concept}: no link to the fork's repository"
     assert fork["SITE_URL"] in (tmp_path / "sitemap.xml").read_text(encoding="utf-8")
+
+
+def test_every_dialog_has_a_name(site):
+    """axe's aria-dialog-name (serious): Material's search dialog is named after its search box."""
+    unnamed = [str(page.relative_to(site)) for page in site.rglob("*.html")
+               for dialog in soup(page).find_all(attrs={"role": "dialog"}) if not dialog.get("aria-label")]
+    assert unnamed == [], f"dialogs without a name on {unnamed[:5]}"
