@@ -1020,7 +1020,7 @@ else:
 #   `nvidia-smi` still counts it until `torch.cuda.empty_cache()`;
 # - `nvidia-smi` also counts the CUDA context of each process and other processes on the same GPU.
 #
-# First things to try: a smaller batch; `loss.item()` instead of keeping `loss` tensors (see above);
+# First things to try: a smaller batch; a running sum of `loss.detach()` instead of `loss` tensors (see above);
 # `torch.no_grad()` for evaluation; `del` for large tensors you no longer need; and, when the reserved
 # but unallocated part is large, the `expandable_segments` setting from the message (Linux only).
 # How much memory a model needs, and whether it fits before you run it, is the subject of
@@ -1074,4 +1074,4 @@ else:
 # | `Cannot re-initialize CUDA in forked subprocess` | CUDA in a forked child after the parent used it | CPU work in workers, move in the main process; or `spawn` |
 # | `Torch not compiled with CUDA enabled` | a CPU-only build asked for CUDA (`set_device` says `no attribute '_cuda_setDevice'`) | a CUDA build (`cu128` or newer for Blackwell GPUs; on macOS, `mps` instead), or choose the device once |
 # | `module must have its parameters and buffers on device cuda:0` | `DataParallel` on 2+ GPUs with the model on the CPU | `model.to("cuda:0")` first, or `DistributedDataParallel` |
-# | `CUDA out of memory` | more memory asked than the GPU has free | smaller batches, `loss.item()`, `no_grad()`, `del`; read allocated vs reserved |
+# | `CUDA out of memory` | more memory asked than the GPU has free | smaller batches, sum `loss.detach()`, `no_grad()`, `del`; read allocated vs reserved |

@@ -298,7 +298,7 @@ assert w.to(w.device) is w  # 変換不要なら Parameter 自身が返る
 # %% [markdown] tags=["answer"]
 # **答え：** `Tensor True` です。実際に変換すると、戻り値は `Parameter` ではなく通常の `Tensor` になります。autograd がこの変換を記録するので、戻り値の `requires_grad` は `True` のままです。ただしそれはパラメータに対する演算の結果であり、それ自体は葉（leaf）テンソルではありません。
 #
-# - `Parameter True` を選んだなら、変換しても型は `Parameter` のままだと考えたのでしょう。`Parameter` 自身が返るのは、`to()` に変換することが何もないときだけです（上の検証の `w.to(w.device) is w`）。
+# - `Parameter True` を選んだなら、変換しても型は `Parameter` のままだと考えたのでしょう。`Parameter` 自身が返るのは、`to()` に何も変換する必要がないときだけです（上の検証の `w.to(w.device) is w`）。
 # - `Tensor False` は、型が変わると計算グラフからも切り離されると見た答えです。変換は autograd に記録されるので、戻り値からパラメータへ勾配が伝わります。
 
 # %% [markdown]
@@ -435,7 +435,11 @@ else:
 #
 # 学習を再開するときも順番は同じです。モデルを移動し、そのパラメータからオプティマイザを作り、最後に `optimizer.load_state_dict(checkpoint["optimizer"])` を呼びます。`load_state_dict` は `step` 以外の状態テンソルをすべて、対応するパラメータと同じデバイスへ移し、パラメータが浮動小数点数なら dtype もパラメータに合わせます。そのため `float32` の状態を `bfloat16` のモデルに読み込むと、状態も `bfloat16` になって精度が落ちます（次のセルで確かめます）。（混合精度の `float32` のマスター重みは、これとは別の理由によるものです。重みに比べてずっと小さい更新は、16ビットの重みに足すと消えてしまいます。[メモリに収まるか](08-will-it-fit.ipynb)を参照してください。PyTorch 自身の AMP（`autocast` と `GradScaler`）は、パラメータそのものを `float32` で持つので、コピーを作りません。）
 #
-# `step` は読み込んだときのまま残ります。オプティマイザが `fused` か `capturable` のときだけは、`step` も `float32` としてパラメータのデバイスへ移ります。この2つの設定はチェックポイントのものが使われます。`load_state_dict` が各グループの設定を保存されたものに置き換えるからです。次のセルでは、fused のオプティマイザのチェックポイントを fused でないオプティマイザに読み込みます。Adam と AdamW は `step` が CPU 上にある前提で、ステップごとにパラメータ1つにつき1回、その値を `.item()` で読みます。`step` が GPU 上にあると、読むたびに CPU が GPU を待つことになります（[pytorch#128208](https://github.com/pytorch/pytorch/issues/128208)）。オプティマイザのチェックポイントは `torch.load(path, map_location="cpu")` で読み込み、残りの移動は `load_state_dict` に任せてください。`map_location="cuda"` では `step` まで GPU に載ります。
+# `step` は読み込んだときのまま残ります。オプティマイザが `fused` か `capturable` のときだけは、`step` も `float32` としてパラメータのデバイスへ移ります。この2つの設定はチェックポイントのものが使われます。`load_state_dict` が各グループの設定を保存されたものに置き換えるからです。
+#
+# 次のセルでは、fused のオプティマイザのチェックポイントを fused でないオプティマイザに読み込みます。Adam と AdamW は `step` が CPU 上にある前提で、ステップごとにパラメータ1つにつき1回、その値を `.item()` で読みます。
+#
+# `step` が GPU 上にあると、読むたびに CPU が GPU を待つことになります（[pytorch#128208](https://github.com/pytorch/pytorch/issues/128208)）。オプティマイザのチェックポイントは `torch.load(path, map_location="cpu")` で読み込み、残りの移動は `load_state_dict` に任せてください。`map_location="cuda"` では `step` まで GPU に載ります。
 #
 # 順番を逆にして、読み込んでから移動すると、状態は読み込んだ時点のパラメータに合わせて変換され、`model.to()` はそれを元の場所に残します。GPU では、最初の `step()` で CUDA 上のパラメータと CPU 上の状態が混ざります。同じことは dtype でも確かめられるので、次のセルではモデルを `device` へ移すときに `float64` にも変換します。
 
@@ -631,4 +635,4 @@ tmp.cleanup()
 # - デバイスの不一致エラーが出たら、モデルとすべての入力を1つのデバイスに置きます（`model.to(device)`、`x = x.to(device)`）。メッセージが名前を挙げた引数が、移動すべきものとは限りません。
 # - 先にモデルを移動し、それからオプティマイザを作ります。すでに状態を持っているオプティマイザでは、状態が元のデバイスと dtype のまま残るからです。
 # - GPU のチェックポイントは `torch.load(path, map_location="cpu", weights_only=True)` で CPU に読み込みます。torch 2.6 以降、`weights_only=True` はデフォルトです。
-# - 学習を再開するときは、モデルを移動してオプティマイザを作ったあと、オプティマイザのチェックポイントも `map_location="cpu"` で読み込みます。`load_state_dict` は状態を各パラメータのデバイスと dtype に合わせ、`step` は Adam が読む CPU 上に残します（チェックポイントのオプティマイザが `fused` か `capturable` なら、`step` も `float32` としてパラメータのデバイスに移ります）。
+# - 学習を再開するときは、モデルを移動してオプティマイザを作ったあと、オプティマイザのチェックポイントも `map_location="cpu"` で読み込みます。`load_state_dict` は状態を各パラメータのデバイスと dtype に合わせ、`step` は CPU 上に残します（Adam が毎ステップ `.item()` で読むため）（チェックポイントのオプティマイザが `fused` か `capturable` なら、`step` も `float32` としてパラメータのデバイスに移ります）。

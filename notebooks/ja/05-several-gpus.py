@@ -23,7 +23,7 @@
 # **結論**
 #
 # - インデックスのない `"cuda"` や `.cuda()` は、現在のデバイスを指します。どの GPU にするかは `torch.cuda.set_device(i)` で選びます。`CUDA_VISIBLE_DEVICES` は CUDA が初期化される前に設定します。
-# - 複数の GPU で学習するなら、`torchrun` で GPU ごとに1つのプロセスを起動し、モデルを `DistributedDataParallel` で包みます。
+# - 複数の GPU で学習するなら、`torchrun` で GPU ごとに1つのプロセスを起動し、モデルを `DistributedDataParallel` でラップします。
 #
 # ```python
 # local_rank = int(os.environ["LOCAL_RANK"])
@@ -412,11 +412,15 @@ assert r0["params"] == r1["params"]  # それでも学習後のパラメータ�
 # %% [markdown]
 # `torch.cuda.set_device(local_rank)` を省くと、`LOCAL_RANK` が何であっても、各プロセスの現在のデバイスは GPU 0 のままです。困るのは、インデックスを書かずに現在のデバイスを指すものすべてです：`"cuda"`、`.cuda()`、`torch.cuda.memory_allocated()` など。スクリプトがモデルとバッチを `"cuda"` に置くと全ランクが GPU 0 を使うので、メモリはその GPU 1台に集中し、ほかの GPU は空いたままです。ランクごとに別の GPU を想定している NCCL は、エラーになるか（たとえば `Duplicate GPU detected`）、止まったまま進まなくなります。
 #
-# 上のスクリプトのように `torch.device("cuda", local_rank)` とデバイスを明示していれば、テンソルは正しい GPU に載ります。`dist.barrier()` はデバイスを指定しません。NCCL では1要素のテンソルを all-reduce しますが、その GPU はバックエンドが次の順に選びます。バリアに渡した `device_ids=[...]`、`init_process_group` に渡した `device_id`、このプロセスグループがすでに使った GPU、最後に `rank % (このマシンの GPU 数)` です。最後の場合は `using GPU X as device used by this process is currently unknown` という警告が出ます。現在のデバイスで決まるのは、PyTorch の Python 側がそのために作るプレースホルダーの置き場所だけです。
+# 上のスクリプトのように `torch.device("cuda", local_rank)` とデバイスを明示していれば、テンソルは正しい GPU に載ります。`dist.barrier()` はデバイスを指定しません。NCCL では1要素のテンソルを all-reduce しますが、その GPU はバックエンドが次の順に選びます。
 #
-# 上のようなスクリプトでは、DDP の最初のブロードキャストが `cuda:local_rank` を使うので、そのあとのバリアは正しい GPU で実行されます。そこで `set_device` を省いたときの損失は、全ランクが GPU 0 に余分な CUDA コンテキスト（GPU 0 のメモリ）を作ることです。止まるのは最後の推測が外れる場合だけです。たとえば、集団通信より前のバリア（ランク 0 がデータをダウンロードし、ほかのランクが待つ）を、プロセス数より GPU の多いマシンで使う場合です。8 GPU のマシンごとに2プロセスなら、グローバルランク 2 は2台目のマシンのローカルランク 0 なのに、GPU 2 を選んでしまいます。
+# バリアに渡した `device_ids=[...]`、`init_process_group` に渡した `device_id`、このプロセスグループがすでに使った GPU、最後に `rank % (このマシンの GPU 数)` です。最後の場合は `using GPU X as device used by this process is currently unknown` という警告が出ます。現在のデバイスで決まるのは、PyTorch の Python 側がそのために作るプレースホルダーの置き場所だけです。
 #
-# ですから、まず `torch.cuda.set_device(local_rank)` を呼んでください。`DistributedDataParallel` のドキュメントも、各プロセスでこれ（または `CUDA_VISIBLE_DEVICES`）を指定するよう求めています。そのうえで `init_process_group("nccl", device_id=torch.device("cuda", local_rank))` を渡すか、`dist.barrier(device_ids=[local_rank])` を呼びます。`device_id` は現在のデバイスを変えないので、`set_device` は省けません。NCCL では、`device_id` を渡すとランク同士のコミュニケータが `init_process_group` の中で作られるので、NCCL のエラーが最初の集団通信ではなくそこで出ます。また、新しいグループは独自に作られる代わりに、このコミュニケータを分割して作られます。
+# 上のようなスクリプトでは、DDP の最初のブロードキャストが `cuda:local_rank` を使うので、そのあとのバリアは正しい GPU で実行されます。つまり、`set_device` を省いたときの代償は、全ランクが GPU 0 に余分な CUDA コンテキスト（GPU 0 のメモリ）を作ることです。止まるのは最後の推測が外れる場合だけです。たとえば、集団通信より前のバリア（ランク 0 がデータをダウンロードし、ほかのランクが待つ）を、プロセス数より GPU の多いマシンで使う場合です。GPU を8枚積んだマシンで、1台あたり2プロセスだけ起動する場合、グローバルランク 2 は2台目のマシンのローカルランク 0 なのに、GPU 2 を選んでしまいます。
+#
+# ですから、まず `torch.cuda.set_device(local_rank)` を呼んでください。`DistributedDataParallel` のドキュメントも、各プロセスでこれ（または `CUDA_VISIBLE_DEVICES`）を指定するよう求めています。そのうえで `init_process_group("nccl", device_id=torch.device("cuda", local_rank))` を渡すか、`dist.barrier(device_ids=[local_rank])` を呼びます。
+#
+# `device_id` は現在のデバイスを変えないので、`set_device` は省けません。NCCL では、`device_id` を渡すとランク同士のコミュニケータが `init_process_group` の中で作られるので、NCCL のエラーが最初の集団通信ではなくそこで出ます。また、新しいグループは独自に作られる代わりに、このコミュニケータを分割して作られます。
 #
 # GPU があれば、次のセルは `LOCAL_RANK=1` を設定し `set_device` を呼ばない新しいプロセスを起動して、その現在のデバイスが 0 のままであることを検証します。どのマシンでも PyTorch のソースで、`init_process_group` が `device_id` を受け取り `set_device` を呼ばないこと、さらに 2.13 では `barrier` の Python 側がデバイスを選ぶ順番と、`device_id` の効果としてドキュメントに書かれていることを検証します。
 

@@ -468,7 +468,7 @@ else:
 #
 # チェックポイントにはストレージごとに保存元のデバイスが記録されていて、`torch.load` はストレージをそのデバイスに戻します。GPU から保存したファイルには `cuda:0` と記録されているので、使える CUDA GPU のないマシンではそのデバイスに戻せません。対処法は、メッセージにあるとおり `map_location` を指定することです。
 #
-# GPU なしでこのようなファイルを作るため、次のセルは CPU のテンソルを保存し、ファイル中のデバイスの文字列を書き換えます。チェックポイントは zip アーカイブで、中の `data.pkl`（pickle された構造）に、各ストレージのデバイスが短い文字列として記録されています。書き換えるのはその文字列だけです。`torch.load` がデバイスを選ぶときに見るのもこの文字列だけなので、読み込みは GPU で保存したファイルと同じ経路をたどります。ただし、GPU がファイルをどう書くかは、これではわかりません。
+# GPU なしでこのようなファイルを作るため、次のセルは CPU のテンソルを保存し、ファイル中のデバイスの文字列を書き換えます。チェックポイントは zip アーカイブで、中の `data.pkl`（pickle された構造）に、各ストレージのデバイスが短い文字列として記録されています。書き換えるのはその文字列だけです。`torch.load` がデバイスを選ぶときに見るのもこの文字列だけなので、読み込みは GPU で保存したファイルと同じ経路をたどります。ただし、GPU で保存したファイルの中身そのものは、これではわかりません。
 #
 # GPU があれば、次のセルはファイルを `cuda:0` に読み込みます。GPU がなければ、まずエラーを示し、次に対処法を示します。
 
@@ -708,7 +708,7 @@ assert named.device.type == device.type
 # %% [markdown]
 # ### `pin_memory=True` と `non_blocking=True`
 #
-# `DataLoader(..., pin_memory=True)` はピン留め（ページロック）メモリにバッチを置いて返し、`t.to(device, non_blocking=True)` は GPU へのコピーをキューに積むだけで、すぐに戻ることができます。アクセラレータがない場合、DataLoader は失敗せず、ピン留めしていないバッチを返します。`to(..., non_blocking=True)` も、ただの移動になります。つまり同じループがどこでも動きます。
+# `DataLoader(..., pin_memory=True)` はピン留め（ページロック）メモリにバッチを置いて返し、`t.to(device, non_blocking=True)` は GPU へのコピーをキューに積むだけで、すぐに戻ることができます。アクセラレータがない場合、DataLoader は失敗せず、ピン留めしていないバッチを返します。`to(..., non_blocking=True)` も、通常の同期コピーになります。つまり同じループがどこでも動きます。
 #
 # リリースによっては、`pin_memory=True` なのにアクセラレータが見つからないと警告を出します（2.13 は出し、2.6 は出しません）。次のセルは警告を集め、その種類（`UserWarning`）を表示します。2.13 の警告の文面は次のとおりです。`pin_memory` に true が指定されたものの、アクセラレータが見つからないのでピン留めメモリは使わない、と言っています。
 #
@@ -815,7 +815,9 @@ assert features.device.type == device.type
 # これが、このエラーの一般的な対処法です。ワーカーでは CUDA を使わず、各バッチのデバイスへの移動は、メインプロセスの学習ループで行います。これは DataLoader の本来の使い方でもあり、親が GPU を使ったあとでも `fork` で動きます。
 
 # %% [markdown]
-# 子プロセスでどうしても CUDA を使う必要があるなら、`spawn` で起動します。`multiprocessing.get_context("spawn")` や `DataLoader(..., multiprocessing_context="spawn")` を使います。`forkserver` でも構いません。その子プロセスは新しく起動したサーバープロセスから fork され、このサーバーはスクリプトを import しても、`if __name__ == "__main__":` のガードの下は実行しないからです。どちらにも `spawn` と同じ決まりが付いてきます：CUDA を使うコードはこのガードの下に置き、データセットのクラスはモジュールのトップレベルで定義します（[複数の GPU](05-several-gpus.ipynb)）。
+# 子プロセスでどうしても CUDA を使う必要があるなら、`spawn` で起動します。`multiprocessing.get_context("spawn")` や `DataLoader(..., multiprocessing_context="spawn")` を使います。`forkserver` でも構いません。
+#
+# その子プロセスは新しく起動したサーバープロセスから fork され、このサーバーはスクリプトを import しても、`if __name__ == "__main__":` のガードの下は実行しないからです。`spawn` と `forkserver` のどちらでも、次の決まりを守ります。CUDA を使うコードはこのガードの下に置き、データセットのクラスはモジュールのトップレベルで定義します（[複数の GPU](05-several-gpus.ipynb)）。
 
 # %% [markdown]
 # ## Torch not compiled with CUDA enabled
@@ -917,7 +919,9 @@ else:
 # Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
 # ```
 #
-# 確保しようとしたサイズ、GPU の総容量と空き、このプロセスが使っているメモリ、そのうち PyTorch の割り当て済みメモリと、予約済みで未割り当てのメモリの量が並びます。最後に、予約済みで未割り当ての部分が大きければ、断片化を避けるために `expandable_segments` を試すよう勧めています。これは 2.6 の文言で、2.9 からはここの変数名が `PYTORCH_ALLOC_CONF` になっています。ただし 2.9.1 では、その名前に従って設定すると expandable segments が有効になりませんでした（[pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)）。どちらの名前を使うべきかは[メモリに収まるか](08-will-it-fit.ipynb)で説明します。数値の意味は次のとおりです。
+# 確保しようとしたサイズ、GPU の総容量と空き、このプロセスが使っているメモリ、そのうち PyTorch の割り当て済みメモリと、予約済みで未割り当てのメモリの量が並びます。最後に、予約済みで未割り当ての部分が大きければ、断片化を避けるために `expandable_segments` を試すよう勧めています。これは 2.6 の文言で、2.9 からはここの変数名が `PYTORCH_ALLOC_CONF` になっています。
+#
+# ただし 2.9.1 では、その名前に従って設定すると expandable segments が有効になりませんでした（[pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)）。どちらの名前を使うべきかは[メモリに収まるか](08-will-it-fit.ipynb)で説明します。数値の意味は次のとおりです。
 #
 # - 割り当て済みメモリ（メッセージの `allocated by PyTorch`、`torch.cuda.memory_allocated()`）：アロケータが割り当てているブロックです。まだ解放されていないテンソル（それぞれ512バイトの倍数に切り上げ）のほか、cuBLAS などのライブラリの作業領域も含みます。
 # - 予約済みメモリ（`reserved by PyTorch`、`torch.cuda.memory_reserved()`）：PyTorch のキャッシングアロケータが GPU から確保したメモリで、テンソルに割り当て済みかどうかを問いません。解放したテンソルのメモリは GPU ではなくこのキャッシュに戻るので、`torch.cuda.empty_cache()` を呼ぶまで、`nvidia-smi` では使用中のままです。
@@ -926,7 +930,7 @@ else:
 # まず試したいのは次の対策です。
 #
 # - バッチを小さくする。
-# - `loss` のテンソルを溜めずに `loss.item()` を使う（前述）。
+# - `loss` のテンソルではなく `loss.detach()` を足し合わせる（前述）。
 # - 評価には `torch.no_grad()` を使う。
 # - 不要になった大きなテンソルを `del` する。
 # - 予約済みで未割り当ての部分が大きいときは、メッセージにある `expandable_segments` の設定を使う（Linux のみ）。
@@ -979,5 +983,5 @@ else:
 # | `Cannot re-initialize CUDA in forked subprocess` | 親が CUDA を使ったあと、fork した子で CUDA を使った | ワーカーは CPU の処理だけにして、メインプロセスで移動する。または `spawn` |
 # | `Torch not compiled with CUDA enabled` | CPU 専用ビルドで CUDA を要求した（`set_device` では `no attribute '_cuda_setDevice'`） | CUDA ビルドを入れる（Blackwell の GPU には `cu128` 以降、macOS では代わりに `mps`）。またはデバイスを一度決めて使う |
 # | `module must have its parameters and buffers on device cuda:0` | GPU が2枚以上で、モデルが CPU にある `DataParallel` | 先に `model.to("cuda:0")`。または `DistributedDataParallel` |
-# | `CUDA out of memory` | GPU の空きより多くのメモリを要求した | バッチを小さく、`loss.item()`、`no_grad()`、`del`。割り当て済みメモリと予約済みメモリを区別して読む |
+# | `CUDA out of memory` | GPU の空きより多くのメモリを要求した | バッチを小さく、`loss.detach()` を足す、`no_grad()`、`del`。割り当て済みメモリと予約済みメモリを区別して読む |
 

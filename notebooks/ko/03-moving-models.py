@@ -515,7 +515,11 @@ else:
 #
 # 학습을 이어서 할 때도 순서는 같습니다. 모델을 옮기고, 그 매개변수로 옵티마이저를 만든 다음 `optimizer.load_state_dict(checkpoint["optimizer"])`를 호출합니다. `load_state_dict`는 `step`을 뺀 모든 상태 텐서를 해당 매개변수가 있는 디바이스로 옮기고, 매개변수가 부동소수점이면 dtype도 매개변수에 맞춥니다. 그래서 `float32` 상태를 `bfloat16` 모델에 불러오면 상태도 `bfloat16`이 되어 정밀도가 떨어집니다(다음 셀에서 확인합니다). (혼합 정밀도의 `float32` 마스터 가중치는 이와 다른 이유로 둡니다. 가중치보다 훨씬 작은 갱신은 16비트 가중치에 더하면 사라지기 때문입니다. [모델이 메모리에 들어갈까?](08-will-it-fit.ipynb)를 참고하세요. PyTorch 자체의 AMP(`autocast`와 `GradScaler`)는 매개변수 자체를 `float32`로 두므로 복사본을 만들지 않습니다.)
 #
-# `step`은 불러온 그대로 남습니다. 옵티마이저가 `fused`나 `capturable`일 때만 `step`도 `float32`로 매개변수의 디바이스에 옮겨집니다. 이 두 설정은 체크포인트의 것이 쓰입니다. `load_state_dict`가 각 그룹의 설정을 저장된 것으로 바꾸기 때문입니다. 다음 셀에서는 fused 옵티마이저의 체크포인트를 fused가 아닌 옵티마이저에 불러옵니다. Adam과 AdamW는 `step`이 CPU에 있다고 보고, 스텝마다 매개변수 하나당 한 번씩 그 값을 `.item()`으로 읽습니다. `step`이 GPU에 있으면 읽을 때마다 CPU가 GPU를 기다립니다([pytorch#128208](https://github.com/pytorch/pytorch/issues/128208)). 옵티마이저 체크포인트는 `torch.load(path, map_location="cpu")`로 불러오고 나머지 이동은 `load_state_dict`에 맡기세요. `map_location="cuda"`로 불러오면 `step`까지 GPU에 올라갑니다.
+# `step`은 불러온 그대로 남습니다. 옵티마이저가 `fused`나 `capturable`일 때만 `step`도 `float32`로 매개변수의 디바이스에 옮겨집니다. 이 두 설정은 체크포인트에 저장된 값을 따릅니다. `load_state_dict`가 각 그룹의 설정을 저장된 것으로 바꾸기 때문입니다.
+#
+# 다음 셀에서는 fused 옵티마이저의 체크포인트를 fused가 아닌 옵티마이저에 불러옵니다. Adam과 AdamW는 `step`이 CPU에 있다고 보고, 스텝마다 매개변수 하나당 한 번씩 그 값을 `.item()`으로 읽습니다.
+#
+# `step`이 GPU에 있으면 읽을 때마다 CPU가 GPU를 기다립니다([pytorch#128208](https://github.com/pytorch/pytorch/issues/128208)). 옵티마이저 체크포인트는 `torch.load(path, map_location="cpu")`로 불러오고 나머지 이동은 `load_state_dict`에 맡기세요. `map_location="cuda"`로 불러오면 `step`까지 GPU에 올라갑니다.
 #
 # 순서를 바꿔 먼저 불러오고 나중에 옮기면, 상태는 불러온 시점의 매개변수에 맞춰 변환되고 `model.to()`는 상태를 그 자리에 남겨 둡니다. GPU라면 첫 `step()`에서 CUDA의 매개변수와 CPU의 상태가 섞입니다. dtype으로도 같은 현상을 볼 수 있으므로, 다음 셀은 모델을 `device`로 옮기면서 `float64`로도 바꿉니다.
 

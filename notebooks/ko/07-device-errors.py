@@ -427,7 +427,7 @@ print(f"{steps=}")
 assert steps == 3  # 단계마다의 그래프가 합계에 매달려 있다
 
 # %% [markdown] tags=["answer"]
-# **정답:** `kind='Tensor', tracked=True`입니다. Python 숫자와 텐서를 더하면 텐서가 되고, 그 텐서와 같은 디바이스에 놓입니다. 즉 `0.0 + loss`에서 이미 텐서입니다. `loss`는 변화도를 계산하는 텐서이므로, 그 뒤의 `+=`는 모두 autograd가 기록하는 텐서 연산입니다. 그래서 합계는 모든 단계의 연산 그래프를 참조하고(위 검증에서 세 개를 모두 찾습니다), 합계가 살아 있는 동안 어느 그래프도 해제되지 않습니다. 아직 `backward()`가 지나가지 않은 그래프(이 셀이나 `no_grad` 없이 도는 평가 루프)는 역전파를 위해 저장한 텐서까지 붙잡고 있으므로, 메모리가 단계마다 늘어납니다.
+# **정답:** `kind='Tensor', tracked=True`입니다. Python 숫자와 텐서를 더하면 텐서가 되고, 그 텐서와 같은 디바이스에 놓입니다. 즉 `0.0 + loss`에서 이미 텐서입니다. `loss`는 변화도를 계산하는 텐서이므로, 그 뒤의 `+=`는 모두 autograd가 기록하는 텐서 연산입니다. 그래서 합계는 모든 단계의 연산 그래프를 참조하고(위 검증에서 세 개를 모두 찾습니다), 합계가 살아 있는 동안 어느 그래프도 해제되지 않습니다. 아직 `backward()`를 호출하지 않은 그래프(이 셀이나 `no_grad` 없이 도는 평가 루프)는 역전파를 위해 저장한 텐서까지 붙잡고 있으므로, 메모리가 단계마다 늘어납니다.
 #
 # - `kind='Tensor', tracked=False`를 골랐다면 합계가 텐서이긴 해도 `+=`는 기록되지 않는다고 생각했을 겁니다. 연산 그래프가 없는 합계가 되는 것은 `loss.detach()`를 더할 때입니다.
 # - `kind='float', tracked=False`는 Python 숫자 `0.0`에서 시작했으니 합계도 숫자로 남는다고 본 답입니다. 숫자와 텐서를 더하는 순간 결과는 텐서가 됩니다. 합계가 `float`로 남는 것은 `total_float`처럼 `loss.item()`을 더할 때뿐입니다.
@@ -801,7 +801,7 @@ assert devices == {"cpu"}
 assert features.device.type == device.type
 
 # %% [markdown] tags=["answer"]
-# **정답:** GPU가 있든 없든 `devices={'cpu'}`입니다. 워커는 데이터셋을 읽고 CPU 텐서를 묶어 배치로 만들 뿐입니다. CUDA에는 전혀 손대지 않으므로, CUDA를 쓴 프로세스에서 fork되어도 문제가 없고, 만드는 것이 GPU에 놓이지도 않습니다. 디바이스로 옮기는 일은 메인 프로세스의 루프에서 합니다.
+# **정답:** GPU가 있든 없든 `devices={'cpu'}`입니다. 워커는 데이터셋을 읽고 CPU 텐서를 묶어 배치로 만들 뿐입니다. CUDA에는 전혀 손대지 않으므로, CUDA를 쓴 프로세스에서 fork되어도 문제가 없고, 만든 텐서가 GPU에 놓이지도 않습니다. 디바이스로 옮기는 일은 메인 프로세스의 루프에서 합니다.
 #
 # - `devices={'cuda'}`는 워커가 배치를 GPU에 만들어 준다고 예상한 답입니다. 워커는 CPU에서 배치를 만들고, `device`로 옮기는 일은 루프가 합니다.
 # - `Cannot re-initialize CUDA in forked subprocess`("fork한 자식 프로세스에서는 CUDA를 다시 초기화할 수 없다")를 골랐다면 fork한 워커에서는 언제나 이 오류가 난다고 생각했을 겁니다. 이 오류는 워커가 CUDA를 건드릴 때만 나는데, 이 데이터셋은 CUDA를 쓰지 않습니다.
@@ -809,7 +809,7 @@ assert features.device.type == device.type
 # 이것이 이 오류의 흔한 해결 방법입니다. 워커에서는 CUDA를 쓰지 않고 CPU 텐서를 불러와 준비만 하며, 학습 루프가 메인 프로세스에서 배치마다 디바이스로 옮깁니다. 이것이 DataLoader를 쓰는 본래 방식이기도 하며, 부모가 GPU를 쓴 뒤에도 `fork`로 동작합니다.
 
 # %% [markdown]
-# 자식 프로세스에서 꼭 CUDA를 써야 한다면 `spawn`으로 시작하세요. `multiprocessing.get_context("spawn")`이나 `DataLoader(..., multiprocessing_context="spawn")`을 씁니다. `forkserver`도 됩니다. 그 자식 프로세스는 새로 띄운 서버 프로세스에서 fork되는데, 이 서버는 스크립트를 import하더라도 `if __name__ == "__main__":` 가드 아래는 실행하지 않기 때문입니다. 둘 다 `spawn`의 규칙이 함께 따라옵니다: CUDA를 쓰는 코드는 이 가드 아래에 두고, 데이터셋 클래스는 모듈 최상위에 정의하세요([여러 GPU](05-several-gpus.ipynb)).
+# 자식 프로세스에서 꼭 CUDA를 써야 한다면 `spawn`으로 시작하세요. `multiprocessing.get_context("spawn")`이나 `DataLoader(..., multiprocessing_context="spawn")`을 씁니다. `forkserver`도 쓸 수 있습니다. 그 자식 프로세스는 새로 띄운 서버 프로세스에서 fork되는데, 이 서버는 스크립트를 import하더라도 `if __name__ == "__main__":` 가드 아래는 실행하지 않기 때문입니다. 두 방식 모두 `spawn`과 같은 규칙을 지켜야 합니다. CUDA를 쓰는 코드는 이 가드 아래에 두고, 데이터셋 클래스는 모듈 최상위에 정의하세요([여러 GPU](05-several-gpus.ipynb)).
 
 # %% [markdown]
 # ## Torch not compiled with CUDA enabled
@@ -826,7 +826,7 @@ assert features.device.type == device.type
 #
 # 해결 방법은 두 가지입니다.
 #
-# - GPU를 쓰려면 NVIDIA GPU와 드라이버가 있는 머신에서 CPU 빌드를 CUDA 빌드로 바꾸세요. macOS용 CUDA 빌드는 아예 없으니, Apple 실리콘 Mac에서는 대신 `mps` 디바이스를 쓰세요. PyPI에서 `pip install torch`를 하면 Linux(x86-64)에는 CUDA 빌드가, Windows에는 CPU 빌드가 설치됩니다. pip은 같은 버전의 torch가 이미 있으면 바꾸지 않으므로, 먼저 제거한 뒤 드라이버와 GPU가 모두 지원하는 CUDA 버전용 PyTorch 공식 인덱스에서 설치합니다. 명령은 이 목록 아래에 있으며 Windows와 Linux에서 똑같습니다. 릴리스마다 고를 수 있는 버전은 pytorch.org의 선택기에서 확인할 수 있고, torchvision과 torchaudio도 같은 인덱스에서 설치합니다. Blackwell 세대 GPU(GeForce RTX 50 시리즈, B200)에는 `cu128` 이상이 필요하고, `cu128` 빌드는 torch 2.7부터 나왔으므로 2.7 이상을 써야 합니다. Linux에서 PyPI의 torch는 2.8부터 `cu128` 이상 빌드입니다(2.7은 `cu126`). `cu126` 빌드에는 이 GPU용 코드가 없어서, torch가 GPU가 "is not compatible with the current PyTorch installation"(지금 설치된 PyTorch와 호환되지 않는다)이라고 경고합니다.
+# - GPU를 쓰려면 NVIDIA GPU와 드라이버가 있는 머신에서 CPU 빌드를 CUDA 빌드로 바꾸세요. macOS용 CUDA 빌드는 아예 없으니, Apple 실리콘 Mac에서는 대신 `mps` 디바이스를 쓰세요. PyPI에서 `pip install torch`를 하면 Linux(x86-64)에는 CUDA 빌드가, Windows에는 CPU 빌드가 설치됩니다. pip은 같은 버전의 torch가 이미 있으면 바꾸지 않으므로, 먼저 제거한 뒤 드라이버와 GPU가 모두 지원하는 CUDA 버전용 PyTorch 공식 인덱스에서 설치합니다. 명령은 이 목록 아래에 있으며 Windows와 Linux에서 똑같습니다. 릴리스마다 고를 수 있는 버전은 pytorch.org의 선택기에서 확인할 수 있고, torchvision과 torchaudio도 같은 인덱스에서 설치합니다. Blackwell 세대 GPU(GeForce RTX 50 시리즈, B200)에는 `cu128` 이상이 필요하고, `cu128` 빌드는 torch 2.7부터 나왔으므로 2.7 이상을 써야 합니다. Linux에서 PyPI의 torch는 2.8부터 `cu128` 이상 빌드입니다(2.7은 `cu126`). `cu126` 빌드에는 이 GPU용 코드가 없어서, torch는 이 GPU가 "is not compatible with the current PyTorch installation"(지금 설치된 PyTorch와 호환되지 않는다)이라고 경고합니다.
 # - 어디서나 실행하려면, 이 튜토리얼의 모든 페이지가 그렇게 하듯 디바이스를 한 번 정해 두고 어디서나 그것을 쓰세요.
 #
 # ```
@@ -920,7 +920,7 @@ else:
 # 먼저 해 볼 것은 다음과 같습니다.
 #
 # - 배치 크기를 줄입니다.
-# - `loss` 텐서를 모으지 말고 `loss.item()`을 씁니다([앞에서 설명](#값을-읽으면-gpu를-기다린다)).
+# - `loss` 텐서 대신 `loss.detach()`를 더해 갑니다([앞에서 설명](#값을-읽으면-gpu를-기다린다)).
 # - 평가할 때는 `torch.no_grad()`를 씁니다.
 # - 더는 필요 없는 큰 텐서는 `del`합니다.
 # - 예약되었지만 할당되지 않은 부분이 크면 메시지에 나온 `expandable_segments` 설정을 씁니다(Linux만 해당).
@@ -973,5 +973,5 @@ else:
 # | `Cannot re-initialize CUDA in forked subprocess` | 부모가 CUDA를 쓴 뒤 fork한 자식에서 CUDA 사용 | 워커는 CPU 작업만, 이동은 메인 프로세스에서. 또는 `spawn` |
 # | `Torch not compiled with CUDA enabled` | CPU 전용 빌드에서 CUDA 요청(`set_device`는 `no attribute '_cuda_setDevice'`) | CUDA 빌드 설치(Blackwell GPU는 `cu128` 이상, macOS는 대신 `mps`). 또는 디바이스를 한 번 정해 쓰기 |
 # | `module must have its parameters and buffers on device cuda:0` | GPU가 두 개 이상일 때 모델이 CPU에 있는 `DataParallel` | 먼저 `model.to("cuda:0")`. 또는 `DistributedDataParallel` |
-# | `CUDA out of memory` | GPU의 여유보다 많은 메모리 요청 | 배치 줄이기, `loss.item()`, `no_grad()`, `del`. 할당된 메모리와 예약된 메모리를 구분해 읽기 |
+# | `CUDA out of memory` | GPU의 여유보다 많은 메모리 요청 | 배치 줄이기, `loss.detach()` 더하기, `no_grad()`, `del`. 할당된 메모리와 예약된 메모리를 구분해 읽기 |
 

@@ -344,7 +344,7 @@ optimizer.zero_grad()
 assert all(p.grad is None for p in model.parameters())
 
 # %% [markdown] tags=["answer"]
-# **정답:** `len(optimizer.state)=0`입니다. Adam은 첫 번째 `step()`에서 상태를 만듭니다. 그래서 옵티마이저를 만들 때는 메모리에 들어가다가도 첫 단계에서 메모리가 부족해질 수 있습니다.
+# **정답:** `len(optimizer.state)=0`입니다. Adam은 첫 번째 `step()`에서 상태를 만듭니다. 그래서 옵티마이저를 만들 때까지는 문제없다가도 첫 단계에서 메모리가 부족해질 수 있습니다.
 #
 # - `len(optimizer.state)=6`을 골랐다면 옵티마이저를 만들 때 매개변수마다 상태가 생긴다고 생각했을 겁니다. 상태는 첫 `step()`에서야 생깁니다.
 # - `len(optimizer.state)=12`는 Adam의 상태 텐서 두 개가 각각 항목이 된다고 본 답입니다. 항목은 매개변수마다 하나이고, `exp_avg`와 `exp_avg_sq`는 그 항목 안에 들어 있습니다.
@@ -471,7 +471,7 @@ assert layer(inferred.clone()).requires_grad  # clone한 텐서는 일반 텐서
 #
 # - 매개변수마다 변화도 하나. dtype은 가중치와 같습니다.
 # - 옵티마이저 상태. 일반 SGD에는 없고, 모멘텀을 쓰는 SGD는 매개변수와 크기가 같은 텐서 하나(`momentum_buffer`), Adam과 AdamW는 둘(`exp_avg`, `exp_avg_sq`)입니다.
-# - 혼합 정밀도라면 가중치의 `float32` 복사본(마스터 가중치). 모델은 16비트로 계산하고 가중치와 변화도도 16비트로 둡니다. 옵티마이저는 `float32` 복사본을 갱신하며, 상태도 `float32`로 둡니다. 가중치보다 훨씬 작은 갱신은 16비트에서는 사라지기 때문입니다(다음 셀에서 dtype마다 `1`에 `1e-4`를 더해 확인합니다). 옵티마이저가 읽는 `float32` 변화도는 매개변수마다 갱신 직전에 16비트 변화도로 만들고, 갱신이 끝나면 해제합니다. 한 번에 매개변수 하나의 몫만 존재하므로 어림값에는 넣지 않고, 다음 셀의 확인도 그렇게 만듭니다. 16비트 변화도 대신 `float32` 변화도 버퍼를 두는 구현(Megatron-LM)에서는 매개변수 하나당 2바이트가 늘어납니다.
+# - 혼합 정밀도라면 가중치의 `float32` 복사본(마스터 가중치). 모델은 16비트로 계산하고 가중치와 변화도도 16비트로 둡니다. 옵티마이저는 `float32` 복사본을 갱신하며, 상태도 `float32`로 둡니다. 가중치보다 훨씬 작은 갱신은 16비트에서는 사라지기 때문입니다(다음 셀에서 dtype마다 `1`에 `1e-4`를 더해 확인합니다). 옵티마이저가 읽는 `float32` 변화도는 매개변수마다 갱신 직전에 16비트 변화도에서 만들고, 갱신이 끝나면 해제합니다. 한 번에 매개변수 하나의 몫만 존재하므로 어림값에는 넣지 않고, 다음 셀도 그렇게 계산해 확인합니다. 16비트 변화도 대신 `float32` 변화도 버퍼를 두는 구현(Megatron-LM)에서는 매개변수 하나당 2바이트가 늘어납니다.
 #
 # `torch.autocast`는 다른 종류의 혼합 정밀도입니다. 가중치는 `float32` 그대로 두고 연산만 16비트로 실행합니다. 혼합 정밀도 없는 `float32`로 세면 되고, 줄어드는 것은 활성화입니다.
 #
@@ -618,11 +618,15 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# torch 2.9부터는 같은 함수가 `torch.accelerator`에도 있어서(`memory_allocated`, `memory_reserved`, `max_memory_allocated`, `reset_peak_memory_stats`, `empty_cache` 등) CUDA와 XPU에서 쓸 수 있습니다. 2.6~2.8에는 백엔드별 모듈(`torch.cuda`와 `torch.xpu`)만 있고, 함수 이름은 같습니다. 예외는 Apple의 `mps`입니다. `torch.mps`에서는 어느 릴리스에서나 메모리 양을 돌려주는 함수의 이름이 달라서 `current_allocated_memory()`(텐서가 쓰는 몫)와 `driver_allocated_memory()`(캐시를 포함한, 프로세스의 Metal 메모리 전체)입니다. 공통 이름을 쓰는 것은 `torch.mps.empty_cache()`뿐입니다. 게다가 `torch.accelerator`의 메모리 함수는 수정이 들어가지 않은 릴리스에서는 `mps`에서 실패합니다([pytorch#167447](https://github.com/pytorch/pytorch/issues/167447). 수정은 pytorch#186748과 #193838이며, 둘 다 들어간 첫 릴리스는 여기서 확인하지 않았습니다). 그래서 다음 셀은 먼저 백엔드로, 다음으로 릴리스로 함수를 고르고, GPU가 있으면 `torch.cuda`와 같은 바이트 수를 알려 주는지 검증합니다.
+# torch 2.9부터는 같은 함수가 `torch.accelerator`에도 있어서(`memory_allocated`, `memory_reserved`, `max_memory_allocated`, `reset_peak_memory_stats`, `empty_cache` 등) CUDA와 XPU에서 쓸 수 있습니다. 2.6~2.8에는 백엔드별 모듈(`torch.cuda`와 `torch.xpu`)만 있고, 함수 이름은 같습니다. 예외는 Apple의 `mps`입니다. `torch.mps`에서는 어느 릴리스에서나 메모리 양을 돌려주는 함수의 이름이 달라 `current_allocated_memory()`(텐서가 쓰는 메모리)와 `driver_allocated_memory()`(캐시를 포함한, 프로세스의 Metal 메모리 전체)를 씁니다.
 #
-# 예약된 메모리를 쓰지 못할 때도 있습니다. 세그먼트 안의 빈 블록이 모두 다음 요청에 비해 너무 작은 경우입니다(단편화). 할당자 설정 `expandable_segments:True`를 쓰면 세그먼트를 새로 잡는 대신 늘려서 쓰므로, 단계마다 배치 모양이 바뀔 때 특히 도움이 됩니다. Linux에서만 동작하며, Windows 빌드는 `expandable_segments not supported on this platform`(이 플랫폼에서는 지원하지 않는다)이라고 경고하고 무시합니다. 이 설정은 프로세스가 CUDA를 처음 쓰기 전에 환경 변수에서 한 번만 읽습니다.
+# 공통 이름을 쓰는 것은 `torch.mps.empty_cache()`뿐입니다. 게다가 `torch.accelerator`의 메모리 함수는 수정이 들어가지 않은 릴리스에서는 `mps`에서 실패합니다([pytorch#167447](https://github.com/pytorch/pytorch/issues/167447). 수정은 pytorch#186748과 #193838이며, 둘 다 들어간 첫 릴리스는 여기서 확인하지 않았습니다). 그래서 다음 셀은 먼저 백엔드로, 다음으로 릴리스로 함수를 고르고, GPU가 있으면 `torch.cuda`와 같은 바이트 수를 알려 주는지 검증합니다.
 #
-# 환경 변수 이름은 이렇습니다. `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`는 2.6부터 2.13까지 모든 릴리스가 읽습니다. 2.9부터는 디바이스 공통 이름 `PYTORCH_ALLOC_CONF`도 읽습니다. 2.9~2.11에서는 기존 이름을 쓰면 `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`(더는 권장하지 않으니 `PYTORCH_ALLOC_CONF`를 쓰라)라는 경고가 나온다는 보고가 있습니다. 그런데 2.9.1에서는 새 이름으로 expandable segments가 켜지지 않았습니다([pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)). 2.13은 기존 이름을 경고 없이 읽으며, 다음 셀이 새 프로세스에서 이를 검증합니다. 스크립트 하나를 이 모든 릴리스에서 돌려야 한다면 기존 이름을 설정하세요. 치르는 대가는 경고뿐입니다.
+# 예약된 메모리를 쓰지 못할 때도 있습니다. 세그먼트 안의 빈 블록이 모두 다음 요청에 비해 너무 작은 경우입니다(단편화). 할당자 설정 `expandable_segments:True`를 쓰면 세그먼트를 새로 잡는 대신 늘려서 쓰므로, 단계마다 배치 모양이 바뀔 때 특히 도움이 됩니다. Linux에서만 동작하며, Windows 빌드는 `expandable_segments not supported on this platform`(이 플랫폼에서는 지원하지 않는다)이라고 경고하고 무시합니다. PyTorch는 이 설정을 프로세스가 CUDA를 처음 쓰기 전에 환경 변수에서 한 번만 읽습니다.
+#
+# 환경 변수 이름은 이렇습니다. `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`는 2.6부터 2.13까지 모든 릴리스가 읽습니다. 2.9부터는 디바이스 공통 이름 `PYTORCH_ALLOC_CONF`도 읽습니다. 2.9~2.11에서는 기존 이름을 쓰면 `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`(더는 권장하지 않으니 `PYTORCH_ALLOC_CONF`를 쓰라)라는 경고가 나온다는 보고가 있습니다.
+#
+# 그런데 2.9.1에서는 새 이름으로 expandable segments가 켜지지 않았습니다([pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)). 2.13은 기존 이름을 경고 없이 읽으며, 다음 셀이 새 프로세스에서 이를 검증합니다. 스크립트 하나를 이 모든 릴리스에서 돌려야 한다면 기존 이름을 설정하세요. 치르는 대가는 경고뿐입니다.
 
 # %% tags=["gpu-only"]
 if torch.backends.mps.is_available():
@@ -663,7 +667,7 @@ if TORCH >= (2, 13):  # 기존 이름을 경고 없이 읽는다
 #
 # Adam의 첫 단계에서는 Adam 상태와 cuBLAS의 작업 공간이 만들어집니다. 두 번째 단계부터는 가중치와 Adam 상태가 계속 메모리에 있으므로, 아래 셀은 두 번째 단계를 잽니다. 그동안 메모리에 무엇이 있는지 확실히 알 수 있는 시점이 두 번 있습니다. 순전파가 끝날 때는 저장된 활성화가, 역전파가 끝날 때는 모든 변화도가 메모리에 있습니다.
 #
-# 아래 셀은 이 하한을 검증하고, 두 번째 단계의 최댓값과 어림값 합계의 비율은 출력만 합니다. 최댓값에는 순전파와 역전파, Adam 갱신에서 쓰는 임시 텐서와 작업 공간도 들어 있지만, 어림값에는 넣지 않았습니다. 계획은 합계로 세우고 여유를 두세요.
+# 아래 셀은 두 시점의 값이 최댓값의 하한인지 검증하고, 두 번째 단계의 최댓값과 어림값 합계의 비율은 출력만 합니다. 최댓값에는 순전파와 역전파, Adam 갱신에서 쓰는 임시 텐서와 작업 공간도 들어 있지만, 어림값에는 넣지 않았습니다. 계획은 합계로 세우고 여유를 두세요.
 
 # %% tags=["claim-F14", "gpu-only"]
 if torch.cuda.is_available():
