@@ -367,8 +367,10 @@ assert all(p.grad is None for p in model.parameters())
 # `step` (on the CPU by default; on the GPU with `fused=True` or `capturable=True`);
 # `amsgrad=True` adds a third tensor. With the gradients, a model trained with Adam in
 # `float32` needs four times its own size before any activation. `zero_grad()` sets the
-# gradients to `None`: their memory goes back to the allocator's cache (on a GPU it stays
-# reserved) and is taken again at the next backward pass, so the peak does not change.
+# gradients to `None`, so no gradient memory is held during the next forward pass; the backward
+# pass allocates them again while it frees activations. A peak at the end of the forward pass
+# can therefore be lower by up to the gradients' size; a peak inside `optimizer.step()`
+# (gradients, state and temporaries together) does not change.
 
 # %% [markdown]
 # The function below counts what autograd saves in a forward pass: each saved tensor's
