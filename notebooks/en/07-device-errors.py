@@ -569,10 +569,10 @@ assert here["weight"].device.type == device.type
 #   (`torch.backends.mkldnn.is_available()`). oneDNN checks the types and gives this section's
 #   message, with a tail:
 #   `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`.
-# - A single small image (at most 20,480 values, a kernel of 3×3 or less, `groups=1`) goes to
-#   PyTorch's plain convolution code, which checks no types. Instead, the wrapper that PyTorch
-#   generates for the dispatcher (`wrapper_CUDA___slow_conv2d_forward`) checks the devices before
-#   any kernel runs, and the message is the one from the first section of this page:
+# - A single small image (at most 20,480 values, a kernel with at least one side of 3 or less,
+#   `groups=1`) goes to PyTorch's plain convolution code, which checks no types. Instead, the
+#   wrapper that PyTorch generates for the dispatcher (`wrapper_CUDA___slow_conv2d_forward`) checks
+#   the devices before any kernel runs, and the message is the one from the first section of this page:
 #
 #   ```
 #   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)

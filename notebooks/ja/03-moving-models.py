@@ -340,7 +340,7 @@ assert len(devices(model)) == 2
 #
 # モデルと入力が別々のデバイスにあると、両者を混ぜる演算が `RuntimeError` で失敗します。対処法はいつも同じで、モデルとすべての入力を、使うつもりの1つのデバイスに置きます（`model.to(device)` と `x = x.to(device)`）。`Tensor.to` は新しいテンソルを返し、`x` 自体は元の場所に残るので、代入の形で書きます。
 #
-# メッセージが名前を挙げたテンソルを移動すればよい、とは限りません。torch 2.8 以降の CUDA の検査は、CPU の入力を受け取った線形層について次のように報告します（PyTorch のソースからの引用です）。
+# メッセージで名前が挙がったテンソルを移動すればよい、とは限りません。torch 2.8 以降の CUDA の検査は、CPU の入力を受け取った線形層について次のように報告します（PyTorch のソースからの引用です）。
 #
 # ```
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)

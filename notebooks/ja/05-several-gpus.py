@@ -358,7 +358,7 @@ os._exit(0)
 #
 # 次のセルはスクリプトを一時ディレクトリに書き出し、`python -m torch.distributed.run` で2つのプロセスをこのマシン上に起動します。`torchrun` コマンドが実行しているのもこのモジュールです（`--standalone` を付けると、空いているポートも選んでくれます）。起動には制限時間（120秒）を設けています。`torchrun` 自身の一時ファイルも同じディレクトリに作られる（`TMPDIR`）ので、後には何も残りません。
 #
-# スクリプトの最後は `os._exit(0)` です。Python の終了処理が進む間も、gloo のワーカースレッドが autograd の状態を解放している最中のことがあり、そのせいでプロセスがときどき異常終了するためです（torch 2.13 で確認）。その時点で結果は書き出し済みです。
+# スクリプトの最後は `os._exit(0)` です。Python の終了処理中に、gloo のワーカースレッドが autograd の状態を解放している最中のことがあり、そのせいでプロセスがときどき異常終了するためです（torch 2.13 で確認）。その時点で結果は書き出し済みです。
 #
 # GPU が2枚未満なら、プロセスは `gloo` を使って CPU で動きます。GPU が2枚以上あるマシンでは、各プロセスがそれぞれ自分の GPU（`cuda:0` と `cuda:1`）で `nccl` を使って動いたことを、次のセルが検証します。
 
@@ -420,7 +420,7 @@ assert r0["params"] == r1["params"]  # それでも学習後のパラメータ�
 #
 # ですから、まず `torch.cuda.set_device(local_rank)` を呼んでください。`DistributedDataParallel` のドキュメントも、各プロセスでこれ（または `CUDA_VISIBLE_DEVICES`）を指定するよう求めています。そのうえで `init_process_group("nccl", device_id=torch.device("cuda", local_rank))` を渡すか、`dist.barrier(device_ids=[local_rank])` を呼びます。
 #
-# `device_id` は現在のデバイスを変えないので、`set_device` は省けません。NCCL では、`device_id` を渡すとランク同士のコミュニケータが `init_process_group` の中で作られるので、NCCL のエラーが最初の集団通信ではなくそこで出ます。また、新しいグループは独自に作られる代わりに、このコミュニケータを分割して作られます。
+# `device_id` は現在のデバイスを変えないので、`set_device` は省けません。NCCL では、`device_id` を渡すとランク同士のコミュニケータが `init_process_group` の中で作られるので、NCCL のエラーが最初の集団通信ではなくそこで出ます。また、新しいグループは、コミュニケータを一から作らずにこれを分割して作ります。
 #
 # GPU があれば、次のセルは `LOCAL_RANK=1` を設定し `set_device` を呼ばない新しいプロセスを起動して、その現在のデバイスが 0 のままであることを検証します。どのマシンでも PyTorch のソースで、`init_process_group` が `device_id` を受け取り `set_device` を呼ばないこと、さらに 2.13 では `barrier` の Python 側がデバイスを選ぶ順番と、`device_id` の効果としてドキュメントに書かれていることを検証します。
 

@@ -97,7 +97,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # 「すべてのテンソルが同じデバイス上にあるはず」という意味のエラーです。
 #
-# 1つの演算に、2つのデバイス（たいていは CUDA GPU と CPU）上のテンソルが渡されると、このエラーになります。メッセージの続きはリリースによって変わっており、演算によっても異なります。PyTorch 2.8 以降、GPU 上の線形層に CPU のバッチを渡すと次のメッセージになります。後半が言っているのは、「`mat1` は CPU 上にあり、ほかのテンソル（cuda:0 上）とデバイスが異なる」ということです。
+# 1つの演算に、2つのデバイス（たいていは CUDA GPU と CPU）上のテンソルが渡されると、このエラーになります。メッセージの続きはリリースによって変わっており、演算によっても異なります。PyTorch 2.8 以降、GPU 上の線形層に CPU のバッチを渡すと次のメッセージになります。後半は「`mat1` は CPU 上にあり、ほかのテンソル（cuda:0 上）とデバイスが異なる」という意味です。
 #
 # ```
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
@@ -527,7 +527,7 @@ assert here["weight"].device.type == device.type
 #   ```
 #
 #   「（入力と重みの型は）同じであるか、入力が MKLDNN テンソルで重みが密なテンソルでなければならない」という意味です。
-# - 小さな画像1枚（要素数が 20,480 以下、カーネルが 3×3 以下、`groups=1`）は、PyTorch 自身の汎用の畳み込みコード（`slow_conv2d`）に送られます。このコードは型を検査しません。代わりに、PyTorch がディスパッチャ用に生成したラッパー（`wrapper_CUDA___slow_conv2d_forward`）が、カーネルを呼ぶ前にデバイスを検査するので、メッセージはこのページの最初のセクションと同じ形になります。後半を読むと、`weight` が cuda:0 上にあり、ほかのテンソル（CPU 上）とデバイスが異なることがわかります。
+# - 小さな画像1枚（要素数が 20,480 以下、カーネルの少なくとも一辺が 3 以下、`groups=1`）は、PyTorch 自身の汎用の畳み込みコード（`slow_conv2d`）に送られます。このコードは型を検査しません。代わりに、PyTorch がディスパッチャ用に生成したラッパー（`wrapper_CUDA___slow_conv2d_forward`）が、カーネルを呼ぶ前にデバイスを検査するので、メッセージはこのページの最初のセクションと同じ形になります。後半を読むと、`weight` が cuda:0 上にあり、ほかのテンソル（CPU 上）とデバイスが異なることがわかります。
 #
 #   ```
 #   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)
@@ -878,7 +878,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 #
 # 「モジュールのパラメータとバッファは `cuda:0`（`device_ids[0]`）になければならないが、その1つが `cpu` にあった」という意味のエラーです。
 #
-# `nn.DataParallel` は、GPU が2枚以上のマシンで、ラップしたモデルが `device_ids` の最初の GPU にないときにこのエラーを出します。GPU が複数枚あると、`DataParallel` は自分では何も移動せず、`forward` メソッドの中で、すべてのパラメータとバッファがすでにその GPU にあるかを検査します。デバイス ID がちょうど1つなら `DataParallel` がモデルを移動するので、同じコードが GPU 1枚のマシンでは動きます（それぞれの場合は[ファクトチェック](06-fact-check.ipynb)で確かめています）。
+# `nn.DataParallel` は、GPU が2枚以上のマシンで、ラップしたモデルが `device_ids` の最初の GPU にないときにこのエラーを出します。GPU が複数枚あると、`DataParallel` は自分では何も移動せず、`forward` メソッドの中で、すべてのパラメータとバッファがすでにその GPU にあるかを検査します。デバイス ID がちょうど1つなら `DataParallel` がモデルを移動するので、同じコードが GPU 1枚のマシンでは動きます（それぞれの場合は「[ファクトチェック](06-fact-check.ipynb)」のページで確かめています）。
 #
 # 対処法は、ラップする前に `model.to("cuda:0")` とすることです。さらに良いのは、`DataParallel` 自身のドキュメントが勧める `DistributedDataParallel` を使うことです。通常のリストに入れた層（前述）は、`model.to()` からだけでなく、この検査からもパラメータを隠してしまいます。
 #
@@ -913,7 +913,7 @@ else:
 # CUDA out of memory. Tried to allocate …. GPU 0 has a total capacity of … of which … is free.
 # ```
 #
-# 続いてこのプロセスが使っているメモリ（ドライバが一覧を返す場合はほかのプロセスの分も）を示し、次の文に進みます。
+# 続いてこのプロセスが使っているメモリ（ドライバが一覧を返す場合はほかのプロセスの分も）を示し、次の文が続きます。
 #
 # ```
 # Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.

@@ -442,7 +442,7 @@ print(f"{elsewhere=}")
 assert elsewhere == torch.float32  # CPU 上の演算は float32 で実行された
 
 # %% [markdown]
-# `no_grad` と `inference_mode` で節約できるメモリは同じです。`inference_mode` はさらに記録の手間も省くので、演算ごとのコストが少し下がります。このモードで作られたテンソル（推論テンソル、`is_inference()` が真）はバージョンカウンタを持たず、そのビューもビューとして記録されません。その代わり、autograd は推論テンソルを逆伝播のために保存できません。結果を学習に戻さないところ（評価や推論サービス）では `inference_mode` を使い、学習に戻す可能性があるなら `no_grad` を使うか、ブロックの外で推論テンソルを `clone()` してください。
+# `no_grad` と `inference_mode` で節約できるメモリは同じです。`inference_mode` はさらに記録の手間も省くので、演算ごとのコストが少し下がります。このモードで作られたテンソル（推論テンソル、`is_inference()` が真）はバージョンカウンタを持たず、そのビューもビューとして記録されません。その代わり、autograd は推論テンソルを逆伝播のために保存できません。出力を学習に使わない場面（評価や推論サービスなど）では `inference_mode` を使い、学習に戻す可能性があるなら `no_grad` を使うか、ブロックの外で推論テンソルを `clone()` してください。
 
 # %% tags=["claim-F14"]
 layer = nn.Linear(4, 4)
@@ -566,7 +566,7 @@ assert sum(mixed.values()) == sum(fp32.values()) == 16 * 10**9
 assert mixed["weights"] + mixed["gradients"] == mixed["master"]
 
 # %% [markdown]
-# 合計はどちらも 16 GB です。混合精度で重みと勾配は半分（4バイトではなく2バイトずつ）になり、減った分をちょうど `float32` のマスター重み（4バイト）が使います。Adam の状態はどちらも `float32`（8バイト）です。16ビットの勾配の代わりに `float32` の勾配バッファを持つなら、パラメータ1つあたり18バイト、18 GB です。
+# 合計はどちらも 16 GB です。混合精度で重みと勾配は半分（4バイトではなく2バイトずつ）になり、減った分を `float32` のマスター重み（4バイト）がちょうど埋め合わせます。Adam の状態はどちらも `float32`（8バイト）です。16ビットの勾配の代わりに `float32` の勾配バッファを持つなら、パラメータ1つあたり18バイト、18 GB です。
 #
 # 重み、勾配、オプティマイザの状態について見れば、混合精度でも `float32` とほぼ同じだけ必要です。混合精度で減るのは活性化値で、この合計には含まれていません（上のセクションを参照）。活性化値を足したうえで、下の GPU のセクションで見るように、アロケータとドライバが使う分の余裕も見込んでください。
 #
@@ -621,7 +621,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# torch 2.9 からは、同じ関数が `torch.accelerator` にもあり（`memory_allocated`、`memory_reserved`、`max_memory_allocated`、`reset_peak_memory_stats`、`empty_cache` など）、CUDA と XPU で使えます。2.6〜2.8 にはバックエンドごとのモジュール（`torch.cuda` と `torch.xpu`）しかなく、関数名は同じです。例外は Apple の `mps` です。`torch.mps` ではどのリリースでもメモリ量を返す関数の名前が違い、`current_allocated_memory()`（テンソルの分）と `driver_allocated_memory()`（キャッシュを含む、プロセスの Metal のメモリ全体）です。
+# torch 2.9 からは、同じ関数が `torch.accelerator` にもあり（`memory_allocated`、`memory_reserved`、`max_memory_allocated`、`reset_peak_memory_stats`、`empty_cache` など）、CUDA と XPU で使えます。2.6〜2.8 にはバックエンドごとのモジュール（`torch.cuda` と `torch.xpu`）しかなく、関数名は同じです。例外は Apple の `mps` です。`torch.mps` ではどのリリースでもメモリ量を返す関数名が異なり、`current_allocated_memory()`（テンソルの分）と `driver_allocated_memory()`（キャッシュを含む、プロセスの Metal のメモリ全体）を使います。
 #
 # 共通の名前なのは `torch.mps.empty_cache()` だけです。また `torch.accelerator` のメモリ関数は、修正の入っていないリリースでは `mps` で失敗します（[pytorch#167447](https://github.com/pytorch/pytorch/issues/167447)。修正は pytorch#186748 と #193838 で、両方を含む最初のリリースはここでは確かめていません）。そこで次のセルは、まずバックエンド（`mps` かどうか）、次に torch のリリースに応じて関数を選び、GPU があれば `torch.cuda` と同じバイト数を返すことを検証します。
 #

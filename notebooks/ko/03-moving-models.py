@@ -517,7 +517,7 @@ else:
 #
 # `step`은 불러온 그대로 남습니다. 옵티마이저가 `fused`나 `capturable`일 때만 `step`도 `float32`로 매개변수의 디바이스에 옮겨집니다. 이 두 설정은 체크포인트에 저장된 값을 따릅니다. `load_state_dict`가 각 그룹의 설정을 저장된 것으로 바꾸기 때문입니다.
 #
-# 다음 셀에서는 fused 옵티마이저의 체크포인트를 fused가 아닌 옵티마이저에 불러옵니다. Adam과 AdamW는 `step`이 CPU에 있다고 보고, 스텝마다 매개변수 하나당 한 번씩 그 값을 `.item()`으로 읽습니다.
+# 다음 셀에서는 fused 옵티마이저의 체크포인트를 fused가 아닌 옵티마이저에 불러옵니다. Adam과 AdamW는 `step`이 CPU에 있다고 보고, 단계마다 매개변수 하나당 한 번씩 그 값을 `.item()`으로 읽습니다.
 #
 # `step`이 GPU에 있으면 읽을 때마다 CPU가 GPU를 기다립니다([pytorch#128208](https://github.com/pytorch/pytorch/issues/128208)). 옵티마이저 체크포인트는 `torch.load(path, map_location="cpu")`로 불러오고 나머지 이동은 `load_state_dict`에 맡기세요. `map_location="cuda"`로 불러오면 `step`까지 GPU에 올라갑니다.
 #
@@ -743,5 +743,5 @@ tmp.cleanup()
 #   불러옵니다. `weights_only=True`는 torch 2.6부터 기본값입니다.
 # - 학습을 이어서 할 때는 모델을 옮기고 옵티마이저를 만든 뒤, 옵티마이저 체크포인트도
 #   `map_location="cpu"`로 불러옵니다. `load_state_dict`는 상태를 각 매개변수의 디바이스와
-#   dtype에 맞추고, `step`은 Adam이 읽는 CPU에 남겨 둡니다(체크포인트의 옵티마이저가
+#   dtype에 맞추고, `step`은 Adam이 CPU에서 읽으므로 CPU에 그대로 둡니다(체크포인트의 옵티마이저가
 #   `fused`나 `capturable`이면 `step`도 `float32`로 매개변수의 디바이스에 옮겨집니다).

@@ -409,15 +409,15 @@ assert r0["loss"] != r1["loss"]  # 데이터도 다르다
 assert r0["params"] == r1["params"]  # 그런데도 학습 후 매개변수는 같다
 
 # %% [markdown]
-# `torch.cuda.set_device(local_rank)`를 빠뜨리면 `LOCAL_RANK`가 무엇이든 각 프로세스의 현재 디바이스는 GPU 0으로 남습니다. 문제가 되는 것은 인덱스 없이 현재 디바이스를 가리키는 모든 것입니다: `"cuda"`, `.cuda()`, `torch.cuda.memory_allocated()` 등. 스크립트가 모델과 배치를 `"cuda"`에 올리면 모든 랭크가 GPU 0을 쓰므로, 메모리가 그 GPU 하나에 몰리고 나머지 GPU는 비어 있게 됩니다. 랭크마다 다른 GPU를 쓴다고 가정하는 NCCL은 오류를 내거나(예: `Duplicate GPU detected`) 멈춘 채 진행하지 않습니다.
+# `torch.cuda.set_device(local_rank)`를 빠뜨리면 `LOCAL_RANK`가 무엇이든 각 프로세스의 현재 디바이스는 GPU 0으로 남습니다. `"cuda"`, `.cuda()`, `torch.cuda.memory_allocated()` 등 인덱스 없이 현재 디바이스를 가리키는 것이 모두 문제가 됩니다. 스크립트가 모델과 배치를 `"cuda"`에 올리면 모든 랭크가 GPU 0을 쓰므로, 메모리가 그 GPU 하나에 몰리고 나머지 GPU는 비어 있게 됩니다. 랭크마다 다른 GPU를 쓴다고 가정하는 NCCL은 오류를 내거나(예: `Duplicate GPU detected`) 멈춘 채 진행하지 않습니다.
 #
 # 위 스크립트처럼 `torch.device("cuda", local_rank)`로 디바이스를 명시하면 텐서는 올바른 GPU에 올라갑니다. `dist.barrier()`는 디바이스를 지정하지 않습니다. NCCL에서는 원소 하나짜리 텐서를 all-reduce하는데, 그 GPU는 백엔드가 다음 순서로 고릅니다.
 #
 # 배리어에 넘긴 `device_ids=[...]`, `init_process_group`에 넘긴 `device_id`, 이 프로세스 그룹이 이미 쓴 GPU, 마지막으로 `rank % (이 머신의 GPU 수)`입니다. 마지막 경우에는 `using GPU X as device used by this process is currently unknown`이라는 경고가 나옵니다. 현재 디바이스가 정하는 것은 PyTorch의 Python 계층이 이를 위해 만드는 자리 표시용(더미) 텐서의 위치뿐입니다.
 #
-# 위와 같은 스크립트에서는 DDP의 첫 브로드캐스트가 `cuda:local_rank`를 쓰므로, 그 뒤의 배리어는 올바른 GPU에서 실행됩니다. 이때 `set_device`를 빠뜨려도 손해는 모든 랭크가 GPU 0에 불필요한 CUDA 컨텍스트를 만들어 GPU 0의 메모리를 차지한다는 점뿐입니다. 멈추는 것은 마지막 추측이 틀릴 때뿐입니다. 예를 들어 집합 통신보다 앞선 배리어(랭크 0이 데이터를 내려받는 동안 다른 랭크가 기다리는 경우)를, 프로세스 수보다 GPU가 많은 머신에서 쓸 때입니다. GPU 8개짜리 머신마다 프로세스를 2개씩 띄우면, 글로벌 랭크 2는 두 번째 머신의 로컬 랭크 0인데도 GPU 2를 고릅니다.
+# 위와 같은 스크립트에서는 DDP의 첫 브로드캐스트가 `cuda:local_rank`를 쓰므로, 그 뒤의 배리어는 올바른 GPU에서 실행됩니다. 이때 `set_device`를 빠뜨려도 손해는 모든 랭크가 GPU 0에 불필요한 CUDA 컨텍스트를 만들어 GPU 0의 메모리를 차지한다는 점뿐입니다. 프로그램이 멈추는 것은 마지막 방법(rank % GPU 수)으로 고른 GPU가 틀렸을 때뿐입니다. 예를 들어 집합 통신보다 앞선 배리어(랭크 0이 데이터를 내려받는 동안 다른 랭크가 기다리는 경우)를, 프로세스 수보다 GPU가 많은 머신에서 쓸 때입니다. GPU 8개짜리 머신마다 프로세스를 2개씩 띄우면, 글로벌 랭크 2는 두 번째 머신의 로컬 랭크 0인데도 GPU 2를 고릅니다.
 #
-# 그러니 먼저 `torch.cuda.set_device(local_rank)`를 호출하세요. `DistributedDataParallel` 문서도 각 프로세스에서 이것(또는 `CUDA_VISIBLE_DEVICES`)으로 GPU를 지정하라고 요구합니다. 그다음 `init_process_group("nccl", device_id=torch.device("cuda", local_rank))`를 넘기거나 `dist.barrier(device_ids=[local_rank])`를 호출합니다. `device_id`는 현재 디바이스를 바꾸지 않으므로 `set_device`를 생략할 수 없습니다. NCCL에서 `device_id`를 넘기면 랭크끼리의 커뮤니케이터가 `init_process_group` 안에서 만들어지므로, NCCL 오류가 첫 집합 통신이 아니라 그 자리에서 납니다. 또 새 그룹은 따로 만들어지지 않고 이 커뮤니케이터를 나누어 만들어집니다.
+# 그러니 먼저 `torch.cuda.set_device(local_rank)`를 호출하세요. `DistributedDataParallel` 문서도 각 프로세스에서 이것(또는 `CUDA_VISIBLE_DEVICES`)으로 GPU를 지정하라고 요구합니다. 그다음 `init_process_group("nccl", device_id=torch.device("cuda", local_rank))`를 넘기거나 `dist.barrier(device_ids=[local_rank])`를 호출합니다. `device_id`는 현재 디바이스를 바꾸지 않으므로 `set_device`를 생략할 수 없습니다. NCCL에서 `device_id`를 넘기면 랭크끼리의 커뮤니케이터가 `init_process_group` 안에서 만들어지므로, NCCL 오류가 첫 집합 통신이 아니라 그 자리에서 납니다. 또 이후 만드는 그룹도 처음부터 만들지 않고 이 커뮤니케이터를 나눠 만듭니다.
 #
 # GPU가 있으면 다음 셀은 `LOCAL_RANK=1`을 설정하고 `set_device`를 호출하지 않는 새 프로세스를 띄워, 그 프로세스의 현재 디바이스가 여전히 0인지 검증합니다. 어느 머신에서든 PyTorch 소스에서 `init_process_group`이 `device_id`를 받고 `set_device`를 호출하지 않는지, 그리고 2.13에서는 `barrier`의 Python 계층이 디바이스를 고르는 순서와 문서에 적힌 `device_id`의 효과를 검증합니다.
 

@@ -435,7 +435,7 @@ assert steps == 3  # 단계마다의 그래프가 합계에 매달려 있다
 # 흔히 쓰는 방법은 `loss.detach()`를 디바이스에 있는 합계에 더해 두고(`running += loss.detach()`), N 단계마다 한 번만 `running.item()`으로 읽는 것입니다. 그러면 CPU는 N 단계에 한 번만 기다립니다. 이 합계가 연산 그래프 없이 `device`의 텐서로 남는다는 점은 CPU에서도 검증할 수 있지만, 시간이 얼마나 줄어드는지는 보이지 않습니다. CPU에서는 연산을 호출해 반환될 때 이미 계산이 끝나 있어서, 채워 둘 큐가 없기 때문입니다.
 
 # %% [markdown]
-# GPU가 있으면 다음 셀에서 기다리는 모습을 확인합니다. 행렬 곱을 큐에 쌓고, `.item()`으로 값 하나를 읽은 뒤, 쌓인 작업이 모두 끝났는지 현재 CUDA 스트림에 묻습니다. GPU에서는 `.item()`이 작업이 끝나기를 기다렸으므로 작업이 이미 끝났다는 것을 검증합니다. GPU가 없으면 충족되지 않은 조건을 출력합니다.
+# GPU가 있으면 다음 셀에서 기다리는 모습을 확인합니다. 행렬 곱을 큐에 쌓고, `.item()`으로 값 하나를 읽은 뒤, 쌓인 작업이 모두 끝났는지 현재 CUDA 스트림에 묻습니다. GPU에서는 `.item()`이 작업이 끝나기를 기다리므로, 값을 읽은 직후에는 쌓인 작업이 모두 끝나 있어야 합니다. 셀은 이를 검증합니다. GPU가 없으면 충족되지 않은 조건을 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -522,7 +522,7 @@ assert here["weight"].device.type == device.type
 # 이 메시지가 나올지 다른 메시지가 나올지는 PyTorch가 합성곱에 어떤 코드를 고르는지에 달려 있습니다. 고를 때 보는 것은 입력입니다(PyTorch `Convolution.cpp`의 `_select_conv_backend`).
 #
 # - oneDNN은 Intel이 만든 CPU용 딥러닝 라이브러리로, 예전 이름은 MKLDNN입니다. oneDNN이 포함된 빌드에서는 CPU의 float32 입력(이미지 여러 장의 배치 등)이 대부분 oneDNN으로 갑니다. 포함 여부는 `torch.backends.mkldnn.is_available()`로 확인할 수 있습니다. oneDNN은 타입을 검사하고, 이 섹션의 메시지 뒤에 `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`("또는 입력이 MKLDNN 텐서이고 가중치가 밀집 텐서여야 한다")를 붙인 오류를 냅니다.
-# - 작은 이미지 한 장(요소가 20,480개 이하, 커널이 3×3 이하, `groups=1`)은 PyTorch 자체의 범용 합성곱 코드(`slow_conv2d`)로 갑니다. 이 코드는 타입을 검사하지 않습니다. 대신 PyTorch가 디스패처용으로 생성한 래퍼(`wrapper_CUDA___slow_conv2d_forward`)가 커널을 실행하기 전에 디바이스를 검사하므로, 메시지는 이 페이지의 첫 섹션과 같은 문구가 됩니다. 뒷부분은 "`weight`가 `cuda:0`에 있어 다른 텐서들의 디바이스 `cpu`와 다르다"라는 내용입니다.
+# - 작은 이미지 한 장(요소가 20,480개 이하, 커널의 한 변 이상이 3 이하, `groups=1`)은 PyTorch 자체의 범용 합성곱 코드(`slow_conv2d`)로 갑니다. 이 코드는 타입을 검사하지 않습니다. 대신 PyTorch가 디스패처용으로 생성한 래퍼(`wrapper_CUDA___slow_conv2d_forward`)가 커널을 실행하기 전에 디바이스를 검사하므로, 메시지는 이 페이지의 첫 섹션과 같은 문구가 됩니다. 뒷부분은 "`weight`가 `cuda:0`에 있어 다른 텐서들의 디바이스 `cpu`와 다르다"라는 내용입니다.
 #
 #   ```
 #   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)
@@ -826,7 +826,7 @@ assert features.device.type == device.type
 #
 # 해결 방법은 두 가지입니다.
 #
-# - GPU를 쓰려면 NVIDIA GPU와 드라이버가 있는 머신에서 CPU 빌드를 CUDA 빌드로 바꾸세요. macOS용 CUDA 빌드는 아예 없으니, Apple 실리콘 Mac에서는 대신 `mps` 디바이스를 쓰세요. PyPI에서 `pip install torch`를 하면 Linux(x86-64)에는 CUDA 빌드가, Windows에는 CPU 빌드가 설치됩니다. pip은 같은 버전의 torch가 이미 있으면 바꾸지 않으므로, 먼저 제거한 뒤 드라이버와 GPU가 모두 지원하는 CUDA 버전용 PyTorch 공식 인덱스에서 설치합니다. 명령은 이 목록 아래에 있으며 Windows와 Linux에서 똑같습니다. 릴리스마다 고를 수 있는 버전은 pytorch.org의 선택기에서 확인할 수 있고, torchvision과 torchaudio도 같은 인덱스에서 설치합니다. Blackwell 세대 GPU(GeForce RTX 50 시리즈, B200)에는 `cu128` 이상이 필요하고, `cu128` 빌드는 torch 2.7부터 나왔으므로 2.7 이상을 써야 합니다. Linux에서 PyPI의 torch는 2.8부터 `cu128` 이상 빌드입니다(2.7은 `cu126`). `cu126` 빌드에는 이 GPU용 코드가 없어서, torch는 이 GPU가 "is not compatible with the current PyTorch installation"(지금 설치된 PyTorch와 호환되지 않는다)이라고 경고합니다.
+# - GPU를 쓰려면 NVIDIA GPU와 드라이버가 있는 머신에서 CPU 빌드를 CUDA 빌드로 바꾸세요. macOS용 CUDA 빌드는 아예 없으니, Apple 실리콘 Mac에서는 대신 `mps` 디바이스를 쓰세요. PyPI에서 `pip install torch`를 하면 Linux(x86-64)에는 CUDA 빌드가, Windows에는 CPU 빌드가 설치됩니다. pip은 같은 버전의 torch가 이미 있으면 바꾸지 않으므로, 먼저 제거한 뒤 드라이버와 GPU가 모두 지원하는 CUDA 버전용 PyTorch 공식 인덱스에서 설치합니다. 설치 명령은 이 목록 바로 다음에 있으며 Windows와 Linux에서 똑같습니다. 릴리스마다 고를 수 있는 버전은 pytorch.org의 선택기에서 확인할 수 있고, torchvision과 torchaudio도 같은 인덱스에서 설치합니다. Blackwell 세대 GPU(GeForce RTX 50 시리즈, B200)에는 `cu128` 이상이 필요하고, `cu128` 빌드는 torch 2.7부터 나왔으므로 2.7 이상을 써야 합니다. Linux에서 PyPI의 torch는 2.8부터 `cu128` 이상 빌드입니다(2.7은 `cu126`). `cu126` 빌드에는 이 GPU용 코드가 없어서, torch는 이 GPU가 "is not compatible with the current PyTorch installation"(지금 설치된 PyTorch와 호환되지 않는다)이라고 경고합니다.
 # - 어디서나 실행하려면, 이 튜토리얼의 모든 페이지가 그렇게 하듯 디바이스를 한 번 정해 두고 어디서나 그것을 쓰세요.
 #
 # ```
@@ -927,7 +927,7 @@ else:
 #
 # 모델에 메모리가 얼마나 필요한지, 실행하기 전에 들어갈지 어림하는 방법은 [모델이 메모리에 들어갈까?](08-will-it-fit.ipynb)에서 다룹니다.
 #
-# 이 오류는 어느 머신에서나 `RuntimeError`의 하위 클래스인 `torch.OutOfMemoryError`입니다. `torch.cuda.OutOfMemoryError`는 같은 클래스의 다른 이름입니다.
+# 이 오류의 예외 클래스는 어느 머신에서나 `RuntimeError`의 하위 클래스인 `torch.OutOfMemoryError`입니다. `torch.cuda.OutOfMemoryError`는 같은 클래스의 다른 이름입니다.
 
 # %%
 print(f"{torch.cuda.OutOfMemoryError is torch.OutOfMemoryError=}")

@@ -351,7 +351,7 @@ assert all(p.grad is None for p in model.parameters())
 #
 # 첫 단계가 지나면 매개변수마다 같은 크기의 텐서 두 개(`exp_avg`, `exp_avg_sq`)와 숫자 하나짜리 `step`이 생깁니다(`step`은 기본적으로 CPU에 있고, `fused=True`나 `capturable=True`이면 GPU에 있습니다). `amsgrad=True`이면 텐서가 하나 더 생깁니다.
 #
-# 변화도까지 더하면, `float32` 모델을 Adam으로 학습할 때는 활성화를 빼고도 모델 크기의 4배가 필요합니다. `zero_grad()`는 변화도를 `None`으로 만들므로, 다음 순전파 동안에는 변화도 메모리를 들고 있지 않습니다. 변화도는 역전파에서 활성화가 해제되는 만큼 다시 만들어집니다. 그래서 순전파가 끝날 무렵의 최대 사용량은 최대 변화도 크기만큼 낮아질 수 있습니다. `optimizer.step()` 안의 최대 사용량(변화도, 상태, 임시 텐서가 함께 있는 때)은 달라지지 않습니다.
+# 변화도까지 더하면, `float32` 모델을 Adam으로 학습할 때는 활성화를 빼고도 모델 크기의 4배가 필요합니다. `zero_grad()`는 변화도를 `None`으로 만들므로, 다음 순전파 동안에는 변화도 메모리를 들고 있지 않습니다. 변화도는 역전파 중에 활성화가 해제되면서 차례로 만들어집니다. 그래서 순전파가 끝날 무렵의 최대 사용량은 최대 변화도 전체 크기만큼 줄어들 수 있습니다. `optimizer.step()` 안의 최대 사용량(변화도, 상태, 임시 텐서가 함께 있는 때)은 달라지지 않습니다.
 
 # %% [markdown]
 # 아래 함수는 순전파에서 autograd가 저장하는 것을 셉니다. 저장된 텐서의 스토리지를 한 번씩만 세고, 모델의 매개변수와 버퍼(이미 센 것)는 뺍니다.
@@ -620,7 +620,7 @@ else:
 # %% [markdown]
 # torch 2.9부터는 같은 함수가 `torch.accelerator`에도 있어서(`memory_allocated`, `memory_reserved`, `max_memory_allocated`, `reset_peak_memory_stats`, `empty_cache` 등) CUDA와 XPU에서 쓸 수 있습니다. 2.6~2.8에는 백엔드별 모듈(`torch.cuda`와 `torch.xpu`)만 있고, 함수 이름은 같습니다. 예외는 Apple의 `mps`입니다. `torch.mps`에서는 어느 릴리스에서나 메모리 양을 돌려주는 함수의 이름이 달라 `current_allocated_memory()`(텐서가 쓰는 메모리)와 `driver_allocated_memory()`(캐시를 포함한, 프로세스의 Metal 메모리 전체)를 씁니다.
 #
-# 공통 이름을 쓰는 것은 `torch.mps.empty_cache()`뿐입니다. 게다가 `torch.accelerator`의 메모리 함수는 수정이 들어가지 않은 릴리스에서는 `mps`에서 실패합니다([pytorch#167447](https://github.com/pytorch/pytorch/issues/167447). 수정은 pytorch#186748과 #193838이며, 둘 다 들어간 첫 릴리스는 여기서 확인하지 않았습니다). 그래서 다음 셀은 먼저 백엔드로, 다음으로 릴리스로 함수를 고르고, GPU가 있으면 `torch.cuda`와 같은 바이트 수를 알려 주는지 검증합니다.
+# 공통 이름을 쓰는 것은 `torch.mps.empty_cache()`뿐입니다. 게다가 `torch.accelerator`의 메모리 함수는 수정이 들어가지 않은 릴리스에서는 `mps`에서 실패합니다([pytorch#167447](https://github.com/pytorch/pytorch/issues/167447). 수정은 pytorch#186748과 #193838이며, 둘 다 들어간 첫 릴리스는 여기서 확인하지 않았습니다). 그래서 다음 셀은 먼저 백엔드를, 그다음 릴리스를 보고 함수를 고른 뒤, GPU가 있으면 `torch.cuda`와 같은 바이트 수를 알려 주는지 검증합니다.
 #
 # 예약된 메모리를 쓰지 못할 때도 있습니다. 세그먼트 안의 빈 블록이 모두 다음 요청에 비해 너무 작은 경우입니다(단편화). 할당자 설정 `expandable_segments:True`를 쓰면 세그먼트를 새로 잡는 대신 늘려서 쓰므로, 단계마다 배치 모양이 바뀔 때 특히 도움이 됩니다. Linux에서만 동작하며, Windows 빌드는 `expandable_segments not supported on this platform`(이 플랫폼에서는 지원하지 않는다)이라고 경고하고 무시합니다. PyTorch는 이 설정을 프로세스가 CUDA를 처음 쓰기 전에 환경 변수에서 한 번만 읽습니다.
 #
