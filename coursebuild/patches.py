@@ -154,6 +154,12 @@ PATCHES = (
                "overrides/partials/after-paint.html starts after the first paint (and gives it the document)",
           why="the bundle ran before the first paint (~40 ms of a phone's CPU; Lighthouse counted it in LCP)",
           check="the bundle's script tag in base.html, and that document$ still takes the document"),
+    Patch("search-dialog-name", MATERIAL, "9.8.1", "material/templates/partials/search.html", "bfd556535abc",
+          what="coursebuild/render/pages.py:named_search gives Material's search dialog (role=\"dialog\") the "
+               "aria-label of its own search box",
+          why="axe reports a dialog without a name as serious (aria-dialog-name) whenever the dialog is exposed",
+          check="the dialog's opening tag and the search input's aria-label in search.html; drop the rewrite "
+                "if Material names the dialog itself"),
     Patch("palette", MATERIAL, "9.8.1", "material/templates/partials/palette.html", "fb935107ae7d",
           what="overrides/partials/palette.html and overrides/partials/javascripts/palette.html replace "
                "Material's palette component",

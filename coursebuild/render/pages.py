@@ -193,7 +193,8 @@ SEARCH_LABEL = re.compile(r'<input type="text" class="md-search__input" name="qu
 
 def named_search(html, name):
     """Material's search is a role="dialog" without a name, which axe reports as serious (aria-dialog-name)
-    whenever the dialog is exposed; it takes the name of its own search box (検索, 검색, Search)."""
+    whenever the dialog is exposed; it takes the name of its own search box (検索, 검색, Search).
+    Guarded in coursebuild/patches.py (search-dialog-name)."""
     label = SEARCH_LABEL.search(html)
     if SEARCH_DIALOG not in html or label is None:
         if "md-search" not in html:
