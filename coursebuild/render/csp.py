@@ -74,34 +74,34 @@ def hashed(site):
     its policy; the folder of moved scripts removed once no page links it."""
     site = Path(site)
     folder = site / FOLDER
-    bodies = {}
-    for page in sorted(site.rglob("*.html")):
-        html = page.read_text(encoding="utf-8")
-        if not POLICY_TAG.search(html):
-            continue
-        hashes = []
+    scripts = {}  # file name -> (its text, its hash as the policy names it), read and hashed once
+    linked = False  # a page left with a link to a moved script (one without a policy)
 
-        def inline(match):
-            name = match[2]
-            if name not in bodies:
-                bodies[name] = (folder / name).read_text(encoding="utf-8").strip()
-            body = bodies[name]
+    def script(name):
+        if name not in scripts:
+            body = (folder / name).read_text(encoding="utf-8").strip()
             if "</script" in body.lower():
                 raise ValueError(f"{FOLDER}/{name}: a script that contains '</script' cannot go inline")
             digest = base64.b64encode(hashlib.sha256(body.encode()).digest()).decode()
-            hashes.append(f"'sha256-{digest}'")
-            return f"<script>{body}</script>"
+            scripts[name] = (body, f"'sha256-{digest}'")
+        return scripts[name]
 
-        html = MOVED.sub(inline, html)
-        if hashes:
-            policy = POLICY.replace("script-src 'self'", "script-src 'self' " + " ".join(dict.fromkeys(hashes)))
-            tag = f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
-            html = POLICY_TAG.sub(lambda _: tag, html, count=1)
+    for page in sorted(site.rglob("*.html")):
+        html = page.read_text(encoding="utf-8")
+        if not POLICY_TAG.search(html):
+            linked = linked or FOLDER in html
+            continue
+        names = [match[2] for match in MOVED.finditer(html)]
+        if not names:
+            continue
+        html = MOVED.sub(lambda match: f"<script>{script(match[2])[0]}</script>", html)
+        hashes = " ".join(dict.fromkeys(script(name)[1] for name in names))
+        policy = POLICY.replace("script-src 'self'", f"script-src 'self' {hashes}")
+        tag = f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
+        html = POLICY_TAG.sub(lambda _: tag, html, count=1)
+        linked = linked or FOLDER in html
         page.write_text(html, encoding="utf-8")
-    for page in site.rglob("*.html"):
-        if FOLDER in page.read_text(encoding="utf-8"):
-            return
-    if folder.is_dir():
+    if not linked and folder.is_dir():
         for file in folder.iterdir():
             file.unlink()
         folder.rmdir()
