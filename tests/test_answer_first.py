@@ -14,7 +14,6 @@ from coursebuild.assets.trim_css import UNUSED_FEATURES
 from test_browser import DESKTOP, LANGS, opened, page_url, tab  # noqa: F401
 from test_reader_interface import labels
 from test_reader_ui import PHONE_390
-from test_site import FIRST_VISIT_OVER
 
 CONCEPTS = course.concepts()
 NOTEBOOK_PAGES = [(lang, c) for lang in LANGS for c in CONCEPTS]
@@ -23,7 +22,6 @@ ALL_PAGES = [(lang, name) for lang in LANGS for name in ("index", "cheatsheet", 
 MAX_ELEMENTS = 1_400  # Lighthouse's dom-size passes below ~1,400 (its median); it warns at 800
 # A first visit, uncompressed: the page and what it loads up front (its scripts start after the first
 # paint), the search worker's files aside: they load when the reader opens search (issue 34 point 3).
-# Pages 07 and 08 are held to what they weigh now (tests/test_site.py, FIRST_VISIT_OVER: issue 34 is open for them).
 FIRST_VISIT = 300_000
 DISCLAIMER = "is_available()=False"  # the sentence every GPU-only cell used to carry
 
@@ -144,7 +142,7 @@ def test_a_first_visit_stays_within_its_weight(chromium, base, lang):
             context.close()
     print(f"\nfirst visit {lang} (KB, page + search): "
           + ", ".join(f"{c[:2]}: {p / 1000:.0f} + {s / 1000:.0f}" for c, (p, s) in weights.items()))
-    heavy = {c: p for c, (p, _) in weights.items() if p > FIRST_VISIT_OVER.get(c, FIRST_VISIT)}
+    heavy = {c: p for c, (p, _) in weights.items() if p > FIRST_VISIT}
     assert not heavy, f"{lang}: first visits over {FIRST_VISIT} bytes: {heavy}"
 
 

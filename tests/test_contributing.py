@@ -67,11 +67,11 @@ def test_adding_a_concept_then_a_language_as_the_guide_says_builds_the_site(tmp_
     site = root / "site"
     follow(root, CONCEPT)
     for lang in course.LANGS:
-        page = site / ("" if lang == course.REFERENCE else lang) / "09-my-concept" / "index.html"
+        page = site / ("" if lang == course.REFERENCE else lang) / "10-my-concept" / "index.html"
         assert page.is_file(), f"no page {page.relative_to(root)} after '{CONCEPT}'"
         assert re.search(r'data-predict="?1\b', page.read_text(encoding="utf-8")), "the question is marked"
     follow(root, LANGUAGE)
-    for page in ("index.html", "cheatsheet/index.html", "09-my-concept/index.html", "01-creating-tensors/index.html",
+    for page in ("index.html", "cheatsheet/index.html", "10-my-concept/index.html", "01-creating-tensors/index.html",
                  "404.html"):
         html = (site / "zh" / page).read_text(encoding="utf-8")
         assert re.search(r'<html [^>]*lang="?zh\b', html), f"zh/{page} is not a Chinese page"

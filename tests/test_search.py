@@ -133,28 +133,29 @@ def test_synonym_files_are_read_and_bad_ones_named(tmp_path):
         assert "ja.yml" in str(err.value)
 
 
-# A distinctive fragment of each message the device-errors page decodes, as a reader pastes it.
-ERROR_FRAGMENTS = [
-    "Expected all tensors to be on the same device",
-    "can't convert cuda:0 device type tensor to numpy",
-    "Attempting to deserialize object on a CUDA device",
-    "Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same",
-    "CUDA error: invalid device ordinal",
-    "Cannot access accelerator device when none is available",
-    "Cannot re-initialize CUDA in forked subprocess",
-    "Torch not compiled with CUDA enabled",
-    "module must have its parameters and buffers on device cuda:0",
-    "CUDA out of memory",
-]
+# A distinctive fragment of each message the two errors pages decode, as a reader pastes it, and its page.
+MISMATCH, SETUP = "07-device-errors", "09-setup-and-memory-errors"
+ERROR_FRAGMENTS = {
+    "Expected all tensors to be on the same device": MISMATCH,
+    "can't convert cuda:0 device type tensor to numpy": MISMATCH,
+    "Attempting to deserialize object on a CUDA device": SETUP,
+    "Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same": MISMATCH,
+    "CUDA error: invalid device ordinal": SETUP,
+    "Cannot access accelerator device when none is available": SETUP,
+    "Cannot re-initialize CUDA in forked subprocess": SETUP,
+    "Torch not compiled with CUDA enabled": SETUP,
+    "module must have its parameters and buffers on device cuda:0": MISMATCH,
+    "CUDA out of memory": SETUP,
+}
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_each_error_message_finds_the_errors_page_first_or_second(context, base, site, lang):
-    queries = [(lang, q, ("07-device-errors",)) for q in ERROR_FRAGMENTS]
+def test_each_error_message_finds_its_errors_page_first_or_second(context, base, site, lang):
+    queries = [(lang, q, (page,)) for q, page in ERROR_FRAGMENTS.items()]
     found = search_eval.evaluate(context, base, site, queries, LANGS)
-    assert len(found) == len(ERROR_FRAGMENTS), "the device-errors page is not built"
-    late = [f"  {r['query']!r}: {r['top']}" for r in found if "07-device-errors" not in r["top"][:2]]
-    assert not late, f"on the '{lang}' site, the device-errors page is not first or second for:\n" + "\n".join(late)
+    assert len(found) == len(ERROR_FRAGMENTS), "the errors pages are not built"
+    late = [f"  {r['query']!r}: {r['top']}" for r in found if ERROR_FRAGMENTS[r["query"]] not in r["top"][:2]]
+    assert not late, f"on the '{lang}' site, the errors page is not first or second for:\n" + "\n".join(late)
 
 # ---------------------------------------------------------------------- what search downloads
 

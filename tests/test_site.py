@@ -16,15 +16,8 @@ SITE_URL = CONFIG["site_url"]
 BASE = urlsplit(SITE_URL).path  # the path the site is published under, e.g. /tutorial/
 DEFAULT = course.LANGS[0]
 PAGE_BUDGET = 150_000
-# The device-errors page is a long reference page (ten error messages, each produced and fixed): its own budget.
-PAGE_BUDGETS = {"07-device-errors": 230_000}
 # A first visit (the page, and the stylesheets, scripts and images it loads up front), uncompressed.
 FIRST_VISIT_BUDGET = {"notebook": 300_000, "home": 300_000, "cheatsheet": 300_000}
-# Issue 34 point 3 is open for pages 07 and 08: 07's content (110-130 KB of HTML: ten error messages,
-# each produced and fixed) is over what the 300 KB leave it, and it meets the budget once split in two
-# pages; 08 went 2-4 KB over with issue 35's corrections (allocator names by release, mixed precision,
-# torch.mps). Until then each is held to about what it weighs now, so that it cannot grow.
-FIRST_VISIT_OVER = {"07-device-errors": 330_000, "08-will-it-fit": 306_000}
 
 
 def page_path(lang, name):
@@ -139,8 +132,7 @@ def test_notebook_page_html_is_within_budget(site, lang, concept):
     first-visit budget below."""
     from tools.bench import html_bytes
     size = html_bytes(site / page_path(lang, concept))
-    budget = PAGE_BUDGETS.get(concept, PAGE_BUDGET)
-    assert size < budget, f"{lang}/{concept}: {size} bytes of HTML (budget {budget})"
+    assert size < PAGE_BUDGET, f"{lang}/{concept}: {size} bytes of HTML (budget {PAGE_BUDGET})"
 
 
 def test_pages_link_no_stylesheet_and_start_their_scripts_after_the_first_paint(site):
@@ -189,12 +181,15 @@ def test_every_internal_link_and_anchor_resolves(site):
     assert not broken, "broken links:\n" + "\n".join(broken[:50])
 
 
-# Where a page meets an error, it links to that error's section on the errors page (issue: device errors).
+# Where a page meets an error, it links to that error's section on the errors page that decodes it
+# (07: device mismatches; 09: setup and memory).
 ERROR_SECTIONS = {
-    "03-moving-models": ["expected-all-tensors-to-be-on-the-same-device", "attempting-to-deserialize-object-on-a-cuda-device"],
-    "06-fact-check": ["expected-all-tensors-to-be-on-the-same-device", "cuda-error-invalid-device-ordinal",
-                      "cannot-access-accelerator-device-when-none-is-available",
-                      "module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu"],
+    "03-moving-models": ["07-device-errors/#expected-all-tensors-to-be-on-the-same-device",
+                         "09-setup-and-memory-errors/#attempting-to-deserialize-object-on-a-cuda-device"],
+    "06-fact-check": ["07-device-errors/#expected-all-tensors-to-be-on-the-same-device",
+                      "09-setup-and-memory-errors/#cuda-error-invalid-device-ordinal",
+                      "09-setup-and-memory-errors/#cannot-access-accelerator-device-when-none-is-available",
+                      "07-device-errors/#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu"],
 }
 
 
@@ -202,8 +197,8 @@ ERROR_SECTIONS = {
 def test_pages_link_to_the_section_of_their_error(site, lang):
     for concept, anchors in ERROR_SECTIONS.items():
         links = {a["href"] for a in soup(site / page_path(lang, concept)).find_all("a", href=True)}
-        missing = [a for a in anchors if f"../07-device-errors/#{a}" not in links]
-        assert not missing, f"{lang}/{concept} does not link to these sections of 07-device-errors: {missing}"
+        missing = [a for a in anchors if f"../{a}" not in links]
+        assert not missing, f"{lang}/{concept} does not link to these sections of the errors pages: {missing}"
 
 def test_pages_load_nothing_from_other_hosts(site):
     foreign = []
@@ -235,7 +230,7 @@ def first_visit_pages():
 def test_first_visit_is_within_budget(site, lang, kind, name):
     from tools.bench import first_visit_bytes
     size = first_visit_bytes(site, site / page_path(lang, name))
-    budget = FIRST_VISIT_OVER.get(name, FIRST_VISIT_BUDGET[kind])
+    budget = FIRST_VISIT_BUDGET[kind]
     assert size <= budget, f"{lang}/{name}: a first visit loads {size} bytes (budget {budget})"
 
 

@@ -392,7 +392,7 @@ assert len(devices(model)) == 2
 # still say `but found at least two devices, cuda:0 and cpu!`, without an argument name.
 #
 # In real code the usual cause of a mismatch is a tensor created inside `forward` or a loss without a
-# device; [Device errors, decoded](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)
+# device; [Device mismatch errors, decoded](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)
 # shows it, with its fixes.
 
 # %% [markdown]
@@ -627,8 +627,7 @@ assert state["exp_avg"].device == model.weight.device
 # pickle: the safe way to load a `state_dict` (more on it below).
 #
 # Without `map_location`, loading such a checkpoint on a machine without a GPU stops with
-# `Attempting to deserialize object on a CUDA device`; [Device errors,
-# decoded](07-device-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device) produces that
+# `Attempting to deserialize object on a CUDA device`; [Setup and memory errors, decoded](09-setup-and-memory-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device) produces that
 # error. Without a GPU, the checkpoint below comes from the CPU.
 
 # %%

@@ -371,7 +371,7 @@ else:
 # [Several GPUs](05-several-gpus.ipynb#what-nndataparallel-really-does).) The cell checks the branch that matches your machine; with several GPUs it also wraps
 # a model with a single device id. Without a GPU it checks the first case only.
 #
-# This section's error, with its causes and fixes, is decoded in [Device errors, decoded](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu).
+# This section's error, with its causes and fixes, is decoded in [Device mismatch errors, decoded](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu).
 
 # %% tags=["claim-M5", "gpu-only"]
 model = nn.Linear(4, 2)
@@ -468,7 +468,7 @@ assert y.device == net.weight.device
 # without a usable GPU you get an error too. An integer never means the CPU. Write `"cuda:0"` when you
 # mean CUDA. The cell checks the outcome for the machine it runs on.
 #
-# This section's error, with its causes and fixes, is decoded in [Device errors, decoded](07-device-errors.ipynb#cannot-access-accelerator-device-when-none-is-available).
+# This section's error, with its causes and fixes, is decoded in [Setup and memory errors, decoded](09-setup-and-memory-errors.ipynb#cannot-access-accelerator-device-when-none-is-available).
 
 # %% tags=["claim-O1", "gpu-only"]
 cpu_only_build = (
@@ -564,7 +564,7 @@ assert nn.Linear(10, 1)(x).grad_fn.name() == "AddmmBackward0"
 # On a GPU, the cell below asserts these names for both directions, with and without a bias, and the
 # wording of an addition. On the CPU alone there is no second device to mix up.
 #
-# This section's error, with its causes and fixes, is decoded in [Device errors, decoded](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device).
+# This section's error, with its causes and fixes, is decoded in [Device mismatch errors, decoded](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device).
 
 # %% tags=["claim-O3", "gpu-only"]
 if torch.cuda.is_available():
@@ -592,7 +592,7 @@ else:
 # `RuntimeError`, so existing `except RuntimeError:` code still catches it. Without a GPU the cell
 # checks only the class.
 #
-# This section's error, with its causes and fixes, is decoded in [Device errors, decoded](07-device-errors.ipynb#cuda-error-invalid-device-ordinal).
+# This section's error, with its causes and fixes, is decoded in [Setup and memory errors, decoded](09-setup-and-memory-errors.ipynb#cuda-error-invalid-device-ordinal).
 
 # %% tags=["claim-O4", "gpu-only"]
 if hasattr(torch, "AcceleratorError"):

@@ -20,12 +20,6 @@
 # top can be counted. This page computes both, and checks each figure against what PyTorch
 # reports, on the machine that runs it.
 #
-# - Bytes per element, and a model's parameters and buffers.
-# - A 500 GB model built on the `meta` device in milliseconds, and how a model built there
-#   becomes real on a device.
-# - What training adds: gradients, optimizer state and the activations autograd saves.
-# - On a GPU: what PyTorch's allocator reports, and why `nvidia-smi` shows more.
-#
 # Everything but the last section runs and is checked on a CPU. The GPU cells are marked;
 # where no GPU ran them, they print `torch.cuda.is_available()=False`.
 
@@ -48,7 +42,6 @@
 # %% tags=["setup"]
 import contextlib
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -708,19 +701,9 @@ else:
 # function by backend first, then by release, and asserts on a GPU that it reports the same
 # bytes as `torch.cuda`.
 #
-# Reserved memory can also be unusable: free blocks inside segments, each too small for the next
-# request (fragmentation). The allocator setting `expandable_segments:True` lets a segment grow
-# instead, which helps most when batch shapes change from step to step. It works on Linux only:
-# Windows builds ignore it, with the warning `expandable_segments not supported on this platform`.
-# It is read once, from the environment, before the process first uses CUDA.
-#
-# The variable's name: `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` is read by every
-# release from 2.6 to 2.13. Since 2.9 the device-generic name `PYTORCH_ALLOC_CONF` is read too;
-# with 2.9 to 2.11, users report that the old name brings a warning (`PYTORCH_CUDA_ALLOC_CONF is
-# deprecated, use PYTORCH_ALLOC_CONF instead`), and with 2.9.1 the new name did not switch
-# expandable segments on ([pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)).
-# 2.13 reads the old name without a warning, as the cell checks in a fresh process. Where one
-# script must run on all of them, set the old name: the warning is all it costs.
+# Reserved memory can also sit unused in free blocks too small for the next request
+# (fragmentation). The allocator setting that helps, and the name of its variable in each
+# release, are in [CUDA out of memory](09-setup-and-memory-errors.ipynb#cuda-out-of-memory).
 
 # %% tags=["gpu-only"]
 if torch.backends.mps.is_available():
@@ -744,17 +727,6 @@ if torch.cuda.is_available():
     del block
 else:
     print(f"{torch.cuda.is_available()=}")
-
-if TORCH >= (2, 13):  # the old name, read without a warning
-    probe = ("import torch; "
-             "print(torch._C._accelerator_getAllocatorSettings())")
-    env = dict(os.environ, PYTORCH_CUDA_ALLOC_CONF="expandable_segments:True")
-    env.pop("PYTORCH_ALLOC_CONF", None)
-    child = subprocess.run([sys.executable, "-c", probe], env=env,
-                           capture_output=True, text=True, timeout=120)
-    print(f"{child.stdout.strip()=}")
-    assert child.stdout.strip() == "expandable_segments:True"
-    assert "deprecated" not in child.stderr
 
 # %% [markdown]
 # The last cell compares the estimate with the allocator over real steps. Moved to the GPU,
@@ -806,10 +778,9 @@ else:
 # - A tensor that owns its storage takes `numel() * element_size()` bytes; a view keeps its
 #   whole base alive. A model takes the bytes of its parameters and buffers (count them with
 #   `parameters()` and `buffers()`). `.half()` halves the floating-point ones only.
-# - Build a large model under `torch.device("meta")` to count it for free. Meta tensors hold
-#   no values: make the model real with `to_empty` (then initialise it) or with
-#   `load_state_dict(..., assign=True)`, loading with `map_location` (one storage at a time)
-#   or `mmap=True`. After `assign=True`, buffers with `persistent=False` stay on `meta`.
+# - Build a large model under `torch.device("meta")` to count it for free. Make it real with
+#   `to_empty` (then initialise it) or `load_state_dict(..., assign=True)`, after which buffers
+#   with `persistent=False` stay on `meta`.
 # - Training adds a gradient per parameter, the optimizer's state (Adam: two tensors per
 #   parameter, created at the first step) and the saved activations, which exist only where
 #   a gradient needs them and grow with the batch. `no_grad` and `inference_mode` save none;
@@ -818,6 +789,5 @@ else:
 #   the optimizer and mixed precision are chosen (`estimate`). With Adam, mixed precision with
 #   `float32` master weights takes 16 bytes per parameter, as `float32` does (18 with a
 #   `float32` gradient buffer): what it saves is in the activations.
-# - On a GPU, `memory_allocated` counts what the allocator has handed out and
-#   `memory_reserved` what it holds; freed memory stays reserved until `empty_cache()`.
-#   `nvidia-smi` shows the reserved memory plus each process's CUDA context.
+# - On a GPU, `memory_allocated` counts what the allocator has handed out and `memory_reserved`
+#   what it holds, freed memory included, until `empty_cache()`.

@@ -353,7 +353,7 @@ assert len(devices(model)) == 2
 #
 # 2.8 より前は、同じ検査が `but found at least two devices, cuda:0 and cpu!`（少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった）と表示し、引数の名前は末尾にありました。要素ごとの演算（`+`、`*` など）は TensorIterator（要素ごとの演算を実行する PyTorch 内部の仕組み）が検査するので、今も引数の名前のない、この形のメッセージになります。
 #
-# 実際のコードでデバイスの不一致が起きる原因として多いのは、`forward` メソッドや損失関数の中でデバイスを指定せずに作ったテンソルです。その例と対処法は[デバイスのエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で紹介しています。
+# 実際のコードでデバイスの不一致が起きる原因として多いのは、`forward` メソッドや損失関数の中でデバイスを指定せずに作ったテンソルです。その例と対処法は[デバイス不一致のエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で紹介しています。
 
 # %% [markdown]
 # 例外として、要素ごとの演算に限り、1つだけ許される組み合わせがあります。`torch.tensor(2.0)` のような0次元の CPU テンソルは、CUDA テンソルとの `+` や `*` などの演算で、Python の数値と同じように使えます。ほかの演算ではこの組み合わせは許されず、`a` と `b` が GPU 上にあっても、`torch.addmm(torch.tensor(1.0), a, b)` はデバイスの検査で失敗します。GPU があれば、次のセルはこれらの結果をそれぞれ検証します。
@@ -556,7 +556,7 @@ assert state["exp_avg"].device == model.weight.device
 #
 # ここでは `weights_only=True` も指定しています。pickle から復元するものをテンソルと通常のコンテナ（辞書やリストなど）に限るオプションで、`state_dict` を安全に読み込む方法です（後で詳しく説明します）。
 #
-# `map_location` を指定しないと、GPU のないマシンではこのようなチェックポイントの読み込みが `Attempting to deserialize object on a CUDA device` で止まります（「CUDA デバイス上にオブジェクトを復元しようとした」という意味です）。このエラーは[デバイスのエラーを読み解く](07-device-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)で実際に起こしています。GPU のないマシンでは、次のセルで保存するチェックポイントは CPU 上のモデルのものになります。
+# `map_location` を指定しないと、GPU のないマシンではこのようなチェックポイントの読み込みが `Attempting to deserialize object on a CUDA device` で止まります（「CUDA デバイス上にオブジェクトを復元しようとした」という意味です）。このエラーは[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)で実際に起こしています。GPU のないマシンでは、次のセルで保存するチェックポイントは CPU 上のモデルのものになります。
 
 # %%
 tmp = tempfile.TemporaryDirectory()

@@ -342,7 +342,7 @@ else:
 #
 # Intel の XPU など、`DataParallel` が扱えるほかのアクセラレータも、ここでは GPU として数えます（[複数の GPU](05-several-gpus.ipynb#nndataparallel-が実際にすること)を参照してください）。次のセルは、実行しているマシンに当てはまる場合を検証します。GPU が複数枚あれば、デバイス ID を1つだけ渡してラップした場合も試します。GPU がなければ、最初の場合だけが実行されます。
 #
-# このセクションのエラーの原因と対処法は、[デバイスのエラーを読み解く](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)で詳しく説明しています。
+# このセクションのエラーの原因と対処法は、[デバイス不一致のエラーを読み解く](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)で詳しく説明しています。
 
 # %% tags=["claim-M5", "gpu-only"]
 model = nn.Linear(4, 2)
@@ -434,7 +434,7 @@ assert y.device == net.weight.device
 #
 # 整数が CPU を指すことはありません。CUDA を指したいときは `"cuda:0"` と書きましょう。次のセルは、CPU 専用ビルドかどうか（`cpu_only_build`）と、`torch.device(0)` 上にテンソルを作った結果（そのデバイスか、送出された例外）をこの順に表示し、実行しているマシンでの結果を検証します。
 #
-# このセクションのエラーの原因と対処法は、[デバイスのエラーを読み解く](07-device-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)で詳しく説明しています。
+# このセクションのエラーの原因と対処法は、[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)で詳しく説明しています。
 
 # %% tags=["claim-O1", "gpu-only"]
 cpu_only_build = (
@@ -525,7 +525,7 @@ assert nn.Linear(10, 1)(x).grad_fn.name() == "AddmmBackward0"
 #
 # GPU がある場合、次のセルは、バイアスの有無それぞれについて両方の向きでこれらの名前を検証し、加算のときの文言も検証します。CPU だけでは取り違える2つ目のデバイスがないので、GPU がなければ検証しません。
 #
-# このセクションのエラーの原因と対処法は、[デバイスのエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で詳しく説明しています。
+# このセクションのエラーの原因と対処法は、[デバイス不一致のエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で詳しく説明しています。
 
 # %% tags=["claim-O3", "gpu-only"]
 if torch.cuda.is_available():
@@ -550,7 +550,7 @@ else:
 #
 # **現在：** torch 2.8 以降、同じエラーが `torch.AcceleratorError` として送出されます。これは `RuntimeError` のサブクラスなので、既存の `except RuntimeError:` のコードでもそのまま捕捉できます。GPU がなければ、次のセルはクラスだけを検証します。
 #
-# このセクションのエラーの原因と対処法は、[デバイスのエラーを読み解く](07-device-errors.ipynb#cuda-error-invalid-device-ordinal)で詳しく説明しています。
+# このセクションのエラーの原因と対処法は、[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb#cuda-error-invalid-device-ordinal)で詳しく説明しています。
 
 # %% tags=["claim-O4", "gpu-only"]
 if hasattr(torch, "AcceleratorError"):

@@ -13,16 +13,14 @@
 # ---
 
 # %% [markdown]
-# # デバイスのエラーを読み解く
+# # デバイス不一致のエラーを読み解く
 #
-# 各セクションの見出しは、説明するエラーメッセージそのものです。トレースバックに出た文言でページ内を検索すれば、該当するセクションが見つかります。各セクションでは、メッセージの意味と、そのエラーを起こすよくある書き方を示し、すぐ後のセルで対処法を実行します。
+# 1つの演算に2つのデバイスのテンソルが渡されると、このページで扱うエラーのどれかで止まります。各セクションの見出しは、説明するエラーメッセージそのものです。トレースバックに出た文言でページ内を検索すれば、該当するセクションが見つかります。各セクションでは、メッセージの意味と、そのエラーを起こすよくある書き方を示し、すぐ後のセルで対処法を実行します。チェックポイントの読み込み、マシンの構成、ワーカープロセス、GPU メモリに関するエラーは「[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb)」で扱います。
 #
-# ほとんどのエラーは GPU がなくても起こせるので、次の4つの手段で実際に起こしてみせます。
+# ほとんどのエラーは GPU がなくても起こせるので、次の2つの手段で実際に起こしてみせます。
 #
 # - CPU 専用ビルドの PyTorch
 # - 2つ目のデバイスの代わりにする `meta` デバイス（その上のテンソルは形状と dtype だけを持ち、データを持たない）
-# - ストレージのデバイスが `cuda` と記録されたチェックポイント
-# - fork した子プロセス
 #
 # 代わりの手段を使う箇所では、それで何がわかり、何がわからないかを書いています。
 #
@@ -44,17 +42,11 @@
 import contextlib
 import importlib.util
 import inspect
-import multiprocessing
-import os
 import sys
-import tempfile
 import types
-import warnings
-import zipfile
 
 import torch
 from torch import nn
-from torch.utils.data import DataLoader, TensorDataset
 
 # torch のバージョンを数値のタプルにし（"2.13.0+cpu" なら (2, 13)）、
 # (2, 7) などと比較できるようにする
@@ -456,62 +448,6 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## Attempting to deserialize object on a CUDA device
-#
-# 「CUDA デバイス上にオブジェクトを復元しようとした」という意味のエラーです。メッセージの全文は次のとおりです。
-#
-# ```
-# Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.
-# ```
-#
-# `torch.cuda.is_available()` が `False` なので、CPU だけのマシンなら `torch.load` に `map_location=torch.device('cpu')` を指定し、ストレージを CPU に対応づけるように、と続きます。
-#
-# チェックポイントにはストレージごとに保存元のデバイスが記録されていて、`torch.load` はストレージをそのデバイスに戻します。GPU から保存したファイルには `cuda:0` と記録されているので、使える CUDA GPU のないマシンではそのデバイスに戻せません。対処法は、メッセージにあるとおり `map_location` を指定することです。
-#
-# GPU なしでこのようなファイルを作るため、次のセルは CPU のテンソルを保存し、ファイル中のデバイスの文字列を書き換えます。チェックポイントは zip アーカイブで、中の `data.pkl`（pickle された構造）に、各ストレージのデバイスが短い文字列として記録されています。書き換えるのはその文字列だけです。`torch.load` がデバイスを選ぶときに見るのもこの文字列だけなので、読み込みは GPU で保存したファイルと同じ経路をたどります。ただし、GPU で保存したファイルの中身そのものは、これではわかりません。
-#
-# GPU があれば、次のセルはファイルを `cuda:0` に読み込みます。GPU がなければ、まずエラーを示し、次に対処法を示します。
-
-# %% tags=["gpu-only"]
-def retag(path, old, new):
-    # torch.save が使う pickle プロトコル 2 は、文字列を
-    # b"X" + 4バイトの長さ + UTF-8 のバイト列として書く
-    old_bytes = b"X" + len(old).to_bytes(4, "little") + old.encode()
-    new_bytes = b"X" + len(new).to_bytes(4, "little") + new.encode()
-    with zipfile.ZipFile(path) as archive:
-        records = [(info, archive.read(info)) for info in archive.infolist()]
-    with zipfile.ZipFile(path, "w") as archive:
-        for info, data in records:
-            if info.filename.endswith("/data.pkl"):
-                assert old_bytes in data
-                data = data.replace(old_bytes, new_bytes)
-            archive.writestr(info, data)
-
-
-with tempfile.TemporaryDirectory() as tmp:
-    path = os.path.join(tmp, "checkpoint.pt")
-    torch.save({"weight": torch.arange(3.0)}, path)
-    retag(path, "cpu", "cuda:0")
-
-    if torch.cuda.is_available():
-        loaded = torch.load(path, weights_only=True)
-        assert loaded["weight"].device == torch.device("cuda", 0)
-    else:
-        with expect_error(RuntimeError, "Attempting to deserialize object"):
-            torch.load(path, weights_only=True)
-
-    on_cpu = torch.load(path, map_location="cpu", weights_only=True)
-    here = torch.load(path, map_location=device, weights_only=True)
-
-print(f"{on_cpu['weight']=}, {here['weight'].device=}")
-assert on_cpu["weight"].device.type == "cpu"
-assert torch.equal(on_cpu["weight"], torch.arange(3.0))
-assert here["weight"].device.type == device.type
-
-# %% [markdown]
-# `torch.load` の `weights_only=True` は、PyTorch 2.6 からデフォルトになっています。古いリリースでも同じ動作になるよう、ここでは明示しています。
-
-# %% [markdown]
 # ## Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same
 #
 # 「入力の型と重みの型は同じでなければならない」という意味のエラーです。
@@ -623,257 +559,6 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## CUDA error: invalid device ordinal
-#
-# 「CUDA エラー：デバイス番号が無効」という意味のエラーです。
-#
-# 指定した GPU インデックスが存在しません。たとえば GPU が1枚のマシンでの `cuda:1` や、`CUDA_VISIBLE_DEVICES` で一部の GPU を隠す前には有効だったインデックスです（見える GPU には 0 から番号が振り直されます）。PyTorch 2.7 までは `RuntimeError`、2.8 以降は `RuntimeError` のサブクラスである `torch.AcceleratorError` です。2.9 以降は、メッセージの2行目に `GPU device may be out of range, do you have enough GPUs?`（GPU の番号が範囲外かもしれない。GPU は足りているか）というヒントが加わります（2.8 にはまだありません）。
-#
-# デバイスを書いただけでは何も検査されません。`torch.device("cuda", 7)` は、CUDA のないマシンも含め、どのマシンでも作れます。エラーになるのは、そこに初めてテンソルを置いたときです。
-
-# %%
-seven = torch.device("cuda", 7)
-print(f"{seven=}, {torch.cuda.device_count()=}")
-assert seven.index == 7
-if TORCH >= (2, 8):
-    assert issubclass(torch.AcceleratorError, RuntimeError)
-
-# %% [markdown]
-# GPU がある場合、次のセルは最後の GPU の1つ先のインデックスを指定し（2.9 以降はヒントの行も検証します）、そのあと有効なインデックス、つまり `torch.cuda.device_count()` より小さいインデックスを使います。
-
-# %% tags=["gpu-only"]
-if torch.cuda.is_available():
-    n = torch.cuda.device_count()
-    kind = torch.AcceleratorError if TORCH >= (2, 8) else RuntimeError
-    with expect_error(kind, "invalid device ordinal"):
-        torch.zeros(1, device=f"cuda:{n}")
-    if TORCH >= (2, 9):
-        with expect_error(RuntimeError, "do you have enough GPUs?"):
-            torch.zeros(1, device=f"cuda:{n}")
-    last = torch.zeros(1, device=f"cuda:{n - 1}")
-    assert last.device.index == n - 1
-else:
-    print(f"{torch.cuda.is_available()=}")
-
-# %% [markdown]
-# ## Cannot access accelerator device when none is available.
-#
-# 「使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない」という意味のエラーです。
-#
-# PyTorch 2.5 以降、整数のデバイス（`device=0`、`.to(0)`、`torch.device(0)`）は、現在のアクセラレータ（CUDA、Apple の MPS、Intel の XPU など）のインデックスを意味します。アクセラレータがないと、このエラーになります。アクセラレータを必要とする `pin_memory()` でも同じです。
-#
-# このエラーが出るかどうかは、ビルドによって次のように違います。
-#
-# - CPU 専用ビルドでは、常に出ます。
-# - 使える GPU のないマシン上の CUDA ビルドでも、PyTorch 2.6 までは出ます（NVIDIA ドライバのないマシンで 2.6.0+cu124 を使って確認しました）。
-# - 2.7 以降のこのようなビルドでは出ません。GPU が使えなくても、アクセラレータはそのビルドの対象である CUDA とみなされ、`torch.device(0)` は `cuda:0` を指します。エラーはそこにテンソルを作ったときに初めて出て、`Found no NVIDIA driver on your system`（NVIDIA ドライバが見つからない）のように理由を述べます（NVIDIA ドライバのないマシンで 2.11.0+cu130 を使って確認しました）。
-#
-# 対処法は、デバイスを名前で書くこと（`"cuda:0"`、または一度決めた `device`）と、アクセラレータがあるときだけメモリをピン留めすることです。次のセルは、このマシンがどの場合に当たるかを示します。GPU があれば、インデックス 0 にテンソルを作ります。
-
-# %% tags=["gpu-only"]
-usable = torch.accelerator.is_available()
-# 2.7 以降の current_accelerator() はビルドの対象のアクセラレータを
-# 返す（なければ None）。2.6 は使えるものがないと例外を送出する
-if usable or TORCH >= (2, 7):
-    built_for = torch.accelerator.current_accelerator()
-else:
-    built_for = None
-print(f"{usable=}, {built_for=}")
-if usable:
-    index_device = torch.zeros(1, device=0).device
-    print(f"{index_device=}")
-    assert index_device.type != "cpu"
-elif built_for is None:
-    with expect_error(RuntimeError, "none is available"):
-        torch.zeros(1, device=0)
-    with expect_error(RuntimeError, "none is available"):
-        torch.ones(3).pin_memory()
-else:
-    # アクセラレータ向けのビルドを、それがないマシンで使っている：
-    # そのアクセラレータのインデックス 0 になる
-    print(f"{torch.device(0)=}")
-    assert torch.device(0) == torch.device(built_for.type, 0)
-    try:
-        torch.zeros(1, device=0)
-    except RuntimeError as err:  # ドライバがない、などの理由を述べる
-        sys.stdout.flush()
-        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
-    else:
-        raise AssertionError("expected RuntimeError")
-
-named = torch.zeros(1, device=device)
-print(f"{named.device=}")
-assert named.device.type == device.type
-
-# %% [markdown]
-# ### `pin_memory=True` と `non_blocking=True`
-#
-# `DataLoader(..., pin_memory=True)` はピン留め（ページロック）メモリにバッチを置いて返し、`t.to(device, non_blocking=True)` は GPU へのコピーをキューに積むだけで、すぐに戻ることができます。アクセラレータがない場合、DataLoader は失敗せず、ピン留めしていないバッチを返します。`to(..., non_blocking=True)` も、通常の同期コピーになります。つまり同じループがどこでも動きます。
-#
-# リリースによっては、`pin_memory=True` なのにアクセラレータが見つからないと警告を出します（2.13 は出し、2.6 は出しません）。次のセルは警告を集め、その種類（`UserWarning`）を表示します。2.13 の警告の文面は次のとおりです。`pin_memory` に true が指定されたものの、アクセラレータが見つからないのでピン留めメモリは使わない、と言っています。
-#
-# ```
-# 'pin_memory' argument is set as true but no accelerator is found, then device pinned memory won't be used.
-# ```
-#
-# ピン留めで学習が速くなるかどうかは別の問題で、[テンソルの移動](02-moving-tensors.ipynb)で測っています。GPU があれば、次のセルはバッチがピン留めされていたことも検証します。
-
-# %% tags=["gpu-only"]
-loader = DataLoader(
-    TensorDataset(torch.randn(8, 3), torch.arange(8)),
-    batch_size=4,
-    pin_memory=True,
-)
-with warnings.catch_warnings(record=True) as warned:
-    warnings.simplefilter("always")
-    for features, labels in loader:
-        pinned = features.is_pinned()
-        features = features.to(device, non_blocking=True)
-        labels = labels.to(device, non_blocking=True)
-
-print([w.category.__name__ for w in warned])
-print(f"{pinned=}, {features.device=}, {labels.device=}")
-assert features.device.type == labels.device.type == device.type
-if torch.cuda.is_available():
-    assert pinned
-elif not torch.accelerator.is_available():
-    assert not pinned
-    if TORCH >= (2, 13):  # アクセラレータが見つからないという警告
-        assert any("no accelerator" in str(w.message) for w in warned)
-
-# %% [markdown]
-# 逆方向のコピー `to("cpu", non_blocking=True)` は、データが届く前に戻ることがあります。そのようなテンソルを読む前に `torch.cuda.synchronize()` を呼んでください。[テンソルの移動](02-moving-tensors.ipynb)に、これを GPU で検証するセルがあります。
-
-# %% [markdown]
-# ## Cannot re-initialize CUDA in forked subprocess
-#
-# 「fork した子プロセスでは CUDA を初期化し直せない」という意味のエラーです。メッセージの全文は次のとおりです。
-#
-# ```
-# Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method
-# ```
-#
-# マルチプロセスで CUDA を使うなら、起動方法に `'spawn'` を使わなければならない、と続きます。Python 3.13 までの Linux では、`multiprocessing` や DataLoader のワーカーは、デフォルトで `fork`、つまり親プロセスの複製として子プロセスを起動します（Python 3.14 から、Linux のデフォルトは `forkserver` です）。親がすでに CUDA を初期化していると、fork した子プロセスは CUDA をまったく使えません。
-#
-# 次のセルは子プロセスを fork し、子の中で `device` 上にテンソルを作ります。GPU がある場合、親は（そこにテンソルを作ったので）CUDA を初期化済みです。そのため子はこのメッセージで失敗し、それを親に送り返します。GPU がなければ CUDA は一度も初期化されないのでこのエラーは起こらず、子は CPU のテンソルを作ります。その場合は `torch.cuda.is_initialized()` が `False` であることと、子の結果を表示します。
-#
-# この実演は、`fork` が使えて安全に実演できる Linux でだけ行います。次のセルは、デフォルトの起動方法にかかわらず `fork` を明示します。
-
-# %% tags=["gpu-only"]
-def child(queue, device):
-    try:
-        queue.put(("ok", torch.ones(2, device=device).sum().item()))
-    except RuntimeError as err:
-        queue.put(("error", str(err)))
-
-
-if sys.platform.startswith("linux"):
-    torch.ones(1, device=device)  # GPU では、ここで CUDA が初期化される
-    fork = multiprocessing.get_context("fork")
-    queue = fork.SimpleQueue()
-    process = fork.Process(target=child, args=(queue, device))
-    process.start()
-    outcome, result = queue.get()
-    process.join()
-    print(f"{torch.cuda.is_initialized()=}, {outcome=}, {result=}")
-    if sys.version_info < (3, 14):
-        assert multiprocessing.get_context().get_start_method() == "fork"
-    if torch.cuda.is_initialized():
-        assert outcome == "error"
-        assert "Cannot re-initialize CUDA in forked subprocess" in result
-    else:
-        assert outcome == "ok" and result == 2.0
-else:
-    print(f"{sys.platform=}")
-
-# %% [markdown] tags=["predict"]
-# **予想：** GPU では、このプロセスはもう CUDA を使っています。このあと DataLoader が2つのワーカープロセスを（Python 3.13 までの Linux では `fork` で）起動してバッチを作り、ループが各バッチを `device` に移動します。次のセルは何を表示するでしょうか。
-#
-# - `devices={'cuda'}`
-# - `Cannot re-initialize CUDA in forked subprocess`
-# - `devices={'cpu'}`
-
-# %%
-dataset = TensorDataset(torch.randn(8, 3))
-loader = DataLoader(dataset, batch_size=4, num_workers=2)
-devices = set()
-for (features,) in loader:
-    devices.add(features.device.type)  # ワーカーが作ったテンソルのデバイス
-    features = features.to(device)
-print(f"{devices=}, {features.device=}")
-
-# %% tags=["answer"]
-assert devices == {"cpu"}
-assert features.device.type == device.type
-
-# %% [markdown] tags=["answer"]
-# **答え：** GPU があってもなくても、`devices={'cpu'}` です。ワーカーはデータセットを読み、CPU のテンソルをまとめてバッチにするだけで、CUDA には一切触れません。そのため、CUDA を使ったプロセスから fork されても問題は起きません。
-#
-# - `devices={'cuda'}` は、ワーカーがバッチを GPU 上に作ってくれると考えた答えです。ワーカーが作るのは CPU のバッチで、`device` への移動はループが行います。
-# - `Cannot re-initialize CUDA in forked subprocess`（fork した子プロセスでは CUDA を初期化し直せない）を選んだなら、fork したワーカーでは必ずこのエラーが出ると考えたのでしょう。このエラーはワーカーが CUDA に触れたときにだけ起き、このデータセットは CUDA を使いません。
-#
-# これが、このエラーの一般的な対処法です。ワーカーでは CUDA を使わず、各バッチのデバイスへの移動は、メインプロセスの学習ループで行います。これは DataLoader の本来の使い方でもあり、親が GPU を使ったあとでも `fork` で動きます。
-
-# %% [markdown]
-# 子プロセスでどうしても CUDA を使う必要があるなら、`spawn` で起動します。`multiprocessing.get_context("spawn")` や `DataLoader(..., multiprocessing_context="spawn")` を使います。`forkserver` でも構いません。
-#
-# その子プロセスは新しく起動したサーバープロセスから fork され、このサーバーはスクリプトを import しても、`if __name__ == "__main__":` のガードの下は実行しないからです。`spawn` と `forkserver` のどちらでも、次の決まりを守ります。CUDA を使うコードはこのガードの下に置き、データセットのクラスはモジュールのトップレベルで定義します（[複数の GPU](05-several-gpus.ipynb)）。
-
-# %% [markdown]
-# ## Torch not compiled with CUDA enabled
-#
-# 「Torch が CUDA を有効にしてコンパイルされていない」という意味のエラーです。
-#
-# インストールされている PyTorch が CPU 専用ビルドで（wheel のバージョンは `+cpu` で終わることが多いです）、コードが `.cuda()` や `device="cuda"` などで CUDA を要求したときに出るエラー（`AssertionError`）です。ただし、CUDA の呼び出しがすべてこのメッセージを出すわけではありません。`torch.cuda.set_device(0)` は `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'`（`torch._C` モジュールに `_cuda_setDevice` という属性はない）で失敗しますが、原因は同じです。
-#
-# CUDA を初期化できないマシン上の CUDA ビルドでは別のメッセージになり、理由を述べる `RuntimeError` が出ます。NVIDIA ドライバのないマシンで PyTorch 2.6.0+cu124 を使うと、次のようになります。NVIDIA ドライバが見つからないので、NVIDIA の GPU があることを確かめ、ドライバをインストールするように、という内容です。
-#
-# ```
-# Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx
-# ```
-#
-# 対処法は2つです。
-#
-# - GPU を使うなら、NVIDIA の GPU とドライバがあるマシンで CPU ビルドを CUDA ビルドに入れ替えます。macOS 向けの CUDA ビルドはないので、Apple シリコンの Mac では代わりに `mps` デバイスを使います。PyPI の `pip install torch` は Linux（x86-64）なら CUDA ビルド、Windows なら CPU ビルドです。同じバージョンが入っていると pip は入れ替えないので、アンインストールしてから公式インデックスで入れ直します。コマンドはこのリストの下にあり、Windows でも Linux でも同じです。CUDA のバージョンは、ドライバと GPU の両方が対応するものを pytorch.org のセレクタで選びます。Blackwell 世代の GPU（GeForce RTX 50 シリーズ、B200）には `cu128` 以降が必要で、`cu128` のビルドが出たのは torch 2.7 からなので、2.7 以降を使います。`cu126` のビルドにはその GPU 用のコードがなく、torch は GPU が「is not compatible with the current PyTorch installation」（いまの PyTorch のインストールには対応していない）と警告します。Linux では、PyPI の torch は 2.8 から `cu128` 以降のビルドです（2.7 は `cu126`）。
-# - どのマシンでも動くようにするなら、このチュートリアルの各ページと同じように、使うデバイスを最初に一度だけ決めて、以降はそれを使います（[どこでも動くデバイスの選び方](04-choosing-a-device.ipynb)）。
-#
-# ```
-# python -m pip uninstall -y torch
-# python -m pip install torch --index-url https://download.pytorch.org/whl/cu128
-# ```
-#
-# 次のセルは、このマシンがどの場合に当たるかを示します。GPU があれば、CUDA のテンソルを作ります。
-
-# %% tags=["gpu-only"]
-print(f"{torch.version.cuda=}, {torch.backends.cuda.is_built()=}")
-print(f"{torch.cuda.is_available()=}")
-if sys.platform == "darwin":
-    assert not torch.backends.cuda.is_built()  # macOS 向けの CUDA ビルドはない
-# ビルドが対応していない GPU に出る警告
-assert "not compatible with the current" in inspect.getsource(torch.cuda)
-if not torch.backends.cuda.is_built():
-    with expect_error(AssertionError, "Torch not compiled with CUDA enabled"):
-        torch.zeros(1, device="cuda")
-    with expect_error(AssertionError, "Torch not compiled with CUDA enabled"):
-        torch.ones(1).cuda()
-    with expect_error(AttributeError, "_cuda_setDevice"):
-        torch.cuda.set_device(0)
-elif not torch.cuda.is_available():
-    # 理由はさまざま：ドライバがない、古い、GPU がない
-    try:
-        torch.zeros(1, device="cuda")
-    except RuntimeError as err:
-        sys.stdout.flush()
-        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
-    else:
-        raise AssertionError("expected RuntimeError")
-else:
-    assert torch.zeros(1, device="cuda").is_cuda
-
-device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-assert torch.zeros(1, device=device).device.type == device.type
-
-# %% [markdown]
 # ## module must have its parameters and buffers on device cuda:0 (device_ids[0]) but found one of them on device: cpu
 #
 # 「モジュールのパラメータとバッファは `cuda:0`（`device_ids[0]`）になければならないが、その1つが `cpu` にあった」という意味のエラーです。
@@ -905,83 +590,11 @@ else:
     print(f"{torch.cuda.device_count()=}")
 
 # %% [markdown]
-# ## CUDA out of memory
-#
-# 「CUDA のメモリ不足」という意味のエラーです。PyTorch 2.6 から 2.13 まで、メッセージは次のように始まります（… の部分にサイズが入ります）。
-#
-# ```
-# CUDA out of memory. Tried to allocate …. GPU 0 has a total capacity of … of which … is free.
-# ```
-#
-# 続いてこのプロセスが使っているメモリ（ドライバが一覧を返す場合はほかのプロセスの分も）を示し、次の文が続きます。
-#
-# ```
-# Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
-# ```
-#
-# 確保しようとしたサイズ、GPU の総容量と空き、このプロセスが使っているメモリ、そのうち PyTorch の割り当て済みメモリと、予約済みで未割り当てのメモリの量が並びます。最後に、予約済みで未割り当ての部分が大きければ、断片化を避けるために `expandable_segments` を試すよう勧めています。これは 2.6 の文言で、2.9 からはここの変数名が `PYTORCH_ALLOC_CONF` になっています。
-#
-# ただし 2.9.1 では、その名前に従って設定すると expandable segments が有効になりませんでした（[pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)）。どちらの名前を使うべきかは[メモリに収まるか](08-will-it-fit.ipynb)で説明します。数値の意味は次のとおりです。
-#
-# - 割り当て済みメモリ（メッセージの `allocated by PyTorch`、`torch.cuda.memory_allocated()`）：アロケータが割り当てているブロックです。まだ解放されていないテンソル（それぞれ512バイトの倍数に切り上げ）のほか、cuBLAS などのライブラリの作業領域も含みます。
-# - 予約済みメモリ（`reserved by PyTorch`、`torch.cuda.memory_reserved()`）：PyTorch のキャッシングアロケータが GPU から確保したメモリで、テンソルに割り当て済みかどうかを問いません。解放したテンソルのメモリは GPU ではなくこのキャッシュに戻るので、`torch.cuda.empty_cache()` を呼ぶまで、`nvidia-smi` では使用中のままです。
-# - `nvidia-smi` はさらに、各プロセスの CUDA コンテキストと、同じ GPU を使うほかのプロセスの分も数えます。
-#
-# まず試したいのは次の対策です。
-#
-# - バッチを小さくする。
-# - `loss` のテンソルではなく `loss.detach()` を足し合わせる（前述）。
-# - 評価には `torch.no_grad()` を使う。
-# - 不要になった大きなテンソルを `del` する。
-# - 予約済みで未割り当ての部分が大きいときは、メッセージにある `expandable_segments` の設定を使う（Linux のみ）。
-#
-# モデルに要るメモリを実行前に見積もる方法は、[メモリに収まるか](08-will-it-fit.ipynb)で扱います。
-#
-# このエラーは、どのマシンでも `RuntimeError` のサブクラスである `torch.OutOfMemoryError` です。`torch.cuda.OutOfMemoryError` は、同じクラスの別名です。
-
-# %%
-print(f"{torch.cuda.OutOfMemoryError is torch.OutOfMemoryError=}")
-print(f"{torch.OutOfMemoryError.__mro__[:2]=}")
-assert torch.cuda.OutOfMemoryError is torch.OutOfMemoryError
-assert issubclass(torch.OutOfMemoryError, RuntimeError)
-
-# %% [markdown]
-# GPU がある場合、次のセルは GPU のメモリの2倍を要求します。そのあと、解放したテンソルのメモリが割り当て済みメモリからは外れても、`torch.cuda.empty_cache()` を呼ぶまでは予約済みメモリに残ることを検証します。
-
-# %% tags=["gpu-only"]
-if torch.cuda.is_available():
-    total = torch.cuda.get_device_properties(0).total_memory
-    with expect_error(torch.OutOfMemoryError, "CUDA out of memory"):
-        torch.empty(2 * total, dtype=torch.uint8, device="cuda:0")
-
-    torch.cuda.empty_cache()
-    before = torch.cuda.memory_allocated(0)
-    block = torch.empty(256 * 2**20, dtype=torch.uint8, device="cuda:0")
-    del block
-    reserved = torch.cuda.memory_reserved(0)
-    torch.cuda.empty_cache()
-    allocated_change = torch.cuda.memory_allocated(0) - before
-    print(f"{allocated_change=}, {reserved=}")
-    print(f"{torch.cuda.memory_reserved(0)=}")
-    assert allocated_change == 0
-    assert reserved >= 256 * 2**20
-    assert torch.cuda.memory_reserved(0) < reserved
-else:
-    print(f"{torch.cuda.is_available()=}")
-
-# %% [markdown]
 # ## まとめ
 #
 # | メッセージ（一部） | よくある原因 | 対処法 |
 # |---|---|---|
 # | `Expected all tensors to be on the same device` | 入力、`forward` の中で作ったテンソル、通常のリストに入れた層、損失関数が CPU に残っている。GPU 上の畳み込みに小さな CPU の画像1枚を渡した | モデル、損失関数、すべての入力を1つのデバイスに置く。`device=x.device`、`x.new_zeros`、`zeros_like`。`ModuleList`、`ModuleDict`。`loss_fn.to(device)` |
 # | `can't convert cuda:0 device type tensor to numpy` | GPU 上のテンソルで `.numpy()` を呼んだ | `t.detach().cpu().numpy()` または `t.numpy(force=True)`（`bfloat16` なら先に `.float()`） |
-# | `Attempting to deserialize object on a CUDA device` | 使える GPU がない環境で GPU のチェックポイントを読み込んだ | `torch.load(path, map_location=device)` |
 # | `Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)` | GPU 上の畳み込みに CPU のバッチを渡した | `x = x.to(device)`。デバイスと dtype の両方なら `x.to(conv.weight)` |
-# | `CUDA error: invalid device ordinal` | 存在しない GPU インデックス | `torch.cuda.device_count()` より小さいインデックス |
-# | `Cannot access accelerator device when none is available.` | アクセラレータがない環境での整数のデバイスや `pin_memory()` | デバイスを名前で書く。ピン留めはアクセラレータがあるときだけ |
-# | `Cannot re-initialize CUDA in forked subprocess` | 親が CUDA を使ったあと、fork した子で CUDA を使った | ワーカーは CPU の処理だけにして、メインプロセスで移動する。または `spawn` |
-# | `Torch not compiled with CUDA enabled` | CPU 専用ビルドで CUDA を要求した（`set_device` では `no attribute '_cuda_setDevice'`） | CUDA ビルドを入れる（Blackwell の GPU には `cu128` 以降、macOS では代わりに `mps`）。またはデバイスを一度決めて使う |
 # | `module must have its parameters and buffers on device cuda:0` | GPU が2枚以上で、モデルが CPU にある `DataParallel` | 先に `model.to("cuda:0")`。または `DistributedDataParallel` |
-# | `CUDA out of memory` | GPU の空きより多くのメモリを要求した | バッチを小さく、`loss.detach()` を足す、`no_grad()`、`del`。割り当て済みメモリと予約済みメモリを区別して読む |
-

@@ -17,12 +17,7 @@
 #
 # `CUDA out of memory`（CUDA のメモリ不足）は、デバイスまわりで最もよく目にするエラーです。とはいえ、このエラーは事前に予測できます。モデルに必要なメモリは形状と dtype で決まり、学習のステップがそこに何を足すかも数えられるからです。
 #
-# このページでは両方を計算し、それぞれの数値を、実行したマシン上で PyTorch が報告する値と照らし合わせて検証します。扱う内容は次のとおりです。
-#
-# - 要素あたりのバイト数と、モデルのパラメータとバッファ
-# - 500 GB のモデルを `meta` デバイス上に数ミリ秒で作る方法と、`meta` 上のモデルをデバイス上に実体化する方法
-# - 学習で増えるもの：勾配、オプティマイザの状態、autograd が保存する活性化値
-# - GPU の場合：PyTorch のアロケータが報告する値と、`nvidia-smi` の表示が大きくなる理由
+# このページでは両方を計算し、それぞれの数値を、実行したマシン上で PyTorch が報告する値と照らし合わせて検証します。
 #
 # 最後のセクション以外は、すべて CPU で実行して検証します。GPU でのみ検証するセルには「GPU 専用の検証」の印が付いており、GPU のないマシンでは `torch.cuda.is_available()=False` と表示します。
 
@@ -45,7 +40,6 @@
 # %% tags=["setup"]
 import contextlib
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -625,11 +619,7 @@ else:
 #
 # 共通の名前なのは `torch.mps.empty_cache()` だけです。また `torch.accelerator` のメモリ関数は、修正の入っていないリリースでは `mps` で失敗します（[pytorch#167447](https://github.com/pytorch/pytorch/issues/167447)。修正は pytorch#186748 と #193838 で、両方を含む最初のリリースはここでは確かめていません）。そこで次のセルは、まずバックエンド（`mps` かどうか）、次に torch のリリースに応じて関数を選び、GPU があれば `torch.cuda` と同じバイト数を返すことを検証します。
 #
-# 予約済みメモリが使えないこともあります。セグメント内の空きブロックが、どれも次の要求には小さすぎる場合です（断片化）。アロケータの設定 `expandable_segments:True` を使うと、セグメントを新しく確保する代わりに伸ばせるようになり、ステップごとにバッチの形状が変わるときに特に効果があります。使えるのは Linux だけで、Windows のビルドは `expandable_segments not supported on this platform`（このプラットフォームでは未対応）と警告して無視します。この設定はプロセスが初めて CUDA を使う前に、環境変数から一度だけ読まれます。
-#
-# 環境変数の名前はリリースによって扱いが異なります。`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` は 2.6 から 2.13 までのどのリリースでも読まれます。2.9 からはデバイス共通の名前 `PYTORCH_ALLOC_CONF` も読まれます。2.9〜2.11 では、従来の名前を使うと `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`（非推奨なので `PYTORCH_ALLOC_CONF` を使うように）という警告が出るという報告があります。
-#
-# 一方 2.9.1 では、新しい名前では expandable segments が有効になりませんでした（[pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)）。2.13 は従来の名前を警告なしで読みます。次のセルは新しいプロセスでこれを検証します。1つのスクリプトを2.6〜2.13 のどれでも動かすなら従来の名前を設定してください。代償は警告だけです。
+# 予約済みメモリが、次の要求には小さすぎる空きブロックに分かれて使えないこともあります（断片化）。これに効くアロケータの設定と、リリースごとの環境変数の名前は「[CUDA out of memory](09-setup-and-memory-errors.ipynb#cuda-out-of-memory)」で説明します。
 
 # %% tags=["gpu-only"]
 if torch.backends.mps.is_available():
@@ -653,17 +643,6 @@ if torch.cuda.is_available():
     del block
 else:
     print(f"{torch.cuda.is_available()=}")
-
-if TORCH >= (2, 13):  # 従来の名前を警告なしで読む
-    probe = ("import torch; "
-             "print(torch._C._accelerator_getAllocatorSettings())")
-    env = dict(os.environ, PYTORCH_CUDA_ALLOC_CONF="expandable_segments:True")
-    env.pop("PYTORCH_ALLOC_CONF", None)
-    child = subprocess.run([sys.executable, "-c", probe], env=env,
-                           capture_output=True, text=True, timeout=120)
-    print(f"{child.stdout.strip()=}")
-    assert child.stdout.strip() == "expandable_segments:True"
-    assert "deprecated" not in child.stderr
 
 # %% [markdown]
 # 最後のセルでは、実際のステップで見積もりとアロケータの値を比べます。GPU に移したモデルの重みは、テンソルごとに512バイトの倍数に切り上げて確保されます。
@@ -709,8 +688,8 @@ else:
 # ## まとめ
 #
 # - 自分のストレージを持つテンソルは `numel() * element_size()` バイトを使います。ビューは元のテンソル全体をメモリに残します。モデルが使うのはパラメータとバッファのバイト数です（`parameters()` と `buffers()` で数える）。`.half()` で半分になるのは浮動小数点のものだけです。
-# - 大きなモデルは `torch.device("meta")` の中で作れば、メモリを使わずにバイト数を数えられます。`meta` テンソルは値を持ちません。実体化するには `to_empty` を使って初期化するか、`map_location`（ストレージを1つずつ渡す）や `mmap=True` で読み込んで `load_state_dict(..., assign=True)` を使います。`assign=True` で読み込んだ場合、`persistent=False` のバッファは `meta` に残ります。
+# - 大きなモデルは `torch.device("meta")` の中で作れば、メモリを使わずにバイト数を数えられます。実体化するには、`to_empty` のあとで初期化するか、`load_state_dict(..., assign=True)` を使います（`persistent=False` のバッファは `meta` に残ります）。
 # - 学習では、パラメータごとの勾配、オプティマイザの状態（Adam ならパラメータごとに2つ、最初のステップで作られる）、保存される活性化値が加わります。活性化値は勾配の計算に必要なものだけが保存され、バッチに比例して増えます。`no_grad` と `inference_mode` では何も保存されず、正しい `device_type` を指定した `autocast` では精度の低い dtype で保存されます。
 # - 活性化値を除けば、dtype、オプティマイザ、混合精度かどうかを決めると、学習に必要なバイト数はパラメータ1つあたりで決まります（`estimate`）。Adam では、`float32` のマスター重みを持つ混合精度も `float32` と同じくパラメータ1つあたり16バイトです（`float32` の勾配バッファを持つなら18バイト）。混合精度で減るのは活性化値です。
-# - GPU では、`memory_allocated` はアロケータが割り当てている分を、`memory_reserved` はアロケータが確保している分を数えます。解放したメモリは `empty_cache()` まで確保されたままです。`nvidia-smi` が表示するのは、予約済みメモリに各プロセスの CUDA コンテキストを加えた量です。
+# - GPU では、`memory_allocated` はアロケータが割り当てている分を、`memory_reserved` はアロケータが確保している分を数えます。解放したメモリも、`empty_cache()` までは確保されたままです。
 

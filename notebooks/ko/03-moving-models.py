@@ -425,7 +425,7 @@ assert len(devices(model)) == 2
 #
 # 실제 코드에서 불일치의 흔한 원인은 `forward` 메서드나 손실 함수 안에서 디바이스를 지정하지 않고
 # 만든 텐서입니다. 그 예와 해결 방법은
-# [디바이스 오류 읽는 법](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)에서
+# [디바이스 불일치 오류 읽는 법](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)에서
 # 다룹니다.
 
 # %% [markdown]
@@ -647,7 +647,7 @@ assert state["exp_avg"].device == model.weight.device
 # 컨테이너(딕셔너리, 리스트 등)로 제한하는 옵션으로, `state_dict`를 안전하게 불러오는 방법입니다(아래에서
 # 자세히 다룹니다).
 #
-# `map_location`을 지정하지 않으면 GPU가 없는 머신에서는 이런 체크포인트를 불러올 때 `Attempting to deserialize object on a CUDA device` 오류("CUDA 디바이스에 객체를 역직렬화하려 했다"는 뜻)로 멈춥니다. 이 오류는 [디바이스 오류 읽는 법](07-device-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)에서 직접 재현합니다. GPU가 없는 머신에서는 아래 셀이 CPU에서 체크포인트를 저장합니다.
+# `map_location`을 지정하지 않으면 GPU가 없는 머신에서는 이런 체크포인트를 불러올 때 `Attempting to deserialize object on a CUDA device` 오류("CUDA 디바이스에 객체를 역직렬화하려 했다"는 뜻)로 멈춥니다. 이 오류는 [불러오기·환경·메모리 오류 읽는 법](09-setup-and-memory-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)에서 직접 재현합니다. GPU가 없는 머신에서는 아래 셀이 CPU에서 체크포인트를 저장합니다.
 
 # %%
 tmp = tempfile.TemporaryDirectory()

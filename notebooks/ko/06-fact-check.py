@@ -342,7 +342,7 @@ else:
 #
 # 여기서는 Intel XPU처럼 `DataParallel`이 다룰 수 있는 다른 가속기도 GPU로 칩니다([여러 GPU](05-several-gpus.ipynb#nndataparallel이-실제로-하는-일) 참고). 다음 셀은 실행 중인 머신에 해당하는 경우를 검증합니다. GPU가 여러 개이면 디바이스 ID를 하나만 넘겨 감싼 경우도 확인하고, GPU가 없으면 첫 번째 경우만 실행됩니다.
 #
-# 이 섹션에서 보는 오류의 원인과 해결 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)에서 자세히 다룹니다.
+# 이 섹션에서 보는 오류의 원인과 해결 방법은 [디바이스 불일치 오류 읽는 법](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)에서 자세히 다룹니다.
 
 # %% tags=["claim-M5", "gpu-only"]
 model = nn.Linear(4, 2)
@@ -438,7 +438,7 @@ assert y.device == net.weight.device
 #
 # "가속기가 없어서 가속기 디바이스에 접근할 수 없다"는 뜻입니다. 가속기를 지원하는 빌드라도 쓸 수 있는 GPU가 없는 머신이라면 역시 오류가 납니다. 정수가 CPU를 뜻하는 경우는 없습니다. CUDA를 가리키려면 `"cuda:0"`이라고 쓰세요. 다음 셀은 실행 중인 머신에서 나오는 결과를 검증합니다.
 #
-# 이 섹션에서 보는 오류의 원인과 해결 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)에서 자세히 다룹니다.
+# 이 섹션에서 보는 오류의 원인과 해결 방법은 [불러오기·환경·메모리 오류 읽는 법](09-setup-and-memory-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)에서 자세히 다룹니다.
 
 # %% tags=["claim-O1", "gpu-only"]
 cpu_only_build = (
@@ -529,7 +529,7 @@ assert nn.Linear(10, 1)(x).grad_fn.name() == "AddmmBackward0"
 #
 # GPU가 있으면 아래 셀은 편향이 있을 때와 없을 때 각각 두 방향 모두에서 이 이름들을 검증하고, 덧셈의 문구도 검증합니다. CPU만 있으면 섞을 두 번째 디바이스가 없으므로 GPU가 있을 때만 검증합니다.
 #
-# 이 섹션에서 보는 오류의 원인과 해결 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)에서 자세히 다룹니다.
+# 이 섹션에서 보는 오류의 원인과 해결 방법은 [디바이스 불일치 오류 읽는 법](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)에서 자세히 다룹니다.
 
 # %% tags=["claim-O3", "gpu-only"]
 if torch.cuda.is_available():
@@ -554,7 +554,7 @@ else:
 #
 # **지금:** torch 2.8부터는 같은 오류가 `torch.AcceleratorError`로 발생합니다. `RuntimeError`의 하위 클래스이므로 기존의 `except RuntimeError:` 코드로도 그대로 잡힙니다. GPU가 없으면 다음 셀은 클래스만 검증합니다.
 #
-# 이 섹션에서 보는 오류의 원인과 해결 방법은 [디바이스 오류 읽는 법](07-device-errors.ipynb#cuda-error-invalid-device-ordinal)에서 자세히 다룹니다.
+# 이 섹션에서 보는 오류의 원인과 해결 방법은 [불러오기·환경·메모리 오류 읽는 법](09-setup-and-memory-errors.ipynb#cuda-error-invalid-device-ordinal)에서 자세히 다룹니다.
 
 # %% tags=["claim-O4", "gpu-only"]
 if hasattr(torch, "AcceleratorError"):

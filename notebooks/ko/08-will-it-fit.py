@@ -17,19 +17,14 @@
 #
 # `CUDA out of memory`("CUDA 메모리가 부족하다")는 디바이스 관련 오류 중 가장 자주 만나는 오류입니다. 하지만 미리 예상할 수 있습니다. 모델에 필요한 메모리는 모양(shape)과 dtype으로 정해지고, 학습 단계가 여기에 무엇을 더하는지도 셀 수 있기 때문입니다.
 #
-# 이 페이지에서는 모델의 메모리와 학습이 더하는 메모리를 직접 계산하고, 각 수치를 이 페이지를 실행한 머신에서 PyTorch가 알려 주는 값과 비교해 검증합니다. 다루는 내용은 다음과 같습니다.
-#
-# - 요소당 바이트 수, 모델의 매개변수와 버퍼
-# - 500 GB 모델을 `meta` 디바이스에 몇 밀리초 만에 만드는 방법과, `meta`에 만든 모델을 디바이스에서 실제 모델로 만드는 방법
-# - 학습하면 늘어나는 메모리: 변화도(gradient), 옵티마이저 상태, autograd가 저장하는 활성화(activation, 각 계층의 중간 출력)
-# - GPU에서: PyTorch 할당자가 알려 주는 값, 그리고 `nvidia-smi`가 더 크게 보여 주는 이유
+# 이 페이지에서는 모델의 메모리와 학습이 더하는 메모리를 직접 계산하고, 각 수치를 이 페이지를 실행한 머신에서 PyTorch가 알려 주는 값과 비교해 검증합니다.
 #
 # 마지막 섹션을 뺀 나머지는 모두 CPU에서 실행하고 검증합니다. GPU에서만 검증하는 셀에는 "GPU에서만 검증" 표시가 붙어 있고, GPU가 없는 머신에서는 `torch.cuda.is_available()=False`를 출력합니다.
 
 # %% [markdown] tags=["summary"]
 # **요약**
 #
-# - 모델이 차지하는 메모리는 매개변수와 버퍼의 바이트 수(각각 `numel() * element_size()`)를 더한 값입니다. 학습할 때는 매개변수마다 변화도(gradient), 옵티마이저 상태(Adam은 매개변수 하나에 텐서 두 개), 역전파를 위해 저장하는 활성화가 더해집니다.
+# - 모델이 차지하는 메모리는 매개변수와 버퍼의 바이트 수(각각 `numel() * element_size()`)를 더한 값입니다. 학습할 때는 매개변수마다 변화도(gradient), 옵티마이저 상태(Adam은 매개변수 하나에 텐서 두 개), 역전파를 위해 저장하는 활성화(activation, 각 계층의 중간 출력)가 더해집니다.
 # - 큰 모델은 `torch.device("meta")` 아래에서 만들면 메모리를 할당하지 않고 크기를 잴 수 있습니다.
 #
 # ```python
@@ -45,7 +40,6 @@
 # %% tags=["setup"]
 import contextlib
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -622,11 +616,7 @@ else:
 #
 # 공통 이름을 쓰는 것은 `torch.mps.empty_cache()`뿐입니다. 게다가 `torch.accelerator`의 메모리 함수는 수정이 들어가지 않은 릴리스에서는 `mps`에서 실패합니다([pytorch#167447](https://github.com/pytorch/pytorch/issues/167447). 수정은 pytorch#186748과 #193838이며, 둘 다 들어간 첫 릴리스는 여기서 확인하지 않았습니다). 그래서 다음 셀은 먼저 백엔드를, 그다음 릴리스를 보고 함수를 고른 뒤, GPU가 있으면 `torch.cuda`와 같은 바이트 수를 알려 주는지 검증합니다.
 #
-# 예약된 메모리를 쓰지 못할 때도 있습니다. 세그먼트 안의 빈 블록이 모두 다음 요청에 비해 너무 작은 경우입니다(단편화). 할당자 설정 `expandable_segments:True`를 쓰면 세그먼트를 새로 잡는 대신 늘려서 쓰므로, 단계마다 배치 모양이 바뀔 때 특히 도움이 됩니다. Linux에서만 동작하며, Windows 빌드는 `expandable_segments not supported on this platform`(이 플랫폼에서는 지원하지 않는다)이라고 경고하고 무시합니다. PyTorch는 이 설정을 프로세스가 CUDA를 처음 쓰기 전에 환경 변수에서 한 번만 읽습니다.
-#
-# 환경 변수 이름은 이렇습니다. `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`는 2.6부터 2.13까지 모든 릴리스가 읽습니다. 2.9부터는 디바이스 공통 이름 `PYTORCH_ALLOC_CONF`도 읽습니다. 2.9~2.11에서는 기존 이름을 쓰면 `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`(더는 권장하지 않으니 `PYTORCH_ALLOC_CONF`를 쓰라)라는 경고가 나온다는 보고가 있습니다.
-#
-# 그런데 2.9.1에서는 새 이름으로 expandable segments가 켜지지 않았습니다([pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)). 2.13은 기존 이름을 경고 없이 읽으며, 다음 셀이 새 프로세스에서 이를 검증합니다. 스크립트 하나를 이 모든 릴리스에서 돌려야 한다면 기존 이름을 설정하세요. 치르는 대가는 경고뿐입니다.
+# 예약된 메모리가 다음 요청에 비해 너무 작은 빈 블록으로 나뉘어 쓰이지 못할 때도 있습니다(단편화). 이때 도움이 되는 할당자 설정과 릴리스별 환경 변수 이름은 [CUDA out of memory](09-setup-and-memory-errors.ipynb#cuda-out-of-memory)에서 설명합니다.
 
 # %% tags=["gpu-only"]
 if torch.backends.mps.is_available():
@@ -650,17 +640,6 @@ if torch.cuda.is_available():
     del block
 else:
     print(f"{torch.cuda.is_available()=}")
-
-if TORCH >= (2, 13):  # 기존 이름을 경고 없이 읽는다
-    probe = ("import torch; "
-             "print(torch._C._accelerator_getAllocatorSettings())")
-    env = dict(os.environ, PYTORCH_CUDA_ALLOC_CONF="expandable_segments:True")
-    env.pop("PYTORCH_ALLOC_CONF", None)
-    child = subprocess.run([sys.executable, "-c", probe], env=env,
-                           capture_output=True, text=True, timeout=120)
-    print(f"{child.stdout.strip()=}")
-    assert child.stdout.strip() == "expandable_segments:True"
-    assert "deprecated" not in child.stderr
 
 # %% [markdown]
 # 마지막 셀에서는 실제 학습 단계에서 어림값과 할당자의 값을 비교합니다. 모델을 GPU로 옮기면 가중치가 GPU 메모리를 차지하는데, 텐서마다 512바이트의 배수로 올림해 할당됩니다.
@@ -706,8 +685,8 @@ else:
 # ## 정리
 #
 # - 자기 스토리지를 가진 텐서는 `numel() * element_size()` 바이트를 씁니다. 뷰는 원래 텐서 전체를 메모리에 남깁니다. 모델이 쓰는 메모리는 매개변수와 버퍼의 바이트 수입니다(`parameters()`와 `buffers()`로 셉니다). `.half()`로 절반이 되는 것은 부동소수점 텐서뿐입니다.
-# - 큰 모델은 `torch.device("meta")` 안에서 만들면 메모리를 쓰지 않고 바이트 수를 셀 수 있습니다. `meta` 텐서에는 값이 없습니다. 실제 모델로 만들려면 `to_empty`를 쓴 뒤 초기화하거나, `map_location`(스토리지를 하나씩 넘김)이나 `mmap=True`로 불러와 `load_state_dict(..., assign=True)`를 쓰세요. `assign=True`로 불러오면 `persistent=False` 버퍼는 `meta`에 남습니다.
+# - 큰 모델은 `torch.device("meta")` 안에서 만들면 메모리를 쓰지 않고 바이트 수를 셀 수 있습니다. 실제 모델로 만들려면 `to_empty`를 쓴 뒤 초기화하거나 `load_state_dict(..., assign=True)`를 쓰세요(`persistent=False` 버퍼는 `meta`에 남습니다).
 # - 학습은 매개변수마다 변화도, 옵티마이저 상태(Adam은 매개변수마다 2개, 첫 단계에서 만들어짐), 저장되는 활성화를 더합니다. 활성화는 변화도에 필요한 곳에서만 저장되고 배치에 비례해 늘어납니다. `no_grad`와 `inference_mode`에서는 아무것도 저장되지 않고, 올바른 `device_type`을 지정한 `autocast`에서는 정밀도가 낮은 dtype으로 저장됩니다.
 # - 활성화를 빼면, dtype과 옵티마이저, 혼합 정밀도 사용 여부를 정했을 때 학습에 드는 바이트 수는 매개변수 하나당 값으로 정해집니다(`estimate`). Adam에서 `float32` 마스터 가중치를 두는 혼합 정밀도도 `float32`와 같이 매개변수 하나당 16바이트입니다(`float32` 변화도 버퍼를 두면 18바이트). 혼합 정밀도로 줄어드는 것은 활성화입니다.
-# - GPU에서 `memory_allocated`는 할당자가 나눠 준 양을, `memory_reserved`는 할당자가 확보해 둔 양을 셉니다. 해제한 메모리는 `empty_cache()` 전까지 예약된 채로 남습니다. `nvidia-smi`가 보여 주는 것은 예약된 메모리에 각 프로세스의 CUDA 컨텍스트를 더한 양입니다.
+# - GPU에서 `memory_allocated`는 할당자가 나눠 준 양을, `memory_reserved`는 할당자가 확보해 둔 양을 셉니다. 해제한 메모리는 `empty_cache()` 전까지 예약된 채로 남습니다.
 

@@ -1,0 +1,497 @@
+# ---
+# jupyter:
+#   accelerator: GPU
+#   colab:
+#     gpuType: T4
+#     provenance: []
+#   jupytext:
+#     formats: ipynb,py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 불러오기·환경·메모리 오류 읽는 법
+#
+# 학습 코드 자체가 아니라 그 주변에서 나는 오류를 다룹니다. 체크포인트 불러오기, 머신에 없는 GPU 지정, 워커 프로세스 시작, PyTorch 설치, GPU 메모리 부족이 여기에 해당합니다. 각 섹션은 설명하는 오류 메시지를 그대로 제목으로 삼으므로, 트레이스백에 나온 문구로 페이지를 검색할 수 있습니다. 각 섹션은 메시지의 뜻과 그 오류를 일으키는 코드를 보여 주고 해결 방법을 실행합니다. 연산 하나에 두 디바이스의 텐서가 들어갔을 때의 오류는 [디바이스 불일치 오류 읽는 법](07-device-errors.ipynb)에서 다룹니다.
+#
+# 이 오류들은 대부분 GPU 없이도 일으킬 수 있으므로, 이 페이지에서 직접 일으켜 봅니다. 쓰는 방법은 다음 세 가지입니다.
+#
+# - CPU 전용 빌드의 PyTorch
+# - 스토리지의 디바이스가 `cuda`로 기록된 체크포인트
+# - fork한 자식 프로세스
+#
+# GPU 대신 이런 방법을 쓴 섹션에는 그것으로 알 수 있는 것과 알 수 없는 것을 함께 적었습니다.
+#
+# GPU에서만 일으킬 수 있는 오류는 GPU에서만 검증하는 셀에서 다룹니다. GPU가 없으면 이런 셀은 충족되지 않은 조건만 출력합니다. 본문에서는 그 메시지를 PyTorch 소스에 적힌 그대로, 어느 버전의 것인지와 함께 인용합니다.
+
+# %% [markdown] tags=["summary"]
+# **요약**
+#
+# - GPU에서 저장한 체크포인트도 `map_location`을 지정하면 어느 머신에서나 불러올 수 있습니다.
+# - CUDA를 쓰는 워커 프로세스는 `fork`가 아니라 `spawn`으로 시작합니다.
+# - `Torch not compiled with CUDA enabled`는 PyTorch가 CPU 전용 빌드라는 뜻입니다. CUDA 빌드를 설치하거나, CPU로 물러설 수 있게 디바이스를 고르세요.
+# - 페이지 끝의 표에 메시지별로 흔한 원인과 해결 방법을 정리했습니다.
+#
+# ```python
+# state = torch.load(path, map_location=device)
+# loader = DataLoader(data, num_workers=2, multiprocessing_context="spawn")
+# ```
+
+# %% tags=["setup"]
+import contextlib
+import inspect
+import multiprocessing
+import os
+import subprocess
+import sys
+import tempfile
+import types
+import warnings
+import zipfile
+
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+# torch 버전을 숫자 튜플로 만든다("2.13.0+cpu"라면 (2, 13))
+# (2, 7) 같은 튜플과 비교하기 위해서다
+TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+# torch.accelerator(torch 2.6 이상)를 쓰므로, 버전이 낮으면 여기서 멈춘다
+TOO_OLD_TEXT = (
+    "이 노트북에는 torch 2.6 이상이 필요합니다"
+    "(torch.accelerator를 사용합니다). 설치된 torch는 {}입니다. "
+    "torch를 업데이트하고(pip install -U torch) "
+    "커널을 다시 시작하세요."
+)
+if TORCH < (2, 6):
+    raise RuntimeError(TOO_OLD_TEXT.format(torch.__version__))
+
+
+@contextlib.contextmanager
+def expect_error(kind, fragment=""):
+    # 블록이 `kind` 예외를 일으키고 메시지에 `fragment`가 들어 있는지
+    # 검증한다. 오류는 출력한 뒤 `caught.error`에 남겨 뒤의 셀에서 다시
+    # 검증할 수 있게 하고, 노트북은 멈추지 않고 계속 진행한다
+    caught = types.SimpleNamespace(error=None)
+    try:
+        yield caught
+    except kind as err:
+        assert fragment in str(err), err
+        caught.error = err
+        # 블록이 이미 출력한 내용이 오류 메시지보다 먼저 나오게 한다
+        sys.stdout.flush()
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
+    else:
+        raise AssertionError(f"expected {kind.__name__}")
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
+
+# %% [markdown]
+# ## Attempting to deserialize object on a CUDA device
+#
+# "CUDA 디바이스에 객체를 역직렬화하려 했다"는 뜻의 오류입니다. 전체 메시지는 다음과 같습니다.
+#
+# ```
+# Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.
+# ```
+#
+# `torch.cuda.is_available()`이 `False`이니, CPU만 있는 머신이라면 `torch.load`에 `map_location=torch.device('cpu')`를 지정해 스토리지를 CPU로 옮기라는 내용이 이어집니다.
+#
+# 체크포인트에는 스토리지마다 저장할 때의 디바이스가 기록되고, `torch.load`는 스토리지를 그 디바이스로 되돌립니다. GPU에서 저장한 파일에는 `cuda:0`이 기록되어 있으므로, 쓸 수 있는 CUDA GPU가 없는 머신은 이를 따를 수 없습니다. 해결 방법은 메시지에 있는 대로 `map_location`입니다.
+#
+# GPU 없이 이런 파일을 만들기 위해, 다음 셀은 CPU 텐서를 저장한 뒤 파일 안의 디바이스 문자열을 바꿔 씁니다.
+#
+# 체크포인트는 zip 아카이브이고, 그 안의 `data.pkl`에 pickle된 구조가 들어 있습니다. 각 스토리지의 디바이스는 거기에 짧은 문자열로 기록되며, 셀이 바꾸는 것은 그 문자열뿐입니다. `torch.load`가 디바이스를 고를 때 보는 것도 이 문자열뿐이므로, 불러오기는 GPU에서 저장한 파일과 같은 경로를 따릅니다.
+#
+# 다만 GPU 머신에서 저장할 때 파일이 실제로 어떻게 기록되는지는 이 방법으로 알 수 없습니다.
+#
+# GPU가 있으면 파일을 `cuda:0`으로 불러옵니다. GPU가 없으면 먼저 오류를 보여 주고, 이어서 해결 방법을 보여 줍니다.
+
+# %% tags=["gpu-only"]
+def retag(path, old, new):
+    # torch.save가 쓰는 pickle 프로토콜 2는 문자열을
+    # b"X" + 4바이트 길이 + UTF-8 바이트로 쓴다
+    old_bytes = b"X" + len(old).to_bytes(4, "little") + old.encode()
+    new_bytes = b"X" + len(new).to_bytes(4, "little") + new.encode()
+    with zipfile.ZipFile(path) as archive:
+        records = [(info, archive.read(info)) for info in archive.infolist()]
+    with zipfile.ZipFile(path, "w") as archive:
+        for info, data in records:
+            if info.filename.endswith("/data.pkl"):
+                assert old_bytes in data
+                data = data.replace(old_bytes, new_bytes)
+            archive.writestr(info, data)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    path = os.path.join(tmp, "checkpoint.pt")
+    torch.save({"weight": torch.arange(3.0)}, path)
+    retag(path, "cpu", "cuda:0")
+
+    if torch.cuda.is_available():
+        loaded = torch.load(path, weights_only=True)
+        assert loaded["weight"].device == torch.device("cuda", 0)
+    else:
+        with expect_error(RuntimeError, "Attempting to deserialize object"):
+            torch.load(path, weights_only=True)
+
+    on_cpu = torch.load(path, map_location="cpu", weights_only=True)
+    here = torch.load(path, map_location=device, weights_only=True)
+
+print(f"{on_cpu['weight']=}, {here['weight'].device=}")
+assert on_cpu["weight"].device.type == "cpu"
+assert torch.equal(on_cpu["weight"], torch.arange(3.0))
+assert here["weight"].device.type == device.type
+
+# %% [markdown]
+# `torch.load`의 `weights_only=True`는 PyTorch 2.6부터 기본값입니다. 이전 릴리스에서도 똑같이 동작하도록 여기서는 명시했습니다.
+
+# %% [markdown]
+# ## CUDA error: invalid device ordinal
+#
+# "CUDA 오류: 디바이스 번호가 잘못되었다"는 뜻의 오류입니다.
+#
+# 지정한 GPU 인덱스가 없습니다. 예를 들어 GPU가 하나인 머신의 `cuda:1`, 또는 `CUDA_VISIBLE_DEVICES`로 일부 GPU를 숨기기 전에는 유효했던 인덱스입니다(보이는 GPU는 0부터 번호가 다시 매겨집니다). PyTorch 2.7까지는 `RuntimeError`이고, 2.8부터는 `RuntimeError`의 하위 클래스인 `torch.AcceleratorError`입니다. 2.9부터는 메시지의 두 번째 줄에 `GPU device may be out of range, do you have enough GPUs?`("GPU 번호가 범위를 벗어났을 수 있다, GPU가 충분한가?")라는 힌트가 붙습니다(2.8에는 아직 없습니다).
+#
+# 디바이스를 적기만 해서는 아무 검사도 일어나지 않습니다. `torch.device("cuda", 7)`은 CUDA가 없는 머신을 포함해 어느 머신에서나 만들어집니다. 오류는 그곳에 처음 텐서를 놓을 때 납니다.
+
+# %%
+seven = torch.device("cuda", 7)
+print(f"{seven=}, {torch.cuda.device_count()=}")
+assert seven.index == 7
+if TORCH >= (2, 8):
+    assert issubclass(torch.AcceleratorError, RuntimeError)
+
+# %% [markdown]
+# GPU가 있으면 다음 셀은 마지막 GPU 바로 다음 인덱스를 요청하고(2.9부터는 힌트 줄도 검증합니다), 그다음 유효한 인덱스, 즉 `torch.cuda.device_count()`보다 작은 인덱스를 씁니다.
+
+# %% tags=["gpu-only"]
+if torch.cuda.is_available():
+    n = torch.cuda.device_count()
+    kind = torch.AcceleratorError if TORCH >= (2, 8) else RuntimeError
+    with expect_error(kind, "invalid device ordinal"):
+        torch.zeros(1, device=f"cuda:{n}")
+    if TORCH >= (2, 9):
+        with expect_error(RuntimeError, "do you have enough GPUs?"):
+            torch.zeros(1, device=f"cuda:{n}")
+    last = torch.zeros(1, device=f"cuda:{n - 1}")
+    assert last.device.index == n - 1
+else:
+    print(f"{torch.cuda.is_available()=}")
+
+# %% [markdown]
+# ## Cannot access accelerator device when none is available.
+#
+# "가속기가 없어서 가속기 디바이스에 접근할 수 없다"는 뜻의 오류입니다.
+#
+# PyTorch 2.5부터 정수 디바이스(`device=0`, `.to(0)`, `torch.device(0)`)는 현재 가속기(CUDA, Apple의 MPS, Intel의 XPU 등)의 인덱스를 뜻합니다. 가속기가 없으면 PyTorch는 이 오류를 냅니다. 가속기가 필요한 `pin_memory()`에서도 납니다.
+#
+# 이 오류가 나는지는 빌드에 따라 다음과 같이 다릅니다.
+#
+# - CPU 전용 빌드에서는 항상 납니다.
+# - 쓸 수 있는 GPU가 없는 머신의 CUDA 빌드에서도 PyTorch 2.6까지는 납니다(NVIDIA 드라이버가 없는 머신에서 2.6.0+cu124로 확인했습니다).
+# - 2.7부터 이런 빌드에서는 나지 않습니다. GPU를 쓸 수 없어도 가속기는 빌드 대상인 CUDA로 간주되어, `torch.device(0)`은 `cuda:0`을 가리킵니다. 오류는 그곳에 텐서를 만들 때 비로소 나며, `Found no NVIDIA driver on your system`("NVIDIA 드라이버를 찾을 수 없다")처럼 이유를 알려 줍니다(NVIDIA 드라이버가 없는 머신에서 2.11.0+cu130으로 확인했습니다).
+#
+# 해결 방법은 디바이스를 이름으로 적는 것(`"cuda:0"`, 또는 한 번 정해 둔 `device`)과, 가속기가 있을 때만 메모리를 고정하는 것입니다. 다음 셀은 이 머신이 어느 경우에 해당하는지 보여 주며, GPU가 있으면 인덱스 0에 텐서를 만듭니다.
+
+# %% tags=["gpu-only"]
+usable = torch.accelerator.is_available()
+# 2.7부터 current_accelerator()는 빌드 대상 가속기를 돌려준다
+# (없으면 None). 2.6은 쓸 수 있는 가속기가 없으면 예외를 낸다
+if usable or TORCH >= (2, 7):
+    built_for = torch.accelerator.current_accelerator()
+else:
+    built_for = None
+print(f"{usable=}, {built_for=}")
+if usable:
+    index_device = torch.zeros(1, device=0).device
+    print(f"{index_device=}")
+    assert index_device.type != "cpu"
+elif built_for is None:
+    with expect_error(RuntimeError, "none is available"):
+        torch.zeros(1, device=0)
+    with expect_error(RuntimeError, "none is available"):
+        torch.ones(3).pin_memory()
+else:
+    # 가속기용 빌드를 가속기가 없는 머신에서 쓰는 경우:
+    # 그 가속기의 인덱스 0이 된다
+    print(f"{torch.device(0)=}")
+    assert torch.device(0) == torch.device(built_for.type, 0)
+    try:
+        torch.zeros(1, device=0)
+    except RuntimeError as err:  # 드라이버가 없다는 등의 이유를 알려 준다
+        sys.stdout.flush()
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
+    else:
+        raise AssertionError("expected RuntimeError")
+
+named = torch.zeros(1, device=device)
+print(f"{named.device=}")
+assert named.device.type == device.type
+
+# %% [markdown]
+# ### `pin_memory=True`와 `non_blocking=True`
+#
+# `DataLoader(..., pin_memory=True)`는 고정(page-locked) 메모리에 배치를 담아 돌려주고, `t.to(device, non_blocking=True)`는 GPU로의 복사를 큐에 넣기만 하고 바로 돌아올 수 있습니다. 가속기가 없으면 DataLoader는 실패하지 않고 고정되지 않은 배치를 돌려줍니다. `to(..., non_blocking=True)`도 `non_blocking` 없이 옮길 때와 똑같이 동작합니다. 그래서 같은 루프가 어디서나 돌아갑니다.
+#
+# 릴리스에 따라서는 `pin_memory=True`인데 가속기를 찾지 못하면 DataLoader가 경고를 냅니다(2.13은 내고, 2.6은 내지 않습니다). 다음 셀은 경고를 모아 그 종류(`UserWarning`)를 출력합니다. 2.13의 경고 문구는 다음과 같습니다. `pin_memory`가 true로 설정되었지만 가속기를 찾지 못해 고정 메모리를 쓰지 않겠다는 내용입니다.
+#
+# ```
+# 'pin_memory' argument is set as true but no accelerator is found, then device pinned memory won't be used.
+# ```
+#
+# 메모리 고정으로 학습이 빨라지는지는 별개의 문제이며, [텐서 옮기기](02-moving-tensors.ipynb)에서 측정합니다. GPU가 있으면 다음 셀은 배치가 고정 메모리에 있었는지도 검증합니다.
+
+# %% tags=["gpu-only"]
+loader = DataLoader(
+    TensorDataset(torch.randn(8, 3), torch.arange(8)),
+    batch_size=4,
+    pin_memory=True,
+)
+with warnings.catch_warnings(record=True) as warned:
+    warnings.simplefilter("always")
+    for features, labels in loader:
+        pinned = features.is_pinned()
+        features = features.to(device, non_blocking=True)
+        labels = labels.to(device, non_blocking=True)
+
+print([w.category.__name__ for w in warned])
+print(f"{pinned=}, {features.device=}, {labels.device=}")
+assert features.device.type == labels.device.type == device.type
+if torch.cuda.is_available():
+    assert pinned
+elif not torch.accelerator.is_available():
+    assert not pinned
+    if TORCH >= (2, 13):  # 가속기를 찾지 못했다는 경고
+        assert any("no accelerator" in str(w.message) for w in warned)
+
+# %% [markdown]
+# 반대 방향의 복사 `to("cpu", non_blocking=True)`는 데이터가 도착하기 전에 돌아올 수 있습니다. 그런 텐서를 읽기 전에 `torch.cuda.synchronize()`를 호출하세요. [텐서 옮기기](02-moving-tensors.ipynb)에 이를 GPU에서 검증하는 셀이 있습니다.
+
+# %% [markdown]
+# ## Cannot re-initialize CUDA in forked subprocess
+#
+# "fork한 자식 프로세스에서는 CUDA를 다시 초기화할 수 없다"는 뜻의 오류입니다. 전체 메시지는 다음과 같습니다.
+#
+# ```
+# Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method
+# ```
+#
+# 멀티프로세싱에서 CUDA를 쓰려면 시작 방식으로 `'spawn'`을 써야 한다는 내용이 이어집니다. Python 3.13까지 Linux에서는 `multiprocessing`과 DataLoader 워커가 기본으로 `fork`, 즉 부모 프로세스의 복제로 자식 프로세스를 시작합니다(Python 3.14부터 Linux의 기본값은 `forkserver`입니다). 부모가 이미 CUDA를 초기화했다면 fork한 자식은 CUDA를 전혀 쓸 수 없습니다.
+#
+# 다음 셀은 자식 프로세스를 fork하고, 자식 안에서 `device`에 텐서를 만듭니다. GPU가 있으면 부모는 이미 그곳에 텐서를 만들었으므로 CUDA가 초기화된 상태입니다. 그래서 자식은 이 메시지로 실패하고, 메시지를 부모에게 돌려보냅니다. GPU가 없으면 CUDA가 한 번도 초기화되지 않으므로 이 오류는 일어날 수 없고, 자식은 문제없이 CPU 텐서를 만듭니다. 이때는 `torch.cuda.is_initialized()`가 `False`라는 것과 자식의 결과를 출력합니다.
+#
+# 다음 셀은 `fork`를 쓸 수 있고 안전하게 시연할 수 있는 Linux에서만 실행됩니다. 기본 시작 방식과 상관없이 `fork`를 명시적으로 지정합니다.
+
+# %% tags=["gpu-only"]
+def child(queue, device):
+    try:
+        queue.put(("ok", torch.ones(2, device=device).sum().item()))
+    except RuntimeError as err:
+        queue.put(("error", str(err)))
+
+
+if sys.platform.startswith("linux"):
+    torch.ones(1, device=device)  # GPU가 있으면 여기서 CUDA가 초기화된다
+    fork = multiprocessing.get_context("fork")
+    queue = fork.SimpleQueue()
+    process = fork.Process(target=child, args=(queue, device))
+    process.start()
+    outcome, result = queue.get()
+    process.join()
+    print(f"{torch.cuda.is_initialized()=}, {outcome=}, {result=}")
+    if sys.version_info < (3, 14):
+        assert multiprocessing.get_context().get_start_method() == "fork"
+    if torch.cuda.is_initialized():
+        assert outcome == "error"
+        assert "Cannot re-initialize CUDA in forked subprocess" in result
+    else:
+        assert outcome == "ok" and result == 2.0
+else:
+    print(f"{sys.platform=}")
+
+# %% [markdown] tags=["predict"]
+# **예측해 보세요:** GPU가 있으면 이 프로세스는 이미 CUDA를 썼습니다. 이제 DataLoader가 워커 프로세스 두 개를 시작해(Python 3.13까지의 Linux에서는 `fork`로) 배치를 만들고, 루프가 각 배치를 `device`로 옮깁니다. 다음 셀은 무엇을 출력할까요?
+#
+# - `devices={'cuda'}`
+# - `Cannot re-initialize CUDA in forked subprocess`
+# - `devices={'cpu'}`
+
+# %%
+dataset = TensorDataset(torch.randn(8, 3))
+loader = DataLoader(dataset, batch_size=4, num_workers=2)
+devices = set()
+for (features,) in loader:
+    devices.add(features.device.type)  # 워커가 만든 텐서의 디바이스
+    features = features.to(device)
+print(f"{devices=}, {features.device=}")
+
+# %% tags=["answer"]
+assert devices == {"cpu"}
+assert features.device.type == device.type
+
+# %% [markdown] tags=["answer"]
+# **정답:** GPU가 있든 없든 `devices={'cpu'}`입니다. 워커는 데이터셋을 읽고 CPU 텐서를 묶어 배치로 만들 뿐입니다. CUDA에는 전혀 손대지 않으므로, CUDA를 쓴 프로세스에서 fork되어도 문제가 없고, 만든 텐서가 GPU에 놓이지도 않습니다. 디바이스로 옮기는 일은 메인 프로세스의 루프에서 합니다.
+#
+# - `devices={'cuda'}`는 워커가 배치를 GPU에 만들어 준다고 예상한 답입니다. 워커는 CPU에서 배치를 만들고, `device`로 옮기는 일은 루프가 합니다.
+# - `Cannot re-initialize CUDA in forked subprocess`("fork한 자식 프로세스에서는 CUDA를 다시 초기화할 수 없다")를 골랐다면 fork한 워커에서는 언제나 이 오류가 난다고 생각했을 겁니다. 이 오류는 워커가 CUDA를 건드릴 때만 나는데, 이 데이터셋은 CUDA를 쓰지 않습니다.
+#
+# 이것이 이 오류의 흔한 해결 방법입니다. 워커에서는 CUDA를 쓰지 않고 CPU 텐서를 불러와 준비만 하며, 학습 루프가 메인 프로세스에서 배치마다 디바이스로 옮깁니다. 이것이 DataLoader를 쓰는 본래 방식이기도 하며, 부모가 GPU를 쓴 뒤에도 `fork`로 동작합니다.
+
+# %% [markdown]
+# 자식 프로세스에서 꼭 CUDA를 써야 한다면 `spawn`으로 시작하세요. `multiprocessing.get_context("spawn")`이나 `DataLoader(..., multiprocessing_context="spawn")`을 씁니다. `forkserver`도 쓸 수 있습니다. 그 자식 프로세스는 새로 띄운 서버 프로세스에서 fork되는데, 이 서버는 스크립트를 import하더라도 `if __name__ == "__main__":` 가드 아래는 실행하지 않기 때문입니다. 두 방식 모두 `spawn`과 같은 규칙을 지켜야 합니다. CUDA를 쓰는 코드는 이 가드 아래에 두고, 데이터셋 클래스는 모듈 최상위에 정의하세요([여러 GPU](05-several-gpus.ipynb)).
+
+# %% [markdown]
+# ## Torch not compiled with CUDA enabled
+#
+# "Torch가 CUDA를 지원하도록 컴파일되지 않았다"는 뜻의 오류입니다.
+#
+# 설치된 PyTorch가 CPU 전용 빌드이고(wheel 버전이 `+cpu`로 끝나는 경우가 많습니다), 코드가 `.cuda()`나 `device="cuda"` 등으로 CUDA를 요구했을 때 나는 오류(`AssertionError`)입니다. 다만 이런 빌드라도 모든 CUDA 호출이 이 메시지를 내지는 않습니다. `torch.cuda.set_device(0)`은 `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'`("`torch._C`에 `_cuda_setDevice` 속성이 없다"는 뜻)로 실패하는데, 원인은 같습니다.
+#
+# CUDA를 시작할 수 없는 머신의 CUDA 빌드에서는 다른 메시지, 즉 이유를 밝히는 `RuntimeError`가 납니다. NVIDIA 드라이버가 없는 머신에서 PyTorch 2.6.0+cu124를 쓰면 다음과 같습니다. NVIDIA 드라이버를 찾을 수 없으니 NVIDIA GPU가 있는지 확인하고 드라이버를 설치하라는 내용입니다.
+#
+# ```
+# Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx
+# ```
+#
+# 해결 방법은 두 가지입니다.
+#
+# - GPU를 쓰려면 NVIDIA GPU와 드라이버가 있는 머신에서 CPU 빌드를 CUDA 빌드로 바꾸세요. macOS용 CUDA 빌드는 아예 없으니, Apple 실리콘 Mac에서는 대신 `mps` 디바이스를 쓰세요. PyPI에서 `pip install torch`를 하면 Linux(x86-64)에는 CUDA 빌드가, Windows에는 CPU 빌드가 설치됩니다. pip은 같은 버전의 torch가 이미 있으면 바꾸지 않으므로, 먼저 제거한 뒤 드라이버와 GPU가 모두 지원하는 CUDA 버전용 PyTorch 공식 인덱스에서 설치합니다. 설치 명령은 이 목록 바로 다음에 있으며 Windows와 Linux에서 똑같습니다. 릴리스마다 고를 수 있는 버전은 pytorch.org의 선택기에서 확인할 수 있고, torchvision과 torchaudio도 같은 인덱스에서 설치합니다. Blackwell 세대 GPU(GeForce RTX 50 시리즈, B200)에는 `cu128` 이상이 필요하고, `cu128` 빌드는 torch 2.7부터 나왔으므로 2.7 이상을 써야 합니다. Linux에서 PyPI의 torch는 2.8부터 `cu128` 이상 빌드입니다(2.7은 `cu126`). `cu126` 빌드에는 이 GPU용 코드가 없어서, torch는 이 GPU가 "is not compatible with the current PyTorch installation"(지금 설치된 PyTorch와 호환되지 않는다)이라고 경고합니다.
+# - 어디서나 실행하려면, 이 튜토리얼의 모든 페이지가 그렇게 하듯 디바이스를 한 번 정해 두고 어디서나 그것을 쓰세요.
+#
+# ```
+# python -m pip uninstall -y torch
+# python -m pip install torch --index-url https://download.pytorch.org/whl/cu128
+# ```
+#
+# 다음 셀은 지금 머신이 어느 쪽인지 보여 주며, GPU가 있으면 CUDA 텐서를 만듭니다.
+
+# %% tags=["gpu-only"]
+print(f"{torch.version.cuda=}, {torch.backends.cuda.is_built()=}")
+print(f"{torch.cuda.is_available()=}")
+if sys.platform == "darwin":
+    assert not torch.backends.cuda.is_built()  # macOS용 CUDA 빌드는 없다
+# 빌드가 지원하지 않는 GPU에 나오는 경고
+assert "not compatible with the current" in inspect.getsource(torch.cuda)
+if not torch.backends.cuda.is_built():
+    with expect_error(AssertionError, "Torch not compiled with CUDA enabled"):
+        torch.zeros(1, device="cuda")
+    with expect_error(AssertionError, "Torch not compiled with CUDA enabled"):
+        torch.ones(1).cuda()
+    with expect_error(AttributeError, "_cuda_setDevice"):
+        torch.cuda.set_device(0)
+elif not torch.cuda.is_available():
+    # 이유는 다양하다: 드라이버 없음, 오래된 드라이버, GPU 없음
+    try:
+        torch.zeros(1, device="cuda")
+    except RuntimeError as err:
+        sys.stdout.flush()
+        print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
+    else:
+        raise AssertionError("expected RuntimeError")
+else:
+    assert torch.zeros(1, device="cuda").is_cuda
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+assert torch.zeros(1, device=device).device.type == device.type
+
+# %% [markdown]
+# ## CUDA out of memory
+#
+# "CUDA 메모리가 부족하다"는 뜻의 오류입니다. PyTorch 2.6부터 2.13까지 메시지는 다음처럼 시작하며, … 자리에 크기가 들어갑니다.
+#
+# ```
+# CUDA out of memory. Tried to allocate …. GPU 0 has a total capacity of … of which … is free.
+# ```
+#
+# 이어서 이 프로세스가 쓰는 메모리(드라이버가 목록을 주면 다른 프로세스가 쓰는 메모리도)를 보여 주고, 다음 문장으로 넘어갑니다.
+#
+# ```
+# Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
+# ```
+#
+# 할당하려던 크기, GPU의 전체 용량과 여유 공간, 이 프로세스가 쓰는 메모리, 그중 PyTorch가 할당한 메모리와 예약했지만 할당하지 않은 메모리의 양이 차례로 나옵니다. 끝으로, 예약했지만 할당하지 않은 부분이 크면 단편화를 피하도록 `expandable_segments`를 써 보라고 권합니다. 이것은 2.6의 문구이고, 2.9부터는 이 자리의 변수 이름이 `PYTORCH_ALLOC_CONF`입니다(어느 이름을 설정할지는 이 섹션 끝에서 설명합니다). 수치의 뜻은 다음과 같습니다.
+#
+# - 할당된 메모리(메시지의 `allocated by PyTorch`, `torch.cuda.memory_allocated()`): 할당자가 나눠 준 블록입니다. 살아 있는 텐서(각각 512바이트의 배수로 올림)뿐 아니라 cuBLAS 같은 라이브러리의 작업 공간도 들어갑니다.
+# - 예약된 메모리(`reserved by PyTorch`, `torch.cuda.memory_reserved()`): PyTorch의 캐싱 할당자가 GPU에서 확보한 메모리로, 텐서에 할당되었는지와 관계없습니다. 해제된 텐서의 메모리는 GPU가 아니라 이 캐시로 돌아가므로, `torch.cuda.empty_cache()`를 호출하기 전까지 `nvidia-smi`에는 계속 사용 중으로 잡힙니다.
+# - `nvidia-smi`는 여기에 각 프로세스의 CUDA 컨텍스트, 그리고 같은 GPU를 쓰는 다른 프로세스의 몫까지 더해 셉니다.
+#
+# 먼저 해 볼 것은 다음과 같습니다.
+#
+# - 배치 크기를 줄입니다.
+# - `loss` 텐서 대신 `loss.detach()`를 더해 갑니다([값을 읽으면 GPU를 기다린다](07-device-errors.ipynb#값을-읽으면-gpu를-기다린다)).
+# - 평가할 때는 `torch.no_grad()`를 씁니다.
+# - 더는 필요 없는 큰 텐서는 `del`합니다.
+# - 예약되었지만 할당되지 않은 부분이 크면 메시지에 나온 `expandable_segments` 설정을 씁니다(Linux만 해당).
+#
+# 모델에 메모리가 얼마나 필요한지, 실행하기 전에 들어갈지 어림하는 방법은 [모델이 메모리에 들어갈까?](08-will-it-fit.ipynb)에서 다룹니다.
+#
+# 이 오류의 예외 클래스는 어느 머신에서나 `RuntimeError`의 하위 클래스인 `torch.OutOfMemoryError`입니다. `torch.cuda.OutOfMemoryError`는 같은 클래스의 다른 이름입니다.
+
+# %%
+print(f"{torch.cuda.OutOfMemoryError is torch.OutOfMemoryError=}")
+print(f"{torch.OutOfMemoryError.__mro__[:2]=}")
+assert torch.cuda.OutOfMemoryError is torch.OutOfMemoryError
+assert issubclass(torch.OutOfMemoryError, RuntimeError)
+
+# %% [markdown]
+# GPU가 있으면 다음 셀은 GPU 메모리의 두 배를 요청합니다. 이어서 해제한 텐서의 메모리가 할당된 메모리에서는 빠지지만 `torch.cuda.empty_cache()`를 호출할 때까지 예약된 메모리에 남는다는 것을 검증합니다.
+
+# %% tags=["gpu-only"]
+if torch.cuda.is_available():
+    total = torch.cuda.get_device_properties(0).total_memory
+    with expect_error(torch.OutOfMemoryError, "CUDA out of memory"):
+        torch.empty(2 * total, dtype=torch.uint8, device="cuda:0")
+
+    torch.cuda.empty_cache()
+    before = torch.cuda.memory_allocated(0)
+    block = torch.empty(256 * 2**20, dtype=torch.uint8, device="cuda:0")
+    del block
+    reserved = torch.cuda.memory_reserved(0)
+    torch.cuda.empty_cache()
+    allocated_change = torch.cuda.memory_allocated(0) - before
+    print(f"{allocated_change=}, {reserved=}")
+    print(f"{torch.cuda.memory_reserved(0)=}")
+    assert allocated_change == 0
+    assert reserved >= 256 * 2**20
+    assert torch.cuda.memory_reserved(0) < reserved
+else:
+    print(f"{torch.cuda.is_available()=}")
+
+# %% [markdown]
+# 예약된 메모리를 쓰지 못할 때도 있습니다. 세그먼트 안의 빈 블록이 모두 다음 요청에 비해 너무 작은 경우입니다(단편화). 할당자 설정 `expandable_segments:True`를 쓰면 세그먼트를 새로 잡는 대신 늘려서 쓰므로, 단계마다 배치 모양이 바뀔 때 특히 도움이 됩니다. Linux에서만 동작하며, Windows 빌드는 `expandable_segments not supported on this platform`(이 플랫폼에서는 지원하지 않는다)이라고 경고하고 무시합니다. PyTorch는 이 설정을 프로세스가 CUDA를 처음 쓰기 전에 환경 변수에서 한 번만 읽습니다.
+#
+# 환경 변수 이름은 이렇습니다. `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`는 2.6부터 2.13까지 모든 릴리스가 읽습니다. 2.9부터는 디바이스 공통 이름 `PYTORCH_ALLOC_CONF`도 읽습니다. 2.9~2.11에서는 기존 이름을 쓰면 `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`(더는 권장하지 않으니 `PYTORCH_ALLOC_CONF`를 쓰라)라는 경고가 나온다는 보고가 있습니다.
+#
+# 그런데 2.9.1에서는 새 이름으로 expandable segments가 켜지지 않았습니다([pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)). 2.13은 기존 이름을 경고 없이 읽으며, 다음 셀이 새 프로세스에서 이를 검증합니다. 스크립트 하나를 이 모든 릴리스에서 돌려야 한다면 기존 이름을 설정하세요. 치르는 대가는 경고뿐입니다.
+
+# %%
+if TORCH >= (2, 13):  # 기존 이름을 경고 없이 읽는다
+    probe = ("import torch; "
+             "print(torch._C._accelerator_getAllocatorSettings())")
+    env = dict(os.environ, PYTORCH_CUDA_ALLOC_CONF="expandable_segments:True")
+    env.pop("PYTORCH_ALLOC_CONF", None)
+    child = subprocess.run([sys.executable, "-c", probe], env=env,
+                           capture_output=True, text=True, timeout=120)
+    print(f"{child.stdout.strip()=}")
+    assert child.stdout.strip() == "expandable_segments:True"
+    assert "deprecated" not in child.stderr
+else:
+    print(f"{torch.__version__=}")
+
+# %% [markdown]
+# ## 정리
+#
+# | 메시지(일부) | 흔한 원인 | 해결 방법 |
+# |---|---|---|
+# | `Attempting to deserialize object on a CUDA device` | 쓸 수 있는 GPU가 없는 곳에서 GPU 체크포인트를 불러옴 | `torch.load(path, map_location=device)` |
+# | `CUDA error: invalid device ordinal` | 없는 GPU 인덱스 | `torch.cuda.device_count()`보다 작은 인덱스 |
+# | `Cannot access accelerator device when none is available.` | 가속기가 없는데 정수 디바이스나 `pin_memory()` | 디바이스를 이름으로 적기. 메모리 고정은 가속기가 있을 때만 |
+# | `Cannot re-initialize CUDA in forked subprocess` | 부모가 CUDA를 쓴 뒤 fork한 자식에서 CUDA 사용 | 워커는 CPU 작업만, 이동은 메인 프로세스에서. 또는 `spawn` |
+# | `Torch not compiled with CUDA enabled` | CPU 전용 빌드에서 CUDA 요청(`set_device`는 `no attribute '_cuda_setDevice'`) | CUDA 빌드 설치(Blackwell GPU는 `cu128` 이상, macOS는 대신 `mps`). 또는 디바이스를 한 번 정해 쓰기 |
+# | `CUDA out of memory` | GPU의 여유보다 많은 메모리 요청 | 배치 줄이기, `loss.detach()` 더하기, `no_grad()`, `del`. 할당된 메모리와 예약된 메모리를 구분해 읽기 |
