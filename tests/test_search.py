@@ -281,7 +281,7 @@ MECHANISM = {
            ("ﾋﾟﾝ留めﾒﾓﾘ", "02-moving-tensors", 1),                          # half-width kana
            ("torch.set_default_deviceの使い方", "01-creating-tensors", 1)],  # code glued to Japanese
     "ko": [("고정 메모리를 쓰려면", "02-moving-tensors", 1),                     # particle, ending
-           ("디바이스불일치", "03-moving-models", 1),                          # written without the space
+           ("디바이스불일치", "07-device-errors", 1),                          # written without the space
            ("ＧＰＵ 숨기기", "05-several-gpus", 1),                           # full-width
            ("set_device", "05-several-gpus", 1),                          # not set_default_device
            ("memory_allocated 차이", "08-will-it-fit", 3)],                # the identifier weighs most

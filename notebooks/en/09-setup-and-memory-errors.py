@@ -159,16 +159,28 @@ assert here["weight"].device.type == device.type
 # PyTorch 2.7 it is a `RuntimeError`; since 2.8 a `torch.AcceleratorError`, a subclass of
 # `RuntimeError`. Since 2.9 the message has a second line, a hint: `GPU device may be out of range, do
 # you have enough GPUs?` (2.8 does not have it yet).
+
+# %% [markdown] tags=["predict"]
+# **Predict:** This machine may have one GPU or none, and its PyTorch may be a CPU-only build. What does
+# the next cell print first?
 #
-# Writing the device does not check anything: `torch.device("cuda", 7)` works on every machine, even
-# without CUDA. The error comes when a tensor is first put there.
+# - `seven=device(type='cuda', index=7)`
+# - `CUDA error: invalid device ordinal`
+# - `Torch not compiled with CUDA enabled`
 
 # %%
 seven = torch.device("cuda", 7)
 print(f"{seven=}, {torch.cuda.device_count()=}")
+
+# %% tags=["answer"]
 assert seven.index == 7
 if TORCH >= (2, 8):
     assert issubclass(torch.AcceleratorError, RuntimeError)
+
+# %% [markdown] tags=["answer"]
+# **Answer:** `seven=device(type='cuda', index=7)`, on every machine, with or without CUDA. A
+# `torch.device` is only a name: writing it checks nothing. The error comes when a tensor is first put
+# on that device, as the GPU-only cell below does.
 
 # %% [markdown]
 # On a GPU, the next cell asks for one index past the last GPU (and, from 2.9, checks the hint line),
@@ -470,15 +482,32 @@ assert torch.zeros(1, device=device).device.type == device.type
 # but unallocated part is large, the `expandable_segments` setting from the message (Linux only).
 # How much memory a model needs, and whether it fits before you run it, is the subject of
 # [Will it fit?](08-will-it-fit.ipynb).
+
+# %% [markdown] tags=["predict"]
+# **Predict:** A training loop wraps its step in `try` to catch this error and retry with a smaller
+# batch. Which `except` clause catches it?
 #
-# The error is `torch.OutOfMemoryError`, a subclass of `RuntimeError`, on every machine;
-# `torch.cuda.OutOfMemoryError` is another name for the same class:
+# - `handler='RuntimeError'`
+# - `handler='Exception'`
 
 # %%
-print(f"{torch.cuda.OutOfMemoryError is torch.OutOfMemoryError=}")
-print(f"{torch.OutOfMemoryError.__mro__[:2]=}")
+try:
+    raise torch.OutOfMemoryError("CUDA out of memory.")
+except RuntimeError:
+    handler = "RuntimeError"
+except Exception:
+    handler = "Exception"
+print(f"{handler=}")
+
+# %% tags=["answer"]
+assert handler == "RuntimeError"
 assert torch.cuda.OutOfMemoryError is torch.OutOfMemoryError
 assert issubclass(torch.OutOfMemoryError, RuntimeError)
+
+# %% [markdown] tags=["answer"]
+# **Answer:** `handler='RuntimeError'`. The error is `torch.OutOfMemoryError`, a subclass of
+# `RuntimeError`, on every machine, so the first clause catches it; `torch.cuda.OutOfMemoryError` is
+# another name for the same class. To catch only this error, write `except torch.OutOfMemoryError`.
 
 # %% [markdown]
 # On a GPU, the next cell asks for twice the GPU's memory. Then it checks that a freed tensor no longer

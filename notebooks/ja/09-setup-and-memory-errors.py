@@ -153,15 +153,25 @@ assert here["weight"].device.type == device.type
 # 「CUDA エラー：デバイス番号が無効」という意味のエラーです。
 #
 # 指定した GPU インデックスが存在しません。たとえば GPU が1枚のマシンでの `cuda:1` や、`CUDA_VISIBLE_DEVICES` で一部の GPU を隠す前には有効だったインデックスです（見える GPU には 0 から番号が振り直されます）。PyTorch 2.7 までは `RuntimeError`、2.8 以降は `RuntimeError` のサブクラスである `torch.AcceleratorError` です。2.9 以降は、メッセージの2行目に `GPU device may be out of range, do you have enough GPUs?`（GPU の番号が範囲外かもしれない。GPU は足りているか）というヒントが加わります（2.8 にはまだありません）。
+
+# %% [markdown] tags=["predict"]
+# **予想：** このマシンの GPU は1枚かもしれないし、1枚もないかもしれません。PyTorch が CPU 専用ビルドということもあります。次のセルが最初に表示するのはどれでしょうか。
 #
-# デバイスを書いただけでは何も検査されません。`torch.device("cuda", 7)` は、CUDA のないマシンも含め、どのマシンでも作れます。エラーになるのは、そこに初めてテンソルを置いたときです。
+# - `seven=device(type='cuda', index=7)`
+# - `CUDA error: invalid device ordinal`
+# - `Torch not compiled with CUDA enabled`
 
 # %%
 seven = torch.device("cuda", 7)
 print(f"{seven=}, {torch.cuda.device_count()=}")
+
+# %% tags=["answer"]
 assert seven.index == 7
 if TORCH >= (2, 8):
     assert issubclass(torch.AcceleratorError, RuntimeError)
+
+# %% [markdown] tags=["answer"]
+# **答え：** CUDA があってもなくても、どのマシンでも `seven=device(type='cuda', index=7)` です。`torch.device` は名前にすぎず、書いただけでは何も検査されません。エラーになるのは、そのデバイスに初めてテンソルを置いたときで、下の GPU でのみ検証するセルがそれを行います。
 
 # %% [markdown]
 # GPU がある場合、次のセルは最後の GPU の1つ先のインデックスを指定し（2.9 以降はヒントの行も検証します）、そのあと有効なインデックス、つまり `torch.cuda.device_count()` より小さいインデックスを使います。
@@ -428,14 +438,29 @@ assert torch.zeros(1, device=device).device.type == device.type
 # - 予約済みで未割り当ての部分が大きいときは、メッセージにある `expandable_segments` の設定を使う（Linux のみ）。
 #
 # モデルに要るメモリを実行前に見積もる方法は、[メモリに収まるか](08-will-it-fit.ipynb)で扱います。
+
+# %% [markdown] tags=["predict"]
+# **予想：** 学習ループで、このエラーを捕まえてバッチを小さくしてやり直すために、1ステップを `try` で囲みます。このエラーを捕まえるのはどちらの `except` でしょうか。
 #
-# このエラーは、どのマシンでも `RuntimeError` のサブクラスである `torch.OutOfMemoryError` です。`torch.cuda.OutOfMemoryError` は、同じクラスの別名です。
+# - `handler='RuntimeError'`
+# - `handler='Exception'`
 
 # %%
-print(f"{torch.cuda.OutOfMemoryError is torch.OutOfMemoryError=}")
-print(f"{torch.OutOfMemoryError.__mro__[:2]=}")
+try:
+    raise torch.OutOfMemoryError("CUDA out of memory.")
+except RuntimeError:
+    handler = "RuntimeError"
+except Exception:
+    handler = "Exception"
+print(f"{handler=}")
+
+# %% tags=["answer"]
+assert handler == "RuntimeError"
 assert torch.cuda.OutOfMemoryError is torch.OutOfMemoryError
 assert issubclass(torch.OutOfMemoryError, RuntimeError)
+
+# %% [markdown] tags=["answer"]
+# **答え：** `handler='RuntimeError'` です。このエラーはどのマシンでも `RuntimeError` のサブクラスである `torch.OutOfMemoryError` なので、最初の `except` が捕まえます。`torch.cuda.OutOfMemoryError` は同じクラスの別名です。このエラーだけを捕まえたいなら `except torch.OutOfMemoryError` と書きます。
 
 # %% [markdown]
 # GPU がある場合、次のセルは GPU のメモリの2倍を要求します。そのあと、解放したテンソルのメモリが割り当て済みメモリからは外れても、`torch.cuda.empty_cache()` を呼ぶまでは予約済みメモリに残ることを検証します。

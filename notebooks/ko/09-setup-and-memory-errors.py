@@ -157,15 +157,25 @@ assert here["weight"].device.type == device.type
 # "CUDA 오류: 디바이스 번호가 잘못되었다"는 뜻의 오류입니다.
 #
 # 지정한 GPU 인덱스가 없습니다. 예를 들어 GPU가 하나인 머신의 `cuda:1`, 또는 `CUDA_VISIBLE_DEVICES`로 일부 GPU를 숨기기 전에는 유효했던 인덱스입니다(보이는 GPU는 0부터 번호가 다시 매겨집니다). PyTorch 2.7까지는 `RuntimeError`이고, 2.8부터는 `RuntimeError`의 하위 클래스인 `torch.AcceleratorError`입니다. 2.9부터는 메시지의 두 번째 줄에 `GPU device may be out of range, do you have enough GPUs?`("GPU 번호가 범위를 벗어났을 수 있다, GPU가 충분한가?")라는 힌트가 붙습니다(2.8에는 아직 없습니다).
+
+# %% [markdown] tags=["predict"]
+# **예측해 보세요:** 이 머신에는 GPU가 하나 있을 수도, 하나도 없을 수도 있습니다. PyTorch가 CPU 전용 빌드일 수도 있습니다. 다음 셀이 가장 먼저 출력하는 것은 무엇일까요?
 #
-# 디바이스를 적기만 해서는 아무 검사도 일어나지 않습니다. `torch.device("cuda", 7)`은 CUDA가 없는 머신을 포함해 어느 머신에서나 만들어집니다. 오류는 그곳에 처음 텐서를 놓을 때 납니다.
+# - `seven=device(type='cuda', index=7)`
+# - `CUDA error: invalid device ordinal`
+# - `Torch not compiled with CUDA enabled`
 
 # %%
 seven = torch.device("cuda", 7)
 print(f"{seven=}, {torch.cuda.device_count()=}")
+
+# %% tags=["answer"]
 assert seven.index == 7
 if TORCH >= (2, 8):
     assert issubclass(torch.AcceleratorError, RuntimeError)
+
+# %% [markdown] tags=["answer"]
+# **정답:** CUDA가 있든 없든 어느 머신에서나 `seven=device(type='cuda', index=7)`입니다. `torch.device`는 이름일 뿐이어서, 적기만 해서는 아무것도 검사하지 않습니다. 오류는 그 디바이스에 처음 텐서를 놓을 때 나며, 아래의 GPU에서만 검증하는 셀이 이를 확인합니다.
 
 # %% [markdown]
 # GPU가 있으면 다음 셀은 마지막 GPU 바로 다음 인덱스를 요청하고(2.9부터는 힌트 줄도 검증합니다), 그다음 유효한 인덱스, 즉 `torch.cuda.device_count()`보다 작은 인덱스를 씁니다.
@@ -430,14 +440,29 @@ assert torch.zeros(1, device=device).device.type == device.type
 # - 예약되었지만 할당되지 않은 부분이 크면 메시지에 나온 `expandable_segments` 설정을 씁니다(Linux만 해당).
 #
 # 모델에 메모리가 얼마나 필요한지, 실행하기 전에 들어갈지 어림하는 방법은 [모델이 메모리에 들어갈까?](08-will-it-fit.ipynb)에서 다룹니다.
+
+# %% [markdown] tags=["predict"]
+# **예측해 보세요:** 학습 루프에서 이 오류를 잡아 배치를 줄여 다시 시도하려고 한 단계를 `try`로 감쌉니다. 이 오류를 잡는 것은 어느 `except`일까요?
 #
-# 이 오류의 예외 클래스는 어느 머신에서나 `RuntimeError`의 하위 클래스인 `torch.OutOfMemoryError`입니다. `torch.cuda.OutOfMemoryError`는 같은 클래스의 다른 이름입니다.
+# - `handler='RuntimeError'`
+# - `handler='Exception'`
 
 # %%
-print(f"{torch.cuda.OutOfMemoryError is torch.OutOfMemoryError=}")
-print(f"{torch.OutOfMemoryError.__mro__[:2]=}")
+try:
+    raise torch.OutOfMemoryError("CUDA out of memory.")
+except RuntimeError:
+    handler = "RuntimeError"
+except Exception:
+    handler = "Exception"
+print(f"{handler=}")
+
+# %% tags=["answer"]
+assert handler == "RuntimeError"
 assert torch.cuda.OutOfMemoryError is torch.OutOfMemoryError
 assert issubclass(torch.OutOfMemoryError, RuntimeError)
+
+# %% [markdown] tags=["answer"]
+# **정답:** `handler='RuntimeError'`입니다. 이 오류의 예외 클래스는 어느 머신에서나 `RuntimeError`의 하위 클래스인 `torch.OutOfMemoryError`이므로 첫 번째 `except`가 잡습니다. `torch.cuda.OutOfMemoryError`는 같은 클래스의 다른 이름입니다. 이 오류만 잡으려면 `except torch.OutOfMemoryError`라고 씁니다.
 
 # %% [markdown]
 # GPU가 있으면 다음 셀은 GPU 메모리의 두 배를 요청합니다. 이어서 해제한 텐서의 메모리가 할당된 메모리에서는 빠지지만 `torch.cuda.empty_cache()`를 호출할 때까지 예약된 메모리에 남는다는 것을 검증합니다.

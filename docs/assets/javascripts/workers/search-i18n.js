@@ -304,12 +304,18 @@ function terms(query) {
 // Identifiers as people paste them: torch.set_default_device, set_device, memory_allocated,
 // torch.cuda.is_available(), DataParallel. Each is looked up whole and weighs most.
 const IDENTIFIER = /[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+|[A-Za-z]\w*_\w*|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*/g
+// A lowercase name before the first dot is the reader's own variable (tensor.to, x.numpy, loss.item),
+// unless it is one of these modules; a capital names a class (Tensor.to). The index folds case, so
+// `tensor.to` would otherwise be looked up whole as Tensor.to, which other pages name in passing.
+const MODULES = new Set(["torch", "nn", "f", "np", "cuda", "mps", "xpu", "accelerator", "backends", "optim",
+  "utils", "data", "distributed", "dist", "multiprocessing", "mp", "functional", "amp", "autograd"])
 function identifiers(query) {
   const text = query.normalize("NFKC")
   const out = []
   for (const found of text.matchAll(IDENTIFIER)) {
     const name = found[0].toLowerCase(), parts = name.split(".")
-    for (let k = 0; k + 1 < parts.length; k++)  // torch.cuda.is_available, cuda.is_available
+    const variable = parts.length > 1 && /^[a-z_]/.test(found[0]) && !MODULES.has(parts[0])
+    for (let k = variable ? 1 : 0; k + 1 < parts.length; k++)  // torch.cuda.is_available, cuda.is_available
       out.push(parts.slice(k).join("."))
     out.push(...parts.filter(part => part.includes("_")))
     if (parts.length > 1 && text[found.index + found[0].length] === "(")
