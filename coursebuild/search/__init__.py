@@ -10,7 +10,11 @@ word typed without its space (디바이스불일치), glued to an ending the ste
 segmented otherwise than the page still shares most bigrams with the page, each bigram weighing a
 third of a word. Code is indexed whole beside its parts (torch.cuda.is_available, .to()) and an
 identifier in the query (set_device, torch.set_default_device, memory_allocated) is looked up whole,
-weighing eight words. Synonym groups (synonyms/<lang>.yml) join the spellings that share no
+weighing eight words; the pieces a segmenter cuts it into (set, _, default) are dropped, and a
+lowercase name before a dot is the reader's variable (tensor.to looks up .to(), not Tensor.to). A
+word's trailing wildcard never reaches into code (device: not device_ids), ? ; ' end a word (a heading
+that asks "...available?" is found by available), and Japanese bigrams of kana alone (ない, るか) are
+not asked for: every page has them. Synonym groups (synonyms/<lang>.yml) join the spellings that share no
 characters (에폭/에포크, DDP/DistributedDataParallel). A title word weighs 30 words of text, not
 Material's 1000 (a title that said 쓰는 outranked the page on set_default_device). A query asks for any of its words (never
 empty while one is on a page; a last resort finds words as substrings), pages that contain the

@@ -31,7 +31,7 @@
 # %% [markdown] tags=["summary"]
 # **In short**
 #
-# - `t.to(device)` returns a tensor on `device` and leaves `t` where it was: keep the result, `t = t.to(device)`. `t.cuda()` and `t.cpu()` work the same way.
+# - `t.to(device)` returns a tensor on `device` and leaves `t` where it was. A tensor still on the CPU after `.to(device)` is one whose result was not kept: write `t = t.to(device)`. `t.cuda()` and `t.cpu()` work the same way.
 # - When `t` is already there, `to` returns `t` itself, not a copy. Ask for a copy with `clone()` or `copy=True`.
 #
 # ```python

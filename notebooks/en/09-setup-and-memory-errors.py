@@ -148,8 +148,8 @@ assert torch.equal(on_cpu["weight"], torch.arange(3.0))
 assert here["weight"].device.type == device.type
 
 # %% [markdown]
-# `weights_only=True` has been the default of `torch.load` since PyTorch 2.6; it is written out here so
-# that the cell does the same on older releases.
+# `weights_only=True` has been the default of `torch.load` since PyTorch 2.6. It is written out here all
+# the same, so that the line still loads safely when it is copied into a project on an older release.
 
 # %% [markdown]
 # ## CUDA error: invalid device ordinal

@@ -26,7 +26,7 @@
 # %% [markdown] tags=["summary"]
 # **結論**
 #
-# - `t.to(device)` は `device` 上のテンソルを返し、`t` 自体は元の場所に残ります。`t = t.to(device)` のように結果を受け取ってください。`t.cuda()` と `t.cpu()` も同じです。
+# - `t.to(device)` は `device` 上のテンソルを返し、`t` 自体は元の場所に残ります。`.to(device)` のあともテンソルが CPU にあるなら、結果を受け取っていません。`t = t.to(device)` と書いてください。`t.cuda()` と `t.cpu()` も同じです。
 # - `t` がすでにそのデバイスにあれば、`to` はコピーではなく `t` そのものを返します。独立したコピーが必要なら `clone()` か `copy=True` を使います。
 #
 # ```python

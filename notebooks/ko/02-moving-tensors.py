@@ -26,7 +26,7 @@
 # %% [markdown] tags=["summary"]
 # **요약**
 #
-# - `t.to(device)`는 `device`에 있는 텐서를 돌려주고, `t`는 원래 자리에 그대로 둡니다. 결과를 `t = t.to(device)`처럼 받아 두세요. `t.cuda()`와 `t.cpu()`도 마찬가지입니다.
+# - `t.to(device)`는 `device`에 있는 텐서를 돌려주고, `t`는 원래 자리에 그대로 둡니다. `.to(device)`를 한 뒤에도 텐서가 CPU에 있다면 결과를 받지 않은 것입니다. `t = t.to(device)`처럼 받아 두세요. `t.cuda()`와 `t.cpu()`도 마찬가지입니다.
 # - `t`가 이미 그 디바이스에 있으면 `to`는 복사본이 아니라 `t` 자신을 돌려줍니다. 따로 떨어진 복사본이 필요하면 `clone()`이나 `copy=True`를 쓰세요.
 #
 # ```python

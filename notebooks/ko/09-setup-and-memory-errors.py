@@ -149,7 +149,7 @@ assert torch.equal(on_cpu["weight"], torch.arange(3.0))
 assert here["weight"].device.type == device.type
 
 # %% [markdown]
-# `torch.load`의 `weights_only=True`는 PyTorch 2.6부터 기본값입니다. 이전 릴리스에서도 똑같이 동작하도록 여기서는 명시했습니다.
+# `torch.load`의 `weights_only=True`는 PyTorch 2.6부터 기본값입니다. 그래도 여기서 명시한 것은, 이 줄을 더 이전 릴리스를 쓰는 프로젝트에 복사해 넣어도 안전하게 불러오도록 하기 위해서입니다.
 
 # %% [markdown]
 # ## CUDA error: invalid device ordinal

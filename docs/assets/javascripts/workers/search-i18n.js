@@ -335,7 +335,13 @@ function plan(query) {
   const shown = terms(query)
   const clauses = []
   const ids = new Set(identifiers(query))
-  for (const word of shown) {
+  // A piece of an identifier the query names (register and _ of register_buffer, as a Japanese
+  // segmenter cuts register_bufferにしないと) is found by the identifier, whole; alone it finds
+  // set_epoch for set_default_device. A bare number (the 1 of cuda:1) is no word of prose.
+  const names = [...ids].filter(id => !id.startsWith("."))
+  const piece = word => !ids.has(word) && (/^[_\d]+$/.test(word)
+    || /[a-z]/.test(word) && names.some(id => id.includes(word.replace(/[^\x00-\x7f]+/g, ""))))
+  for (const word of shown.filter(w => !piece(w))) {
     if (word.startsWith("\ue000"))
       clauses.push({term: word, boost: BOOST.word, wildcard: 0, origin: word})
     else if (ids.has(word))
@@ -343,16 +349,30 @@ function plan(query) {
     else  // one character (두, 쓰, 뭐) begins too many words to stand for them
       clauses.push({term: word, boost: BOOST.word, wildcard: [...word].length > 1 ? WILDCARD_TRAILING : 0, origin: word})
   }
-  for (const id of ids)
-    if (!shown.includes(id))
-      clauses.push({term: CODE + id, boost: id.startsWith(".") ? BOOST.method : BOOST.identifier, wildcard: 0,
-                    origin: shown.find(w => id.split(/[.()]/).some(part => part.startsWith(w))) || null})
+  const wholes = []
+  for (const id of ids) {
+    if (shown.includes(id))
+      continue
+    const origin = shown.find(w => id.split(/[.()]/).some(part => part.startsWith(w))) || null
+    clauses.push({term: CODE + id, boost: id.startsWith(".") ? BOOST.method : BOOST.identifier, wildcard: 0, origin})
+    if (!/[.()]/.test(id))  // a name the segmenter cut into pieces: the word (or its synonym group), whole
+      wholes.push([id, origin])
+  }
+  const shownGroups = new Map(synonyms.shown)  // terms() below starts the query's groups afresh
+  for (const [id, origin] of wholes)
+    for (const word of terms(id).filter(w => !clauses.some(c => c.term === w)))
+      clauses.push({term: word, boost: BOOST.identifier, wildcard: 0, origin})
+  synonyms.shown.clear()
+  for (const [key, group] of shownGroups)
+    synonyms.shown.set(key, group)
   if (BIGRAMS) {
     // Not the bigrams of a spelling a synonym group matched: its group finds the pages that use it,
     // and its bigrams only add pages that share syllables (インプレース: イン, レー, ース everywhere).
     const grouped = [...synonyms.shown.values()].map(group => group.typed.normalize("NFKC").toLowerCase())
     for (const word of query.normalize("NFKC").toLowerCase().split(/\s+/)) {
-      for (const gram of bigrams(word).filter(gram => !grouped.some(typed => typed.includes(gram.slice(1)))))
+      // nor bigrams of kana endings and particles alone (ない, るか, どう): every page has them
+      for (const gram of bigrams(word).filter(gram => !grouped.some(typed => typed.includes(gram.slice(1)))
+                                                     && !(LANG === "ja" && HIRAGANA.test(gram.slice(1)))))
         // filed under the shown word it is part of, if any
         clauses.push({term: gram, boost: BOOST.bigram, wildcard: 0,
                       origin: shown.find(w => typedAs(w).includes(gram.slice(1))) || null})
@@ -521,10 +541,12 @@ function wrapBuilder(lunr) {
     if (!asking)
       return search.call(this, text)
     const {clauses} = asking
-    const results = this.query(q => {
-      for (const c of clauses)
-        q.term(c.term, {boost: c.boost, wildcard: c.wildcard, usePipeline: false})
-    })
+    const lookups = clauses.flatMap(c => expanded(this, c).map(term => [term, c.boost]))
+    // (lunr answers a query of no term with every page)
+    const results = lookups.length ? this.query(q => {
+      for (const [term, boost] of lookups)
+        q.term(term, {boost, usePipeline: false})
+    }) : []
     for (const result of results) {
       const metadata = {}, seen = new Set()  // a word and its bigrams share a position: mark it once
       for (const [term, fields] of Object.entries(result.matchData.metadata)) {
@@ -547,6 +569,26 @@ function wrapBuilder(lunr) {
     }
     return results.length ? results : anyWord(this, clauses)
   }
+}
+
+// A word's trailing wildcard, expanded as lunr would, but never into code: a prose word stays out of
+// identifiers (device: not device_ids, device_count; set: not set_epoch), which are found whole.
+let indexTerms = null
+function expanded(index, clause) {
+  if (!clause.wildcard)
+    return [clause.term]
+  indexTerms = indexTerms || Object.keys(index.invertedIndex).sort()
+  let lo = 0, hi = indexTerms.length
+  while (lo < hi) {  // the first term at or after the prefix
+    const mid = (lo + hi) >> 1
+    if (indexTerms[mid] < clause.term) lo = mid + 1
+    else hi = mid
+  }
+  const out = []
+  for (let i = lo; i < indexTerms.length && indexTerms[i].startsWith(clause.term); i++)
+    if (!/[_.\d]/.test(indexTerms[i].slice(clause.term.length)))
+      out.push(indexTerms[i])
+  return out
 }
 
 // lunr matched no clause (the word is only found inside longer tokens): the pages
