@@ -15,9 +15,9 @@
 # %% [markdown]
 # # 複数の GPU
 #
-# GPU が2枚以上あるとき、インデックスを指定しない CUDA の呼び出しは、すべて**現在のデバイス**を使います。このページでは、そのデバイスがどう決まるのか、プロセスから GPU を隠す方法、`nn.DataParallel` が実際に何をするのかを見ていきます。最後に、`DistributedDataParallel` を GPU ごとに1つのプロセスで起動する方法と、各プロセスにデータを割り振る方法を扱います。このページでは、`torchrun` で2つの CPU プロセスを起動して DDP（`DistributedDataParallel`）を実際に動かします。
+# GPU が2枚以上あるとき、インデックスを指定しない CUDA の呼び出しは、すべて**現在のデバイス**を使います。このページでは、そのデバイスがどう決まるのか、プロセスから GPU を隠す方法、`nn.DataParallel` が実際に何をするのかを見ていきます。最後に、`DistributedDataParallel` を GPU ごとに1つのプロセスで起動する方法と、各プロセスにデータを割り振る方法を扱います。その際、`torchrun` で CPU のプロセスを2つ起動し、DDP（`DistributedDataParallel`）を実際に動かしてみます。
 #
-# GPU でのみ検証するセルは、GPU がなければ検証の代わりに、満たされなかった条件（`torch.cuda.is_available()=False` や `n_gpus=0`）を表示するか、GPU がないときの動作を検証します。それ以外のセルはどのマシンでも実行できます。
+# GPU でのみ検証するセルは、GPU がなければ、満たされなかった条件（`torch.cuda.is_available()=False` や `n_gpus=0`）を表示するか、GPU がない場合の動作を代わりに検証します。それ以外のセルはどのマシンでも実行できます。
 
 # %% [markdown] tags=["summary"]
 # **結論**
@@ -143,7 +143,7 @@ assert d.type == "cuda"
 # - `d.index=-1` は、「インデックスなし」を -1 のような特別な数で表すと考えた答えです。`torch.device` は、インデックスがないことを `None` で表します。
 
 # %% [markdown]
-# GPU が1枚なら、それは常に `cuda:0` です。2枚以上あると違いが出ます。`cuda:1` 上にあるテンソル `t` に対して `t.to("cuda")` を呼ぶと、GPU 0 が現在のデバイスなら `cuda:0` にコピーされ、GPU 1 が現在のデバイスなら `t` 自身がそのまま返ります。GPU が2枚以上あるマシンでは、次のセルはコピーされることを検証し、1枚なら `t` 自身が返ることを検証します。GPU がなければ `n_gpus=0` を表示します。
+# GPU が1枚なら、それは常に `cuda:0` です。2枚以上あると違いが出ます。`cuda:1` 上にあるテンソル `t` に対して `t.to("cuda")` を呼ぶと、GPU 0 が現在のデバイスなら `cuda:0` にコピーされ、GPU 1 が現在のデバイスなら `t` 自身がそのまま返ります。次のセルは、GPU が2枚以上あればコピーされることを、1枚なら `t` 自身が返ることを確かめます。GPU がなければ `n_gpus=0` を表示します。
 
 # %% tags=["claim-F2", "gpu-only"]
 if n_gpus >= 2:
@@ -166,7 +166,7 @@ else:
 # %% [markdown]
 # ## `CUDA_VISIBLE_DEVICES` で GPU を隠す
 #
-# 環境変数 `CUDA_VISIBLE_DEVICES` には、プロセスから見えてよい GPU を列挙します。番号は 0 から振り直されるので、`CUDA_VISIBLE_DEVICES=1` なら GPU 1 が `cuda:0` になり、見える GPU はそれだけになります。どの物理 GPU が「GPU 1」になるかは CUDA の番号付けで決まります。CUDA はデフォルトで最も速い GPU を先頭にするので、`nvidia-smi` が表示する順序（PCI バスの順）とは異なることがあります。`nvidia-smi` と同じ番号にしたい場合は、`CUDA_DEVICE_ORDER=PCI_BUS_ID` も設定します。
+# 環境変数 `CUDA_VISIBLE_DEVICES` には、プロセスに見せる GPU の番号を並べます。番号は 0 から振り直されるので、`CUDA_VISIBLE_DEVICES=1` なら GPU 1 が `cuda:0` になり、見える GPU はそれだけになります。どの物理 GPU が「GPU 1」になるかは CUDA の番号付けで決まります。CUDA はデフォルトで最も速い GPU を先頭にするので、`nvidia-smi` が表示する順序（PCI バスの順）とは異なることがあります。`nvidia-smi` と同じ番号にしたい場合は、`CUDA_DEVICE_ORDER=PCI_BUS_ID` も設定します。
 #
 # CUDA がこれらの変数を読むのは、プロセス内で CUDA が初期化されるときの一度だけです。シェルで設定するか（`CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=1 python train.py`）、新しく起動するプロセスの環境変数として設定します。次のセルでは、子プロセスの Python に `CUDA_VISIBLE_DEVICES` として空文字列を渡し、GPU が1枚も見えないことを確かめます。GPU があるマシンでは、2つ目の子プロセスに最後の GPU だけを渡し、1枚だけ見えることを検証します。
 
@@ -219,9 +219,9 @@ else:
 #
 # `nn.DataParallel(model)` は「モデルを GPU に載せてくれるもの」と受け取られがちです。実際の動作は、見つけたアクセラレータと、最終的に使うデバイス ID（`device_ids`）で決まります。アクセラレータは、CUDA の GPU、Apple の MPS、Intel の XPU、MTIA、PrivateUse1 のバックエンドの順に探します。MTIA は Meta の独自アクセラレータ、PrivateUse1 は PyTorch の外で追加するデバイスのための枠です。`device_ids` を省略すると、見つけた種類のデバイスのうち、見えているものをすべて使います。
 #
-# - アクセラレータがまったくない、または `DataParallel` が対応していない Apple の GPU（MPS）しかない：`device_ids` は空になります。モデルは今ある場所に置いたまま呼び出され、何も移動しません。
-# - デバイス ID がちょうど1つ：コンストラクタがモデルをそのデバイスに移動します。GPU が1枚のマシンでのデフォルトの動作がこれです（XPU など、上に挙げたほかのアクセラレータでも同じです）。GPU が複数枚あるマシンで `device_ids=[1]` を渡した場合も同じで、モデルは `cuda:1` に移動します。
-# - デバイス ID が2つ以上：何も移動しません。`forward` メソッドはパラメータが `device_ids[0]` 上にあるかを検査し、なければ `RuntimeError` を送出します。そのため、モデルは自分でそこへ移動する必要があります。
+# - アクセラレータがない場合や、`DataParallel` が対応していない Apple の GPU（MPS）しかない場合は、`device_ids` が空になります。モデルは今ある場所のまま呼び出され、何も移動しません。
+# - デバイス ID がちょうど1つの場合は、コンストラクタがモデルをそのデバイスに移動します。GPU が1枚のマシンでのデフォルトの動作がこれです（XPU など、上に挙げたほかのアクセラレータでも同じです）。GPU が複数枚あるマシンで `device_ids=[1]` を渡した場合も同じで、モデルは `cuda:1` に移動します。
+# - デバイス ID が2つ以上の場合は、何も移動しません。`forward` メソッドはパラメータが `device_ids[0]` 上にあるかを検査し、なければ `RuntimeError` を送出します。そのため、モデルは自分で `device_ids[0]` に移動しておく必要があります。
 #
 # 次のセルは、実行しているマシンに当てはまる場合を検証します。GPU が複数枚あれば、デバイス ID を1つだけ渡してラップした場合も試します。GPU がなければ、最初の場合だけが実行されます。
 
@@ -298,13 +298,13 @@ assert "DistributedDataParallel" in advice and "single node" in advice
 #
 # `DistributedDataParallel`（DDP）は GPU ごとに1つのプロセスを動かし、各プロセスがモデルの完全なコピーを持ちます。DDP はモデルをラップするときに、ランク 0 のパラメータと**バッファ**を全プロセスにコピーします（デフォルトでは、順伝播のたびにランク 0 のバッファを再びコピーします）。`backward()` の実行中にはプロセス間で勾配を平均するので、どのコピーも同じ更新を行い、コピーどうしは同一に保たれます。
 #
-# プロセスを自分で起動する必要はありません。`torchrun --nproc-per-node=N train.py` は、スクリプトを `N` 個のプロセス（GPU ごとに1つ）で起動し、各プロセスに自分の番号を環境変数で伝えます。
+# プロセスを自分で起動する必要はありません。`torchrun --nproc-per-node=N train.py` は、スクリプトを `N` 個のプロセス（GPU ごとに1つ）で起動し、各プロセスの番号を環境変数で渡します。
 #
 # - `WORLD_SIZE`：プロセスの総数
 # - `RANK`：全プロセスの中での番号（0 から）
 # - `LOCAL_RANK`：このマシンの中での番号（そのプロセスが使う GPU のインデックスにもなる）
 #
-# GPU で動かす場合、各プロセスは `torch.cuda.set_device(local_rank)` で自分の GPU を現在のデバイスにし（以後、そのプロセスでは `"cuda"` が自分の GPU を指します）、`nccl` バックエンドを使い、モデルをその GPU に置いてから `DDP(model, device_ids=[local_rank])` でラップします。CPU ではバックエンドが `gloo` になり、`device_ids` は指定しません。次のセルのスクリプトはその両方に対応していて、プロセスの数だけ GPU があるマシンでは GPU を使います。
+# GPU で動かす場合、各プロセスはまず `torch.cuda.set_device(local_rank)` で自分の GPU を現在のデバイスにします（以後、そのプロセスでは `"cuda"` が自分の GPU を指します）。そのうえで `nccl` バックエンドを使い、モデルをその GPU に置いてから `DDP(model, device_ids=[local_rank])` でラップします。CPU ではバックエンドが `gloo` になり、`device_ids` は指定しません。次のセルのスクリプトはその両方に対応していて、プロセスの数だけ GPU があるマシンでは GPU を使います。
 
 # %%
 TRAIN = '''
@@ -354,11 +354,11 @@ os._exit(0)
 '''
 
 # %% [markdown]
-# DDP はデータを分割しません。ここでは各プロセスが、ランクによって異なるシードから自分用のランダムなデータを作ります（実際のスクリプトでは、次のセクションで扱う `DistributedSampler` を使います）。各プロセスは、異なるランダムな重みと異なるバッファの値から始めます。こうしておくと、DDP が何をそろえるのかが実行結果に表れます。各プロセスは、次のセルがスクリプトに渡すディレクトリに、自分の結果（重み、バッファの値、損失など）を別々のファイルとして書き出します。
+# DDP はデータを分割しません。ここでは各プロセスが、ランクによって異なるシードから自分用のランダムなデータを作ります（実際のスクリプトでは、次のセクションで扱う `DistributedSampler` を使います）。重みとバッファの初期値もプロセスごとに変えておきます。こうしておくと、DDP が何をそろえるのかが実行結果に表れます。結果（重み、バッファの値、損失など）は、次のセルがスクリプトに渡すディレクトリに、プロセスごとに別々のファイルとして書き出します。
 #
-# 次のセルはスクリプトを一時ディレクトリに書き出し、`python -m torch.distributed.run` で2つのプロセスをこのマシン上に起動します。`torchrun` コマンドが実行しているのもこのモジュールです（`--standalone` を付けると、空いているポートも選んでくれます）。起動には制限時間（120秒）を設けています。`torchrun` 自身の一時ファイルも同じディレクトリに作られる（`TMPDIR`）ので、後には何も残りません。
+# 次のセルはスクリプトを一時ディレクトリに書き出し、`python -m torch.distributed.run` で2つのプロセスをこのマシン上に起動します。`torchrun` コマンドが実行しているのもこのモジュールです（`--standalone` を付けると、空いているポートも選んでくれます）。起動には制限時間（120秒）を設けています。`TMPDIR` もこのディレクトリに向けてあるので、`torchrun` 自身の一時ファイルもここに作られ、後には何も残りません。
 #
-# スクリプトの最後は `os._exit(0)` です。Python の終了処理中に、gloo のワーカースレッドが autograd の状態を解放している最中のことがあり、そのせいでプロセスがときどき異常終了するためです（torch 2.13 で確認）。その時点で結果は書き出し済みです。
+# スクリプトは最後に `os._exit(0)` で終了します。通常の終了処理に任せると、gloo のワーカースレッドがまだ autograd の状態を解放している途中のことがあり、プロセスがときどき異常終了するためです（torch 2.13 で確認）。結果はその前に書き出してあるので、こうして終了しても失われません。
 #
 # GPU が2枚未満なら、プロセスは `gloo` を使って CPU で動きます。GPU が2枚以上あるマシンでは、各プロセスがそれぞれ自分の GPU（`cuda:0` と `cuda:1`）で `nccl` を使って動いたことを、次のセルが検証します。
 
@@ -410,19 +410,31 @@ assert r0["loss"] != r1["loss"]  # データも異なる
 assert r0["params"] == r1["params"]  # それでも学習後のパラメータは同じ
 
 # %% [markdown]
-# `torch.cuda.set_device(local_rank)` を省くと、`LOCAL_RANK` が何であっても、各プロセスの現在のデバイスは GPU 0 のままです。困るのは、インデックスを書かずに現在のデバイスを指すものすべてです：`"cuda"`、`.cuda()`、`torch.cuda.memory_allocated()` など。スクリプトがモデルとバッチを `"cuda"` に置くと全ランクが GPU 0 を使うので、メモリはその GPU 1台に集中し、ほかの GPU は空いたままです。ランクごとに別の GPU を想定している NCCL は、エラーになるか（たとえば `Duplicate GPU detected`）、止まったまま進まなくなります。
+# `torch.cuda.set_device(local_rank)` を省くと、`LOCAL_RANK` が何であっても、各プロセスの現在のデバイスは GPU 0 のままです。困るのは、`"cuda"`、`.cuda()`、`torch.cuda.memory_allocated()` など、インデックスを書かずに現在のデバイスを指すものすべてです。スクリプトがモデルとバッチを `"cuda"` に置くと全ランクが GPU 0 を使うので、メモリはその GPU 1台に集中し、ほかの GPU は空いたままです。ランクごとに別の GPU を想定している NCCL は、エラーになるか（たとえば `Duplicate GPU detected`、つまり「同じ GPU が重複している」）、止まったまま進まなくなります。
 #
-# 上のスクリプトのように `torch.device("cuda", local_rank)` とデバイスを明示していれば、テンソルは正しい GPU に載ります。`dist.barrier()` はデバイスを指定しません。NCCL では1要素のテンソルを all-reduce しますが、その GPU はバックエンドが次の順に選びます。
+# 上のスクリプトのように `torch.device("cuda", local_rank)` とデバイスを明示していれば、テンソルは正しい GPU に載ります。
 #
-# バリアに渡した `device_ids=[...]`、`init_process_group` に渡した `device_id`、このプロセスグループがすでに使った GPU、最後に `rank % (このマシンの GPU 数)` です。最後の場合は `using GPU X as device used by this process is currently unknown` という警告が出ます。現在のデバイスで決まるのは、PyTorch の Python 側がそのために作るプレースホルダーの置き場所だけです。
+# 注意が要るのは `dist.barrier()` です。NCCL のバリアは内部で1要素のテンソルを all-reduce し、そのテンソルを置く GPU をバックエンドが次の順で決めます。
 #
-# 上のようなスクリプトでは、DDP の最初のブロードキャストが `cuda:local_rank` を使うので、そのあとのバリアは正しい GPU で実行されます。つまり、`set_device` を省いたときの代償は、全ランクが GPU 0 に余分な CUDA コンテキスト（GPU 0 のメモリ）を作ることです。止まるのは最後の推測が外れる場合だけです。たとえば、集団通信より前のバリア（ランク 0 がデータをダウンロードし、ほかのランクが待つ）を、プロセス数より GPU の多いマシンで使う場合です。GPU を8枚積んだマシンで、1台あたり2プロセスだけ起動する場合、グローバルランク 2 は2台目のマシンのローカルランク 0 なのに、GPU 2 を選んでしまいます。
+# 1. バリアに渡した `device_ids=[...]`
+# 2. `init_process_group` に渡した `device_id`
+# 3. このプロセスグループがすでに使った GPU
+# 4. `rank % (このマシンの GPU 数)`
 #
-# ですから、まず `torch.cuda.set_device(local_rank)` を呼んでください。`DistributedDataParallel` のドキュメントも、各プロセスでこれ（または `CUDA_VISIBLE_DEVICES`）を指定するよう求めています。そのうえで `init_process_group("nccl", device_id=torch.device("cuda", local_rank))` を渡すか、`dist.barrier(device_ids=[local_rank])` を呼びます。
+# 最後の方法になった場合は `using GPU X as device used by this process is currently unknown` という警告（「このプロセスが使うデバイスが今のところ不明なので、GPU X を使う」という意味）が出ます。現在のデバイスが影響するのは、PyTorch の Python 側がバリアのために作るプレースホルダーのテンソルの置き場所だけです。
 #
-# `device_id` は現在のデバイスを変えないので、`set_device` は省けません。NCCL では、`device_id` を渡すとランク同士のコミュニケータが `init_process_group` の中で作られるので、NCCL のエラーが最初の集団通信ではなくそこで出ます。また、新しいグループは、コミュニケータを一から作らずにこれを分割して作ります。
+# 上のようなスクリプトでは、DDP の最初のブロードキャストが `cuda:local_rank` を使うので、そのあとのバリアは正しい GPU で実行されます。そのため、デバイスを明示したスクリプトであれば、`set_device` を省いても、全ランクが GPU 0 に余分な CUDA コンテキストを作って GPU 0 のメモリを使う程度で済みます。処理が止まるのは、最後の `rank % (このマシンの GPU 数)` による選択が外れた場合です。
 #
-# GPU があれば、次のセルは `LOCAL_RANK=1` を設定し `set_device` を呼ばない新しいプロセスを起動して、その現在のデバイスが 0 のままであることを検証します。どのマシンでも PyTorch のソースで、`init_process_group` が `device_id` を受け取り `set_device` を呼ばないこと、さらに 2.13 では `barrier` の Python 側がデバイスを選ぶ順番と、`device_id` の効果としてドキュメントに書かれていることを検証します。
+# たとえば、集団通信より前のバリア（ランク 0 がデータをダウンロードし、ほかのランクが待つ）を、プロセス数より GPU の多いマシンで使う場合です。GPU を8枚積んだマシンで、1台あたり2プロセスだけ起動する場合、グローバルランク 2 は2台目のマシンのローカルランク 0 なのに、GPU 2 を選んでしまいます。
+#
+# したがって、まず `torch.cuda.set_device(local_rank)` を呼びます。`DistributedDataParallel` のドキュメントも、各プロセスでこれ（または `CUDA_VISIBLE_DEVICES`）を指定するよう求めています。そのうえで、`init_process_group("nccl", device_id=torch.device("cuda", local_rank))` のように `device_id` を渡すか、`dist.barrier(device_ids=[local_rank])` のようにバリアにデバイスを指定します。
+#
+# `device_id` は現在のデバイスを変えないので、`set_device` は省けません。NCCL では、`device_id` を渡すとランクどうしのコミュニケータが `init_process_group` の中で作られます。そのため、NCCL のエラーは最初の集団通信ではなくそこで出ます。また、新しいグループは、コミュニケータを一から作らずにこのコミュニケータを分割して作ります。
+#
+# GPU があれば、次のセルは `LOCAL_RANK=1` を設定し `set_device` を呼ばない新しいプロセスを起動して、その現在のデバイスが 0 のままであることを検証します。また、GPU の有無にかかわらず、PyTorch のソースとドキュメントから次の点を検証します。
+#
+# - `init_process_group` が `device_id` を受け取り、その中で `set_device` を呼ばないこと
+# - torch 2.13 以降では、`barrier` の Python 側がデバイスを選ぶ順番と、ドキュメントに書かれた `device_id` の効果
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -527,9 +539,9 @@ assert sorted(third + list(other)) == list(range(8))  # 分割は保たれる
 # - `(True, True)` は、`set_epoch` に効果がないと見た答えです。エポックの値はシャッフルのシードに加わるので、`set_epoch(1)` の後は順序が変わります。
 
 # %% [markdown]
-# `num_workers > 0` の `DataLoader` は、ワーカープロセスでバッチを読み込みます。Python がこのプロセスをどう起動するかはプラットフォームで決まります：Windows と macOS では `spawn`、Linux では Python 3.14 から `forkserver`、3.13 までは `fork` です。`spawn` と `forkserver` のワーカーは、元のプロセスのコピーではありません。新しい Python としてスクリプトのメインモジュールを import し、データセットを pickle で受け取ります。
+# `num_workers > 0` の `DataLoader` は、ワーカープロセスでバッチを読み込みます。ワーカープロセスの起動方法はプラットフォームによって異なります。Windows と macOS では `spawn`、Linux では Python 3.14 から `forkserver`、3.13 までは `fork` です。`spawn` と `forkserver` のワーカーは、元のプロセスのコピーではありません。新しい Python プロセスとしてスクリプトのメインモジュールを import し、データセットを pickle で受け取ります。
 #
-# そのためスクリプトでは、DataLoader を作ってループを回すコードを `if __name__ == "__main__":` の下に置いてください。そうしないと、各ワーカーがスクリプトを import するときにそのコードをもう一度実行してしまいます。データセットのクラスも、ワーカーが import できるようにモジュールのトップレベルで定義します。Linux の `fork` で動いていたコードがここで壊れることがあり、Python 3.14 の Linux でも同じです。次のセルは、実行したマシンのデフォルトを検証します。
+# そのためスクリプトでは、DataLoader を作ってループを回すコードを `if __name__ == "__main__":` の下に置いてください。そうしないと、各ワーカーがスクリプトを import するときにそのコードをもう一度実行してしまいます。データセットのクラスも、ワーカーが import できるようにモジュールのトップレベルで定義します。Linux で `fork` のときは動いていたコードが、`spawn` や `forkserver` では壊れることがあります。Python 3.14 以降は Linux でもこの問題に当たります。次のセルは、実行したマシンのデフォルトを検証します。
 
 # %%
 import multiprocessing
@@ -549,5 +561,5 @@ assert "spawn" in multiprocessing.get_all_start_methods()
 # - インデックスを明示しないもの（`"cuda"`、`.cuda()`）は現在のデバイスを使います。現在のデバイスは `torch.cuda.set_device(i)` か `with torch.cuda.device(i):` で選びます。
 # - `CUDA_VISIBLE_DEVICES`（`nvidia-smi` と同じ番号にするなら `CUDA_DEVICE_ORDER=PCI_BUS_ID` も）は CUDA の初期化前、できれば Python の起動前に設定します。
 # - `nn.DataParallel` がモデルを移動するのはデバイス ID がちょうど1つ（`len(device_ids) == 1`）のときだけで、`state_dict` のキーには `module.` という接頭辞が付きます。
-# - 複数の GPU には `DistributedDataParallel` を使います。`torchrun` で GPU ごとに1つのプロセスを起動し、各プロセスで `torch.cuda.set_device(local_rank)` を呼んでから、モデルを `DDP(model, device_ids=[local_rank])` でラップします。パラメータとバッファは DDP がそろえます。`gloo` を使えば CPU でも動作し、テストもできます。
+# - 複数の GPU で学習するなら `DistributedDataParallel` を使います。`torchrun` で GPU ごとに1つのプロセスを起動し、各プロセスで `torch.cuda.set_device(local_rank)` を呼んでから、モデルを `DDP(model, device_ids=[local_rank])` でラップします。パラメータとバッファは DDP がそろえます。`gloo` を使えば CPU でも動作し、テストもできます。
 # - データの分割は `DistributedSampler` が行います。すべてのランクのサンプル数をそろえるため、足りない分をサンプルの繰り返しで埋めます（`drop_last=True` なら末尾を切り捨てます）。エポックごとに `sampler.set_epoch(epoch)` を呼ばないと、同じシャッフルが繰り返されます。

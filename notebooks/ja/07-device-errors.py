@@ -15,21 +15,18 @@
 # %% [markdown]
 # # デバイス不一致のエラーを読み解く
 #
-# 1つの演算に2つのデバイスのテンソルが渡されると、このページで扱うエラーのどれかで止まります。各セクションの見出しは、説明するエラーメッセージそのものです。トレースバックに出た文言でページ内を検索すれば、該当するセクションが見つかります。各セクションでは、メッセージの意味と、そのエラーを起こすよくある書き方を示し、すぐ後のセルで対処法を実行します。チェックポイントの読み込み、マシンの構成、ワーカープロセス、GPU メモリに関するエラーは「[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb)」で扱います。
+# このページは、エラーメッセージごとにセクションを分け、メッセージの文言をそのまま見出しにしています（その下の小見出しは、よくある原因や関連する話題です）。トレースバックに出た文言でページ内を検索すれば、該当するセクションが見つかります。各セクションでは、メッセージの意味と、そのエラーを起こすよくある書き方を示し、すぐ後のセルで対処法を試します。
 #
-# ほとんどのエラーは GPU がなくても起こせるので、次の2つの手段で実際に起こしてみせます。
+# チェックポイントの読み込み、マシンの構成、ワーカープロセス、GPU メモリに関するエラーは「[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb)」で扱います。
 #
-# - CPU 専用ビルドの PyTorch
-# - 2つ目のデバイスの代わりにする `meta` デバイス（その上のテンソルは形状と dtype だけを持ち、データを持たない）
-#
-# 代わりの手段を使う箇所では、それで何がわかり、何がわからないかを書いています。
+# ほとんどのエラーは GPU がなくても起こせるので、このページでは CPU 専用ビルドの PyTorch でも実際に起こしてみせます。2つ目のデバイスが要るところでは、代わりに `meta` デバイス（その上のテンソルは形状と dtype だけを持ち、データを持たない）を使います。`meta` を使う箇所では、それで何がわかり、何がわからないかを書いています。
 #
 # GPU でしか起こせないエラーは、GPU でのみ検証するセルで扱います（GPU がなければ、満たされなかった条件を表示するだけです）。そのメッセージは、PyTorch のソースにある形のままバージョンを添えて本文に引用します。
 
 # %% [markdown] tags=["summary"]
 # **結論**
 #
-# - デバイスのエラーの多くは、1つの演算に2つのデバイスのテンソルが渡されたときに起こります。モデル、損失関数、入力をすべて同じデバイスに置き、テンソルを移動したら結果を受け取ってください。
+# - デバイスのエラーの多くは、1つの演算に2つのデバイスのテンソルが渡されたときに起こります。モデル、損失関数、入力をすべて同じデバイスに置き、テンソルを移動したら戻り値を受け取ってください。
 # - ページ末尾の表に、メッセージごとのよくある原因と対処法をまとめています。
 #
 # ```python
@@ -89,13 +86,13 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # 「すべてのテンソルが同じデバイス上にあるはず」という意味のエラーです。
 #
-# 1つの演算に、2つのデバイス（たいていは CUDA GPU と CPU）上のテンソルが渡されると、このエラーになります。メッセージの続きはリリースによって変わっており、演算によっても異なります。PyTorch 2.8 以降、GPU 上の線形層に CPU のバッチを渡すと次のメッセージになります。後半は「`mat1` は CPU 上にあり、ほかのテンソル（cuda:0 上）とデバイスが異なる」という意味です。
+# CUDA GPU と CPU のように、2つのデバイスのテンソルを1つの演算に渡すと起きます。メッセージの続きはリリースによって変わっており、演算によっても異なります。PyTorch 2.8 以降、GPU 上の線形層に CPU のバッチを渡すと次のメッセージになります。後半は「`mat1` は CPU 上にあり、ほかのテンソル（cuda:0 上）とデバイスが異なる」という意味です。
 #
 # ```
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
 # ```
 #
-# `+` などの要素ごとの演算では、今も次の形で、後半は「少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった」と言っています。
+# `+` などの要素ごとの演算では、今も次の形のメッセージが出ます。後半は「少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった」という意味です。
 #
 # ```
 # Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!
@@ -159,7 +156,7 @@ with expect_error(RuntimeError, MISMATCH):
 # 対処法は、入力と同じ場所にテンソルを作ることです。書き方は3つあります。
 #
 # - ファクトリ関数に `device=x.device` を渡す。
-# - `x.new_zeros(...)` を使う（`new_ones`、`new_full`、`new_tensor` もある）。`x` のデバイスと dtype を引き継ぐ。
+# - `x.new_zeros(...)` を使う（`new_ones`、`new_full`、`new_tensor` もある）。作られるテンソルは `x` のデバイスと dtype を引き継ぐ。
 # - 同じ形状のテンソルなら `torch.zeros_like(x)` を使う。
 #
 # モデルに属する定数は、バッファとして登録するほうが適切です。そうすれば `model.to()` で一緒に移動します（[モデルの移動](03-moving-models.ipynb)を参照）。
@@ -323,7 +320,7 @@ assert batch["image"].device.type == "cpu"  # 元のバッチは変わらない
 #
 # 「`cuda:0` デバイスのテンソルは NumPy に変換できない」という意味のエラーです。
 #
-# NumPy 配列は CPU のメモリに置かれます。そのため `t.numpy()` が使えるのは CPU 上のテンソルだけで、しかも `requires_grad` が `False` のテンソルに限られます。CUDA テンソルに対しては何もコピーせず、この `TypeError` を送出します。メッセージの全文では、このあとに `Use Tensor.cpu() to copy the tensor to host memory first.`（先に `Tensor.cpu()` でホストのメモリにコピーすること）が続きます。
+# NumPy 配列は CPU のメモリに置かれます。そのため `t.numpy()` が使えるのは CPU 上のテンソルだけです。また、`requires_grad` が `False` である必要もあります。CUDA テンソルに対しては何もコピーせず、この `TypeError` を送出します。メッセージの全文では、このあとに `Use Tensor.cpu() to copy the tensor to host memory first.`（先に `Tensor.cpu()` でホストのメモリにコピーすること）が続きます。
 #
 # よく使う書き方は `t.detach().cpu().numpy()` です。`detach()` が autograd の履歴を切り離し、`cpu()` がデータを CPU にコピーします（すでに CPU にあるテンソルには何もしません）。`t.numpy(force=True)` は同じことを1回の呼び出しで行い、`force` なしの `numpy()` では扱えない、共役ビットが立ったテンソルも変換できます。
 #
@@ -372,7 +369,9 @@ else:
 # %% [markdown]
 # ### 値を読み出すと GPU を待つ
 #
-# CUDA テンソルに対する `.item()`、`.tolist()`、`print(t)` は、データを CPU にコピーします。そのため CPU は、コピーを実行するストリーム（現在のストリーム）にそれより前に積まれた GPU の処理が終わるまで待ちます。ほかのストリームの処理は待たず、デバイス全体を待つのは `torch.cuda.synchronize()` です（`.numpy()` はコピーせず、上の `TypeError` を送出します）。待つ間 CPU は次の処理を積めず、GPU は手が空きます。1ステップに1回の `.item()` でも毎ステップこの空白が生じ、要素ごとに呼べば要素の数だけ生じます。
+# CUDA テンソルに対する `.item()`、`.tolist()`、`print(t)` は、データを CPU にコピーします。このとき CPU は、コピーを実行するストリーム（現在のストリーム）に先に積まれた GPU の処理がすべて終わるまで待ちます。待つのはこのストリームの処理だけです。デバイス全体の処理を待つには `torch.cuda.synchronize()` を使います。なお、`.numpy()` はコピーをせず、上で見た `TypeError` を送出します。
+#
+# 待つ間 CPU は次の処理を積めず、GPU は手が空きます。1ステップに1回の `.item()` でも毎ステップこの空白が生じ、要素ごとに呼べば要素の数だけ生じます。
 #
 # 学習ループでは、平均をログに出すために損失を足し合わせることがよくあります。次のセルでは3ステップの間、`total_tensor += loss` と `total_float += loss.item()` の2通りで足し合わせます。
 
@@ -430,7 +429,7 @@ assert steps == 3  # ステップごとのグラフが合計にぶら下がる
 # 定番は、デバイス上の合計に `loss.detach()` を足し、N ステップに1回だけ `.item()` で読む書き方です。CPU で検証できるのは、この合計が計算グラフのない `device` 上のテンソルだという点です。CPU では演算がすぐ終わるので、待ち時間の差は見えません。
 
 # %% [markdown]
-# GPU があれば、次のセルで待つ様子を確かめます。行列積をキューに積み、`.item()` で値を1つ読み出してから、積まれた処理がすべて終わったかを現在の CUDA ストリームに問い合わせ、`.item()` が完了を待ったので処理がすべて終わっていることを検証します。GPU がなければ、満たされなかった条件を表示します。
+# GPU があれば、次のセルで待つ様子を確かめます。行列積をキューに積んでから `.item()` で値を1つ読み出し、その直後に、積んだ処理がすべて終わったかを現在の CUDA ストリームに問い合わせます。`.item()` が完了を待っていれば、答えは `True` になるはずです。GPU がなければ、満たされなかった条件を表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -454,7 +453,7 @@ else:
 #
 # 畳み込みは、入力の**型**が重みやバイアスの型と同じかを検査することがあります。ここでいう型はデバイスと dtype の組で、`torch.FloatTensor` は CPU 上の float32、`torch.cuda.FloatTensor` は CUDA GPU 上の float32 です。つまりこのメッセージは、CPU の入力が GPU 上の畳み込みに渡されたことを示しています。対処法はほかのデバイスの不一致と同じで、入力をモデルのある場所に移動します。
 #
-# どのメッセージになるかは、PyTorch が畳み込みに選ぶコードで決まります。選ぶときに見るのは入力です（PyTorch の `Convolution.cpp` にある `_select_conv_backend`）。
+# どのメッセージになるかは、PyTorch が畳み込みに選ぶ実装（以下、経路）で決まります。選ぶときに見るのは入力です（PyTorch の `Convolution.cpp` にある `_select_conv_backend`）。
 #
 # - oneDNN は Intel の CPU 向け深層学習ライブラリで、旧称は MKLDNN です。oneDNN を含むビルドでは、CPU 上の float32 の入力（複数枚の画像のバッチなど）はたいてい oneDNN に送られます。含まれているかは `torch.backends.mkldnn.is_available()` で確認できます。oneDNN は型を検査し、見出しのメッセージに次の文が続くエラーを出します。
 #
@@ -463,7 +462,7 @@ else:
 #   ```
 #
 #   「（入力と重みの型は）同じであるか、入力が MKLDNN テンソルで重みが密なテンソルでなければならない」という意味です。
-# - 小さな画像1枚（要素数が 20,480 以下、カーネルの少なくとも一辺が 3 以下、`groups=1`）は、PyTorch 自身の汎用の畳み込みコード（`slow_conv2d`）に送られます。このコードは型を検査しません。代わりに、PyTorch がディスパッチャ用に生成したラッパー（`wrapper_CUDA___slow_conv2d_forward`）が、カーネルを呼ぶ前にデバイスを検査するので、メッセージはこのページの最初のセクションと同じ形になります。後半を読むと、`weight` が cuda:0 上にあり、ほかのテンソル（CPU 上）とデバイスが異なることがわかります。
+# - 小さな画像1枚（要素数が 20,480 以下、カーネルの少なくとも一辺が 3 以下、`groups=1`）は、PyTorch 自身の汎用の経路（汎用の畳み込みコード `slow_conv2d`）に送られます。この経路は型を検査しません。代わりに、PyTorch がディスパッチャ用に生成したラッパー（`wrapper_CUDA___slow_conv2d_forward`）が、カーネルを呼ぶ前にデバイスを検査するので、メッセージはこのページの最初のセクションと同じ形になります。後半を読むと、`weight` が cuda:0 上にあり、ほかのテンソル（CPU 上）とデバイスが異なることがわかります。
 #
 #   ```
 #   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)
@@ -478,9 +477,9 @@ else:
 #   「少なくとも2つのデバイス、`cpu` と `cuda:0` が見つかった（`wrapper_CUDA___slow_conv2d_forward` の引数 `weight` を検査中）」という意味です。
 # - 逆に、CPU に残した畳み込みに GPU の入力を渡すと cuDNN に送られ、`Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same` になります。
 #
-# これらのメッセージは PyTorch のソースからの引用です（これらの入力には、2.6 も 2.13 も同じコードを選びます）。GPU では、後のセルでそれぞれを検証します。
+# これらのメッセージは PyTorch のソースからの引用です（これらの入力には、2.6 も 2.13 も同じ経路を選びます）。GPU では、後のセルでそれぞれを検証します。
 #
-# dtype の不一致はどのマシンでも起こせて、同じ経路をたどります。float64 に変換した畳み込みに float32 の画像を渡すと、経路を選ぶ前にまずバイアスの検査で失敗し、テンソルの型ではなく dtype の名前を使ったメッセージ `Input type (float) and bias type (double) should be the same`（入力の型 float とバイアスの型 double は同じでなければならない）になります。バイアスがなければ、小さな画像1枚は汎用の経路に進み、そのカーネルが `expected scalar type Float but found Double`（Float を期待したが Double だった）というエラーを出します。
+# dtype の不一致なら、どのマシンでも起こせます。経路の選び方も同じです。float64 に変換した畳み込みに float32 の画像を渡すと、経路を選ぶ前にまずバイアスの検査で失敗し、テンソルの型ではなく dtype の名前を使ったメッセージ `Input type (float) and bias type (double) should be the same`（入力の型 float とバイアスの型 double は同じでなければならない）になります。バイアスがなければ、小さな画像1枚は汎用の経路に進み、そのカーネルが `expected scalar type Float but found Double`（Float を期待したが Double だった）というエラーを出します。
 
 # %%
 conv = nn.Conv2d(1, 2, 3).double()
@@ -517,7 +516,7 @@ else:
 # **答え：** oneDNN のあるビルド（上の出力で `onednn=True`）では `weight type (torch.DoubleTensor)` です。8枚のバッチは oneDNN に送られ、oneDNN はテンソルの型どうし、つまり CPU 上の float32 と CPU 上の float64 を比べます。
 #
 # - `expected scalar type Float but found Double` は、oneDNN のないビルド（`onednn=False`）で出ます。そのビルドではバッチも汎用の経路に進むからです。
-# - `bias type (double)` は出ません。この畳み込みにはバイアスがありません。
+# - この畳み込みにはバイアスがないので、`bias type (double)` は出ません。
 #
 # GPU 上の畳み込みに CPU の入力を渡したときのメッセージも、同じように経路の選び方で決まります。
 #
@@ -576,7 +575,7 @@ assert "module must have its parameters and buffers" in source
 assert "DistributedDataParallel" in nn.DataParallel.__doc__
 
 # %% [markdown]
-# GPU が2枚以上ある場合、次のセルは CPU のモデルをラップしてエラーを示し、そのあとモデルを先に `cuda:0` に移動します。それより少ない場合は GPU の枚数を表示します。
+# GPU が2枚以上ある場合、次のセルは CPU のモデルをラップしてエラーを示します。そのあと、先に `cuda:0` へ移動したモデルをラップすれば動くことを確かめます。それより少ない場合は GPU の枚数を表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.device_count() >= 2:
@@ -594,7 +593,7 @@ else:
 #
 # | メッセージ（一部） | よくある原因 | 対処法 |
 # |---|---|---|
-# | `Expected all tensors to be on the same device` | 入力、`forward` の中で作ったテンソル、通常のリストに入れた層、損失関数が CPU に残っている。GPU 上の畳み込みに小さな CPU の画像1枚を渡した | モデル、損失関数、すべての入力を1つのデバイスに置く。`device=x.device`、`x.new_zeros`、`zeros_like`。`ModuleList`、`ModuleDict`。`loss_fn.to(device)` |
-# | `can't convert cuda:0 device type tensor to numpy` | GPU 上のテンソルで `.numpy()` を呼んだ | `t.detach().cpu().numpy()` または `t.numpy(force=True)`（`bfloat16` なら先に `.float()`） |
-# | `Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)` | GPU 上の畳み込みに CPU のバッチを渡した | `x = x.to(device)`。デバイスと dtype の両方なら `x.to(conv.weight)` |
-# | `module must have its parameters and buffers on device cuda:0` | GPU が2枚以上で、モデルが CPU にある `DataParallel` | 先に `model.to("cuda:0")`。または `DistributedDataParallel` |
+# | `Expected all tensors to be on the same device` | 入力、`forward` の中で作ったテンソル、通常のリストに入れた層、損失関数が CPU に残っている。GPU 上の畳み込みに小さな CPU の画像1枚を渡した。 | モデル、損失関数、すべての入力を1つのデバイスに置く。テンソルは `device=x.device`、`x.new_zeros`、`zeros_like` で作る。層は `ModuleList`／`ModuleDict` に入れる。損失関数も `loss_fn.to(device)` で移動する。 |
+# | `can't convert cuda:0 device type tensor to numpy` | GPU 上のテンソルで `.numpy()` を呼んだ。 | `t.detach().cpu().numpy()` か `t.numpy(force=True)` を使う（`bfloat16` なら先に `.float()`）。 |
+# | `Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)` | GPU 上の畳み込みに CPU のバッチを渡した。 | `x = x.to(device)` で入力を移動する。デバイスと dtype の両方を合わせるなら `x.to(conv.weight)`。 |
+# | `module must have its parameters and buffers on device cuda:0` | GPU が2枚以上のマシンで、CPU にあるモデルを `DataParallel` でラップした。 | ラップする前に `model.to("cuda:0")` とする。または `DistributedDataParallel` を使う。 |

@@ -15,7 +15,7 @@
 # %% [markdown]
 # # 読み込み・環境・メモリのエラーを読み解く
 #
-# 学習コードそのものではなく、その周りで起こるエラーを扱います。チェックポイントの読み込み、マシンにない GPU の指定、ワーカープロセスの起動、PyTorch のインストール、GPU のメモリ不足です。各セクションの見出しは、説明するエラーメッセージそのものなので、トレースバックに出た文言でページ内を検索できます。各セクションでは、メッセージの意味と、そのエラーを起こすコードを示し、対処法を実行します。1つの演算に2つのデバイスのテンソルが渡されたときのエラーは「[デバイス不一致のエラーを読み解く](07-device-errors.ipynb)」で扱います。
+# このページでは、学習コードそのものではなく、その周りで起こるエラーを扱います。チェックポイントの読み込み、マシンにない GPU の指定、ワーカープロセスの起動、PyTorch のインストール、GPU のメモリ不足です。セクションの見出しはエラーメッセージそのもの（小見出しの `pin_memory` のセクションを除く）なので、トレースバックに出た文言でページ内を検索できます。各セクションでは、メッセージの意味を説明し、エラーを起こすコードと対処法を実際に動かします。1つの演算に2つのデバイスのテンソルが渡されたときのエラーは「[デバイス不一致のエラーを読み解く](07-device-errors.ipynb)」で扱います。
 #
 # ほとんどのエラーは GPU がなくても起こせるので、次の3つの手段で実際に起こしてみせます。
 #
@@ -32,7 +32,7 @@
 #
 # - GPU で保存したチェックポイントも、`map_location` を指定すればどのマシンでも読み込めます。
 # - CUDA を使うワーカープロセスは、`fork` ではなく `spawn` で起動します。
-# - `Torch not compiled with CUDA enabled` は、PyTorch が CPU 専用ビルドだという意味です。CUDA ビルドを入れるか、CPU に切り替えられる形でデバイスを選んでください。
+# - `Torch not compiled with CUDA enabled` は、PyTorch が CPU 専用ビルドだという意味です。CUDA ビルドを入れるか、GPU がなければ CPU を使うようにデバイスを選んでください。
 # - ページ末尾の表に、メッセージごとのよくある原因と対処法をまとめています。
 #
 # ```python
@@ -94,7 +94,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # %% [markdown]
 # ## Attempting to deserialize object on a CUDA device
 #
-# 「CUDA デバイス上にオブジェクトを復元しようとした」という意味のエラーです。メッセージの全文は次のとおりです。
+# メッセージは「CUDA デバイス上にオブジェクトを復元しようとした」と言っています。全文は次のとおりです。
 #
 # ```
 # Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.
@@ -104,7 +104,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # チェックポイントにはストレージごとに保存元のデバイスが記録されていて、`torch.load` はストレージをそのデバイスに戻します。GPU から保存したファイルには `cuda:0` と記録されているので、使える CUDA GPU のないマシンではそのデバイスに戻せません。対処法は、メッセージにあるとおり `map_location` を指定することです。
 #
-# GPU なしでこのようなファイルを作るため、次のセルは CPU のテンソルを保存し、ファイル中のデバイスの文字列を書き換えます。チェックポイントは zip アーカイブで、中の `data.pkl`（pickle された構造）に、各ストレージのデバイスが短い文字列として記録されています。書き換えるのはその文字列だけです。`torch.load` がデバイスを選ぶときに見るのもこの文字列だけなので、読み込みは GPU で保存したファイルと同じ経路をたどります。ただし、GPU で保存したファイルの中身そのものは、これではわかりません。
+# GPU なしでこのようなファイルを作るため、次のセルは CPU のテンソルを保存し、ファイル中のデバイスの文字列を書き換えます。チェックポイントは zip アーカイブで、中の `data.pkl`（pickle された構造）に、各ストレージのデバイスが短い文字列として記録されています。書き換えるのはその文字列だけです。`torch.load` がデバイスを選ぶときに見るのもこの文字列だけなので、読み込みは GPU で保存したファイルと同じ経路をたどります。ただし、本物の GPU で保存したファイルと中身がすべて同じかどうかまでは、この方法では確かめられません。
 #
 # GPU があれば、次のセルはファイルを `cuda:0` に読み込みます。GPU がなければ、まずエラーを示し、次に対処法を示します。
 
@@ -150,9 +150,9 @@ assert here["weight"].device.type == device.type
 # %% [markdown]
 # ## CUDA error: invalid device ordinal
 #
-# 「CUDA エラー：デバイス番号が無効」という意味のエラーです。
+# 訳すと「CUDA エラー：デバイス番号が無効」です。
 #
-# 指定した GPU インデックスが存在しません。たとえば GPU が1枚のマシンでの `cuda:1` や、`CUDA_VISIBLE_DEVICES` で一部の GPU を隠す前には有効だったインデックスです（見える GPU には 0 から番号が振り直されます）。PyTorch 2.7 までは `RuntimeError`、2.8 以降は `RuntimeError` のサブクラスである `torch.AcceleratorError` です。2.9 以降は、メッセージの2行目に `GPU device may be out of range, do you have enough GPUs?`（GPU の番号が範囲外かもしれない。GPU は足りているか）というヒントが加わります（2.8 にはまだありません）。
+# 指定した番号の GPU が存在しないときに出るエラーです。たとえば GPU が1枚のマシンでの `cuda:1` や、`CUDA_VISIBLE_DEVICES` で一部の GPU を隠す前には有効だった番号です（見える GPU には 0 から番号が振り直されます）。送出される例外は、PyTorch 2.7 までは `RuntimeError`、2.8 以降は `RuntimeError` のサブクラスである `torch.AcceleratorError` です。2.9 以降は、メッセージの2行目に `GPU device may be out of range, do you have enough GPUs?`（GPU の番号が範囲外かもしれない。GPU は足りているか）というヒントが加わります。
 
 # %% [markdown] tags=["predict"]
 # **予想：** このマシンの GPU は1枚かもしれないし、1枚もないかもしれません。PyTorch が CPU 専用ビルドということもあります。次のセルが最初に表示するのはどれでしょうか。
@@ -174,7 +174,7 @@ if TORCH >= (2, 8):
 # **答え：** CUDA があってもなくても、どのマシンでも `seven=device(type='cuda', index=7)` です。`torch.device` は名前にすぎず、書いただけでは何も検査されません。エラーになるのは、そのデバイスに初めてテンソルを置いたときで、下の GPU でのみ検証するセルがそれを行います。
 
 # %% [markdown]
-# GPU がある場合、次のセルは最後の GPU の1つ先のインデックスを指定し（2.9 以降はヒントの行も検証します）、そのあと有効なインデックス、つまり `torch.cuda.device_count()` より小さいインデックスを使います。
+# GPU がある場合、次のセルは最後の GPU の1つ先の番号を指定し（2.9 以降はヒントの行も検証します）、そのあと有効な番号、つまり `torch.cuda.device_count()` より小さい番号を使います。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -195,7 +195,7 @@ else:
 #
 # 「使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない」という意味のエラーです。
 #
-# PyTorch 2.5 以降、整数のデバイス（`device=0`、`.to(0)`、`torch.device(0)`）は、現在のアクセラレータ（CUDA、Apple の MPS、Intel の XPU など）のインデックスを意味します。アクセラレータがないと、このエラーになります。アクセラレータを必要とする `pin_memory()` でも同じです。
+# PyTorch 2.5 以降、整数で指定したデバイス（`device=0`、`.to(0)`、`torch.device(0)`）は、現在のアクセラレータ（CUDA、Apple の MPS、Intel の XPU など）のインデックスを意味します。アクセラレータがないと、このエラーになります。アクセラレータを必要とする `pin_memory()` でも同じです。
 #
 # このエラーが出るかどうかは、ビルドによって次のように違います。
 #
@@ -243,13 +243,15 @@ assert named.device.type == device.type
 # %% [markdown]
 # ### `pin_memory=True` と `non_blocking=True`
 #
-# `DataLoader(..., pin_memory=True)` はピン留め（ページロック）メモリにバッチを置いて返し、`t.to(device, non_blocking=True)` は GPU へのコピーをキューに積むだけで、すぐに戻ることができます。アクセラレータがない場合、DataLoader は失敗せず、ピン留めしていないバッチを返します。`to(..., non_blocking=True)` も、通常の同期コピーになります。つまり同じループがどこでも動きます。
+# `DataLoader(..., pin_memory=True)` はピン留め（ページロック）メモリにバッチを置いて返し、`t.to(device, non_blocking=True)` は GPU へのコピーをキューに積むだけで、完了を待たずに戻れます。アクセラレータがない場合、DataLoader は失敗せず、ピン留めしていないバッチを返します。`to(..., non_blocking=True)` も、通常の同期コピーになります。つまり同じループがどこでも動きます。
 #
-# リリースによっては、`pin_memory=True` なのにアクセラレータが見つからないと警告を出します（2.13 は出し、2.6 は出しません）。次のセルは警告を集め、その種類（`UserWarning`）を表示します。2.13 の警告の文面は次のとおりです。`pin_memory` に true が指定されたものの、アクセラレータが見つからないのでピン留めメモリは使わない、と言っています。
+# リリースによっては、DataLoader は `pin_memory=True` なのにアクセラレータが見つからないと警告を出します（2.13 は出し、2.6 は出しません）。次のセルは警告を集め、その種類（`UserWarning`）を表示します。2.13 の警告の文面は次のとおりです。
 #
 # ```
 # 'pin_memory' argument is set as true but no accelerator is found, then device pinned memory won't be used.
 # ```
+#
+# 「`pin_memory` に true が指定されたが、アクセラレータが見つからないのでピン留めメモリは使わない」という意味です。
 #
 # ピン留めで学習が速くなるかどうかは別の問題で、[テンソルの移動](02-moving-tensors.ipynb)で測っています。GPU があれば、次のセルはバッチがピン留めされていたことも検証します。
 
@@ -288,11 +290,11 @@ elif not torch.accelerator.is_available():
 # Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method
 # ```
 #
-# マルチプロセスで CUDA を使うなら、起動方法に `'spawn'` を使わなければならない、と続きます。Python 3.13 までの Linux では、`multiprocessing` や DataLoader のワーカーは、デフォルトで `fork`、つまり親プロセスの複製として子プロセスを起動します（Python 3.14 から、Linux のデフォルトは `forkserver` です）。親がすでに CUDA を初期化していると、fork した子プロセスは CUDA をまったく使えません。
+# 後半は、マルチプロセスで CUDA を使うなら、起動方法に `'spawn'` を使わなければならない、という意味です。Python 3.13 までの Linux では、`multiprocessing` や DataLoader は、デフォルトで `fork`、つまり親プロセスを複製する方法でワーカー（子プロセス）を起動します（Python 3.14 から、Linux のデフォルトは `forkserver` です）。親がすでに CUDA を初期化していると、fork した子プロセスは CUDA をまったく使えません。
 #
-# 次のセルは子プロセスを fork し、子の中で `device` 上にテンソルを作ります。GPU がある場合、親は（そこにテンソルを作ったので）CUDA を初期化済みです。そのため子はこのメッセージで失敗し、それを親に送り返します。GPU がなければ CUDA は一度も初期化されないのでこのエラーは起こらず、子は CPU のテンソルを作ります。その場合は `torch.cuda.is_initialized()` が `False` であることと、子の結果を表示します。
+# 次のセルは子プロセスを fork し、子の中で `device` 上にテンソルを作ります。GPU がある場合、親はそこにテンソルを作った時点で CUDA を初期化しています。そのため子はこのメッセージで失敗し、そのメッセージを親に送り返します。GPU がなければ CUDA は一度も初期化されないのでこのエラーは起こらず、子は CPU のテンソルを作ります。その場合は `torch.cuda.is_initialized()` が `False` であることと、子の結果を表示します。
 #
-# この実演は、`fork` が使えて安全に実演できる Linux でだけ行います。次のセルは、デフォルトの起動方法にかかわらず `fork` を明示します。
+# `fork` を使えて安全に試せるのは Linux なので、この実演は Linux でだけ行います。次のセルは、デフォルトの起動方法にかかわらず `fork` を明示します。
 
 # %% tags=["gpu-only"]
 def child(queue, device):
@@ -347,12 +349,12 @@ assert features.device.type == device.type
 # - `devices={'cuda'}` は、ワーカーがバッチを GPU 上に作ってくれると考えた答えです。ワーカーが作るのは CPU のバッチで、`device` への移動はループが行います。
 # - `Cannot re-initialize CUDA in forked subprocess`（fork した子プロセスでは CUDA を初期化し直せない）を選んだなら、fork したワーカーでは必ずこのエラーが出ると考えたのでしょう。このエラーはワーカーが CUDA に触れたときにだけ起き、このデータセットは CUDA を使いません。
 #
-# これが、このエラーの一般的な対処法です。ワーカーでは CUDA を使わず、各バッチのデバイスへの移動は、メインプロセスの学習ループで行います。これは DataLoader の本来の使い方でもあり、親が GPU を使ったあとでも `fork` で動きます。
+# つまり、このエラーの一般的な対処法は、ワーカーでは CUDA を使わず、各バッチのデバイスへの移動をメインプロセスの学習ループで行うことです。これは DataLoader の本来の使い方でもあり、親が GPU を使ったあとでも `fork` で動きます。
 
 # %% [markdown]
 # 子プロセスでどうしても CUDA を使う必要があるなら、`spawn` で起動します。`multiprocessing.get_context("spawn")` や `DataLoader(..., multiprocessing_context="spawn")` を使います。`forkserver` でも構いません。
 #
-# その子プロセスは新しく起動したサーバープロセスから fork され、このサーバーはスクリプトを import しても、`if __name__ == "__main__":` のガードの下は実行しないからです。`spawn` と `forkserver` のどちらでも、次の決まりを守ります。CUDA を使うコードはこのガードの下に置き、データセットのクラスはモジュールのトップレベルで定義します（[複数の GPU](05-several-gpus.ipynb)）。
+# `forkserver` では、子プロセスは新しく起動したサーバープロセスから fork されます。このサーバーはスクリプトを import しても、`if __name__ == "__main__":` のガードの下は実行しません。そのため、CUDA を使うコードがガードの下にあれば、サーバーは CUDA を初期化しないまま子プロセスを fork します。`spawn` と `forkserver` のどちらでも、次の決まりを守ります。CUDA を使うコードはこのガードの下に置き、データセットのクラスはモジュールのトップレベルで定義します（詳しくは[複数の GPU](05-several-gpus.ipynb)を参照）。
 
 # %% [markdown]
 # ## Torch not compiled with CUDA enabled
@@ -361,21 +363,27 @@ assert features.device.type == device.type
 #
 # インストールされている PyTorch が CPU 専用ビルドで（wheel のバージョンは `+cpu` で終わることが多いです）、コードが `.cuda()` や `device="cuda"` などで CUDA を要求したときに出るエラー（`AssertionError`）です。ただし、CUDA の呼び出しがすべてこのメッセージを出すわけではありません。`torch.cuda.set_device(0)` は `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'`（`torch._C` モジュールに `_cuda_setDevice` という属性はない）で失敗しますが、原因は同じです。
 #
-# CUDA を初期化できないマシン上の CUDA ビルドでは別のメッセージになり、理由を述べる `RuntimeError` が出ます。NVIDIA ドライバのないマシンで PyTorch 2.6.0+cu124 を使うと、次のようになります。NVIDIA ドライバが見つからないので、NVIDIA の GPU があることを確かめ、ドライバをインストールするように、という内容です。
+# CUDA を初期化できないマシン上の CUDA ビルドでは別のメッセージになり、理由を述べる `RuntimeError` が出ます。NVIDIA ドライバのないマシンで PyTorch 2.6.0+cu124 を使うと、次のようになります。
 #
 # ```
 # Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx
 # ```
 #
+# NVIDIA ドライバが見つからないので、NVIDIA の GPU があることを確かめてドライバをインストールするように、という意味です。
+#
 # 対処法は2つです。
 #
-# - GPU を使うなら、NVIDIA の GPU とドライバがあるマシンで CPU ビルドを CUDA ビルドに入れ替えます。macOS 向けの CUDA ビルドはないので、Apple シリコンの Mac では代わりに `mps` デバイスを使います。PyPI の `pip install torch` は Linux（x86-64）なら CUDA ビルド、Windows なら CPU ビルドです。同じバージョンが入っていると pip は入れ替えないので、アンインストールしてから公式インデックスで入れ直します。コマンドはこのリストの下にあり、Windows でも Linux でも同じです。CUDA のバージョンは、ドライバと GPU の両方が対応するものを pytorch.org のセレクタで選びます。Blackwell 世代の GPU（GeForce RTX 50 シリーズ、B200）には `cu128` 以降が必要で、`cu128` のビルドが出たのは torch 2.7 からなので、2.7 以降を使います。`cu126` のビルドにはその GPU 用のコードがなく、torch は GPU が「is not compatible with the current PyTorch installation」（いまの PyTorch のインストールには対応していない）と警告します。Linux では、PyPI の torch は 2.8 から `cu128` 以降のビルドです（2.7 は `cu126`）。
+# - GPU を使うなら、NVIDIA の GPU とドライバがあるマシンで、CPU ビルドを CUDA ビルドに入れ替えます（手順は下に書きます）。macOS 向けの CUDA ビルドはないので、Apple シリコンの Mac では代わりに `mps` デバイスを使います。
 # - どのマシンでも動くようにするなら、このチュートリアルの各ページと同じように、使うデバイスを最初に一度だけ決めて、以降はそれを使います（[どこでも動くデバイスの選び方](04-choosing-a-device.ipynb)）。
+#
+# PyPI の `pip install torch` で入るのは、Linux（x86-64）なら CUDA ビルド、Windows なら CPU ビルドです。同じバージョンが入っていると pip は入れ替えないので、いったんアンインストールしてから公式インデックスで入れ直します。コマンドは次のとおりで、Windows でも Linux でも同じです。
 #
 # ```
 # python -m pip uninstall -y torch
 # python -m pip install torch --index-url https://download.pytorch.org/whl/cu128
 # ```
+#
+# CUDA のバージョンは、ドライバと GPU の両方が対応するものを pytorch.org のセレクタで選びます。Blackwell 世代の GPU（GeForce RTX 50 シリーズ、B200）には `cu128` 以降が必要で、`cu128` のビルドが出たのは torch 2.7 からなので、2.7 以降を使います。`cu126` のビルドにはその GPU 用のコードがなく、torch は GPU が「is not compatible with the current PyTorch installation」（いまの PyTorch のインストールには対応していない）と警告します。Linux では、PyPI の torch は 2.8 から `cu128` 以降のビルドです（2.7 は `cu126`）。
 #
 # 次のセルは、このマシンがどの場合に当たるかを示します。GPU があれば、CUDA のテンソルを作ります。
 
@@ -411,13 +419,13 @@ assert torch.zeros(1, device=device).device.type == device.type
 # %% [markdown]
 # ## CUDA out of memory
 #
-# 「CUDA のメモリ不足」という意味のエラーです。PyTorch 2.6 から 2.13 まで、メッセージは次のように始まります（… の部分にサイズが入ります）。
+# 「CUDA のメモリ不足」という意味のエラーです。PyTorch 2.6〜2.13 では、メッセージは次のように始まります（… の部分にサイズが入ります）。
 #
 # ```
 # CUDA out of memory. Tried to allocate …. GPU 0 has a total capacity of … of which … is free.
 # ```
 #
-# 続いてこのプロセスが使っているメモリ（ドライバが一覧を返す場合はほかのプロセスの分も）を示し、次の文が続きます。
+# その後にこのプロセスが使っているメモリ（ドライバが一覧を返す場合はほかのプロセスの分も）を示し、最後に次の文が来ます。
 #
 # ```
 # Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
@@ -460,7 +468,7 @@ assert torch.cuda.OutOfMemoryError is torch.OutOfMemoryError
 assert issubclass(torch.OutOfMemoryError, RuntimeError)
 
 # %% [markdown] tags=["answer"]
-# **答え：** `handler='RuntimeError'` です。このエラーはどのマシンでも `RuntimeError` のサブクラスである `torch.OutOfMemoryError` なので、最初の `except` が捕まえます。`torch.cuda.OutOfMemoryError` は同じクラスの別名です。このエラーだけを捕まえたいなら `except torch.OutOfMemoryError` と書きます。
+# **答え：** `handler='RuntimeError'` です。このエラーの型は、どのマシンでも `torch.OutOfMemoryError`（`RuntimeError` のサブクラス）なので、最初の `except` が捕まえます。`torch.cuda.OutOfMemoryError` は同じクラスの別名です。このエラーだけを捕まえたいなら `except torch.OutOfMemoryError` と書きます。
 
 # %% [markdown]
 # GPU がある場合、次のセルは GPU のメモリの2倍を要求します。そのあと、解放したテンソルのメモリが割り当て済みメモリからは外れても、`torch.cuda.empty_cache()` を呼ぶまでは予約済みメモリに残ることを検証します。
@@ -487,11 +495,11 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# 予約済みメモリが使えないこともあります。セグメント内の空きブロックが、どれも次の要求には小さすぎる場合です（断片化）。アロケータの設定 `expandable_segments:True` を使うと、セグメントを新しく確保する代わりに伸ばせるようになり、ステップごとにバッチの形状が変わるときに特に効果があります。使えるのは Linux だけで、Windows のビルドは `expandable_segments not supported on this platform`（このプラットフォームでは未対応）と警告して無視します。この設定はプロセスが初めて CUDA を使う前に、環境変数から一度だけ読まれます。
+# 予約済みメモリが使えないこともあります。セグメント内の空きブロックが、どれも次の要求には小さすぎる場合です（断片化）。アロケータの設定 `expandable_segments:True` を使うと、セグメントを新しく確保する代わりに伸ばせるようになり、ステップごとにバッチの形状が変わるときに特に効果があります。使えるのは Linux だけで、Windows のビルドは `expandable_segments not supported on this platform`（このプラットフォームでは未対応）と警告して無視します。この設定は、プロセスが初めて CUDA を使うときに環境変数から一度だけ読まれます。それより後に設定しても効きません。
 #
-# 環境変数の名前はリリースによって扱いが異なります。`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` は 2.6 から 2.13 までのどのリリースでも読まれます。2.9 からはデバイス共通の名前 `PYTORCH_ALLOC_CONF` も読まれます。2.9〜2.11 では、従来の名前を使うと `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`（非推奨なので `PYTORCH_ALLOC_CONF` を使うように）という警告が出るという報告があります。
+# 環境変数の名前はリリースによって扱いが異なります。`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` は 2.6〜2.13 のどのリリースでも読まれます。2.9 からは、デバイス共通の名前 `PYTORCH_ALLOC_CONF` も受け付けます。2.9〜2.11 では、従来の名前を使うと `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`（非推奨なので `PYTORCH_ALLOC_CONF` を使うように）という警告が出るという報告があります。
 #
-# 一方 2.9.1 では、新しい名前では expandable segments が有効になりませんでした（[pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)）。2.13 は従来の名前を警告なしで読みます。次のセルは新しいプロセスでこれを検証します。1つのスクリプトを2.6〜2.13 のどれでも動かすなら従来の名前を設定してください。代償は警告だけです。
+# 一方 2.9.1 では、新しい名前では expandable segments が有効になりませんでした（[pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)）。2.13 は従来の名前を警告なしで読みます。次のセルは新しいプロセスでこれを検証します。1つのスクリプトを2.6〜2.13 のどれでも動かすなら従来の名前を設定してください。出るとしても警告だけです。
 
 # %%
 if TORCH >= (2, 13):  # 従来の名前を警告なしで読む
@@ -513,7 +521,7 @@ else:
 # | メッセージ（一部） | よくある原因 | 対処法 |
 # |---|---|---|
 # | `Attempting to deserialize object on a CUDA device` | 使える GPU がない環境で GPU のチェックポイントを読み込んだ | `torch.load(path, map_location=device)` |
-# | `CUDA error: invalid device ordinal` | 存在しない GPU インデックス | `torch.cuda.device_count()` より小さいインデックス |
+# | `CUDA error: invalid device ordinal` | 存在しない GPU の番号を指定した | `torch.cuda.device_count()` より小さい番号を使う |
 # | `Cannot access accelerator device when none is available.` | アクセラレータがない環境での整数のデバイスや `pin_memory()` | デバイスを名前で書く。ピン留めはアクセラレータがあるときだけ |
 # | `Cannot re-initialize CUDA in forked subprocess` | 親が CUDA を使ったあと、fork した子で CUDA を使った | ワーカーは CPU の処理だけにして、メインプロセスで移動する。または `spawn` |
 # | `Torch not compiled with CUDA enabled` | CPU 専用ビルドで CUDA を要求した（`set_device` では `no attribute '_cuda_setDevice'`） | CUDA ビルドを入れる（Blackwell の GPU には `cu128` 以降、macOS では代わりに `mps`）。またはデバイスを一度決めて使う |
