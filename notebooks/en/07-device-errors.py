@@ -21,9 +21,9 @@
 # the fix right after it. Errors from loading a checkpoint, the machine, worker processes and GPU memory
 # are on [Setup and memory errors, decoded](09-setup-and-memory-errors.ipynb).
 #
-# Most of these errors can be produced without a GPU, and the page produces them: on a CPU-only build
-# of PyTorch, and with the `meta` device (its tensors have shapes and dtypes, no data) standing in for a
-# second device. Where a stand-in is used, the section says what it shows and what it does not.
+# Without a GPU, the page produces close relatives of these errors: the same check with the `meta`
+# device (its tensors have shapes and dtypes, no data) standing in for the GPU, or a dtype mismatch in
+# place of a device mismatch. Each section says which message a GPU gives instead.
 #
 # Errors that only a GPU can produce are checked in GPU-only cells. Without a GPU, such a cell prints
 # the condition it needs instead, and the text quotes the message as PyTorch's source writes it, with
@@ -194,7 +194,7 @@ assert y.device.type == target.type
 # %% [markdown]
 # One exception to the rule, for element-wise operations only (`+`, `*`, comparisons and the like): a
 # tensor with no dimensions (a single number, such as `torch.tensor(2.0)`) may stay on the CPU, and
-# PyTorch treats it like a Python number. Other operations make no such exception:
+# PyTorch treats it like a Python number. Operations that are not element-wise generally make no such exception:
 # `torch.addmm(torch.tensor(1.0), a, b)`, with `a` and `b` on the GPU, fails the device check. The cell
 # shows the element-wise case on every machine (with `meta` as the GPU when there is none); the `addmm`
 # case needs a GPU.

@@ -650,7 +650,7 @@ for dtype, training, optimizer, mixed in settings:
 # - `torch.cuda.max_memory_allocated()`: the peak of the first, since the start or the last
 #   `torch.cuda.reset_peak_memory_stats()`.
 # - `torch.cuda.mem_get_info()`: free and total bytes on the device, as the driver sees them.
-#   Total minus free is what `nvidia-smi` shows as used: every process's reserved memory,
+#   Total minus free is roughly what `nvidia-smi` shows as used: every process's reserved memory,
 #   plus each process's CUDA context and what other libraries take from the driver.
 #
 # When a tensor is freed, its memory goes back to the allocator, not to the driver:
@@ -784,7 +784,7 @@ else:
 # - Training adds a gradient per parameter, the optimizer's state (Adam: two tensors per
 #   parameter, created at the first step) and the saved activations, which exist only where
 #   a gradient needs them and grow with the batch. `no_grad` and `inference_mode` save none;
-#   `autocast`, with the right `device_type`, saves them in lower precision.
+#   `autocast`, with the right `device_type`, saves those of matmuls and convolutions in lower precision.
 # - Before activations, training takes a fixed number of bytes per parameter once the dtype,
 #   the optimizer and mixed precision are chosen (`estimate`). With Adam, mixed precision with
 #   `float32` master weights takes 16 bytes per parameter, as `float32` does (18 with a

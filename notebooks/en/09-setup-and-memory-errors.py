@@ -22,25 +22,24 @@
 # fix. An operation that gets tensors on two devices is on
 # [Device mismatch errors, decoded](07-device-errors.ipynb).
 #
-# Most of these errors can be produced without a GPU, and the page produces them: on a CPU-only build
-# of PyTorch, with a checkpoint whose storages say `cuda`, and in a forked child process. Where a
-# stand-in is used, the section says what it shows and what it does not.
-#
-# Errors that only a GPU can produce are checked in GPU-only cells. Without a GPU, such a cell prints
-# the condition it needs instead, and the text quotes the message as PyTorch's source writes it, with
-# the version it comes from.
+# Half of these errors can be produced without a GPU, and the page produces them: on a CPU-only build
+# of PyTorch and with a checkpoint whose storages say `cuda`. The others (an invalid device ordinal,
+# CUDA in a forked child, out of memory) need a GPU: their cells run the fix everywhere and check the
+# error only on a GPU. Without one, such a cell prints the condition it needs instead, and the text
+# quotes the message as PyTorch's source writes it, with the version it comes from.
 
 # %% [markdown] tags=["summary"]
 # **In short**
 #
 # - A checkpoint saved on a GPU loads on any machine with `map_location`.
-# - Worker processes that use CUDA start with `spawn`, not `fork`.
+# - DataLoader workers do not need CUDA: they make CPU batches, and the loop moves each batch to the device. A worker that must use CUDA starts with `spawn`, not `fork`.
 # - "Torch not compiled with CUDA enabled" means a CPU-only build of PyTorch: install a CUDA build, or choose the device with a fallback to the CPU.
 # - The table at the end of the page lists each message with its usual cause and its fix.
 #
 # ```python
 # state = torch.load(path, map_location=device)
-# loader = DataLoader(data, num_workers=2, multiprocessing_context="spawn")
+# for (x,) in DataLoader(data, num_workers=2):
+#     x = x.to(device)
 # ```
 
 # %% tags=["setup"]
@@ -465,8 +464,10 @@ assert torch.zeros(1, device=device).device.type == device.type
 # Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
 # ```
 #
-# That is 2.6's wording; from 2.9 on, the message names the variable `PYTORCH_ALLOC_CONF` there
-# (which name to set is at the end of this section). The figures in it:
+# That is 2.6's wording. Releases 2.9 and 2.10 name `PYTORCH_ALLOC_CONF` there instead, and 2.12 names
+# `PYTORCH_CUDA_ALLOC_CONF` again, which became an alias of the new name
+# ([pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)); which one to set is at the end
+# of this section. The figures in the message:
 #
 # - *allocated by PyTorch* (`torch.cuda.memory_allocated()`): the blocks the allocator has handed
 #   out: live tensors, each rounded up to a multiple of 512 bytes, and the workspaces of libraries
@@ -539,15 +540,17 @@ else:
 # request (fragmentation). The allocator setting `expandable_segments:True` lets a segment grow
 # instead, which helps most when batch shapes change from step to step. It works on Linux only:
 # Windows builds ignore it, with the warning `expandable_segments not supported on this platform`.
-# It is read once, from the environment, before the process first uses CUDA.
+# The variable is read once, when the allocator is first set up: set it before `import torch`.
 #
 # The variable's name: `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` is read by every
 # release from 2.6 to 2.13. Since 2.9 the device-generic name `PYTORCH_ALLOC_CONF` is read too;
-# with 2.9 to 2.11, users report that the old name brings a warning (`PYTORCH_CUDA_ALLOC_CONF is
-# deprecated, use PYTORCH_ALLOC_CONF instead`), and with 2.9.1 the new name did not switch
-# expandable segments on ([pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)).
-# 2.13 reads the old name without a warning, as the next cell checks in a fresh process. Where one
-# script must run on all of them, set the old name: the warning is all it costs.
+# with 2.9 to 2.11 the old name brings a warning (`PYTORCH_CUDA_ALLOC_CONF is deprecated, use
+# PYTORCH_ALLOC_CONF instead`, from `c10/core/AllocatorConfig.cpp`), and with 2.9.1 the new name did
+# not switch expandable segments on ([pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)).
+# 2.13 reads the old name without a warning, and where both are set it uses the old one; releases
+# differ on that. The next cell checks both in a fresh process, on the allocator's settings as parsed
+# (on a GPU, `torch.cuda.memory._snapshot()` shows the segments themselves). Where one script must
+# run on all of them, set the old name, and only that one: the warning is all it costs.
 
 # %%
 if TORCH >= (2, 13):  # the old name, read without a warning
@@ -560,6 +563,11 @@ if TORCH >= (2, 13):  # the old name, read without a warning
     print(f"{child.stdout.strip()=}")
     assert child.stdout.strip() == "expandable_segments:True"
     assert "deprecated" not in child.stderr
+    both = dict(env, PYTORCH_ALLOC_CONF="expandable_segments:False")
+    child = subprocess.run([sys.executable, "-c", probe], env=both,
+                           capture_output=True, text=True, timeout=120)
+    print(f"{child.stdout.strip()=}")  # both set: 2.13 takes the old name
+    assert child.stdout.strip() == "expandable_segments:True"
 else:
     print(f"{torch.__version__=}")
 

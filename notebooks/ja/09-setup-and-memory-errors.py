@@ -17,27 +17,22 @@
 #
 # このページでは、学習コードそのものではなく、その周りで起こるエラーを扱います。チェックポイントの読み込み、マシンにない GPU の指定、ワーカープロセスの起動、PyTorch のインストール、GPU のメモリ不足です。セクションの見出しはエラーメッセージそのもの（小見出しの `pin_memory` のセクションを除く）なので、トレースバックに出た文言でページ内を検索できます。各セクションでは、メッセージの意味を説明し、エラーを起こすコードと対処法を実際に動かします。1つの演算に2つのデバイスのテンソルが渡されたときのエラーは「[デバイス不一致のエラーを読み解く](07-device-errors.ipynb)」で扱います。
 #
-# ほとんどのエラーは GPU がなくても起こせるので、次の3つの手段で実際に起こしてみせます。
+# 半分のエラーは GPU がなくても起こせるので、CPU 専用ビルドの PyTorch と、ストレージのデバイスが `cuda` と記録されたチェックポイントを使って実際に起こしてみせます。
 #
-# - CPU 専用ビルドの PyTorch
-# - ストレージのデバイスが `cuda` と記録されたチェックポイント
-# - fork した子プロセス
-#
-# 代わりの手段を使う箇所では、それで何がわかり、何がわからないかを書いています。
-#
-# GPU でしか起こせないエラーは、GPU でのみ検証するセルで扱います（GPU がなければ、満たされなかった条件を表示するだけです）。そのメッセージは、PyTorch のソースにある形のままバージョンを添えて本文に引用します。
+# 残りの3つ（無効なデバイス番号、fork した子プロセスでの CUDA、メモリ不足）には GPU が要ります。そのセルは対処法をどのマシンでも実行し、エラーそのものは GPU でだけ検証します（GPU がなければ、満たされなかった条件を表示します）。メッセージは、PyTorch のソースにある形のままバージョンを添えて本文に引用します。
 
 # %% [markdown] tags=["summary"]
 # **結論**
 #
 # - GPU で保存したチェックポイントも、`map_location` を指定すればどのマシンでも読み込めます。
-# - CUDA を使うワーカープロセスは、`fork` ではなく `spawn` で起動します。
+# - DataLoader のワーカーに CUDA は要りません。ワーカーは CPU のバッチを作り、デバイスへの移動はループが行います。CUDA を使うワーカーが必要なら、`fork` ではなく `spawn` で起動します。
 # - `Torch not compiled with CUDA enabled` は、PyTorch が CPU 専用ビルドだという意味です。CUDA ビルドを入れるか、GPU がなければ CPU を使うようにデバイスを選んでください。
 # - ページ末尾の表に、メッセージごとのよくある原因と対処法をまとめています。
 #
 # ```python
 # state = torch.load(path, map_location=device)
-# loader = DataLoader(data, num_workers=2, multiprocessing_context="spawn")
+# for (x,) in DataLoader(data, num_workers=2):
+#     x = x.to(device)
 # ```
 
 # %% tags=["setup"]
@@ -145,7 +140,7 @@ assert torch.equal(on_cpu["weight"], torch.arange(3.0))
 assert here["weight"].device.type == device.type
 
 # %% [markdown]
-# `torch.load` の `weights_only=True` は、PyTorch 2.6 からデフォルトになっています。古いリリースでも同じ動作になるよう、ここでは明示しています。
+# `torch.load` の `weights_only=True` は、PyTorch 2.6 からデフォルトになっています。それでも明示しているのは、この行を古いリリースのプロジェクトにコピーしても安全に読み込めるようにするためです。
 
 # %% [markdown]
 # ## CUDA error: invalid device ordinal
@@ -431,7 +426,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 # Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
 # ```
 #
-# 確保しようとしたサイズ、GPU の総容量と空き、このプロセスが使っているメモリ、そのうち PyTorch の割り当て済みメモリと、予約済みで未割り当てのメモリの量が並びます。最後に、予約済みで未割り当ての部分が大きければ、断片化を避けるために `expandable_segments` を試すよう勧めています。これは 2.6 の文言で、2.9 からはここの変数名が `PYTORCH_ALLOC_CONF` になっています（どちらの名前を設定するかは、このセクションの最後で説明します）。数値の意味は次のとおりです。
+# 確保しようとしたサイズ、GPU の総容量と空き、このプロセスが使っているメモリ、そのうち PyTorch の割り当て済みメモリと、予約済みで未割り当てのメモリの量が並びます。最後に、予約済みで未割り当ての部分が大きければ、断片化を避けるために `expandable_segments` を試すよう勧めています。これは 2.6 の文言です。2.9 と 2.10 ではここの変数名が `PYTORCH_ALLOC_CONF` になり、2.12 では再び `PYTORCH_CUDA_ALLOC_CONF` に戻っています（従来の名前は新しい名前の別名になりました。[pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)）。どちらの名前を設定するかは、このセクションの最後で説明します。数値の意味は次のとおりです。
 #
 # - 割り当て済みメモリ（メッセージの `allocated by PyTorch`、`torch.cuda.memory_allocated()`）：アロケータが割り当てているブロックです。まだ解放されていないテンソル（それぞれ512バイトの倍数に切り上げ）のほか、cuBLAS などのライブラリの作業領域も含みます。
 # - 予約済みメモリ（`reserved by PyTorch`、`torch.cuda.memory_reserved()`）：PyTorch のキャッシングアロケータが GPU から確保したメモリで、テンソルに割り当て済みかどうかを問いません。解放したテンソルのメモリは GPU ではなくこのキャッシュに戻るので、`torch.cuda.empty_cache()` を呼ぶまで、`nvidia-smi` では使用中のままです。
@@ -495,11 +490,11 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# 予約済みメモリが使えないこともあります。セグメント内の空きブロックが、どれも次の要求には小さすぎる場合です（断片化）。アロケータの設定 `expandable_segments:True` を使うと、セグメントを新しく確保する代わりに伸ばせるようになり、ステップごとにバッチの形状が変わるときに特に効果があります。使えるのは Linux だけで、Windows のビルドは `expandable_segments not supported on this platform`（このプラットフォームでは未対応）と警告して無視します。この設定は、プロセスが初めて CUDA を使うときに環境変数から一度だけ読まれます。それより後に設定しても効きません。
+# 予約済みメモリが使えないこともあります。セグメント内の空きブロックが、どれも次の要求には小さすぎる場合です（断片化）。アロケータの設定 `expandable_segments:True` を使うと、セグメントを新しく確保する代わりに伸ばせるようになり、ステップごとにバッチの形状が変わるときに特に効果があります。使えるのは Linux だけで、Windows のビルドは `expandable_segments not supported on this platform`（このプラットフォームでは未対応）と警告して無視します。環境変数は、アロケータが最初に設定されるときに一度だけ読まれるので、`import torch` より前に設定してください。
 #
-# 環境変数の名前はリリースによって扱いが異なります。`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` は 2.6〜2.13 のどのリリースでも読まれます。2.9 からは、デバイス共通の名前 `PYTORCH_ALLOC_CONF` も受け付けます。2.9〜2.11 では、従来の名前を使うと `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`（非推奨なので `PYTORCH_ALLOC_CONF` を使うように）という警告が出るという報告があります。
+# 環境変数の名前はリリースによって扱いが異なります。`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` は 2.6〜2.13 のどのリリースでも読まれます。2.9 からは、デバイス共通の名前 `PYTORCH_ALLOC_CONF` も受け付けます。2.9〜2.11 では、従来の名前を使うと `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`（非推奨なので `PYTORCH_ALLOC_CONF` を使うように）という警告が出ます（`c10/core/AllocatorConfig.cpp`）。
 #
-# 一方 2.9.1 では、新しい名前では expandable segments が有効になりませんでした（[pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)）。2.13 は従来の名前を警告なしで読みます。次のセルは新しいプロセスでこれを検証します。1つのスクリプトを2.6〜2.13 のどれでも動かすなら従来の名前を設定してください。出るとしても警告だけです。
+# 一方 2.9.1 では、新しい名前では expandable segments が有効になりませんでした（[pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)）。2.13 は従来の名前を警告なしで読み、両方が設定されていれば従来の名前を使います。この点はリリースによって異なります。次のセルは、解析されたアロケータの設定でこの2点を新しいプロセスで検証します（GPU では `torch.cuda.memory._snapshot()` でセグメントそのものを確かめられます）。1つのスクリプトを2.6〜2.13 のどれでも動かすなら、従来の名前だけを設定してください。出るとしても警告だけです。
 
 # %%
 if TORCH >= (2, 13):  # 従来の名前を警告なしで読む
@@ -512,6 +507,11 @@ if TORCH >= (2, 13):  # 従来の名前を警告なしで読む
     print(f"{child.stdout.strip()=}")
     assert child.stdout.strip() == "expandable_segments:True"
     assert "deprecated" not in child.stderr
+    both = dict(env, PYTORCH_ALLOC_CONF="expandable_segments:False")
+    child = subprocess.run([sys.executable, "-c", probe], env=both,
+                           capture_output=True, text=True, timeout=120)
+    print(f"{child.stdout.strip()=}")  # 両方あるとき、2.13 は従来の名前を使う
+    assert child.stdout.strip() == "expandable_segments:True"
 else:
     print(f"{torch.__version__=}")
 

@@ -37,7 +37,8 @@
 #
 # ```python
 # state = torch.load(path, map_location=device)
-# loader = DataLoader(data, num_workers=2, multiprocessing_context="spawn")
+# for (x,) in DataLoader(data, num_workers=2):
+#     x = x.to(device)
 # ```
 
 # %% tags=["setup"]
@@ -506,6 +507,11 @@ if TORCH >= (2, 13):  # 기존 이름을 경고 없이 읽는다
     print(f"{child.stdout.strip()=}")
     assert child.stdout.strip() == "expandable_segments:True"
     assert "deprecated" not in child.stderr
+    both = dict(env, PYTORCH_ALLOC_CONF="expandable_segments:False")
+    child = subprocess.run([sys.executable, "-c", probe], env=both,
+                           capture_output=True, text=True, timeout=120)
+    print(f"{child.stdout.strip()=}")  # 둘 다 있으면 2.13은 기존 이름을 쓴다
+    assert child.stdout.strip() == "expandable_segments:True"
 else:
     print(f"{torch.__version__=}")
 
