@@ -16,9 +16,9 @@
 # # 모델 옮기기
 #
 # 텐서와 모델 모두 `.to()` 메서드가 있지만, 둘의 동작은 다릅니다. 이 페이지에서는 `Module.to`가
-# 모델과 그 매개변수(parameter), 버퍼에 무엇을 하는지, 무엇을 옮기지 않고 남겨 두는지 살펴봅니다. 또
-# 모델이 어느 디바이스에 있는지 알아내는 방법, 디바이스 불일치 오류를 읽는 법, 옵티마이저에 생기는
-# 일, GPU에서 저장한 체크포인트를 CPU에서 불러오는 방법을 다룹니다.
+# 모델과 매개변수(parameter), 버퍼를 어떻게 바꾸는지, 무엇은 옮기지 않고 남겨 두는지 살펴봅니다. 또
+# 모델이 어느 디바이스에 있는지 알아내는 방법, 디바이스 불일치 오류를 읽는 법, 모델을 옮길 때
+# 옵티마이저 상태는 어떻게 되는지, GPU에서 저장한 체크포인트를 CPU에서 불러오는 방법을 다룹니다.
 #
 # 이 페이지의 셀은 다음과 같이 동작합니다.
 #
@@ -147,7 +147,7 @@ assert t.to(t.device) is t  # 할 일이 없으면 같은 텐서가 돌아온다
 # - `cpu torch.float32`는 `Module.to`도 `Tensor.to`처럼 복사본을 반환한다고 본 답입니다. 텐서라면 맞는
 #   생각이어서, 위 검증에서도 `t.to("meta")` 뒤의 `t`는 CPU에 남아 있습니다. 모듈은 다릅니다.
 # - `meta torch.float32`나 `cpu torch.float64`를 골랐다면 두 호출 중 하나는 효과가 없다고 생각했을 겁니다.
-#   두 호출 모두 모델 자체를 바꾸므로 두 변환이 함께 남습니다.
+#   실제로는 두 호출 모두 모델을 바꿉니다.
 #
 # 위의 검증은 각 호출이 `model` 자신을 반환하는지도 확인합니다(`.cuda()`는 GPU가 있을 때만).
 
@@ -186,7 +186,7 @@ assert model.offset is not offset  # 새 버퍼 텐서
 
 # %% [markdown]
 # `meta`에서 되돌아올 때는 사정이 다릅니다. 복사할 데이터가 없으므로 `.to("cpu")`는 오류를
-# 일으킵니다. 다음 셀의 메시지는 "meta 텐서에서는 복사할 수 없다, 데이터가 없다"는 뜻이고, `meta`에서
+# 일으킵니다. 다음 셀의 메시지는 "meta 텐서에는 데이터가 없어 복사해 낼 수 없다"는 뜻이고, `meta`에서
 # 다른 디바이스로 모듈을 옮길 때는 `Module.to()` 대신 `Module.to_empty()`를 쓰라는 안내가 이어집니다.
 # `to_empty(device=...)`는 대상 디바이스에 초기화되지 않은 스토리지만 할당하므로 값은 직접 채워야
 # 합니다. 기본 제공 계층이라면 `reset_parameters()`로 초기화할 수 있습니다.
@@ -237,7 +237,7 @@ else:
 
 # %% [markdown] tags=["answer"]
 # **정답:** `model.weight is weight=True, model.offset is offset=False`입니다. `double()`은 각
-# `Parameter`를 같은 Python 객체로 남겨 두고, 그 뒤에 있는 텐서(`param.data`)만 바꿔 끼웁니다.
+# `Parameter`를 같은 Python 객체로 남겨 두고, 그 안에 든 실제 텐서(`param.data`)만 바꿔 끼웁니다.
 # 버퍼는 일반 텐서이므로 변환되면 새 텐서 객체로 교체됩니다.
 #
 # - `model.weight is weight=True, model.offset is offset=True`는 버퍼도 매개변수처럼 같은 객체로 남는다고
@@ -245,20 +245,19 @@ else:
 # - `model.weight is weight=False, model.offset is offset=False`를 골랐다면 매개변수도 새 객체로 바뀐다고
 #   생각했을 겁니다. 그런 결과는 위에서 본 것처럼 `meta`로 옮길 때만 나옵니다.
 #
-# 어떤 객체가 그대로 남는지는 이동의 종류에 따라 다릅니다.
+# 어떤 객체가 그대로 남는지는 변환의 종류에 따라 다릅니다.
 #
 # - **dtype 변환, CPU ↔ CUDA 이동:** 각 `Parameter`가 같은 객체로 남으므로, 매개변수를 참조하고
 #   있던 코드도 여전히 올바른 매개변수를 가리킵니다. GPU가 있으면 위 셀에서 CUDA로 옮길 때도 같은지
 #   검증합니다.
 # - **`meta`로 이동:** 매개변수가 새 `Parameter` 객체로 교체됩니다.
 # - **버퍼:** 어떤 이동이든 변환되면 새 텐서 객체로 교체됩니다.
-#
-# 따라서 `is`로 동일성을 비교한 결과는 어떤 이동이냐에 따라 달라집니다.
+
 
 # %% [markdown]
 # ## 일반 텐서 속성
 #
-# `Module.to`가 변환하는 것은 모듈이 알고 있는 것, 즉 매개변수, 버퍼, 하위 모듈입니다. `Scaled`
+# `Module.to`가 변환하는 것은 모듈에 등록된 것, 즉 매개변수, 버퍼, 하위 모듈입니다. `Scaled`
 # 모듈은 이와 별도로 `self.mask = torch.ones(3)`이라는 일반 속성으로 텐서를 갖고 있습니다.
 # 아래에서는 GPU가 있으면 GPU를, 없으면 `meta`를 대상 디바이스로 사용합니다.
 
@@ -320,7 +319,7 @@ assert "mask" not in model.state_dict()
 #
 # `model.weight = model.weight.to(d)`처럼 매개변수 하나만 직접 옮기는 방법은 통하지 않습니다.
 # 핵심은 매개변수에 `to`를 호출했을 때 무엇이 돌아오느냐입니다. 아래 셀은 반환값의 타입 이름과
-# `requires_grad`, 즉 반환값이 여전히 변화도(gradient)를 계산하는 텐서인지를 출력합니다.
+# `requires_grad`, 즉 반환값이 여전히 변화도(gradient)를 추적하는 텐서인지를 출력합니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `model.weight`는 CPU에 있는 `Parameter`이고, `moved = model.weight.to("meta")`에서는
@@ -343,7 +342,7 @@ assert w.to(w.device) is w  # 할 일이 없으면 Parameter 자신이 돌아온
 
 # %% [markdown] tags=["answer"]
 # **정답:** `Tensor True`입니다. 실제로 변환이 일어나면 반환값은 `Parameter`가 아닌 일반
-# `Tensor`입니다. autograd가 이 변환을 기록하므로 반환값도 여전히 변화도를 계산하는 텐서입니다. 다만
+# `Tensor`입니다. autograd가 이 변환을 기록하므로 반환값도 여전히 변화도를 추적하는 텐서입니다. 다만
 # 매개변수에 대한 연산의 결과일 뿐, 그 자체로 잎(leaf) 텐서는 아닙니다.
 #
 # - `Parameter True`를 골랐다면 변환한 뒤에도 타입이 `Parameter`로 유지된다고 생각했을 겁니다. `Parameter`
@@ -398,7 +397,7 @@ assert len(devices(model)) == 2
 #
 # 모델과 입력이 서로 다른 디바이스에 있으면, 둘을 섞는 연산이 `RuntimeError`를 일으키며
 # 실패합니다. 해결 방법은 언제나 같습니다. 모델과 모든 입력을 사용하려는 디바이스 하나에 둡니다.
-# 즉 `model.to(device)`와 `x = x.to(device)`입니다. `Tensor.to`는 새 텐서를 반환하고 `x`는 원래
+# 코드로는 `model.to(device)`와 `x = x.to(device)`입니다. `Tensor.to`는 새 텐서를 반환하고 `x`는 원래
 # 자리에 그대로 두므로, 반환값을 반드시 대입하세요.
 #
 # 메시지에 이름이 나온 텐서를 옮기면 된다고 단정해서는 안 됩니다. torch 2.8부터는 GPU에 있는 선형
@@ -483,9 +482,9 @@ assert scaled.device.type == "meta"
 #
 # CPU → CUDA 이동에서는 `Parameter` 객체가 바뀌지 않으므로, 이동 전에 만든 옵티마이저도 올바른
 # 매개변수를 갖고 있습니다. 하지만 옵티마이저에 이미 상태가 있다면 이것만으로는 부족합니다.
-# 상태는 모듈의 일부가 아니어서 `model.to()`가 옮기지 않고 원래 디바이스에 남기 때문입니다.
+# 상태는 모듈의 일부가 아니므로 `model.to()`가 옮기지 않고, 원래 디바이스에 그대로 남기 때문입니다.
 #
-# `optimizer.load_state_dict(optimizer.state_dict())`를 호출하면 상태가 각 매개변수의 디바이스로 변환됩니다. GPU가 있으면 다음 셀에서 상태가 원래 디바이스에 남는 것과, 다시 불러오면 옮겨지는 것을 검증합니다.
+# `optimizer.load_state_dict(optimizer.state_dict())`를 호출하면 상태가 각 매개변수가 있는 디바이스로 옮겨집니다. GPU가 있으면 다음 셀에서 상태가 원래 디바이스에 남는 것과, 다시 불러오면 옮겨지는 것을 검증합니다.
 
 # %% tags=["claim-F4", "gpu-only"]
 model = nn.Linear(4, 2)  # CPU에 있다
@@ -513,15 +512,15 @@ else:
 # %% [markdown]
 # ### 옵티마이저 체크포인트 불러오기
 #
-# 학습을 이어서 할 때도 순서는 같습니다. 모델을 옮기고, 그 매개변수로 옵티마이저를 만든 다음 `optimizer.load_state_dict(checkpoint["optimizer"])`를 호출합니다. `load_state_dict`는 `step`을 뺀 모든 상태 텐서를 해당 매개변수가 있는 디바이스로 옮기고, 매개변수가 부동소수점이면 dtype도 매개변수에 맞춥니다. 그래서 `float32` 상태를 `bfloat16` 모델에 불러오면 상태도 `bfloat16`이 되어 정밀도가 떨어집니다(다음 셀에서 확인합니다). (혼합 정밀도의 `float32` 마스터 가중치는 이와 다른 이유로 둡니다. 가중치보다 훨씬 작은 갱신은 16비트 가중치에 더하면 사라지기 때문입니다. [모델이 메모리에 들어갈까?](08-will-it-fit.ipynb)를 참고하세요. PyTorch 자체의 AMP(`autocast`와 `GradScaler`)는 매개변수 자체를 `float32`로 두므로 복사본을 만들지 않습니다.)
+# 학습을 이어서 할 때도 순서는 같습니다. 모델을 옮기고, 그 매개변수로 옵티마이저를 만든 다음 `optimizer.load_state_dict(checkpoint["optimizer"])`를 호출합니다. `load_state_dict`는 `step`을 뺀 모든 상태 텐서를 해당 매개변수가 있는 디바이스로 옮기고, 매개변수가 부동소수점이면 dtype도 매개변수에 맞춥니다. 그래서 `float32` 상태를 `bfloat16` 모델에 불러오면 상태도 `bfloat16`이 되어 정밀도가 떨어집니다(다음 셀에서 확인합니다).
 #
-# `step`은 불러온 그대로 남습니다. 옵티마이저가 `fused`나 `capturable`일 때만 `step`도 `float32`로 매개변수의 디바이스에 옮겨집니다. 이 두 설정은 체크포인트에 저장된 값을 따릅니다. `load_state_dict`가 각 그룹의 설정을 저장된 것으로 바꾸기 때문입니다.
+# 참고로 혼합 정밀도 학습에서 `float32` 마스터 가중치를 따로 두는 이유는 이와 다릅니다. 16비트 가중치에 아주 작은 갱신값을 더하면 반올림으로 사라지기 때문입니다(자세한 내용은 「[모델이 메모리에 들어갈까?](08-will-it-fit.ipynb)」 참고). PyTorch의 AMP(`autocast`와 `GradScaler`)는 매개변수를 처음부터 `float32`로 두므로 이런 복사본이 필요 없습니다.
 #
-# 다음 셀에서는 fused 옵티마이저의 체크포인트를 fused가 아닌 옵티마이저에 불러옵니다. Adam과 AdamW는 `step`이 CPU에 있다고 보고, 단계마다 매개변수 하나당 한 번씩 그 값을 `.item()`으로 읽습니다.
+# `step`은 불러온 그대로 남습니다. 옵티마이저에 `fused`나 `capturable` 옵션이 켜져 있을 때만 `step`도 `float32`로 매개변수의 디바이스에 옮겨집니다. 이 두 설정은 체크포인트에 저장된 값을 따릅니다. `load_state_dict`가 각 매개변수 그룹(param group)의 설정을 저장된 것으로 바꾸기 때문입니다.
 #
-# `step`이 GPU에 있으면 읽을 때마다 CPU가 GPU를 기다립니다([pytorch#128208](https://github.com/pytorch/pytorch/issues/128208)). 옵티마이저 체크포인트는 `torch.load(path, map_location="cpu")`로 불러오고 나머지 이동은 `load_state_dict`에 맡기세요. `map_location="cuda"`로 불러오면 `step`까지 GPU에 올라갑니다.
+# Adam과 AdamW는 `step`이 CPU에 있다고 가정하고, 단계마다 매개변수 하나당 한 번씩 그 값을 `.item()`으로 읽습니다. `step`이 GPU에 있으면 읽을 때마다 CPU가 GPU를 기다리게 됩니다([pytorch#128208](https://github.com/pytorch/pytorch/issues/128208)). 그러므로 옵티마이저 체크포인트는 `torch.load(path, map_location="cpu")`로 불러오고, 나머지 이동은 `load_state_dict`에 맡기세요. `map_location="cuda"`로 불러오면 `step`까지 GPU에 올라갑니다. 다음 셀에서는 fused 옵티마이저가 저장한 체크포인트를 fused가 아닌 옵티마이저에 불러오면 어떻게 되는지도 확인합니다.
 #
-# 순서를 바꿔 먼저 불러오고 나중에 옮기면, 상태는 불러온 시점의 매개변수에 맞춰 변환되고 `model.to()`는 상태를 그 자리에 남겨 둡니다. GPU라면 첫 `step()`에서 CUDA의 매개변수와 CPU의 상태가 섞입니다. dtype으로도 같은 현상을 볼 수 있으므로, 다음 셀은 모델을 `device`로 옮기면서 `float64`로도 바꿉니다.
+# 순서를 바꿔 먼저 불러오고 나중에 옮기면, 상태는 불러온 시점의 매개변수에 맞춰 변환되고 `model.to()`는 상태를 그 자리에 남겨 둡니다. GPU를 쓴다면 첫 `step()`에서 CUDA의 매개변수와 CPU의 상태가 섞입니다. dtype으로도 같은 현상을 볼 수 있으므로, 다음 셀은 모델을 `device`로 옮기면서 `float64`로도 바꿉니다.
 
 # %% tags=["claim-F4"]
 source = nn.Linear(4, 2)
@@ -584,7 +583,7 @@ assert late_state["exp_avg"].dtype == torch.float32
 assert late_state["exp_avg"].device.type == "cpu"
 
 # %% [markdown]
-# dtype 변환에서도 같은 일이 일어나며, 이쪽은 어느 머신에서나 확인할 수 있습니다. 상태가 예전
+# 이번에는 `step()`까지 실행해 봅니다. dtype 쪽은 어느 머신에서나 확인할 수 있습니다. 상태가 예전
 # dtype을 유지하므로, 다음 `step()`에서 float64인 새 변화도와 float32 상태가 만나 실패합니다.
 # `state_dict`를 다시 불러오면 상태가 각 매개변수의 dtype과 디바이스로 변환되고, `step()`이
 # 다시 동작합니다.
@@ -643,8 +642,8 @@ assert state["exp_avg"].device == model.weight.device
 # - 호출 가능 객체 `(storage, location) -> storage`: 텐서 스토리지마다 위치를 정합니다.
 #   `lambda storage, location: storage`를 쓰면 모두 CPU에 남습니다.
 #
-# 여기서는 `weights_only=True`도 함께 지정합니다. pickle에서 복원하는 대상을 텐서와 일반
-# 컨테이너(딕셔너리, 리스트 등)로 제한하는 옵션으로, `state_dict`를 안전하게 불러오는 방법입니다(아래에서
+# 여기서는 `weights_only=True`도 함께 지정합니다. 이 옵션은 pickle에서 복원하는 대상을 텐서와 일반
+# 컨테이너(딕셔너리, 리스트 등)로 제한하므로, `state_dict`를 안전하게 불러올 수 있습니다(아래에서
 # 자세히 다룹니다).
 #
 # `map_location`을 지정하지 않으면 GPU가 없는 머신에서는 이런 체크포인트를 불러올 때 `Attempting to deserialize object on a CUDA device` 오류("CUDA 디바이스에 객체를 역직렬화하려 했다"는 뜻)로 멈춥니다. 이 오류는 [불러오기·환경·메모리 오류 읽는 법](09-setup-and-memory-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)에서 직접 재현합니다. GPU가 없는 머신에서는 아래 셀이 CPU에서 체크포인트를 저장합니다.
@@ -668,7 +667,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# 체크포인트를 GPU에서 저장했든 CPU에서 저장했든, 여기서는 위에서 본 네 가지 방식(문자열,
+# 체크포인트를 GPU에서 저장했든 CPU에서 저장했든, 여기서는 위에서 본 세 가지 형식(문자열·
 # `torch.device`, 딕셔너리, 호출 가능 객체) 중 어느 것으로 `map_location`을 지정해도 CPU 텐서를
 # 돌려받습니다.
 
@@ -698,13 +697,13 @@ with expect_error(TypeError, "not callable"):
     torch.load(path, map_location=0, weights_only=True)
 
 # %% [markdown]
-# torch 2.6부터 `weights_only=True`는 `torch.load`의 기본값입니다. 위의 셀에서도 굳이 지정한 것은
+# torch 2.6부터 `weights_only=True`는 `torch.load`의 기본값입니다. 그런데도 위 셀에서 굳이 지정한 것은
 # 무엇을 선택했는지 코드에 드러내기 위해서입니다. 2.6으로 업데이트한 뒤 pickle로 저장한 모델
 # 전체(`torch.save(model, path)`로 저장한 것)를 불러오지 못하게 된 사람이 많았던 것도 이 기본값
 # 때문입니다. 이제 `torch.load`는 임의의 클래스를 pickle에서 복원하지 않습니다.
 #
 # 다음 셀은 긴 메시지의 첫 문장인 `Weights only load failed`("weights_only 방식으로 불러오지
-# 못했다")만 출력합니다. `state_dict()`를 저장하고 불러오거나, 신뢰할 수 있는 파일에 한해
+# 못했다")만 출력합니다. 해결하려면 `state_dict()`를 저장해서 불러오거나, 신뢰할 수 있는 파일에 한해
 # `weights_only=False`를 넘기세요.
 
 # %%
@@ -737,11 +736,11 @@ tmp.cleanup()
 # - 모델에는 단일한 디바이스라는 것이 없습니다. `next(model.parameters()).device`는 관례일 뿐입니다.
 # - 디바이스 불일치 오류가 나면 모델과 모든 입력을 한 디바이스에 둡니다(`model.to(device)`,
 #   `x = x.to(device)`). 메시지에 이름이 나온 인자가 옮겨야 할 대상이라는 보장은 없습니다.
-# - 모델을 먼저 옮기고 나서 옵티마이저를 만듭니다. 상태가 있는 옵티마이저는 그 상태를 예전
-#   디바이스와 dtype에 그대로 둡니다.
+# - 모델을 먼저 옮기고 나서 옵티마이저를 만듭니다. 이미 상태가 생긴 옵티마이저는 모델을 옮겨도
+#   상태를 예전 디바이스와 dtype에 그대로 둡니다.
 # - GPU 체크포인트는 `torch.load(path, map_location="cpu", weights_only=True)`로 CPU에서
 #   불러옵니다. `weights_only=True`는 torch 2.6부터 기본값입니다.
 # - 학습을 이어서 할 때는 모델을 옮기고 옵티마이저를 만든 뒤, 옵티마이저 체크포인트도
 #   `map_location="cpu"`로 불러옵니다. `load_state_dict`는 상태를 각 매개변수의 디바이스와
-#   dtype에 맞추고, `step`은 Adam이 CPU에서 읽으므로 CPU에 그대로 둡니다(체크포인트의 옵티마이저가
+#   dtype에 맞추고, `step`은 Adam이 CPU에서 읽는 값이므로 CPU에 그대로 남습니다(체크포인트의 옵티마이저가
 #   `fused`나 `capturable`이면 `step`도 `float32`로 매개변수의 디바이스에 옮겨집니다).

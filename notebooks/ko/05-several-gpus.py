@@ -137,7 +137,7 @@ assert d != torch.device("cuda", 0)
 assert d.type == "cuda"
 
 # %% [markdown] tags=["answer"]
-# **정답:** `d.index=None`입니다. `"cuda"`는 특정 GPU를 가리키지 않습니다. "현재 CUDA 디바이스"라는 뜻이며, 실제로 어느 GPU인지는 텐서를 만들거나 옮기는 시점에 조회합니다.
+# **정답:** `d.index=None`입니다. `"cuda"`는 특정 GPU를 가리키지 않습니다. "현재 CUDA 디바이스"라는 뜻이며, 실제로 어느 GPU를 쓸지는 텐서를 만들거나 옮기는 시점에 정해집니다.
 #
 # - `d.index=0`을 골랐다면 `"cuda"`를 `cuda:0`의 별칭으로 생각했을 겁니다. 별칭이 아니어서 두 디바이스를 비교해도 같지 않습니다.
 # - `d.index=-1`은 '인덱스 없음'을 -1 같은 특별한 숫자로 나타낸다고 본 답입니다. `torch.device`는 인덱스가 없으면 `None`을 씁니다.
@@ -280,7 +280,7 @@ assert list(dp.module.state_dict()) == ["weight", "bias"]
 # **정답:** `['module.weight', 'module.bias']`입니다. 래퍼는 원래 모델을 `module`이라는 이름의 하위 모듈로 등록하므로, `state_dict`의 모든 키 앞에 `module.`이 붙습니다.
 #
 # - `['weight', 'bias']`는 래퍼가 키를 바꾸지 않는다고 본 답입니다. 이것은 감싸기 전 모델, 즉 `dp.module.state_dict()`의 키입니다. 감싸지 않은 모델에 불러올 체크포인트라면 이쪽을 저장하세요.
-# - `[]`를 골랐다면 래퍼에는 자기 상태가 없으니 비어 있다고 생각했을 겁니다. 앞부분은 맞지만, `state_dict`에는 등록된 하위 모듈의 상태도 하위 모듈의 이름을 붙여 들어갑니다.
+# - `[]`를 골랐다면 래퍼에는 자기 상태가 없으니 비어 있다고 생각했을 겁니다. 래퍼 자신에게 상태가 없는 것은 맞지만, `state_dict`에는 등록된 하위 모듈의 상태도 하위 모듈의 이름을 붙여 들어갑니다.
 
 # %% [markdown]
 # `DataParallel`의 문서 자체도 여러 GPU로 학습한다면 머신이 한 대뿐이더라도 `DistributedDataParallel`을 대신 쓰라고 권장합니다. 다음 셀은 docstring에서 그 문장을 찾아, 문장에 `DistributedDataParallel`과 `single node`(단일 노드)가 들어 있는지 검증합니다.
@@ -303,7 +303,7 @@ assert "DistributedDataParallel" in advice and "single node" in advice
 # - `RANK`: 전체 프로세스 중 이 프로세스의 번호(0부터)
 # - `LOCAL_RANK`: 이 머신 안에서의 번호(이 프로세스가 쓸 GPU의 인덱스이기도 합니다)
 #
-# GPU에서는 각 프로세스가 `torch.cuda.set_device(local_rank)`로 자기 GPU를 현재 디바이스로 정합니다(그 뒤로 그 프로세스에서 `"cuda"`는 자기 GPU를 가리킵니다). 그리고 `nccl` 백엔드를 쓰고, 모델을 그 GPU에 올린 다음 `DDP(model, device_ids=[local_rank])`로 감쌉니다. CPU에서는 백엔드가 `gloo`이고 `device_ids`는 지정하지 않습니다. 아래 스크립트는 두 경우를 모두 처리하며, 프로세스 수만큼 GPU가 있는 머신에서는 GPU를 씁니다.
+# GPU로 학습할 때는 각 프로세스가 `torch.cuda.set_device(local_rank)`로 자기 GPU를 현재 디바이스로 정합니다(그 뒤로 그 프로세스에서 `"cuda"`는 자기 GPU를 가리킵니다). 백엔드로는 `nccl`을 쓰고, 모델을 그 GPU에 올린 다음 `DDP(model, device_ids=[local_rank])`로 감쌉니다. CPU에서는 백엔드가 `gloo`이고 `device_ids`는 지정하지 않습니다. 아래 스크립트는 두 경우를 모두 처리하며, 프로세스 수만큼 GPU가 있는 머신에서는 GPU를 씁니다.
 
 # %%
 TRAIN = '''
@@ -353,7 +353,7 @@ os._exit(0)
 '''
 
 # %% [markdown]
-# DDP는 데이터를 나누지 않습니다. 여기서는 프로세스마다 랭크에 따라 다른 시드로 자기 몫의 무작위 데이터를 만듭니다(실제 스크립트라면 [다음 섹션](#데이터-나누기-distributedsampler)에서 다루는 `DistributedSampler`를 씁니다). 또 프로세스마다 서로 다른 가중치와 버퍼 값으로 시작합니다. 이렇게 해 두면 DDP가 무엇을 맞춰 주는지가 실행 결과에 드러납니다. 각 프로세스는 셀이 스크립트에 넘긴 디렉터리에 자기 결과를 별도의 파일로 씁니다.
+# DDP는 데이터를 나누지 않습니다. 여기서는 프로세스마다 랭크에 따라 다른 시드로 자기 몫의 무작위 데이터를 만듭니다(실제 스크립트라면 [다음 섹션](#데이터-나누기-distributedsampler)에서 다루는 `DistributedSampler`를 씁니다). 각 프로세스의 모델도 서로 다른 가중치와 버퍼 값으로 시작합니다. 이렇게 해 두면 DDP가 무엇을 맞춰 주는지가 실행 결과에 드러납니다. 각 프로세스는 셀이 스크립트에 넘긴 디렉터리에 자기 결과를 별도의 파일로 씁니다.
 #
 # 다음 셀은 스크립트를 임시 디렉터리에 저장하고, `python -m torch.distributed.run`으로 이 머신에서 프로세스 두 개를 실행합니다. `torchrun` 명령이 실행하는 것도 이 모듈입니다(`--standalone`을 붙이면 비어 있는 포트도 골라 줍니다). 실행에는 제한 시간이 있고, `torchrun`이 만드는 임시 파일도 같은 디렉터리에 생기므로(`TMPDIR`) 끝나면 아무것도 남지 않습니다.
 #
@@ -409,15 +409,17 @@ assert r0["loss"] != r1["loss"]  # 데이터도 다르다
 assert r0["params"] == r1["params"]  # 그런데도 학습 후 매개변수는 같다
 
 # %% [markdown]
-# `torch.cuda.set_device(local_rank)`를 빠뜨리면 `LOCAL_RANK`가 무엇이든 각 프로세스의 현재 디바이스는 GPU 0으로 남습니다. `"cuda"`, `.cuda()`, `torch.cuda.memory_allocated()` 등 인덱스 없이 현재 디바이스를 가리키는 것이 모두 문제가 됩니다. 스크립트가 모델과 배치를 `"cuda"`에 올리면 모든 랭크가 GPU 0을 쓰므로, 메모리가 그 GPU 하나에 몰리고 나머지 GPU는 비어 있게 됩니다. 랭크마다 다른 GPU를 쓴다고 가정하는 NCCL은 오류를 내거나(예: `Duplicate GPU detected`) 멈춘 채 진행하지 않습니다.
+# `torch.cuda.set_device(local_rank)`를 빠뜨리면 `LOCAL_RANK`가 무엇이든 각 프로세스의 현재 디바이스는 GPU 0으로 남습니다. `"cuda"`, `.cuda()`, `torch.cuda.memory_allocated()` 등 인덱스 없이 현재 디바이스를 가리키는 것이 모두 문제가 됩니다. 스크립트가 모델과 배치를 `"cuda"`에 올리면 모든 랭크가 GPU 0을 쓰므로, 메모리가 그 GPU 하나에 몰리고 나머지 GPU는 비어 있게 됩니다. 랭크마다 다른 GPU를 쓴다고 가정하는 NCCL은 오류를 내거나(예: `Duplicate GPU detected`, "같은 GPU가 중복으로 감지되었다") 멈춘 채 진행하지 않습니다.
 #
-# 위 스크립트처럼 `torch.device("cuda", local_rank)`로 디바이스를 명시하면 텐서는 올바른 GPU에 올라갑니다. `dist.barrier()`는 디바이스를 지정하지 않습니다. NCCL에서는 원소 하나짜리 텐서를 all-reduce하는데, 그 GPU는 백엔드가 다음 순서로 고릅니다.
+# 위 스크립트처럼 `torch.device("cuda", local_rank)`로 디바이스를 명시하면 텐서는 올바른 GPU에 올라갑니다. 반면 `dist.barrier()`는 기본적으로 디바이스를 인자로 받지 않습니다. NCCL 백엔드는 배리어를 원소 하나짜리 텐서의 all-reduce로 구현하는데, 이 all-reduce를 어느 GPU에서 실행할지는 백엔드가 다음 순서로 정합니다.
 #
-# 배리어에 넘긴 `device_ids=[...]`, `init_process_group`에 넘긴 `device_id`, 이 프로세스 그룹이 이미 쓴 GPU, 마지막으로 `rank % (이 머신의 GPU 수)`입니다. 마지막 경우에는 `using GPU X as device used by this process is currently unknown`이라는 경고가 나옵니다. 현재 디바이스가 정하는 것은 PyTorch의 Python 계층이 이를 위해 만드는 자리 표시용(더미) 텐서의 위치뿐입니다.
+# 배리어에 넘긴 `device_ids=[...]`, `init_process_group`에 넘긴 `device_id`, 이 프로세스 그룹이 이미 쓴 GPU, 마지막으로 `rank % (이 머신의 GPU 수)`입니다. 마지막 경우에는 `using GPU X as device used by this process is currently unknown`("이 프로세스가 쓰는 디바이스를 알 수 없어 GPU X를 쓴다")이라는 경고가 나옵니다. 현재 디바이스가 영향을 주는 것은 PyTorch의 Python 계층이 배리어용으로 만드는 더미 텐서의 위치뿐입니다.
 #
-# 위와 같은 스크립트에서는 DDP의 첫 브로드캐스트가 `cuda:local_rank`를 쓰므로, 그 뒤의 배리어는 올바른 GPU에서 실행됩니다. 이때 `set_device`를 빠뜨려도 손해는 모든 랭크가 GPU 0에 불필요한 CUDA 컨텍스트를 만들어 GPU 0의 메모리를 차지한다는 점뿐입니다. 프로그램이 멈추는 것은 마지막 방법(rank % GPU 수)으로 고른 GPU가 틀렸을 때뿐입니다. 예를 들어 집합 통신보다 앞선 배리어(랭크 0이 데이터를 내려받는 동안 다른 랭크가 기다리는 경우)를, 프로세스 수보다 GPU가 많은 머신에서 쓸 때입니다. GPU 8개짜리 머신마다 프로세스를 2개씩 띄우면, 글로벌 랭크 2는 두 번째 머신의 로컬 랭크 0인데도 GPU 2를 고릅니다.
+# 디바이스를 명시한 위 스크립트라면 DDP가 처음 하는 브로드캐스트가 `cuda:local_rank`를 쓰므로, 그 뒤의 배리어도 올바른 GPU에서 실행됩니다. 이 경우 `set_device`를 빠뜨려서 생기는 문제는 모든 랭크가 GPU 0에 쓸데없는 CUDA 컨텍스트를 만들어 GPU 0의 메모리를 차지하는 것 정도입니다. 프로그램이 멈추는 것은 백엔드가 마지막 방법(rank % GPU 수)으로 고른 GPU가 틀렸을 때입니다. 예를 들어 프로세스 수보다 GPU가 많은 머신에서, 집합 통신이 한 번도 일어나기 전에 배리어를 호출할 때입니다(랭크 0이 데이터를 내려받는 동안 다른 랭크를 기다리게 하는 경우 등). GPU 8개짜리 머신마다 프로세스를 2개씩 띄우면, 글로벌 랭크 2는 두 번째 머신의 로컬 랭크 0인데도 GPU 2를 고릅니다.
 #
-# 그러니 먼저 `torch.cuda.set_device(local_rank)`를 호출하세요. `DistributedDataParallel` 문서도 각 프로세스에서 이것(또는 `CUDA_VISIBLE_DEVICES`)으로 GPU를 지정하라고 요구합니다. 그다음 `init_process_group("nccl", device_id=torch.device("cuda", local_rank))`를 넘기거나 `dist.barrier(device_ids=[local_rank])`를 호출합니다. `device_id`는 현재 디바이스를 바꾸지 않으므로 `set_device`를 생략할 수 없습니다. NCCL에서 `device_id`를 넘기면 랭크끼리의 커뮤니케이터가 `init_process_group` 안에서 만들어지므로, NCCL 오류가 첫 집합 통신이 아니라 그 자리에서 납니다. 또 이후 만드는 그룹도 처음부터 만들지 않고 이 커뮤니케이터를 나눠 만듭니다.
+# 그러니 먼저 `torch.cuda.set_device(local_rank)`를 호출하세요. `DistributedDataParallel` 문서도 각 프로세스에서 이것(또는 `CUDA_VISIBLE_DEVICES`)으로 GPU를 지정하라고 요구합니다.
+#
+# 그다음 `init_process_group`에 `device_id=torch.device("cuda", local_rank)`를 넘기거나, 배리어를 `dist.barrier(device_ids=[local_rank])`로 호출합니다. `device_id`는 현재 디바이스를 바꾸지 않으므로 `set_device`를 생략할 수 없습니다. NCCL에서 `device_id`를 넘기면 랭크끼리의 커뮤니케이터가 `init_process_group` 안에서 만들어지므로, NCCL 오류가 첫 집합 통신이 아니라 그 자리에서 납니다. 그 뒤에 만드는 프로세스 그룹도 커뮤니케이터를 새로 만들지 않고, 이 커뮤니케이터를 나눠(`ncclCommSplit`) 만듭니다.
 #
 # GPU가 있으면 다음 셀은 `LOCAL_RANK=1`을 설정하고 `set_device`를 호출하지 않는 새 프로세스를 띄워, 그 프로세스의 현재 디바이스가 여전히 0인지 검증합니다. 어느 머신에서든 PyTorch 소스에서 `init_process_group`이 `device_id`를 받고 `set_device`를 호출하지 않는지, 그리고 2.13에서는 `barrier`의 Python 계층이 디바이스를 고르는 순서와 문서에 적힌 `device_id`의 효과를 검증합니다.
 
@@ -452,7 +454,7 @@ if torch.distributed.is_available():
 # %% [markdown]
 # ## 데이터 나누기: `DistributedSampler`
 #
-# 데이터를 나누는 일은 DDP가 아니라 사용자의 몫입니다. `DistributedSampler`는 데이터셋의 인덱스를 랭크마다 다른 몫으로 나눕니다. 학습 스크립트에서는 `DataLoader`에 넘기며(`DataLoader(dataset, sampler=sampler)`), 랭크와 전체 랭크 수는 프로세스 그룹에서 읽어 옵니다. 여기서는 프로세스 없이 실행하므로, 랭크와 전체 랭크 수를 셀에서 직접 지정합니다. 데이터셋의 샘플은 5개라서 랭크 2개에 똑같이 나눌 수 없습니다.
+# 데이터를 나누는 일은 DDP가 아니라 사용자의 몫입니다. `DistributedSampler`는 데이터셋의 인덱스를 랭크마다 다른 몫으로 나눕니다. 학습 스크립트에서는 샘플러를 `DataLoader`에 넘기며(`DataLoader(dataset, sampler=sampler)`), 랭크와 전체 랭크 수는 프로세스 그룹에서 읽어 옵니다. 여기서는 프로세스 그룹 없이 실행하므로, 랭크와 전체 랭크 수를 셀에서 직접 지정합니다. 데이터셋의 샘플은 5개라서 랭크 2개에 똑같이 나눌 수 없습니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `DistributedSampler`가 샘플 5개를 섞지 않고 랭크 2개에 나눕니다. 각 랭크는 어떤 인덱스를 받을까요?
@@ -490,7 +492,7 @@ assert sorted(even[0] + even[1]) == list(range(8))  # 모든 샘플이 한 번�
 # - `[[0, 2, 4], [1, 3]]`을 골랐다면 나눠 주는 방식은 맞혔습니다. 놓친 것은 마지막 한 개로, 샘플러는 랭크 1의 모자란 자리를 맨 앞의 샘플 0으로 채워 모든 랭크의 샘플 수를 맞춥니다.
 # - `[[0, 2], [1, 3]]`은 나누어떨어지지 않는 나머지를 버린다고 예상한 답입니다. 그렇게 되는 것은 `drop_last=True`일 때뿐이고, 기본값에서는 버리지 않고 채웁니다.
 #
-# 반복된 샘플은 모든 랭크의 결과를 한 에폭 동안 모아 계산하는 값(검증 데이터의 점수 등)에 두 번 들어갑니다.
+# 샘플러가 이렇게 채워 넣은 샘플은 검증 점수처럼 모든 랭크의 결과를 한 에폭 동안 모아 계산하는 값에 두 번 반영됩니다.
 
 # %% [markdown]
 # 기본값인 `shuffle=True`에서는 샘플러가 인덱스를 섞은 다음 나눠 줍니다. 다음 셀은 같은 샘플러를 세 에폭처럼 세 번 순회합니다. 두 번은 연달아, 세 번째는 `sampler.set_epoch(1)`을 호출한 뒤에 순회하고, 두 번째와 세 번째를 첫 번째와 비교합니다.
@@ -518,15 +520,15 @@ other.set_epoch(1)
 assert sorted(third + list(other)) == list(range(8))  # 겹치지 않게 나뉜다
 
 # %% [markdown] tags=["answer"]
-# **정답:** `(True, False)`입니다. 샘플러는 `seed + epoch`를 시드로 삼은 난수 생성기로 섞는데, 에폭 값은 `set_epoch`를 호출해야만 바뀝니다. 호출하지 않으면 모든 에폭이 첫 에폭의 순서를 되풀이하고, 각 랭크는 매번 같은 샘플을 받습니다. 그러니 에폭마다 `DataLoader`를 순회하기 전에, 모든 랭크에서 `sampler.set_epoch(epoch)`를 호출하세요. 모든 랭크가 같은 시드와 에폭을 쓰므로, 순서가 새로 섞여도 각 랭크의 몫은 데이터셋을 겹침 없이 나눕니다(위 셀의 마지막 검증이 랭크 1의 몫과 합쳐 확인합니다).
+# **정답:** `(True, False)`입니다. 샘플러는 `seed + epoch`를 시드로 삼은 난수 생성기로 섞는데, 에폭 값은 `set_epoch`를 호출해야만 바뀝니다. 호출하지 않으면 모든 에폭이 첫 에폭의 순서를 되풀이하고, 각 랭크는 매번 같은 샘플을 받습니다. 그러니 에폭마다 `DataLoader`를 순회하기 전에, 모든 랭크에서 `sampler.set_epoch(epoch)`를 호출하세요. 모든 랭크가 같은 시드와 에폭을 쓰므로, 순서가 새로 섞여도 랭크끼리 몫이 겹치지 않습니다(위 셀의 마지막 검증에서 랭크 0과 랭크 1의 몫을 합쳐 확인합니다).
 #
 # - `(False, False)`를 골랐다면 샘플러를 순회할 때마다 순서가 저절로 바뀐다고 생각했을 겁니다. 섞는 시드는 에폭 값으로 정해지므로, `set_epoch`를 부르기 전까지는 같은 순서가 되풀이됩니다.
 # - `(True, True)`는 `set_epoch`에 아무 효과가 없다고 본 답입니다. 에폭 값이 섞는 시드에 더해지므로 `set_epoch(1)` 뒤에는 순서가 바뀝니다.
 
 # %% [markdown]
-# `num_workers > 0`인 `DataLoader`는 워커 프로세스에서 배치를 읽어 옵니다. Python이 이 프로세스를 어떻게 시작하는지는 플랫폼에 따라 다릅니다. Windows와 macOS는 `spawn`, Linux는 Python 3.14부터 `forkserver`, 3.13까지는 `fork`입니다. `spawn`과 `forkserver`의 워커는 원래 프로세스의 복사본이 아닙니다. 새 Python으로 시작해 스크립트의 메인 모듈을 import하고, 데이터셋을 pickle로 넘겨받습니다.
+# `num_workers > 0`인 `DataLoader`는 워커 프로세스에서 배치를 읽어 옵니다. Python이 이 프로세스를 어떻게 시작하는지는 플랫폼에 따라 다릅니다. Windows와 macOS는 `spawn`, Linux는 Python 3.14부터 `forkserver`, 3.13까지는 `fork`입니다. `spawn`과 `forkserver`의 워커는 원래 프로세스의 복사본이 아닙니다. 새 Python 인터프리터로 시작해 스크립트의 메인 모듈을 import하고, 데이터셋을 pickle로 넘겨받습니다.
 #
-# 그래서 스크립트에서는 DataLoader를 만들고 루프를 도는 코드를 `if __name__ == "__main__":` 아래에 두세요. 그러지 않으면 워커가 스크립트를 import할 때 그 코드를 다시 실행합니다. 데이터셋 클래스도 워커가 import할 수 있도록 모듈 최상위에 정의합니다. Linux의 `fork`에서 돌던 코드가 여기서는 깨질 수 있고, Python 3.14의 Linux에서도 마찬가지입니다. 다음 셀은 실행한 머신의 기본값을 검증합니다.
+# 그래서 스크립트에서는 DataLoader를 만들고 루프를 도는 코드를 `if __name__ == "__main__":` 아래에 두세요. 그러지 않으면 워커가 스크립트를 import할 때 그 코드를 다시 실행합니다. 데이터셋 클래스도 워커가 import할 수 있도록 모듈 최상위에 정의합니다. Linux(`fork`)에서 잘 돌던 코드도 `spawn`을 쓰는 Windows·macOS에서는 깨질 수 있고, `forkserver`가 기본인 Python 3.14 이상의 Linux에서도 마찬가지입니다. 다음 셀은 실행한 머신의 기본값을 검증합니다.
 
 # %%
 import multiprocessing
@@ -546,5 +548,5 @@ assert "spawn" in multiprocessing.get_all_start_methods()
 # - 인덱스를 명시하지 않은 코드(`"cuda"`, `.cuda()`)는 현재 디바이스를 씁니다. 현재 디바이스는 `torch.cuda.set_device(i)`나 `with torch.cuda.device(i):`로 고릅니다.
 # - `CUDA_VISIBLE_DEVICES`(`nvidia-smi`와 같은 번호를 쓰려면 `CUDA_DEVICE_ORDER=PCI_BUS_ID`도)는 CUDA가 초기화되기 전, 가능하면 Python을 시작하기 전에 설정합니다.
 # - `nn.DataParallel`은 디바이스 ID가 정확히 하나일 때(`len(device_ids) == 1`)만 모델을 옮기며, `state_dict` 키 이름을 `module.*`로 바꿉니다.
-# - 여러 GPU에는 `DistributedDataParallel`을 쓰세요. `torchrun`으로 GPU마다 프로세스를 하나씩 실행하고, 각 프로세스에서 `torch.cuda.set_device(local_rank)`를 호출한 뒤 모델을 `DDP(model, device_ids=[local_rank])`로 감쌉니다. 매개변수와 버퍼는 DDP가 맞춰 줍니다. `gloo`를 쓰면 CPU에서도 실행하고 테스트할 수 있습니다.
+# - 여러 GPU로 학습할 때는 `DistributedDataParallel`을 쓰세요. `torchrun`으로 GPU마다 프로세스를 하나씩 실행하고, 각 프로세스에서 `torch.cuda.set_device(local_rank)`를 호출한 뒤 모델을 `DDP(model, device_ids=[local_rank])`로 감쌉니다. 매개변수와 버퍼는 DDP가 맞춰 줍니다. `gloo`를 쓰면 CPU에서도 실행하고 테스트할 수 있습니다.
 # - 데이터는 `DistributedSampler`가 나눕니다. 모든 랭크의 샘플 수를 맞추려고 샘플을 반복해 채웁니다(`drop_last=True`면 끝부분을 잘라 냅니다). 에폭마다 `sampler.set_epoch(epoch)`를 호출하지 않으면 같은 순서가 되풀이됩니다.
