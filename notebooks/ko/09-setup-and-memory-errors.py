@@ -17,21 +17,15 @@
 #
 # 학습 코드 자체가 아니라 그 주변에서 나는 오류를 다룹니다. 체크포인트 불러오기, 머신에 없는 GPU 지정, 워커 프로세스 시작, PyTorch 설치, GPU 메모리 부족이 여기에 해당합니다. 섹션 제목은 오류 메시지 그대로이므로, 트레이스백에 나온 문구로 이 페이지를 검색할 수 있습니다. 섹션마다 메시지의 뜻을 풀이하고, 오류를 일으키는 코드와 해결 코드를 함께 실행해 봅니다. 연산 하나에 두 디바이스의 텐서가 들어갔을 때의 오류는 [디바이스 불일치 오류 읽는 법](07-device-errors.ipynb)에서 다룹니다.
 #
-# 이 오류들은 대부분 GPU 없이도 재현할 수 있으므로 이 페이지에서 직접 일으켜 봅니다. GPU 대신 다음 세 가지를 씁니다.
+# 이 오류 중 절반은 GPU 없이도 재현할 수 있어서, CPU 전용 빌드의 PyTorch와 스토리지의 디바이스가 `cuda`로 기록된 체크포인트로 직접 일으켜 봅니다.
 #
-# - CPU 전용 빌드의 PyTorch
-# - 스토리지의 디바이스가 `cuda`로 기록된 체크포인트
-# - fork한 자식 프로세스
-#
-# GPU 대신 이런 방법을 쓴 섹션에는 그것으로 알 수 있는 것과 알 수 없는 것을 함께 적었습니다.
-#
-# GPU에서만 일으킬 수 있는 오류는 GPU에서만 검증하는 셀에서 다룹니다. GPU가 없으면 이런 셀은 충족되지 않은 조건만 출력합니다. 이런 오류의 메시지는 본문에서 PyTorch 소스에 적힌 그대로, 해당 버전과 함께 인용합니다.
+# 나머지 셋(잘못된 디바이스 번호, fork한 자식 프로세스의 CUDA, 메모리 부족)은 GPU가 있어야 납니다. 이런 셀은 해결 방법을 어느 머신에서나 실행하고, 오류 자체는 GPU에서만 검증합니다(GPU가 없으면 충족되지 않은 조건만 출력합니다). 이런 오류의 메시지는 본문에서 PyTorch 소스에 적힌 그대로, 해당 버전과 함께 인용합니다.
 
 # %% [markdown] tags=["summary"]
 # **요약**
 #
 # - GPU에서 저장한 체크포인트도 `map_location`을 지정하면 어느 머신에서나 불러올 수 있습니다.
-# - CUDA를 쓰는 워커 프로세스는 `fork`가 아니라 `spawn`(또는 `forkserver`)으로 시작하세요.
+# - DataLoader 워커에는 CUDA가 필요 없습니다. 워커는 CPU 배치를 만들고, 디바이스로 옮기는 일은 루프가 합니다. CUDA를 써야 하는 워커라면 `fork`가 아니라 `spawn`(또는 `forkserver`)으로 시작하세요.
 # - `Torch not compiled with CUDA enabled`는 PyTorch가 CPU 전용 빌드라는 뜻입니다. CUDA 빌드를 설치하거나, GPU가 없으면 CPU를 쓰도록 디바이스를 고르세요.
 # - 페이지 끝의 표에 메시지별로 흔한 원인과 해결 방법을 정리했습니다.
 #
@@ -438,7 +432,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 # Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
 # ```
 #
-# 할당하려던 크기, GPU의 전체 용량과 여유 공간, 이 프로세스가 쓰는 메모리, 그중 PyTorch가 할당한 메모리와 예약했지만 할당하지 않은 메모리의 양이 차례로 나옵니다. 끝으로, 예약했지만 할당하지 않은 부분이 크면 단편화를 피하도록 `expandable_segments`를 써 보라고 권합니다. 이것은 2.6의 문구이고, 2.9부터는 이 자리의 변수 이름이 `PYTORCH_ALLOC_CONF`입니다(어느 이름을 설정할지는 이 섹션 끝에서 설명합니다). 수치의 뜻은 다음과 같습니다.
+# 할당하려던 크기, GPU의 전체 용량과 여유 공간, 이 프로세스가 쓰는 메모리, 그중 PyTorch가 할당한 메모리와 예약했지만 할당하지 않은 메모리의 양이 차례로 나옵니다. 끝으로, 예약했지만 할당하지 않은 부분이 크면 단편화를 피하도록 `expandable_segments`를 써 보라고 권합니다. 이것은 2.6의 문구입니다. 2.9와 2.10에서는 이 자리의 변수 이름이 `PYTORCH_ALLOC_CONF`이고, 2.12에서는 다시 `PYTORCH_CUDA_ALLOC_CONF`입니다(기존 이름이 새 이름의 별칭이 되었습니다. [pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)). 어느 이름을 설정할지는 이 섹션 끝에서 설명합니다. 수치의 뜻은 다음과 같습니다.
 #
 # - 할당된 메모리(메시지의 `allocated by PyTorch`, `torch.cuda.memory_allocated()`): 할당자가 나눠 준 블록입니다. 살아 있는 텐서(각각 512바이트의 배수로 올림)뿐 아니라 cuBLAS 같은 라이브러리의 작업 공간도 들어갑니다.
 # - 예약된 메모리(`reserved by PyTorch`, `torch.cuda.memory_reserved()`): PyTorch의 캐싱 할당자가 GPU에서 확보한 메모리로, 텐서에 할당되었는지와 관계없습니다. 해제된 텐서의 메모리는 GPU가 아니라 이 캐시로 돌아가므로, `torch.cuda.empty_cache()`를 호출하기 전까지 `nvidia-smi`에는 계속 사용 중으로 잡힙니다.
@@ -502,11 +496,11 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# 예약된 메모리를 쓰지 못할 때도 있습니다. 세그먼트 안의 빈 블록이 모두 다음 요청에 비해 너무 작은 경우입니다(단편화). 할당자 설정 `expandable_segments:True`를 쓰면 세그먼트를 새로 잡지 않고 기존 세그먼트를 늘려 쓰므로, 단계마다 배치 모양이 바뀔 때 특히 도움이 됩니다. Linux에서만 동작하며, Windows 빌드는 `expandable_segments not supported on this platform`(이 플랫폼에서는 지원하지 않는다)이라고 경고하고 무시합니다. PyTorch는 이 설정을 프로세스가 CUDA를 처음 쓰기 전에 환경 변수에서 한 번만 읽습니다.
+# 예약된 메모리를 쓰지 못할 때도 있습니다. 세그먼트 안의 빈 블록이 모두 다음 요청에 비해 너무 작은 경우입니다(단편화). 할당자 설정 `expandable_segments:True`를 쓰면 세그먼트를 새로 잡지 않고 기존 세그먼트를 늘려 쓰므로, 단계마다 배치 모양이 바뀔 때 특히 도움이 됩니다. Linux에서만 동작하며, Windows 빌드는 `expandable_segments not supported on this platform`(이 플랫폼에서는 지원하지 않는다)이라고 경고하고 무시합니다. 환경 변수는 할당자가 처음 설정될 때 한 번만 읽히므로, `import torch`보다 먼저 설정하세요.
 #
-# 환경 변수 이름은 릴리스에 따라 다릅니다. `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`는 2.6부터 2.13까지 모든 릴리스가 읽습니다. 2.9부터는 디바이스 공통 이름 `PYTORCH_ALLOC_CONF`도 읽습니다. 2.9~2.11에서는 기존 이름을 쓰면 `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`(더는 권장하지 않으니 `PYTORCH_ALLOC_CONF`를 쓰라)라는 경고가 나온다는 보고가 있습니다.
+# 환경 변수 이름은 릴리스에 따라 다릅니다. `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`는 2.6부터 2.13까지 모든 릴리스가 읽습니다. 2.9부터는 디바이스 공통 이름 `PYTORCH_ALLOC_CONF`도 읽습니다. 2.9~2.11에서는 기존 이름을 쓰면 `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`(더는 권장하지 않으니 `PYTORCH_ALLOC_CONF`를 쓰라)라는 경고가 나옵니다(`c10/core/AllocatorConfig.cpp`).
 #
-# 그런데 2.9.1에서는 새 이름으로 `expandable_segments` 설정이 켜지지 않았습니다([pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)). 2.13은 기존 이름을 경고 없이 읽으며, 다음 셀이 새 프로세스에서 이를 검증합니다. 스크립트 하나를 이 모든 릴리스에서 돌려야 한다면 기존 이름을 설정하세요. 일부 릴리스에서 경고가 나오는 것 말고는 문제가 없습니다.
+# 그런데 2.9.1에서는 새 이름으로 `expandable_segments` 설정이 켜지지 않았습니다([pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)). 2.13은 기존 이름을 경고 없이 읽고, 두 이름이 모두 설정되어 있으면 기존 이름을 씁니다. 이 점은 릴리스마다 다릅니다. 다음 셀은 새 프로세스에서, 파싱된 할당자 설정으로 이 두 가지를 검증합니다(GPU에서는 `torch.cuda.memory._snapshot()`으로 세그먼트 자체를 확인할 수 있습니다). 스크립트 하나를 이 모든 릴리스에서 돌려야 한다면 기존 이름 하나만 설정하세요. 일부 릴리스에서 경고가 나오는 것 말고는 문제가 없습니다.
 
 # %%
 if TORCH >= (2, 13):  # 기존 이름을 경고 없이 읽는다
