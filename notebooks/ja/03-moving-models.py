@@ -22,7 +22,7 @@
 # - モデルの移動がオプティマイザに与える影響
 # - GPU で保存したチェックポイントを CPU に読み込む方法
 #
-# PyTorch の挙動について本文で述べていることは、このページの出力を生成したマシン上で、コードセルの `assert` によって検証しています。GPU でのみ検証するセルは、まず GPU があるかを確認します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけで、GPU での検証は行いません（該当するセルの数は、タイトルの下の行に表示しています）。GPU でしか出ないエラーメッセージは、PyTorch のソースからバージョンを明記して引用しています。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉・検証・表示するので、ノートブックは止まらずに先へ進みます。
+# 本文で説明する PyTorch の挙動は、このページの出力を生成したマシン上で、コードセルの `assert` を使って検証しています。GPU でのみ検証するセルは、まず GPU があるかを確認します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけで、GPU での検証は行いません（該当するセルの数は、タイトルの下の行に表示しています）。GPU でしか出ないエラーメッセージは、PyTorch のソースからバージョンを明記して引用しています。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉・検証・表示するので、ノートブックは止まらずに先へ進みます。
 
 # %% [markdown] tags=["summary"]
 # **結論**
@@ -88,9 +88,9 @@ print(torch.__version__, device)
 # %% [markdown]
 # ## `model.to(device)` は何を変えるか
 #
-# `Tensor.to` はテンソルを変更しません。変換後のテンソル（変換が不要ならそのテンソル自身）を返すので、戻り値を受け取る必要があります。`Module.to` と、同種のメソッド `.cpu()`、`.cuda()`、`.double()` は、これとは別のルールに従います。
+# `Tensor.to` はテンソルを変更しません。変換後のテンソル（変換が不要ならそのテンソル自身）を返すので、戻り値を受け取る必要があります。一方、`Module.to` と、同種のメソッド `.cpu()`、`.cuda()`、`.double()` の振る舞いはこれとは異なります。
 #
-# `meta` デバイス上のテンソルは形状と dtype だけを持ち、データは持ちません。`meta` デバイスはどのマシンにも存在するので、GPU がなくても移動の様子を確かめられます。
+# 次の例では移動先に `meta` デバイスを使います。`meta` デバイス上のテンソルは形状と dtype だけを持ち、データは持ちません。`meta` デバイスはどのマシンにも存在するので、GPU がなくても移動の様子を確かめられます。
 
 # %% [markdown] tags=["predict"]
 # **予想：** 次のセルは `model.double()`、`model.to("meta")` の順に呼び出し、どちらの戻り値も代入しません。`print(model.weight.device, model.weight.dtype)` は何を表示するでしょうか。
@@ -129,7 +129,7 @@ assert t.to(t.device) is t  # 変換不要なら同じテンソルが返る
 # %% [markdown] tags=["answer"]
 # **答え：** `meta torch.float64` です。`Module.to` はパラメータとバッファを変換して**モジュール自体を書き換え**（インプレースの変換で、新しいモジュールは作りません）、そのモジュール自身を返します。`.cpu()`、`.double()`、GPU がある場合の `.cuda()` も同じです。そのため2つの変換がどちらも残ります。`model = model.to(device)` と書いても害はありませんが、再代入は不要です。
 #
-# - `cpu torch.float32` は、`Tensor.to` と同じく `Module.to` もコピーを返すと考えた答えです。テンソルならそのとおりで、上の検証でも `t.to("meta")` の後の `t` は CPU に残っています。モジュールはそうではありません。
+# - `cpu torch.float32` を選ぶのは、`Tensor.to` と同じく `Module.to` もコピーを返すと考えた場合です。テンソルならそのとおりで、上の検証でも `t.to("meta")` のあとの `t` は CPU に残っています。モジュールはそうではありません。
 # - `meta torch.float32` や `cpu torch.float64` を選んだなら、2つの呼び出しのどちらかが効かないと見たのでしょう。実際には、どちらの呼び出しも効いています。
 #
 # 上の検証では、それぞれの呼び出しが `model` 自身を返すことも確かめています（`.cuda()` は GPU があるときだけ）。
@@ -213,11 +213,11 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown] tags=["answer"]
-# **答え：** `model.weight is weight=True, model.offset is offset=False` です。どのオブジェクトが残るかは、移動の種類で決まります。
+# **答え：** `model.weight is weight=True, model.offset is offset=False` です。元のオブジェクトがそのまま使われるかどうかは、移動の種類で決まります。
 #
 # - **dtype の変換、CPU ↔ CUDA の移動：** 各 `Parameter` は同じ Python オブジェクトのままです。PyTorch はその中身のテンソル（`param.data`）を差し替えるので、パラメータへの参照を持っているコード（オプティマイザなど）も、変換後のパラメータをそのまま参照できます。GPU があれば、上のセルは CUDA への移動でも同じことを検証します。
 # - **`meta` への移動：** パラメータは新しい `Parameter` オブジェクトに置き換わります（上で見た `...=False, ...=False`）。
-# - **バッファ：** 通常のテンソルなので、変換されると必ず新しいテンソルオブジェクトに置き換わります。`...=True, ...=True` にはなりません。
+# - **バッファ：** 通常のテンソルなので、変換されると必ず新しいテンソルオブジェクトに置き換わります。したがって、`...=True, ...=True` にはなりません。
 
 # %% [markdown]
 # ## 通常のテンソル属性
@@ -249,7 +249,7 @@ with expect_error(RuntimeError, "device"):
 # %% [markdown] tags=["answer"]
 # **答え：** どのマシンでも `mask cpu` です。通常の属性として持たせたテンソルは `Module.to` から見えないので、元の場所に残ります。その結果、順伝播の中でデバイスが混在し、上の検証でモデルを呼び出すとデバイスの不一致エラーになります（GPU がない場合に出る `Tensor on device cpu is not on the expected device meta!` は、「テンソルのデバイスが期待したデバイスと違う」という意味です）。また、このテンソルは `state_dict` にも含まれません。
 #
-# - `mask meta`（GPU がない場合）や `mask cuda:0`（GPU がある場合）は、モデルが持つテンソルはすべて一緒に移動すると考えた答えです。移動するのは、`weight` のように登録したパラメータと、`offset` のように登録したバッファだけです。
+# - `mask meta`（GPU がない場合）や `mask cuda:0`（GPU がある場合）を選んだなら、モデルが持つテンソルはすべて一緒に移動すると考えたのでしょう。移動するのは、`weight` のように登録したパラメータと、`offset` のように登録したバッファだけです。
 
 # %% [markdown]
 # 対処法は、そのテンソルをバッファとして登録することです。モデルと一緒に移動したいが `state_dict` には含めたくない場合は、`persistent=False` を指定します。
@@ -276,7 +276,7 @@ assert "mask" not in model.state_dict()
 # `model.weight = model.weight.to(d)` のように、パラメータを1つだけ手作業で移動することはできません。なぜできないかは、パラメータに対して `to` が何を返すかを見るとわかります。次のセルは、戻り値の型名と、戻り値がまだ勾配の計算対象か（`requires_grad`）を表示します。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `model.weight` は CPU 上の `Parameter` です。実際に変換が起きる `moved = model.weight.to("meta")` について、次のセルは何を表示するでしょうか。
+# **予想：** `model.weight` は CPU 上の `Parameter` です。`model.weight.to("meta")` では実際に変換が起きます。その戻り値 `moved` について、次のセルは何を表示するでしょうか。
 #
 # - `Tensor True`
 # - `Parameter True`
@@ -309,7 +309,7 @@ with expect_error(TypeError, "cannot assign"):
 # %% [markdown]
 # 出力の `cannot assign ... as parameter 'weight'` は、「`weight` はパラメータの名前なので、`Parameter` か `None` 以外は代入できない」という意味です。
 #
-# 落とし穴は、変換が不要な場合（たとえば `d` が CPU で、重みも CPU 上にある場合）です。このとき `.to()` はパラメータ自身を返すので、代入は成功します。ところが、同じコードを GPU で実行すると、その行で初めて失敗します。代わりに、モジュール全体を `model.to(d)` で移動します。
+# 落とし穴は、変換が不要な場合（たとえば `d` が CPU で、重みも CPU 上にある場合）です。このとき `.to()` はパラメータ自身を返すので、代入は成功します。ところが、同じコードを GPU で実行すると、そこで初めてこの行が失敗します。パラメータを個別に移動せず、モジュール全体を `model.to(d)` で移動してください。
 
 # %% [markdown]
 # ## モデルはどのデバイスにあるか
@@ -347,7 +347,7 @@ assert len(devices(model)) == 2
 # 「すべてのテンソルが同じデバイス上にあるはずだが、`mat1` は CPU 上にあり、ほかのテンソル（cuda:0 上）とデバイスが異なる」という意味です。
 #
 # - 2次元の入力に対して `nn.Linear` は `addmm(bias, input, weight.T)` を実行するので、`mat1` は入力そのものです。メッセージ末尾の `wrapper_CUDA_addmm` は、不一致を検出した `addmm` の CUDA 用ラッパーです。
-# - この検査は、各引数を最初の引数（バイアス）と比べます。そのため、**モデル**を CPU に残したまま GPU 上の入力を渡した場合も、名前が挙がるのはやはり `mat1` です。メッセージは今度は `mat1 is on cuda:0, different from other tensors on cpu` になります。メッセージに従って `mat1` を移動すると、入力を CPU に戻すことになります。
+# - この検査は、各引数を最初の引数（バイアス）と比べます。そのため、**モデル**を CPU に残したまま GPU 上の入力を渡した場合も、名前が挙がるのはやはり `mat1` です。今度のメッセージは `mat1 is on cuda:0, different from other tensors on cpu` です。メッセージに従って `mat1` を移動すると、入力を CPU に戻すことになります。
 #
 # 2.8 より前は、同じ検査が `but found at least two devices, cuda:0 and cpu!`（少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった）と表示し、引数の名前は末尾にありました。要素ごとの演算（`+`、`*` など）は TensorIterator（要素ごとの演算を実行する PyTorch 内部の仕組み）が検査するので、今も引数の名前のない、この形のメッセージになります。
 #
@@ -381,7 +381,7 @@ else:
     assert model(x).device.type == "cpu"
 
 # %% [markdown]
-# GPU がなければ CUDA のメッセージは確認できませんが、`meta` デバイスには独自のデバイス検査があります（メッセージは `Tensor on device … is not on the expected device …!`、つまり「テンソルのデバイスが期待したデバイスと違う」という、CUDA とは別の文言です）。これを使うと、線形層が不一致のどちらの向きでも失敗すること、そして要素ごとの演算では0次元の CPU テンソルが許されることを、どのマシンでも確かめられます。
+# GPU がなければ CUDA のメッセージは確認できませんが、`meta` デバイスには独自のデバイス検査があります（メッセージは `Tensor on device … is not on the expected device …!`、つまり「テンソルのデバイスが期待したデバイスと違う」という、CUDA とは別の文言です）。これを使えば、モデルと入力のどちらを CPU に残しても線形層が失敗すること、そして要素ごとの演算なら0次元の CPU テンソルを使えることを、どのマシンでも確かめられます。
 
 # %% tags=["claim-F7"]
 meta_model = nn.Linear(4, 2).to("meta")
@@ -433,15 +433,15 @@ else:
 #
 # 学習を再開するときも順番は同じです。モデルを移動し、そのパラメータからオプティマイザを作り、最後に `optimizer.load_state_dict(checkpoint["optimizer"])` を呼びます。`load_state_dict` は `step` 以外の状態テンソルをすべて、対応するパラメータと同じデバイスへ移し、パラメータが浮動小数点数なら dtype もパラメータに合わせます。そのため `float32` の状態を `bfloat16` のモデルに読み込むと、状態も `bfloat16` になり、精度が落ちます。
 #
-# なお、混合精度の学習で `float32` のマスター重みを別に持つのは、これとは別の理由からです。重みに比べてずっと小さい更新は、16ビットの重みに足すと丸めで消えてしまいます（[メモリに収まるか](08-will-it-fit.ipynb)を参照）。PyTorch 自身の AMP（`autocast` と `GradScaler`）は、パラメータ自体を `float32` で持つので、このようなコピーは作りません。
+# なお、混合精度の学習で重みの `float32` のコピー（マスター重み）を別に持つのは、いま述べた状態の精度の低下とは別の理由によります。重みに比べてずっと小さい更新を16ビットの重みに足すと、丸めで消えてしまうからです（[メモリに収まるか](08-will-it-fit.ipynb)を参照）。PyTorch 自身の AMP（`autocast` と `GradScaler`）は、パラメータ自体を `float32` で持つので、このようなコピーは作りません。
 #
-# `step` は読み込んだときのまま残ります。オプティマイザが `fused` か `capturable` のときだけは、`step` も `float32` としてパラメータのデバイスへ移ります。この2つの設定はチェックポイントのものが使われます。`load_state_dict` が各グループの設定を保存されたものに置き換えるからです。
+# `step` だけは、読み込んだときのデバイスと dtype のまま残ります。ただし、オプティマイザが `fused` か `capturable` のときは、`step` も `float32` としてパラメータのデバイスへ移ります。この2つの設定はチェックポイントのものが使われます。`load_state_dict` が各グループの設定を保存されたものに置き換えるからです。
 #
 # Adam と AdamW は `step` が CPU 上にある前提で、ステップごとにパラメータ1つにつき1回、その値を `.item()` で読みます。`step` が GPU 上にあると、読むたびに CPU が GPU を待つことになります（[pytorch#128208](https://github.com/pytorch/pytorch/issues/128208)）。そのため、オプティマイザのチェックポイントは `torch.load(path, map_location="cpu")` で読み込み、残りの移動は `load_state_dict` に任せます。`map_location="cuda"` では `step` まで GPU に載ります。
 #
 # 順番を逆にして、読み込んでから移動すると、状態は読み込んだ時点のパラメータに合わせて変換され、`model.to()` はそれを元の場所に残します。GPU では、最初の `step()` で CUDA 上のパラメータと CPU 上の状態が混ざります。
 #
-# 次のセルでは、次の4つを確かめます。GPU がなくても確かめられるように、モデルを `device` へ移すときは `float64` にも変換します。
+# 次のセルでは、以下の4点を確かめます。GPU がなくても確かめられるように、モデルを `device` へ移すときは `float64` にも変換します。
 #
 # - 移動、作成、読み込みの順で再開したときの、状態のデバイスと dtype
 # - `bfloat16` のモデルに読み込んだときの精度の低下
@@ -561,7 +561,7 @@ assert state["exp_avg"].device == model.weight.device
 #
 # ここでは `weights_only=True` も指定しています。pickle から復元するものをテンソルと通常のコンテナ（辞書やリストなど）に限るオプションで、`state_dict` を安全に読み込む方法です（後で詳しく説明します）。
 #
-# `map_location` を指定しないと、GPU のないマシンではこのようなチェックポイントの読み込みが `Attempting to deserialize object on a CUDA device` で止まります（「CUDA デバイス上にオブジェクトを復元しようとした」という意味です）。このエラーは[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)で実際に起こしています。GPU のないマシンでは、次のセルで保存するチェックポイントは CPU 上のモデルのものになります。
+# `map_location` を指定しないと、GPU のないマシンではこのようなチェックポイントの読み込みが `Attempting to deserialize object on a CUDA device` で止まります（「CUDA デバイス上にオブジェクトを復元しようとした」という意味です）。このエラーを実際に起こす例は「[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)」にあります。GPU のないマシンでは、次のセルで保存するチェックポイントは CPU 上のモデルのものになります。
 
 # %%
 tmp = tempfile.TemporaryDirectory()
@@ -608,7 +608,7 @@ with expect_error(TypeError, "not callable"):
     torch.load(path, map_location=0, weights_only=True)
 
 # %% [markdown]
-# torch 2.6 以降、`weights_only=True` は `torch.load` のデフォルトです。このデフォルトにより、`torch.load` は任意のクラスを pickle から復元しなくなりました。2.6 に更新したとき、pickle で保存したモデル全体（`torch.save(model, path)` で保存したもの）を読み込めなくなった人が大勢いたのはこのためです。それでもこのページのセルで明示しているのは、どちらを選んでいるかがコードから読み取れるようにするためです。
+# torch 2.6 以降、`weights_only=True` は `torch.load` のデフォルトです。そのため、`torch.load` は任意のクラスを pickle から復元しなくなりました。2.6 に更新したとき、pickle で保存したモデル全体（`torch.save(model, path)` で保存したもの）を読み込めなくなった人が大勢いたのはこのためです。デフォルトではありますが、このページのセルで明示しているのは、どちらを選んでいるかがコードから読み取れるようにするためです。
 #
 # 次のセルは、長いメッセージの最初の文 `Weights only load failed`（「weights_only での読み込みに失敗した」）だけを表示します。対処法は、`state_dict()` を保存して読み込むか、信頼できるファイルに限って `weights_only=False` を渡すことです。
 

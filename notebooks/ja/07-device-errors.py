@@ -19,7 +19,7 @@
 #
 # チェックポイントの読み込み、マシンの構成、ワーカープロセス、GPU メモリに関するエラーは「[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb)」で扱います。
 #
-# GPU がなければ、このページはよく似たエラーを起こしてみせます。GPU の代わりに `meta` デバイス（その上のテンソルは形状と dtype だけを持ち、データを持たない）で同じ検査を失敗させるか、デバイスの不一致の代わりに dtype の不一致を起こします。GPU なら代わりにどのメッセージが出るかは、各セクションに書いています。
+# GPU がない場合は、よく似たエラーを別の方法で起こします。`meta` デバイス（その上のテンソルは形状と dtype だけを持ち、データを持たない）を GPU に見立てて同じ検査を失敗させるか、デバイスではなく dtype の不一致を起こします。GPU で実行したときに出るメッセージは、各セクションに記載しています。
 #
 # GPU でしか起こせないエラーは、GPU でのみ検証するセルで扱います（GPU がなければ、満たされなかった条件を表示するだけです）。そのメッセージは、PyTorch のソースにある形のままバージョンを添えて本文に引用します。
 
@@ -179,7 +179,7 @@ print(f"{y.device=}, {y.shape=}")
 assert y.device.type == target.type
 
 # %% [markdown]
-# ただし、要素ごとの演算（`+`、`*`、比較など）に限って例外が1つあります。0次元テンソル（`torch.tensor(2.0)` のような1つの数）は CPU にあってもかまわず、PyTorch はこれを Python の数値と同じように扱います。要素ごとでない演算には、ふつうこの例外はありません。`a` と `b` が GPU 上にあっても、`torch.addmm(torch.tensor(1.0), a, b)` はデバイスの検査で失敗します。
+# ただし、テンソルを同じデバイスに置くという原則には、要素ごとの演算（`+`、`*`、比較など）に限って例外が1つあります。0次元テンソル（`torch.tensor(2.0)` のような1つの数）は CPU にあってもかまわず、PyTorch はこれを Python の数値と同じように扱います。要素ごとでない演算には、ふつうこの例外はありません。`a` と `b` が GPU 上にあっても、`torch.addmm(torch.tensor(1.0), a, b)` はデバイスの検査で失敗します。
 #
 # 次のセルは、要素ごとの演算の場合をどのマシンでも示します（GPU がなければ `meta` が GPU の役をします）。`addmm` の場合は GPU が必要です。
 
@@ -250,7 +250,7 @@ assert registered.heads["score"].weight.device.type == target.type
 # 上のセルの検証では、`to(target)` が通常のコンテナの層を CPU に残したことも確かめています。GPU では、これらの層を通る最初の順伝播でデバイスが混在します。
 
 # %% [markdown]
-# このようなモデルからオプティマイザを作ろうとすると、オプティマイザにパラメータが1つも渡されず、エラーになります。次のセルに出る `optimizer got an empty parameter list` は、オプティマイザに渡されたパラメータのリストが空だと伝えています。
+# このようなモデルからオプティマイザを作ろうとすると、パラメータが1つも渡されないため、エラーになります。次のセルに出る `optimizer got an empty parameter list` は、オプティマイザに渡されたパラメータのリストが空だと伝えています。
 
 # %%
 with expect_error(ValueError, "empty parameter list"):
@@ -261,7 +261,7 @@ assert len(optimizer.param_groups[0]["params"]) == 6
 # %% [markdown]
 # ### テンソルを持つ損失関数
 #
-# `nn.CrossEntropyLoss(weight=...)` や `nn.BCEWithLogitsLoss(pos_weight=...)` のように、テンソルを引数に渡して作った損失関数は、そのテンソルをバッファとして持ちます。損失関数を CPU で作って GPU 上で損失を計算すると、損失関数の呼び出しでデバイスが混在します。損失関数もモジュールなので、モデルと同じように移動してください。GPU がなければ、次のセルはここでも `meta` のメッセージを示します。
+# `nn.CrossEntropyLoss(weight=...)` や `nn.BCEWithLogitsLoss(pos_weight=...)` のように、テンソルを引数に渡して作った損失関数は、そのテンソルをバッファとして持ちます。これを CPU で作って GPU 上で損失を計算すると、呼び出しの中でデバイスが混在します。損失関数もモジュールなので、モデルと同じように移動してください。GPU がなければ、次のセルはここでも `meta` のメッセージを示します。
 
 # %% tags=["gpu-only"]
 class_weights = torch.tensor([1.0, 3.0])
@@ -285,7 +285,7 @@ assert loss.device.type == target.type
 # %% [markdown]
 # ### 入れ子になったバッチの移動
 #
-# バッチは、テンソルの辞書やタプルであることがよくあります。コンテナには `.to()` がないので、コンテナごと移動することはできません（次のセルの `'dict' object has no attribute 'to'` は、`dict` オブジェクトに `to` という属性はない、というエラーです）。テンソルを1つずつ移動し、戻り値を受け取る必要があります。短い再帰関数で辞書、リスト、タプルをたどり、それ以外（文字列や数値）はそのまま残せます。
+# バッチは、テンソルの辞書やタプルであることがよくあります。コンテナには `.to()` がないので、コンテナごと移動することはできません（次のセルの `'dict' object has no attribute 'to'` は、`dict` オブジェクトに `to` という属性はない、というエラーです）。テンソルを1つずつ移動し、戻り値を受け取る必要があります。短い再帰関数を書けば、辞書、リスト、タプルをたどってテンソルだけを移動し、それ以外（文字列や数値）はそのまま残せます。
 
 # %%
 batch = {
@@ -320,13 +320,13 @@ assert batch["image"].device.type == "cpu"  # 元のバッチは変わらない
 #
 # 「`cuda:0` デバイスのテンソルは NumPy に変換できない」という意味のエラーです。
 #
-# NumPy 配列は CPU のメモリに置かれます。そのため `t.numpy()` が使えるのは CPU 上のテンソルだけです。また、`requires_grad` が `False` である必要もあります。CUDA テンソルに対しては何もコピーせず、この `TypeError` を送出します。メッセージの全文では、このあとに `Use Tensor.cpu() to copy the tensor to host memory first.`（先に `Tensor.cpu()` でホストのメモリにコピーすること）が続きます。
+# NumPy 配列は CPU のメモリに置かれます。そのため `t.numpy()` が使えるのは CPU 上のテンソルだけで、CUDA テンソルに対しては何もコピーせずにこの `TypeError` を送出します。また、テンソルの `requires_grad` が `False` である必要もあります。メッセージの全文では、このあとに `Use Tensor.cpu() to copy the tensor to host memory first.`（先に `Tensor.cpu()` でホストのメモリにコピーすること）が続きます。
 #
 # よく使う書き方は `t.detach().cpu().numpy()` です。`detach()` が autograd の履歴を切り離し、`cpu()` がデータを CPU にコピーします（すでに CPU にあるテンソルには何もしません）。`t.numpy(force=True)` は同じことを1回の呼び出しで行い、`force` なしの `numpy()` では扱えない、共役ビットが立ったテンソルも変換できます。
 #
-# ただし、`bfloat16` のテンソルにはどちらも使えません。NumPy にはこの dtype がないので、どちらも `TypeError: Got unsupported ScalarType BFloat16` を送出します。先に `t.detach().cpu().float().numpy()` のように変換してください。
+# ただし、`bfloat16` のテンソルにはどちらの方法も使えません。NumPy にこの dtype がないため、`TypeError: Got unsupported ScalarType BFloat16` が送出されます。先に `t.detach().cpu().float().numpy()` のように変換してください。
 #
-# 次のセルはどのマシンでも実行できます。`requires_grad` の検査は CPU 上のテンソルで確かめられます。デバイスの検査はどのデバイスでも同じコードなので、`meta` テンソルでは `cuda:0` が `meta` に変わっただけの同じ文が出ます。GPU があれば、このセルは `cuda:0` のメッセージそのものも検証します。
+# 次のセルはどのマシンでも実行できます。`requires_grad` の検査は CPU 上のテンソルで確かめられます。デバイスの検査はどのデバイスに対しても同じコードで行われるので、`meta` テンソルでは `cuda:0` が `meta` に変わっただけのメッセージが出ます。GPU があれば、このセルは `cuda:0` のメッセージそのものも検証します。
 #
 # 出力に出る英語のメッセージは、それぞれ次の意味です。
 #
@@ -421,7 +421,7 @@ print(f"{steps=}")
 assert steps == 3  # ステップごとのグラフが合計にぶら下がる
 
 # %% [markdown] tags=["answer"]
-# **答え：** `kind='Tensor', tracked=True` です。Python の数値とテンソルの和はテンソルになり、そのテンソルと同じデバイスに置かれます。つまり `0.0 + loss` の時点で、もうテンソルです。`loss` は勾配の計算対象なので、その後の `+=` はどれも autograd が記録するテンソルの演算です。そのため合計は全ステップの計算グラフを参照し（上の検証で3つとも見つかります）、合計がある限りどのグラフも解放されません。`backward()` がまだ通っていないグラフ（このセルや、`no_grad` なしの評価ループ）は、逆伝播のために保存したテンソルも抱えたままなので、メモリはステップごとに増えていきます。
+# **答え：** `kind='Tensor', tracked=True` です。Python の数値とテンソルの和はテンソルになり、そのテンソルと同じデバイスに置かれます。つまり `0.0 + loss` の時点で、もうテンソルです。`loss` は勾配の計算対象なので、その後の `+=` はどれも autograd が記録するテンソルの演算です。そのため合計は全ステップの計算グラフを参照し（上の検証で3つとも見つかります）、合計がある限りどのグラフも解放されません。`backward()` がまだ通っていないグラフ（このセルのグラフや、`no_grad` を付けない評価ループのグラフ）は、逆伝播のために保存したテンソルも抱えたままなので、メモリはステップごとに増えていきます。
 #
 # - `kind='float', tracked=False` は、Python の数値 `0.0` から始めたので合計も数値のままだと考えた答えです。数値とテンソルを足した時点で、結果はテンソルになります。合計が `float` のままなのは、`total_float` のように `loss.item()` を足すときだけです。
 # - `kind='Tensor', tracked=False` を選んだなら、テンソルではあっても `+=` は記録されないと見たのでしょう。計算グラフを持たない合計になるのは、`loss.detach()` を足したときです。
@@ -462,7 +462,7 @@ else:
 #   ```
 #
 #   「（入力と重みの型は）同じであるか、入力が MKLDNN テンソルで重みが密なテンソルでなければならない」という意味です。
-# - 小さな画像1枚（要素数が 20,480 以下、カーネルの少なくとも一辺が 3 以下、`groups=1`）は、PyTorch 自身の汎用の経路（汎用の畳み込みコード `slow_conv2d`）に送られます。この経路は型を検査しません。代わりに、PyTorch がディスパッチャ用に生成したラッパー（`wrapper_CUDA___slow_conv2d_forward`）が、カーネルを呼ぶ前にデバイスを検査するので、メッセージはこのページの最初のセクションと同じ形になります。後半を読むと、`weight` が cuda:0 上にあり、ほかのテンソル（CPU 上）とデバイスが異なることがわかります。
+# - 小さな画像1枚（要素数が 20,480 以下、カーネルの少なくとも一辺が 3 以下、`groups=1`）は、PyTorch 自身の汎用の経路（畳み込みコード `slow_conv2d`）に送られます。この経路は型を検査しません。代わりに、PyTorch がディスパッチャ用に生成したラッパー（`wrapper_CUDA___slow_conv2d_forward`）が、カーネルを呼ぶ前にデバイスを検査するので、メッセージはこのページの最初のセクションと同じ形になります。後半を読むと、`weight` が cuda:0 上にあり、ほかのテンソル（CPU 上）とデバイスが異なることがわかります。
 #
 #   ```
 #   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)
@@ -477,9 +477,9 @@ else:
 #   「少なくとも2つのデバイス、`cpu` と `cuda:0` が見つかった（`wrapper_CUDA___slow_conv2d_forward` の引数 `weight` を検査中）」という意味です。
 # - 逆に、CPU に残した畳み込みに GPU の入力を渡すと cuDNN に送られ、`Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same` になります。
 #
-# これらのメッセージは PyTorch のソースからの引用です（これらの入力には、2.6 も 2.13 も同じ経路を選びます）。GPU では、後のセルでそれぞれを検証します。
+# 以上のメッセージは PyTorch のソースからの引用です（これらの入力に対しては、2.6 でも 2.13 でも同じ経路が選ばれます）。GPU では、後のセルでそれぞれを検証します。
 #
-# dtype の不一致なら、どのマシンでも起こせます。経路の選び方も同じです。float64 に変換した畳み込みに float32 の画像を渡すと、経路を選ぶ前にまずバイアスの検査で失敗し、テンソルの型ではなく dtype の名前を使ったメッセージ `Input type (float) and bias type (double) should be the same`（入力の型 float とバイアスの型 double は同じでなければならない）になります。バイアスがなければ、小さな画像1枚は汎用の経路に進み、そのカーネルが `expected scalar type Float but found Double`（Float を期待したが Double だった）というエラーを出します。
+# dtype の不一致なら、どのマシンでも起こせます。経路の選び方も同じです。float64 に変換した畳み込みに float32 の画像を渡すと、経路を選ぶ前にバイアスの検査で失敗します。メッセージは、テンソルの型ではなく dtype の名前を使った `Input type (float) and bias type (double) should be the same`（入力の型 float とバイアスの型 double は同じでなければならない）です。バイアスがなければ、小さな画像1枚は汎用の経路に進み、そのカーネルが `expected scalar type Float but found Double`（Float を期待したが Double だった）というエラーを出します。
 
 # %%
 conv = nn.Conv2d(1, 2, 3).double()
@@ -562,7 +562,7 @@ else:
 #
 # 「モジュールのパラメータとバッファは `cuda:0`（`device_ids[0]`）になければならないが、その1つが `cpu` にあった」という意味のエラーです。
 #
-# `nn.DataParallel` は、GPU が2枚以上のマシンで、ラップしたモデルが `device_ids` の最初の GPU にないときにこのエラーを出します。GPU が複数枚あると、`DataParallel` は自分では何も移動せず、`forward` メソッドの中で、すべてのパラメータとバッファがすでにその GPU にあるかを検査します。デバイス ID がちょうど1つなら `DataParallel` がモデルを移動するので、同じコードが GPU 1枚のマシンでは動きます（それぞれの場合は「[ファクトチェック](06-fact-check.ipynb)」のページで確かめています）。
+# `nn.DataParallel` は、GPU が2枚以上のマシンで、ラップしたモデルが `device_ids` の最初の GPU にないときにこのエラーを出します。GPU が複数枚あると、`DataParallel` は自分では何も移動せず、`forward` メソッドの中で、すべてのパラメータとバッファがすでにその GPU にあるかを検査します。デバイス ID がちょうど1つなら `DataParallel` がモデルを移動するので、同じコードが GPU 1枚のマシンでは動きます（それぞれの場合は、ファクトチェックのページの「[主張：`nn.DataParallel` がモデルを GPU に載せてくれる](06-fact-check.ipynb#主張nndataparallel-がモデルを-gpu-に載せてくれる)」で確かめています）。
 #
 # 対処法は、ラップする前に `model.to("cuda:0")` とすることです。さらに良いのは、`DataParallel` 自身のドキュメントが勧める `DistributedDataParallel` を使うことです。通常のリストに入れた層（前述）は、`model.to()` からだけでなく、この検査からもパラメータを隠してしまいます。
 #

@@ -15,11 +15,11 @@
 # %% [markdown]
 # # 読み込み・環境・メモリのエラーを読み解く
 #
-# このページでは、学習コードそのものではなく、その周りで起こるエラーを扱います。チェックポイントの読み込み、マシンにない GPU の指定、ワーカープロセスの起動、PyTorch のインストール、GPU のメモリ不足です。セクションの見出しはエラーメッセージそのもの（小見出しの `pin_memory` のセクションを除く）なので、トレースバックに出た文言でページ内を検索できます。各セクションでは、メッセージの意味を説明し、エラーを起こすコードと対処法を実際に動かします。1つの演算に2つのデバイスのテンソルが渡されたときのエラーは「[デバイス不一致のエラーを読み解く](07-device-errors.ipynb)」で扱います。
+# このページでは、学習コードそのものではなく、その周りで起こるエラーを扱います。チェックポイントの読み込み、マシンにない GPU の指定、ワーカープロセスの起動、PyTorch のインストール、GPU のメモリ不足です。`pin_memory` のセクションを除き、各セクションの見出しはエラーメッセージそのものなので、トレースバックに出た文言でページ内を検索できます。各セクションでは、メッセージの意味を説明し、エラーを起こすコードと対処法を実際に動かします。1つの演算に2つのデバイスのテンソルが渡されたときのエラーは「[デバイス不一致のエラーを読み解く](07-device-errors.ipynb)」で扱います。
 #
-# 半分のエラーは GPU がなくても起こせるので、CPU 専用ビルドの PyTorch と、ストレージのデバイスが `cuda` と記録されたチェックポイントを使って実際に起こしてみせます。
+# このうち3つのエラーは GPU がなくても起こせるので、CPU 専用ビルドの PyTorch と、ストレージのデバイスが `cuda` と記録されたチェックポイントを使って実際に起こしてみせます。
 #
-# 残りの3つ（無効なデバイス番号、fork した子プロセスでの CUDA、メモリ不足）には GPU が要ります。そのセルは対処法をどのマシンでも実行し、エラーそのものは GPU でだけ検証します（GPU がなければ、満たされなかった条件を表示します）。メッセージは、PyTorch のソースにある形のままバージョンを添えて本文に引用します。
+# 残りの3つ（無効なデバイス番号、fork した子プロセスでの CUDA、メモリ不足）には GPU が要ります。これらのセルでは、対処法はどのマシンでも実行し、エラーそのものは GPU があるときだけ検証します（GPU がなければ、満たされなかった条件を表示します）。メッセージは、PyTorch のソースにある形のままバージョンを添えて本文に引用します。
 
 # %% [markdown] tags=["summary"]
 # **結論**
@@ -89,15 +89,15 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # %% [markdown]
 # ## Attempting to deserialize object on a CUDA device
 #
-# メッセージは「CUDA デバイス上にオブジェクトを復元しようとした」と言っています。全文は次のとおりです。
+# 「CUDA デバイス上にオブジェクトを復元しようとした」という意味のメッセージです。全文は次のとおりです。
 #
 # ```
 # Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.
 # ```
 #
-# `torch.cuda.is_available()` が `False` なので、CPU だけのマシンなら `torch.load` に `map_location=torch.device('cpu')` を指定し、ストレージを CPU に対応づけるように、と続きます。
+# 続く文は、`torch.cuda.is_available()` が `False` であることを伝え、CPU だけのマシンなら `torch.load` に `map_location=torch.device('cpu')` を指定してストレージを CPU に対応づけるよう勧めています。
 #
-# チェックポイントにはストレージごとに保存元のデバイスが記録されていて、`torch.load` はストレージをそのデバイスに戻します。GPU から保存したファイルには `cuda:0` と記録されているので、使える CUDA GPU のないマシンではそのデバイスに戻せません。対処法は、メッセージにあるとおり `map_location` を指定することです。
+# チェックポイントにはストレージごとに保存元のデバイスが記録されていて、`torch.load` はストレージをそのデバイスに戻します。GPU で保存したファイルには `cuda:0` と記録されているので、使える CUDA GPU のないマシンではそのデバイスに戻せません。対処法は、メッセージにあるとおり `map_location` を指定することです。
 #
 # GPU なしでこのようなファイルを作るため、次のセルは CPU のテンソルを保存し、ファイル中のデバイスの文字列を書き換えます。チェックポイントは zip アーカイブで、中の `data.pkl`（pickle された構造）に、各ストレージのデバイスが短い文字列として記録されています。書き換えるのはその文字列だけです。`torch.load` がデバイスを選ぶときに見るのもこの文字列だけなので、読み込みは GPU で保存したファイルと同じ経路をたどります。ただし、本物の GPU で保存したファイルと中身がすべて同じかどうかまでは、この方法では確かめられません。
 #
@@ -147,7 +147,7 @@ assert here["weight"].device.type == device.type
 #
 # 訳すと「CUDA エラー：デバイス番号が無効」です。
 #
-# 指定した番号の GPU が存在しないときに出るエラーです。たとえば GPU が1枚のマシンでの `cuda:1` や、`CUDA_VISIBLE_DEVICES` で一部の GPU を隠す前には有効だった番号です（見える GPU には 0 から番号が振り直されます）。送出される例外は、PyTorch 2.7 までは `RuntimeError`、2.8 以降は `RuntimeError` のサブクラスである `torch.AcceleratorError` です。2.9 以降は、メッセージの2行目に `GPU device may be out of range, do you have enough GPUs?`（GPU の番号が範囲外かもしれない。GPU は足りているか）というヒントが加わります。
+# 指定した番号の GPU が存在しないときに出るエラーです。たとえば、GPU が1枚のマシンで `cuda:1` を指定した場合や、`CUDA_VISIBLE_DEVICES` で一部の GPU を隠したあとに、隠す前の番号を指定した場合です（見える GPU には 0 から番号が振り直されます）。送出される例外は、PyTorch 2.7 までは `RuntimeError`、2.8 以降は `RuntimeError` のサブクラスである `torch.AcceleratorError` です。2.9 以降は、メッセージの2行目に `GPU device may be out of range, do you have enough GPUs?`（GPU の番号が範囲外かもしれない。GPU は足りているか）というヒントが加わります。
 
 # %% [markdown] tags=["predict"]
 # **予想：** このマシンの GPU は1枚かもしれないし、1枚もないかもしれません。PyTorch が CPU 専用ビルドということもあります。次のセルが最初に表示するのはどれでしょうか。
@@ -166,7 +166,7 @@ if TORCH >= (2, 8):
     assert issubclass(torch.AcceleratorError, RuntimeError)
 
 # %% [markdown] tags=["answer"]
-# **答え：** CUDA があってもなくても、どのマシンでも `seven=device(type='cuda', index=7)` です。`torch.device` は名前にすぎず、書いただけでは何も検査されません。エラーになるのは、そのデバイスに初めてテンソルを置いたときで、下の GPU でのみ検証するセルがそれを行います。
+# **答え：** どのマシンでも `seven=device(type='cuda', index=7)` です。`torch.device` は名前にすぎず、書いただけでは何も検査されません。エラーになるのは、そのデバイスに初めてテンソルを置いたときで、下の GPU でのみ検証するセルがそれを行います。
 
 # %% [markdown]
 # GPU がある場合、次のセルは最後の GPU の1つ先の番号を指定し（2.9 以降はヒントの行も検証します）、そのあと有効な番号、つまり `torch.cuda.device_count()` より小さい番号を使います。
@@ -196,7 +196,7 @@ else:
 #
 # - CPU 専用ビルドでは、常に出ます。
 # - 使える GPU のないマシン上の CUDA ビルドでも、PyTorch 2.6 までは出ます（NVIDIA ドライバのないマシンで 2.6.0+cu124 を使って確認しました）。
-# - 2.7 以降のこのようなビルドでは出ません。GPU が使えなくても、アクセラレータはそのビルドの対象である CUDA とみなされ、`torch.device(0)` は `cuda:0` を指します。エラーはそこにテンソルを作ったときに初めて出て、`Found no NVIDIA driver on your system`（NVIDIA ドライバが見つからない）のように理由を述べます（NVIDIA ドライバのないマシンで 2.11.0+cu130 を使って確認しました）。
+# - 2.7 以降のこのようなビルドでは出ません。GPU が使えなくても、アクセラレータはそのビルドの対象である CUDA とみなされ、`torch.device(0)` は `cuda:0` を指します。エラーはそこにテンソルを作ったときに初めて出て、`Found no NVIDIA driver on your system`（NVIDIA ドライバが見つからない）のように、原因を示すメッセージになります（NVIDIA ドライバのないマシンで 2.11.0+cu130 を使って確認しました）。
 #
 # 対処法は、デバイスを名前で書くこと（`"cuda:0"`、または一度決めた `device`）と、アクセラレータがあるときだけメモリをピン留めすることです。次のセルは、このマシンがどの場合に当たるかを示します。GPU があれば、インデックス 0 にテンソルを作ります。
 
@@ -225,7 +225,7 @@ else:
     assert torch.device(0) == torch.device(built_for.type, 0)
     try:
         torch.zeros(1, device=0)
-    except RuntimeError as err:  # ドライバがない、などの理由を述べる
+    except RuntimeError as err:  # ドライバがない、などの原因を示す
         sys.stdout.flush()
         print(f"{type(err).__name__}: {err}", file=sys.stderr, flush=True)
     else:
@@ -238,9 +238,9 @@ assert named.device.type == device.type
 # %% [markdown]
 # ### `pin_memory=True` と `non_blocking=True`
 #
-# `DataLoader(..., pin_memory=True)` はピン留め（ページロック）メモリにバッチを置いて返し、`t.to(device, non_blocking=True)` は GPU へのコピーをキューに積むだけで、完了を待たずに戻れます。アクセラレータがない場合、DataLoader は失敗せず、ピン留めしていないバッチを返します。`to(..., non_blocking=True)` も、通常の同期コピーになります。つまり同じループがどこでも動きます。
+# `DataLoader(..., pin_memory=True)` はピン留め（ページロック）メモリにバッチを置いて返し、`t.to(device, non_blocking=True)` は GPU へのコピーをキューに積むだけで、完了を待たずに戻ります。アクセラレータがない場合、DataLoader は失敗せず、ピン留めしていないバッチを返します。`non_blocking=True` を付けた `to(...)` も、ふつうの同期コピーとして動きます。つまり同じループがどこでも動きます。
 #
-# リリースによっては、DataLoader は `pin_memory=True` なのにアクセラレータが見つからないと警告を出します（2.13 は出し、2.6 は出しません）。次のセルは警告を集め、その種類（`UserWarning`）を表示します。2.13 の警告の文面は次のとおりです。
+# リリースによっては、DataLoader は「`pin_memory=True` なのにアクセラレータが見つからない」という警告を出します（2.13 は出し、2.6 は出しません）。次のセルは警告を集め、その種類（`UserWarning`）を表示します。2.13 の警告の文面は次のとおりです。
 #
 # ```
 # 'pin_memory' argument is set as true but no accelerator is found, then device pinned memory won't be used.
@@ -248,7 +248,7 @@ assert named.device.type == device.type
 #
 # 「`pin_memory` に true が指定されたが、アクセラレータが見つからないのでピン留めメモリは使わない」という意味です。
 #
-# ピン留めで学習が速くなるかどうかは別の問題で、[テンソルの移動](02-moving-tensors.ipynb)で測っています。GPU があれば、次のセルはバッチがピン留めされていたことも検証します。
+# ピン留めで学習が速くなるかどうかは別の問題で、「[テンソルの移動](02-moving-tensors.ipynb)」のページで測っています。GPU があれば、次のセルはバッチがピン留めされていたことも検証します。
 
 # %% tags=["gpu-only"]
 loader = DataLoader(
@@ -274,7 +274,7 @@ elif not torch.accelerator.is_available():
         assert any("no accelerator" in str(w.message) for w in warned)
 
 # %% [markdown]
-# 逆方向のコピー `to("cpu", non_blocking=True)` は、データが届く前に戻ることがあります。そのようなテンソルを読む前に `torch.cuda.synchronize()` を呼んでください。[テンソルの移動](02-moving-tensors.ipynb)に、これを GPU で検証するセルがあります。
+# 逆方向のコピー `to("cpu", non_blocking=True)` は、データが届く前に戻ることがあります。そのようなテンソルを読む前に `torch.cuda.synchronize()` を呼んでください。「[テンソルの移動](02-moving-tensors.ipynb)」のページに、これを GPU で検証するセルがあります。
 
 # %% [markdown]
 # ## Cannot re-initialize CUDA in forked subprocess
@@ -287,9 +287,9 @@ elif not torch.accelerator.is_available():
 #
 # 後半は、マルチプロセスで CUDA を使うなら、起動方法に `'spawn'` を使わなければならない、という意味です。Python 3.13 までの Linux では、`multiprocessing` や DataLoader は、デフォルトで `fork`、つまり親プロセスを複製する方法でワーカー（子プロセス）を起動します（Python 3.14 から、Linux のデフォルトは `forkserver` です）。親がすでに CUDA を初期化していると、fork した子プロセスは CUDA をまったく使えません。
 #
-# 次のセルは子プロセスを fork し、子の中で `device` 上にテンソルを作ります。GPU がある場合、親はそこにテンソルを作った時点で CUDA を初期化しています。そのため子はこのメッセージで失敗し、そのメッセージを親に送り返します。GPU がなければ CUDA は一度も初期化されないのでこのエラーは起こらず、子は CPU のテンソルを作ります。その場合は `torch.cuda.is_initialized()` が `False` であることと、子の結果を表示します。
+# 次のセルは子プロセスを fork し、子の中で `device` 上にテンソルを作ります。GPU がある場合、親はそこにテンソルを作った時点で CUDA を初期化しています。そのため子プロセスではこのエラーが起き、子はそのメッセージを親に送り返します。GPU がなければ CUDA は一度も初期化されないのでこのエラーは起こらず、子は CPU のテンソルを作ります。その場合は `torch.cuda.is_initialized()` が `False` であることと、子の結果を表示します。
 #
-# `fork` を使えて安全に試せるのは Linux なので、この実演は Linux でだけ行います。次のセルは、デフォルトの起動方法にかかわらず `fork` を明示します。
+# `fork` を安全に試せるのは Linux だけなので、この実演は Linux でだけ行います。次のセルは、デフォルトの起動方法にかかわらず `fork` を明示します。
 
 # %% tags=["gpu-only"]
 def child(queue, device):
@@ -319,7 +319,7 @@ else:
     print(f"{sys.platform=}")
 
 # %% [markdown] tags=["predict"]
-# **予想：** GPU では、このプロセスはもう CUDA を使っています。このあと DataLoader が2つのワーカープロセスを（Python 3.13 までの Linux では `fork` で）起動してバッチを作り、ループが各バッチを `device` に移動します。次のセルは何を表示するでしょうか。
+# **予想：** GPU があるマシンでは、このプロセスはすでに CUDA を使っています。このあと DataLoader が2つのワーカープロセスを（Python 3.13 までの Linux では `fork` で）起動してバッチを作り、ループが各バッチを `device` に移動します。次のセルは何を表示するでしょうか。
 #
 # - `devices={'cuda'}`
 # - `Cannot re-initialize CUDA in forked subprocess`
@@ -349,16 +349,16 @@ assert features.device.type == device.type
 # %% [markdown]
 # 子プロセスでどうしても CUDA を使う必要があるなら、`spawn` で起動します。`multiprocessing.get_context("spawn")` や `DataLoader(..., multiprocessing_context="spawn")` を使います。`forkserver` でも構いません。
 #
-# `forkserver` では、子プロセスは新しく起動したサーバープロセスから fork されます。このサーバーはスクリプトを import しても、`if __name__ == "__main__":` のガードの下は実行しません。そのため、CUDA を使うコードがガードの下にあれば、サーバーは CUDA を初期化しないまま子プロセスを fork します。`spawn` と `forkserver` のどちらでも、次の決まりを守ります。CUDA を使うコードはこのガードの下に置き、データセットのクラスはモジュールのトップレベルで定義します（詳しくは[複数の GPU](05-several-gpus.ipynb)を参照）。
+# `forkserver` では、子プロセスは新しく起動したサーバープロセスから fork されます。このサーバーはスクリプトを import しても、`if __name__ == "__main__":` のガードの下は実行しません。そのため、CUDA を使うコードがガードの下にあれば、サーバーは CUDA を初期化しないまま子プロセスを fork します。`spawn` と `forkserver` のどちらでも、次の決まりを守ります。CUDA を使うコードはこのガードの下に置き、データセットのクラスはモジュールのトップレベルで定義します（詳しくは「[複数の GPU](05-several-gpus.ipynb)」を参照）。
 
 # %% [markdown]
 # ## Torch not compiled with CUDA enabled
 #
 # 「Torch が CUDA を有効にしてコンパイルされていない」という意味のエラーです。
 #
-# インストールされている PyTorch が CPU 専用ビルドで（wheel のバージョンは `+cpu` で終わることが多いです）、コードが `.cuda()` や `device="cuda"` などで CUDA を要求したときに出るエラー（`AssertionError`）です。ただし、CUDA の呼び出しがすべてこのメッセージを出すわけではありません。`torch.cuda.set_device(0)` は `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'`（`torch._C` モジュールに `_cuda_setDevice` という属性はない）で失敗しますが、原因は同じです。
+# インストールされている PyTorch が CPU 専用ビルド（wheel のバージョンはたいてい `+cpu` で終わる）なのに、コードが `.cuda()` や `device="cuda"` などで CUDA を要求したときに出ます。例外の型は `AssertionError` です。ただし、CUDA の呼び出しがすべてこのメッセージを出すわけではありません。`torch.cuda.set_device(0)` は `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'`（`torch._C` モジュールに `_cuda_setDevice` という属性はない）で失敗しますが、原因は同じです。
 #
-# CUDA を初期化できないマシン上の CUDA ビルドでは別のメッセージになり、理由を述べる `RuntimeError` が出ます。NVIDIA ドライバのないマシンで PyTorch 2.6.0+cu124 を使うと、次のようになります。
+# CUDA を初期化できないマシン上の CUDA ビルドでは別のメッセージになり、原因を示すメッセージの `RuntimeError` が出ます。NVIDIA ドライバのないマシンで PyTorch 2.6.0+cu124 を使うと、次のようになります。
 #
 # ```
 # Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx
@@ -369,16 +369,16 @@ assert features.device.type == device.type
 # 対処法は2つです。
 #
 # - GPU を使うなら、NVIDIA の GPU とドライバがあるマシンで、CPU ビルドを CUDA ビルドに入れ替えます（手順は下に書きます）。macOS 向けの CUDA ビルドはないので、Apple シリコンの Mac では代わりに `mps` デバイスを使います。
-# - どのマシンでも動くようにするなら、このチュートリアルの各ページと同じように、使うデバイスを最初に一度だけ決めて、以降はそれを使います（[どこでも動くデバイスの選び方](04-choosing-a-device.ipynb)）。
+# - どのマシンでも動くようにするなら、このチュートリアルの各ページと同じように、使うデバイスを最初に一度だけ決めて、以降はそれを使います（「[どこでも動くデバイスの選び方](04-choosing-a-device.ipynb)」を参照）。
 #
-# PyPI の `pip install torch` で入るのは、Linux（x86-64）なら CUDA ビルド、Windows なら CPU ビルドです。同じバージョンが入っていると pip は入れ替えないので、いったんアンインストールしてから公式インデックスで入れ直します。コマンドは次のとおりで、Windows でも Linux でも同じです。
+# PyPI から `pip install torch` で入るのは、Linux（x86-64）なら CUDA ビルド、Windows なら CPU ビルドです。同じバージョンが入っていると pip は入れ替えないので、いったんアンインストールしてから PyTorch 公式のパッケージインデックスから入れ直します。コマンドは次のとおりで、Windows でも Linux でも同じです。
 #
 # ```
 # python -m pip uninstall -y torch
 # python -m pip install torch --index-url https://download.pytorch.org/whl/cu128
 # ```
 #
-# CUDA のバージョンは、ドライバと GPU の両方が対応するものを pytorch.org のセレクタで選びます。Blackwell 世代の GPU（GeForce RTX 50 シリーズ、B200）には `cu128` 以降が必要で、`cu128` のビルドが出たのは torch 2.7 からなので、2.7 以降を使います。`cu126` のビルドにはその GPU 用のコードがなく、torch は GPU が「is not compatible with the current PyTorch installation」（いまの PyTorch のインストールには対応していない）と警告します。Linux では、PyPI の torch は 2.8 から `cu128` 以降のビルドです（2.7 は `cu126`）。
+# CUDA のバージョンは、ドライバと GPU の両方が対応するものを pytorch.org のセレクタで選びます。Blackwell 世代の GPU（GeForce RTX 50 シリーズ、B200）には `cu128` 以降が必要で、`cu128` のビルドが出たのは torch 2.7 からなので、2.7 以降を使います。`cu126` のビルドにはその GPU 用のコードがなく、「… is not compatible with the current PyTorch installation」（いまの PyTorch のインストールには対応していない）という警告が出ます。Linux では、PyPI の torch は 2.8 から `cu128` 以降のビルドです（2.7 は `cu126`）。
 #
 # 次のセルは、このマシンがどの場合に当たるかを示します。GPU があれば、CUDA のテンソルを作ります。
 
@@ -426,7 +426,11 @@ assert torch.zeros(1, device=device).device.type == device.type
 # Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
 # ```
 #
-# 確保しようとしたサイズ、GPU の総容量と空き、このプロセスが使っているメモリ、そのうち PyTorch の割り当て済みメモリと、予約済みで未割り当てのメモリの量が並びます。最後に、予約済みで未割り当ての部分が大きければ、断片化を避けるために `expandable_segments` を試すよう勧めています。これは 2.6 の文言です。2.9 と 2.10 ではここの変数名が `PYTORCH_ALLOC_CONF` になり、2.12 では再び `PYTORCH_CUDA_ALLOC_CONF` に戻っています（従来の名前は新しい名前の別名になりました。[pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)）。どちらの名前を設定するかは、このセクションの最後で説明します。数値の意味は次のとおりです。
+# 確保しようとしたサイズ、GPU の総容量と空き、このプロセスが使っているメモリ、そのうち PyTorch の割り当て済みメモリと、予約済みで未割り当てのメモリの量が並びます。最後に、予約済みで未割り当ての部分が大きければ、断片化を避けるために `expandable_segments` を試すよう勧めています。
+#
+# これは 2.6 の文言です。2.9 と 2.10 では、この変数名が `PYTORCH_ALLOC_CONF` になり、2.12 で再び `PYTORCH_CUDA_ALLOC_CONF` に戻りました（従来の名前は新しい名前の別名になりました。[pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)）。どちらを設定すればよいかは、このセクションの最後で説明します。
+#
+# 数値の意味は次のとおりです。
 #
 # - 割り当て済みメモリ（メッセージの `allocated by PyTorch`、`torch.cuda.memory_allocated()`）：アロケータが割り当てているブロックです。まだ解放されていないテンソル（それぞれ512バイトの倍数に切り上げ）のほか、cuBLAS などのライブラリの作業領域も含みます。
 # - 予約済みメモリ（`reserved by PyTorch`、`torch.cuda.memory_reserved()`）：PyTorch のキャッシングアロケータが GPU から確保したメモリで、テンソルに割り当て済みかどうかを問いません。解放したテンソルのメモリは GPU ではなくこのキャッシュに戻るので、`torch.cuda.empty_cache()` を呼ぶまで、`nvidia-smi` では使用中のままです。
@@ -440,7 +444,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 # - 不要になった大きなテンソルを `del` する。
 # - 予約済みで未割り当ての部分が大きいときは、メッセージにある `expandable_segments` の設定を使う（Linux のみ）。
 #
-# モデルに要るメモリを実行前に見積もる方法は、[メモリに収まるか](08-will-it-fit.ipynb)で扱います。
+# モデルに要るメモリを実行前に見積もる方法は、「[メモリに収まるか](08-will-it-fit.ipynb)」で扱います。
 
 # %% [markdown] tags=["predict"]
 # **予想：** 学習ループで、このエラーを捕まえてバッチを小さくしてやり直すために、1ステップを `try` で囲みます。このエラーを捕まえるのはどちらの `except` でしょうか。
@@ -490,11 +494,13 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# 予約済みメモリが使えないこともあります。セグメント内の空きブロックが、どれも次の要求には小さすぎる場合です（断片化）。アロケータの設定 `expandable_segments:True` を使うと、セグメントを新しく確保する代わりに伸ばせるようになり、ステップごとにバッチの形状が変わるときに特に効果があります。使えるのは Linux だけで、Windows のビルドは `expandable_segments not supported on this platform`（このプラットフォームでは未対応）と警告して無視します。環境変数は、アロケータが最初に設定されるときに一度だけ読まれるので、`import torch` より前に設定してください。
+# 予約済みメモリがあっても使えないことがあります。セグメント内の空きブロックが、どれも次の要求には小さすぎる場合です（断片化）。アロケータの設定 `expandable_segments:True` を使うと、新しいセグメントを確保する代わりに、既存のセグメントを拡張できるようになり、ステップごとにバッチの形状が変わるときに特に効果があります。使えるのは Linux だけで、Windows のビルドは `expandable_segments not supported on this platform`（このプラットフォームでは未対応）と警告して無視します。この設定を書く環境変数は、アロケータが最初に設定されるときに一度だけ読まれるので、`import torch` より前に設定してください。
 #
-# 環境変数の名前はリリースによって扱いが異なります。`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` は 2.6〜2.13 のどのリリースでも読まれます。2.9 からは、デバイス共通の名前 `PYTORCH_ALLOC_CONF` も受け付けます。2.9〜2.11 では、従来の名前を使うと `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`（非推奨なので `PYTORCH_ALLOC_CONF` を使うように）という警告が出ます（`c10/core/AllocatorConfig.cpp`）。
+# 環境変数の名前の扱いは、リリースによって異なります。`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` は 2.6〜2.13 のどのリリースでも読まれます。2.9 からは、デバイス共通の名前 `PYTORCH_ALLOC_CONF` も受け付けます。2.9〜2.11 では、従来の名前を使うと `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`（非推奨なので `PYTORCH_ALLOC_CONF` を使うように）という警告が出ます（`c10/core/AllocatorConfig.cpp`）。
 #
-# 一方 2.9.1 では、新しい名前では expandable segments が有効になりませんでした（[pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)）。2.13 は従来の名前を警告なしで読み、両方が設定されていれば従来の名前を使います。この点はリリースによって異なります。次のセルは、解析されたアロケータの設定でこの2点を新しいプロセスで検証します（GPU では `torch.cuda.memory._snapshot()` でセグメントそのものを確かめられます）。1つのスクリプトを2.6〜2.13 のどれでも動かすなら、従来の名前だけを設定してください。出るとしても警告だけです。
+# また 2.9.1 には、新しい名前で設定すると `expandable_segments` が有効にならない不具合がありました（[pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)）。2.13 は従来の名前を警告なしで読み、両方が設定されていれば従来の名前を使います（この扱いはリリースによって異なります）。
+#
+# 次のセルでは、新しいプロセスを起動し、アロケータが解析した設定を読み出して、この2点（従来の名前を警告なしで読むこと、両方あれば従来の名前が使われること）を検証します（GPU では `torch.cuda.memory._snapshot()` でセグメントそのものを確かめられます）。1つのスクリプトを 2.6〜2.13 のどれでも動かすなら、従来の名前だけを設定してください。出るとしても警告だけです。
 
 # %%
 if TORCH >= (2, 13):  # 従来の名前を警告なしで読む
@@ -525,4 +531,4 @@ else:
 # | `Cannot access accelerator device when none is available.` | アクセラレータがない環境での整数のデバイスや `pin_memory()` | デバイスを名前で書く。ピン留めはアクセラレータがあるときだけ |
 # | `Cannot re-initialize CUDA in forked subprocess` | 親が CUDA を使ったあと、fork した子で CUDA を使った | ワーカーは CPU の処理だけにして、メインプロセスで移動する。または `spawn` |
 # | `Torch not compiled with CUDA enabled` | CPU 専用ビルドで CUDA を要求した（`set_device` では `no attribute '_cuda_setDevice'`） | CUDA ビルドを入れる（Blackwell の GPU には `cu128` 以降、macOS では代わりに `mps`）。またはデバイスを一度決めて使う |
-# | `CUDA out of memory` | GPU の空きより多くのメモリを要求した | バッチを小さく、`loss.detach()` を足す、`no_grad()`、`del`。割り当て済みメモリと予約済みメモリを区別して読む |
+# | `CUDA out of memory` | GPU の空きより多くのメモリを要求した | バッチを小さくする、`loss.detach()` を集計する、`no_grad()` や `del` を使う。割り当て済みメモリと予約済みメモリを区別して読む |
