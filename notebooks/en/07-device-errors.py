@@ -21,8 +21,8 @@
 # the fix right after it. Errors from loading a checkpoint, the machine, worker processes and GPU memory
 # are on [Setup and memory errors, decoded](09-setup-and-memory-errors.ipynb).
 #
-# Without a GPU, the page produces close relatives of these errors: the same check with the `meta`
-# device (its tensors have shapes and dtypes, no data) standing in for the GPU, or a dtype mismatch in
+# Without a GPU, the page produces close relatives of these errors: a device check of its own that
+# fails with the `meta` device (its tensors have shapes and dtypes, no data) standing in for the GPU, or a dtype mismatch in
 # place of a device mismatch. Each section says which message a GPU gives instead.
 #
 # Errors that only a GPU can produce are checked in GPU-only cells. Without a GPU, such a cell prints

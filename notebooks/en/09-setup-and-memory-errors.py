@@ -472,9 +472,10 @@ assert torch.zeros(1, device=device).device.type == device.type
 # - *allocated by PyTorch* (`torch.cuda.memory_allocated()`): the blocks the allocator has handed
 #   out: live tensors, each rounded up to a multiple of 512 bytes, and the workspaces of libraries
 #   such as cuBLAS;
-# - *reserved by PyTorch* (`torch.cuda.memory_reserved()`): what PyTorch's caching allocator has taken
-#   from the GPU, allocated or not. A freed tensor's memory goes back to this cache, not to the GPU, so
-#   `nvidia-smi` still counts it until `torch.cuda.empty_cache()`;
+# - *reserved by PyTorch but unallocated*: memory PyTorch's caching allocator holds from the GPU with no
+#   tensor in it, about `torch.cuda.memory_reserved() - torch.cuda.memory_allocated()`. A freed tensor's
+#   memory goes back to this cache, not to the GPU, so `nvidia-smi` still counts it until
+#   `torch.cuda.empty_cache()`;
 # - `nvidia-smi` also counts the CUDA context of each process and other processes on the same GPU.
 #
 # First things to try: a smaller batch; a running sum of `loss.detach()` instead of `loss` tensors
