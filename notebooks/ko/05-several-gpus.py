@@ -15,7 +15,7 @@
 # %% [markdown]
 # # 여러 GPU
 #
-# GPU가 두 개 이상이면, 인덱스를 지정하지 않은 CUDA 호출은 모두 **현재 디바이스**로 갑니다. 이 페이지에서는 현재 디바이스가 정해지는 방식, 프로세스에서 GPU를 숨기는 방법, `nn.DataParallel`이 실제로 하는 일을 살펴봅니다. 마지막으로 `DistributedDataParallel`(DDP)를 GPU마다 프로세스 하나씩 띄워 실행하는 방법과, 각 프로세스에 데이터를 나눠 주는 방법을 다룹니다. 이 페이지에서는 `torchrun`으로 CPU 프로세스 두 개를 띄워 DDP를 직접 실행해 봅니다.
+# GPU가 두 개 이상이면, 인덱스를 지정하지 않은 CUDA 호출은 모두 **현재 디바이스**로 갑니다. 이 페이지에서는 현재 디바이스가 정해지는 방식, 프로세스에서 GPU를 숨기는 방법, `nn.DataParallel`이 실제로 하는 일을 살펴봅니다. 마지막으로 `DistributedDataParallel`(DDP)를 GPU마다 프로세스 하나씩 띄워 실행하는 방법과, 각 프로세스에 데이터를 나눠 주는 방법을 다룹니다. DDP는 `torchrun`으로 CPU 프로세스 두 개를 띄워 직접 실행해 봅니다.
 #
 # GPU에서만 검증하는 셀은 필요한 GPU가 없으면 검증을 건너뛰고 어떤 조건이 맞지 않았는지(`torch.cuda.is_available()=False`나 `n_gpus=0`)만 출력하거나, GPU가 없을 때의 동작을 검증합니다. 나머지 셀은 어느 머신에서나 실행됩니다.
 
@@ -143,7 +143,7 @@ assert d.type == "cuda"
 # - `d.index=-1`은 '인덱스 없음'을 -1 같은 특별한 숫자로 나타낸다고 본 답입니다. `torch.device`는 인덱스가 없으면 `None`을 씁니다.
 
 # %% [markdown]
-# GPU가 하나뿐이면 조회 결과는 항상 `cuda:0`입니다. 두 개 이상이면 차이가 생깁니다. `cuda:1`에 있는 텐서 `t`에 `t.to("cuda")`를 호출하면, 현재 디바이스가 GPU 0일 때는 `cuda:0`으로 복사되고, GPU 1일 때는 `t` 자신이 그대로 반환됩니다. 다음 셀은 GPU가 두 개 이상인 머신에서는 복사본이 만들어지는지, 하나뿐인 머신에서는 `t` 자신이 반환되는지 검증합니다. GPU가 없으면 `n_gpus=0`을 출력합니다.
+# GPU가 하나뿐이면 `"cuda"`는 언제나 `cuda:0`을 가리킵니다. GPU가 두 개 이상이면 어느 GPU가 현재 디바이스인지에 따라 결과가 달라집니다. `cuda:1`에 있는 텐서 `t`에 `t.to("cuda")`를 호출하면, 현재 디바이스가 GPU 0일 때는 `cuda:0`으로 복사되고, GPU 1일 때는 `t` 자신이 그대로 반환됩니다. 다음 셀은 GPU가 두 개 이상인 머신에서는 복사본이 만들어지는지, 하나뿐인 머신에서는 `t` 자신이 반환되는지 검증합니다. GPU가 없으면 `n_gpus=0`을 출력합니다.
 
 # %% tags=["claim-F2", "gpu-only"]
 if n_gpus >= 2:
@@ -214,12 +214,12 @@ else:
 # %% [markdown]
 # ## `nn.DataParallel`이 실제로 하는 일
 #
-# `nn.DataParallel(model)`은 흔히 "모델을 GPU에 올려 주는 것"으로 여겨집니다. 실제 동작은 래퍼가 찾은 가속기와 래퍼가 쓰는 디바이스 ID 목록(`device_ids`), 이 두 가지로 정해집니다.
+# `nn.DataParallel(model)`을 "모델을 GPU에 올려 주는 것"으로 아는 사람이 많습니다. 실제 동작은 래퍼가 찾은 가속기와 래퍼가 쓰는 디바이스 ID 목록(`device_ids`), 이 두 가지로 정해집니다.
 #
-# 래퍼는 CUDA GPU, Apple MPS, Intel XPU, MTIA, PrivateUse1 백엔드 순으로 가속기를 찾습니다. MTIA는 Meta의 자체 가속기이고, PrivateUse1은 PyTorch 밖에서 새 디바이스를 추가할 때 쓰는 자리입니다. `device_ids`를 생략하면 찾은 종류에서 보이는 모든 디바이스가 들어갑니다.
+# 래퍼는 CUDA GPU, Apple MPS, Intel XPU, MTIA, PrivateUse1 백엔드 순으로 가속기를 찾습니다. MTIA는 Meta의 자체 가속기이고, PrivateUse1은 PyTorch 밖에서 새 디바이스를 추가할 때 쓰는 자리입니다. `device_ids`를 생략하면, 찾은 가속기 종류의 디바이스 가운데 프로세스에 보이는 것이 모두 들어갑니다.
 #
 # - 가속기가 전혀 없거나, `DataParallel`이 지원하지 않는 Apple GPU(MPS)만 있을 때: `device_ids`가 빈 목록이 되고, 래퍼는 모델을 있던 자리에 둔 채 호출만 합니다. 아무것도 옮기지 않습니다.
-# - 디바이스 ID가 정확히 하나일 때: 생성자가 모델을 그 디바이스로 옮깁니다. GPU가 하나인 머신의 기본 동작이 이것입니다. XPU처럼 위에 든 다른 가속기가 하나일 때도, GPU가 여러 개인 머신에서 `device_ids=[1]`을 넘길 때도 마찬가지이며, 이때 모델은 `cuda:1`로 옮겨집니다.
+# - 디바이스 ID가 정확히 하나일 때: 생성자가 모델을 그 디바이스로 옮깁니다. GPU가 하나인 머신의 기본 동작이 이것입니다. XPU처럼 위에 든 다른 가속기가 하나일 때도 마찬가지입니다. GPU가 여러 개인 머신에서 `device_ids=[1]`을 넘기면 모델은 `cuda:1`로 옮겨집니다.
 # - 디바이스 ID가 두 개 이상일 때: 아무것도 옮기지 않습니다. `forward` 메서드는 매개변수가 `device_ids[0]`에 있는지 검사하고, 없으면 `RuntimeError`를 일으킵니다. 따라서 모델을 직접 그곳으로 옮겨야 합니다.
 #
 # 다음 셀은 실행 중인 머신에 해당하는 경우를 검증합니다. GPU가 여러 개이면 디바이스 ID를 하나만 넘겨 감싼 경우도 확인하고, GPU가 없으면 첫 번째 경우만 실행됩니다.
@@ -355,11 +355,11 @@ os._exit(0)
 # %% [markdown]
 # DDP는 데이터를 나누지 않습니다. 여기서는 프로세스마다 랭크에 따라 다른 시드로 자기 몫의 무작위 데이터를 만듭니다(실제 스크립트라면 [다음 섹션](#데이터-나누기-distributedsampler)에서 다루는 `DistributedSampler`를 씁니다). 각 프로세스의 모델도 서로 다른 가중치와 버퍼 값으로 시작합니다. 이렇게 해 두면 DDP가 무엇을 맞춰 주는지가 실행 결과에 드러납니다. 각 프로세스는 셀이 스크립트에 넘긴 디렉터리에 자기 결과를 별도의 파일로 씁니다.
 #
-# 다음 셀은 스크립트를 임시 디렉터리에 저장하고, `python -m torch.distributed.run`으로 이 머신에서 프로세스 두 개를 실행합니다. `torchrun` 명령이 실행하는 것도 이 모듈입니다(`--standalone`을 붙이면 비어 있는 포트도 골라 줍니다). 실행에는 제한 시간이 있고, `torchrun`이 만드는 임시 파일도 같은 디렉터리에 생기므로(`TMPDIR`) 끝나면 아무것도 남지 않습니다.
+# 다음 셀은 스크립트를 임시 디렉터리에 저장하고, `python -m torch.distributed.run`으로 이 머신에서 프로세스 두 개를 실행합니다. `torchrun` 명령이 실행하는 것도 이 모듈입니다(`--standalone`을 붙이면 비어 있는 포트도 골라 줍니다). 실행에는 제한 시간을 둡니다. `torchrun`이 만드는 임시 파일도 같은 디렉터리(`TMPDIR`)에 생기므로, 셀이 끝나면 아무것도 남지 않습니다.
 #
 # 스크립트는 `os._exit(0)`으로 끝납니다. Python이 종료되는 동안 gloo의 워커 스레드가 아직 autograd 상태를 해제하고 있어서 프로세스가 가끔 비정상 종료되기 때문입니다(torch 2.13에서 확인). 그 시점에는 결과가 이미 파일에 쓰여 있습니다.
 #
-# GPU가 두 개보다 적으면 프로세스는 `gloo`로 CPU에서 실행됩니다. GPU가 두 개 이상인 머신에서는 각 프로세스가 자기 GPU(`cuda:0`과 `cuda:1`)에서 `nccl`로 실행되었는지를 다음 셀이 검증합니다.
+# GPU가 두 개보다 적으면 프로세스는 `gloo`로 CPU에서 실행됩니다. GPU가 두 개 이상인 머신에서는 각 프로세스가 자기 GPU(`cuda:0`과 `cuda:1`)에서 `nccl`로 실행되었는지도 다음 셀에서 검증합니다.
 
 # %% tags=["claim-F11", "gpu-only"]
 with tempfile.TemporaryDirectory() as tmp:
@@ -411,17 +411,24 @@ assert r0["params"] == r1["params"]  # 그런데도 학습 후 매개변수는 �
 # %% [markdown]
 # `torch.cuda.set_device(local_rank)`를 빠뜨리면 `LOCAL_RANK`가 무엇이든 각 프로세스의 현재 디바이스는 GPU 0으로 남습니다. `"cuda"`, `.cuda()`, `torch.cuda.memory_allocated()` 등 인덱스 없이 현재 디바이스를 가리키는 것이 모두 문제가 됩니다. 스크립트가 모델과 배치를 `"cuda"`에 올리면 모든 랭크가 GPU 0을 쓰므로, 메모리가 그 GPU 하나에 몰리고 나머지 GPU는 비어 있게 됩니다. 랭크마다 다른 GPU를 쓴다고 가정하는 NCCL은 오류를 내거나(예: `Duplicate GPU detected`, "같은 GPU가 중복으로 감지되었다") 멈춘 채 진행하지 않습니다.
 #
-# 위 스크립트처럼 `torch.device("cuda", local_rank)`로 디바이스를 명시하면 텐서는 올바른 GPU에 올라갑니다. 반면 `dist.barrier()`는 기본적으로 디바이스를 인자로 받지 않습니다. NCCL 백엔드는 배리어를 원소 하나짜리 텐서의 all-reduce로 구현하는데, 이 all-reduce를 어느 GPU에서 실행할지는 백엔드가 다음 순서로 정합니다.
+# 위 스크립트처럼 `torch.device("cuda", local_rank)`로 디바이스를 명시하면 텐서는 올바른 GPU에 올라갑니다. 반면 `dist.barrier()`는 보통 디바이스를 지정하지 않고 호출합니다. NCCL 백엔드는 배리어를 요소 하나짜리 텐서의 all-reduce로 구현하는데, 이 all-reduce를 어느 GPU에서 실행할지는 백엔드가 다음 우선순위로 정합니다.
 #
-# 배리어에 넘긴 `device_ids=[...]`, `init_process_group`에 넘긴 `device_id`, 이 프로세스 그룹이 이미 쓴 GPU, 마지막으로 `rank % (이 머신의 GPU 수)`입니다. 마지막 경우에는 `using GPU X as device used by this process is currently unknown`("이 프로세스가 쓰는 디바이스를 알 수 없어 GPU X를 쓴다")이라는 경고가 나옵니다. 현재 디바이스가 영향을 주는 것은 PyTorch의 Python 계층이 배리어용으로 만드는 더미 텐서의 위치뿐입니다.
+# 1. 배리어에 넘긴 `device_ids=[...]`
+# 2. `init_process_group`에 넘긴 `device_id`
+# 3. 이 프로세스 그룹이 이미 쓴 GPU
+# 4. `rank % (이 머신의 GPU 수)`
 #
-# 디바이스를 명시한 위 스크립트라면 DDP가 처음 하는 브로드캐스트가 `cuda:local_rank`를 쓰므로, 그 뒤의 배리어도 올바른 GPU에서 실행됩니다. 이 경우 `set_device`를 빠뜨려서 생기는 문제는 모든 랭크가 GPU 0에 쓸데없는 CUDA 컨텍스트를 만들어 GPU 0의 메모리를 차지하는 것 정도입니다. 프로그램이 멈추는 것은 백엔드가 마지막 방법(rank % GPU 수)으로 고른 GPU가 틀렸을 때입니다. 예를 들어 프로세스 수보다 GPU가 많은 머신에서, 집합 통신이 한 번도 일어나기 전에 배리어를 호출할 때입니다(랭크 0이 데이터를 내려받는 동안 다른 랭크를 기다리게 하는 경우 등). GPU 8개짜리 머신마다 프로세스를 2개씩 띄우면, 글로벌 랭크 2는 두 번째 머신의 로컬 랭크 0인데도 GPU 2를 고릅니다.
+# 마지막 경우에는 `using GPU X as device used by this process is currently unknown`("이 프로세스가 쓰는 디바이스를 알 수 없어 GPU X를 쓴다")이라는 경고가 나옵니다. 현재 디바이스가 영향을 주는 것은 PyTorch의 Python 계층이 배리어용으로 만드는 더미 텐서의 위치뿐입니다.
+#
+# 디바이스를 명시한 위 스크립트라면 DDP가 처음 하는 브로드캐스트가 `cuda:local_rank`를 쓰므로, 그 뒤의 배리어도 올바른 GPU에서 실행됩니다. 이 경우 `set_device`를 빠뜨려서 생기는 문제는 모든 랭크가 GPU 0에 쓸데없는 CUDA 컨텍스트를 만들어 GPU 0의 메모리를 차지하는 것 정도입니다.
+#
+# 프로그램이 멈추는 것은 백엔드가 마지막 방법(rank % GPU 수)으로 고른 GPU가 틀렸을 때입니다. 프로세스 수보다 GPU가 많은 머신에서 집합 통신이 한 번도 일어나기 전에 배리어를 호출하는 경우가 그렇습니다(랭크 0이 데이터를 내려받는 동안 다른 랭크를 기다리게 할 때 등). GPU 8개짜리 머신마다 프로세스를 2개씩 띄우면, 글로벌 랭크 2는 두 번째 머신의 로컬 랭크 0인데도 GPU 2를 고릅니다.
 #
 # 그러니 먼저 `torch.cuda.set_device(local_rank)`를 호출하세요. `DistributedDataParallel` 문서도 각 프로세스에서 이것(또는 `CUDA_VISIBLE_DEVICES`)으로 GPU를 지정하라고 요구합니다.
 #
 # 그다음 `init_process_group`에 `device_id=torch.device("cuda", local_rank)`를 넘기거나, 배리어를 `dist.barrier(device_ids=[local_rank])`로 호출합니다. `device_id`는 현재 디바이스를 바꾸지 않으므로 `set_device`를 생략할 수 없습니다. NCCL에서 `device_id`를 넘기면 랭크끼리의 커뮤니케이터가 `init_process_group` 안에서 만들어지므로, NCCL 오류가 첫 집합 통신이 아니라 그 자리에서 납니다. 그 뒤에 만드는 프로세스 그룹도 커뮤니케이터를 새로 만들지 않고, 이 커뮤니케이터를 나눠(`ncclCommSplit`) 만듭니다.
 #
-# GPU가 있으면 다음 셀은 `LOCAL_RANK=1`을 설정하고 `set_device`를 호출하지 않는 새 프로세스를 띄워, 그 프로세스의 현재 디바이스가 여전히 0인지 검증합니다. 어느 머신에서든 PyTorch 소스에서 `init_process_group`이 `device_id`를 받고 `set_device`를 호출하지 않는지, 그리고 2.13에서는 `barrier`의 Python 계층이 디바이스를 고르는 순서와 문서에 적힌 `device_id`의 효과를 검증합니다.
+# GPU가 있으면 다음 셀은 `LOCAL_RANK=1`을 설정하고 `set_device`를 호출하지 않는 새 프로세스를 띄워, 그 프로세스의 현재 디바이스가 여전히 0인지 검증합니다. GPU가 없어도 셀은 PyTorch 소스를 읽어, `init_process_group`이 `device_id`를 받지만 `set_device`는 호출하지 않는다는 것을 검증합니다. torch 2.13 이상에서는 `barrier`의 Python 계층이 디바이스를 고르는 순서와, 문서에 적힌 `device_id`의 효과도 검증합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -495,7 +502,7 @@ assert sorted(even[0] + even[1]) == list(range(8))  # 모든 샘플이 한 번�
 # 샘플러가 이렇게 채워 넣은 샘플은 검증 점수처럼 모든 랭크의 결과를 한 에폭 동안 모아 계산하는 값에 두 번 반영됩니다.
 
 # %% [markdown]
-# 기본값인 `shuffle=True`에서는 샘플러가 인덱스를 섞은 다음 나눠 줍니다. 다음 셀은 같은 샘플러를 세 에폭처럼 세 번 순회합니다. 두 번은 연달아, 세 번째는 `sampler.set_epoch(1)`을 호출한 뒤에 순회하고, 두 번째와 세 번째를 첫 번째와 비교합니다.
+# 기본값인 `shuffle=True`에서는 샘플러가 인덱스를 섞은 다음 나눠 줍니다. 다음 셀은 에폭 세 번을 흉내 내어 같은 샘플러를 세 번 순회합니다. 두 번은 연달아, 세 번째는 `sampler.set_epoch(1)`을 호출한 뒤에 순회하고, 두 번째와 세 번째를 첫 번째와 비교합니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** 다음 셀은 `(second == first, third == first)`를 출력합니다. 결과는 무엇일까요?
@@ -528,7 +535,7 @@ assert sorted(third + list(other)) == list(range(8))  # 겹치지 않게 나뉜�
 # %% [markdown]
 # `num_workers > 0`인 `DataLoader`는 워커 프로세스에서 배치를 읽어 옵니다. Python이 이 프로세스를 어떻게 시작하는지는 플랫폼에 따라 다릅니다. Windows와 macOS는 `spawn`, Linux는 Python 3.14부터 `forkserver`, 3.13까지는 `fork`입니다. `spawn`과 `forkserver`의 워커는 원래 프로세스의 복사본이 아닙니다. 새 Python 인터프리터로 시작해 스크립트의 메인 모듈을 import하고, 데이터셋을 pickle로 넘겨받습니다.
 #
-# 그래서 스크립트에서는 DataLoader를 만들고 루프를 도는 코드를 `if __name__ == "__main__":` 아래에 두세요. 그러지 않으면 워커가 스크립트를 import할 때 그 코드를 다시 실행합니다. 데이터셋 클래스도 워커가 import할 수 있도록 모듈 최상위에 정의합니다. Linux(`fork`)에서 잘 돌던 코드도 `spawn`을 쓰는 Windows·macOS에서는 깨질 수 있고, `forkserver`가 기본인 Python 3.14 이상의 Linux에서도 마찬가지입니다. 다음 셀은 실행한 머신의 기본값을 검증합니다.
+# 그래서 스크립트에서는 DataLoader를 만들고 루프를 도는 코드를 `if __name__ == "__main__":` 아래에 두세요. 그러지 않으면 워커가 스크립트를 import할 때 그 코드를 다시 실행합니다. 데이터셋 클래스도 워커가 import할 수 있도록 모듈 최상위에 정의하세요. Linux(`fork`)에서 잘 돌던 코드도 `spawn`을 쓰는 Windows·macOS에서는 깨질 수 있고, `forkserver`가 기본인 Python 3.14 이상의 Linux에서도 마찬가지입니다. 다음 셀은 실행한 머신의 기본값을 검증합니다.
 
 # %%
 import multiprocessing
@@ -546,7 +553,7 @@ assert "spawn" in multiprocessing.get_all_start_methods()
 # ## 정리
 #
 # - 인덱스를 명시하지 않은 코드(`"cuda"`, `.cuda()`)는 현재 디바이스를 씁니다. 현재 디바이스는 `torch.cuda.set_device(i)`나 `with torch.cuda.device(i):`로 고릅니다.
-# - `CUDA_VISIBLE_DEVICES`(`nvidia-smi`와 같은 번호를 쓰려면 `CUDA_DEVICE_ORDER=PCI_BUS_ID`도)는 CUDA가 초기화되기 전, 가능하면 Python을 시작하기 전에 설정합니다.
+# - `CUDA_VISIBLE_DEVICES`는 CUDA가 초기화되기 전, 가능하면 Python을 시작하기 전에 설정합니다. `nvidia-smi`와 같은 번호를 쓰려면 `CUDA_DEVICE_ORDER=PCI_BUS_ID`도 함께 설정합니다.
 # - `nn.DataParallel`은 디바이스 ID가 정확히 하나일 때(`len(device_ids) == 1`)만 모델을 옮기며, `state_dict` 키 이름을 `module.*`로 바꿉니다.
 # - 여러 GPU로 학습할 때는 `DistributedDataParallel`을 쓰세요. `torchrun`으로 GPU마다 프로세스를 하나씩 실행하고, 각 프로세스에서 `torch.cuda.set_device(local_rank)`를 호출한 뒤 모델을 `DDP(model, device_ids=[local_rank])`로 감쌉니다. 매개변수와 버퍼는 DDP가 맞춰 줍니다. `gloo`를 쓰면 CPU에서도 실행하고 테스트할 수 있습니다.
 # - 데이터는 `DistributedSampler`가 나눕니다. 모든 랭크의 샘플 수를 맞추려고 샘플을 반복해 채웁니다(`drop_last=True`면 끝부분을 잘라 냅니다). 에폭마다 `sampler.set_epoch(epoch)`를 호출하지 않으면 같은 순서가 되풀이됩니다.

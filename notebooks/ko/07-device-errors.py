@@ -17,7 +17,7 @@
 #
 # 연산 하나에 두 디바이스의 텐서가 들어가면, 코드는 대개 이 페이지에서 다루는 오류 중 하나를 내며 멈춥니다. 오류 메시지별 섹션은 메시지를 그대로 제목으로 삼고, 흔한 원인은 그 아래 소제목으로 나눴습니다. 트레이스백에 나온 문구로 페이지를 검색하면 해당 섹션을 찾을 수 있습니다. 섹션마다 메시지의 뜻과 그 오류를 일으키는 흔한 코드를 보여 주고, 바로 다음 셀에서 해결 방법을 실행합니다. 체크포인트 불러오기, 머신 구성, 워커 프로세스, GPU 메모리에서 나는 오류는 [불러오기·환경·메모리 오류 읽는 법](09-setup-and-memory-errors.ipynb)에서 다룹니다.
 #
-# GPU가 없으면 이 페이지는 이 오류들과 아주 비슷한 오류를 일으켜 보여 줍니다. GPU 대신 `meta` 디바이스(텐서에 모양(shape)과 dtype만 있고 데이터는 없는 디바이스)로 같은 검사를 실패시키거나, 디바이스 불일치 대신 dtype 불일치를 일으킵니다. GPU에서라면 어떤 메시지가 나오는지는 섹션마다 적었습니다.
+# GPU가 없으면 이 페이지는 이 오류들과 아주 비슷한 오류를 일으켜 보여 줍니다. GPU 대신 `meta` 디바이스로 다른 검사에서 디바이스 불일치를 일으키거나, 디바이스 불일치 대신 dtype 불일치를 일으킵니다. `meta` 디바이스의 텐서에는 모양(shape)과 dtype만 있고 데이터는 없습니다. GPU에서라면 어떤 메시지가 나오는지는 섹션마다 적었습니다.
 #
 # GPU에서만 일으킬 수 있는 오류는 GPU에서만 검증하는 셀에서 다룹니다. GPU가 없으면 이런 셀은 충족되지 않은 조건만 출력합니다. 본문에서는 그 메시지를 PyTorch 소스에 적힌 그대로, 어느 버전의 것인지와 함께 인용합니다.
 
@@ -84,17 +84,19 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # "모든 텐서가 같은 디바이스에 있어야 한다"는 뜻의 오류입니다.
 #
-# 연산 하나에 서로 다른 두 디바이스(대개 CUDA GPU와 CPU)의 텐서가 함께 들어왔을 때 납니다. 메시지의 나머지 부분은 릴리스마다 바뀌었고 연산마다 다릅니다. PyTorch 2.8부터는 GPU에 있는 선형 계층에 CPU 배치를 넣으면 다음 메시지가 나옵니다. "모든 텐서가 같은 디바이스에 있어야 하는데, `mat1`이 `cpu`에 있어 다른 텐서들의 디바이스 `cuda:0`과 다르다"는 뜻입니다.
+# 연산 하나에 서로 다른 두 디바이스(대개 CUDA GPU와 CPU)의 텐서가 함께 들어왔을 때 납니다. 메시지의 나머지 부분은 릴리스마다 바뀌었고 연산마다 다릅니다. PyTorch 2.8부터는 GPU에 있는 선형 계층에 CPU 배치를 넣으면 아래 메시지가 나옵니다.
 #
 # ```
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
 # ```
 #
-# `+` 같은 요소별 연산에서는 지금도 다음과 같이 나옵니다. "디바이스를 적어도 두 개(`cuda:0`과 `cpu`) 발견했다"는 뜻입니다.
+# 이 메시지는 "모든 텐서가 같은 디바이스에 있어야 하는데, `mat1`이 `cpu`에 있어 다른 텐서들의 디바이스 `cuda:0`과 다르다"는 뜻입니다. `+` 같은 요소별 연산에서는 지금도 아래 메시지가 나옵니다.
 #
 # ```
 # Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!
 # ```
+#
+# 뒷부분은 "디바이스를 적어도 두 개(`cuda:0`과 `cpu`) 발견했다"라는 내용입니다.
 #
 # 로그를 검색할 때는 공통된 앞부분으로 검색하세요.
 #
@@ -105,7 +107,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # - GPU가 있으면 `target`은 GPU이고, 셀은 실제 CUDA 메시지가 나오는지 검증합니다.
 # - GPU가 없으면 `target`은 `meta`입니다. 이 셀들이 쓰는 연산(선형 계층, `+`, 손실 함수)은 `meta`에서도 오류를 내지만, 다른 검사가 잡아내므로 메시지가 `Tensor on device … is not on the expected device …!`("텐서가 기대한 디바이스에 있지 않다")로 다릅니다. 두 디바이스가 나오는 순서도 연산마다 다릅니다.
 #
-# 또한 `meta` 텐서가 섞여도 이 검사를 하지 않는 연산이 있습니다. 다음 셀에서 보듯, `meta` 행렬과 CPU 행렬을 `torch.mm`으로 곱하면 오류 없이 `meta` 텐서가 나옵니다. 따라서 `meta`가 GPU를 대신할 수 있는 것은 셀에서 실제로 오류가 나는 경우뿐입니다. `meta`로 정확히 알 수 있는 것은 각 텐서가 어느 디바이스에 놓이는지뿐입니다. 속도나 메모리에 대해서는 아무것도 알려 주지 않습니다.
+# 또한 `meta` 텐서가 섞여도 이 검사를 하지 않는 연산이 있습니다. 다음 셀에서 보듯, `meta` 행렬과 CPU 행렬을 `torch.mm`으로 곱하면 오류 없이 `meta` 텐서가 나옵니다. 따라서 `meta`가 GPU를 대신하는 것은 셀에서 실제로 오류가 날 때로 한정됩니다. 또 `meta`로 알 수 있는 것은 각 텐서가 놓이는 디바이스이고, 속도나 메모리에 대해서는 아무것도 알 수 없습니다.
 
 # %% tags=["gpu-only"]
 SAME_DEVICE = "Expected all tensors to be on the same device"
@@ -150,7 +152,7 @@ with expect_error(RuntimeError, MISMATCH):
     model(x)
 
 # %% [markdown]
-# 해결 방법은 입력이 있는 곳에 텐서를 만드는 것입니다. 쓰는 방법은 세 가지입니다.
+# 해결하려면 입력이 있는 곳에 텐서를 만들면 됩니다. 방법은 세 가지입니다.
 #
 # - 팩토리 함수에 `device=x.device`를 넘깁니다.
 # - `x.new_zeros(...)`(`new_ones`, `new_full`, `new_tensor`도 있습니다)를 씁니다. `x`의 디바이스와 dtype을 그대로 따릅니다.
@@ -176,7 +178,9 @@ print(f"{y.device=}, {y.shape=}")
 assert y.device.type == target.type
 
 # %% [markdown]
-# 예외가 하나 있는데, 요소별 연산(`+`, `*`, 비교 등)에만 해당합니다. 0차원 텐서(`torch.tensor(2.0)`처럼 수 하나)는 CPU에 있어도 되며, PyTorch는 이를 Python 숫자처럼 다룹니다. 요소별 연산이 아니면 대개 이런 예외가 없습니다. `a`와 `b`가 GPU에 있어도 `torch.addmm(torch.tensor(1.0), a, b)`는 디바이스 검사에서 실패합니다. 다음 셀은 요소별 연산의 경우를 어느 머신에서나 보여 줍니다(GPU가 없으면 `meta`가 GPU 역할을 합니다). `addmm`의 경우는 GPU가 있어야 합니다.
+# 요소별 연산(`+`, `*`, 비교 등)에만 적용되는 예외가 하나 있습니다. 0차원 텐서(`torch.tensor(2.0)`처럼 수 하나)는 CPU에 있어도 되며, PyTorch는 이를 Python 숫자처럼 다룹니다. 요소별 연산이 아니면 대개 이런 예외가 없습니다. `a`와 `b`가 GPU에 있어도 `torch.addmm(torch.tensor(1.0), a, b)`는 디바이스 검사에서 실패합니다.
+#
+# 다음 셀은 요소별 연산의 경우를 어느 머신에서나 보여 줍니다(GPU가 없으면 `meta`가 GPU 역할을 합니다). `addmm`의 경우는 GPU가 있을 때만 검증합니다.
 
 # %% tags=["gpu-only"]
 scaled = x * torch.tensor(2.0)  # 요소별 연산: 0차원 CPU 텐서는 허용된다
@@ -239,7 +243,7 @@ assert registered.heads["score"].weight.device.type == target.type
 # **정답:** `len(list(plain.parameters()))=0`입니다. 하위 모듈은 모듈의 속성에 대입되는 순간 등록됩니다. 대입된 값이 모듈이면 `nn.Module.__setattr__`가 그것을 기록합니다. 리스트와 딕셔너리는 모듈이 아니므로 세 계층 중 어느 것도 등록되지 않았고, `parameters()`와 `to()`는 일반 컨테이너 안을 들여다보지 않습니다.
 #
 # - `6`은 `RegisteredContainers`의 매개변수 개수입니다. 이것을 골랐다면 일반 컨테이너 안의 계층도 등록된다고 생각했을 겁니다. `nn.ModuleList`와 `nn.ModuleDict`는 그 자체가 모듈이어서 담긴 계층을 등록하지만, 리스트와 딕셔너리는 그렇지 않습니다.
-# - `4`는 리스트 안의 두 계층(가중치와 편향이 두 개씩)은 등록된다고 본 답입니다. Python 리스트는 안에 모듈이 들어 있어도 등록되지 않습니다.
+# - `4`는 리스트 안의 두 계층(가중치와 편향이 두 개씩)은 등록된다고 본 답입니다. Python 리스트에 담긴 모듈은 등록되지 않습니다.
 # - `2`를 골랐다면 딕셔너리 안의 계층 하나(가중치와 편향)만 센 것입니다. 딕셔너리도 리스트처럼 안의 계층을 등록하지 않습니다.
 #
 # 위 셀의 검증은 `to(target)`이 일반 컨테이너의 계층을 CPU에 남겨 두었다는 것도 확인합니다. GPU에서는 이 계층들을 지나는 첫 순전파에서 디바이스가 섞입니다.
@@ -256,7 +260,7 @@ assert len(optimizer.param_groups[0]["params"]) == 6
 # %% [markdown]
 # ### 텐서를 가진 손실 함수
 #
-# `nn.CrossEntropyLoss(weight=...)`나 `nn.BCEWithLogitsLoss(pos_weight=...)`처럼 텐서를 인자로 받아 만든 손실 함수는 그 텐서를 버퍼로 가집니다. 손실 함수를 CPU에서 만들고 GPU에서 손실을 계산하면 손실 함수를 호출할 때 디바이스가 섞입니다. 손실 함수도 모듈이므로 모델처럼 옮기세요. GPU가 없으면 여기서도 `meta`가 GPU 역할을 하고, 다음 셀은 `meta`의 메시지를 보여 줍니다.
+# `nn.CrossEntropyLoss(weight=...)`나 `nn.BCEWithLogitsLoss(pos_weight=...)`처럼 텐서를 인자로 받아 만든 손실 함수는 그 텐서를 버퍼로 가집니다. 손실 함수를 CPU에서 만들어 놓고 GPU 텐서로 손실을 계산하면, 호출하는 순간 디바이스가 섞입니다. 손실 함수도 모듈이므로 모델처럼 옮기세요. GPU가 없으면 여기서도 `meta`가 GPU 역할을 하고, 다음 셀은 `meta`의 메시지를 보여 줍니다.
 
 # %% tags=["gpu-only"]
 class_weights = torch.tensor([1.0, 3.0])
@@ -418,7 +422,7 @@ assert steps == 3  # 단계마다의 그래프가 합계에 매달려 있다
 # %% [markdown] tags=["answer"]
 # **정답:** `kind='Tensor', tracked=True`입니다. Python 숫자와 텐서를 더하면 결과는 텐서이고, 더한 텐서와 같은 디바이스에 놓입니다. 즉 첫 단계의 `0.0 + loss`부터 합계는 이미 텐서입니다.
 #
-# `loss`는 변화도를 추적하는 텐서이므로, 그 뒤의 `+=`는 모두 autograd가 기록하는 텐서 연산입니다. 그래서 합계는 모든 단계의 연산 그래프를 참조하고(위 검증에서 세 개를 모두 찾습니다), 합계가 살아 있는 동안 어느 그래프도 해제되지 않습니다. 아직 `backward()`를 호출하지 않은 그래프(이 셀이나 `no_grad` 없이 도는 평가 루프)는 역전파를 위해 저장한 텐서까지 붙잡고 있으므로, 메모리가 단계마다 늘어납니다.
+# `loss`는 변화도를 추적하는 텐서이므로, 그 뒤의 `+=`는 모두 autograd가 기록하는 텐서 연산입니다. 그래서 합계는 모든 단계의 연산 그래프를 참조하고(위 검증에서 세 개를 모두 찾습니다), 합계가 살아 있는 동안 어느 그래프도 해제되지 않습니다. 이 셀처럼, 또는 `no_grad` 없이 도는 평가 루프처럼 `backward()`를 호출하지 않으면, 그래프가 역전파용으로 저장한 텐서까지 붙잡고 있어 메모리가 단계마다 늘어납니다.
 #
 # - `kind='Tensor', tracked=False`를 골랐다면 합계가 텐서이긴 해도 `+=`는 기록되지 않는다고 생각했을 겁니다. 연산 그래프가 없는 합계가 되는 것은 `loss.detach()`를 더할 때입니다.
 # - `kind='float', tracked=False`는 Python 숫자 `0.0`에서 시작했으니 합계도 숫자로 남는다고 본 답입니다. 숫자와 텐서를 더하는 순간 결과는 텐서가 됩니다. 합계가 `float`로 남는 것은 `total_float`처럼 `loss.item()`을 더할 때뿐입니다.
@@ -426,7 +430,7 @@ assert steps == 3  # 단계마다의 그래프가 합계에 매달려 있다
 # 흔히 쓰는 방법은 `loss.detach()`를 디바이스에 있는 합계에 더해 두고(`running += loss.detach()`), N 단계마다 한 번만 `running.item()`으로 읽는 것입니다. 그러면 CPU는 N 단계에 한 번만 기다립니다. 이 합계가 연산 그래프 없이 `device`의 텐서로 남는다는 점은 CPU에서도 검증할 수 있지만, 시간이 얼마나 줄어드는지는 보이지 않습니다. CPU에서는 연산을 호출해 반환될 때 이미 계산이 끝나 있어서, 채워 둘 큐가 없기 때문입니다.
 
 # %% [markdown]
-# GPU가 있으면 다음 셀에서 기다리는 모습을 확인합니다. 행렬 곱을 큐에 쌓고, `.item()`으로 값 하나를 읽은 뒤, 쌓인 작업이 모두 끝났는지 현재 CUDA 스트림에 묻습니다. GPU에서는 `.item()`이 작업이 끝나기를 기다리므로, 값을 읽은 직후에는 쌓인 작업이 모두 끝나 있어야 하며, 셀은 이를 검증합니다. GPU가 없으면 충족되지 않은 조건을 출력합니다.
+# GPU가 있으면 다음 셀에서 기다리는 모습을 확인합니다. 행렬 곱을 큐에 쌓고, `.item()`으로 값 하나를 읽은 뒤, 쌓인 작업이 모두 끝났는지 현재 CUDA 스트림에 묻습니다. GPU에서는 `.item()`이 작업이 끝나기를 기다리므로, 값을 읽은 직후에는 쌓인 작업이 모두 끝나 있어야 합니다. 다음 셀은 이것을 검증합니다. GPU가 없으면 충족되지 않은 조건을 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -450,7 +454,7 @@ else:
 #
 # 합성곱은 입력의 **타입**이 가중치와 편향의 타입과 같은지 검사하기도 합니다. 여기서 타입은 디바이스와 dtype을 합친 것으로, `torch.FloatTensor`는 CPU의 float32, `torch.cuda.FloatTensor`는 CUDA GPU의 float32입니다. 따라서 이 메시지는 CPU 입력이 GPU에 있는 합성곱에 들어갔다는 뜻입니다. 해결 방법은 다른 디바이스 불일치와 같습니다. 입력을 모델이 있는 곳으로 옮기세요.
 #
-# 이 메시지가 나올지 다른 메시지가 나올지는 PyTorch가 합성곱을 실행할 구현(이하 경로)으로 무엇을 고르는지에 달려 있습니다. 고를 때 보는 것은 입력입니다(PyTorch `Convolution.cpp`의 `_select_conv_backend`).
+# 이 메시지가 나올지 다른 메시지가 나올지는 PyTorch가 합성곱을 어떤 구현으로 실행할지(아래에서는 이를 「경로」라고 부릅니다)에 달려 있습니다. 고를 때 보는 것은 입력입니다(PyTorch `Convolution.cpp`의 `_select_conv_backend`).
 #
 # - oneDNN은 Intel이 만든 CPU용 딥러닝 라이브러리로, 예전 이름은 MKLDNN입니다. oneDNN이 포함된 빌드에서는 CPU의 float32 입력(이미지 여러 장의 배치 등)이 대부분 oneDNN으로 갑니다. 포함 여부는 `torch.backends.mkldnn.is_available()`로 확인할 수 있습니다. oneDNN은 타입을 검사하고, 이 섹션의 메시지 뒤에 `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`("또는 입력이 MKLDNN 텐서이고 가중치가 밀집 텐서여야 한다")를 붙인 오류를 냅니다.
 # - 작은 이미지 한 장(요소가 20,480개 이하, 커널 크기 중 한 변 이상이 3 이하, `groups=1`)은 PyTorch 자체의 범용 합성곱 경로(`slow_conv2d`)로 갑니다. 이 경로는 타입을 검사하지 않습니다. 대신 PyTorch가 디스패처용으로 생성한 래퍼(`wrapper_CUDA___slow_conv2d_forward`)가 커널을 실행하기 전에 디바이스를 검사하므로, 메시지는 이 페이지의 첫 섹션과 같은 문구가 됩니다. 뒷부분은 "`weight`가 `cuda:0`에 있어 다른 텐서들의 디바이스 `cpu`와 다르다"라는 내용입니다.
@@ -459,15 +463,17 @@ else:
 #   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)
 #   ```
 #
-#   PyTorch 2.8 이전에는 같은 검사가 다음과 같이 나왔습니다. "디바이스를 적어도 두 개(`cpu`와 `cuda:0`) 발견했다"는 뜻이고, 인자 이름 `weight`는 끝에 붙습니다.
+#   PyTorch 2.8 이전에는 같은 검사의 메시지가 다음과 같았습니다.
 #
 #   ```
 #   Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0! (when checking argument for argument weight in method wrapper_CUDA___slow_conv2d_forward)
 #   ```
 #
+#   이 메시지는 "디바이스를 적어도 두 개(`cpu`와 `cuda:0`) 발견했다"라고 알려 주며, 인자 이름 `weight`는 끝에 붙습니다.
+#
 # - 반대로 CPU에 남겨 둔 합성곱에 GPU 입력을 넣으면 cuDNN으로 가고, `Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same`이 나옵니다.
 #
-# 이 메시지들은 PyTorch 소스에서 인용한 것입니다(이 입력들에 대해 2.6과 2.13은 같은 코드를 고릅니다). GPU가 있으면 이 섹션의 마지막 셀이 각각을 검증합니다.
+# 이 메시지들은 PyTorch 소스에서 인용한 것입니다(이 입력들에 대해서는 2.6과 2.13이 같은 경로를 고릅니다). GPU가 있으면 이 섹션의 마지막 셀이 각각을 검증합니다.
 #
 # dtype 불일치도 어느 머신에서나 일으킬 수 있고, 경로 선택의 영향을 똑같이 받습니다. 다만 float64로 변환한 합성곱에 float32 이미지를 넣으면 경로를 고르기 전에 편향 검사에서 먼저 실패하며, 메시지도 텐서 타입 대신 dtype 이름으로 `Input type (float) and bias type (double) should be the same`("입력 타입 float와 편향 타입 double이 같아야 한다")이라고 나옵니다. 편향이 없으면 작은 이미지 한 장은 범용 경로로 가고, 그 경로의 커널이 `expected scalar type Float but found Double`("Float를 기대했는데 Double이었다")이라고 알립니다.
 
@@ -552,7 +558,7 @@ else:
 #
 # "모듈의 매개변수와 버퍼는 `cuda:0`(`device_ids[0]`)에 있어야 하는데, 그중 하나가 `cpu`에 있다"는 뜻의 오류입니다.
 #
-# `nn.DataParallel`은 GPU가 두 개 이상인 머신에서, 감싼 모델이 `device_ids`의 첫 GPU에 없을 때 이 오류를 냅니다. GPU가 여러 개이면 DataParallel은 스스로 아무것도 옮기지 않고, `forward` 메서드 안에서 모든 매개변수와 버퍼가 이미 그 GPU에 있는지 검사합니다. 디바이스 ID가 정확히 하나이면 모델을 옮겨 주므로, 같은 코드가 GPU 하나인 머신에서는 동작합니다(각 경우는 「[팩트체크](06-fact-check.ipynb)」 페이지에서 확인합니다).
+# `nn.DataParallel`은 GPU가 두 개 이상인 머신에서, 감싼 모델이 `device_ids`의 첫 GPU에 없을 때 이 오류를 냅니다. GPU가 여러 개이면 DataParallel은 스스로 아무것도 옮기지 않고, `forward` 메서드 안에서 모든 매개변수와 버퍼가 이미 그 GPU에 있는지 검사합니다. 디바이스 ID가 정확히 하나이면 모델을 옮겨 주므로, 같은 코드가 GPU 하나인 머신에서는 동작합니다(각 경우는 「[팩트체크: nn.DataParallel이 모델을 GPU로 옮겨 준다](06-fact-check.ipynb#주장-nndataparallel이-모델을-gpu로-옮겨-준다)」 섹션에서 검증합니다).
 #
 # 해결 방법은 감싸기 전에 `model.to("cuda:0")`을 호출하는 것이고, 더 나은 방법은 `DataParallel` 자신의 문서가 권하는 `DistributedDataParallel`을 쓰는 것입니다. 일반 리스트에 넣은 계층([앞에서 설명](#일반-리스트나-딕셔너리에-넣은-하위-모듈))의 매개변수는 `model.to()`로도 옮겨지지 않고, 이 검사에도 걸리지 않습니다.
 #
@@ -565,7 +571,7 @@ assert "module must have its parameters and buffers" in source
 assert "DistributedDataParallel" in nn.DataParallel.__doc__
 
 # %% [markdown]
-# GPU가 두 개 이상이면 다음 셀은 CPU 모델을 감싸 오류를 보여 준 뒤, 모델을 먼저 `cuda:0`으로 옮깁니다. 그보다 적으면 GPU 개수를 출력합니다.
+# GPU가 두 개 이상이면 다음 셀은 CPU 모델을 감싸 오류를 보여 준 뒤, 모델을 먼저 `cuda:0`으로 옮기고 다시 감싸서 동작하는지 확인합니다. 그보다 적으면 GPU 개수를 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.device_count() >= 2:

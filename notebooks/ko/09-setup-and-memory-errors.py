@@ -15,11 +15,11 @@
 # %% [markdown]
 # # 불러오기·환경·메모리 오류 읽는 법
 #
-# 학습 코드 자체가 아니라 그 주변에서 나는 오류를 다룹니다. 체크포인트 불러오기, 머신에 없는 GPU 지정, 워커 프로세스 시작, PyTorch 설치, GPU 메모리 부족이 여기에 해당합니다. 섹션 제목은 오류 메시지 그대로이므로, 트레이스백에 나온 문구로 이 페이지를 검색할 수 있습니다. 섹션마다 메시지의 뜻을 풀이하고, 오류를 일으키는 코드와 해결 코드를 함께 실행해 봅니다. 연산 하나에 두 디바이스의 텐서가 들어갔을 때의 오류는 [디바이스 불일치 오류 읽는 법](07-device-errors.ipynb)에서 다룹니다.
+# 이 페이지에서는 학습 코드 자체가 아니라 그 주변에서 나는 오류를 다룹니다. 체크포인트 불러오기, 머신에 없는 GPU 지정, 워커 프로세스 시작, PyTorch 설치, GPU 메모리 부족이 여기에 해당합니다. 섹션 제목은 오류 메시지 그대로이므로, 트레이스백에 나온 문구로 이 페이지를 검색할 수 있습니다. 섹션마다 메시지의 뜻을 풀이하고, 오류를 일으키는 코드와 해결 코드를 함께 실행해 봅니다. 연산 하나에 두 디바이스의 텐서가 들어갔을 때의 오류는 [디바이스 불일치 오류 읽는 법](07-device-errors.ipynb)에서 다룹니다.
 #
 # 이 오류 중 절반은 GPU 없이도 재현할 수 있어서, CPU 전용 빌드의 PyTorch와 스토리지의 디바이스가 `cuda`로 기록된 체크포인트로 직접 일으켜 봅니다.
 #
-# 나머지 셋(잘못된 디바이스 번호, fork한 자식 프로세스의 CUDA, 메모리 부족)은 GPU가 있어야 납니다. 이런 셀은 해결 방법을 어느 머신에서나 실행하고, 오류 자체는 GPU에서만 검증합니다(GPU가 없으면 충족되지 않은 조건만 출력합니다). 이런 오류의 메시지는 본문에서 PyTorch 소스에 적힌 그대로, 해당 버전과 함께 인용합니다.
+# 나머지 셋(잘못된 디바이스 인덱스, fork한 자식 프로세스의 CUDA, 메모리 부족)은 GPU가 있어야 납니다. 이 오류들을 다루는 셀은 해결 방법은 어느 머신에서나 실행하고, 오류 자체는 GPU에서만 검증합니다(GPU가 없으면 충족되지 않은 조건만 출력합니다). 이 오류들의 메시지는 PyTorch 소스에 적힌 문구를 해당 버전과 함께 본문에 그대로 인용합니다.
 
 # %% [markdown] tags=["summary"]
 # **요약**
@@ -97,11 +97,11 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # `torch.cuda.is_available()`이 `False`이니, CPU만 있는 머신이라면 `torch.load`에 `map_location=torch.device('cpu')`를 지정해 스토리지를 CPU로 옮기라는 내용이 이어집니다.
 #
-# 체크포인트에는 스토리지마다 저장할 때의 디바이스가 기록되고, `torch.load`는 스토리지를 그 디바이스로 되돌립니다. GPU에서 저장한 파일에는 `cuda:0`이 기록되어 있으므로, 쓸 수 있는 CUDA GPU가 없는 머신은 이를 따를 수 없습니다. 해결 방법은 메시지대로 `map_location`을 지정하는 것입니다.
+# 체크포인트에는 스토리지마다 저장할 때의 디바이스가 기록되고, `torch.load`는 스토리지를 그 디바이스로 되돌립니다. GPU에서 저장한 파일에는 `cuda:0`이 기록되어 있으므로, 쓸 수 있는 CUDA GPU가 없는 머신에서는 스토리지를 그 디바이스로 되돌릴 수 없습니다. 해결 방법은 메시지대로 `map_location`을 지정하는 것입니다.
 #
 # GPU 없이 이런 파일을 만들기 위해, 다음 셀은 CPU 텐서를 저장한 뒤 파일 안의 디바이스 문자열을 바꿔 씁니다.
 #
-# 체크포인트는 zip 아카이브이고, 그 안의 `data.pkl`에 pickle된 구조가 들어 있습니다. 각 스토리지의 디바이스는 거기에 짧은 문자열로 기록되며, 셀이 바꾸는 것은 그 문자열뿐입니다. `torch.load`가 디바이스를 고를 때 보는 것도 이 문자열뿐이므로, 불러오는 과정은 GPU에서 저장한 파일을 불러올 때와 똑같습니다.
+# 체크포인트는 zip 아카이브이고, 그 안의 `data.pkl`에 pickle로 직렬화한 객체 구조가 들어 있습니다. 각 스토리지의 디바이스는 거기에 짧은 문자열로 기록되며, 셀이 바꾸는 것은 그 문자열뿐입니다. `torch.load`가 디바이스를 고를 때 보는 것도 이 문자열뿐이므로, 불러오는 과정은 GPU에서 저장한 파일을 불러올 때와 똑같습니다.
 #
 # 다만 GPU 머신에서 저장할 때 파일이 실제로 어떻게 기록되는지는 이 방법으로 알 수 없습니다.
 #
@@ -144,14 +144,14 @@ assert torch.equal(on_cpu["weight"], torch.arange(3.0))
 assert here["weight"].device.type == device.type
 
 # %% [markdown]
-# `torch.load`의 `weights_only=True`는 PyTorch 2.6부터 기본값입니다. 그래도 여기서 명시한 것은, 이 줄을 더 이전 릴리스를 쓰는 프로젝트에 복사해 넣어도 안전하게 불러오도록 하기 위해서입니다.
+# `torch.load`의 `weights_only=True`는 PyTorch 2.6부터 기본값입니다. 그래도 여기서 명시한 것은, 이 줄을 이전 릴리스를 쓰는 프로젝트에 복사해 넣어도 안전하게 불러오도록 하기 위해서입니다.
 
 # %% [markdown]
 # ## CUDA error: invalid device ordinal
 #
-# "CUDA 오류: 디바이스 번호가 잘못되었다"는 뜻의 오류입니다.
+# "CUDA 오류: 디바이스 번호가 잘못되었다"는 뜻으로, 지정한 인덱스의 GPU가 없을 때 나는 오류입니다.
 #
-# 지정한 인덱스의 GPU가 없다는 뜻입니다. 예를 들어 GPU가 하나인 머신의 `cuda:1`, 또는 `CUDA_VISIBLE_DEVICES`로 일부 GPU를 숨기기 전에는 유효했던 인덱스입니다(보이는 GPU는 0부터 번호가 다시 매겨집니다). PyTorch 2.7까지는 `RuntimeError`이고, 2.8부터는 `RuntimeError`의 하위 클래스인 `torch.AcceleratorError`입니다. 2.9부터는 메시지의 두 번째 줄에 `GPU device may be out of range, do you have enough GPUs?`("GPU 번호가 범위를 벗어났을 수 있으니, GPU가 충분한지 확인하라")라는 힌트가 붙습니다.
+# 예를 들어 GPU가 하나뿐인 머신에서 `cuda:1`을 지정했거나, `CUDA_VISIBLE_DEVICES`로 일부 GPU를 숨긴 뒤에도 숨기기 전의 인덱스를 그대로 쓴 경우입니다(보이는 GPU는 0부터 번호가 다시 매겨집니다). 예외 타입은 PyTorch 2.7까지는 `RuntimeError`이고, 2.8부터는 `RuntimeError`의 하위 클래스인 `torch.AcceleratorError`입니다. 2.9부터는 메시지의 두 번째 줄에 `GPU device may be out of range, do you have enough GPUs?`("GPU 번호가 범위를 벗어났을 수 있으니, GPU가 충분한지 확인하라")라는 힌트가 붙습니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** 이 머신에는 GPU가 하나 있을 수도, 하나도 없을 수도 있습니다. PyTorch가 CPU 전용 빌드일 수도 있습니다. 다음 셀이 가장 먼저 출력하는 것은 무엇일까요?
@@ -170,7 +170,7 @@ if TORCH >= (2, 8):
     assert issubclass(torch.AcceleratorError, RuntimeError)
 
 # %% [markdown] tags=["answer"]
-# **정답:** CUDA가 있든 없든 어느 머신에서나 `seven=device(type='cuda', index=7)`입니다. `torch.device`는 이름일 뿐이어서, 디바이스 객체를 만들기만 해서는 아무것도 검사하지 않습니다. 오류는 그 디바이스에 처음 텐서를 놓을 때 나며, 아래의 GPU에서만 검증하는 셀이 이를 확인합니다.
+# **정답:** CUDA가 있든 없든 `seven=device(type='cuda', index=7)`입니다. `torch.device`는 이름일 뿐이어서, PyTorch는 디바이스 객체를 만들 때 아무것도 검사하지 않습니다. 오류는 그 디바이스에 처음 텐서를 놓을 때 나며, 아래의 GPU에서만 검증하는 셀이 이를 확인합니다.
 
 # %% [markdown]
 # GPU가 있으면 다음 셀은 마지막 GPU 바로 다음 인덱스를 요청하고(2.9부터는 힌트 줄도 검증합니다), 그다음 유효한 인덱스, 즉 `torch.cuda.device_count()`보다 작은 인덱스를 씁니다.
@@ -242,7 +242,7 @@ assert named.device.type == device.type
 # %% [markdown]
 # ### `pin_memory=True`와 `non_blocking=True`
 #
-# `DataLoader(..., pin_memory=True)`는 고정(page-locked) 메모리에 배치를 담아 돌려주고, `t.to(device, non_blocking=True)`는 GPU로 복사하는 작업을 큐에 넣기만 하고 바로 돌아올 수 있습니다. 가속기가 없으면 DataLoader는 실패하지 않고 고정되지 않은 배치를 돌려줍니다. `to(..., non_blocking=True)`도 `non_blocking` 없이 옮길 때와 똑같이 동작합니다. 그래서 같은 루프가 어디서나 돌아갑니다.
+# `DataLoader(..., pin_memory=True)`는 고정(page-locked) 메모리에 배치를 담아 돌려주고, `t.to(device, non_blocking=True)`는 GPU로 복사하는 작업을 큐에 넣기만 하고 곧바로 반환될 수 있습니다. 가속기가 없으면 DataLoader는 실패하지 않고 고정되지 않은 배치를 돌려줍니다. `to(..., non_blocking=True)`도 `non_blocking` 없이 옮길 때와 똑같이 동작합니다. 그래서 같은 루프를 어느 머신에서나 그대로 실행할 수 있습니다.
 #
 # 릴리스에 따라서는 `pin_memory=True`인데 가속기를 찾지 못하면 DataLoader가 경고를 냅니다(2.13은 내고, 2.6은 내지 않습니다). 다음 셀은 경고를 모아 그 종류(`UserWarning`)를 출력합니다. 2.13의 경고 문구는 다음과 같습니다.
 #
@@ -278,7 +278,7 @@ elif not torch.accelerator.is_available():
         assert any("no accelerator" in str(w.message) for w in warned)
 
 # %% [markdown]
-# 반대 방향의 복사 `to("cpu", non_blocking=True)`는 데이터가 도착하기 전에 돌아올 수 있습니다. 그런 텐서를 읽기 전에 `torch.cuda.synchronize()`를 호출하세요. [텐서 옮기기](02-moving-tensors.ipynb)에 이를 GPU에서 검증하는 셀이 있습니다.
+# 반대 방향의 복사 `to("cpu", non_blocking=True)`는 데이터가 도착하기 전에 반환될 수 있습니다. 그런 텐서를 읽기 전에 `torch.cuda.synchronize()`를 호출하세요. [텐서 옮기기](02-moving-tensors.ipynb)에 이를 GPU에서 검증하는 셀이 있습니다.
 
 # %% [markdown]
 # ## Cannot re-initialize CUDA in forked subprocess
@@ -346,12 +346,12 @@ assert features.device.type == device.type
 # **정답:** GPU가 있든 없든 `devices={'cpu'}`입니다. 워커는 데이터셋을 읽고 CPU 텐서를 묶어 배치로 만들 뿐입니다. CUDA에는 전혀 손대지 않으므로, CUDA를 쓴 프로세스에서 fork되어도 문제가 없고, 만든 텐서가 GPU에 놓이지도 않습니다. 디바이스로 옮기는 일은 메인 프로세스의 루프에서 합니다.
 #
 # - `devices={'cuda'}`는 워커가 배치를 GPU에 만들어 준다고 예상한 답입니다.
-# - `Cannot re-initialize CUDA in forked subprocess`("fork한 자식 프로세스에서는 CUDA를 다시 초기화할 수 없다")를 골랐다면 fork한 워커에서는 언제나 이 오류가 난다고 생각했을 겁니다. 이 오류는 워커가 CUDA를 건드릴 때만 나는데, 이 데이터셋은 CUDA를 쓰지 않습니다.
+# - `Cannot re-initialize CUDA in forked subprocess`를 골랐다면 fork한 워커에서는 언제나 이 오류가 난다고 생각했을 겁니다. 이 오류는 워커가 CUDA를 건드릴 때만 나는데, 이 데이터셋은 CUDA를 쓰지 않습니다.
 #
 # 이 오류를 피하는 가장 흔한 방법도 이와 같습니다. 워커는 CUDA를 쓰지 않고 CPU 텐서를 불러와 준비만 하고, 배치를 디바이스로 옮기는 일은 메인 프로세스의 학습 루프가 맡습니다. DataLoader를 쓰는 본래 방식이 바로 이것이라서, 부모가 GPU를 쓴 뒤에도 `fork`로 문제없이 동작합니다.
 
 # %% [markdown]
-# 자식 프로세스에서 꼭 CUDA를 써야 한다면 `spawn`으로 시작하세요. `multiprocessing.get_context("spawn")`이나 `DataLoader(..., multiprocessing_context="spawn")`을 씁니다. `forkserver`도 쓸 수 있습니다. 이 방식에서는 새로 띄운 서버 프로세스가 자식을 fork합니다. 서버는 스크립트를 import하더라도 `if __name__ == "__main__":` 가드 아래 코드를 실행하지 않으므로 CUDA를 초기화하지 않습니다.
+# 자식 프로세스에서 꼭 CUDA를 써야 한다면 `spawn`으로 시작하세요. `multiprocessing.get_context("spawn")`이나 `DataLoader(..., multiprocessing_context="spawn")`을 쓰면 됩니다. `forkserver`도 쓸 수 있습니다. 이 방식에서는 새로 띄운 서버 프로세스가 자식을 fork합니다. 서버는 스크립트를 import하더라도 `if __name__ == "__main__":` 가드 아래 코드를 실행하지 않으므로 CUDA를 초기화하지 않습니다.
 #
 # `spawn`과 `forkserver`는 지켜야 할 규칙도 같습니다. CUDA를 쓰는 코드는 이 가드 아래에 두고, 데이터셋 클래스는 모듈 최상위에 정의하세요(자세한 내용은 「[여러 GPU](05-several-gpus.ipynb)」 참고).
 
@@ -362,7 +362,7 @@ assert features.device.type == device.type
 #
 # CPU 전용 빌드(wheel 버전이 흔히 `+cpu`로 끝남)에서 `.cuda()`나 `device="cuda"` 등으로 CUDA를 요구하면 이 `AssertionError`가 납니다. 다만 이런 빌드라도 모든 CUDA 호출이 이 메시지를 내지는 않습니다. `torch.cuda.set_device(0)`은 `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'`("`torch._C`에 `_cuda_setDevice` 속성이 없다"는 뜻)로 실패하는데, 원인은 같습니다.
 #
-# CUDA 빌드라도 CUDA를 초기화할 수 없는 머신에서는 다른 오류, 즉 원인을 알려 주는 `RuntimeError`가 납니다. NVIDIA 드라이버가 없는 머신에서 PyTorch 2.6.0+cu124를 쓰면 다음과 같습니다.
+# CUDA 빌드라도 CUDA를 초기화할 수 없는 머신에서는 원인을 알려 주는 다른 오류(`RuntimeError`)가 납니다. NVIDIA 드라이버가 없는 머신에서 PyTorch 2.6.0+cu124를 쓰면 다음과 같습니다.
 #
 # ```
 # Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx
@@ -375,7 +375,7 @@ assert features.device.type == device.type
 # - GPU를 쓰려면 NVIDIA GPU와 드라이버가 있는 머신에서 CPU 빌드를 CUDA 빌드로 바꾸세요. macOS용 CUDA 빌드는 없으므로 Apple 실리콘 Mac에서는 `mps` 디바이스를 쓰세요.
 # - 어떤 머신에서든 돌아가게 하려면, 이 튜토리얼의 모든 페이지처럼 디바이스를 한 번 정해 두고 코드 전체에서 그 값을 쓰세요.
 #
-# PyPI에서 `pip install torch`를 하면 Linux(x86-64)에는 CUDA 빌드가, Windows에는 CPU 빌드가 설치됩니다. pip은 같은 버전의 torch가 이미 있으면 바꾸지 않으므로, 먼저 제거한 뒤 드라이버와 GPU가 모두 지원하는 CUDA 버전의 PyTorch 공식 인덱스에서 설치하세요. 명령은 아래와 같고 Windows와 Linux에서 똑같습니다.
+# PyPI에서 `pip install torch`를 하면 Linux(x86-64)에는 CUDA 빌드가, Windows에는 CPU 빌드가 설치됩니다. pip은 같은 버전의 torch가 이미 있으면 바꾸지 않으므로, 먼저 제거한 다음, 드라이버와 GPU가 모두 지원하는 CUDA 버전을 골라 그 버전용 PyTorch 공식 인덱스에서 설치하세요. 명령은 아래와 같고 Windows와 Linux에서 똑같습니다.
 #
 # ```
 # python -m pip uninstall -y torch
@@ -432,11 +432,15 @@ assert torch.zeros(1, device=device).device.type == device.type
 # Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
 # ```
 #
-# 할당하려던 크기, GPU의 전체 용량과 여유 공간, 이 프로세스가 쓰는 메모리, 그중 PyTorch가 할당한 메모리와 예약했지만 할당하지 않은 메모리의 양이 차례로 나옵니다. 끝으로, 예약했지만 할당하지 않은 부분이 크면 단편화를 피하도록 `expandable_segments`를 써 보라고 권합니다. 이것은 2.6의 문구입니다. 2.9와 2.10에서는 이 자리의 변수 이름이 `PYTORCH_ALLOC_CONF`이고, 2.12에서는 다시 `PYTORCH_CUDA_ALLOC_CONF`입니다(기존 이름이 새 이름의 별칭이 되었습니다. [pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)). 어느 이름을 설정할지는 이 섹션 끝에서 설명합니다. 수치의 뜻은 다음과 같습니다.
+# 메시지에는 할당하려던 크기, GPU의 전체 용량과 여유 공간, 이 프로세스가 쓰는 메모리, 그리고 그중 PyTorch가 할당한 양과 예약만 하고 할당하지 않은 양이 차례로 나옵니다. 마지막 문장은 예약만 하고 할당하지 않은 메모리가 크면 단편화를 피하도록 `expandable_segments`를 설정해 보라는 권고입니다.
+#
+# 위 인용은 2.6의 문구입니다. 권고에 나오는 환경 변수 이름은 2.9와 2.10에서는 `PYTORCH_ALLOC_CONF`이고, 2.12에서는 다시 `PYTORCH_CUDA_ALLOC_CONF`입니다(기존 이름이 새 이름의 별칭이 되었습니다, [pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)). 어느 이름을 설정해야 하는지는 이 섹션 끝에서 설명합니다.
+#
+# 메시지에 나오는 수치의 뜻은 다음과 같습니다.
 #
 # - 할당된 메모리(메시지의 `allocated by PyTorch`, `torch.cuda.memory_allocated()`): 할당자가 나눠 준 블록입니다. 살아 있는 텐서(각각 512바이트의 배수로 올림)뿐 아니라 cuBLAS 같은 라이브러리의 작업 공간도 들어갑니다.
-# - 예약된 메모리(`reserved by PyTorch`, `torch.cuda.memory_reserved()`): PyTorch의 캐싱 할당자가 GPU에서 확보한 메모리로, 텐서에 할당되었는지와 관계없습니다. 해제된 텐서의 메모리는 GPU가 아니라 이 캐시로 돌아가므로, `torch.cuda.empty_cache()`를 호출하기 전까지 `nvidia-smi`에는 계속 사용 중으로 잡힙니다.
-# - `nvidia-smi`에 보이는 사용량은 예약된 메모리에 각 프로세스의 CUDA 컨텍스트와 같은 GPU를 쓰는 다른 프로세스의 몫까지 더한 값입니다.
+# - 예약했지만 할당하지 않은 메모리(`reserved by PyTorch but unallocated`): PyTorch의 캐싱 할당자가 GPU에서 확보해 두었지만 텐서가 들어 있지 않은 메모리로, 대략 `torch.cuda.memory_reserved() - torch.cuda.memory_allocated()`입니다. 해제된 텐서의 메모리는 GPU가 아니라 이 캐시로 돌아가므로, `torch.cuda.empty_cache()`를 호출하기 전까지 `nvidia-smi`에는 계속 사용 중으로 잡힙니다.
+# - `nvidia-smi`에 보이는 사용량은 예약된 메모리에 각 프로세스의 CUDA 컨텍스트를 더하고, 같은 GPU를 쓰는 다른 프로세스의 몫까지 더한 값입니다.
 #
 # 먼저 해 볼 것은 다음과 같습니다.
 #
@@ -446,10 +450,10 @@ assert torch.zeros(1, device=device).device.type == device.type
 # - 더는 필요 없는 큰 텐서는 `del`합니다.
 # - 예약되었지만 할당되지 않은 부분이 크면 메시지에 나온 `expandable_segments` 설정을 씁니다(Linux만 해당).
 #
-# 모델에 메모리가 얼마나 필요한지, 실행하기 전에 들어갈지 어림하는 방법은 「[모델이 메모리에 들어갈까?](08-will-it-fit.ipynb)」 페이지에서 다룹니다.
+# 모델에 필요한 메모리를 어림해서 실행하기 전에 GPU에 들어갈지 판단하는 방법은 「[모델이 메모리에 들어갈까?](08-will-it-fit.ipynb)」 페이지에서 다룹니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** 학습 루프에서 이 오류를 잡아 배치를 줄여 다시 시도하려고 한 단계를 `try`로 감쌉니다. 이 오류를 잡는 것은 어느 `except`일까요?
+# **예측해 보세요:** 이 오류가 나면 배치를 줄여 다시 시도하려고, 학습 루프의 한 단계를 `try`로 감쌌습니다. 이 오류를 잡는 것은 어느 `except`일까요?
 #
 # - `handler='RuntimeError'`
 # - `handler='Exception'`
@@ -496,11 +500,15 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# 예약된 메모리를 쓰지 못할 때도 있습니다. 세그먼트 안의 빈 블록이 모두 다음 요청에 비해 너무 작은 경우입니다(단편화). 할당자 설정 `expandable_segments:True`를 쓰면 세그먼트를 새로 잡지 않고 기존 세그먼트를 늘려 쓰므로, 단계마다 배치 모양이 바뀔 때 특히 도움이 됩니다. Linux에서만 동작하며, Windows 빌드는 `expandable_segments not supported on this platform`(이 플랫폼에서는 지원하지 않는다)이라고 경고하고 무시합니다. 환경 변수는 할당자가 처음 설정될 때 한 번만 읽히므로, `import torch`보다 먼저 설정하세요.
+# 예약된 메모리를 쓰지 못할 때도 있습니다. 세그먼트 안의 빈 블록이 모두 다음 요청에 비해 너무 작은 경우입니다(단편화). 할당자 설정 `expandable_segments:True`를 쓰면 세그먼트를 새로 잡지 않고 기존 세그먼트를 늘려 쓰므로, 단계마다 배치 모양이 바뀔 때 특히 도움이 됩니다. 이 설정은 Linux에서만 동작하며, Windows 빌드는 `expandable_segments not supported on this platform`(이 플랫폼에서는 지원하지 않는다)이라고 경고하고 무시합니다. 이 환경 변수는 할당자가 초기화될 때 한 번만 읽히므로, `import torch`보다 먼저 설정하세요.
 #
 # 환경 변수 이름은 릴리스에 따라 다릅니다. `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`는 2.6부터 2.13까지 모든 릴리스가 읽습니다. 2.9부터는 디바이스 공통 이름 `PYTORCH_ALLOC_CONF`도 읽습니다. 2.9~2.11에서는 기존 이름을 쓰면 `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`(더는 권장하지 않으니 `PYTORCH_ALLOC_CONF`를 쓰라)라는 경고가 나옵니다(`c10/core/AllocatorConfig.cpp`).
 #
-# 그런데 2.9.1에서는 새 이름으로 `expandable_segments` 설정이 켜지지 않았습니다([pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)). 2.13은 기존 이름을 경고 없이 읽고, 두 이름이 모두 설정되어 있으면 기존 이름을 씁니다. 이 점은 릴리스마다 다릅니다. 다음 셀은 새 프로세스에서, 파싱된 할당자 설정으로 이 두 가지를 검증합니다(GPU에서는 `torch.cuda.memory._snapshot()`으로 세그먼트 자체를 확인할 수 있습니다). 스크립트 하나를 이 모든 릴리스에서 돌려야 한다면 기존 이름 하나만 설정하세요. 일부 릴리스에서 경고가 나오는 것 말고는 문제가 없습니다.
+# 그런데 2.9.1에서는 새 이름으로 설정하면 `expandable_segments`가 켜지지 않았습니다([pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)). 2.13은 기존 이름을 경고 없이 읽고, 두 이름이 모두 설정되어 있으면 기존 이름을 따릅니다. 이런 동작은 릴리스마다 다릅니다.
+#
+# 다음 셀은 새 프로세스를 띄워 할당자가 읽어 들인 설정을 출력하고, 2.13의 두 동작(기존 이름을 경고 없이 읽는 것, 두 이름이 모두 있으면 기존 이름을 따르는 것)을 검증합니다. GPU에서는 `torch.cuda.memory._snapshot()`으로 세그먼트 자체도 확인할 수 있습니다.
+#
+# 스크립트 하나를 이 모든 릴리스에서 돌려야 한다면 기존 이름(`PYTORCH_CUDA_ALLOC_CONF`) 하나만 설정하세요. 일부 릴리스에서 경고가 나올 뿐 동작에는 문제가 없습니다.
 
 # %%
 if TORCH >= (2, 13):  # 기존 이름을 경고 없이 읽는다
