@@ -17,7 +17,7 @@
 #
 # GPU가 두 개 이상이면, 인덱스를 지정하지 않은 CUDA 호출은 모두 **현재 디바이스**로 갑니다. 이 페이지에서는 현재 디바이스가 정해지는 방식, 프로세스에서 GPU를 숨기는 방법, `nn.DataParallel`이 실제로 하는 일을 살펴봅니다. 마지막으로 `DistributedDataParallel`(DDP)를 GPU마다 프로세스 하나씩 띄워 실행하는 방법과, 각 프로세스에 데이터를 나눠 주는 방법을 다룹니다. DDP는 `torchrun`으로 CPU 프로세스 두 개를 띄워 직접 실행해 봅니다.
 #
-# GPU에서만 검증하는 셀은 필요한 GPU가 없으면 검증을 건너뛰고 어떤 조건이 맞지 않았는지(`torch.cuda.is_available()=False`나 `n_gpus=0`)만 출력하거나, GPU가 없을 때의 동작을 검증합니다. 나머지 셀은 어느 머신에서나 실행됩니다.
+# GPU에서만 검증하는 셀은 필요한 GPU가 없을 때 둘 중 하나를 합니다. 검증을 건너뛰고 맞지 않은 조건(`torch.cuda.is_available()=False`나 `n_gpus=0`)만 출력하거나, GPU가 없을 때의 동작을 대신 확인합니다. 나머지 셀은 어느 머신에서나 실행됩니다.
 
 # %% [markdown] tags=["summary"]
 # **요약**
@@ -418,7 +418,7 @@ assert r0["params"] == r1["params"]  # 그런데도 학습 후 매개변수는 �
 # 3. 이 프로세스 그룹이 이미 쓴 GPU
 # 4. `rank % (이 머신의 GPU 수)`
 #
-# 마지막 경우에는 `using GPU X as device used by this process is currently unknown`("이 프로세스가 쓰는 디바이스를 알 수 없어 GPU X를 쓴다")이라는 경고가 나옵니다. 현재 디바이스가 영향을 주는 것은 PyTorch의 Python 계층이 배리어용으로 만드는 더미 텐서의 위치뿐입니다.
+# 마지막 경우에는 `using GPU X as device used by this process is currently unknown`("이 프로세스가 쓰는 디바이스를 알 수 없어 GPU X를 쓴다")이라는 경고가 나옵니다. 현재 디바이스는 위 우선순위에 들어가지 않습니다. 현재 디바이스로 정해지는 것은 PyTorch의 Python 코드가 배리어용으로 만드는 더미 텐서의 위치뿐이고, all-reduce를 실행할 GPU는 위 순서대로 정해집니다.
 #
 # 디바이스를 명시한 위 스크립트라면 DDP가 처음 하는 브로드캐스트가 `cuda:local_rank`를 쓰므로, 그 뒤의 배리어도 올바른 GPU에서 실행됩니다. 이 경우 `set_device`를 빠뜨려서 생기는 문제는 모든 랭크가 GPU 0에 쓸데없는 CUDA 컨텍스트를 만들어 GPU 0의 메모리를 차지하는 것 정도입니다.
 #
@@ -428,7 +428,7 @@ assert r0["params"] == r1["params"]  # 그런데도 학습 후 매개변수는 �
 #
 # 그다음 `init_process_group`에 `device_id=torch.device("cuda", local_rank)`를 넘기거나, 배리어를 `dist.barrier(device_ids=[local_rank])`로 호출합니다. `device_id`는 현재 디바이스를 바꾸지 않으므로 `set_device`를 생략할 수 없습니다. NCCL에서 `device_id`를 넘기면 랭크끼리의 커뮤니케이터가 `init_process_group` 안에서 만들어지므로, NCCL 오류가 첫 집합 통신이 아니라 그 자리에서 납니다. 그 뒤에 만드는 프로세스 그룹도 커뮤니케이터를 새로 만들지 않고, 이 커뮤니케이터를 나눠(`ncclCommSplit`) 만듭니다.
 #
-# GPU가 있으면 다음 셀은 `LOCAL_RANK=1`을 설정하고 `set_device`를 호출하지 않는 새 프로세스를 띄워, 그 프로세스의 현재 디바이스가 여전히 0인지 검증합니다. GPU가 없어도 셀은 PyTorch 소스를 읽어, `init_process_group`이 `device_id`를 받지만 `set_device`는 호출하지 않는다는 것을 검증합니다. torch 2.13 이상에서는 `barrier`의 Python 계층이 디바이스를 고르는 순서와, 문서에 적힌 `device_id`의 효과도 검증합니다.
+# GPU가 있으면 다음 셀은 `LOCAL_RANK=1`만 설정하고 `set_device`는 호출하지 않는 새 프로세스를 띄웁니다. 그리고 그 프로세스의 현재 디바이스가 여전히 0인지 확인합니다. GPU가 없어도 PyTorch 소스를 읽어 `init_process_group`이 `device_id`를 받기만 하고 `set_device`는 호출하지 않는다는 점을 살펴봅니다. torch 2.13 이상이라면 `barrier`의 Python 계층이 디바이스를 고르는 순서와, 문서에 적힌 `device_id`의 효과까지 따져 봅니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():

@@ -19,7 +19,7 @@
 #
 # 이 오류 중 절반은 GPU 없이도 재현할 수 있어서, CPU 전용 빌드의 PyTorch와 스토리지의 디바이스가 `cuda`로 기록된 체크포인트로 직접 일으켜 봅니다.
 #
-# 나머지 셋(잘못된 디바이스 인덱스, fork한 자식 프로세스의 CUDA, 메모리 부족)은 GPU가 있어야 납니다. 이 오류들을 다루는 셀은 해결 방법은 어느 머신에서나 실행하고, 오류 자체는 GPU에서만 검증합니다(GPU가 없으면 충족되지 않은 조건만 출력합니다). 이 오류들의 메시지는 PyTorch 소스에 적힌 문구를 해당 버전과 함께 본문에 그대로 인용합니다.
+# 나머지 셋(잘못된 디바이스 인덱스, fork한 자식 프로세스의 CUDA, 메모리 부족)은 GPU가 있어야 납니다. 이 오류들을 다루는 셀에서 해결 방법은 어느 머신에서나 실행되고, 오류 자체는 GPU에서만 검증됩니다(GPU가 없으면 충족되지 않은 조건만 출력합니다). 이 오류들의 메시지는 PyTorch 소스에 적힌 문구를 버전과 함께 본문에 그대로 옮겨 두었습니다.
 
 # %% [markdown] tags=["summary"]
 # **요약**
@@ -200,7 +200,7 @@ else:
 #
 # - CPU 전용 빌드에서는 항상 납니다.
 # - 쓸 수 있는 GPU가 없는 머신의 CUDA 빌드에서도 PyTorch 2.6까지는 납니다(NVIDIA 드라이버가 없는 머신에서 2.6.0+cu124로 확인했습니다).
-# - 2.7부터 이런 빌드에서는 나지 않습니다. GPU를 쓸 수 없어도 가속기는 빌드 대상인 CUDA로 간주되어, `torch.device(0)`은 `cuda:0`을 가리킵니다. 오류는 그곳에 텐서를 만들 때 비로소 나며, `Found no NVIDIA driver on your system`("NVIDIA 드라이버를 찾을 수 없다")처럼 이유를 알려 줍니다(NVIDIA 드라이버가 없는 머신에서 2.11.0+cu130으로 확인했습니다).
+# - 2.7부터는 이런 빌드에서 이 오류가 나지 않습니다. GPU를 쓸 수 없어도 현재 가속기를 빌드 대상인 CUDA로 보기 때문에, `torch.device(0)`은 `cuda:0`을 가리킵니다. 대신 그곳에 텐서를 만들 때 `Found no NVIDIA driver on your system`("NVIDIA 드라이버를 찾을 수 없다")처럼 원인을 알려 주는 다른 오류가 납니다(NVIDIA 드라이버가 없는 머신에서 2.11.0+cu130으로 확인했습니다).
 #
 # 해결 방법은 디바이스를 이름으로 적는 것(`"cuda:0"`, 또는 한 번 정해 둔 `device`)과, 가속기가 있을 때만 메모리를 고정하는 것입니다. 다음 셀은 이 머신이 어느 경우에 해당하는지 보여 주며, GPU가 있으면 인덱스 0에 텐서를 만듭니다.
 
@@ -439,7 +439,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 # 메시지에 나오는 수치의 뜻은 다음과 같습니다.
 #
 # - 할당된 메모리(메시지의 `allocated by PyTorch`, `torch.cuda.memory_allocated()`): 할당자가 나눠 준 블록입니다. 살아 있는 텐서(각각 512바이트의 배수로 올림)뿐 아니라 cuBLAS 같은 라이브러리의 작업 공간도 들어갑니다.
-# - 예약했지만 할당하지 않은 메모리(`reserved by PyTorch but unallocated`): PyTorch의 캐싱 할당자가 GPU에서 확보해 두었지만 텐서가 들어 있지 않은 메모리로, 대략 `torch.cuda.memory_reserved() - torch.cuda.memory_allocated()`입니다. 해제된 텐서의 메모리는 GPU가 아니라 이 캐시로 돌아가므로, `torch.cuda.empty_cache()`를 호출하기 전까지 `nvidia-smi`에는 계속 사용 중으로 잡힙니다.
+# - 예약했지만 할당하지 않은 메모리(`reserved by PyTorch but unallocated`): PyTorch의 캐싱 할당자가 GPU에서 확보해 두었지만 텐서가 들어 있지 않은 메모리로, 대략 `torch.cuda.memory_reserved() - torch.cuda.memory_allocated()`입니다. 해제된 텐서의 메모리는 드라이버로 반환되지 않고 이 캐시로 돌아가므로, `torch.cuda.empty_cache()`를 호출하기 전까지 `nvidia-smi`에서는 계속 사용 중으로 보입니다.
 # - `nvidia-smi`에 보이는 사용량은 예약된 메모리에 각 프로세스의 CUDA 컨텍스트를 더하고, 같은 GPU를 쓰는 다른 프로세스의 몫까지 더한 값입니다.
 #
 # 먼저 해 볼 것은 다음과 같습니다.
