@@ -439,7 +439,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 # 메시지에 나오는 수치의 뜻은 다음과 같습니다.
 #
 # - 할당된 메모리(메시지의 `allocated by PyTorch`, `torch.cuda.memory_allocated()`): 할당자가 나눠 준 블록입니다. 살아 있는 텐서(각각 512바이트의 배수로 올림)뿐 아니라 cuBLAS 같은 라이브러리의 작업 공간도 들어갑니다.
-# - 예약했지만 할당하지 않은 메모리(`reserved by PyTorch but unallocated`): PyTorch의 캐싱 할당자가 GPU에서 확보해 두었지만 텐서가 들어 있지 않은 메모리로, 대략 `torch.cuda.memory_reserved() - torch.cuda.memory_allocated()`입니다. 해제된 텐서의 메모리는 GPU가 아니라 이 캐시로 돌아가므로, `torch.cuda.empty_cache()`를 호출하기 전까지 `nvidia-smi`에는 계속 사용 중으로 잡힙니다.
+# - 예약했지만 할당하지 않은 메모리(`reserved by PyTorch but unallocated`): PyTorch의 캐싱 할당자가 GPU에서 확보해 두었지만 텐서가 들어 있지 않은 메모리로, 대략 `torch.cuda.memory_reserved() - torch.cuda.memory_allocated()`입니다. 해제된 텐서의 메모리는 드라이버가 아니라 이 캐시로 돌아가므로, `torch.cuda.empty_cache()`를 호출하기 전까지 `nvidia-smi`에는 계속 사용 중으로 잡힙니다.
 # - `nvidia-smi`에 보이는 사용량은 예약된 메모리에 각 프로세스의 CUDA 컨텍스트를 더하고, 같은 GPU를 쓰는 다른 프로세스의 몫까지 더한 값입니다.
 #
 # 먼저 해 볼 것은 다음과 같습니다.
