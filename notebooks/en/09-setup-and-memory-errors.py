@@ -474,7 +474,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 #   such as cuBLAS;
 # - *reserved by PyTorch but unallocated*: memory PyTorch's caching allocator holds from the GPU with no
 #   tensor in it, about `torch.cuda.memory_reserved() - torch.cuda.memory_allocated()`. A freed tensor's
-#   memory goes back to this cache, not to the GPU, so `nvidia-smi` still counts it until
+#   memory goes back to this cache, not to the driver, so `nvidia-smi` still counts it until
 #   `torch.cuda.empty_cache()`;
 # - `nvidia-smi` also counts the CUDA context of each process and other processes on the same GPU.
 #

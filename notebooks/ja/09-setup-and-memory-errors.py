@@ -433,7 +433,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 # 数値の意味は次のとおりです。
 #
 # - 割り当て済みメモリ（メッセージの `allocated by PyTorch`、`torch.cuda.memory_allocated()`）：アロケータが割り当てているブロックです。まだ解放されていないテンソル（それぞれ512バイトの倍数に切り上げ）のほか、cuBLAS などのライブラリの作業領域も含みます。
-# - 予約済みで未割り当てのメモリ（`reserved by PyTorch but unallocated`）：PyTorch のキャッシングアロケータが GPU から確保したまま、テンソルが入っていないメモリです。およそ `torch.cuda.memory_reserved() - torch.cuda.memory_allocated()` です。解放したテンソルのメモリは GPU ではなくこのキャッシュに戻るので、`torch.cuda.empty_cache()` を呼ぶまで、`nvidia-smi` では使用中のままです。
+# - 予約済みで未割り当てのメモリ（`reserved by PyTorch but unallocated`）：PyTorch のキャッシングアロケータが GPU から確保したまま、テンソルが入っていないメモリです。およそ `torch.cuda.memory_reserved() - torch.cuda.memory_allocated()` です。解放したテンソルのメモリはドライバではなくこのキャッシュに戻るので、`torch.cuda.empty_cache()` を呼ぶまで、`nvidia-smi` では使用中のままです。
 # - `nvidia-smi` はさらに、各プロセスの CUDA コンテキストと、同じ GPU を使うほかのプロセスの分も数えます。
 #
 # まず試したいのは次の対策です。
