@@ -332,9 +332,12 @@ function identifiers(query) {
 const BOOST = {word: 1, identifier: 8, method: 1, bigram: 0.3}  // .to(): a call, not a name
 const typedAs = word => ((synonyms.shown.get(word) || {}).typed || word).normalize("NFKC").toLowerCase()
 function plan(query) {
+  const ids = new Set(identifiers(query))
+  // a name the segmenter may cut into pieces, as a word (or its synonym group), whole: asked before
+  // the query's own terms, since terms() starts the query's synonym groups afresh
+  const whole = new Map([...ids].filter(id => !/[.()]/.test(id)).map(id => [id, terms(id)]))
   const shown = terms(query)
   const clauses = []
-  const ids = new Set(identifiers(query))
   // A piece of an identifier the query names (register and _ of register_buffer, as a Japanese
   // segmenter cuts register_bufferにしないと) is found by the identifier, whole; alone it finds
   // set_epoch for set_default_device. A bare number (the 1 of cuda:1) is no word of prose.
@@ -349,22 +352,14 @@ function plan(query) {
     else  // one character (두, 쓰, 뭐) begins too many words to stand for them
       clauses.push({term: word, boost: BOOST.word, wildcard: [...word].length > 1 ? WILDCARD_TRAILING : 0, origin: word})
   }
-  const wholes = []
   for (const id of ids) {
     if (shown.includes(id))
       continue
     const origin = shown.find(w => id.split(/[.()]/).some(part => part.startsWith(w))) || null
     clauses.push({term: CODE + id, boost: id.startsWith(".") ? BOOST.method : BOOST.identifier, wildcard: 0, origin})
-    if (!/[.()]/.test(id))  // a name the segmenter cut into pieces: the word (or its synonym group), whole
-      wholes.push([id, origin])
-  }
-  const shownGroups = new Map(synonyms.shown)  // terms() below starts the query's groups afresh
-  for (const [id, origin] of wholes)
-    for (const word of terms(id).filter(w => !clauses.some(c => c.term === w)))
+    for (const word of (whole.get(id) || []).filter(w => !clauses.some(c => c.term === w)))
       clauses.push({term: word, boost: BOOST.identifier, wildcard: 0, origin})
-  synonyms.shown.clear()
-  for (const [key, group] of shownGroups)
-    synonyms.shown.set(key, group)
+  }
   if (BIGRAMS) {
     // Not the bigrams of a spelling a synonym group matched: its group finds the pages that use it,
     // and its bigrams only add pages that share syllables (インプレース: イン, レー, ース everywhere).
@@ -571,24 +566,13 @@ function wrapBuilder(lunr) {
   }
 }
 
-// A word's trailing wildcard, expanded as lunr would, but never into code: a prose word stays out of
-// identifiers (device: not device_ids, device_count; set: not set_epoch), which are found whole.
-let indexTerms = null
+// A word's trailing wildcard, expanded by lunr's own token set, but never into code: a prose word stays
+// out of identifiers (device: not device_ids, device_count; set: not set_epoch), which are found whole.
 function expanded(index, clause) {
   if (!clause.wildcard)
     return [clause.term]
-  indexTerms = indexTerms || Object.keys(index.invertedIndex).sort()
-  let lo = 0, hi = indexTerms.length
-  while (lo < hi) {  // the first term at or after the prefix
-    const mid = (lo + hi) >> 1
-    if (indexTerms[mid] < clause.term) lo = mid + 1
-    else hi = mid
-  }
-  const out = []
-  for (let i = lo; i < indexTerms.length && indexTerms[i].startsWith(clause.term); i++)
-    if (!/[_.\d]/.test(indexTerms[i].slice(clause.term.length)))
-      out.push(indexTerms[i])
-  return out
+  return index.tokenSet.intersect(self.lunr.TokenSet.fromString(`${clause.term}*`)).toArray()
+    .filter(term => !/[_.\d]/.test(term.slice(clause.term.length)))
 }
 
 // lunr matched no clause (the word is only found inside longer tokens): the pages
