@@ -143,7 +143,7 @@ assert d.type == "cuda"
 # - `d.index=-1` は、「インデックスなし」を -1 のような特別な数で表すと考えた答えです。`torch.device` は、インデックスがないことを `None` で表します。
 
 # %% [markdown]
-# GPU が1枚なら、それは常に `cuda:0` です。2枚以上あると違いが出ます。`cuda:1` 上にあるテンソル `t` に対して `t.to("cuda")` を呼ぶと、GPU 0 が現在のデバイスなら `cuda:0` にコピーされ、GPU 1 が現在のデバイスなら `t` 自身がそのまま返ります。次のセルでは、GPU が2枚以上あればコピーされること、1枚なら `t` 自身が返ることを確かめます。GPU がなければ `n_gpus=0` を表示します。
+# GPU が1枚なら、現在のデバイスは常に `cuda:0` なので、`"cuda"` と `"cuda:0"` は同じ GPU を指します。違いが出るのは GPU が2枚以上あるときです。`cuda:1` 上にあるテンソル `t` に対して `t.to("cuda")` を呼ぶと、GPU 0 が現在のデバイスなら `cuda:0` にコピーされ、GPU 1 が現在のデバイスなら `t` 自身がそのまま返ります。次のセルでは、GPU が2枚以上あればコピーされること、1枚なら `t` 自身が返ることを確かめます。GPU がなければ `n_gpus=0` を表示します。
 
 # %% tags=["claim-F2", "gpu-only"]
 if n_gpus >= 2:
@@ -217,9 +217,9 @@ else:
 # %% [markdown]
 # ## `nn.DataParallel` が実際にすること
 #
-# `nn.DataParallel(model)` は「モデルを GPU に載せてくれるもの」と受け取られがちです。実際の動作は、`DataParallel` が見つけたアクセラレータと、最終的に使うデバイス ID（`device_ids`）で決まります。`DataParallel` はアクセラレータを、CUDA の GPU、Apple の MPS、Intel の XPU、MTIA、PrivateUse1 のバックエンドの順に探します。MTIA は Meta の独自アクセラレータ、PrivateUse1 は PyTorch の外で追加するデバイスのための枠です。`device_ids` を省略すると、見つけた種類のデバイスのうち、見えているものをすべて使います。
+# `nn.DataParallel(model)` は「モデルを GPU に載せてくれるもの」と受け取られがちです。実際の動作は、`DataParallel` が見つけたアクセラレータと、最終的に使うデバイス ID（`device_ids`）で決まります。`DataParallel` はアクセラレータを、CUDA の GPU、Apple の MPS、Intel の XPU、MTIA、PrivateUse1 のバックエンドの順に探します。ただし、MPS は見つかっても使いません。MTIA は Meta の独自アクセラレータ、PrivateUse1 は PyTorch の外で追加するデバイスのための枠です。`device_ids` を省略すると、見つけた種類のデバイスのうち、見えているものをすべて使います。
 #
-# - アクセラレータがない場合や、`DataParallel` が対応していない Apple の GPU（MPS）しかない場合は、`device_ids` が空になります。モデルは今ある場所のまま呼び出され、何も移動しません。
+# - アクセラレータがない場合や、Apple の GPU（MPS）しかない場合は、`device_ids` が空になります。モデルは今ある場所のまま呼び出され、何も移動しません。
 # - デバイス ID がちょうど1つの場合は、コンストラクタがモデルをそのデバイスに移動します。GPU が1枚のマシンでのデフォルトの動作がこれです（XPU など、上に挙げたほかのアクセラレータでも同じです）。GPU が複数枚あるマシンで `device_ids=[1]` を渡した場合も同じで、モデルは `cuda:1` に移動します。
 # - デバイス ID が2つ以上の場合は、何も移動しません。`forward` メソッドはパラメータが `device_ids[0]` 上にあるかを検査し、なければ `RuntimeError` を送出します。そのため、モデルは自分で `device_ids[0]` に移動しておく必要があります。
 #
@@ -421,7 +421,7 @@ assert r0["params"] == r1["params"]  # それでも学習後のパラメータ�
 # 3. このプロセスグループがすでに使った GPU
 # 4. `rank % (このマシンの GPU 数)`
 #
-# 4番目の方法で決まった場合は、`using GPU X as device used by this process is currently unknown` という警告（「このプロセスが使うデバイスが今のところ不明なので、GPU X を使う」という意味）が出ます。現在のデバイスが影響するのは、バリアのために PyTorch の Python 側が作るプレースホルダー用テンソルをどこに置くかだけです。
+# 4番目の方法で決まった場合は、`using GPU X as device used by this process is currently unknown` という警告（「このプロセスが使うデバイスが今のところ不明なので、GPU X を使う」という意味）が出ます。バリアでは、現在のデバイスは all-reduce する GPU の選択には使われません。使われるのは、PyTorch の Python 側がバリアのために作る仮のテンソルの置き場所だけです。
 #
 # 上のようなスクリプトでは、DDP の最初のブロードキャストが `cuda:local_rank` を使うので、そのあとのバリアは正しい GPU で実行されます。そのため、デバイスを明示したスクリプトであれば、`set_device` を省いても、全ランクが GPU 0 に余分な CUDA コンテキストを作って GPU 0 のメモリを使う程度で済みます。処理が止まるのは、最後の `rank % (このマシンの GPU 数)` による選択が外れた場合です。
 #

@@ -15,7 +15,7 @@
 # %% [markdown]
 # # メモリに収まるか：実行前にモデルのメモリ使用量を見積もる
 #
-# `CUDA out of memory`（CUDA のメモリ不足）は、デバイスまわりで最もよく目にするエラーです。ただ、このエラーは事前に予測できます。モデルに必要なメモリは形状と dtype で決まり、学習のステップがそこに何を足すかも数えられるからです。
+# `CUDA out of memory`（CUDA のメモリ不足）は、デバイスまわりで最もよく目にするエラーです。ただ、このエラーは事前に予測できます。モデルに必要なメモリは形状と dtype で決まり、学習の1ステップで増える分も数えられるからです。
 #
 # このページでは両方を計算し、それぞれの数値を、実行したマシン上で PyTorch が報告する値と照らし合わせて検証します。
 #
@@ -619,7 +619,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# torch 2.9 からは、同じ関数が `torch.accelerator` にもあり（`memory_allocated`、`memory_reserved`、`max_memory_allocated`、`reset_peak_memory_stats`、`empty_cache` など）、CUDA と XPU で使えます。2.6〜2.8 では、バックエンドごとのモジュール（`torch.cuda` と `torch.xpu`）に同じ名前の関数があります。例外は Apple の `mps` です。`torch.mps` ではどのリリースでもメモリ量を返す関数名が異なり、`current_allocated_memory()`（テンソルの分）と `driver_allocated_memory()`（キャッシュを含む、プロセスの Metal のメモリ全体）を使います。
+# torch 2.9 からは、同じ関数が `torch.accelerator` にもあり（`memory_allocated`、`memory_reserved`、`max_memory_allocated`、`reset_peak_memory_stats`、`empty_cache` など）、CUDA と XPU で使えます。2.6〜2.8 では、バックエンドごとのモジュール（`torch.cuda` と `torch.xpu`）に同じ名前の関数があります。例外は Apple の `mps` です。`torch.mps` だけはメモリ量を返す関数名がどのリリースでもほかと違い、`current_allocated_memory()`（テンソルの分）と `driver_allocated_memory()`（キャッシュを含む、プロセスの Metal のメモリ全体）を使います。
 #
 # 共通の名前なのは `torch.mps.empty_cache()` だけです。また `torch.accelerator` のメモリ関数は、修正の入っていないリリースでは `mps` で失敗します（[pytorch#167447](https://github.com/pytorch/pytorch/issues/167447)）。修正は pytorch#186748 と #193838 ですが、両方を含む最初のリリースはここでは確かめていません。そこで次のセルは、まずバックエンド（`mps` かどうか）、次に torch のリリースに応じて関数を選び、GPU があれば `torch.cuda` と同じバイト数を返すことを検証します。
 #

@@ -190,7 +190,7 @@ else:
 #
 # 「使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない」という意味のエラーです。
 #
-# PyTorch 2.5 以降、整数で指定したデバイス（`device=0`、`.to(0)`、`torch.device(0)`）は、現在のアクセラレータ（CUDA、Apple の MPS、Intel の XPU など）のインデックスを意味します。アクセラレータがないと、このエラーになります。アクセラレータを必要とする `pin_memory()` でも同じです。
+# PyTorch 2.5 以降、整数で指定したデバイス（`device=0`、`.to(0)`、`torch.device(0)`）は、現在のアクセラレータ（CUDA、Apple の MPS、Intel の XPU など）のデバイス番号を意味します。アクセラレータがないと、このエラーになります。アクセラレータを必要とする `pin_memory()` でも同じです。
 #
 # このエラーが出るかどうかは、ビルドによって次のように違います。
 #
@@ -198,7 +198,7 @@ else:
 # - 使える GPU のないマシン上の CUDA ビルドでも、PyTorch 2.6 までは出ます（NVIDIA ドライバのないマシンで 2.6.0+cu124 を使って確認しました）。
 # - 2.7 以降のこのようなビルドでは出ません。GPU が使えなくても、アクセラレータはそのビルドの対象である CUDA とみなされ、`torch.device(0)` は `cuda:0` を指します。エラーはそこにテンソルを作ったときに初めて出て、`Found no NVIDIA driver on your system`（NVIDIA ドライバが見つからない）のように、原因を示すメッセージになります（NVIDIA ドライバのないマシンで 2.11.0+cu130 を使って確認しました）。
 #
-# 対処法は、デバイスを名前で書くこと（`"cuda:0"`、または一度決めた `device`）と、アクセラレータがあるときだけメモリをピン留めすることです。次のセルは、このマシンがどの場合に当たるかを示します。GPU があれば、インデックス 0 にテンソルを作ります。
+# 対処法は、デバイスを名前で書くこと（`"cuda:0"`、または一度決めた `device`）と、アクセラレータがあるときだけメモリをピン留めすることです。次のセルは、このマシンがどの場合に当たるかを示します。GPU があれば、デバイス番号 0 にテンソルを作ります。
 
 # %% tags=["gpu-only"]
 usable = torch.accelerator.is_available()
@@ -220,7 +220,7 @@ elif built_for is None:
         torch.ones(3).pin_memory()
 else:
     # アクセラレータ向けのビルドを、それがないマシンで使っている：
-    # そのアクセラレータのインデックス 0 になる
+    # そのアクセラレータのデバイス番号 0 になる
     print(f"{torch.device(0)=}")
     assert torch.device(0) == torch.device(built_for.type, 0)
     try:
@@ -358,7 +358,7 @@ assert features.device.type == device.type
 #
 # インストールされている PyTorch が CPU 専用ビルド（wheel のバージョンはたいてい `+cpu` で終わる）なのに、コードが `.cuda()` や `device="cuda"` などで CUDA を要求したときに出ます。例外の型は `AssertionError` です。ただし、CUDA の呼び出しがすべてこのメッセージを出すわけではありません。`torch.cuda.set_device(0)` は `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'`（`torch._C` モジュールに `_cuda_setDevice` という属性はない）で失敗しますが、原因は同じです。
 #
-# CUDA を初期化できないマシン上の CUDA ビルドでは別のメッセージになり、原因を示すメッセージの `RuntimeError` が出ます。NVIDIA ドライバのないマシンで PyTorch 2.6.0+cu124 を使うと、次のようになります。
+# CUDA ビルドを CUDA の初期化できないマシンで使った場合は、このメッセージではなく、原因を示すメッセージ付きの `RuntimeError` が出ます。NVIDIA ドライバのないマシンで PyTorch 2.6.0+cu124 を使うと、次のようになります。
 #
 # ```
 # Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx
@@ -428,7 +428,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 #
 # 確保しようとしたサイズ、GPU の総容量と空き、このプロセスが使っているメモリ、そのうち PyTorch の割り当て済みメモリと、予約済みで未割り当てのメモリの量が並びます。最後に、予約済みで未割り当ての部分が大きければ、断片化を避けるために `expandable_segments` を試すよう勧めています。
 #
-# これは 2.6 の文言です。2.9 と 2.10 では、この変数名が `PYTORCH_ALLOC_CONF` になり、2.12 で再び `PYTORCH_CUDA_ALLOC_CONF` に戻りました（従来の名前は新しい名前の別名になりました。[pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)）。どちらを設定すればよいかは、このセクションの最後で説明します。
+# これは 2.6 の文言です。メッセージに出る変数名は、2.9 と 2.10 では `PYTORCH_ALLOC_CONF` に変わり、2.12 で再び `PYTORCH_CUDA_ALLOC_CONF` に戻りました。このとき、`PYTORCH_CUDA_ALLOC_CONF` は `PYTORCH_ALLOC_CONF` の別名という扱いになりました（[pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)）。どちらを設定すればよいかは、このセクションの最後で説明します。
 #
 # 数値の意味は次のとおりです。
 #
