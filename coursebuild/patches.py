@@ -180,6 +180,11 @@ PATCHES = (
                "that opens the 404 page of the address's language)",
           why="GitHub Pages serves the root 404.html for every missing address, in any language",
           check="the blocks Material's 404.html fills"),
+    Patch("toc-entry", MATERIAL, "9.8.1", "material/templates/partials/toc-item.html", "418f31ce2e6d",
+          what="overrides/partials/toc-item.html: Material's table-of-contents entry without its md-ellipsis <span>",
+          why="the span cuts nothing off here (titles wrap) and is one element more per section of every page "
+              "(Lighthouse's dom-size)",
+          check="the entry's markup (copy any change but the span)"),
     Patch("korean-strings", MATERIAL, "9.8.1", "material/templates/partials/languages/ko.html", "3652aebfc5b4",
           what="overrides/partials/languages/ko.html: Material's Korean strings, four corrected (맨 위로, 검색 준비 중…, "
                "언어 설정, 내비게이션) and the copy notice worded as the notebook cells word it",

@@ -244,7 +244,7 @@ OVERFLOW = """() => {
   const width = document.documentElement.clientWidth, wide = [];
   // what scrolls on its own: code, outputs, and tables (Material's script wraps them in a scrolling
   // box; before it runs, Material's stylesheet makes the table itself scroll)
-  const allowed = 'pre, .highlight, .highlight-ipynb, .jp-OutputArea, .md-typeset__scrollwrap, .md-typeset table:not([class])';
+  const allowed = 'pre, .highlight, .jp-OutputArea, .md-typeset__scrollwrap, .md-typeset table:not([class])';
   for (const el of document.querySelectorAll('.md-container *')) {
     const box = el.getBoundingClientRect();
     if ((box.right > width + 1 || box.width > width + 1) && !el.closest(allowed)
@@ -309,7 +309,7 @@ const contrast = (a, b) => { const [x, y] = [luminance(a), luminance(b)].sort((p
 DARK = LUMINANCE + """
 return (() => {
   const body = background(document.body);
-  const cells = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-editor .highlight-ipynb pre')].map(pre => {
+  const cells = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-editor > pre')].map(pre => {
     const bg = background(pre);
     return {bg: luminance(bg), contrast: contrast(over(rgba(getComputedStyle(pre).color), bg), bg)};
   });

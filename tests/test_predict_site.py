@@ -33,7 +33,7 @@ def test_every_notebook_page_has_three_questions_graded_by_its_outputs(site, lan
         # checks and the explanation, in that order.
         answering = html.find(id=q["data-output"])
         assert answering is not None and "jp-CodeCell" in answering["class"]
-        output = answering.select_one(f'.jp-Cell-outputWrapper[data-reveal="{number}"]')
+        output = answering.select_one(f'.jp-Cell-outputArea[data-reveal="{number}"]')
         assert output is not None, f"{lang}/{concept}: question {number}'s output is not marked"
         fragment = choices[int(q["data-answer"])].code.get_text()
         assert questions.shows(fragment, output.get_text()), fragment
@@ -60,7 +60,7 @@ GIVEAWAYS = """n => {
   const asked = document.getElementById(q.dataset.output);
   const shown = el => el.checkVisibility();
   const found = [];
-  const output = asked.querySelector(".jp-Cell-outputWrapper");
+  const output = asked.querySelector(".jp-Cell-outputArea");
   if (output && shown(output)) found.push("output: " + output.innerText.slice(0, 80));
   for (const pre of document.querySelectorAll(".jupyter-wrapper pre"))
     if (shown(pre) && /^\\s*assert\\b/m.test(pre.innerText) && pre.closest(`[data-reveal="${n}"]`))
@@ -99,7 +99,7 @@ def test_no_question_can_be_answered_by_reading_the_screen(chromium, base, lang,
 
 def _first_question(page):
     q = page.locator("[data-predict]").first
-    return q, page.locator(f"[id='{q.get_attribute('data-output')}'] .jp-Cell-outputWrapper")
+    return q, page.locator(f"[id='{q.get_attribute('data-output')}'] .jp-Cell-outputArea")
 
 
 @pytest.mark.parametrize("lang", LANGS)

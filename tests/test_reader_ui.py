@@ -345,7 +345,7 @@ def test_cheat_sheet_code_never_splits_inside_a_token_on_a_phone(phone_390, base
         "\n".join(f"{a}⏎{b}  ({t})" for _, a, b, t in inside[:20])
 
 
-SCROLLING_CODE = """() => [...document.querySelectorAll('.jp-InputArea-editor .highlight-ipynb')]
+SCROLLING_CODE = """() => [...document.querySelectorAll('.jp-InputArea-editor > pre')]
     .map(code => code.scrollWidth > code.clientWidth + 1)"""
 MAX_SCROLLING = 0.05
 

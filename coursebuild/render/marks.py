@@ -18,8 +18,8 @@ SUMMARY = "summary"
 
 FACT_CHECK = "06-fact-check"  # the page with a section, and a verdict, for each popular claim
 
-# mkdocs-jupyter shows each cell tag as a gray chip above the code
-TAG_TOOLBAR = re.compile(r'<div class="celltoolbar">(.*?)</div>\s*(?=<div class="CodeMirror)', re.S)
+# mkdocs-jupyter shows each cell tag as a gray chip in the code's box, where the copy button is
+TAG_TOOLBAR = re.compile(r'(<div class="jp-InputArea-editor">)<div class="celltoolbar">(.*?)</div>\s*(?=<clipboard-copy)', re.S)
 
 CELL_TAG = re.compile(r'<span class="cell-tag">([^<]*)</span>')
 
@@ -28,7 +28,9 @@ MD_HEADING = re.compile(r"^##\s+(.+?)\s*#*\s*$", re.M)
 
 def marks(toolbar, page, config, files):
     """The cell's tags as marks: a claim checked on the fact-check page links to its section there
-    (same language), `gpu-only` says where its checks run; other tags are machinery: hidden."""
+    (same language), `gpu-only` says where its checks run; other tags are machinery: hidden. The marks
+    go above the code's box, not in it under the copy button, and without a box of their own (extra.css
+    lines them up on the right)."""
     labels = config.extra["labels"]
     marks = []
     for tag in CELL_TAG.findall(toolbar):
@@ -47,7 +49,7 @@ def marks(toolbar, page, config, files):
             href = other.url_relative_to(page.file) + "#" + anchor
             marks.append(f'<a class="nb-mark nb-mark--claim" href="{escape(href)}" title="{escape(heading)}">'
                          f'{escape(labels["claim"])}</a>')
-    return f'<div class="nb-marks">{"".join(marks)}</div>' if marks else ""
+    return "".join(marks)
 
 
 def _fact_check_source(config, page):

@@ -55,14 +55,16 @@ SAME_STYLE = re.compile(r'(<span class="([\w-]+)">[^<]*)</span><span class="([\w
 # nbconvert puts each of a cell's ~10 nested divs on its own line; the browser ignores that whitespace
 BEFORE_DIV = re.compile(r"(?<=>)\s+(?=</?div[\s>])")
 
-# inside a copy button: the "Copied" notice, and a <div> and an icon that CSS draws instead (COPY_ICON_CSS)
-COPY_BUTTON_INSIDE = re.compile(r'<div>\s*(<span class="notice" hidden(?:="")?>[^<]*</span>)\s*'
+# inside a copy button: the "Copied" notice (extra.js makes it when a reader first copies), and a <div>
+# and an icon that CSS draws instead (COPY_ICON_CSS)
+COPY_BUTTON_INSIDE = re.compile(r'<div>\s*<span class="notice" hidden(?:="")?>[^<]*</span>\s*'
                                 r'<span class="clipboard-copy-icon" aria-hidden="true"></span></div>\s*')
 
-# JupyterLab's layout boxes around each cell's input and each output: on a static page they only nest
-# what they hold (extra.css lays it out without them)
+# JupyterLab's layout boxes around each cell's input, its outputs and each output, and CodeMirror's and
+# Pygments' around the code: on a static page they only nest what they hold (extra.css lays the cell out
+# without them, and the code's <pre> is its own scrolling box)
 LAYOUT_BOX = re.compile(r'<div class="(?:jp-Cell-inputWrapper|jp-InputArea jp-Cell-inputArea|jp-OutputArea-child'
-                        r'|zeroclipboard-container)"[^>]*>')
+                        r'|jp-Cell-outputWrapper|zeroclipboard-container|CodeMirror cm-s-jupyter|highlight-ipynb[^"]*)"[^>]*>')
 
 # mkdocs-jupyter wraps each code cell in a second cell <div>, without the id, around nbconvert's
 CELL_TWICE = re.compile(r'<div class="jp-Cell jp-CodeCell[^"]*">(?=<div class="jp-Cell jp-CodeCell[^"]*" id=)')
@@ -78,7 +80,7 @@ STRAY_COMMA = re.compile(r'(<clipboard-copy\b[^>]*?)\s,(?:="")?(?=[\s>])')
 # editor and drag-and-drop rules are trimmed away; what is left of .jp-MarkdownOutput sets what a <div>
 # has anyway): about 5 KB of a long page
 UNUSED_MARKUP = re.compile(r'(?<=[" ])jp-Notebook-cell(?=[" ])|(?<=")jp-CodeMirrorEditor jp-Editor (?=jp-InputArea-editor")'
-                           r'|(?<=jp-InputArea-editor") data-type="inline"|(?<="highlight-ipynb) hl-python(?=")'
+                           r'|(?<=jp-InputArea-editor") data-type="inline"'
                            r'| data-mime-type="text/markdown"|(?<=jp-RenderedMarkdown) jp-MarkdownOutput(?=[" ])')
 
 # What every notebook page gets the same: mkdocs-jupyter inlines ~600 KB of CSS, the copy-button
@@ -104,7 +106,7 @@ def lean_nb2html(*args, **kwargs):
                          INLINE_SCRIPT.sub("", STYLE.sub("", html)))
     # JupyterLab's cell collapsers are empty and do nothing on a static page (5 KB on a long one).
     html = BEFORE_DIV.sub("", EMPTY_COLLAPSER.sub("", html))
-    html = _lean_cells(COPY_BUTTON_INSIDE.sub(r"\1", html))
+    html = _lean_cells(COPY_BUTTON_INSIDE.sub("", html))
     # nbconvert makes every cell and output a Tab stop (three per code cell); a keyboard needs only the
     # copy buttons, and the code or output that scrolls sideways (docs/assets/javascripts/extra.js).
     html = CELL_TAB_STOP.sub(r"\1", html)
@@ -114,9 +116,29 @@ def lean_nb2html(*args, **kwargs):
 
 
 def _lean_cells(html):
-    """The cells without JupyterLab's layout boxes (LAYOUT_BOX) and mkdocs-jupyter's second cell <div>
-    (CELL_TWICE): five of the fifteen elements a code cell had, two of a Markdown cell's four. With the
-    copy button's inside and the token spans (_as_ranges), this halves a long page's elements."""
+    """The cells without the layout boxes (LAYOUT_BOX) and mkdocs-jupyter's second cell <div>
+    (CELL_TWICE), a Markdown cell one box with its rendered Markdown (MARKDOWN_CELL): eight of the
+    fifteen elements a code cell had, three of a Markdown cell's four. With the copy button's inside
+    and the token spans (_as_ranges), this halves a long page's elements."""
+    html = _without_divs(html, lambda tag: LAYOUT_BOX.fullmatch(tag[0]) or CELL_TWICE.match(tag.string, tag.start()))
+    return _without_divs(MARKDOWN_CELL.sub(_merged_markdown_cell, html), lambda tag: tag[0] == MERGED)
+
+
+# a Markdown cell and, right inside it once the layout boxes are gone, the box of its rendered Markdown
+MARKDOWN_CELL = re.compile(r'<div class="(jp-Cell jp-MarkdownCell[^"]*)"([^>]*)>'
+                           r'<div class="(jp-RenderedHTMLCommon jp-RenderedMarkdown[^"]*)"([^>]*)>')
+
+MERGED = "<div data-merged>"  # where the inner box opened, until _without_divs takes it out with its </div>
+
+
+def _merged_markdown_cell(cell):
+    outer, outer_attrs, inner, inner_attrs = cell.groups()
+    return f'<div class="{" ".join(outer.split() + inner.split())}"{outer_attrs}{inner_attrs}>{MERGED}'
+
+
+def _without_divs(html, drop):
+    """`html` without the <div>s for which drop(match of the opening tag) is true, and their </div>s,
+    keeping what they hold."""
     out, last, closing = [], 0, []  # closing: depths at which a removed box's </div> comes
     depth = 0
     for tag in re.finditer(r'<div\b[^>]*>|</div>', html):
@@ -127,7 +149,7 @@ def _lean_cells(html):
                 out.append(html[last:tag.start()])
                 last = tag.end()
             continue
-        if LAYOUT_BOX.fullmatch(tag[0]) or CELL_TWICE.match(html, tag.start()):
+        if drop(tag):
             out.append(html[last:tag.start()])
             last = tag.end()
             closing.append(depth)
@@ -258,7 +280,7 @@ def _highlight_css(css):
     """::highlight() rules for the colour groups, drawn as the Pygments rules drew their tokens; on the
     code's <pre> only (a rule on every element of the notebook costs style work on every element)."""
     style = dict(TOKEN_STYLE.findall(css))
-    return "\n".join(f".highlight-ipynb > pre::highlight(nb-{name}) {{ {_drawn(style[name])} }}"
+    return "\n".join(f".jp-InputArea-editor > pre::highlight(nb-{name}) {{ {_drawn(style[name])} }}"
                      for name in sorted(set(_group_names(css).values())))
 
 

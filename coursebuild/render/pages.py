@@ -91,10 +91,10 @@ def content(html, page, config, files):
     page.meta["notebook"]["css"] = notebook_html.shared_file(config, css)
     page.meta["notebook"]["js"] = notebook_html.shared_file(config, js)
     html = html.replace('aria-label="Copy to Clipboard"', f'aria-label="{escape(labels["copy"])}"')
-    # the "Copied" notice drawn from an attribute (extra.css): no text of the interface in the page's
-    # text, which search indexes and a reader's Ctrl+F finds
-    html = html.replace('hidden="">Copied!</span>', f'hidden="" data-text="{escape(labels["copied"])}"></span>')
-    html = marks.TAG_TOOLBAR.sub(lambda m: marks.marks(m[1], page, config, files), html)
+    # the "Copied" notice, in the page's language, for extra.js to show: an attribute, not text of the
+    # interface in the page's text, which search indexes and a reader's Ctrl+F finds
+    html = html.replace("<clipboard-copy ", f'<clipboard-copy data-copied="{escape(labels["copied"])}" ')
+    html = marks.TAG_TOOLBAR.sub(lambda m: marks.marks(m[2], page, config, files) + m[1], html)
     html = predict.mark_questions(html, page, labels)
     html = _setup_cells(html, page, labels)
     html, summary = _summary(html, page)
@@ -120,7 +120,7 @@ def _name_markdown_code(html, names):
     return MARKDOWN_CODE.sub(lambda m: f'<pre id="md-code-{next(names)}"><code>', html)
 
 
-RENDERED_MARKDOWN = re.compile(r'<div class="[^"]*\bjp-RenderedMarkdown\b[^"]*"[^>]*>(.*)</div>\s*</div>\s*$', re.S)
+RENDERED_MARKDOWN = re.compile(r'<div class="[^"]*\bjp-RenderedMarkdown\b[^"]*"[^>]*>(.*)</div>\s*$', re.S)
 SUMMARY_TITLE = re.compile(r"^\s*<p><strong>(.*?)</strong></p>", re.S)
 HIGHLIGHTED_MARKDOWN_CODE = re.compile(r'<div class="highlight"><pre>(?:<span></span>)?(.*?)</pre>\s*</div>', re.S)
 

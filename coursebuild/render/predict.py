@@ -22,7 +22,7 @@ DIV = re.compile(r"<div\b|</div>")
 
 CHOICE_LIST = re.compile(r"<ul>(.*?)</ul>", re.S)
 
-OUTPUT_WRAPPER = '<div class="jp-Cell-outputWrapper"'
+OUTPUT_WRAPPER = '<div class="jp-OutputArea jp-Cell-outputArea"'  # the cell's outputs
 
 PREDICT_LABELS = ("predict_correct", "predict_wrong", "predict_printed", "predict_pending", "predict_tally",
                   "predict_reset", "predict_show")

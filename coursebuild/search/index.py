@@ -38,7 +38,7 @@ _used_sections = set()
 # What a page shows around its prose, on every heading or code cell: heading anchors (¶), the copy
 # button with its hidden "Copied" notice, the marks above cells (coursebuild/render/marks.py). Not the
 # reader's prose: search results would show them in titles and snippets.
-NOT_PROSE = {"anchor-link", "headerlink", "zeroclipboard-container", "nb-marks"}
+NOT_PROSE = {"anchor-link", "headerlink", "zeroclipboard-container", "nb-mark"}
 
 
 class _ProseParser(search_plugin.Parser):

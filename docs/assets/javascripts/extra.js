@@ -14,7 +14,7 @@
   // must be reachable, and so scrollable, by keyboard; nothing else in a cell is a Tab stop but its copy
   // button (coursebuild/render/notebook_html.py).
   const reachable = () => {
-    for (const box of document.querySelectorAll(".jupyter-wrapper :is(.highlight-ipynb, .jp-OutputArea-output, .jp-OutputArea-output > pre)")) {
+    for (const box of document.querySelectorAll(".jupyter-wrapper :is(.jp-InputArea-editor > pre, .jp-OutputArea-output, .jp-OutputArea-output > pre)")) {
       const style = getComputedStyle(box);
       if ((box.scrollWidth > box.clientWidth && /auto|scroll/.test(style.overflowX))
           || (box.scrollHeight > box.clientHeight + 1 && /auto|scroll/.test(style.overflowY))) box.tabIndex = 0;
@@ -23,6 +23,19 @@
   };
   reachable();
   addEventListener("resize", reachable);
+
+  // A notebook copy button's "Copied" notice (the text of its data-copied, drawn by extra.css) is made
+  // when the reader first copies, not one element per code cell before; mkdocs-jupyter's script, which
+  // listens after this one, shows it for a second.
+  document.addEventListener("clipboard-copy", ev => {
+    const button = ev.target;
+    if (!button.dataset.copied || button.querySelector(".notice")) return;
+    const notice = document.createElement("span");
+    notice.className = "notice";
+    notice.hidden = true;
+    notice.dataset.text = button.dataset.copied;
+    button.append(notice);
+  }, true);
 
   // Material reads the query when a key is released: text pasted from a menu, dropped, or committed by
   // a Japanese or Korean input method without a key release would wait for the next key, under "Type to

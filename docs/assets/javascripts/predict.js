@@ -46,13 +46,12 @@
     return node;
   };
 
-  // a choice's code with a place to break after each `=` (`nbytes()=` / `2048`, not `204` / `8`)
+  // a choice's code with a place to break after each `=` (`nbytes()=` / `2048`, not `204` / `8`): a
+  // zero-width space, which breaks as a <wbr> does without an element for each
   const breakable = code => {
     const copy = code.cloneNode(true);
-    for (const text of [...copy.childNodes].filter(n => n.nodeType === Node.TEXT_NODE && n.data.includes("="))) {
-      const parts = text.data.split(/(?<==)(?!=)/);
-      text.replaceWith(...parts.flatMap((part, i) => i ? [document.createElement("wbr"), part] : [part]));
-    }
+    for (const text of [...copy.childNodes].filter(n => n.nodeType === Node.TEXT_NODE))
+      text.data = text.data.split(/(?<==)(?!=)/).join("\u200b");
     return copy;
   };
 
