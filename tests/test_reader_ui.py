@@ -91,10 +91,14 @@ PASTE = """async () => {
 }"""
 
 
+# what a notebook copy button shows once it copied: its notice's text (drawn by extra.css), if shown
+NOTICE = "b => { const n = b.querySelector('.notice'); return n && !n.hidden ? getComputedStyle(n, '::before').content : '(no notice)'; }"
+
+
 @pytest.mark.parametrize("lang, name", ALL_PAGES)
 def test_every_copy_button_copies_its_code_byte_for_byte(clipboard, base, lang, name):
     expected = code_sources(lang, name)
-    copied = []
+    copied, notices = [], []
     with tab(clipboard) as (page, log):
         opened(page, page_url(base, lang, name))  # Material's copy buttons are in, and the questions'
         for show in page.locator("button.predict-show").all():  # the answers' code opens once answered
@@ -106,7 +110,11 @@ def test_every_copy_button_copies_its_code_byte_for_byte(clipboard, base, lang, 
             assert aim["hit"], f"{lang}/{name}: copy button {i + 1} is covered where a reader would click it: {aim}"
             page.mouse.click(aim["x"], aim["y"])  # the reader's click (Playwright's would wait two frames first)
             copied.append(page.evaluate(PASTE))
+            if button.evaluate("b => b.localName") == "clipboard-copy":  # its notice, made by extra.js on a copy
+                notices.append(button.evaluate(NOTICE))
         assert not log.errors, log.errors
+    assert set(notices) <= {json.dumps(labels(lang)["copied"], ensure_ascii=False)}, \
+        f"{lang}/{name}: a notebook copy button said {set(notices)} as it copied"
     right = [got == source for got, (_, source) in zip(copied, expected)]
     print(f"\ncopy {lang}/{name}: {sum(right)} of {len(expected)} code blocks copy right")
     for (kind, source), got, ok in zip(expected, copied, right):
