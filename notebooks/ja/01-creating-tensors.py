@@ -17,13 +17,13 @@
 #
 # テンソルは必ずどれか1つのデバイス上に置かれます。CPU、GPU、あるいは `meta` のような特殊なデバイスです。このページでは、テンソルをどこに作成するかを指定する方法と、テンソルがどこにあるかを確認する方法を説明します。以下のセルはすべて GPU のないマシンでも実行できます。GPU でのみ検証するセル（「GPU 専用の検証」の印が付いたセル）は、GPU がなければ検証の代わりに、満たされなかった条件を `torch.cuda.is_available()=False` のような形で表示するか、GPU がないときの動作を検証します。
 #
-# 最初のセルでは、エラーを表示してもノートブックを止めずに先へ進めるためのヘルパー関数 `expect_error` も定義します。
+# 最初のセルでは、想定どおりのエラーを表示しつつ、ノートブックを止めずに先へ進めるためのヘルパー関数 `expect_error` も定義します。
 
 # %% [markdown] tags=["summary"]
 # **結論**
 #
 # - テンソルは、使うデバイス上に直接作ります。ファクトリ関数（`torch.zeros`、`torch.randn`、`torch.tensor` など）に `device=` を渡せば、CPU で作ってからコピーする無駄が省けます。
-# - テンソルの置き場所は `t.device` で確かめます。`t.device` は `torch.device` と比べるか、`t.device.type` を `"cuda"` のような文字列と比べます。`t.device` を文字列と直接比べても等しくなりません。
+# - テンソルの置き場所は `t.device` で確かめます。`torch.device` と比べるか、`t.device.type` を `"cuda"` のような文字列と比べます（`t.device` を文字列と直接比べると、CPU 上でも等しくなりません）。
 #
 # ```python
 # device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -111,7 +111,7 @@ for t in (a, b, c):
     assert t.device == torch.device("cpu")
 
 # %% [markdown]
-# GPU 上にテンソルを作成するには、CUDA デバイスを渡します。GPU があれば、次のセルはテンソルが現在の CUDA デバイス（インデックスなしの `cuda`）上にあることを assert で検証します。
+# GPU 上にテンソルを作成するには、CUDA デバイスを渡します。次のセルは、テンソルが現在の CUDA デバイス（インデックスなしの `cuda`）上にできることを GPU 上で確かめます。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -125,7 +125,7 @@ else:
 # %% [markdown]
 # ## デバイス上に直接作成する
 #
-# GPU で使うテンソルは、最初から GPU 上に作成してください。`torch.randn(64, 3, device=device)` のように書きます。代わりに `torch.randn(64, 3).to(device)` と書くと、まず CPU メモリ上のテンソルに値を入れ、それを GPU へコピーすることになります。`device=` を渡せば、CPU 上のテンソルもホストからデバイスへのコピーも不要になります。
+# GPU で使うテンソルは、最初から GPU 上に作成してください。`torch.randn(64, 3, device=device)` のように書きます。これを `torch.randn(64, 3).to(device)` と書くと、まず CPU メモリ上のテンソルに値を入れ、それを GPU へコピーすることになります。`device=` を渡せば、CPU 上のテンソルもホストからデバイスへのコピーも不要になります。
 #
 # 注意点が1つあります。CPU と CUDA の乱数生成器はアルゴリズムが異なります。同じ `torch.manual_seed(0)` の後でも、`torch.randn(3)` と `torch.randn(3, device="cuda")` は異なる値を返します。どちらもそれぞれのデバイス上では再現性があり、再実行すれば同じ値になります。しかし GPU 上で直接作成したテンソルは、CPU で作成してから移動する書き方で得た値とは一致しません。
 
@@ -142,7 +142,7 @@ torch.manual_seed(0)
 assert torch.equal(torch.randn(1000), on_cpu)
 
 # %% [markdown]
-# GPU があれば、次のセルはこの注意点を assert で検証します。同じシードなら GPU 上でも毎回同じ値が得られること、そしてその値が CPU で得られる値とは異なることの2点です。
+# GPU のあるマシンでは、この注意点を次のセルで確かめます。同じシードなら GPU 上でも毎回同じ値が得られること、そしてその値が CPU で得られる値とは異なることの2点です。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -196,7 +196,7 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 #
 # - `True True True` を選んだなら、表示が同じ `cpu` なので文字列とも等しいと考えたのでしょう。`torch.device` と文字列は型が違うので、`==` は `False` を返します。
 # - `True False False` は、`.type` の比較を疑った答えです。`.type` はただの文字列 `"cpu"` なので、文字列と比べれば素直に `True` になります。
-# - `False False True` では、`torch.device` どうしの比較まで失敗してしまいます。そんなことはなく、CPU 上のテンソルの `t.device` は必ず `torch.device("cpu")` と等しくなります。
+# - `False False True` だと、`torch.device` どうしの比較まで失敗することになります。実際には、CPU 上のテンソルの `t.device` は必ず `torch.device("cpu")` と等しくなります。
 #
 # デバイスは `torch.device` と比較するか、どの GPU でもよい場合は `.type` を比較してください。`torch.device("cuda:0")` と `torch.device("cuda")` は等しくありませんが、`.type` は同じです。
 
@@ -216,7 +216,7 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 #
 #   「使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない」という意味です。
 #
-# - 例外として、torch 2.7 以降では、アクセラレータ向けにビルドされた PyTorch（Colab の CPU ランタイムに入っている CUDA ビルドなど）はアクセラレータがなくてもエラーにしません。`torch.device(0)` はそのビルドが対象とするアクセラレータのデバイス、つまり `cuda:0` になり、エラーはそこにテンソルを作成した時点で初めて発生します。
+# - ただし torch 2.7 以降では、アクセラレータ向けにビルドされた PyTorch（Colab の CPU ランタイムの CUDA ビルドなど）なら、アクセラレータがなくても `torch.device(0)` 自体はエラーになりません。`torch.device(0)` はそのビルドが対象とするアクセラレータの0番のデバイス（CUDA ビルドなら `cuda:0`）になり、エラーはそこにテンソルを作成した時点で初めて発生します。
 #
 # 次のセルは、このマシンがどの場合に当たるかを調べ、その場合の結果を assert で検証します。
 
@@ -282,11 +282,11 @@ assert outside.device.type == "cpu"
 # **答え：** `meta cpu cpu` です。ブロックが変えるのはデフォルトだけです。デバイスを指定せずに呼んだファクトリ関数は `meta` を使いますが、明示した `device="cpu"` はブロックの中でも優先されます。デフォルトはブロックを抜けると元に戻ります。
 #
 # - `meta meta cpu` は、ブロックの指定が呼び出しに書いた `device="cpu"` より強いと考えた答えです。優先されるのは、明示した `device=` のほうです。
-# - `cpu cpu cpu` を選んだなら、ブロックがデフォルトを変えないと見ていたはずです。ブロックの中でデバイスを指定せずに作ったテンソルは、実際に `meta` に置かれます。
+# - `cpu cpu cpu` を選んだなら、ブロックがデフォルトを変えないと考えたのでしょう。ブロックの中でデバイスを指定せずに作ったテンソルは、実際に `meta` に置かれます。
 # - `meta cpu meta` の誤りは、ブロックを抜けた後もデフォルトが `meta` のままだと考えた点です。`with` の効果が続くのは、ブロックを実行している間だけです。
 
 # %% [markdown]
-# `torch.set_default_device` は、同じデフォルトをブロックなしで設定します。設定はもう一度呼ぶまで続き、`None` を渡すと CPU に戻ります。このページのセルは `finally` で設定を戻しているので、途中でエラーが起きても、ページの残りに設定が残ることはありません。
+# `torch.set_default_device` は、同じデフォルトをブロックなしで設定します。設定はもう一度呼ぶまで続き、`None` を渡すと CPU に戻ります。このページのセルは `finally` で設定を戻しているので、途中でエラーが起きても、以降のセルに設定が持ち越されることはありません。
 
 # %% tags=["claim-F6"]
 torch.set_default_device("meta")
@@ -300,7 +300,7 @@ finally:
 assert torch.ones(3).device.type == "cpu"
 
 # %% [markdown] tags=["predict"]
-# **予想：** 次のセルは、`torch.set_default_device("meta")` が効いている間に、まずこのスレッドで `torch.zeros(2)` を作り、続いて新しいスレッドで `torch.zeros(2)` を作り、最後に `torch.frombuffer` で既存のメモリの上にテンソルを作ります。この順にどのデバイスが表示されるでしょうか。
+# **予想：** 次のセルは、`torch.set_default_device("meta")` が効いている間に、まずこのスレッドで、続いて新しいスレッドで `torch.zeros(2)` を呼んでテンソルを作り、最後に `torch.frombuffer` で既存のメモリの上にテンソルを作ります。この順にどのデバイスが表示されるでしょうか。
 #
 # - `meta meta meta`
 # - `meta cpu cpu`
@@ -346,7 +346,7 @@ assert wrapped == "cpu"
 # - ブロックで設定したデフォルトは、ブロックの終わりで元に戻ります。どこまで有効かはコードを見ればわかります。
 # - `set_default_device` は、もう一度呼ぶまで、そのスレッドがその後に実行するすべてのコード（ライブラリのコードも含む）に効きます。
 #
-# コストも同じです。`torch.set_default_device` のドキュメントには、ファクトリ関数に限らず、torch API へのすべての Python 呼び出しにわずかなコストが加わるという警告があります。`with torch.device(...)` ブロックの中の呼び出しも、同じ `DeviceContext` を経由します。
+# 呼び出しのたびに小さなコストがかかる点も、どちらの書き方にも共通です。`torch.set_default_device` のドキュメントには、ファクトリ関数に限らず、torch API へのすべての Python 呼び出しにわずかなコストが加わるという警告があります。`with torch.device(...)` ブロックの中の呼び出しも、同じ `DeviceContext` を経由します。
 #
 # 次のセルでは、`with` ブロックの中で同じ3つのデバイスを調べます。NumPy がインストールされていれば、両方の書き方で `torch.from_numpy` も調べます。さらにこのマシンで小さな `add` の実行時間を、設定なし、`with` ブロックの中、`set_default_device` の後の3通りで計測し、設定なしの場合に対する比を2つ表示します。実行時間はばらつくので、比は検証しません。
 
@@ -393,7 +393,7 @@ print(f"{block_s / plain_s=:.2f}, {set_s / plain_s=:.2f}")
 # %% [markdown]
 # つまり、どれを使うかは、デフォルトを効かせたい範囲で決めます。1回の呼び出しには `device=`、範囲がコード上ではっきりしているブロックには `with torch.device(...)` を使い、`torch.set_default_device` は1つのスレッドで動くスクリプトやノートブックだけにとどめてください。
 #
-# GPU があれば、次のセルは `with torch.device("cuda"):` の中の `torch.randn` が CUDA テンソルを作成することを assert で検証します。
+# このセクションの最後のセルは、`with torch.device("cuda"):` の中の `torch.randn` が CUDA テンソルを作成することを GPU 上で確かめます。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -427,7 +427,7 @@ with expect_error(NotImplementedError, "no data"):
 # %% [markdown]
 # ## まとめ
 #
-# - テンソルは使う場所に作成します。ファクトリ関数に `device=` を渡す（CPU からのコピーが不要）か、ブロックを `with torch.device(...)` で囲みます。同じシードでも、CPU と CUDA では異なる乱数が得られます。
+# - テンソルは使うデバイス上に作成します。ファクトリ関数に `device=` を渡す（CPU からのコピーが不要）か、ブロックを `with torch.device(...)` で囲みます。同じシードでも、CPU と CUDA では異なる乱数が得られます。
 # - `with torch.device(...)` と `torch.set_default_device` が設定するデフォルトは1つのスレッドにしか効かず、`torch.frombuffer` と `torch.from_numpy` はこのデフォルトを無視します。設定している間は、torch のすべての呼び出しにわずかなコストが加わります。`with` の場合はブロックの終わりで元に戻ります。
 # - テンソルの場所は `.device` で確認します。`.is_cpu` と `.is_cuda` はそのショートカットです。デバイスは文字列ではなく `torch.device` と比較するか、`.type` を比較します。
 # - 整数で指定したデバイスは現在のアクセラレータ上のインデックスを表し、CUDA とは限りません。アクセラレータがなければ、`torch.device(0)` そのものがエラーになります。

@@ -22,7 +22,7 @@
 # %% [markdown] tags=["summary"]
 # **結論**
 #
-# - `torch.cuda.is_available()` が答えるのは CUDA のことだけです。`torch.accelerator`（torch 2.6 以降）なら CUDA、MPS、XPU などをまとめて扱えます。
+# - `torch.cuda.is_available()` が調べるのは CUDA だけです。`torch.accelerator`（torch 2.6 以降）なら CUDA、MPS、XPU などをまとめて扱えます。
 # - アクセラレータがあればそれを、なければ CPU を返すヘルパー関数を1つ用意しておけば、どのマシンでも同じスクリプトが動きます。
 #
 # ```python
@@ -95,12 +95,12 @@ if mps_ok:
 # %% [markdown]
 # ## すべてのアクセラレータに共通の API
 #
-# 2.6 で加わった `torch.accelerator` を使うと、CUDA、Apple の MPS、Intel の XPU などを同じ関数で扱えます。このチュートリアルが torch 2.6 以降を必要とするのはこのためで、それより古い torch では最初のセルで止まります。スクリプトが知りたいことは2つあり、それぞれに次の関数が答えます。
+# 2.6 で加わった `torch.accelerator` を使うと、CUDA、Apple の MPS、Intel の XPU などを同じ関数で扱えます。このチュートリアルが torch 2.6 以降を必要とするのはこのためで、それより古い torch では最初のセルで止まります。スクリプトで確かめたいことは2つあり、それぞれ次の関数で調べられます。
 #
 # - `torch.accelerator.is_available()`：今、アクセラレータを使えるか。
 # - `torch.accelerator.current_accelerator()`：どの種類か。
 #
-# 使えるアクセラレータがない場合の振る舞いは、リリースによって異なります。2.6 の `current_accelerator()` は `RuntimeError` を送出するので、次のセルはこの関数が答えを返す場合（アクセラレータが使えるか、torch が 2.7 以降の場合）にだけ呼び出します。
+# 使えるアクセラレータがない場合の動作は、リリースによって異なります。2.6 の `current_accelerator()` は `RuntimeError` を送出するので、次のセルはこの関数が例外を送出しない場合（アクセラレータが使えるか、torch が 2.7 以降の場合）にだけ呼び出します。
 
 # %% [markdown] tags=["predict"]
 # **予想：** 次のセルを実行するマシンで、`torch.accelerator.current_accelerator()` は何を返すでしょうか（戻り値は `acc` として表示されます）。
@@ -204,7 +204,7 @@ if cuda_ok:
 # %% [markdown] tags=["answer"]
 # **答え：** 使えるアクセラレータがないマシンでは `cpu cpu` です。`pick_device()` が CPU にフォールバックします。
 #
-# 使える GPU があれば `cuda cuda:0` になり、上のセルはそれをそのマシンで検証します。ヘルパーが返すデバイスにはインデックスがありませんが、テンソルは必ず特定の1枚の GPU 上にあります。それが現在のデバイス（変更しない限りインデックス 0）なので、`y.device` は `cuda:0` と表示されます。
+# CUDA の GPU が使えれば `cuda cuda:0` になり、上のセルはそれをそのマシンで検証します。テンソルは必ず特定の1枚の GPU 上にあり、それは現在のデバイス（変更しない限りインデックス 0）なので、`y.device` は `cuda:0` と表示されます。
 #
 # - `cuda:0 cuda:0` にはなりません。`current_accelerator()` が返すデバイスにはインデックスがないので、`device` は `cuda` と表示されます。
 
@@ -268,7 +268,7 @@ else:  # アクセラレータ向けのビルドだが、ここでは使えな�
 # %% [markdown]
 # ## まとめ
 #
-# - `torch.cuda.is_available()` が答えるのは CUDA についてだけです。
+# - `torch.cuda.is_available()` が調べるのは CUDA だけです。
 # - `torch.accelerator.is_available()` と `current_accelerator()`（2.6 以降）は、CUDA、MPS、XPU などを扱えます。2.7 以降の `current_accelerator()` はビルドを表し、ビルドがアクセラレータに対応していなければ `None` を返します。2.6 では、使えるアクセラレータがないと例外を送出します。先に `is_available()` を確認してください。
 # - 使えるアクセラレータを選び、なければ CPU にフォールバックする `pick_device()` ヘルパーを1つ用意すれば、スクリプトはどこでも実行できます。
-# - 2.5 以降、整数のデバイス指定は現在のアクセラレータ上のインデックスで、CUDA とは限りません。アクセラレータのないマシンではエラーになります。
+# - 2.5 以降、整数で指定したデバイスは現在のアクセラレータ上のインデックスを表し、CUDA とは限りません。アクセラレータのないマシンではエラーになります。

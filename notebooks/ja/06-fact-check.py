@@ -17,9 +17,9 @@
 #
 # モデルを GPU に移動する方法を扱うブログ記事や Q&A の回答では、同じような主張がいくつも繰り返されています。最初から誤りだったものもあれば、古いリリース（torch 1.7）では正しかったものの、その後変わったものもあります。このページでは主張を1つずつ取り上げて判定を示し、お使いのマシンで動くコードで検証します。
 #
-# 判定はすべて `assert` で検証しています。将来の PyTorch で挙動が変わっても、このページの内容がいつの間にか古くなるのではなく、検証が失敗するので変化に気づけます。
+# 判定はすべて `assert` で検証しています。将来の PyTorch で挙動が変われば検証が失敗するので、このページの内容が知らないうちに古くなることはありません。
 #
-# どのセルも GPU なしで実行できます。GPU でのみ検証するセルは、GPU がなければ検証の代わりに満たされなかった条件（`torch.cuda.is_available()=False` など）を表示するか、GPU がないときの動作を検証します。正しい結果がマシンによって変わる場合は、実行しているマシンでの結果を検証します。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉して検証し、表示します。ページはそのまま先に進みます。
+# どのセルも GPU なしで実行できます。GPU でのみ検証するセルは、GPU がなければ検証の代わりに満たされなかった条件（`torch.cuda.is_available()=False` など）を表示するか、GPU がないときの動作を検証します。正しい結果がマシンによって変わる場合は、実行しているマシンでの結果を検証します。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉して検証し、表示するので、ノートブックは止まらずに先へ進みます。
 
 # %% [markdown] tags=["summary"]
 # **結論**
@@ -120,7 +120,7 @@ assert (model.weight is weight_before) == (target.type == "cuda")
 # 移動先による違いが1つあります。CPU と GPU の間の移動では `Parameter` オブジェクトがそのまま保たれますが、`meta` への移動では置き換わります。上の検証は、実際に実行されたほうを確かめています。
 
 # %% [markdown]
-# モジュールのほかの変換メソッド（`.cpu()`、`.double()`、`.half()`、`.float()`、それに後で扱う `.cuda()`）も同じルールに従います。モジュール自体をインプレースで変換し、モジュール自身を返します。
+# モジュールのほかの変換メソッド（`.cpu()`、`.double()`、`.half()`、`.float()`、それに後で扱う `.cuda()`）も同じルールに従います。モジュール自体を書き換えて変換し、モジュール自身を返します。
 
 # %% tags=["claim-M1"]
 other = nn.Linear(4, 2)
@@ -180,7 +180,7 @@ print(a.weight.dtype, b.weight.dtype, [ref() for ref in a_old + b_old])
 # - `torch.cuda.memory_reserved()`（アロケータが確保している予約済みメモリ）は減りません。
 # - `nvidia-smi` は予約済みメモリを数えるので、こちらも変わりません。
 #
-# `torch.cuda.empty_cache()` を呼ぶと、使われていない分がドライバに返されます（PyTorch の [CUDA のメモリ管理についての解説](https://docs.pytorch.org/docs/stable/notes/cuda.html#memory-management)（英語）にも同じことが書かれています）。
+# `torch.cuda.empty_cache()` を呼ぶと、使われていない分がドライバに返されます。PyTorch の [CUDA のメモリ管理についての解説](https://docs.pytorch.org/docs/stable/notes/cuda.html#memory-management)（英語）にも、同じことが書かれています。
 #
 # GPU がある場合、次のセルは同じサイズのモデル2つをそれぞれの書き方で GPU に移動し、移動で増えた GPU メモリ（移動後の量とピーク）が、2つの書き方で同じであることを検証します。続いて各モデルを削除し、`empty_cache()` の前と後で2つのカウンタがどうなるかを検証します。
 
@@ -236,7 +236,7 @@ assert "has no attribute 'copy'" in str(caught.error)
 assert not hasattr(torch.cuda, "copy")
 
 # %% [markdown] tags=["answer"]
-# **答え：** `has no attribute 'copy'`（`AttributeError`）です。**判定：誤り**。そのような関数は存在しないので、GPU の有無にかかわらず、どのマシンでも同じように失敗します。出力の `module 'torch.cuda' has no attribute 'copy'` は、「`torch.cuda` モジュールに `copy` という属性はない」という意味です。
+# **答え：** `has no attribute 'copy'`（`AttributeError`）です。**判定：誤り**。そのような関数は存在しないので、どのマシンでも同じように失敗します。出力の `module 'torch.cuda' has no attribute 'copy'` は、「`torch.cuda` モジュールに `copy` という属性はない」という意味です。
 #
 # - `Torch not compiled with CUDA enabled`（Torch が CUDA を有効にしてコンパイルされていない）を選んだなら、関数は実在していて、CUDA がないから失敗すると考えたのでしょう。そもそも、そのような関数がありません。
 # - `missing 1 required positional argument`（必須の位置引数が1つ足りない）は、関数はあってコピー先の引数が足りないだけだ、と考えた答えです。引数を調べる段階には進まず、属性を探した時点で失敗します。
@@ -278,7 +278,7 @@ print(inspect.signature(nn.Module.cuda))
 assert "dtype" not in inspect.signature(nn.Module.cuda).parameters
 
 # %% [markdown]
-# 実際の違いは、2つのメソッドが受け取る引数にあります。インデックスを指定しなければ、どちらも現在の CUDA デバイスを使います。上に表示したシグネチャのとおり、`.cuda()` が受け取るのはデバイスだけです。
+# インデックスを指定しなければ、どちらも現在の CUDA デバイスを使います。実際の違いは受け取る引数にあり、上に表示したシグネチャのとおり、`.cuda()` が受け取るのはデバイスだけです。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `nn.Linear(2, 2).to(target, torch.float16)` は、1回の呼び出しでデバイスと dtype を渡しています。次のセルは重みのデバイスと dtype を表示します。表示される dtype はどれでしょうか。それとも例外が送出されるでしょうか。
@@ -300,11 +300,11 @@ with expect_error(TypeError):
 # %% [markdown] tags=["answer"]
 # **答え：** `torch.float16` です。`Module.to` は1回の呼び出しでデバイスと dtype を受け取り、両方を変換します。`.cuda()` はデバイスしか受け取らないので dtype は変えられず、dtype も渡すと `TypeError` を送出します（最後の検証で確かめています）。出力の `takes from 1 to 2 positional arguments but 3 were given` は、「位置引数は1〜2個のはずが、3個渡された」という意味です（`self` も1個に数えます）。
 #
-# - `torch.float32` を選んだなら、`to` は引数を1つしか使わないと考えたのでしょう。`Module.to` はデバイスと dtype を一度に受け取り、両方を適用します。
-# - `TypeError` は、`.cuda()` と同じく `Module.to` もデバイスしか受け取らないと考えた答えです。`TypeError` になるのは `.cuda()` に dtype も渡したときで、`to` は両方を受け取れます。
+# - `torch.float32` を選んだなら、`to` は引数を1つしか使わないと考えたのでしょう。
+# - `TypeError` は、`Module.to` も `.cuda()` と同じくデバイスしか受け取らないと考えた答えです。
 
 # %% [markdown]
-# GPU がある場合、次のセルはまったく同じモデル2つをそれぞれのメソッドで移動し、使ったメモリと移動先が同じであることを検証します。
+# 次のセルは GPU 上で、まったく同じモデル2つをそれぞれのメソッドで移動し、使ったメモリと移動先が同じであることを検証します。
 
 # %% tags=["claim-M4", "gpu-only"]
 if torch.cuda.is_available():
@@ -334,15 +334,15 @@ else:
 #
 # **主張：** モデルを `nn.DataParallel` でラップすれば、GPU への移動もやってくれる。
 #
-# **判定：ほぼ誤り**。どうなるかは、ラッパーが最終的に使うデバイス ID（`device_ids`。省略すると、見えているすべての GPU）の数で決まります。
+# **判定：ほぼ誤り**。どうなるかは、ラッパーが最終的に使うデバイス ID（`device_ids`）の数で決まります。`device_ids` を省略すると、見えているすべての GPU が使われます。
 #
 # - アクセラレータがない、または `DataParallel` が対応していない Apple の GPU（MPS）しかない：`device_ids` は空になり、ラッパーはモデルを今ある場所でそのまま呼び出すだけです。
-# - デバイス ID がちょうど1つ：コンストラクタがモデルをその GPU に移動します。GPU が1枚のマシンでのデフォルトの動作がこれです。GPU が複数枚あるマシンで `device_ids=[1]` を渡した場合も同じで、モデルは `cuda:1` に移動します。
+# - デバイス ID がちょうど1つ：コンストラクタがモデルをその GPU に移動します。GPU が1枚のマシンでは、デフォルトでこうなります。GPU が複数枚あるマシンで `device_ids=[1]` を渡した場合も同じで、モデルは `cuda:1` に移動します。
 # - デバイス ID が2つ以上：ラッパーは何も移動しません。最初の順伝播で、パラメータを `device_ids[0]` に置くよう求めるエラーが発生します。
 #
 # Intel の XPU など、`DataParallel` が扱えるほかのアクセラレータも、ここでは GPU として数えます（[複数の GPU](05-several-gpus.ipynb#nndataparallel-が実際にすること)を参照してください）。次のセルは、実行しているマシンに当てはまる場合を検証します。GPU が複数枚あれば、デバイス ID を1つだけ渡してラップした場合も試します。GPU がなければ、最初の場合だけが実行されます。
 #
-# このセクションのエラーの原因と対処法は、[デバイス不一致のエラーを読み解く](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)で詳しく説明しています。
+# このエラーの原因と対処法は、[デバイス不一致のエラーを読み解く](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)で詳しく説明しています。
 
 # %% tags=["claim-M5", "gpu-only"]
 model = nn.Linear(4, 2)
@@ -374,7 +374,7 @@ else:
 # したがって、ラップする前に自分でモデルを移動しましょう。そうすれば GPU が何枚あっても動きます。ほかに知っておきたい点が2つあります。
 #
 # - ラッパーは自身の `state_dict` のすべてのキーに `module.` という接頭辞を付けます。接頭辞のないキーが必要なら、`dp.module.state_dict()` を保存します。
-# - `DataParallel` 自身のドキュメントは、マシンが1台だけの場合でも、代わりに `DistributedDataParallel` を使うよう推奨しています。
+# - `DataParallel` のドキュメントでも、マシンが1台だけの場合も含めて `DistributedDataParallel` を使うことが推奨されています。
 
 # %% tags=["claim-M5"]
 wrapped = nn.DataParallel(nn.Linear(4, 2).to(device))
@@ -432,9 +432,9 @@ assert y.device == net.weight.device
 #
 # **現在：** torch 2.5 以降、整数は現在の**アクセラレータ**上のインデックスを意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。アクセラレータにまったく対応していない torch のビルド（CPU 版の wheel など）では、`Cannot access accelerator device when none is available.`（使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない）というエラーになります。アクセラレータ向けのビルドでも、使える GPU がなければやはりエラーになります。
 #
-# 整数が CPU を指すことはありません。CUDA を指したいときは `"cuda:0"` と書きましょう。次のセルは、CPU 専用ビルドかどうか（`cpu_only_build`）と、`torch.device(0)` 上にテンソルを作った結果（そのデバイスか、送出された例外）をこの順に表示し、実行しているマシンでの結果を検証します。
+# 整数が CPU を指すことはありません。CUDA の GPU を指定したいときは `"cuda:0"` と書きましょう。次のセルは、CPU 専用ビルドかどうか（`cpu_only_build`）と、`torch.device(0)` 上にテンソルを作った結果（そのデバイスか、送出された例外）をこの順に表示し、実行しているマシンでの結果を検証します。
 #
-# このセクションのエラーの原因と対処法は、[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)で詳しく説明しています。
+# このエラーについては、[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)で原因と対処法を説明しています。
 
 # %% tags=["claim-O1", "gpu-only"]
 cpu_only_build = (
@@ -473,7 +473,7 @@ assert torch.ones(1).is_cpu
 # %% [markdown]
 # ## 古い情報：デバイスが一致しないときのエラーメッセージ
 #
-# **当時（torch 1.7）：** CUDA の行列積は、すべてのテンソルが GPU 上にあるかを検査し（ATen の `checkAllSameGPU`）、CPU 上にあるものを列挙しました。検査される引数は `addmm(bias, input, weight.T)` の `self`、`mat1`、`mat2` と、バイアスと同じデバイスに作られる出力 `out` です。そのため、どちらが CPU に残っていたかでメッセージが変わりました。
+# **当時（torch 1.7）：** CUDA の行列積は、すべてのテンソルが GPU 上にあるかを検査し（ATen の `checkAllSameGPU`）、CPU 上にあるものを列挙しました。検査される引数は `addmm(bias, input, weight.T)` の `self`、`mat1`、`mat2` と、バイアスと同じデバイスに作られる出力 `out` です。そのため、層と入力のどちらが CPU に残っていたかでメッセージが変わりました。
 #
 # - CPU の入力を GPU 上の層に渡した場合（`mat1` が GPU 上にない）：
 #
@@ -493,7 +493,7 @@ assert torch.ones(1).is_cpu
 #
 # **現在：** メッセージはどちらの場合も `Expected all tensors to be on the same device`（すべてのテンソルが同じデバイス上にあるはず）で始まります。続きには、実行された演算の引数の名前が1つ入ります。この検査を行うのは CUDA カーネルではありません。PyTorch がディスパッチャ用に生成したラッパー（`wrapper_CUDA_addmm`）が、カーネルを呼ぶ前に各テンソル引数を最初の引数と比べ、最初に食い違った引数の名前を出します。
 #
-# 続きの文言はリリースごとに変わってきました（2.8 でも変更されています）。ログを検索するときは、この先頭部分を使ってください。`+` や `*` のような要素ごとの演算は TensorIterator（要素ごとの演算を実行する PyTorch 内部の仕組み）を通るので、今も引数の名前はなく、`but found at least two devices, cuda:0 and cpu!`（少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった）で終わります。
+# 続きの文言はリリースごとに変わってきました（2.8 でも変更されています）。ログを検索するときは、この先頭部分を使ってください。`+` や `*` のような要素ごとの演算は TensorIterator（PyTorch 内部の仕組み）を通るので、今も引数の名前はなく、`but found at least two devices, cuda:0 and cpu!`（少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった）で終わります。
 #
 # どの引数の名前が出るかは、層が実行する演算で決まります。バイアスのある `Linear` に2次元の入力を渡すと `addmm(bias, input, weight.T)` が実行され、その引数の名前は `self`、`mat1`、`mat2` です。autograd は実行された演算を結果の `grad_fn` に記録するので、バイアスのない層が何を実行するかは CPU でもわかります。
 
@@ -519,13 +519,13 @@ assert nn.Linear(10, 1)(x).grad_fn.name() == "AddmmBackward0"
 # - `AddmmBackward0` を選んだなら、バイアスがなくても層は `addmm` で計算すると考えたのでしょう。このノードを記録するのはバイアスのある層で、2つ目の検証で確かめています。
 # - `LinearBackward0` は、関数名の `linear` がそのままノードになると考えた答えです。記録されるのは `linear` 自身ではなく、`linear` が実行する演算です。
 #
-# この演算の違いによって、メッセージに出る引数の名前が変わります。バイアスがあれば最初の引数はバイアスで、層と同じデバイスにあります。そのため、どちらが GPU 上にあっても、メッセージには入力の `mat1` が出ます。バイアスがなければ最初の引数は入力なので、どちらの向きでも重みの `mat2` が出ます。
+# この演算の違いによって、メッセージに出る引数の名前が変わります。バイアスがあれば最初の引数はバイアスで、層と同じデバイスにあります。そのため、層と入力のどちらが GPU 上にあっても、メッセージには入力の `mat1` が出ます。バイアスがなければ最初の引数は入力なので、やはりどちらが GPU 上にあっても、重みの `mat2` が出ます。
 #
 # いずれにしても、名前からはどちらを移動すべきかはわかりません。モデルと入力のすべてを、使うつもりのデバイスに置きましょう。
 #
-# GPU がある場合、次のセルは、バイアスの有無それぞれについて両方の向きでこれらの名前を検証し、加算のときの文言も検証します。CPU だけでは取り違える2つ目のデバイスがないので、GPU がなければ検証しません。
+# GPU がある場合、次のセルは、バイアスの有無それぞれについて、層だけが GPU にある場合と入力だけが GPU にある場合の両方でこれらの名前を検証し、加算のときの文言も検証します。CPU だけでは取り違える2つ目のデバイスがないので、GPU がなければ検証しません。
 #
-# このセクションのエラーの原因と対処法は、[デバイス不一致のエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で詳しく説明しています。
+# メッセージの読み方と対処法は、[デバイス不一致のエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)を参照してください。
 
 # %% tags=["claim-O3", "gpu-only"]
 if torch.cuda.is_available():
@@ -550,7 +550,7 @@ else:
 #
 # **現在：** torch 2.8 以降、同じエラーが `torch.AcceleratorError` として送出されます。これは `RuntimeError` のサブクラスなので、既存の `except RuntimeError:` のコードでもそのまま捕捉できます。GPU がなければ、次のセルはクラスだけを検証します。
 #
-# このセクションのエラーの原因と対処法は、[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb#cuda-error-invalid-device-ordinal)で詳しく説明しています。
+# このエラーの原因と対処法は、[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb#cuda-error-invalid-device-ordinal)にまとめています。
 
 # %% tags=["claim-O4", "gpu-only"]
 if hasattr(torch, "AcceleratorError"):
@@ -578,7 +578,7 @@ else:
 #
 # **当時（torch 1.7）：** `"cuda" if torch.cuda.is_available() else "cpu"` が定番の書き方でした。
 #
-# **現在：** この書き方は NVIDIA の GPU なら今でも使えますし、このページでも使っています。移植性の高い方法は `torch.accelerator` モジュール（torch 2.6 以降）で、CUDA、MPS、XPU などを扱えます。`torch.accelerator.current_accelerator()` は、使っている torch のビルドが対応するアクセラレータを返し、どれにも対応していなければ `None` を返します（`None` を返すようになったのは torch 2.7 から）。これはビルドについての情報なので、いまデバイスを実際に使えるかどうかを返す `torch.accelerator.is_available()` と組み合わせて使います。
+# **現在：** この書き方は NVIDIA の GPU なら今でも使えますし、このページでも使っています。移植性の高い方法は `torch.accelerator` モジュール（torch 2.6 以降）で、CUDA、MPS、XPU などを扱えます。`torch.accelerator.current_accelerator()` は、使っている torch のビルドが対応するアクセラレータを返し、どれにも対応していなければ `None` を返します（`None` を返すようになったのは torch 2.7 から）。これはビルドについての情報なので、デバイスをいま実際に使えるかどうかを調べる `torch.accelerator.is_available()` と組み合わせて使います。
 #
 # 次のセルは、ビルドが対応するアクセラレータ（`current_accelerator()`）、それが今使えるか（`is_available()`）、選んだデバイスの3つをこの順に表示します。GPU がなければ、CUDA のデバイスが選ばれないことを検証します。torch 2.6 では、バージョン（`TORCH=(2, 6)`）を表示するだけです。
 
@@ -608,11 +608,11 @@ else:
 # | `model = model.to(device)` でメモリを節約できる | 誤り | どちらの書き方も処理は同じで、コピーは残らない |
 # | `torch.cuda.copy()` でパラメータを GPU にコピーできる | 誤り | 存在しない。`copy_`、`to`、`clone` を使う |
 # | `.cuda()` は `.to('cuda')` よりメモリを多く使う | 誤り | どちらも `Module._apply` を通る。`.cuda()` は dtype を変えられない |
-# | `nn.DataParallel` がモデルを GPU に移動してくれる | ほぼ誤り | 移動するのはデバイス ID がちょうど1つ（`len(device_ids) == 1`）のときだけ。モデルは自分で移動する |
-# | `Linear(10, 1)` に CPU 上の `torch.randn(10, 1)` を入力できる | 誤り | デバイスも形状も誤り。`torch.randn(N, 10, device=device)` を使う |
+# | `nn.DataParallel` がモデルを GPU に載せてくれる | ほぼ誤り | 移動するのはデバイス ID がちょうど1つ（`len(device_ids) == 1`）のときだけ。モデルは自分で移動する |
+# | GPU 上の `Linear(10, 1)` に `torch.randn(10, 1)` を入力できる | 誤り | デバイスも形状も誤り。`torch.randn(N, 10, device=device)` を使う |
 # | `device=0` は `cuda:0` を意味する | 古い情報 | 現在のアクセラレータ上のインデックス（2.5 以降） |
 # | テンソルに `is_cpu` はない | 古い情報 | `Tensor.is_cpu` がある（1.13 以降） |
 # | デバイスが一致しないときの昔のメッセージ | 古い情報 | `Expected all tensors to be on the same device` で検索する。続く引数名は実行された演算で決まる |
 # | 存在しない GPU インデックスでは `RuntimeError` そのものが送出される | 古い情報 | `RuntimeError` のサブクラスである `torch.AcceleratorError`（2.8 以降） |
-# | デバイスは `torch.cuda.is_available()` で選ぶ | 古い情報 | CUDA なら今も使える。移植性が必要なら `torch.accelerator`（2.6 以降。アクセラレータがないとき `current_accelerator()` が `None` を返すのは 2.7 以降） |
+# | デバイスは `torch.cuda.is_available()` で選ぶ | 古い情報 | CUDA なら今も使える。移植性が必要なら `torch.accelerator`（2.6 以降。ビルドがアクセラレータに対応していないとき `current_accelerator()` が `None` を返すのは 2.7 以降） |
 
