@@ -439,7 +439,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 # まず試したいのは次の対策です。
 #
 # - バッチを小さくする。
-# - `loss` のテンソルではなく `loss.detach()` を足し合わせる（「[値を読み出すと GPU を待つ](07-device-errors.ipynb#値を読み出すと-gpu-を待つ)」を参照）。
+# - `loss` のテンソルではなく `loss.detach()` を足し合わせる（「[値を読み出すと CPU が GPU を待つ](07-device-errors.ipynb#値を読み出すと-cpu-が-gpu-を待つ)」を参照）。
 # - 評価には `torch.no_grad()` を使う。
 # - 不要になった大きなテンソルを `del` する。
 # - 予約済みで未割り当ての部分が大きいときは、メッセージにある `expandable_segments` の設定を使う（Linux のみ）。
