@@ -22,7 +22,7 @@
 # - モデルの移動がオプティマイザに与える影響
 # - GPU で保存したチェックポイントを CPU に読み込む方法
 #
-# 本文で説明する PyTorch の挙動は、このページの出力を生成したマシン上で、コードセルの `assert` を使って検証しています。GPU でのみ検証するセルは、まず GPU があるかを確認します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけで、GPU での検証は行いません（該当するセルの数は、タイトルの下の行に表示しています）。GPU でしか出ないエラーメッセージは、PyTorch のソースからバージョンを明記して引用しています。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉・検証・表示するので、ノートブックは止まらずに先へ進みます。
+# 本文で説明する PyTorch の挙動は、このページの出力を生成したマシン上で、コードセルの `assert` を使って検証しています。「GPU 専用の検証」のセルは、まず GPU があるかを確認します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけで、GPU での検証は行いません（該当するセルの数は、タイトルの下の行に表示しています）。GPU でしか出ないエラーメッセージは、PyTorch のソースからバージョンを明記して引用しています。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉・検証・表示するので、ノートブックは止まらずに先へ進みます。
 
 # %% [markdown] tags=["summary"]
 # **結論**
@@ -132,7 +132,7 @@ assert t.to(t.device) is t  # 変換不要なら同じテンソルが返る
 # - `cpu torch.float32` を選ぶのは、`Tensor.to` と同じく `Module.to` もコピーを返すと考えた場合です。テンソルならそのとおりで、上の検証でも `t.to("meta")` のあとの `t` は CPU に残っています。モジュールはそうではありません。
 # - `meta torch.float32` や `cpu torch.float64` を選んだなら、2つの呼び出しのどちらかが効かないと見たのでしょう。実際には、どちらの呼び出しも効いています。
 #
-# 上の検証では、それぞれの呼び出しが `model` 自身を返すことも確かめています（`.cuda()` は GPU があるときだけ）。
+# 前のセルでは、それぞれの呼び出しが `model` 自身を返すことも確かめました（`.cuda()` は GPU があるときだけ）。
 
 # %% [markdown]
 # ## パラメータとバッファ
@@ -247,7 +247,7 @@ with expect_error(RuntimeError, "device"):
     model(torch.ones(3, device=target))  # 順伝播でデバイスが混在する
 
 # %% [markdown] tags=["answer"]
-# **答え：** どのマシンでも `mask cpu` です。通常の属性として持たせたテンソルは `Module.to` から見えないので、元の場所に残ります。その結果、順伝播の中でデバイスが混在し、上の検証でモデルを呼び出すとデバイスの不一致エラーになります（GPU がない場合に出る `Tensor on device cpu is not on the expected device meta!` は、「テンソルのデバイスが期待したデバイスと違う」という意味です）。また、このテンソルは `state_dict` にも含まれません。
+# **答え：** どのマシンでも `mask cpu` です。通常の属性として持たせたテンソルは `Module.to` から見えないので、元の場所に残ります。その結果、順伝播の中でデバイスが混在し、上の検証ではモデルを呼び出した時点でデバイスの不一致エラーになります。GPU がない場合のメッセージ `Tensor on device cpu is not on the expected device meta!` は、「テンソルのデバイスが期待したデバイスと違う」という意味です。また、このテンソルは `state_dict` にも含まれません。
 #
 # - `mask meta`（GPU がない場合）や `mask cuda:0`（GPU がある場合）を選んだなら、モデルが持つテンソルはすべて一緒に移動すると考えたのでしょう。移動するのは、`weight` のように登録したパラメータと、`offset` のように登録したバッファだけです。
 
@@ -273,7 +273,7 @@ assert "mask" not in model.state_dict()
 # %% [markdown]
 # ## パラメータに再代入しない
 #
-# `model.weight = model.weight.to(d)` のように、パラメータを1つだけ手作業で移動することはできません。なぜできないかは、パラメータに対して `to` が何を返すかを見るとわかります。次のセルは、戻り値の型名と、戻り値がまだ勾配の計算対象か（`requires_grad`）を表示します。
+# `model.weight = model.weight.to(d)` のように、パラメータを1つだけ手作業で移動してはいけません。その理由は、パラメータに対して `to` が何を返すかを見るとわかります。次のセルは、戻り値の型名と、戻り値がまだ勾配の計算対象か（`requires_grad`）を表示します。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `model.weight` は CPU 上の `Parameter` です。`model.weight.to("meta")` では実際に変換が起きます。その戻り値 `moved` について、次のセルは何を表示するでしょうか。
@@ -296,7 +296,7 @@ assert w.to(w.device) is w  # 変換不要なら Parameter 自身が返る
 # %% [markdown] tags=["answer"]
 # **答え：** `Tensor True` です。実際に変換すると、戻り値は `Parameter` ではなく通常の `Tensor` になります。autograd がこの変換を記録するので、戻り値の `requires_grad` は `True` のままです。ただし、戻り値はパラメータに演算を施した結果なので、葉（leaf）テンソルではありません。
 #
-# - `Parameter True` を選んだなら、変換しても型は `Parameter` のままだと考えたのでしょう。`Parameter` 自身が返るのは、変換が何も要らないときだけです（上の検証の `w.to(w.device) is w`）。
+# - `Parameter True` になるのは、変換が何も要らないときだけです（上の検証の `w.to(w.device) is w`）。そのときは `Parameter` 自身が返ります。
 # - `Tensor False` は、型が変わると計算グラフからも切り離されると見た答えです。変換は autograd に記録されるので、戻り値からパラメータへ勾配が伝わります。
 
 # %% [markdown]
@@ -316,7 +316,7 @@ with expect_error(TypeError, "cannot assign"):
 #
 # モジュールには `.device` 属性がありません。モジュール内のテンソルが1つのデバイスにそろっている保証はないからです。大きなモデルは複数のデバイスに分割できますし、`nn.ReLU` のようにパラメータを1つも持たないモジュールもあります。
 #
-# よく使われる書き方の `next(model.parameters()).device` は、最初のパラメータのデバイスを返します。モデル全体をまとめて移動したのであれば、これで問題ありません。確実に知りたい場合は、すべてのパラメータとバッファのデバイスを集めます。
+# よく使われる `next(model.parameters()).device` という書き方は、最初のパラメータのデバイスを返します。モデル全体をまとめて移動したのであれば、これで問題ありません。確実に知りたい場合は、すべてのパラメータとバッファのデバイスを集めます。
 
 # %%
 def devices(module):
@@ -338,7 +338,7 @@ assert len(devices(model)) == 2
 #
 # モデルと入力が別々のデバイスにあると、両方を使う演算が `RuntimeError` で失敗します。対処法はいつも同じで、モデルとすべての入力を、使うつもりの1つのデバイスに置きます（`model.to(device)` と `x = x.to(device)`）。`Tensor.to` は新しいテンソルを返し、`x` 自体は元の場所に残るので、代入の形で書きます。
 #
-# メッセージで名前が挙がったテンソルを移動すればよい、とは限りません。torch 2.8 以降の CUDA の検査は、CPU の入力を受け取った線形層について次のように報告します（PyTorch のソースからの引用です）。
+# メッセージで名前が挙がったテンソルを移動すればよい、とは限りません。torch 2.8 以降では、GPU 上の線形層に CPU の入力を渡すと、CUDA 側のデバイス検査が次のエラーを出します（PyTorch のソースからの引用です）。
 #
 # ```
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
@@ -349,9 +349,9 @@ assert len(devices(model)) == 2
 # - 2次元の入力に対して `nn.Linear` は `addmm(bias, input, weight.T)` を実行するので、`mat1` は入力そのものです。メッセージ末尾の `wrapper_CUDA_addmm` は、不一致を検出した `addmm` の CUDA 用ラッパーです。
 # - この検査は、各引数を最初の引数（バイアス）と比べます。そのため、**モデル**を CPU に残したまま GPU 上の入力を渡した場合も、名前が挙がるのはやはり `mat1` です。今度のメッセージは `mat1 is on cuda:0, different from other tensors on cpu` です。メッセージに従って `mat1` を移動すると、入力を CPU に戻すことになります。
 #
-# 2.8 より前は、同じ検査が `but found at least two devices, cuda:0 and cpu!`（少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった）と表示し、引数の名前は末尾にありました。要素ごとの演算（`+`、`*` など）は TensorIterator（要素ごとの演算を実行する PyTorch 内部の仕組み）が検査するので、今も引数の名前のない、この形のメッセージになります。
+# 2.8 より前は、同じ検査が `but found at least two devices, cuda:0 and cpu!`（少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった）と表示し、引数の名前は末尾にありました。`+` や `*` などの要素ごとの演算は、PyTorch 内部の TensorIterator という仕組みが検査するので、今も引数の名前を含まない、この形のメッセージになります。
 #
-# 実際のコードでデバイスの不一致が起きる原因として多いのは、`forward` メソッドや損失関数の中でデバイスを指定せずに作ったテンソルです。その例と対処法は[デバイス不一致のエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)で紹介しています。
+# 実際のコードでデバイスの不一致が起きる原因として多いのは、`forward` メソッドや損失関数の中でデバイスを指定せずに作ったテンソルです。その例と対処法は「[デバイス不一致のエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)」で紹介しています。
 
 # %% [markdown]
 # 例外として、要素ごとの演算に限り、1つだけ許される組み合わせがあります。`torch.tensor(2.0)` のような0次元の CPU テンソルは、CUDA テンソルとの `+` や `*` などの演算で、Python の数値と同じように使えます。ほかの演算ではこの組み合わせは許されず、`a` と `b` が GPU 上にあっても、`torch.addmm(torch.tensor(1.0), a, b)` はデバイスの検査で失敗します。GPU があれば、次のセルはこれらの結果をそれぞれ検証します。
@@ -381,7 +381,7 @@ else:
     assert model(x).device.type == "cpu"
 
 # %% [markdown]
-# GPU がなければ CUDA のメッセージは確認できませんが、`meta` デバイスには独自のデバイス検査があります（メッセージは `Tensor on device … is not on the expected device …!`、つまり「テンソルのデバイスが期待したデバイスと違う」という、CUDA とは別の文言です）。これを使えば、モデルと入力のどちらを CPU に残しても線形層が失敗すること、そして要素ごとの演算なら0次元の CPU テンソルを使えることを、どのマシンでも確かめられます。
+# GPU がなければ CUDA のメッセージは確認できませんが、`meta` デバイスには CUDA とは別に独自のデバイス検査があり、`Tensor on device … is not on the expected device …!` という文言のエラーを出します。`meta` を使えば、モデルと入力のどちらを CPU に残しても線形層が失敗すること、そして要素ごとの演算なら0次元の CPU テンソルを使えることを、どのマシンでも確かめられます。
 
 # %% tags=["claim-F7"]
 meta_model = nn.Linear(4, 2).to("meta")
@@ -403,7 +403,7 @@ assert scaled.device.type == "meta"
 #
 # CPU → CUDA の移動では `Parameter` オブジェクトが変わらないので、移動前に作ったオプティマイザも正しいパラメータを保持しています。ただし、それで足りるのはオプティマイザにまだ状態がない間だけです。状態はモジュールの一部ではないので、`model.to()` を呼んでも元のデバイスに残ります。
 #
-# `optimizer.load_state_dict(optimizer.state_dict())` を呼ぶと、状態が各パラメータのデバイスに変換されます。GPU があれば、次のセルは、状態が元のデバイスに残ることと、読み込み直すと各パラメータのデバイスに移ることの両方を検証します。
+# 状態を移すには、`optimizer.load_state_dict(optimizer.state_dict())` を呼びます。こうすると、状態が各パラメータと同じデバイスに移ります。GPU があれば、次のセルは、状態が元のデバイスに残ることと、読み込み直すと各パラメータのデバイスに移ることの両方を検証します。
 
 # %% tags=["claim-F4", "gpu-only"]
 model = nn.Linear(4, 2)  # CPU 上
@@ -433,13 +433,13 @@ else:
 #
 # 学習を再開するときも順番は同じです。モデルを移動し、そのパラメータからオプティマイザを作り、最後に `optimizer.load_state_dict(checkpoint["optimizer"])` を呼びます。`load_state_dict` は `step` 以外の状態テンソルをすべて、対応するパラメータと同じデバイスへ移し、パラメータが浮動小数点数なら dtype もパラメータに合わせます。そのため `float32` の状態を `bfloat16` のモデルに読み込むと、状態も `bfloat16` になり、精度が落ちます。
 #
-# なお、混合精度の学習で重みの `float32` のコピー（マスター重み）を別に持つのは、いま述べた状態の精度の低下とは別の理由によります。重みに比べてずっと小さい更新を16ビットの重みに足すと、丸めで消えてしまうからです（[メモリに収まるか](08-will-it-fit.ipynb)を参照）。PyTorch 自身の AMP（`autocast` と `GradScaler`）は、パラメータ自体を `float32` で持つので、このようなコピーは作りません。
+# なお、混合精度の学習で重みの `float32` のコピー（マスター重み）を別に持つのは、いま述べた状態の精度の低下とは別の理由によります。重みに比べてずっと小さい更新を16ビットの重みに足すと、丸めで消えてしまうからです（「[メモリに収まるか](08-will-it-fit.ipynb)」を参照）。PyTorch 自身の AMP（`autocast` と `GradScaler`）は、パラメータ自体を `float32` で持つので、このようなコピーは作りません。
 #
-# `step` だけは、読み込んだときのデバイスと dtype のまま残ります。ただし、オプティマイザが `fused` か `capturable` のときは、`step` も `float32` としてパラメータのデバイスへ移ります。このとき見られるのは、新しく作ったオプティマイザの設定ではなく、チェックポイントに保存された設定です。`load_state_dict` が、各パラメータグループの設定を保存時の値に置き換えるからです。
+# `step` だけは、読み込んだときのデバイスと dtype のまま残ります。ただし、オプティマイザが `fused` か `capturable` のときは、`step` も `float32` としてパラメータのデバイスへ移ります。このとき `fused` や `capturable` かどうかの判定に使われるのは、新しく作ったオプティマイザの設定ではなく、チェックポイントに保存された設定です。`load_state_dict` が、各パラメータグループの設定を保存時の値に置き換えるからです。
 #
-# Adam と AdamW は `step` が CPU 上にある前提で、ステップごとにパラメータ1つにつき1回、その値を `.item()` で読みます。`step` が GPU 上にあると、読むたびに CPU が GPU を待つことになります（[pytorch#128208](https://github.com/pytorch/pytorch/issues/128208)）。そのため、オプティマイザのチェックポイントは `torch.load(path, map_location="cpu")` で読み込み、残りの移動は `load_state_dict` に任せます。`map_location="cuda"` では `step` まで GPU に載ります。
+# Adam と AdamW は `step` が CPU 上にある前提で、学習の1ステップごとにパラメータ1つにつき1回、その値を `.item()` で読みます。`step` が GPU 上にあると、読むたびに CPU が GPU を待つことになります（[pytorch#128208](https://github.com/pytorch/pytorch/issues/128208)）。そのため、オプティマイザのチェックポイントは `torch.load(path, map_location="cpu")` で読み込み、残りの移動は `load_state_dict` に任せます。`map_location="cuda"` では `step` まで GPU に載ります。
 #
-# 順番を逆にして、読み込んでから移動すると、状態は読み込んだ時点のパラメータに合わせて変換され、`model.to()` はそれを元の場所に残します。GPU では、最初の `step()` で CUDA 上のパラメータと CPU 上の状態が混ざります。
+# 順番を逆にして読み込んでから移動すると、状態は読み込んだ時点のパラメータに合わせて変換されます。そのあとの `model.to()` は状態を動かさないので、状態は元の場所に残ります。GPU では、最初の `step()` で CUDA 上のパラメータと CPU 上の状態が混ざります。
 #
 # 次のセルでは、以下の4点を確かめます。GPU がなくても確かめられるように、モデルを `device` へ移すときは `float64` にも変換します。
 #
@@ -509,7 +509,7 @@ assert late_state["exp_avg"].dtype == torch.float32
 assert late_state["exp_avg"].device.type == "cpu"
 
 # %% [markdown]
-# dtype の変換でも同じことが起き、こちらはどのマシンでも確認できます。状態は元の dtype のままなので、次の `step()` では、float64 の新しい勾配と float32 のままの状態を組み合わせて計算しようとして失敗します。`state_dict` を読み込み直すと、状態が各パラメータの dtype（とデバイス）に変換され、`step()` はまた動くようになります。
+# dtype の変換でも同じことが起き、こちらはどのマシンでも確認できます。状態は元の dtype のままなので、次の `step()` では、float64 の新しい勾配と float32 のままの状態を組み合わせて計算しようとして失敗します。`state_dict` を読み込み直すと、状態の dtype（とデバイス）が各パラメータに合わせて変わり、`step()` はまた動くようになります。
 
 # %% tags=["claim-F4"]
 model = nn.Linear(4, 2)
@@ -538,7 +538,7 @@ assert state["exp_avg"].dtype == torch.float64
 # %% [markdown]
 # このエラーは Adam の更新処理の中で起きています。`expected dtype float … but got dtype double` は、「float32 を期待したところに float64 が来た」という意味で、float32 の状態と float64 の勾配が混在したことを示しています。
 #
-# いちばん簡単なルールを守れば、こうした問題はすべて避けられます。先にモデルを移動し、それからオプティマイザを作ることです。そうすれば、状態は最初からパラメータと同じデバイス上に作られます。
+# こうした問題は、「先にモデルを移動し、それからオプティマイザを作る」という簡単なルールを守れば、すべて避けられます。そうすれば、状態は最初からパラメータと同じデバイス上に作られます。
 
 # %% tags=["claim-F4"]
 model = nn.Linear(4, 2).to(device)
@@ -559,7 +559,7 @@ assert state["exp_avg"].device == model.weight.device
 # - 辞書：保存時の場所を新しい場所に対応づけます（例：`{"cuda:0": "cpu"}`）。
 # - 呼び出し可能オブジェクト `(storage, location) -> storage`：テンソルのストレージごとに置き場所を決めます。`lambda storage, location: storage` なら、すべて CPU 上に置かれます。
 #
-# ここでは `weights_only=True` も指定しています。pickle から復元するものをテンソルと通常のコンテナ（辞書やリストなど）に限るオプションで、`state_dict` を安全に読み込む方法です（後で詳しく説明します）。
+# ここでは `weights_only=True` も指定しています。これは pickle から復元するものをテンソルと基本的なコンテナ（辞書やリストなど）に限るオプションで、`state_dict` を安全に読み込むために使います（詳しくは後述します）。
 #
 # `map_location` を指定しないと、GPU のないマシンではこのようなチェックポイントの読み込みが `Attempting to deserialize object on a CUDA device` で止まります（「CUDA デバイス上にオブジェクトを復元しようとした」という意味です）。このエラーを実際に起こす例は「[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)」にあります。GPU のないマシンでは、次のセルで保存するチェックポイントは CPU 上のモデルのものになります。
 
@@ -582,7 +582,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# チェックポイントを GPU で保存したか CPU で保存したかにかかわらず、上で挙げた `map_location` の4つの形式（文字列、`torch.device`、辞書、呼び出し可能オブジェクト）のどれでも、ここでは CPU 上のテンソルが得られます。
+# チェックポイントを GPU で保存したか CPU で保存したかにかかわらず、上で挙げた `map_location` の指定方法（文字列、`torch.device`、辞書、呼び出し可能オブジェクト）のどれを使っても、ここでは CPU 上のテンソルが得られます。
 
 # %% tags=["claim-F8"]
 forms = {
@@ -637,7 +637,7 @@ tmp.cleanup()
 # - 移動するのはパラメータ、バッファ、サブモジュールだけです。それ以外のテンソルは `register_buffer` で登録します。
 # - 変換したテンソルをパラメータの名前に代入してはいけません。モジュール全体を移動します。
 # - モジュールには `.device` 属性がなく、「モデルのデバイス」という決まった値もありません。`next(model.parameters()).device` は慣例的な書き方にすぎません。
-# - デバイスの不一致エラーが出たら、モデルとすべての入力を1つのデバイスに置きます（`model.to(device)`、`x = x.to(device)`）。メッセージが名前を挙げた引数が、移動すべきものとは限りません。
+# - デバイスの不一致エラーが出たら、モデルとすべての入力を1つのデバイスに置きます（`model.to(device)`、`x = x.to(device)`）。メッセージに名前が出た引数を移動すればよいとは限りません。
 # - 先にモデルを移動し、それからオプティマイザを作ります。すでに状態を持っているオプティマイザでは、状態が元のデバイスと dtype のまま残るからです。
 # - GPU のチェックポイントは `torch.load(path, map_location="cpu", weights_only=True)` で CPU に読み込みます。torch 2.6 以降、`weights_only=True` はデフォルトです。
-# - 学習を再開するときは、モデルを移動してオプティマイザを作ったあと、オプティマイザのチェックポイントも `map_location="cpu"` で読み込みます。`load_state_dict` は状態を各パラメータのデバイスと dtype に合わせ、`step` は CPU 上に残します。Adam が毎ステップ `.item()` で読むためです。ただし、チェックポイントのオプティマイザが `fused` か `capturable` なら、`step` も `float32` としてパラメータのデバイスに移ります。
+# - 学習を再開するときは、モデルを移動してオプティマイザを作ったあと、オプティマイザのチェックポイントも `map_location="cpu"` で読み込みます。`load_state_dict` は状態を各パラメータのデバイスと dtype に合わせ、`step` は CPU 上に残します。Adam が毎ステップ `step` の値を `.item()` で読むためです。ただし、チェックポイントのオプティマイザが `fused` か `capturable` なら、`step` も `float32` としてパラメータのデバイスに移ります。

@@ -19,9 +19,9 @@
 #
 # チェックポイントの読み込み、マシンの構成、ワーカープロセス、GPU メモリに関するエラーは「[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb)」で扱います。
 #
-# GPU がない場合は、よく似たエラーを別の方法で再現します。`meta` デバイス（その上のテンソルは形状と dtype だけを持ち、データを持たない）を GPU に見立ててデバイスの不一致を起こす（CUDA とは別の検査が働きます）か、デバイスの代わりに dtype の不一致を起こします。GPU で実行したときに出るメッセージは、各セクションに記載しています。
+# GPU がない場合は、よく似たエラーを次の2つの方法で再現します。1つは、`meta` デバイス（テンソルが形状と dtype だけを持ち、データを持たないデバイス）を GPU に見立ててデバイスの不一致を起こす方法で、このときは CUDA とは別の検査が働きます。もう1つは、デバイスの代わりに dtype の不一致を起こす方法です。GPU で実行したときに出るメッセージは、各セクションに記載しています。
 #
-# GPU でしか起こせないエラーは、GPU でのみ検証するセルで扱います（GPU がなければ、満たされなかった条件を表示するだけです）。そのメッセージは、PyTorch のソースにある形のままバージョンを添えて本文に引用します。
+# GPU でしか起こせないエラーは、「GPU 専用の検証」のセルで扱います（GPU がなければ、満たされなかった条件を表示するだけです）。そのメッセージは、PyTorch のソースにある形のままバージョンを添えて本文に引用します。
 
 # %% [markdown] tags=["summary"]
 # **結論**
@@ -102,13 +102,13 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # メッセージが名指ししたテンソルを移動すればよい、とは限りません。**モデル**を CPU に置いたままにしていると、メッセージは GPU 上にある入力のほうを名指しします。モデルとすべての入力を、使うつもりの1つのデバイスに置いてください。テンソルを移動したら、`x = x.to(device)` のように戻り値を受け取ります。
 #
-# 以下のセルはどのマシンでも実行でき、移動先の `target` は、GPU があれば GPU、なければ `meta` です。CUDA の実際のメッセージを検証するのは、GPU で実行した場合だけです。
+# 以下のセルはどのマシンでも実行できます。移動先の `target` は GPU があれば GPU、なければ `meta` で、CUDA の実際のメッセージを検証するのは GPU で実行した場合だけです。
 #
-# `meta` でも、これらのセルで使う演算（線形層、`+`、損失関数）はエラーになります。ただし検出するのは別の検査で、メッセージも `Tensor on device … is not on the expected device …!`（テンソルのデバイスが期待したデバイスと違う）という別の文言です。2つのデバイスが並ぶ順は演算によって変わります。
+# `meta` でも、これらのセルで使う演算（線形層、`+`、損失関数）はエラーになります。ただし、エラーを出すのは CUDA とは異なる検査で、メッセージも `Tensor on device … is not on the expected device …!`（テンソルのデバイスが期待したデバイスと違う）になります。2つのデバイスが並ぶ順は演算によって変わります。
 #
 # また、すべての演算が `meta` に対してこの検査をするわけではありません。次のセルで示すように、`meta` の行列と CPU の行列の `torch.mm` はエラーにならず、`meta` のテンソルを返します。
 #
-# そのため、`meta` で GPU の代わりが務まるのは、セルで実際にエラーが出る場合だけです。`meta` で正確にわかるのは、各テンソルがどのデバイスに置かれるかだけです。速度やメモリについては何もわかりません。
+# そのため、`meta` で GPU の代わりが務まるのは、セルで実際にエラーが出る場合に限られます。また、`meta` でわかるのは各テンソルの置き場所だけで、速度やメモリについては何もわかりません。
 
 # %% tags=["gpu-only"]
 SAME_DEVICE = "Expected all tensors to be on the same device"
@@ -159,7 +159,7 @@ with expect_error(RuntimeError, MISMATCH):
 # - `x.new_zeros(...)` を使う（`new_ones`、`new_full`、`new_tensor` もある）。作られるテンソルは `x` のデバイスと dtype を引き継ぐ。
 # - 同じ形状のテンソルなら `torch.zeros_like(x)` を使う。
 #
-# モデルに属する定数は、バッファとして登録するほうが適切です。そうすれば `model.to()` で一緒に移動します（[モデルの移動](03-moving-models.ipynb)を参照）。
+# モデルに属する定数は、バッファとして登録するほうが適切です。そうすれば `model.to()` で一緒に移動します（「[モデルの移動](03-moving-models.ipynb)」を参照）。
 
 # %%
 class ShiftedFixed(Shifted):
@@ -179,7 +179,7 @@ print(f"{y.device=}, {y.shape=}")
 assert y.device.type == target.type
 
 # %% [markdown]
-# ただし、テンソルを同じデバイスに置くという原則には、要素ごとの演算（`+`、`*`、比較など）に限って例外が1つあります。0次元テンソル（`torch.tensor(2.0)` のような1つの数）は CPU にあってもかまわず、PyTorch はこれを Python の数値と同じように扱います。要素ごとでない演算には、ふつうこの例外はありません。`a` と `b` が GPU 上にあっても、`torch.addmm(torch.tensor(1.0), a, b)` はデバイスの検査で失敗します。
+# ただし、テンソルを同じデバイスに置くという原則には、要素ごとの演算（`+`、`*`、比較など）に限って例外が1つあります。0次元テンソル（`torch.tensor(2.0)` のような1つの数）は CPU にあってもかまわず、PyTorch はこれを Python の数値と同じように扱います。要素ごとでない演算には、原則としてこの例外はありません。`a` と `b` が GPU 上にあっても、`torch.addmm(torch.tensor(1.0), a, b)` はデバイスの検査で失敗します。
 #
 # 次のセルは、要素ごとの演算の場合をどのマシンでも示します（GPU がなければ `meta` が GPU の役をします）。`addmm` の場合は GPU が必要です。
 
@@ -243,9 +243,9 @@ assert registered.heads["score"].weight.device.type == target.type
 # %% [markdown] tags=["answer"]
 # **答え：** `len(list(plain.parameters()))=0` です。属性に代入された値がモジュールであれば、`nn.Module.__setattr__` がそれをサブモジュールとして登録します。リストや辞書はモジュールではないので、3つの層はどれも登録されていません。`parameters()` も `to()` も、通常のコンテナの中までは調べません。
 #
-# - `4` を選んだなら、リストの中の2層（重みとバイアスが2つずつ）は登録されると考えたのでしょう。Python のリストは、中身がモジュールでも登録されません。
+# - `4` を選んだなら、リストの中の2層（重みとバイアスが2つずつ）は登録されると考えたのでしょう。リストに入れた層は、モジュールであっても登録されません。
 # - `2` は、辞書の中の1層（重みとバイアス）だけを数えた答えです。辞書もリストと同じく、中の層は登録されません。
-# - `6` は `RegisteredContainers` の数です。`nn.ModuleList` と `nn.ModuleDict` はそれ自体がモジュールで、中身を登録します。
+# - `6` は `RegisteredContainers` のパラメータの数です。`nn.ModuleList` と `nn.ModuleDict` はそれ自体がモジュールで、中身を登録します。
 #
 # 上のセルの検証では、`to(target)` が通常のコンテナの層を CPU に残したことも確かめています。GPU では、これらの層を通る最初の順伝播でデバイスが混在します。
 
@@ -261,7 +261,7 @@ assert len(optimizer.param_groups[0]["params"]) == 6
 # %% [markdown]
 # ### テンソルを持つ損失関数
 #
-# `nn.CrossEntropyLoss(weight=...)` や `nn.BCEWithLogitsLoss(pos_weight=...)` のように、テンソルを引数に渡して作った損失関数は、そのテンソルをバッファとして持ちます。これを CPU で作って GPU 上で損失を計算すると、呼び出しの中でデバイスが混在します。損失関数もモジュールなので、モデルと同じように移動してください。GPU がなければ、次のセルはここでも `meta` のメッセージを示します。
+# `nn.CrossEntropyLoss(weight=...)` や `nn.BCEWithLogitsLoss(pos_weight=...)` のように、テンソルを引数に渡して作った損失関数は、そのテンソルをバッファとして持ちます。このような損失関数を CPU で作ったまま GPU 上で損失を計算すると、呼び出しの中でデバイスが混在します。損失関数もモジュールなので、モデルと同じように移動してください。GPU がなければ、次のセルはここでも `meta` のメッセージを示します。
 
 # %% tags=["gpu-only"]
 class_weights = torch.tensor([1.0, 3.0])
@@ -285,7 +285,7 @@ assert loss.device.type == target.type
 # %% [markdown]
 # ### 入れ子になったバッチの移動
 #
-# バッチは、テンソルの辞書やタプルであることがよくあります。コンテナには `.to()` がないので、コンテナごと移動することはできません（次のセルの `'dict' object has no attribute 'to'` は、`dict` オブジェクトに `to` という属性はない、というエラーです）。テンソルを1つずつ移動し、戻り値を受け取る必要があります。短い再帰関数を書けば、辞書、リスト、タプルをたどってテンソルだけを移動し、それ以外（文字列や数値）はそのまま残せます。
+# バッチは、テンソルの辞書やタプルであることがよくあります。Python の辞書やタプルには `.to()` がないので、コンテナごと移動することはできません（次のセルの `'dict' object has no attribute 'to'` は、`dict` オブジェクトに `to` という属性はない、というエラーです）。テンソルを1つずつ移動し、戻り値を受け取る必要があります。短い再帰関数を書けば、辞書、リスト、タプルをたどってテンソルだけを移動し、それ以外（文字列や数値）はそのまま残せます。
 
 # %%
 batch = {
@@ -320,9 +320,9 @@ assert batch["image"].device.type == "cpu"  # 元のバッチは変わらない
 #
 # 「`cuda:0` デバイスのテンソルは NumPy に変換できない」という意味のエラーです。
 #
-# NumPy 配列は CPU のメモリに置かれます。そのため `t.numpy()` が使えるのは CPU 上のテンソルだけで、CUDA テンソルに対しては何もコピーせずにこの `TypeError` を送出します。また、テンソルの `requires_grad` が `False` である必要もあります。メッセージの全文では、このあとに `Use Tensor.cpu() to copy the tensor to host memory first.`（先に `Tensor.cpu()` でホストのメモリにコピーすること）が続きます。
+# NumPy 配列は CPU のメモリに置かれます。そのため `t.numpy()` が使えるのは CPU 上のテンソルだけで、CUDA テンソルに対しては何もコピーせずにこの `TypeError` を送出します。もう1つの条件として、テンソルの `requires_grad` が `False` でなければなりません。メッセージの全文では、このあとに `Use Tensor.cpu() to copy the tensor to host memory first.`（先に `Tensor.cpu()` でホストのメモリにコピーすること）が続きます。
 #
-# よく使う書き方は `t.detach().cpu().numpy()` です。`detach()` が autograd の履歴を切り離し、`cpu()` がデータを CPU にコピーします（すでに CPU にあるテンソルには何もしません）。`t.numpy(force=True)` は同じことを1回の呼び出しで行い、`force` なしの `numpy()` では扱えない、共役ビットが立ったテンソルも変換できます。
+# よく使う書き方は `t.detach().cpu().numpy()` です。`detach()` が autograd の履歴を切り離し、`cpu()` がデータを CPU にコピーします（すでに CPU にあるテンソルには何もしません）。`t.numpy(force=True)` は同じことを1回の呼び出しで行い、`force` なしの `numpy()` では扱えない、共役ビットが立った（共役を遅延評価している）複素数テンソルも変換できます。
 #
 # ただし、`bfloat16` のテンソルにはどちらの方法も使えません。NumPy にこの dtype がないため、`TypeError: Got unsupported ScalarType BFloat16` が送出されます。先に `t.detach().cpu().float().numpy()` のように変換してください。
 #
@@ -367,11 +367,11 @@ else:
     print(f"{HAS_NUMPY=}")
 
 # %% [markdown]
-# ### 値を読み出すと GPU を待つ
+# ### 値を読み出すと CPU が GPU を待つ
 #
 # CUDA テンソルに対する `.item()`、`.tolist()`、`print(t)` は、データを CPU にコピーします。このとき CPU は、コピーを実行するストリーム（現在のストリーム）に先に積まれた GPU の処理がすべて終わるまで待ちます。待つのはこのストリームの処理だけです。デバイス全体の処理を待つには `torch.cuda.synchronize()` を使います。なお、`.numpy()` はコピーをせず、上で見た `TypeError` を送出します。
 #
-# 待つ間 CPU は次の処理を積めず、GPU は手が空きます。1ステップに1回の `.item()` でも毎ステップこの空白が生じ、要素ごとに呼べば要素の数だけ生じます。
+# CPU が待っている間は次の処理を積めないので、GPU には処理のない時間ができます。1ステップに1回の `.item()` でも毎ステップこの空き時間が生じ、要素ごとに呼べば要素の数だけ生じます。
 #
 # 学習ループでは、平均をログに出すために損失を足し合わせることがよくあります。次のセルでは3ステップの間、`total_tensor += loss` と `total_float += loss.item()` の2通りで足し合わせます。
 
@@ -453,7 +453,7 @@ else:
 #
 # 畳み込みは、入力の**型**が重みやバイアスの型と同じかを検査することがあります。ここでいう型はデバイスと dtype の組で、`torch.FloatTensor` は CPU 上の float32、`torch.cuda.FloatTensor` は CUDA GPU 上の float32 です。つまりこのメッセージは、CPU の入力が GPU 上の畳み込みに渡されたことを示しています。対処法はほかのデバイスの不一致と同じで、入力をモデルのある場所に移動します。
 #
-# どのメッセージになるかは、PyTorch が畳み込みに選ぶ実装（以下、経路）で決まります。選ぶときに見るのは入力です（PyTorch の `Convolution.cpp` にある `_select_conv_backend`）。
+# どのメッセージになるかは、PyTorch が畳み込みに選ぶ実装（以下、経路）で決まります。経路は入力テンソルをもとに選ばれます（選んでいるのは PyTorch の `Convolution.cpp` にある `_select_conv_backend` です）。
 #
 # - oneDNN は Intel の CPU 向け深層学習ライブラリで、旧称は MKLDNN です。oneDNN を含むビルドでは、CPU 上の float32 の入力（複数枚の画像のバッチなど）はたいてい oneDNN に送られます。含まれているかは `torch.backends.mkldnn.is_available()` で確認できます。oneDNN は型を検査し、見出しのメッセージに次の文が続くエラーを出します。
 #
@@ -462,7 +462,7 @@ else:
 #   ```
 #
 #   「（入力と重みの型は）同じであるか、入力が MKLDNN テンソルで重みが密なテンソルでなければならない」という意味です。
-# - 小さな画像1枚（要素数が 20,480 以下、カーネルの少なくとも一辺が 3 以下、`groups=1`）は、PyTorch 自身の汎用の経路（畳み込みコード `slow_conv2d`）に送られます。この経路は型を検査しません。代わりに、PyTorch がディスパッチャ用に生成したラッパー（`wrapper_CUDA___slow_conv2d_forward`）が、カーネルを呼ぶ前にデバイスを検査するので、メッセージはこのページの最初のセクションと同じ形になります。後半を読むと、`weight` が cuda:0 上にあり、ほかのテンソル（CPU 上）とデバイスが異なることがわかります。
+# - 小さな画像1枚（要素数が 20,480 以下、カーネルの少なくとも一辺が 3 以下、`groups=1`）は、PyTorch 自身の汎用の経路 `slow_conv2d` に送られます。この経路は型を検査しません。代わりに、PyTorch が自動生成した CUDA 用の入口関数（`wrapper_CUDA___slow_conv2d_forward`）が、計算を始める前にデバイスを検査します。そのため、メッセージはこのページの最初のセクションと同じ形になります。後半を読むと、`weight` が cuda:0 上にあり、ほかのテンソル（CPU 上）とデバイスが異なることがわかります。
 #
 #   ```
 #   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)
@@ -479,7 +479,7 @@ else:
 #
 # 以上のメッセージは PyTorch のソースからの引用です（これらの入力に対しては、2.6 でも 2.13 でも同じ経路が選ばれます）。GPU では、後のセルでそれぞれを検証します。
 #
-# dtype の不一致なら、どのマシンでも起こせます。経路の選び方も同じです。float64 に変換した畳み込みに float32 の画像を渡すと、経路を選ぶ前にバイアスの検査で失敗します。メッセージは、テンソルの型ではなく dtype の名前を使った `Input type (float) and bias type (double) should be the same`（入力の型 float とバイアスの型 double は同じでなければならない）です。バイアスがなければ、小さな画像1枚は汎用の経路に進み、そのカーネルが `expected scalar type Float but found Double`（Float を期待したが Double だった）というエラーを出します。
+# dtype の不一致なら、どのマシンでも起こせます。経路は同じ規則で選ばれますが、バイアスがあると、経路を選ぶ前のバイアスの検査で失敗します。float64 に変換した畳み込みに float32 の画像を渡したときのメッセージは、テンソルの型ではなく dtype の名前を使った `Input type (float) and bias type (double) should be the same`（入力の型 float とバイアスの型 double は同じでなければならない）です。バイアスがなければ、小さな画像1枚は汎用の経路に進み、そのカーネルが `expected scalar type Float but found Double`（Float を期待したが Double だった）というエラーを出します。
 
 # %%
 conv = nn.Conv2d(1, 2, 3).double()
@@ -491,7 +491,7 @@ with expect_error(RuntimeError, "expected scalar type Float but found Double"):
     no_bias(image)
 
 # %% [markdown] tags=["predict"]
-# **予想：** 同じ float64 の、バイアスのない畳み込みに、今度は float32 の画像8枚のバッチを渡します。次のセルを実行するマシンでは、どのメッセージが出るでしょうか。
+# **予想：** 先ほどと同じ、バイアスのない float64 の畳み込み（`no_bias`）に、今度は float32 の画像8枚のバッチを渡します。次のセルを実行するマシンでは、どのメッセージが出るでしょうか。
 #
 # - `expected scalar type Float but found Double`
 # - `bias type (double)`
@@ -562,7 +562,7 @@ else:
 #
 # 「モジュールのパラメータとバッファは `cuda:0`（`device_ids[0]`）になければならないが、その1つが `cpu` にあった」という意味のエラーです。
 #
-# `nn.DataParallel` は、GPU が2枚以上のマシンで、ラップしたモデルが `device_ids` の最初の GPU にないときにこのエラーを出します。GPU が複数枚あると、`DataParallel` は自分では何も移動せず、`forward` メソッドの中で、すべてのパラメータとバッファがすでにその GPU にあるかを検査します。デバイス ID がちょうど1つなら `DataParallel` がモデルを移動するので、同じコードが GPU 1枚のマシンでは動きます（それぞれの場合は、ファクトチェックのページの「[主張：`nn.DataParallel` がモデルを GPU に載せてくれる](06-fact-check.ipynb#主張nndataparallel-がモデルを-gpu-に載せてくれる)」で確かめています）。
+# `nn.DataParallel` は、GPU が2枚以上のマシンで、ラップしたモデルが `device_ids` の最初の GPU にないときにこのエラーを出します。この場合、`DataParallel` は自分では何も移動せず、`forward` メソッドの中で、すべてのパラメータとバッファがすでにその GPU にあるかを検査します。デバイス ID がちょうど1つなら `DataParallel` がモデルを移動するので、同じコードが GPU 1枚のマシンでは動きます（それぞれの場合は、「[ファクトチェック](06-fact-check.ipynb)」のページの「[主張：`nn.DataParallel` がモデルを GPU に載せてくれる](06-fact-check.ipynb#主張nndataparallel-がモデルを-gpu-に載せてくれる)」で確かめています）。
 #
 # 対処法は、ラップする前に `model.to("cuda:0")` とすることです。さらに良いのは、`DataParallel` 自身のドキュメントが勧める `DistributedDataParallel` を使うことです。通常のリストに入れた層（前述）は、`model.to()` からだけでなく、この検査からもパラメータを隠してしまいます。
 #

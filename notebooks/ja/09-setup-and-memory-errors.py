@@ -17,7 +17,7 @@
 #
 # このページでは、学習コードそのものではなく、その周りで起こるエラーを扱います。チェックポイントの読み込み、マシンにない GPU の指定、ワーカープロセスの起動、PyTorch のインストール、GPU のメモリ不足です。`pin_memory` のセクションを除き、各セクションの見出しはエラーメッセージそのものなので、トレースバックに出た文言でページ内を検索できます。各セクションでは、メッセージの意味を説明し、エラーを起こすコードと対処法を実際に動かします。1つの演算に2つのデバイスのテンソルが渡されたときのエラーは「[デバイス不一致のエラーを読み解く](07-device-errors.ipynb)」で扱います。
 #
-# このうち3つのエラーは GPU がなくても起こせるので、CPU 専用ビルドの PyTorch と、ストレージのデバイスが `cuda` と記録されたチェックポイントを使って実際に起こしてみせます。
+# このページで扱う6つのエラーのうち3つ（チェックポイントの読み込み、整数のデバイス指定、CPU 専用ビルドでの CUDA の要求）は GPU がなくても起こせるので、CPU 専用ビルドの PyTorch と、ストレージのデバイスが `cuda` と記録されたチェックポイントを使って実際に起こします。
 #
 # 残りの3つ（無効なデバイス番号、fork した子プロセスでの CUDA、メモリ不足）には GPU が要ります。これらのセルでは、対処法はどのマシンでも実行し、エラーそのものは GPU があるときだけ検証します（GPU がなければ、満たされなかった条件を表示します）。メッセージは、PyTorch のソースにある形のままバージョンを添えて本文に引用します。
 
@@ -145,7 +145,7 @@ assert here["weight"].device.type == device.type
 # %% [markdown]
 # ## CUDA error: invalid device ordinal
 #
-# 訳すと「CUDA エラー：デバイス番号が無効」です。
+# 「CUDA エラー：デバイス番号が無効」という意味のエラーです。
 #
 # 指定した番号の GPU が存在しないときに出るエラーです。たとえば、GPU が1枚のマシンで `cuda:1` を指定した場合や、`CUDA_VISIBLE_DEVICES` で一部の GPU を隠したあとに、隠す前の番号を指定した場合です（見える GPU には 0 から番号が振り直されます）。送出される例外は、PyTorch 2.7 までは `RuntimeError`、2.8 以降は `RuntimeError` のサブクラスである `torch.AcceleratorError` です。2.9 以降は、メッセージの2行目に `GPU device may be out of range, do you have enough GPUs?`（GPU の番号が範囲外かもしれない。GPU は足りているか）というヒントが加わります。
 
@@ -166,7 +166,7 @@ if TORCH >= (2, 8):
     assert issubclass(torch.AcceleratorError, RuntimeError)
 
 # %% [markdown] tags=["answer"]
-# **答え：** どのマシンでも `seven=device(type='cuda', index=7)` です。`torch.device` は名前にすぎず、書いただけでは何も検査されません。エラーになるのは、そのデバイスに初めてテンソルを置いたときで、下の GPU でのみ検証するセルがそれを行います。
+# **答え：** どのマシンでも `seven=device(type='cuda', index=7)` です。`torch.device` は名前にすぎず、書いただけでは何も検査されません。エラーになるのは、そのデバイスに初めてテンソルを置いたときで、下の「GPU 専用の検証」のセルがそれを行います。
 
 # %% [markdown]
 # GPU がある場合、次のセルは最後の GPU の1つ先の番号を指定し（2.9 以降はヒントの行も検証します）、そのあと有効な番号、つまり `torch.cuda.device_count()` より小さい番号を使います。
@@ -238,7 +238,7 @@ assert named.device.type == device.type
 # %% [markdown]
 # ### `pin_memory=True` と `non_blocking=True`
 #
-# `DataLoader(..., pin_memory=True)` はピン留め（ページロック）メモリにバッチを置いて返し、`t.to(device, non_blocking=True)` は GPU へのコピーをキューに積むだけで、完了を待たずに戻ります。アクセラレータがない場合、DataLoader は失敗せず、ピン留めしていないバッチを返します。`non_blocking=True` を付けた `to(...)` も、ふつうの同期コピーとして動きます。つまり同じループがどこでも動きます。
+# `DataLoader(..., pin_memory=True)` はピン留め（ページロック）メモリにバッチを置いて返し、`t.to(device, non_blocking=True)` は GPU へのコピーをキューに積むだけで、完了を待たずに戻ります。アクセラレータがない場合、DataLoader は失敗せず、ピン留めしていないバッチを返します。`non_blocking=True` を付けた `to(...)` も、ふつうの同期コピーになります。そのため、同じループがどの環境でも動きます。
 #
 # リリースによっては、DataLoader は「`pin_memory=True` なのにアクセラレータが見つからない」という警告を出します（2.13 は出し、2.6 は出しません）。次のセルは警告を集め、その種類（`UserWarning`）を表示します。2.13 の警告の文面は次のとおりです。
 #
@@ -344,7 +344,7 @@ assert features.device.type == device.type
 # - `devices={'cuda'}` は、ワーカーがバッチを GPU 上に作ってくれると考えた答えです。ワーカーが作るのは CPU のバッチで、`device` への移動はループが行います。
 # - `Cannot re-initialize CUDA in forked subprocess`（fork した子プロセスでは CUDA を初期化し直せない）を選んだなら、fork したワーカーでは必ずこのエラーが出ると考えたのでしょう。このエラーはワーカーが CUDA に触れたときにだけ起き、このデータセットは CUDA を使いません。
 #
-# つまり、このエラーの一般的な対処法は、ワーカーでは CUDA を使わず、各バッチのデバイスへの移動をメインプロセスの学習ループで行うことです。これは DataLoader の本来の使い方でもあり、親が GPU を使ったあとでも `fork` で動きます。
+# したがって、このエラーの一般的な対処法は、ワーカーでは CUDA を使わず、各バッチのデバイスへの移動をメインプロセスの学習ループで行うことです。これは DataLoader の本来の使い方でもあり、親が GPU を使ったあとでも `fork` で動きます。
 
 # %% [markdown]
 # 子プロセスでどうしても CUDA を使う必要があるなら、`spawn` で起動します。`multiprocessing.get_context("spawn")` や `DataLoader(..., multiprocessing_context="spawn")` を使います。`forkserver` でも構いません。
@@ -358,7 +358,7 @@ assert features.device.type == device.type
 #
 # インストールされている PyTorch が CPU 専用ビルド（wheel のバージョンはたいてい `+cpu` で終わる）なのに、コードが `.cuda()` や `device="cuda"` などで CUDA を要求したときに出ます。例外の型は `AssertionError` です。ただし、CUDA の呼び出しがすべてこのメッセージを出すわけではありません。`torch.cuda.set_device(0)` は `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'`（`torch._C` モジュールに `_cuda_setDevice` という属性はない）で失敗しますが、原因は同じです。
 #
-# CUDA ビルドを CUDA の初期化できないマシンで使った場合は、このメッセージではなく、原因を示すメッセージ付きの `RuntimeError` が出ます。NVIDIA ドライバのないマシンで PyTorch 2.6.0+cu124 を使うと、次のようになります。
+# CUDA ビルドを、CUDA を初期化できないマシンで使った場合は、このメッセージではなく、原因を示すメッセージ付きの `RuntimeError` が出ます。NVIDIA ドライバのないマシンで PyTorch 2.6.0+cu124 を使うと、次のようになります。
 #
 # ```
 # Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx
@@ -368,19 +368,19 @@ assert features.device.type == device.type
 #
 # 対処法は2つです。
 #
-# - GPU を使うなら、NVIDIA の GPU とドライバがあるマシンで、CPU ビルドを CUDA ビルドに入れ替えます（手順は下に書きます）。macOS 向けの CUDA ビルドはないので、Apple シリコンの Mac では代わりに `mps` デバイスを使います。
+# - GPU を使うなら、NVIDIA の GPU とドライバがあるマシンで、CPU ビルドを CUDA ビルドに入れ替えます（手順は後述します）。macOS 向けの CUDA ビルドはないので、Apple シリコンの Mac では代わりに `mps` デバイスを使います。
 # - どのマシンでも動くようにするなら、このチュートリアルの各ページと同じように、使うデバイスを最初に一度だけ決めて、以降はそれを使います（「[どこでも動くデバイスの選び方](04-choosing-a-device.ipynb)」を参照）。
 #
-# PyPI から `pip install torch` で入るのは、Linux（x86-64）なら CUDA ビルド、Windows なら CPU ビルドです。同じバージョンが入っていると pip は入れ替えないので、いったんアンインストールしてから PyTorch 公式のパッケージインデックスから入れ直します。コマンドは次のとおりで、Windows でも Linux でも同じです。
+# PyPI から `pip install torch` で入るのは、Linux（x86-64）なら CUDA ビルド、Windows なら CPU ビルドです。同じバージョンが入っていると pip は入れ替えないので、いったんアンインストールし、PyTorch 公式のパッケージインデックスから入れ直します。コマンドは次のとおりで、Windows でも Linux でも同じです。
 #
 # ```
 # python -m pip uninstall -y torch
 # python -m pip install torch --index-url https://download.pytorch.org/whl/cu128
 # ```
 #
-# CUDA のバージョンは、ドライバと GPU の両方が対応するものを pytorch.org のセレクタで選びます。Blackwell 世代の GPU（GeForce RTX 50 シリーズ、B200）には `cu128` 以降が必要で、`cu128` のビルドが出たのは torch 2.7 からなので、2.7 以降を使います。`cu126` のビルドにはその GPU 用のコードがなく、「… is not compatible with the current PyTorch installation」（いまの PyTorch のインストールには対応していない）という警告が出ます。Linux では、PyPI の torch は 2.8 から `cu128` 以降のビルドです（2.7 は `cu126`）。
+# CUDA のバージョンは、ドライバと GPU の両方が対応するものを pytorch.org のセレクタで選びます。Blackwell 世代の GPU（GeForce RTX 50 シリーズ、B200）には `cu128` 以降のビルドが必要です。`cu128` のビルドは torch 2.7 から提供されているので、2.7 以降を使います。`cu126` のビルドにはその GPU 用のコードがなく、`… is not compatible with the current PyTorch installation`（いまの PyTorch のインストールには対応していない）という警告が出ます。Linux では、PyPI の torch は 2.8 から `cu128` 以降のビルドです（2.7 は `cu126`）。
 #
-# 次のセルは、このマシンがどの場合に当たるかを示します。GPU があれば、CUDA のテンソルを作ります。
+# 次のセルで、このマシンが上のどれに当たるかを確かめます。GPU があれば、CUDA のテンソルを作ります。
 
 # %% tags=["gpu-only"]
 print(f"{torch.version.cuda=}, {torch.backends.cuda.is_built()=}")
@@ -420,15 +420,15 @@ assert torch.zeros(1, device=device).device.type == device.type
 # CUDA out of memory. Tried to allocate …. GPU 0 has a total capacity of … of which … is free.
 # ```
 #
-# その後にこのプロセスが使っているメモリ（ドライバが一覧を返す場合はほかのプロセスの分も）を示し、最後に次の文が来ます。
+# その後にこのプロセスが使っているメモリ（ドライバが一覧を返す場合はほかのプロセスの分も）が示され、次の文で終わります。
 #
 # ```
 # Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
 # ```
 #
-# 確保しようとしたサイズ、GPU の総容量と空き、このプロセスが使っているメモリ、そのうち PyTorch の割り当て済みメモリと、予約済みで未割り当てのメモリの量が並びます。最後に、予約済みで未割り当ての部分が大きければ、断片化を避けるために `expandable_segments` を試すよう勧めています。
+# つまりメッセージには、確保しようとしたサイズ、GPU の総容量と空き、このプロセスが使っているメモリ（そのうち PyTorch の割り当て済みメモリと、予約済みで未割り当てのメモリ）が順に並びます。末尾の文は、予約済みで未割り当ての部分が大きければ、断片化を避けるために `expandable_segments` を試すよう勧めています。
 #
-# これは 2.6 の文言です。メッセージに出る変数名は、2.9 と 2.10 では `PYTORCH_ALLOC_CONF` に変わり、2.12 で再び `PYTORCH_CUDA_ALLOC_CONF` に戻りました。このとき、`PYTORCH_CUDA_ALLOC_CONF` は `PYTORCH_ALLOC_CONF` の別名という扱いになりました（[pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)）。どちらを設定すればよいかは、このセクションの最後で説明します。
+# 上に引用したのは 2.6 の文言です。メッセージに出る変数名は、2.9 と 2.10 では `PYTORCH_ALLOC_CONF` に変わり、2.12 で再び `PYTORCH_CUDA_ALLOC_CONF` に戻りました。このとき、`PYTORCH_CUDA_ALLOC_CONF` は `PYTORCH_ALLOC_CONF` の別名という扱いになりました（[pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)）。どちらを設定すればよいかは、このセクションの最後で説明します。
 #
 # 数値の意味は次のとおりです。
 #
@@ -439,7 +439,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 # まず試したいのは次の対策です。
 #
 # - バッチを小さくする。
-# - `loss` のテンソルではなく `loss.detach()` を足し合わせる（「[値を読み出すと GPU を待つ](07-device-errors.ipynb#値を読み出すと-gpu-を待つ)」を参照）。
+# - `loss` のテンソルではなく `loss.detach()` を足し合わせる（「[値を読み出すと CPU が GPU を待つ](07-device-errors.ipynb#値を読み出すと-cpu-が-gpu-を待つ)」を参照）。
 # - 評価には `torch.no_grad()` を使う。
 # - 不要になった大きなテンソルを `del` する。
 # - 予約済みで未割り当ての部分が大きいときは、メッセージにある `expandable_segments` の設定を使う（Linux のみ）。
@@ -447,7 +447,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 # モデルに要るメモリを実行前に見積もる方法は、「[メモリに収まるか](08-will-it-fit.ipynb)」で扱います。
 
 # %% [markdown] tags=["predict"]
-# **予想：** 学習ループで、このエラーを捕まえてバッチを小さくしてやり直すために、1ステップを `try` で囲みます。このエラーを捕まえるのはどちらの `except` でしょうか。
+# **予想：** 学習ループで、このエラーを捕捉したらバッチを小さくしてやり直せるように、1ステップを `try` で囲みます。このエラーを捕捉するのはどちらの `except` でしょうか。
 #
 # - `handler='RuntimeError'`
 # - `handler='Exception'`
@@ -467,7 +467,7 @@ assert torch.cuda.OutOfMemoryError is torch.OutOfMemoryError
 assert issubclass(torch.OutOfMemoryError, RuntimeError)
 
 # %% [markdown] tags=["answer"]
-# **答え：** `handler='RuntimeError'` です。このエラーの型は、どのマシンでも `torch.OutOfMemoryError`（`RuntimeError` のサブクラス）なので、最初の `except` が捕まえます。`torch.cuda.OutOfMemoryError` は同じクラスの別名です。このエラーだけを捕まえたいなら `except torch.OutOfMemoryError` と書きます。
+# **答え：** `handler='RuntimeError'` です。このエラーの型は、どのマシンでも `torch.OutOfMemoryError`（`RuntimeError` のサブクラス）なので、最初の `except` が捕捉します。`torch.cuda.OutOfMemoryError` は同じクラスの別名です。このエラーだけを捕捉したいなら `except torch.OutOfMemoryError` と書きます。
 
 # %% [markdown]
 # GPU がある場合、次のセルは GPU のメモリの2倍を要求します。そのあと、解放したテンソルのメモリが割り当て済みメモリからは外れても、`torch.cuda.empty_cache()` を呼ぶまでは予約済みメモリに残ることを検証します。
@@ -494,13 +494,13 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# 予約済みメモリがあっても使えないことがあります。セグメント内の空きブロックが、どれも次の要求には小さすぎる場合です（断片化）。アロケータの設定 `expandable_segments:True` を使うと、新しいセグメントを確保する代わりに、既存のセグメントを拡張できるようになり、ステップごとにバッチの形状が変わるときに特に効果があります。使えるのは Linux だけで、Windows のビルドは `expandable_segments not supported on this platform`（このプラットフォームでは未対応）と警告して無視します。この設定を書く環境変数は、アロケータが最初に設定されるときに一度だけ読まれるので、`import torch` より前に設定してください。
+# 予約済みメモリがあっても使えないことがあります。アロケータがドライバから確保したまとまり（セグメント）の中の空きブロックが、どれも次の要求には小さすぎる場合です（断片化）。アロケータの設定 `expandable_segments:True` を使うと、新しいセグメントを確保する代わりに、既存のセグメントを拡張できるようになります。この設定は、ステップごとにバッチの形状が変わるときに特に効果があります。使えるのは Linux だけで、Windows のビルドは `expandable_segments not supported on this platform`（このプラットフォームでは未対応）と警告して無視します。この設定を指定する環境変数は、アロケータの初期化時に一度だけ読まれるので、`import torch` より前に設定してください。
 #
 # 環境変数の名前の扱いは、リリースによって異なります。`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` は 2.6〜2.13 のどのリリースでも読まれます。2.9 からは、デバイス共通の名前 `PYTORCH_ALLOC_CONF` も受け付けます。2.9〜2.11 では、従来の名前を使うと `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`（非推奨なので `PYTORCH_ALLOC_CONF` を使うように）という警告が出ます（`c10/core/AllocatorConfig.cpp`）。
 #
-# また 2.9.1 には、新しい名前で設定すると `expandable_segments` が有効にならない不具合がありました（[pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)）。2.13 は従来の名前を警告なしで読み、両方が設定されていれば従来の名前を使います（この扱いはリリースによって異なります）。
+# また 2.9.1 には、新しい名前で設定すると `expandable_segments` が有効にならない不具合がありました（[pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)）。2.13 は従来の名前を警告なしで読み、両方が設定されていれば従来の名前を使います。
 #
-# 次のセルでは、新しいプロセスを起動し、アロケータが解析した設定を読み出して、この2点（従来の名前を警告なしで読むこと、両方あれば従来の名前が使われること）を検証します（GPU では `torch.cuda.memory._snapshot()` でセグメントそのものを確かめられます）。1つのスクリプトを 2.6〜2.13 のどれでも動かすなら、従来の名前だけを設定してください。出るとしても警告だけです。
+# 次のセルでは、新しいプロセスを起動し、アロケータが解析した設定を読み出して、従来の名前が警告なしで読まれることと、両方あれば従来の名前が使われることを検証します。GPU があれば、`torch.cuda.memory._snapshot()` でセグメントそのものも確かめられます。1つのスクリプトを 2.6〜2.13 のどれでも動かすなら、従来の名前だけを設定してください。出るとしても警告だけです。
 
 # %%
 if TORCH >= (2, 13):  # 従来の名前を警告なしで読む
