@@ -23,7 +23,7 @@
 # **요약**
 #
 # - 텐서는 쓸 디바이스에 바로 만드세요. 팩토리 함수(`torch.zeros`, `torch.randn`, `torch.tensor` 등)에 `device=`를 넘기면 CPU에 먼저 만들었다가 복사하는 일이 없습니다.
-# - 텐서가 어디 있는지는 `t.device`로 확인합니다. `t.device`는 `torch.device` 객체와 비교하거나, `t.device.type`을 `"cuda"` 같은 문자열과 비교하세요. `t.device`를 문자열과 직접 비교하면 같다고 나오지 않습니다.
+# - 텐서가 어디 있는지는 `t.device`로 확인합니다. `t.device`는 `torch.device` 객체와 비교하거나, `t.device.type`을 `"cuda"` 같은 문자열과 비교하세요. `t.device`를 문자열과 직접 비교하면 항상 `False`가 나옵니다.
 #
 # ```python
 # device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -127,7 +127,7 @@ else:
 #
 # GPU에서 쓸 텐서는 처음부터 GPU에 생성하세요. `torch.randn(64, 3, device=device)`처럼 씁니다. 반면 `torch.randn(64, 3).to(device)`처럼 쓰면 먼저 CPU 메모리에 텐서를 만들어 값을 채운 다음 GPU로 복사합니다. `device=`를 넘기면 CPU 텐서를 만들 필요도, 호스트에서 디바이스로 복사할 필요도 없습니다.
 #
-# 주의할 점이 하나 있습니다. CPU와 CUDA는 서로 다른 난수 생성 알고리즘을 씁니다. 그래서 같은 `torch.manual_seed(0)` 뒤에도 `torch.randn(3)`과 `torch.randn(3, device="cuda")`는 서로 다른 값을 반환합니다. 각 디바이스 안에서는 재현성이 있어 다시 실행하면 같은 값이 나옵니다. 하지만 GPU에 바로 생성한 텐서는 CPU에서 만든 뒤 옮기는 방식으로 얻은 값과 일치하지 않습니다.
+# 주의할 점이 하나 있습니다. CPU와 CUDA는 서로 다른 난수 생성 알고리즘을 씁니다. 그래서 같은 `torch.manual_seed(0)` 뒤에도 `torch.randn(3)`과 `torch.randn(3, device="cuda")`는 서로 다른 값을 반환합니다. 디바이스가 같으면 다시 실행해도 같은 값이 나옵니다. 하지만 GPU에 바로 생성한 텐서는 CPU에서 만든 뒤 옮기는 방식으로 얻은 값과 일치하지 않습니다.
 
 # %%
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -142,7 +142,7 @@ torch.manual_seed(0)
 assert torch.equal(torch.randn(1000), on_cpu)
 
 # %% [markdown]
-# GPU가 있으면 다음 셀은 위에서 말한 두 가지를 `assert`로 검증합니다. 같은 시드라면 GPU에서도 같은 값이 다시 나오고, 그 값은 CPU에서 나온 값과 다릅니다.
+# 위에서 말한 두 가지는 GPU가 있을 때 다음 셀에서 검증합니다. 같은 시드라면 GPU에서도 같은 값이 다시 나오고, 그 값은 CPU에서 나온 값과 다릅니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -161,7 +161,7 @@ else:
 # %% [markdown]
 # ## 텐서 위치 확인하기
 #
-# 텐서가 어디에 있는지는 `t.device`가 정확히 알려 줍니다. `t.is_cuda`와 `t.is_cpu`는 자주 하는 확인을 짧게 쓰기 위한 단축 속성입니다. `is_cpu`는 torch 1.13부터 있습니다(오래된 튜토리얼에는 없다고 적혀 있기도 합니다).
+# 텐서가 어디에 있는지는 `t.device`가 정확히 알려 줍니다. `t.is_cuda`와 `t.is_cpu`는 자주 쓰는 확인을 간단히 할 수 있게 해 주는 속성입니다. `is_cpu`는 torch 1.13부터 있습니다(오래된 튜토리얼에는 없다고 적혀 있기도 합니다).
 
 # %% tags=["claim-O2"]
 t = torch.randn(3)
@@ -193,11 +193,11 @@ assert torch.device("cuda:0") != torch.device("cuda")
 assert torch.device("cuda:0").type == torch.device("cuda").type
 
 # %% [markdown] tags=["answer"]
-# **정답:** `True False True`입니다. `torch.device`끼리는 같은 디바이스를 나타내면 같다고 나오고, `.type`은 일반 문자열이므로 문자열과 비교할 수 있습니다. 하지만 `torch.device`를 문자열과 비교하면 늘 같지 않다고 나옵니다. CPU 텐서라도 `t.device == "cpu"`는 `False`입니다.
+# **정답:** `True False True`입니다. `torch.device`끼리는 같은 디바이스를 나타내면 `True`가 나오고, `.type`은 일반 문자열이므로 문자열과 비교할 수 있습니다. 하지만 `torch.device`를 문자열과 비교하면 항상 `False`가 나오므로, CPU 텐서라도 `t.device == "cpu"`는 `False`입니다.
 #
 # - `True True True`를 골랐다면 출력이 똑같이 `cpu`이니 문자열과도 같다고 생각했을 겁니다. `torch.device`와 문자열은 타입이 달라서 `==`는 `False`를 돌려줍니다.
 # - `True False False`는 `.type` 비교를 의심한 답입니다. `.type`은 `"cpu"`라는 평범한 문자열이어서, 문자열과 비교하면 그대로 `True`가 나옵니다.
-# - `False False True`라면 `torch.device`끼리 비교해도 `False`가 나온다고 본 답입니다. CPU 텐서의 `t.device`는 언제나 `torch.device("cpu")`와 같습니다.
+# - `False False True`는 `torch.device`끼리 비교해도 `False`가 나온다고 본 답입니다. CPU 텐서의 `t.device`는 언제나 `torch.device("cpu")`와 같습니다.
 #
 # 디바이스는 `torch.device`와 비교하고, 어느 GPU든 상관없다면 `.type`을 비교하세요. `torch.device("cuda:0")`과 `torch.device("cuda")`는 서로 같지 않지만 `.type`은 같습니다.
 
@@ -208,7 +208,7 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 #
 # 즉 문자열과 달리 정수를 디바이스로 바꾸려면 PyTorch가 이 머신에 어떤 가속기가 있는지 확인해야 합니다. 그래서 텐서를 만들기도 전에 실패할 수 있습니다.
 #
-# - 쓸 수 있는 가속기가 있으면 `torch.device(0)`은 그 가속기의 인덱스 0(예: `cuda:0`)입니다.
+# - 쓸 수 있는 가속기가 있으면 `torch.device(0)`은 그 가속기의 0번 디바이스(예: `cuda:0`)가 됩니다.
 # - 가속기가 없는 머신에서는 `torch.device(0)` 자체가 다음 오류를 냅니다(`device=0`과 `model.to(0)`도 마찬가지입니다).
 #
 #   ```
@@ -217,9 +217,9 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 #
 #   "가속기가 없어서 가속기 디바이스에 접근할 수 없다"는 뜻입니다.
 #
-# - 예외가 하나 있습니다. torch 2.7부터는 가속기용으로 빌드된 PyTorch(예: Colab CPU 런타임에 설치된 CUDA 빌드)라면 가속기가 없어도 여기서 오류를 내지 않습니다. 이때 `torch.device(0)`은 그 빌드가 대상으로 하는 가속기의 디바이스, 즉 `cuda:0`이 되고, 오류는 그 디바이스에 텐서를 생성할 때 비로소 발생합니다.
+# - 예외가 하나 있습니다. torch 2.7부터는 가속기용으로 빌드된 PyTorch(예: Colab CPU 런타임에 설치된 CUDA 빌드)라면 가속기가 없어도 여기서 오류를 내지 않습니다. 이때 `torch.device(0)`은 그 빌드가 대상으로 하는 가속기의 0번 디바이스인 `cuda:0`이 되고, 오류는 그 디바이스에 텐서를 생성할 때 비로소 발생합니다.
 #
-# 다음 셀은 이 머신이 어느 경우에 해당하는지 확인하고 그 결과를 `assert`로 검증합니다.
+# 다음 셀에서는 이 머신이 어느 경우에 해당하는지 확인하고 그 결과를 검증합니다.
 
 # %% tags=["claim-O1", "gpu-only"]
 NO_ACCELERATOR = "Cannot access accelerator device when none is available"
@@ -285,7 +285,7 @@ assert outside.device.type == "cpu"
 #
 # - `meta meta cpu`는 블록의 기본값이 직접 넘긴 `device=`보다 우선한다고 예상한 답입니다. 실제로 우선하는 쪽은 호출에 직접 쓴 `device=`입니다.
 # - `cpu cpu cpu`를 골랐다면 블록이 기본값을 바꾸지 못한다고 생각했을 겁니다. 블록 안에서 디바이스를 지정하지 않고 만든 텐서는 실제로 `meta`에 놓입니다.
-# - `meta cpu meta`의 함정은 블록이 끝난 뒤에도 기본값이 `meta`로 남는다고 본 데 있습니다. `with`의 효과는 블록을 실행하는 동안에만 유지됩니다.
+# - `meta cpu meta`는 블록이 끝난 뒤에도 기본값이 `meta`로 남아 있을 때 나오는 결과입니다. `with`의 효과는 블록을 실행하는 동안에만 유지됩니다.
 
 # %% [markdown]
 # `torch.set_default_device`는 같은 기본값을 블록 없이 설정합니다. 이 설정은 다시 호출할 때까지 유지되고, `None`을 넘기면 CPU로 돌아갑니다. 이 페이지의 셀은 `finally`에서 설정을 되돌리므로, 도중에 오류가 나도 설정이 페이지의 나머지 셀에 남지 않습니다.
@@ -341,18 +341,18 @@ assert wrapped == "cpu"
 # **정답:** `meta cpu cpu`입니다. 기본 디바이스는 설정한 스레드에만 적용됩니다. 새 스레드(데이터 로딩 스레드, 웹 서버의 워커 등)는 여전히 CPU에 텐서를 생성합니다. 그리고 `torch.frombuffer`는 이미 CPU에 있는 메모리를 그대로 감싸므로 새로 할당하는 것이 없고, 기본 디바이스도 적용되지 않습니다. `torch.from_numpy`도 마찬가지입니다(뒤의 셀에서 검증합니다).
 #
 # - `meta meta meta`는 기본값이 어디에나 적용된다고 본 답입니다. 실제로는 다른 스레드에도, 이미 있는 메모리를 감싸는 `frombuffer`에도 적용되지 않습니다.
-# - `meta meta cpu`를 골랐다면 `frombuffer`가 예외라는 것은 알았지만, 기본값을 프로세스 전체의 설정으로 여긴 것입니다. 기본값은 그것을 설정한 스레드 안에서만 적용됩니다.
+# - `meta meta cpu`를 골랐다면 `frombuffer`가 예외라는 것은 알았지만, 기본값을 프로세스 전체의 설정으로 여긴 것입니다. 기본값은 설정한 스레드 안에서만 적용됩니다.
 # - `meta cpu meta`는 `frombuffer`도 기본 디바이스를 따른다고 예상한 답입니다. `frombuffer`는 CPU에 이미 있는 버퍼를 그대로 감쌀 뿐이어서 텐서도 CPU에 놓입니다.
 
 # %% [markdown]
-# `with torch.device(...)` 블록에도 같은 제약이 있습니다. 두 방식 모두 그 코드를 실행한 스레드에 같은 종류의 객체, 즉 `torch.utils._device.DeviceContext`를 설정하기 때문입니다. 다른 것은 적용 범위뿐입니다.
+# `with torch.device(...)` 블록에도 같은 제약이 있습니다. 두 방식 모두 코드를 실행한 스레드에 `torch.utils._device.DeviceContext` 객체를 설정하기 때문입니다. 다른 것은 적용 범위뿐입니다.
 #
 # - `with` 블록의 기본값은 들여쓴 블록이 끝나는 곳까지만 적용됩니다. 어디까지 적용되는지 코드만 보고도 알 수 있습니다.
 # - `set_default_device`는 다시 호출할 때까지 그 스레드가 이후에 실행하는 모든 코드(라이브러리 코드 포함)에 적용됩니다.
 #
-# 비용도 같습니다. `torch.set_default_device`의 공식 문서는 이 설정이 팩토리 함수뿐 아니라 Python에서 torch API를 호출할 때마다 약간의 비용을 더한다고 경고합니다. `with torch.device(...)` 블록 안의 호출도 같은 `DeviceContext`를 거칩니다.
+# 드는 비용도 같습니다. `torch.set_default_device` 공식 문서에는 이 설정이 팩토리 함수뿐 아니라 Python에서 torch API를 호출할 때마다 약간의 비용을 더한다는 경고가 있습니다. `with torch.device(...)` 블록 안의 호출도 같은 `DeviceContext`를 거칩니다.
 #
-# 다음 셀에서는 `with` 블록 안에서 같은 세 디바이스를 확인하고, NumPy가 설치되어 있으면 두 방식 모두에서 `torch.from_numpy`도 확인합니다. 이어서 이 머신에서 작은 텐서의 `add` 실행 시간을 세 경우(설정 없음, `with` 블록 안, `set_default_device` 이후)로 재고, 뒤의 두 경우가 설정 없음보다 몇 배 걸리는지 출력합니다. 실행 시간은 들쭉날쭉하므로 이 비율은 `assert`로 검증하지 않습니다.
+# 다음 셀에서는 `with` 블록 안에서도 앞의 세 경우(현재 스레드, 새 스레드, `frombuffer`)에 텐서가 어느 디바이스에 생기는지 확인하고, NumPy가 설치되어 있으면 두 방식 모두에서 `torch.from_numpy`도 확인합니다. 이어서 이 머신에서 작은 텐서의 `add` 실행 시간을 세 가지 경우(설정 없음, `with` 블록 안, `set_default_device` 이후)에 각각 재고, 뒤의 두 경우가 설정 없음보다 몇 배 걸리는지 출력합니다. 실행 시간은 들쭉날쭉하므로 이 비율은 `assert`로 검증하지 않습니다.
 
 # %% tags=["claim-F6"]
 with torch.device("meta"):
@@ -398,10 +398,10 @@ print(f"{block_s / plain_s=:.2f}, {set_s / plain_s=:.2f}")
 # 그러니 적용 범위를 기준으로 고르세요.
 #
 # - 호출 한 번: `device=`
-# - 끝이 보이는 블록: `with torch.device(...)`
+# - 범위가 분명한 코드 블록: `with torch.device(...)`
 # - 스레드 하나로 도는 스크립트나 노트북: `torch.set_default_device`
 #
-# GPU가 있으면 다음 셀은 `with torch.device("cuda"):` 안의 `torch.randn`이 CUDA 텐서를 생성하는지 `assert`로 검증합니다.
+# GPU가 있는 머신에서는 다음 셀로 `with torch.device("cuda"):` 안의 `torch.randn`이 CUDA 텐서를 생성하는지 확인할 수 있습니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -415,7 +415,7 @@ else:
 # %% [markdown]
 # ## `meta` 디바이스
 #
-# `meta` 디바이스의 텐서에는 모양(shape)과 dtype만 있고 데이터는 없습니다. 그래서 메모리를 차지하지 않고, 어떤 머신에서든 만들 수 있습니다. 모델 출력의 모양을 미리 따져 보는 것처럼 계획을 세울 때 유용하고, 이 튜토리얼에서는 GPU가 없을 때 이동이 어떻게 동작하는지 보여 주는 데에도 사용합니다.
+# `meta` 디바이스의 텐서에는 모양(shape)과 dtype만 있고 데이터는 없습니다. 그래서 메모리를 차지하지 않고, 어떤 머신에서든 만들 수 있습니다. 모델 출력의 모양을 미리 계산해 보는 등 실행 전에 검토할 때 유용하고, 이 튜토리얼에서는 GPU가 없을 때 이동이 어떻게 동작하는지 보여 주는 데에도 사용합니다.
 #
 # 다만 한계도 있습니다. 출력할 값이 없고, 오류 메시지까지 GPU와 똑같이 재현해 주지는 못합니다.
 
@@ -436,7 +436,7 @@ with expect_error(NotImplementedError, "no data"):
 # ## 정리
 #
 # - 텐서는 사용할 곳에 생성합니다. 팩토리 함수에 `device=`를 넘기거나(CPU에서 복사할 필요 없음), 블록을 `with torch.device(...)`로 감쌉니다. 같은 시드라도 CPU와 CUDA에서는 다른 난수가 나옵니다.
-# - `with torch.device(...)`와 `torch.set_default_device`가 정하는 기본 디바이스는 한 스레드에만 적용되고, `torch.frombuffer`와 `torch.from_numpy`는 이를 무시합니다. 설정되어 있는 동안에는 모든 torch 호출에 약간의 비용이 더해집니다. `with`는 블록이 끝나면 원래대로 돌아갑니다.
-# - 텐서의 위치는 `.device`로 확인합니다. `.is_cpu`와 `.is_cuda`는 단축 속성입니다. 디바이스는 문자열이 아니라 `torch.device`와 비교하거나 `.type`을 비교합니다.
-# - 정수로 지정한 디바이스는 현재 가속기의 인덱스이며, 반드시 CUDA인 것은 아닙니다. 가속기가 없으면 `torch.device(0)` 자체가 오류를 냅니다.
+# - `with torch.device(...)`와 `torch.set_default_device`가 정하는 기본 디바이스는 한 스레드에만 적용되고, `torch.frombuffer`와 `torch.from_numpy`는 이를 무시합니다. 설정되어 있는 동안에는 모든 torch 호출에 약간의 비용이 더해집니다. `with` 블록이 끝나면 기본 디바이스도 원래대로 돌아갑니다.
+# - 텐서의 위치는 `.device`로 확인합니다. `.is_cpu`와 `.is_cuda`로 간단히 확인할 수도 있습니다. 디바이스는 문자열이 아니라 `torch.device`와 비교하거나 `.type`을 비교합니다.
+# - 정수로 지정한 디바이스는 현재 가속기에서 그 번호의 디바이스를 뜻하며, CUDA라는 보장은 없습니다. 가속기가 없으면 `torch.device(0)` 자체가 오류를 냅니다.
 # - `meta` 텐서에는 모양만 있고 데이터는 없으며, 어느 머신에서나 만들 수 있습니다.

@@ -26,8 +26,8 @@
 # %% [markdown] tags=["summary"]
 # **요약**
 #
-# - `t.to(device)`는 `device`에 있는 텐서를 돌려주고, `t`는 원래 자리에 그대로 둡니다. `.to(device)`를 한 뒤에도 텐서가 CPU에 있다면 결과를 받지 않은 것입니다. `t = t.to(device)`처럼 받아 두세요. `t.cuda()`와 `t.cpu()`도 마찬가지입니다.
-# - `t`가 이미 그 디바이스에 있으면 `to`는 복사본이 아니라 `t` 자신을 돌려줍니다. 따로 떨어진 복사본이 필요하면 `clone()`이나 `copy=True`를 쓰세요.
+# - `t.to(device)`는 `device`에 있는 텐서를 반환하고, `t`는 원래 자리에 그대로 둡니다. `.to(device)`를 한 뒤에도 텐서가 CPU에 있다면 반환값을 변수에 받지 않았기 때문입니다. `t = t.to(device)`처럼 받아 두세요. `t.cuda()`와 `t.cpu()`도 마찬가지입니다.
+# - `t`가 이미 그 디바이스에 있으면 `to`는 복사본이 아니라 `t` 자신을 반환합니다. 독립된 복사본이 필요하면 `clone()`이나 `copy=True`를 쓰세요.
 #
 # ```python
 # x = torch.ones(3)
@@ -81,7 +81,7 @@ print(torch.__version__, device)
 # %% [markdown]
 # ## 옮긴 뒤 원래 텐서는 어떻게 될까
 #
-# GPU가 없어도 `meta` 디바이스로 옮기는 동작을 확인할 수 있습니다. `meta`는 모든 PyTorch 빌드에 있는 디바이스로, `meta` 텐서에는 모양(shape)과 dtype만 있고 데이터는 없습니다.
+# GPU가 없어도 `meta` 디바이스로 옮겨 보면 이동이 어떻게 동작하는지 확인할 수 있습니다. `meta`는 모든 PyTorch 빌드에 있는 디바이스로, `meta` 텐서에는 모양(shape)과 dtype만 있고 데이터는 없습니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `x`는 CPU에 있습니다. `m = x.to("meta")` 다음에 `print(x.device, m.device)`는 무엇을 출력할까요?
@@ -103,7 +103,7 @@ assert m.device.type == "meta"
 assert m.shape == x.shape and m.dtype == x.dtype
 
 # %% [markdown] tags=["answer"]
-# **정답:** `cpu meta`입니다. `to`는 `meta`에 있는 새 텐서를 반환하고, `x`는 원래 자리에 그대로 둡니다. 위 셀의 검증에서 `m`이 모양과 dtype이 같은 새 텐서라는 것도 확인합니다.
+# **정답:** `cpu meta`입니다. `to`는 `meta`에 있는 새 텐서를 반환하고, `x`는 원래 자리에 그대로 둡니다. 위 셀의 검증에서는 `m`이 `x`와 모양·dtype이 같은 새 텐서라는 것도 확인합니다.
 #
 # - `meta meta`를 골랐다면 `to`가 `x`를 직접 옮긴다고 생각했을 겁니다. 모델의 `to`라면 그렇지만, 텐서의 `to`는 다릅니다.
 # - `cpu cpu`는 반환값 `m`까지 CPU에 있다고 여긴 답입니다. `m`은 `to`가 `meta`에 새로 만든 텐서입니다.
@@ -209,7 +209,7 @@ assert a.to(device, copy=True) is not a
 # %% [markdown]
 # ### 뷰 옮기기
 #
-# `base[2:4]` 같은 슬라이스는 뷰(view)이므로 `base`와 스토리지를 공유합니다. 이 뷰를 다른 디바이스로 옮기면 뷰의 요소만 담은, 자기 스토리지를 가진 새 텐서가 됩니다. 더는 뷰가 아니므로 여기에 값을 써도 `base`는 바뀌지 않고, 반대도 마찬가지입니다. 지금 있는 디바이스로 옮기면 `to`는 뷰 자신을 돌려주므로 `base`와 계속 스토리지를 공유합니다. 다음 셀은 `meta`를 다른 디바이스 대신 쓰므로 어느 머신에서나 실행됩니다.
+# `base[2:4]` 같은 슬라이스는 뷰(view)이므로 `base`와 스토리지를 공유합니다. 이 뷰를 다른 디바이스로 옮기면 뷰의 요소만 복사한 새 텐서가 생기고, 이 텐서는 자기 스토리지를 따로 가집니다. 더는 뷰가 아니므로 새 텐서에 값을 써도 `base`는 바뀌지 않고, 반대도 마찬가지입니다. 지금 있는 디바이스로 옮기면 `to`는 뷰 자신을 반환하므로 `base`와 계속 스토리지를 공유합니다. 다음 셀은 다른 디바이스 대신 `meta`를 쓰므로 어느 머신에서나 실행됩니다.
 
 # %%
 base = torch.arange(6.0)
@@ -228,7 +228,7 @@ assert moved.untyped_storage().nbytes() == view.numel() * view.element_size()
 # %% [markdown]
 # ## 디바이스와 dtype을 한 번에
 #
-# `to`는 디바이스와 dtype을 한 번에 바꿀 수 있습니다. 디바이스를 먼저 쓰거나 키워드 인자를 사용하세요.
+# `to`는 디바이스와 dtype을 한 번에 바꿀 수 있습니다. 인자 순서를 디바이스, dtype 순으로 하거나 키워드 인자를 사용하세요.
 
 # %%
 t = torch.arange(3)
@@ -250,7 +250,7 @@ with expect_error(TypeError, "invalid combination of arguments"):
 # %% [markdown]
 # ## `cuda()`는 CUDA 디바이스만 받는다
 #
-# `t.cuda()`는 CUDA 디바이스나 그 번호를 받습니다. 다른 디바이스를 넘기면 오류가 나는데, 어떤 오류인지 예측해 보세요.
+# `t.cuda()`는 CUDA 디바이스나 그 번호를 받습니다. 다른 디바이스를 넘기면 오류가 납니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** GPU가 있든 없든, `t.cuda("cpu")`를 호출하면 어떤 오류가 날까요?
@@ -270,7 +270,7 @@ assert "must be cuda device" in str(caught.error)
 # %% [markdown] tags=["answer"]
 # **정답:** `must be cuda device`(`RuntimeError`의 메시지)입니다. 출력된 `Invalid device, must be cuda device`는 "잘못된 디바이스다, CUDA 디바이스여야 한다"는 뜻입니다. `cuda()`는 CUDA를 쓰기 전에 인자부터 검사하므로, 어느 머신에서나 메시지가 같습니다.
 #
-# - `Torch not compiled with CUDA enabled`("Torch가 CUDA를 지원하도록 컴파일되지 않았다")는 CPU 전용 빌드라면 이 오류부터 날 것이라고 본 답입니다. 하지만 `cuda()`는 CUDA를 쓰기 전에 인자부터 검사하므로, `"cpu"`는 그 단계에서 거부됩니다.
+# - `Torch not compiled with CUDA enabled`("Torch가 CUDA를 지원하도록 컴파일되지 않았다")는 CPU 전용 빌드라면 이 오류부터 날 것이라고 본 답입니다. 하지만 앞에서 말했듯이 `"cpu"`는 인자를 검사하는 단계에서 이미 거부됩니다.
 # - `TypeError`를 골랐다면 인자의 타입이 틀렸다고 생각했을 겁니다. 타입은 맞습니다. `"cpu"`는 올바른 디바이스이고, CUDA 디바이스가 아닐 뿐입니다.
 
 # %% [markdown]
@@ -278,7 +278,7 @@ assert "must be cuda device" in str(caught.error)
 #
 # 없는 GPU를 요청하면(예: GPU가 한 개인 머신에서 `cuda:1`), 예전에는 `CUDA error: invalid device ordinal`("CUDA 오류: 디바이스 번호가 잘못되었다")이라는 메시지와 함께 일반 `RuntimeError`가 발생했습니다. PyTorch 2.8부터는 같은 메시지로 `torch.AcceleratorError`가 발생합니다. `AcceleratorError`는 `RuntimeError`의 하위 클래스이므로, 예전 버전에 맞춰 작성한 `except RuntimeError`로도 그대로 잡힙니다.
 #
-# GPU가 있으면 다음 셀은 마지막 GPU 바로 다음 인덱스인 `torch.cuda.device_count()`를 요청하고, 오류가 잘못된 디바이스 번호를 가리키는지(2.8부터는 `torch.AcceleratorError`인지)를 `assert`로 검증합니다.
+# GPU가 있는 머신에서는 다음 셀이 마지막 GPU 바로 다음 인덱스인 `torch.cuda.device_count()`를 요청해, 오류가 잘못된 디바이스 번호를 가리키는지(2.8부터는 `torch.AcceleratorError`인지) 확인합니다.
 
 # %% tags=["claim-O4", "gpu-only"]
 if torch.cuda.is_available():
@@ -298,9 +298,9 @@ else:
 # %% [markdown]
 # ## 고정 메모리와 `non_blocking`
 #
-# 페이징 가능한(pageable) 일반 CPU 메모리에서 GPU로 복사하면 CPU는 복사가 끝날 때까지 기다립니다. 원본이 고정(page-locked) 메모리에 있으면 `to("cuda", non_blocking=True)`는 현재 CUDA 스트림의 큐에 복사를 넣기만 하고 바로 반환합니다. 그래서 GPU가 복사와 연산을 하는 동안 CPU는 다른 작업을 할 수 있습니다.
+# 페이징 가능한(pageable) 일반 CPU 메모리에서 GPU로 복사하면 CPU는 복사가 끝날 때까지 기다립니다. 원본이 고정(page-locked) 메모리에 있으면 `to("cuda", non_blocking=True)`는 현재 CUDA 스트림의 큐에 복사 작업을 넣기만 하고 곧바로 반환합니다. 그래서 GPU가 복사와 연산을 하는 동안 CPU는 다른 작업을 할 수 있습니다.
 #
-# 그렇다고 저절로 빨라지는 것은 아닙니다. `pin_memory()` 자체가 복사입니다. 고정 메모리에 새 텐서를 만들어 반환하고, 원래 텐서는 그대로 둡니다. 또한 메모리 고정에는 가속기가 필요합니다. 다음 셀은 실행하는 머신에 맞는 결과를 `assert`로 검증합니다.
+# 그렇다고 저절로 빨라지는 것은 아닙니다. `pin_memory()` 자체가 복사입니다. 고정 메모리에 새 텐서를 만들어 반환하고, 원래 텐서는 그대로 둡니다. 또한 메모리 고정에는 가속기가 필요합니다. 다음 셀은 실행한 머신에 따라 아래 중 하나를 검증합니다.
 #
 # - 쓸 수 있는 가속기가 있는 머신(예: GPU 머신)에서는 `pin_memory()`가 고정 메모리에 만든 복사본을 반환하고 원래 텐서는 고정되지 않은 채로 남는지 검증합니다.
 # - 가속기가 없는 머신에서는 `pin_memory()`가 다음 오류를 내는지 검증합니다.
@@ -311,7 +311,7 @@ else:
 #
 #   "가속기가 없어서 가속기 디바이스에 접근할 수 없다"는 뜻입니다.
 #
-# - torch 2.7부터 가속기용으로 빌드된 PyTorch를 가속기가 없는 머신에서 쓰는 경우(예: Colab CPU 런타임의 CUDA 빌드)에는 그 가속기 자체의 `RuntimeError`가 나는지 검증합니다. 메시지는 드라이버에 따라 달라집니다.
+# - torch 2.7부터 가속기용으로 빌드된 PyTorch를 가속기가 없는 머신에서 쓰는 경우(예: Colab CPU 런타임의 CUDA 빌드)에는 해당 가속기 런타임(CUDA 등)이 내는 `RuntimeError`가 발생하는지 검증합니다. 메시지는 드라이버에 따라 달라집니다.
 
 # %% tags=["claim-F10", "gpu-only"]
 NO_ACCELERATOR = "Cannot access accelerator device when none is available"
@@ -344,7 +344,7 @@ else:
         raise AssertionError("expected RuntimeError")
 
 # %% [markdown]
-# 다음 셀에서는 이 기다림을 직접 눈으로 확인합니다. 행렬 곱으로 GPU를 바쁘게 만들어 두고(큐에 넣기만 하므로 호출은 바로 반환됩니다), 복사를 한 다음, 쌓인 작업이 모두 끝났는지 `stream.query()`로 스트림에 물어봅니다. GPU가 있으면 그 답이 다음과 같은지 `assert`로 검증합니다.
+# 다음 셀에서는 복사할 때 CPU가 GPU를 기다리는지 직접 확인합니다. 행렬 곱으로 GPU를 바쁘게 만들어 두고(큐에 넣기만 하므로 호출은 바로 반환됩니다), 복사를 한 다음, 쌓인 작업이 모두 끝났는지 `stream.query()`로 스트림에 물어봅니다. GPU가 있을 때 검증하는 답은 다음과 같습니다.
 #
 # - 페이징 가능한 메모리에서 일반 복사를 한 뒤에는 `True`입니다. 호출이 큐에 쌓여 있던 작업과 복사가 끝날 때까지 기다렸기 때문입니다.
 # - `pinned.to("cuda", non_blocking=True)` 뒤에는 `False`입니다. GPU가 아직 일하는 중에 호출이 반환되었기 때문입니다.
@@ -391,9 +391,9 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# 메모리 고정이 이득인지는 머신, 텐서 크기, 그리고 기다리는 동안 CPU가 할 만한 일이 있는지에 따라 달라집니다. PyTorch의 [`pin_memory()`와 `non_blocking`에 관한 튜토리얼](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)(영어)에서도 고정 메모리 쪽이 더 느린 경우를 측정해 보여 줍니다. 자신의 파이프라인도 바꾸기 전과 후에 직접 측정해 보세요.
+# 메모리 고정이 이득인지는 머신과 텐서 크기, 기다리는 동안 CPU가 할 일이 있는지에 따라 달라집니다. PyTorch의 [`pin_memory()`와 `non_blocking`에 관한 튜토리얼](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)(영어)에서도 고정 메모리 쪽이 더 느린 경우를 측정해 보여 줍니다. 자신의 파이프라인도 바꾸기 전과 후에 직접 측정해 보세요.
 #
-# GPU가 있으면 아래 셀은 먼저 두 방식을 한 번씩 실행해 워밍업합니다(GPU로의 첫 복사와 첫 고정 메모리 할당에는 처음 한 번만 드는 비용이 있습니다). 그다음 같은 복사를 두 방식으로 한 번씩 재서 밀리초 단위로 출력합니다. 시간은 들쭉날쭉하므로 `assert`로 검증하지 않습니다. 고정 메모리 쪽 시간에는 `pin_memory()`의 복사도 포함됩니다.
+# 아래 셀은 GPU가 있을 때 먼저 두 방식을 한 번씩 실행해 워밍업합니다(GPU로 처음 복사할 때와 고정 메모리를 처음 할당할 때는 한 번만 드는 준비 비용이 있습니다). 그다음 같은 복사를 두 방식으로 한 번씩 재서 밀리초 단위로 출력합니다. 시간은 들쭉날쭉하므로 검증하지 않습니다. 고정 메모리 쪽 시간에는 `pin_memory()`의 복사도 포함됩니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():

@@ -15,15 +15,15 @@
 # %% [markdown]
 # # 어디서나 동작하도록 디바이스 고르기
 #
-# `"cuda"`를 하드코딩한 코드는 Mac에서도, NVIDIA GPU가 없는 랩톱에서도, CPU만 있는 CI 러너에서도 실패합니다. 이 페이지에서는 쓸 수 있는 가속기가 있으면 그것을 쓰고, 없으면 CPU를 쓰는(CPU 폴백) 작은 도우미(helper) 함수를 만듭니다. 또한 `device=0`처럼 정수만 쓴 디바이스가 지금의 PyTorch에서 무엇을 뜻하는지도 설명합니다. 그 의미는 2.5에서 바뀌었습니다.
+# `"cuda"`를 하드코딩한 코드는 Mac에서도, NVIDIA GPU가 없는 랩톱에서도, CPU만 있는 CI 러너에서도 실패합니다. 이 페이지에서는 쓸 수 있는 가속기가 있으면 그것을 쓰고, 없으면 CPU를 쓰는(CPU 폴백) 작은 도우미(helper) 함수를 만듭니다. 또한 `device=0`처럼 정수만 쓴 디바이스가 최신 PyTorch에서 무엇을 뜻하는지도 설명합니다. 그 의미는 2.5에서 바뀌었습니다.
 #
 # GPU에서만 검증하는 셀은 GPU를 쓸 수 있는 머신에서만 GPU 검증을 실행하고, 그 밖의 머신에서는 충족되지 않은 조건을 `cuda_ok=False`처럼 출력하거나 GPU가 없을 때의 동작을 검증합니다. 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지에서는 예상한 오류를 보여 준 뒤 계속 진행하도록 이 함수를 씁니다.
 
 # %% [markdown] tags=["summary"]
 # **요약**
 #
-# - `torch.cuda.is_available()`은 CUDA에 대해서만 답합니다. `torch.accelerator`(torch 2.6 이상)는 CUDA, MPS, XPU 등을 한꺼번에 다룹니다.
-# - 가속기가 있으면 가속기를, 없으면 CPU를 돌려주는 도우미 함수 하나를 두면 어느 머신에서나 같은 스크립트가 돌아갑니다.
+# - `torch.cuda.is_available()`은 CUDA를 쓸 수 있는지만 알려 줍니다. `torch.accelerator`(torch 2.6 이상)는 CUDA, MPS, XPU 등을 한꺼번에 다룹니다.
+# - 가속기가 있으면 가속기를, 없으면 CPU를 반환하는 도우미 함수 하나를 두면 어느 머신에서나 같은 스크립트가 돌아갑니다.
 #
 # ```python
 # def pick_device() -> torch.device:
@@ -78,7 +78,7 @@ print(torch.__version__, device)
 # %% [markdown]
 # ## 기존 방법: CUDA GPU를 쓸 수 있는지 확인하기
 #
-# `torch.cuda.is_available()`은 지금 쓰는 PyTorch 빌드가 CUDA를 지원하고, 드라이버가 동작하고, GPU가 하나 이상 보일 때만 `True`입니다. CUDA 전용 코드를 실행하기 전에 확인할 때는 지금도 이 함수를 쓰면 됩니다. 하지만 이 함수는 CUDA만 압니다(ROCm 빌드의 AMD GPU도 `cuda`로 보입니다). 그래서 Mac에서는 Apple GPU(`mps` 디바이스)를 쓸 수 있어도 `False`입니다. GPU가 없으면 다음 셀은 `cuda_ok=False`를 출력하고, GPU 개수는 검증하지 않습니다.
+# `torch.cuda.is_available()`은 지금 쓰는 PyTorch 빌드가 CUDA를 지원하고, 드라이버가 동작하고, GPU가 하나 이상 보일 때만 `True`입니다. CUDA 전용 코드를 실행하기 전에 확인할 때는 지금도 이 함수를 쓰면 됩니다. 하지만 이 함수는 CUDA만 확인합니다(ROCm 빌드에서는 AMD GPU도 `cuda`로 잡힙니다). 그래서 Mac에서는 Apple GPU(`mps` 디바이스)를 쓸 수 있어도 `False`입니다. GPU가 없으면 다음 셀은 `cuda_ok=False`를 출력하고, GPU 개수는 검증하지 않습니다.
 
 # %% tags=["gpu-only"]
 cuda_ok = torch.cuda.is_available()
@@ -93,16 +93,16 @@ if mps_ok:
 # %% [markdown]
 # ## 모든 가속기를 한 API로 다루기
 #
-# 2.6에서 추가된 `torch.accelerator`를 쓰면 CUDA, Apple MPS, Intel XPU 등을 같은 함수로 다룰 수 있습니다. 이 튜토리얼에 torch 2.6 이상이 필요한 것도 이 때문이며, 그보다 오래된 torch에서는 첫 번째 셀에서 멈춥니다. 스크립트가 알아야 할 두 가지는 다음 두 함수가 알려 줍니다.
+# 2.6에서 추가된 `torch.accelerator`를 쓰면 CUDA, Apple MPS, Intel XPU 등을 같은 함수로 다룰 수 있습니다. 이 튜토리얼에 torch 2.6 이상이 필요한 것도 이 때문이며, 그보다 오래된 torch에서는 첫 번째 셀에서 멈춥니다. 스크립트에 필요한 정보는 다음 두 함수로 얻습니다.
 #
 # - `torch.accelerator.is_available()`: 지금 가속기를 쓸 수 있는가?
 # - `torch.accelerator.current_accelerator()`: 어떤 종류인가?
 #
-# 쓸 수 있는 가속기가 없을 때의 동작은 릴리스마다 다릅니다. 2.6의 `current_accelerator()`는 `RuntimeError`를 일으키므로, 아래 셀에서는 이 함수가 값을 돌려주는 경우(가속기를 쓸 수 있거나 torch가 2.7 이상인 경우)에만 호출합니다.
+# 쓸 수 있는 가속기가 없을 때의 동작은 릴리스마다 다릅니다. 2.6의 `current_accelerator()`는 `RuntimeError`를 일으키므로, 아래 셀에서는 이 함수가 값을 반환하는 경우(가속기를 쓸 수 있거나 torch가 2.7 이상인 경우)에만 호출합니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** 다음 셀을 실행하는 머신에서 `torch.accelerator.current_accelerator()`는 무엇을
-# 반환할까요? 다음 셀은 반환값을 `acc`로 출력합니다.
+# 반환할까요? 결과는 `acc=…` 형태로 출력됩니다.
 #
 # - `acc=device(type='cuda')`
 # - `acc=device(type='cuda', index=0)`
@@ -138,14 +138,14 @@ else:
 # - `acc=None`: 가속기를 지원하지 않는 빌드입니다(CPU 전용 빌드, torch 2.7 이상).
 # - `acc=device(type='cuda')`: CUDA 빌드입니다. 2.7부터는 GPU를 쓸 수 없는 머신에서도 이 값이 나옵니다(아래에서 자세히 다룹니다). CUDA GPU를 쓸 수 있는 머신에서는 위 검증이 이 값인지 확인합니다.
 # - `acc=device(type='cuda', index=0)`은 나오지 않습니다. `current_accelerator()`가 가리키는 것은 특정 GPU가 아니라 가속기의 종류이므로 인덱스가 붙지 않습니다.
-# - `acc=device(type='cpu')`도 나오지 않습니다. CPU는 가속기가 아니며, 가속기가 없는 빌드에서는 `None`이 돌아옵니다.
+# - `acc=device(type='cpu')`도 나오지 않습니다. CPU는 가속기가 아니며, 가속기가 없는 빌드에서는 `None`이 반환됩니다.
 #
 # torch 2.6에서 쓸 수 있는 가속기가 없으면 그 대신 `RuntimeError: Cannot access accelerator device when none is available.`("가속기가 없어서 가속기 디바이스에 접근할 수 없다")가 발생합니다.
 
 # %% [markdown]
 # 2.7부터는 함정이 하나 있습니다. `current_accelerator()`가 나타내는 것은 머신이 아니라 **빌드**입니다. GPU가 없는 머신(예: Colab CPU 런타임)에서 CUDA 빌드 PyTorch를 쓰면, `is_available()`은 `False`인데도 `current_accelerator()`는 여전히 `cuda`를 반환합니다(2.6에서는 이런 머신에서 같은 호출이 예외를 발생시킵니다).
 #
-# 그러니 먼저 `is_available()`을 확인하거나, 2.7부터는 `current_accelerator(check_available=True)`를 호출하세요. 이 호출은 가속기를 쓸 수 없으면 `None`을 반환합니다. GPU가 없으면 다음 셀에서 이 호출이 `None`을 반환하는지 검증합니다. torch 2.6에서는 `TORCH >= (2, 7)=False`를 출력합니다.
+# 그러니 먼저 `is_available()`을 확인하거나, 2.7부터는 `current_accelerator(check_available=True)`를 호출하세요. 가속기를 쓸 수 없으면 `None`이 반환됩니다. GPU가 없는 머신에서는 다음 셀이 실제로 `None`이 나오는지 검증합니다. torch 2.6에서는 `TORCH >= (2, 7)=False`를 출력합니다.
 
 # %% tags=["claim-O5", "gpu-only"]
 if TORCH >= (2, 7):
@@ -197,7 +197,7 @@ if cuda_ok:
 # %% [markdown] tags=["answer"]
 # **정답:** 쓸 수 있는 가속기가 없는 머신에서는 `cpu cpu`입니다. `pick_device()`가 CPU를 고르기 때문입니다.
 #
-# - `cuda cuda:0`: 쓸 수 있는 GPU가 있는 머신의 결과이며, 그런 머신에서는 위 검증이 이를 확인합니다. 도우미 함수가 반환한 디바이스에는 인덱스가 없지만, 텐서는 언제나 특정 GPU 하나, 즉 현재 디바이스(바꾸지 않았다면 인덱스 0)에 놓입니다.
+# - `cuda cuda:0`: 쓸 수 있는 GPU가 있는 머신의 결과이며, 그런 머신에서는 위 검증으로 이 결과를 확인합니다. 도우미 함수가 반환한 디바이스에는 인덱스가 없지만, 텐서는 항상 현재 디바이스(바꾸지 않았다면 0번 GPU)라는 특정 GPU에 놓입니다.
 # - `cuda:0 cuda:0`은 나오지 않습니다. `current_accelerator()`는 인덱스 없는 디바이스를 반환하므로 `cuda`로 출력됩니다.
 
 # %% [markdown]
@@ -206,7 +206,7 @@ if cuda_ok:
 # %% [markdown]
 # ## 정수 디바이스의 의미
 #
-# 오래된 코드에는 "첫 번째 GPU"라는 뜻으로 `torch.device(0)`, `device=0`, `.to(0)`이라고 쓴 곳이 있습니다. PyTorch 2.4까지는 정수가 항상 CUDA를 가리켰습니다. 2.5부터는 "현재 가속기의 인덱스 0"을 뜻합니다. NVIDIA 머신에서는 `cuda:0`, Mac에서는 `mps:0`, Intel GPU에서는 `xpu:0`입니다.
+# 오래된 코드에는 "첫 번째 GPU"라는 뜻으로 `torch.device(0)`, `device=0`, `.to(0)`이라고 쓴 곳이 있습니다. PyTorch 2.4까지는 정수가 항상 CUDA를 가리켰습니다. 2.5부터는 "현재 가속기의 0번 디바이스"를 뜻합니다. NVIDIA 머신에서는 `cuda:0`, Mac에서는 `mps:0`, Intel GPU에서는 `xpu:0`입니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** 다음 셀을 실행하는 머신에서 `device=0`은 무엇이 될까요?
@@ -248,10 +248,10 @@ else:  # 가속기용 빌드지만 여기서는 가속기를 쓸 수 없다
     assert isinstance(error, RuntimeError)  # 메시지는 드라이버에 따라 다르다
 
 # %% [markdown] tags=["answer"]
-# **정답:** 머신에 따라 다릅니다. 위의 검증은 이 머신에서 나온 결과를 확인합니다.
+# **정답:** 머신에 따라 다릅니다. 이 머신에서 나온 값은 위 셀이 검증합니다.
 #
-# - `Cannot access accelerator device when none is available`: 가속기가 전혀 없으면 인덱스 0이 가리킬 대상이 없으므로, `torch.device(0)` 자체가 이 `RuntimeError`("가속기가 없어서 가속기 디바이스에 접근할 수 없다")를 일으킵니다.
-# - `device(type='cuda', index=0)`: CUDA 머신에서 0은 현재 가속기의 인덱스 0입니다. 2.7부터는 가속기용으로 빌드된 PyTorch(GPU가 없는 머신의 CUDA 빌드)도 `0`을 `cuda:0`으로 바꾸고, 오류는 그 디바이스에 텐서를 만들 때 비로소 발생합니다.
+# - `Cannot access accelerator device when none is available`: 가속기가 전혀 없으면 0이 가리킬 디바이스가 없으므로, `torch.device(0)` 자체가 이 `RuntimeError`("가속기가 없어서 가속기 디바이스에 접근할 수 없다")를 일으킵니다.
+# - `device(type='cuda', index=0)`: CUDA 머신에서는 0이 `cuda:0`을 가리킵니다. 2.7부터는 가속기용으로 빌드된 PyTorch(GPU가 없는 머신의 CUDA 빌드)도 `0`을 `cuda:0`으로 바꾸고, 오류는 그 디바이스에 텐서를 만들 때 비로소 발생합니다.
 # - `device(type='cpu')`는 나오지 않습니다. 정수는 CPU를 뜻하지 않습니다.
 
 # %% [markdown]
@@ -260,7 +260,7 @@ else:  # 가속기용 빌드지만 여기서는 가속기를 쓸 수 없다
 # %% [markdown]
 # ## 정리
 #
-# - `torch.cuda.is_available()`은 CUDA에 대해서만 답합니다.
+# - `torch.cuda.is_available()`은 CUDA를 쓸 수 있는지만 알려 줍니다.
 # - `torch.accelerator.is_available()`과 `current_accelerator()`(2.6 이상)는 CUDA, MPS, XPU 등을 다룹니다. 2.7부터 `current_accelerator()`는 빌드를 나타내며, 빌드가 가속기를 지원하지 않으면 `None`을 반환합니다. 2.6에서는 쓸 수 있는 가속기가 없으면 예외가 발생합니다. 먼저 `is_available()`을 확인하세요.
 # - 쓸 수 있는 가속기를 고르고 없으면 CPU를 쓰는 `pick_device()` 도우미 함수 하나만 있으면 스크립트를 어디서나 실행할 수 있습니다.
-# - 2.5부터 정수 디바이스는 현재 가속기의 인덱스이며, 반드시 CUDA인 것은 아닙니다. 가속기가 없는 머신에서는 오류가 발생합니다.
+# - 2.5부터 정수 디바이스는 현재 가속기의 해당 번호 디바이스를 뜻하며, CUDA라는 보장은 없습니다. 가속기가 없는 머신에서는 오류가 발생합니다.

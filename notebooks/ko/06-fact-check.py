@@ -19,13 +19,13 @@
 #
 # 모든 판정은 `assert`로 검증합니다. 이후 PyTorch 릴리스에서 동작이 바뀌면 검증이 실패하므로, 페이지 내용이 낡았다는 것을 바로 알 수 있습니다.
 #
-# 모든 코드는 GPU 없이도 실행됩니다. GPU에서만 검증하는 셀은 GPU가 없으면 검증을 건너뛰고 어떤 조건이 맞지 않았는지(`torch.cuda.is_available()=False` 등)만 출력하거나, GPU가 없을 때의 동작을 검증합니다. 올바른 결과가 머신에 따라 달라지는 경우에는 지금 실행 중인 머신에 맞는 결과인지 검증합니다. 예상한 오류는 첫 번째 셀에서 정의하는 `expect_error`가 잡아서 검증하고 출력하며, 페이지는 계속 진행됩니다.
+# 모든 코드는 GPU 없이도 실행됩니다. GPU에서만 검증하는 셀은 GPU가 없으면 검증을 건너뛰고 어떤 조건이 맞지 않았는지(`torch.cuda.is_available()=False` 등)만 출력하거나, GPU가 없을 때의 동작을 검증합니다. 올바른 결과가 머신에 따라 달라지는 경우에는 지금 실행 중인 머신에 맞는 결과인지 검증합니다. 예상한 오류는 첫 번째 셀에서 정의하는 `expect_error`가 잡아서 검증하고 출력하며, 노트북은 멈추지 않고 계속 실행됩니다.
 
 # %% [markdown] tags=["summary"]
 # **요약**
 #
-# - `model.to(device)`만으로 모델이 옮겨집니다. 모듈 자체를 바꾸고 같은 모듈을 돌려주므로, `model = model.to(device)`로 써도 하는 일은 같고 메모리도 아껴지지 않습니다.
-# - `nn.DataParallel`은 모델을 옮겨 주지 않습니다(디바이스 ID가 하나일 때만 예외입니다). `device=0`은 현재 가속기의 인덱스이며, `cuda:0`이라는 보장은 없습니다.
+# - `model.to(device)`만으로 모델이 옮겨집니다. 모듈 자체를 바꾸고 같은 모듈을 반환하므로, `model = model.to(device)`로 써도 하는 일은 같고, 메모리가 절약되지도 않습니다.
+# - `nn.DataParallel`은 모델을 옮겨 주지 않습니다(디바이스 ID가 하나일 때만 예외입니다). `device=0`은 현재 가속기의 0번 디바이스이며, `cuda:0`이라는 보장은 없습니다.
 # - 주장별 판정은 페이지 끝의 표에 모아 두었습니다.
 #
 # ```python
@@ -149,7 +149,7 @@ assert moved.device.type == target.type
 #
 # **판정: 틀림**. 두 표기 모두 같은 객체의 같은 메서드를 호출하므로 하는 일도 같습니다. 각 매개변수를 변환해서 모듈에 다시 넣을 뿐입니다. 모듈은 예전 텐서를 참조하지 않으므로, 다른 곳에서 참조하지 않는 한 예전 텐서는 바로 해제됩니다.
 #
-# 아래 셀에서는 모델을 두 개 만들어 각각 한 가지 표기로 변환합니다. CPU에서 float32를 float64로 변환하는데, 이 변환도 다른 디바이스로 옮길 때처럼 새 메모리를 할당합니다. 예전 스토리지에 대한 약한 참조(weakref)는 스토리지를 붙잡아 두지 않으므로, 이를 통해 예전 스토리지가 사라졌는지 확인할 수 있습니다.
+# 아래 셀에서는 모델을 두 개 만들어 하나는 대입 없이, 하나는 다시 대입하는 방식으로 변환합니다. CPU에서 float32를 float64로 변환하는데, 이 변환도 다른 디바이스로 옮길 때처럼 새 메모리를 할당합니다. 예전 스토리지에 대한 약한 참조(weakref)는 스토리지를 붙잡아 두지 않으므로, 이를 통해 예전 스토리지가 사라졌는지 확인할 수 있습니다.
 
 # %% tags=["claim-M2"]
 def weak_storages(module):
@@ -182,7 +182,7 @@ print(a.weight.dtype, b.weight.dtype, [ref() for ref in a_old + b_old])
 #
 # `torch.cuda.empty_cache()`를 호출해야 쓰지 않는 부분이 드라이버에 반환됩니다(PyTorch의 [CUDA 메모리 관리 설명](https://docs.pytorch.org/docs/stable/notes/cuda.html#memory-management)(영어)에도 같은 내용이 있습니다).
 #
-# GPU가 있으면 아래 셀은 크기가 같은 모델 두 개를 각각 다른 표기로 GPU에 옮기고, 두 이동에 든 GPU 메모리가 이동 직후의 사용량으로 보나 최대 사용량으로 보나 같은지 검증합니다. 이어서 각 모델을 삭제하고, `empty_cache()` 전후로 두 카운터가 어떻게 되는지 검증합니다.
+# GPU가 있으면 아래 셀은 크기가 같은 모델 두 개를 각각 다른 표기로 GPU에 옮기고, 두 이동에 든 GPU 메모리가 같은지, 이동 직후 사용량과 최대 사용량 두 가지로 검증합니다. 이어서 각 모델을 삭제하고, `empty_cache()` 전후로 두 카운터가 어떻게 되는지 검증합니다.
 
 # %% tags=["claim-M2", "gpu-only"]
 if torch.cuda.is_available():
@@ -236,10 +236,10 @@ assert "has no attribute 'copy'" in str(caught.error)
 assert not hasattr(torch.cuda, "copy")
 
 # %% [markdown] tags=["answer"]
-# **정답:** `has no attribute 'copy'`(`AttributeError`, "`torch.cuda`에 `copy` 속성이 없다")입니다. **판정: 틀림**. 그런 함수는 없으므로, GPU가 있든 없든 어느 머신에서나 똑같이 실패합니다.
+# **정답:** `has no attribute 'copy'`(`AttributeError`, "`torch.cuda`에 `copy` 속성이 없다")입니다. **판정: 틀림**. 그런 함수는 없으므로 GPU가 있든 없든 똑같이 실패합니다.
 #
 # - `Torch not compiled with CUDA enabled`("Torch가 CUDA를 지원하도록 컴파일되지 않았다")를 골랐다면 함수는 있는데 CUDA가 없어서 실패한다고 생각했을 겁니다. 애초에 그런 함수가 없습니다.
-# - `missing 1 required positional argument`(필수 위치 인자 하나가 빠졌다)는 함수는 있고 복사할 대상 인자만 빠졌다고 본 답입니다. 인자를 검사하는 단계까지 가지도 못하고, 속성을 찾는 시점에 실패합니다.
+# - `missing 1 required positional argument`("필수 위치 인자 하나가 빠졌다")는 함수는 있고 복사할 대상 인자만 빠졌다고 본 답입니다. 인자를 검사하는 단계까지 가지도 못하고, 속성을 찾는 시점에 실패합니다.
 
 # %% [markdown]
 # 실제로 쓸 도구는 따로 있습니다.
@@ -278,7 +278,7 @@ print(inspect.signature(nn.Module.cuda))
 assert "dtype" not in inspect.signature(nn.Module.cuda).parameters
 
 # %% [markdown]
-# 실제 차이는 두 메서드가 받는 인자에 있습니다. 인덱스를 붙이지 않으면 둘 다 현재 CUDA 디바이스를 씁니다. `.cuda()`가 그 밖에 무엇을 받는지는 위에 출력한 시그니처에 나와 있습니다.
+# 실제 차이는 두 메서드가 받는 인자에 있습니다. 인덱스를 붙이지 않으면 둘 다 현재 CUDA 디바이스를 씁니다. `.cuda()`가 받는 인자는 위에 출력한 시그니처처럼 디바이스 하나뿐입니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `nn.Linear(2, 2).to(target, torch.float16)`은 한 번의 호출로 디바이스와 dtype을 함께 넘깁니다. 다음 셀은 가중치의 디바이스와 dtype을 출력합니다. 어떤 dtype이 나올까요, 아니면 오류가 날까요?
@@ -300,11 +300,11 @@ with expect_error(TypeError):
 # %% [markdown] tags=["answer"]
 # **정답:** `torch.float16`입니다. `Module.to`는 한 번의 호출로 디바이스와 dtype을 함께 받아 둘 다 변환합니다. `.cuda()`는 디바이스만 받으므로 dtype을 바꿀 수 없고, dtype까지 넘기면 `TypeError`가 발생합니다. 마지막 검증에서 이를 확인하며, 출력되는 메시지는 "`Module.cuda()`는 위치 인자를 1~2개 받는데 3개가 주어졌다"는 뜻입니다.
 #
-# - `torch.float32`를 골랐다면 `to`가 인자를 하나만 쓴다고 생각했을 겁니다. `Module.to`는 디바이스와 dtype을 한 번에 받아 둘 다 적용합니다.
-# - `TypeError`는 `Module.to`도 `.cuda()`처럼 디바이스만 받는다고 본 답입니다. 이 오류는 `.cuda()`에 dtype까지 넘겼을 때 나고, `to`는 둘 다 받을 수 있습니다.
+# - `torch.float32`를 골랐다면 `to`가 dtype 인자를 무시한다고 생각했을 겁니다.
+# - `TypeError`는 `Module.to`도 `.cuda()`처럼 디바이스만 받는다고 본 답입니다. 이 오류는 `.cuda()`에 dtype까지 넘겼을 때만 납니다.
 
 # %% [markdown]
-# GPU가 있으면 아래 셀은 똑같은 모델 두 개를 각각 다른 메서드로 옮기고, 사용한 메모리와 옮겨 간 위치가 같은지 검증합니다.
+# GPU가 있는 머신에서는 아래 셀이 똑같은 모델 두 개를 각각 다른 메서드로 옮기고, 사용한 메모리와 옮겨 간 위치가 같은지 검증합니다.
 
 # %% tags=["claim-M4", "gpu-only"]
 if torch.cuda.is_available():
@@ -337,12 +337,12 @@ else:
 # **판정: 대체로 틀림**. 결과는 래퍼가 최종적으로 쓰게 되는 디바이스 ID(`device_ids`, 생략하면 보이는 모든 GPU)의 개수에 따라 달라집니다.
 #
 # - 가속기가 없거나, `DataParallel`이 지원하지 않는 Apple GPU(MPS)만 있을 때: `device_ids`가 빈 목록이 되고, 래퍼는 모델을 있던 자리에서 그냥 호출합니다.
-# - 디바이스 ID가 정확히 하나일 때: 생성자가 모델을 그 GPU로 옮깁니다. GPU가 하나인 머신의 기본 동작이 이것이고, GPU가 여러 개인 머신에서 `device_ids=[1]`을 넘길 때도 마찬가지입니다. 모델은 `cuda:1`로 옮겨집니다.
-# - 디바이스 ID가 두 개 이상일 때: 래퍼는 아무것도 옮기지 않고, 첫 순전파에서 매개변수를 `device_ids[0]`에 두라는 오류가 발생합니다.
+# - 디바이스 ID가 정확히 하나일 때: 생성자가 모델을 그 GPU로 옮깁니다. GPU가 하나인 머신에서는 기본적으로 이렇게 동작하며, GPU가 여러 개인 머신에서 `device_ids=[1]`을 넘길 때도 마찬가지입니다. 모델은 `cuda:1`로 옮겨집니다.
+# - 디바이스 ID가 두 개 이상일 때: 래퍼는 아무것도 옮기지 않으며, 첫 순전파에서 "매개변수와 버퍼가 `device_ids[0]`에 있어야 한다"는 오류가 납니다.
 #
 # 여기서는 Intel XPU처럼 `DataParallel`이 다룰 수 있는 다른 가속기도 GPU로 칩니다([여러 GPU](05-several-gpus.ipynb#nndataparallel이-실제로-하는-일) 참고). 다음 셀은 실행 중인 머신에 해당하는 경우를 검증합니다. GPU가 여러 개이면 디바이스 ID를 하나만 넘겨 감싼 경우도 확인하고, GPU가 없으면 첫 번째 경우만 실행됩니다.
 #
-# 이 섹션에서 보는 오류의 원인과 해결 방법은 [디바이스 불일치 오류 읽는 법](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)에서 자세히 다룹니다.
+# 관련 오류는 [디바이스 불일치 오류 읽는 법](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)에서 자세히 다룹니다.
 
 # %% tags=["claim-M5", "gpu-only"]
 model = nn.Linear(4, 2)
@@ -374,7 +374,7 @@ else:
 # 그러니 감싸기 전에 모델을 직접 옮기세요. 그러면 GPU 개수와 상관없이 동작합니다. 두 가지를 더 알아 두면 좋습니다.
 #
 # - 래퍼는 `state_dict`의 모든 키 앞에 `module.`을 붙입니다. 접두사 없는 키가 필요하면 `dp.module.state_dict()`를 저장하세요.
-# - `DataParallel` 문서 자체도, 머신이 한 대뿐일 때조차 `DistributedDataParallel`을 대신 쓰라고 권장합니다.
+# - `DataParallel` 공식 문서에서도 머신이 한 대뿐이더라도 `DistributedDataParallel`을 쓰라고 권장합니다.
 
 # %% tags=["claim-M5"]
 wrapped = nn.DataParallel(nn.Linear(4, 2).to(device))
@@ -390,9 +390,9 @@ assert "DistributedDataParallel" in nn.DataParallel.__doc__
 # %% [markdown]
 # ## 주장: GPU에 올린 Linear(10, 1)에 torch.randn(10, 1)을 넣을 수 있다
 #
-# **주장:** 동작하는 코드라며 널리 퍼진 예제가 있습니다. `nn.Linear(10, 1)`을 디바이스로 옮긴 다음, CPU에서 만든 `torch.randn(10, 1)`을 넣어 호출하는 코드입니다.
+# **주장:** 널리 퍼진 예제대로 `nn.Linear(10, 1)`을 디바이스로 옮긴 다음 CPU에서 만든 `torch.randn(10, 1)`을 넣어 호출하면 동작한다.
 #
-# **판정: 틀림(버그 두 개)**. 계층은 GPU에 있는데 입력은 CPU에 남아 있고, 모양도 틀렸습니다. `Linear(10, 1)`은 모양이 `(N, 10)`인 입력, 즉 마지막 차원에 특징(feature)이 10개 있는 입력을 받습니다. 예제 그대로 실행하면 어떤 머신에서든 실패합니다.
+# **판정: 틀림(버그 두 개)**. 계층은 GPU에 있는데 입력은 CPU에 남아 있고, 모양도 틀렸습니다. `Linear(10, 1)`은 마지막 차원에 특징(feature)이 10개 있는 `(N, 10)` 모양의 입력을 받습니다. 예제 그대로 실행하면 어떤 머신에서든 실패합니다.
 #
 # 어느 버그가 먼저 드러나는지는 머신에 따라 다릅니다. GPU에서는 다른 어떤 검사보다 디바이스 검사가 먼저 실행됩니다. CPU만 있는 머신에서는 모든 것이 CPU에 있으므로 모양 오류만 남으며, 다음 셀도 그 오류를 보여 줍니다. 출력에 나오는 `mat1 and mat2 shapes cannot be multiplied`는 "`mat1`과 `mat2`의 모양으로는 행렬 곱을 할 수 없다"는 뜻입니다.
 
@@ -430,7 +430,7 @@ assert y.device == net.weight.device
 #
 # **예전(torch 1.7):** `torch.device(0)`과 `device=0`은 `cuda:0`의 줄임말이었습니다.
 #
-# **지금:** torch 2.5부터 정수는 현재 **가속기**의 인덱스를 뜻합니다. 가속기는 CUDA일 수도 있고, Apple의 MPS나 Intel의 XPU일 수도 있습니다. 가속기를 전혀 지원하지 않는 torch 빌드(CPU 전용 휠 등)에서는 다음 오류가 발생합니다.
+# **지금:** torch 2.5부터 정수는 현재 **가속기**에서 그 번호의 디바이스를 뜻합니다. 가속기는 CUDA일 수도 있고, Apple의 MPS나 Intel의 XPU일 수도 있습니다. 가속기를 전혀 지원하지 않는 torch 빌드(CPU 전용 휠 등)에서는 다음 오류가 발생합니다.
 #
 # ```
 # Cannot access accelerator device when none is available.
@@ -477,7 +477,7 @@ assert torch.ones(1).is_cpu
 # %% [markdown]
 # ## 오래된 정보: 디바이스 불일치 오류 메시지
 #
-# **예전(torch 1.7):** CUDA 행렬 곱은 모든 텐서가 GPU에 있는지 검사하고(ATen의 `checkAllSameGPU`) CPU에 있는 텐서를 나열했습니다. 검사 대상은 `addmm(bias, input, weight.T)`의 인자 `self`, `mat1`, `mat2`와, 편향과 같은 디바이스에 만들어지는 출력 `out`입니다. 그래서 어느 쪽이 CPU에 남았는지에 따라 메시지가 달랐습니다.
+# **예전(torch 1.7):** CUDA 행렬 곱은 모든 텐서가 GPU에 있는지 검사하고(ATen의 `checkAllSameGPU`) CPU에 있는 텐서를 나열했습니다. 검사 대상은 `addmm(bias, input, weight.T)`의 인자 `self`, `mat1`, `mat2`와, 편향과 같은 디바이스에 만들어지는 출력 `out`이었습니다. 그래서 어느 쪽이 CPU에 남았는지에 따라 메시지가 달랐습니다.
 #
 # - CPU 입력을 GPU의 계층에 넣은 경우(`mat1`이 GPU에 없음):
 #
@@ -495,9 +495,9 @@ assert torch.ones(1).is_cpu
 #
 #   "`out`과 인자 #1 `self`가 CPU에 있는데 GPU에 있어야 한다"는 뜻입니다.
 #
-# **지금:** 두 경우 모두 `Expected all tensors to be on the same device`("모든 텐서가 같은 디바이스에 있어야 한다")로 시작합니다. 뒤에는 실행된 연산의 인자 이름이 하나 나옵니다. 이 검사는 CUDA 커널이 아니라, PyTorch가 디스패처용으로 생성한 래퍼(`wrapper_CUDA_addmm`)가 커널을 실행하기 전에 합니다. 래퍼는 각 텐서 인자를 첫 번째 인자와 비교해, 디바이스가 다른 인자 가운데 가장 앞에 있는 것의 이름을 알려 줍니다.
+# **지금:** 두 경우 모두 `Expected all tensors to be on the same device`("모든 텐서가 같은 디바이스에 있어야 한다")로 시작합니다. 뒤에는 실행된 연산의 인자 이름이 하나 나옵니다. 이 검사를 하는 것은 CUDA 커널이 아니라, PyTorch가 디스패처용으로 생성한 래퍼(`wrapper_CUDA_addmm`)입니다. 래퍼는 커널을 실행하기 전에 각 텐서 인자를 첫 번째 인자와 비교해, 디바이스가 다른 인자 가운데 가장 앞에 있는 것의 이름을 알려 줍니다.
 #
-# 뒷부분의 문구는 릴리스마다 바뀌어 왔으므로(2.8에서도 바뀌었습니다) 로그는 이 앞부분으로 검색하세요. `+`나 `*` 같은 요소별 연산은 TensorIterator(요소별 연산을 실행하는 PyTorch 내부 구조)를 거치므로 지금도 인자 이름 없이 `but found at least two devices, cuda:0 and cpu!`("디바이스를 적어도 두 개(`cuda:0`과 `cpu`) 발견했다")로 끝납니다.
+# 뒷부분의 문구는 릴리스마다 바뀌어 왔으므로(2.8에서도 바뀌었습니다), 로그를 검색할 때는 이 앞부분을 검색어로 쓰세요. `+`나 `*` 같은 요소별 연산은 TensorIterator(요소별 연산을 실행하는 PyTorch 내부 구조)를 거치므로 지금도 인자 이름 없이 `but found at least two devices, cuda:0 and cpu!`("디바이스를 적어도 두 개(`cuda:0`과 `cpu`) 발견했다")로 끝납니다.
 #
 # 어느 인자의 이름이 나올지는 계층이 실행하는 연산에 달려 있습니다. 편향이 있는 `Linear`에 2차원 입력을 넣으면 `addmm(bias, input, weight.T)`가 실행되고, 이 연산의 인자 이름은 `self`, `mat1`, `mat2`입니다. autograd는 실행된 연산을 결과의 `grad_fn`에 기록하므로, 편향이 없는 계층이 무엇을 실행하는지는 CPU에서도 알 수 있습니다.
 
@@ -523,13 +523,13 @@ assert nn.Linear(10, 1)(x).grad_fn.name() == "AddmmBackward0"
 # - `AddmmBackward0`을 골랐다면 편향이 없어도 계층이 `addmm`으로 계산한다고 생각했을 겁니다. 이 노드는 편향이 있는 계층이 기록합니다(두 번째 검증).
 # - `LinearBackward0`은 함수 이름 `linear`가 그대로 노드가 된다고 예상한 답입니다. 기록되는 것은 `linear` 자체가 아니라 `linear`가 실행하는 연산입니다.
 #
-# 메시지에 나오는 이름은 이것으로 정해집니다. 편향이 있으면 첫 번째 인자는 계층과 같은 디바이스에 있는 편향입니다. 그래서 어느 쪽이 GPU에 있든 메시지에는 입력인 `mat1`이 나옵니다. 편향이 없으면 첫 번째 인자가 입력이므로, 어느 방향이든 가중치인 `mat2`가 나옵니다.
+# 메시지에 어느 인자 이름이 나오는지는 이 연산의 인자 순서로 정해집니다. 편향이 있으면 첫 번째 인자는 계층과 같은 디바이스에 있는 편향입니다. 그래서 어느 쪽이 GPU에 있든 메시지에는 입력인 `mat1`이 나옵니다. 편향이 없으면 첫 번째 인자가 입력이므로, 어느 방향이든 가중치인 `mat2`가 나옵니다.
 #
 # 어느 경우든 이름만 보고는 어느 쪽을 옮겨야 할지 알 수 없으니, 모델과 모든 입력을 사용하려는 디바이스 하나에 두세요.
 #
-# GPU가 있으면 아래 셀은 편향이 있을 때와 없을 때 각각 두 방향 모두에서 이 이름들을 검증하고, 덧셈의 문구도 검증합니다. CPU만 있으면 섞을 두 번째 디바이스가 없으므로 GPU가 있을 때만 검증합니다.
+# GPU가 있으면 아래 셀은 편향이 있을 때와 없을 때 각각 두 방향 모두에서 이 이름들을 검증하고, 덧셈에서 나는 오류 메시지의 문구도 검증합니다. CPU만 있는 머신에는 섞을 두 번째 디바이스가 없으므로 이 셀은 충족되지 않은 조건만 출력합니다.
 #
-# 이 섹션에서 보는 오류의 원인과 해결 방법은 [디바이스 불일치 오류 읽는 법](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)에서 자세히 다룹니다.
+# 이 오류의 원인과 해결 방법은 [디바이스 불일치 오류 읽는 법](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)에서 자세히 다룹니다.
 
 # %% tags=["claim-O3", "gpu-only"]
 if torch.cuda.is_available():
@@ -554,7 +554,7 @@ else:
 #
 # **지금:** torch 2.8부터는 같은 오류가 `torch.AcceleratorError`로 발생합니다. `RuntimeError`의 하위 클래스이므로 기존의 `except RuntimeError:` 코드로도 그대로 잡힙니다. GPU가 없으면 다음 셀은 클래스만 검증합니다.
 #
-# 이 섹션에서 보는 오류의 원인과 해결 방법은 [불러오기·환경·메모리 오류 읽는 법](09-setup-and-memory-errors.ipynb#cuda-error-invalid-device-ordinal)에서 자세히 다룹니다.
+# 이 오류는 [불러오기·환경·메모리 오류 읽는 법](09-setup-and-memory-errors.ipynb#cuda-error-invalid-device-ordinal)에서 자세히 다룹니다.
 
 # %% tags=["claim-O4", "gpu-only"]
 if hasattr(torch, "AcceleratorError"):
@@ -582,7 +582,7 @@ else:
 #
 # **예전(torch 1.7):** `"cuda" if torch.cuda.is_available() else "cpu"`가 흔히 쓰는 방법이었습니다.
 #
-# **지금:** 이 방법은 NVIDIA GPU에서는 지금도 잘 동작하며, 이 페이지에서도 씁니다. 어느 가속기에서나 쓸 수 있는 방법은 `torch.accelerator` 모듈(torch 2.6)로, CUDA, MPS, XPU 등을 모두 인식합니다. `torch.accelerator.current_accelerator()`는 사용 중인 torch 빌드가 지원하는 가속기를 알려 주고, 지원하는 가속기가 없으면 `None`을 반환합니다(`None`을 반환하는 것은 torch 2.7부터). 이 값은 빌드에 대한 정보이므로, 지금 실제로 디바이스를 쓸 수 있는지 알려 주는 `torch.accelerator.is_available()`과 함께 쓰세요.
+# **지금:** NVIDIA GPU에서는 이 방법이 여전히 잘 동작하며, 이 페이지에서도 씁니다. 어느 가속기에서나 쓸 수 있는 방법은 `torch.accelerator` 모듈(torch 2.6)로, CUDA, MPS, XPU 등을 모두 인식합니다. `torch.accelerator.current_accelerator()`는 사용 중인 torch 빌드가 지원하는 가속기를 알려 주고, 지원하는 가속기가 없으면 `None`을 반환합니다(`None`을 반환하는 것은 torch 2.7부터). 이 값은 빌드에 대한 정보이므로, 지금 실제로 디바이스를 쓸 수 있는지 알려 주는 `torch.accelerator.is_available()`과 함께 쓰세요.
 #
 # GPU가 없으면 다음 셀은 CUDA 디바이스가 선택되지 않는지 검증합니다. torch 2.6에서는 검증하지 않고 설치된 버전 `TORCH=(2, 6)`만 출력합니다.
 
@@ -614,7 +614,7 @@ else:
 # | `.cuda()`가 `.to('cuda')`보다 메모리를 더 쓴다 | 틀림 | 둘 다 `Module._apply`를 거침. `.cuda()`는 dtype을 못 바꿈 |
 # | `nn.DataParallel`이 모델을 GPU로 옮겨 준다 | 대체로 틀림 | 디바이스 ID가 정확히 하나(`len(device_ids) == 1`)일 때만 옮김. 직접 옮길 것 |
 # | `Linear(10, 1)`에 CPU의 `torch.randn(10, 1)`을 넣을 수 있다 | 틀림 | 디바이스도 모양도 틀림. `torch.randn(N, 10, device=device)`를 사용 |
-# | `device=0`은 `cuda:0`이다 | 오래된 정보 | 현재 가속기의 인덱스(2.5) |
+# | `device=0`은 `cuda:0`이다 | 오래된 정보 | 현재 가속기의 0번 디바이스(2.5) |
 # | 텐서에는 `is_cpu`가 없다 | 오래된 정보 | `Tensor.is_cpu`가 있음(1.13) |
 # | 예전 디바이스 불일치 메시지 | 오래된 정보 | `Expected all tensors to be on the same device`로 검색. 뒤에 나오는 인자 이름은 실행된 연산에 따라 다름 |
 # | 없는 GPU 인덱스는 일반 `RuntimeError`를 일으킨다 | 오래된 정보 | `RuntimeError`의 하위 클래스인 `torch.AcceleratorError`(2.8) |
