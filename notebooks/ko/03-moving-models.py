@@ -28,13 +28,13 @@
 #   `torch.cuda.is_available()=False`만 출력하고 GPU 검증은 실행하지 않습니다. 이런 셀의 수는
 #   제목 아래 줄에 나옵니다.
 # - GPU에서만 나오는 오류 메시지는 PyTorch 소스에서 버전을 밝혀 인용합니다.
-# - 예상한 오류는 첫 번째 셀에서 정의하는 `expect_error`가 잡아서 검증하고 출력하며, 페이지는
-#   계속 진행됩니다.
+# - 예상한 오류는 첫 번째 셀에서 정의하는 `expect_error`가 잡아서 검증하고 출력하므로, 오류가
+#   나도 노트북은 멈추지 않습니다.
 
 # %% [markdown] tags=["summary"]
 # **요약**
 #
-# - `model.to(device)`는 매개변수와 버퍼를 옮기고 같은 모델을 돌려줍니다. 다시 대입할 필요가 없습니다. 입력도 모두 같은 디바이스에 두세요.
+# - `model.to(device)`는 매개변수와 버퍼를 옮긴 뒤 모델 자신을 반환합니다. 다시 대입할 필요가 없습니다. 입력도 모두 같은 디바이스에 두세요.
 # - 옵티마이저는 모델을 옮긴 뒤에 만드세요. GPU에서 저장한 체크포인트를 CPU에서 불러올 때는 `map_location`을 지정합니다.
 #
 # ```python
@@ -144,10 +144,10 @@ assert t.to(t.device) is t  # 할 일이 없으면 같은 텐서가 돌아온다
 # `.cuda()`도 마찬가지입니다. 그래서 두 변환이 모두 남습니다. `model = model.to(device)`라고 써도
 # 문제는 없지만, 다시 대입할 필요는 없습니다.
 #
-# - `cpu torch.float32`는 `Module.to`도 `Tensor.to`처럼 복사본을 반환한다고 본 답입니다. 텐서에는 맞는
-#   생각입니다. 위 검증에서도 `t.to("meta")`를 호출한 뒤 `t`는 CPU에 그대로 있습니다. 하지만 모듈은 다릅니다.
-# - `meta torch.float32`나 `cpu torch.float64`를 골랐다면 두 호출 중 하나는 효과가 없다고 생각했을 겁니다.
-#   실제로는 두 호출 모두 모델을 바꿉니다.
+# - `cpu torch.float32`는 텐서였다면 맞았을 답입니다. 위 검증에서도 `t.to("meta")`를 호출한 뒤 `t`는
+#   CPU에 그대로 있습니다. 하지만 `Module.to`는 복사본을 만들지 않고 모듈 자체를 바꿉니다.
+# - 두 호출 중 하나는 효과가 없으리라 예상했다면 `meta torch.float32`나 `cpu torch.float64`를 골랐을
+#   겁니다. 실제로는 두 호출 모두 모델을 바꿉니다.
 #
 # 위의 검증은 각 호출이 `model` 자신을 반환하는지도 확인합니다(`.cuda()`는 GPU가 있을 때만).
 
@@ -171,7 +171,7 @@ class Scaled(nn.Module):
 
 
 # %% [markdown]
-# `meta`로 옮기는 것은 어느 머신에서나 할 수 있습니다. 이때 매개변수는 새 `Parameter` 객체로,
+# `meta`로 옮기는 것은 GPU 없이도 할 수 있습니다. 이때 매개변수는 새 `Parameter` 객체로,
 # 버퍼는 새 텐서로 교체됩니다.
 
 # %% tags=["claim-F3"]
@@ -203,7 +203,7 @@ assert layer.weight.device.type == "cpu"
 assert torch.isfinite(layer.weight).all()
 
 # %% [markdown]
-# dtype을 바꾸는 것도 변환의 하나이고, 어느 머신에서나 할 수 있습니다.
+# dtype 변환도 GPU 없이 해 볼 수 있습니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `model.double()`을 호출하기 전에 `weight`와 `offset`을 변수에 받아 둡니다. 호출한
@@ -240,10 +240,10 @@ else:
 # `Parameter`를 같은 Python 객체로 남겨 두고, 그 안에 든 실제 텐서(`param.data`)만 바꿔 끼웁니다.
 # 버퍼는 일반 텐서이므로 변환되면 새 텐서 객체로 교체됩니다.
 #
-# - `model.weight is weight=True, model.offset is offset=True`는 버퍼도 매개변수처럼 같은 객체로 남는다고
-#   여긴 답입니다. 변환할 때 같은 객체로 남는 것은 `Parameter`뿐입니다.
-# - `model.weight is weight=False, model.offset is offset=False`를 골랐다면 매개변수도 새 객체로 바뀐다고
-#   생각했을 겁니다. 그런 결과는 위에서 본 것처럼 `meta`로 옮길 때만 나옵니다.
+# - 버퍼도 매개변수처럼 같은 객체로 남는다고 생각하면 `model.weight is weight=True, model.offset is offset=True`를
+#   고르게 됩니다. 하지만 변환할 때 같은 객체로 남는 것은 `Parameter`뿐입니다.
+# - `model.weight is weight=False, model.offset is offset=False`는 위에서 본 것처럼 `meta`로 옮길 때 나오는
+#   결과입니다. dtype 변환에서는 매개변수가 새 객체로 바뀌지 않습니다.
 #
 # 어떤 객체가 그대로 남는지는 변환의 종류에 따라 다릅니다.
 #
@@ -285,10 +285,10 @@ with expect_error(RuntimeError, "device"):
     model(torch.ones(3, device=target))  # 순전파에서 디바이스가 섞인다
 
 # %% [markdown] tags=["answer"]
-# **정답:** 어느 머신에서나 `mask cpu`입니다. 일반 속성으로 저장한 텐서는 `Module.to`가 알지
+# **정답:** GPU가 있든 없든 `mask cpu`입니다. 일반 속성으로 저장한 텐서는 `Module.to`가 알지
 # 못하므로 원래 자리에 남고, 그 결과 순전파에서 디바이스가 섞입니다. 위 검증에서 모델을 호출하면
-# 디바이스 오류가 납니다(GPU가 없으면 `meta` 디바이스의 검사가 내는 메시지이며, "텐서가 기대한
-# 디바이스에 있지 않다"는 뜻입니다). 이런 텐서는 `state_dict`에도 들어가지 않습니다.
+# 디바이스 오류가 납니다. GPU가 없을 때의 메시지는 `meta` 디바이스가 자체 검사에서 내는 것으로,
+# "텐서가 기대한 디바이스에 있지 않다"는 뜻입니다. 이런 텐서는 `state_dict`에도 들어가지 않습니다.
 #
 # - `mask meta`(GPU가 없을 때)는 모델이 가진 텐서라면 무엇이든 함께 옮겨진다고 본 답입니다. 함께 옮겨지는 것은
 #   `weight` 같은 매개변수와 `offset` 같은 버퍼, 즉 등록된 텐서뿐입니다.
@@ -318,8 +318,9 @@ assert "mask" not in model.state_dict()
 # ## 매개변수에 다시 대입하지 않기
 #
 # `model.weight = model.weight.to(d)`처럼 매개변수 하나만 직접 옮기는 방법은 통하지 않습니다.
-# 핵심은 매개변수에 `to`를 호출했을 때 무엇이 돌아오느냐입니다. 아래 셀은 반환값의 타입 이름과
-# `requires_grad`, 즉 반환값이 여전히 변화도(gradient)를 추적하는 텐서인지를 출력합니다.
+# 핵심은 매개변수에 `to`를 호출했을 때 무엇을 반환하느냐입니다. 다음 셀은 반환값의 타입 이름과
+# `requires_grad`를 출력합니다. `requires_grad`가 `True`이면 반환값이 여전히 변화도(gradient)를
+# 추적한다는 뜻입니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `model.weight`는 CPU에 있는 `Parameter`이고, `moved = model.weight.to("meta")`에서는
@@ -343,16 +344,16 @@ assert w.to(w.device) is w  # 할 일이 없으면 Parameter 자신이 돌아온
 # %% [markdown] tags=["answer"]
 # **정답:** `Tensor True`입니다. 실제로 변환이 일어나면 반환값은 `Parameter`가 아닌 일반
 # `Tensor`입니다. autograd가 이 변환을 기록하므로 반환값도 여전히 변화도를 추적하는 텐서입니다. 다만
-# 매개변수에 대한 연산의 결과일 뿐, 그 자체로 잎(leaf) 텐서는 아닙니다.
+# 매개변수에 연산을 적용한 결과이므로 잎(leaf) 텐서는 아닙니다.
 #
-# - `Parameter True`를 골랐다면 변환한 뒤에도 타입이 `Parameter`로 유지된다고 생각했을 겁니다. `Parameter`
-#   자신이 돌아오는 것은 `to()`가 바꿀 것이 없을 때뿐입니다(위 검증의 `w.to(w.device) is w`).
-# - `Tensor False`는 타입이 바뀌면 연산 그래프에서도 떨어져 나간다고 여긴 답입니다. autograd가 변환을
-#   기록하므로, 반환값에서 매개변수까지 변화도가 전달됩니다.
+# - `Parameter True`를 골랐다면 변환한 뒤에도 타입이 `Parameter`로 유지된다고 생각했을 겁니다. `to()`가
+#   `Parameter` 자신을 반환하는 것은 바꿀 것이 없을 때뿐입니다(위 검증의 `w.to(w.device) is w`).
+# - `Tensor False`에는 타입이 바뀌면 연산 그래프에서도 떨어져 나간다는 오해가 담겨 있습니다. autograd가
+#   변환을 기록하므로, 반환값에서 매개변수까지 변화도가 전달됩니다.
 
 # %% [markdown]
-# 모듈은 매개변수 이름에 `Parameter`(또는 `None`)만 대입하도록 허용하므로, 이 대입은
-# `TypeError`를 일으킵니다.
+# 다음 셀처럼 `moved`를 `model.weight`에 대입하면 `TypeError`가 납니다. 모듈의 매개변수 이름에는
+# `Parameter`(또는 `None`)만 대입할 수 있기 때문입니다.
 
 # %% tags=["claim-F5"]
 with expect_error(TypeError, "cannot assign"):
@@ -397,8 +398,8 @@ assert len(devices(model)) == 2
 #
 # 모델과 입력이 서로 다른 디바이스에 있으면, 둘을 섞는 연산이 `RuntimeError`를 일으키며
 # 실패합니다. 해결 방법은 언제나 같습니다. 모델과 모든 입력을 사용하려는 디바이스 하나에 둡니다.
-# 코드로는 `model.to(device)`와 `x = x.to(device)`입니다. `Tensor.to`는 새 텐서를 반환하고 `x`는 원래
-# 자리에 그대로 두므로, 반환값을 반드시 대입하세요.
+# 코드로는 `model.to(device)`와 `x = x.to(device)`입니다. `Tensor.to`는 `x` 자체를 바꾸지 않으므로,
+# 반환값을 반드시 대입하세요.
 #
 # 메시지에 이름이 나온 텐서를 옮기면 된다고 단정해서는 안 됩니다. torch 2.8부터는 GPU에 있는 선형
 # 계층에 CPU 입력을 넣으면 CUDA의 디바이스 검사가 다음 메시지를 냅니다. GPU에서만 나오는
@@ -416,7 +417,7 @@ assert len(devices(model)) == 2
 # - 검사는 모든 인자를 첫 번째 인자인 편향과 비교합니다. **모델**을 CPU에 남겨 둔 채 GPU에 있는
 #   입력을 넣어도 메시지에는 역시 `mat1`이 나오며, 이번에는
 #   `mat1 is on cuda:0, different from other tensors on cpu`가 됩니다. 메시지를 따라 `mat1`을
-#   옮기면 입력을 CPU로 되돌리게 됩니다.
+#   옮기면, 모델을 GPU로 옮겨야 할 상황에서 오히려 입력을 CPU로 되돌리게 됩니다.
 #
 # 2.8 이전에는 같은 검사가 `but found at least two devices, cuda:0 and cpu!`("디바이스를 적어도 두
 # 개(`cuda:0`과 `cpu`) 발견했다")라고 표시했고, 인자 이름은 끝에 붙였습니다. 요소별 연산(`+`, `*`
@@ -457,9 +458,8 @@ else:
 # %% [markdown]
 # GPU가 없으면 CUDA의 메시지는 볼 수 없지만, `meta` 디바이스에는 자체 디바이스 검사가 있습니다.
 # 메시지는 CUDA와 달리 `Tensor on device … is not on the expected device …!`("텐서가 기대한
-# 디바이스에 있지 않다")입니다. 이를 이용하면 모델과 입력 중 어느 쪽을 CPU에 남겨도 선형 계층이
-# 실패한다는 것과, 요소별 연산에서는 0차원 CPU 텐서가
-# 허용된다는 것을 어느 머신에서나 확인할 수 있습니다.
+# 디바이스에 있지 않다")입니다. 이 검사로 두 가지를 GPU 없이 확인할 수 있습니다. 모델과 입력 중
+# 어느 쪽을 CPU에 남겨도 선형 계층은 실패하고, 요소별 연산에서는 0차원 CPU 텐서가 허용됩니다.
 
 # %% tags=["claim-F7"]
 meta_model = nn.Linear(4, 2).to("meta")
@@ -477,8 +477,8 @@ assert scaled.device.type == "meta"
 # %% [markdown]
 # ## 옵티마이저는 모델을 옮긴 다음에 만들기
 #
-# 옵티마이저는 모델의 `Parameter` 객체에 대한 참조와 함께, 첫 `step()`에서 만드는 매개변수별
-# **상태**를 갖고 있습니다(Adam은 `exp_avg`와 `exp_avg_sq`라는 두 가지 이동 평균을 유지합니다).
+# 옵티마이저는 모델의 `Parameter` 객체를 참조하고, 첫 `step()`에서 매개변수마다 **상태**를 만들어
+# 보관합니다(Adam은 `exp_avg`와 `exp_avg_sq`라는 두 가지 이동 평균을 유지합니다).
 #
 # CPU → CUDA 이동에서는 `Parameter` 객체가 바뀌지 않으므로, 이동 전에 만든 옵티마이저도 올바른
 # 매개변수를 갖고 있습니다. 하지만 옵티마이저에 이미 상태가 있다면 이것만으로는 부족합니다.
@@ -514,20 +514,20 @@ else:
 #
 # 학습을 이어서 할 때도 순서는 같습니다. 모델을 옮기고, 그 매개변수로 옵티마이저를 만든 다음 `optimizer.load_state_dict(checkpoint["optimizer"])`를 호출합니다. `load_state_dict`는 `step`을 뺀 모든 상태 텐서를 해당 매개변수가 있는 디바이스로 옮기고, 매개변수가 부동소수점이면 dtype도 매개변수에 맞춥니다. 그래서 `float32` 상태를 `bfloat16` 모델에 불러오면 상태도 `bfloat16`이 되어 정밀도가 떨어집니다(다음 셀에서 확인합니다).
 #
-# 참고로 혼합 정밀도 학습에서 `float32` 마스터 가중치를 따로 두는 것은 이 문제와는 별개입니다. 16비트 가중치에 아주 작은 갱신값을 더하면 반올림되어 사라지므로, 가중치 자체를 `float32`로 한 벌 더 두는 것입니다(자세한 내용은 「[모델이 메모리에 들어갈까?](08-will-it-fit.ipynb)」 참고). PyTorch의 AMP(`autocast`와 `GradScaler`)는 매개변수를 처음부터 `float32`로 두므로 이런 복사본이 필요 없습니다.
+# 참고로 혼합 정밀도 학습에서 `float32` 마스터 가중치를 따로 두는 것은 이 문제와는 별개입니다. 16비트 가중치에 아주 작은 갱신값을 더하면 반올림되어 사라지므로, 가중치 자체를 `float32`로 한 벌 더 두는 것입니다(자세한 내용은 [모델이 메모리에 들어갈까?](08-will-it-fit.ipynb) 참고). PyTorch의 AMP(`autocast`와 `GradScaler`)는 매개변수를 처음부터 `float32`로 두므로 이런 복사본이 필요 없습니다.
 #
 # `step`은 불러온 그대로 남습니다. 옵티마이저에 `fused`나 `capturable` 옵션이 켜져 있을 때만 `step`도 `float32`로 바뀌어 매개변수가 있는 디바이스로 옮겨집니다. 이 두 설정은 체크포인트에 저장된 값을 따릅니다. `load_state_dict`가 각 매개변수 그룹(param group)의 설정을 저장된 것으로 바꾸기 때문입니다. 다음 셀에서는 fused 옵티마이저가 저장한 체크포인트를 fused가 아닌 옵티마이저에 불러오는 경우도 확인합니다.
 #
 # Adam과 AdamW는 `step`이 CPU에 있다고 가정하고, 단계마다 매개변수 하나당 한 번씩 그 값을 `.item()`으로 읽습니다. `step`이 GPU에 있으면 읽을 때마다 CPU가 GPU를 기다리게 됩니다([pytorch#128208](https://github.com/pytorch/pytorch/issues/128208)). 그러므로 옵티마이저 체크포인트는 `torch.load(path, map_location="cpu")`로 불러오고, 나머지 이동은 `load_state_dict`에 맡기세요. `map_location="cuda"`로 불러오면 `step`까지 GPU에 올라갑니다.
 #
-# 순서를 바꿔 먼저 불러오고 나중에 옮기면, 상태는 불러온 시점의 매개변수에 맞춰 변환되고 `model.to()`는 상태를 그 자리에 남겨 둡니다. GPU를 쓴다면 첫 `step()`에서 CUDA의 매개변수와 CPU의 상태가 섞입니다. dtype으로도 같은 현상을 볼 수 있으므로, 다음 셀은 모델을 `device`로 옮기면서 `float64`로도 바꿉니다.
+# 순서를 바꿔 먼저 불러오고 나중에 옮기면, 상태는 불러온 시점의 매개변수에 맞춰 변환되고 `model.to()`는 상태를 그 자리에 남겨 둡니다. GPU를 쓴다면 첫 `step()`에서 CUDA에 있는 매개변수와 CPU에 남은 상태가 한 연산에 섞입니다. dtype으로도 같은 현상을 볼 수 있으므로, 다음 셀은 모델을 `device`로 옮기면서 `float64`로도 바꿉니다.
 
 # %% tags=["claim-F4"]
 source = nn.Linear(4, 2)
 source_optimizer = torch.optim.Adam(source.parameters())
 source(torch.randn(8, 4)).sum().backward()
 source_optimizer.step()
-# torch.load(path, map_location="cpu")가 돌려주는 것과 같다: 모두 CPU의 float32
+# torch.load(path, map_location="cpu")가 반환하는 것과 같이 모두 CPU의 float32다
 checkpoint = {"model": source.state_dict(),
               "optimizer": source_optimizer.state_dict()}
 
@@ -554,7 +554,7 @@ print(f"{low_state['exp_avg'].dtype=}, {low_state['exp_avg'][0, 0].item()=}")
 assert low_state["exp_avg"].dtype == torch.bfloat16
 assert low_state["exp_avg"][0, 0].item() == 1.0  # 2**-10만큼이 사라진다
 
-# fused 옵티마이저가 저장한 체크포인트: step은 매개변수 쪽으로
+# fused 옵티마이저가 저장한 체크포인트라면 step은 매개변수 쪽으로 간다
 fused_optimizer = torch.optim.Adam(source.parameters(), fused=True)
 source(torch.randn(8, 4)).sum().backward()
 fused_optimizer.step()
@@ -562,7 +562,7 @@ saved = fused_optimizer.state_dict()
 saved["state"][0] = {**saved["state"][0],
                      "step": saved["state"][0]["step"].double()}
 quick = nn.Linear(4, 2).to(device)
-quick_optimizer = torch.optim.Adam(quick.parameters())  # 자신은 fused가 아니다
+quick_optimizer = torch.optim.Adam(quick.parameters())  # 이 옵티마이저 자체는 fused가 아니다
 quick_optimizer.load_state_dict(saved)
 quick_step = quick_optimizer.state[quick.weight]["step"]
 print(f"{quick_step.device=}, {quick_step.dtype=}")
@@ -583,7 +583,7 @@ assert late_state["exp_avg"].dtype == torch.float32
 assert late_state["exp_avg"].device.type == "cpu"
 
 # %% [markdown]
-# 이번에는 `step()`까지 실행해 봅니다. dtype 쪽은 어느 머신에서나 확인할 수 있습니다. 상태가 예전
+# 이번에는 `step()`까지 실행해 봅니다. dtype 불일치는 CPU에서도 재현할 수 있습니다. 상태가 예전
 # dtype을 유지하므로, 다음 `step()`에서 float64인 새 변화도와 float32 상태가 만나 실패합니다.
 # `state_dict`를 다시 불러오면 상태가 각 매개변수의 dtype과 디바이스로 변환되고, `step()`이
 # 다시 동작합니다.
@@ -667,9 +667,8 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# 체크포인트를 GPU에서 저장했든 CPU에서 저장했든, 여기서는 위에서 본 세 가지 형식(문자열·
-# `torch.device`, 딕셔너리, 호출 가능 객체) 중 어느 것으로 `map_location`을 지정해도 CPU 텐서를
-# 돌려받습니다.
+# 체크포인트를 GPU에서 저장했든 CPU에서 저장했든, 위에서 본 형식(문자열이나 `torch.device`,
+# 딕셔너리, 호출 가능 객체) 중 어느 것으로 `map_location`을 지정해도 CPU 텐서를 얻습니다.
 
 # %% tags=["claim-F8"]
 forms = {
@@ -733,7 +732,8 @@ tmp.cleanup()
 #   그다음 초기화합니다.
 # - 옮겨지는 것은 매개변수, 버퍼, 하위 모듈뿐입니다. 그 밖의 텐서는 `register_buffer`로 등록합니다.
 # - 변환한 텐서를 매개변수 이름에 대입하지 말고, 모듈 전체를 옮깁니다.
-# - 모델에는 단일한 디바이스라는 것이 없습니다. `next(model.parameters()).device`는 관례일 뿐입니다.
+# - 모델 전체의 디바이스가 하나로 정해져 있지는 않습니다. `next(model.parameters()).device`는 흔히
+#   쓰는 관용구일 뿐입니다.
 # - 디바이스 불일치 오류가 나면 모델과 모든 입력을 한 디바이스에 둡니다(`model.to(device)`,
 #   `x = x.to(device)`). 메시지에 이름이 나온 인자가 옮겨야 할 대상이라는 보장은 없습니다.
 # - 모델을 먼저 옮기고 나서 옵티마이저를 만듭니다. 이미 상태가 생긴 옵티마이저는 모델을 옮겨도
@@ -741,6 +741,6 @@ tmp.cleanup()
 # - GPU 체크포인트는 `torch.load(path, map_location="cpu", weights_only=True)`로 CPU에서
 #   불러옵니다. `weights_only=True`는 torch 2.6부터 기본값입니다.
 # - 학습을 이어서 할 때는 모델을 옮기고 옵티마이저를 만든 뒤, 옵티마이저 체크포인트도
-#   `map_location="cpu"`로 불러옵니다. `load_state_dict`는 상태를 각 매개변수의 디바이스와
-#   dtype에 맞추고, `step`은 Adam이 CPU에서 읽는 값이므로 CPU에 그대로 남습니다(체크포인트의 옵티마이저가
-#   `fused`나 `capturable`이면 `step`도 `float32`로 바뀌어 매개변수가 있는 디바이스로 옮겨집니다).
+#   `map_location="cpu"`로 불러옵니다. `load_state_dict`가 상태를 각 매개변수의 디바이스와 dtype에
+#   맞춥니다. `step`은 Adam이 CPU에서 읽는 값이라 CPU에 남습니다. 단, 체크포인트의 옵티마이저가
+#   `fused`나 `capturable`이면 `step`도 `float32`로 바뀌어 매개변수 쪽 디바이스로 옮겨집니다.

@@ -15,9 +15,9 @@
 # %% [markdown]
 # # 여러 GPU
 #
-# GPU가 두 개 이상이면, 인덱스를 지정하지 않은 CUDA 호출은 모두 **현재 디바이스**로 갑니다. 이 페이지에서는 현재 디바이스가 정해지는 방식, 프로세스에서 GPU를 숨기는 방법, `nn.DataParallel`이 실제로 하는 일을 살펴봅니다. 마지막으로 `DistributedDataParallel`(DDP)를 GPU마다 프로세스 하나씩 띄워 실행하는 방법과, 각 프로세스에 데이터를 나눠 주는 방법을 다룹니다. DDP는 `torchrun`으로 CPU 프로세스 두 개를 띄워 직접 실행해 봅니다.
+# GPU가 두 개 이상이면, 인덱스를 지정하지 않은 CUDA 호출은 모두 **현재 디바이스**로 갑니다. 이 페이지에서는 현재 디바이스가 정해지는 방식, 프로세스에서 GPU를 숨기는 방법, `nn.DataParallel`이 실제로 하는 일을 살펴봅니다. 마지막으로 GPU마다 프로세스를 하나씩 띄워 `DistributedDataParallel`(DDP)로 학습하는 방법과, 프로세스마다 데이터를 나눠 주는 방법을 다룹니다. DDP는 `torchrun`으로 CPU 프로세스 두 개를 띄워 직접 실행해 봅니다.
 #
-# GPU에서만 검증하는 셀은 필요한 GPU가 없을 때 둘 중 하나를 합니다. 검증을 건너뛰고 맞지 않은 조건(`torch.cuda.is_available()=False`나 `n_gpus=0`)만 출력하거나, GPU가 없을 때의 동작을 대신 확인합니다. 나머지 셀은 어느 머신에서나 실행됩니다.
+# 필요한 GPU가 없으면 GPU에서만 검증하는 셀은 검증을 건너뛰고 충족되지 않은 조건(`torch.cuda.is_available()=False`나 `n_gpus=0`)만 출력하거나, GPU가 없을 때의 동작을 대신 확인합니다. 나머지 셀은 어느 머신에서나 실행됩니다.
 
 # %% [markdown] tags=["summary"]
 # **요약**
@@ -117,10 +117,10 @@ else:
 # %% [markdown]
 # ## 디바이스 이름 `cuda`의 의미
 #
-# 디바이스는 `"cuda:0"`처럼 인덱스를 붙여서도, `"cuda"`처럼 인덱스 없이도 지정할 수 있습니다. `torch.device`를 만들 때는 GPU가 필요 없으므로, 다음 셀은 어느 머신에서나 실행됩니다.
+# 디바이스는 `"cuda:0"`처럼 인덱스를 붙여서도, `"cuda"`처럼 인덱스 없이도 지정할 수 있습니다. `torch.device`를 만들 때는 GPU가 필요 없으므로, 다음 셀은 GPU 없이도 실행됩니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `d = torch.device("cuda")`는 인덱스 없이 만들었습니다. 다음 셀은 `d.index`로 무엇을 출력할까요?
+# **예측해 보세요:** 다음 셀은 인덱스 없이 `d = torch.device("cuda")`를 만들고 `d.index`를 출력합니다. 무엇이 나올까요?
 #
 # - `d.index=0`
 # - `d.index=None`
@@ -140,7 +140,7 @@ assert d.type == "cuda"
 # **정답:** `d.index=None`입니다. `"cuda"`는 특정 GPU를 가리키지 않습니다. "현재 CUDA 디바이스"라는 뜻이며, 실제로 어느 GPU를 쓸지는 텐서를 만들거나 옮기는 시점에 정해집니다.
 #
 # - `d.index=0`을 골랐다면 `"cuda"`를 `cuda:0`의 별칭으로 생각했을 겁니다. 별칭이 아니어서 두 디바이스를 비교해도 같지 않습니다.
-# - `d.index=-1`은 '인덱스 없음'을 -1 같은 특별한 숫자로 나타낸다고 본 답입니다. `torch.device`는 인덱스가 없으면 `None`을 씁니다.
+# - `d.index=-1`은 "인덱스 없음"을 -1 같은 특별한 숫자로 나타낸다고 본 답입니다. `torch.device`는 인덱스가 없으면 `None`을 씁니다.
 
 # %% [markdown]
 # GPU가 하나뿐이면 `"cuda"`는 언제나 `cuda:0`을 가리킵니다. GPU가 두 개 이상이면 어느 GPU가 현재 디바이스인지에 따라 결과가 달라집니다. `cuda:1`에 있는 텐서 `t`에 `t.to("cuda")`를 호출하면, 현재 디바이스가 GPU 0일 때는 `cuda:0`으로 복사되고, GPU 1일 때는 `t` 자신이 그대로 반환됩니다. 다음 셀은 GPU가 두 개 이상인 머신에서는 복사본이 만들어지는지, 하나뿐인 머신에서는 `t` 자신이 반환되는지 검증합니다. GPU가 없으면 `n_gpus=0`을 출력합니다.
@@ -168,7 +168,7 @@ else:
 #
 # 환경 변수 `CUDA_VISIBLE_DEVICES`에는 프로세스에 보여 줄 GPU를 나열합니다. 번호는 0부터 다시 매겨지므로, `CUDA_VISIBLE_DEVICES=1`이면 GPU 1이 `cuda:0`이 되고 보이는 GPU는 그것 하나뿐입니다. 어느 물리 GPU가 "GPU 1"인지는 CUDA의 번호 매기기 방식에 따라 정해집니다. CUDA는 기본적으로 가장 빠른 GPU에 첫 번호를 주므로, `nvidia-smi`가 보여 주는 순서(PCI 버스 순서)와 다를 수 있습니다. `nvidia-smi`와 같은 번호를 쓰려면 `CUDA_DEVICE_ORDER=PCI_BUS_ID`도 함께 설정하세요.
 #
-# CUDA는 이 변수들을 프로세스 안에서 초기화될 때 한 번만 읽습니다. 셸에서 설정하거나(`CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=1 python train.py`), 새로 시작하는 프로세스의 환경 변수로 설정하세요. 다음 셀에서는 `CUDA_VISIBLE_DEVICES`를 빈 문자열로 설정한 Python 자식 프로세스에서 GPU가 하나도 보이지 않는 것을 확인합니다. GPU가 있는 머신에서는 두 번째 자식 프로세스에 마지막 GPU 하나만 넘기고, GPU가 하나만 보이는지 검증합니다.
+# CUDA는 프로세스 안에서 초기화될 때 이 변수들을 한 번만 읽습니다. 셸에서 설정하거나(`CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=1 python train.py`), 새로 시작하는 프로세스의 환경 변수로 설정하세요. 다음 셀에서는 `CUDA_VISIBLE_DEVICES`를 빈 문자열로 설정한 Python 자식 프로세스에서 GPU가 하나도 보이지 않는 것을 확인합니다. GPU가 있는 머신에서는 두 번째 자식 프로세스에 마지막 GPU 하나만 넘기고, GPU가 하나만 보이는지 검증합니다.
 
 # %% tags=["claim-F9", "gpu-only"]
 probe = "import torch; print(torch.cuda.device_count())"
@@ -191,7 +191,7 @@ print(f"{torch.cuda.device_count()=}")
 assert torch.cuda.device_count() == n_gpus
 
 # %% [markdown]
-# CUDA가 한번 초기화되고 나면 같은 프로세스에서 `os.environ`을 바꿔도 아무 효과가 없으며, GPU는 계속 보입니다. 그래서 이 변수는 첫 CUDA 호출보다 먼저 설정해야 하고, Python을 시작하기 전에 설정하는 것이 가장 안전합니다. GPU가 있으면 다음 셀에서 이 과정을 새 자식 프로세스로 실행하므로, 이 노트북에서 앞서 실행한 코드의 영향을 받지 않습니다. CUDA를 초기화한 뒤 변수를 비워도 새 텐서가 여전히 GPU에 만들어지는지 검증합니다.
+# CUDA가 한번 초기화되고 나면 같은 프로세스에서 `os.environ`을 바꿔도 아무 효과가 없으며, GPU는 계속 보입니다. 그래서 이 변수는 첫 CUDA 호출보다 먼저 설정해야 하고, Python을 시작하기 전에 설정하는 것이 가장 안전합니다. GPU가 있으면 다음 셀은 CUDA를 초기화한 뒤 변수를 비우는 코드를 새 자식 프로세스에서 실행해, 이 노트북에서 앞서 실행한 코드의 영향을 받지 않게 합니다. 그리고 변수를 비운 뒤에도 새 텐서가 여전히 GPU에 만들어지는지 검증합니다.
 
 # %% tags=["claim-F9", "gpu-only"]
 LATE = """
@@ -214,13 +214,13 @@ else:
 # %% [markdown]
 # ## `nn.DataParallel`이 실제로 하는 일
 #
-# `nn.DataParallel(model)`을 "모델을 GPU에 올려 주는 것"으로 아는 사람이 많습니다. 실제 동작은 래퍼가 찾은 가속기와 래퍼가 쓰는 디바이스 ID 목록(`device_ids`), 이 두 가지로 정해집니다.
+# `nn.DataParallel(model)`을 "모델을 GPU에 올려 주는 것"으로 아는 사람이 많습니다. 실제 동작은 래퍼가 찾은 가속기와, 래퍼가 쓰는 디바이스 ID 목록(`device_ids`)에 따라 정해집니다.
 #
 # 래퍼는 CUDA GPU, Apple MPS, Intel XPU, MTIA, PrivateUse1 백엔드 순으로 가속기를 찾습니다. MTIA는 Meta의 자체 가속기이고, PrivateUse1은 PyTorch 밖에서 새 디바이스를 추가할 때 쓰는 자리입니다. `device_ids`를 생략하면, 찾은 가속기 종류의 디바이스 가운데 프로세스에 보이는 것이 모두 들어갑니다.
 #
-# - 가속기가 전혀 없거나, `DataParallel`이 지원하지 않는 Apple GPU(MPS)만 있을 때: `device_ids`가 빈 목록이 되고, 래퍼는 모델을 있던 자리에 둔 채 호출만 합니다. 아무것도 옮기지 않습니다.
-# - 디바이스 ID가 정확히 하나일 때: 생성자가 모델을 그 디바이스로 옮깁니다. GPU가 하나인 머신의 기본 동작이 이것입니다. XPU처럼 위에 든 다른 가속기가 하나일 때도 마찬가지입니다. GPU가 여러 개인 머신에서 `device_ids=[1]`을 넘기면 모델은 `cuda:1`로 옮겨집니다.
-# - 디바이스 ID가 두 개 이상일 때: 아무것도 옮기지 않습니다. `forward` 메서드는 매개변수가 `device_ids[0]`에 있는지 검사하고, 없으면 `RuntimeError`를 일으킵니다. 따라서 모델을 직접 그곳으로 옮겨야 합니다.
+# - 가속기가 전혀 없거나 Apple GPU(MPS)만 있으면(래퍼는 MPS를 찾기는 하지만 `DataParallel`은 MPS를 지원하지 않습니다) `device_ids`가 빈 목록이 되고, 래퍼는 모델을 있던 자리에 둔 채 호출만 합니다. 아무것도 옮기지 않습니다.
+# - 디바이스 ID가 정확히 하나이면 생성자가 모델을 그 디바이스로 옮깁니다. GPU가 하나인 머신의 기본 동작이 이것입니다. XPU처럼 위에 든 다른 가속기가 하나일 때도 마찬가지입니다. GPU가 여러 개인 머신에서 `device_ids=[1]`을 넘기면 모델은 `cuda:1`로 옮겨집니다.
+# - 디바이스 ID가 두 개 이상이면 아무것도 옮기지 않습니다. `forward` 메서드는 매개변수가 `device_ids[0]`에 있는지 검사하고, 없으면 `RuntimeError`를 일으킵니다. 따라서 모델을 직접 그곳으로 옮겨야 합니다.
 #
 # 다음 셀은 실행 중인 머신에 해당하는 경우를 검증합니다. GPU가 여러 개이면 디바이스 ID를 하나만 넘겨 감싼 경우도 확인하고, GPU가 없으면 첫 번째 경우만 실행됩니다.
 
@@ -279,11 +279,11 @@ assert list(dp.module.state_dict()) == ["weight", "bias"]
 # %% [markdown] tags=["answer"]
 # **정답:** `['module.weight', 'module.bias']`입니다. 래퍼는 원래 모델을 `module`이라는 이름의 하위 모듈로 등록하므로, `state_dict`의 모든 키 앞에 `module.`이 붙습니다.
 #
-# - `['weight', 'bias']`는 래퍼가 키를 바꾸지 않는다고 본 답입니다. 이것은 감싸기 전 모델, 즉 `dp.module.state_dict()`의 키입니다. 감싸지 않은 모델에 불러올 체크포인트라면 이쪽을 저장하세요.
+# - `['weight', 'bias']`는 감싸기 전 모델(`dp.module.state_dict()`)의 키로, 래퍼가 키를 바꾸지 않는다고 생각하면 고르게 되는 답입니다. 감싸지 않은 모델에 불러올 체크포인트라면 이쪽을 저장하세요.
 # - `[]`를 골랐다면 래퍼에는 자기 상태가 없으니 비어 있다고 생각했을 겁니다. 래퍼 자신에게 상태가 없는 것은 맞지만, `state_dict`에는 등록된 하위 모듈의 상태도 하위 모듈의 이름을 붙여 들어갑니다.
 
 # %% [markdown]
-# `DataParallel`의 문서 자체도 여러 GPU로 학습한다면 머신이 한 대뿐이더라도 `DistributedDataParallel`을 대신 쓰라고 권장합니다. 다음 셀은 docstring에서 그 문장을 찾아, 문장에 `DistributedDataParallel`과 `single node`(단일 노드)가 들어 있는지 검증합니다.
+# `DataParallel`의 문서 자체도 여러 GPU로 학습한다면 머신이 한 대뿐이더라도 `DistributedDataParallel`을 대신 쓰라고 권장합니다. 다음 셀은 `DataParallel`의 독스트링(docstring)에서 그 문장을 찾아, 문장에 `DistributedDataParallel`과 `single node`(단일 노드)가 들어 있는지 검증합니다.
 
 # %% tags=["claim-M5"]
 doc = " ".join(nn.DataParallel.__doc__.split())
@@ -295,9 +295,9 @@ assert "DistributedDataParallel" in advice and "single node" in advice
 # %% [markdown]
 # ## 권장되는 방법: `DistributedDataParallel`
 #
-# `DistributedDataParallel`(DDP)를 쓰면 GPU마다 프로세스가 하나씩 돌고, 프로세스마다 모델 전체의 복사본을 갖습니다. DDP는 모델을 감쌀 때 랭크 0의 매개변수와 **버퍼**를 모든 프로세스에 복사합니다(기본 설정에서는 순전파를 할 때마다 그 전에 랭크 0의 버퍼를 다시 복사합니다). `backward()` 중에는 프로세스 간에 변화도(gradient)의 평균을 내므로, 모든 복사본이 똑같이 갱신되어 계속 같은 상태를 유지합니다.
+# `DistributedDataParallel`(DDP)를 쓰면 GPU마다 프로세스가 하나씩 돌고, 프로세스마다 모델 전체의 복사본을 갖습니다. DDP는 모델을 감쌀 때 첫 번째 프로세스(랭크 0)의 매개변수와 **버퍼**를 모든 프로세스에 복사합니다(기본 설정에서는 매 순전파 직전에 랭크 0의 버퍼를 다시 복사합니다). `backward()` 중에는 프로세스 간에 변화도(gradient)의 평균을 내므로, 모든 복사본이 똑같이 갱신되어 계속 같은 상태를 유지합니다.
 #
-# 프로세스는 직접 띄우지 않아도 됩니다. `torchrun --nproc-per-node=N train.py`는 스크립트를 GPU마다 하나씩, 모두 `N`개 실행하고, 각 프로세스에 전체에서 몇 번째 프로세스인지를 환경 변수로 알려 줍니다.
+# 프로세스는 직접 띄우지 않아도 됩니다. `torchrun --nproc-per-node=N train.py`는 GPU마다 프로세스를 하나씩, 모두 `N`개 띄워 스크립트를 실행하고, 각 프로세스가 전체에서 몇 번째인지(랭크)를 환경 변수로 알려 줍니다.
 #
 # - `WORLD_SIZE`: 전체 프로세스 수
 # - `RANK`: 전체 프로세스 중 이 프로세스의 번호(0부터)
@@ -355,7 +355,7 @@ os._exit(0)
 # %% [markdown]
 # DDP는 데이터를 나누지 않습니다. 여기서는 프로세스마다 랭크에 따라 다른 시드로 자기 몫의 무작위 데이터를 만듭니다(실제 스크립트라면 [다음 섹션](#데이터-나누기-distributedsampler)에서 다루는 `DistributedSampler`를 씁니다). 각 프로세스의 모델도 서로 다른 가중치와 버퍼 값으로 시작합니다. 이렇게 해 두면 DDP가 무엇을 맞춰 주는지가 실행 결과에 드러납니다. 각 프로세스는 셀이 스크립트에 넘긴 디렉터리에 자기 결과를 별도의 파일로 씁니다.
 #
-# 다음 셀은 스크립트를 임시 디렉터리에 저장하고, `python -m torch.distributed.run`으로 이 머신에서 프로세스 두 개를 실행합니다. `torchrun` 명령이 실행하는 것도 이 모듈입니다(`--standalone`을 붙이면 비어 있는 포트도 골라 줍니다). 실행에는 제한 시간을 둡니다. `torchrun`이 만드는 임시 파일도 같은 디렉터리(`TMPDIR`)에 생기므로, 셀이 끝나면 아무것도 남지 않습니다.
+# 다음 셀은 스크립트를 임시 디렉터리에 저장하고, `python -m torch.distributed.run`으로 이 머신에서 프로세스 두 개를 제한 시간을 두고 실행합니다. `torchrun` 명령이 실행하는 것도 이 모듈입니다(`--standalone`을 붙이면 빈 포트를 알아서 골라 줍니다). `torchrun`이 만드는 임시 파일도 같은 디렉터리(`TMPDIR`)에 생기므로, 셀이 끝나면 아무것도 남지 않습니다.
 #
 # 스크립트는 `os._exit(0)`으로 끝납니다. Python이 종료되는 동안 gloo의 워커 스레드가 아직 autograd 상태를 해제하고 있어서 프로세스가 가끔 비정상 종료되기 때문입니다(torch 2.13에서 확인). 그 시점에는 결과가 이미 파일에 쓰여 있습니다.
 #
@@ -411,24 +411,24 @@ assert r0["params"] == r1["params"]  # 그런데도 학습 후 매개변수는 �
 # %% [markdown]
 # `torch.cuda.set_device(local_rank)`를 빠뜨리면 `LOCAL_RANK`가 무엇이든 각 프로세스의 현재 디바이스는 GPU 0으로 남습니다. `"cuda"`, `.cuda()`, `torch.cuda.memory_allocated()` 등 인덱스 없이 현재 디바이스를 가리키는 것이 모두 문제가 됩니다. 스크립트가 모델과 배치를 `"cuda"`에 올리면 모든 랭크가 GPU 0을 쓰므로, 메모리가 그 GPU 하나에 몰리고 나머지 GPU는 비어 있게 됩니다. 랭크마다 다른 GPU를 쓴다고 가정하는 NCCL은 오류를 내거나(예: `Duplicate GPU detected`, "같은 GPU가 중복으로 감지되었다") 멈춘 채 진행하지 않습니다.
 #
-# 위 스크립트처럼 `torch.device("cuda", local_rank)`로 디바이스를 명시하면 텐서는 올바른 GPU에 올라갑니다. 반면 `dist.barrier()`는 보통 디바이스를 지정하지 않고 호출합니다. NCCL 백엔드는 배리어를 요소 하나짜리 텐서의 all-reduce로 구현하는데, 이 all-reduce를 어느 GPU에서 실행할지는 백엔드가 다음 우선순위로 정합니다.
+# 그러니 각 프로세스에서 먼저 `torch.cuda.set_device(local_rank)`를 호출하세요. `DistributedDataParallel` 문서도 프로세스마다 `set_device`(또는 `CUDA_VISIBLE_DEVICES`)로 GPU를 지정하라고 요구합니다. 그리고 `init_process_group`에 `device_id=torch.device("cuda", local_rank)`를 넘기거나, 배리어를 `dist.barrier(device_ids=[local_rank])`로 호출하세요. 배리어가 GPU를 고르는 방식을 보면 그 이유를 알 수 있습니다.
+#
+# 위 스크립트처럼 `torch.device("cuda", local_rank)`로 디바이스를 명시하면 텐서는 올바른 GPU에 올라갑니다. 하지만 `dist.barrier()`는 보통 디바이스를 지정하지 않고 호출합니다. NCCL 백엔드는 배리어를 요소 하나짜리 텐서의 all-reduce로 구현하며, 이 all-reduce를 실행할 GPU를 다음 우선순위로 고릅니다.
 #
 # 1. 배리어에 넘긴 `device_ids=[...]`
 # 2. `init_process_group`에 넘긴 `device_id`
 # 3. 이 프로세스 그룹이 이미 쓴 GPU
 # 4. `rank % (이 머신의 GPU 수)`
 #
-# 마지막 경우에는 `using GPU X as device used by this process is currently unknown`("이 프로세스가 쓰는 디바이스를 알 수 없어 GPU X를 쓴다")이라는 경고가 나옵니다. 현재 디바이스는 위 우선순위에 들어가지 않습니다. 현재 디바이스로 정해지는 것은 PyTorch의 Python 코드가 배리어용으로 만드는 더미 텐서의 위치뿐이고, all-reduce를 실행할 GPU는 위 순서대로 정해집니다.
+# 마지막 경우에는 "이 프로세스가 쓰는 디바이스를 알 수 없어 GPU X를 쓴다"는 경고(`using GPU X as device used by this process is currently unknown`)가 나옵니다. 현재 디바이스는 이 목록에 없습니다. 현재 디바이스가 영향을 주는 것은 PyTorch의 Python 코드가 배리어용으로 만드는 더미 텐서의 위치뿐입니다.
 #
 # 디바이스를 명시한 위 스크립트라면 DDP가 처음 하는 브로드캐스트가 `cuda:local_rank`를 쓰므로, 그 뒤의 배리어도 올바른 GPU에서 실행됩니다. 이 경우 `set_device`를 빠뜨려서 생기는 문제는 모든 랭크가 GPU 0에 쓸데없는 CUDA 컨텍스트를 만들어 GPU 0의 메모리를 차지하는 것 정도입니다.
 #
-# 프로그램이 멈추는 것은 백엔드가 마지막 방법(rank % GPU 수)으로 고른 GPU가 틀렸을 때입니다. 프로세스 수보다 GPU가 많은 머신에서 집합 통신이 한 번도 일어나기 전에 배리어를 호출하는 경우가 그렇습니다(랭크 0이 데이터를 내려받는 동안 다른 랭크를 기다리게 할 때 등). GPU 8개짜리 머신마다 프로세스를 2개씩 띄우면, 글로벌 랭크 2는 두 번째 머신의 로컬 랭크 0인데도 GPU 2를 고릅니다.
+# 프로그램이 멈추는 것은 백엔드가 마지막 방법(rank % GPU 수)으로 고른 GPU가 틀렸을 때입니다. 예를 들어 GPU가 프로세스 수보다 많은 머신에서, 집합 통신을 아직 한 번도 하지 않은 상태로 배리어를 호출하면(랭크 0이 데이터를 내려받는 동안 다른 랭크를 기다리게 할 때 등) 이런 일이 생깁니다. GPU가 8개인 머신 여러 대에 프로세스를 2개씩 띄우면, 전역 랭크(`RANK`) 2는 두 번째 머신의 로컬 랭크(`LOCAL_RANK`) 0인데도 GPU 2를 고릅니다.
 #
-# 그러니 먼저 `torch.cuda.set_device(local_rank)`를 호출하세요. `DistributedDataParallel` 문서도 각 프로세스에서 이것(또는 `CUDA_VISIBLE_DEVICES`)으로 GPU를 지정하라고 요구합니다.
+# 앞에서 권한 `device_id`는 현재 디바이스를 바꾸지 않으므로, 넘기더라도 `set_device`를 생략할 수 없습니다. NCCL에서 `device_id`를 넘기면 랭크끼리의 커뮤니케이터가 `init_process_group` 안에서 만들어지므로, NCCL 오류가 첫 집합 통신이 아니라 그 자리에서 납니다. 그 뒤에 만드는 프로세스 그룹도 커뮤니케이터를 새로 만들지 않고, 이 커뮤니케이터를 나눠(`ncclCommSplit`) 만듭니다.
 #
-# 그다음 `init_process_group`에 `device_id=torch.device("cuda", local_rank)`를 넘기거나, 배리어를 `dist.barrier(device_ids=[local_rank])`로 호출합니다. `device_id`는 현재 디바이스를 바꾸지 않으므로 `set_device`를 생략할 수 없습니다. NCCL에서 `device_id`를 넘기면 랭크끼리의 커뮤니케이터가 `init_process_group` 안에서 만들어지므로, NCCL 오류가 첫 집합 통신이 아니라 그 자리에서 납니다. 그 뒤에 만드는 프로세스 그룹도 커뮤니케이터를 새로 만들지 않고, 이 커뮤니케이터를 나눠(`ncclCommSplit`) 만듭니다.
-#
-# GPU가 있으면 다음 셀은 `LOCAL_RANK=1`만 설정하고 `set_device`는 호출하지 않는 새 프로세스를 띄웁니다. 그리고 그 프로세스의 현재 디바이스가 여전히 0인지 확인합니다. GPU가 없어도 PyTorch 소스를 읽어 `init_process_group`이 `device_id`를 받기만 하고 `set_device`는 호출하지 않는다는 점을 살펴봅니다. torch 2.13 이상이라면 `barrier`의 Python 계층이 디바이스를 고르는 순서와, 문서에 적힌 `device_id`의 효과까지 따져 봅니다.
+# GPU가 있으면 다음 셀은 `LOCAL_RANK=1`만 설정하고 `set_device`는 호출하지 않는 새 프로세스를 띄웁니다. 그리고 그 프로세스의 현재 디바이스가 여전히 0인지 확인합니다. GPU가 없어도 PyTorch 소스를 읽어 `init_process_group`이 `device_id`를 받기만 하고 `set_device`는 호출하지 않는다는 점을 살펴봅니다. torch 2.13 이상이라면 `barrier`의 Python 코드가 더미 텐서의 디바이스를 고르는 순서와, 문서에 적힌 `device_id`의 효과까지 따져 봅니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -450,13 +450,13 @@ if torch.distributed.is_available():
     print(f"{'device_id' in bind=}")
     assert "device_id" in bind
     assert "set_device" not in inspect.getsource(init)
-    if TORCH >= (2, 13):  # device_ids, 다음은 device_id, 마지막은 현재 디바이스
+    if TORCH >= (2, 13):  # Python 쪽은 device_ids, device_id, 현재 디바이스 순으로 찾는다
         order = [guess.index(s) for s in ("device_ids[0]", "bound_device_id",
                                           "device under current context")]
         assert order == sorted(order)
         assert "creating context on device 0" in guess
         assert "immediately formed" in init.__doc__
-        assert "ncclCommSplit" in init.__doc__  # 새 그룹은 그것을 나누어 만든다
+        assert "ncclCommSplit" in init.__doc__  # 이후의 그룹은 이 커뮤니케이터를 나눠 만든다
 
 # %% [markdown]
 # ## 데이터 나누기: `DistributedSampler`
@@ -491,15 +491,15 @@ print(f"{even=}")
 assert sorted(even[0] + even[1]) == list(range(8))  # 모든 샘플이 한 번씩
 
 # %% [markdown] tags=["answer"]
-# **정답:** `[[0, 2, 4], [1, 3, 0]]`입니다. 랭크 `r`은 `r`부터 하나 걸러 인덱스를 받습니다. 모든 랭크가 같은 수의 샘플을 받아야 하므로, 샘플러는 먼저 인덱스 목록을 앞에서부터 반복해 랭크 수의 배수가 되도록 채웁니다. 그래서 샘플 0은 에폭마다 두 번 쓰입니다.
+# **정답:** `[[0, 2, 4], [1, 3, 0]]`입니다. 랭크가 두 개이므로 랭크 `r`은 `r`부터 하나 걸러 인덱스를 받습니다. 모든 랭크가 같은 수의 샘플을 받아야 하므로, 샘플러는 먼저 인덱스 목록을 앞에서부터 반복해 랭크 수의 배수가 되도록 채웁니다. 그래서 샘플 0은 에폭마다 두 번 쓰입니다.
 #
 # `drop_last=True`를 지정하면 대신 끝부분을 잘라 내고, 샘플 4는 한 번도 쓰이지 않습니다. 모든 샘플이 정확히 한 번씩 쓰이는 것은 샘플 수가 랭크 수의 배수일 때(랭크 2개에 샘플 8개 등)뿐입니다.
 #
 # - `[[0, 1, 2], [3, 4]]`는 데이터셋을 앞뒤 두 덩어리로 자른다고 본 답입니다. 샘플러는 카드를 돌리듯 인덱스를 하나씩 번갈아 나눠 줍니다.
 # - `[[0, 2, 4], [1, 3]]`을 골랐다면 나눠 주는 방식은 맞혔습니다. 놓친 것은 마지막 한 개로, 샘플러는 랭크 1의 모자란 자리를 맨 앞의 샘플 0으로 채워 모든 랭크의 샘플 수를 맞춥니다.
-# - `[[0, 2], [1, 3]]`은 나누어떨어지지 않는 나머지를 버린다고 예상한 답입니다. 그렇게 되는 것은 `drop_last=True`일 때뿐이고, 기본값에서는 버리지 않고 채웁니다.
+# - `[[0, 2], [1, 3]]`은 `drop_last=True`일 때 나오는 결과입니다. 기본값에서는 나누어떨어지지 않는 나머지를 버리지 않고 채웁니다.
 #
-# 샘플러가 이렇게 채워 넣은 샘플은 검증 점수처럼 모든 랭크의 결과를 한 에폭 동안 모아 계산하는 값에 두 번 반영됩니다.
+# 샘플러가 채워 넣은 샘플은 두 번 집계됩니다. 검증 점수처럼 한 에폭 동안 모든 랭크의 결과를 모아 계산하는 값이라면 그만큼 어긋납니다.
 
 # %% [markdown]
 # 기본값인 `shuffle=True`에서는 샘플러가 인덱스를 섞은 다음 나눠 줍니다. 다음 셀은 에폭 세 번을 흉내 내어 같은 샘플러를 세 번 순회합니다. 두 번은 연달아, 세 번째는 `sampler.set_epoch(1)`을 호출한 뒤에 순회하고, 두 번째와 세 번째를 첫 번째와 비교합니다.
@@ -530,10 +530,10 @@ assert sorted(third + list(other)) == list(range(8))  # 겹치지 않게 나뉜�
 # **정답:** `(True, False)`입니다. 샘플러는 `seed + epoch`를 시드로 삼은 난수 생성기로 섞는데, 에폭 값은 `set_epoch`를 호출해야만 바뀝니다. 호출하지 않으면 모든 에폭이 첫 에폭의 순서를 되풀이하고, 각 랭크는 매번 같은 샘플을 받습니다. 그러니 에폭마다 `DataLoader`를 순회하기 전에, 모든 랭크에서 `sampler.set_epoch(epoch)`를 호출하세요. 모든 랭크가 같은 시드와 에폭을 쓰므로, 순서가 새로 섞여도 랭크끼리 몫이 겹치지 않습니다(위 셀의 마지막 검증에서 랭크 0과 랭크 1의 몫을 합쳐 확인합니다).
 #
 # - `(False, False)`를 골랐다면 샘플러를 순회할 때마다 순서가 저절로 바뀐다고 생각했을 겁니다. 섞는 시드는 에폭 값으로 정해지므로, `set_epoch`를 부르기 전까지는 같은 순서가 되풀이됩니다.
-# - `(True, True)`는 `set_epoch`에 아무 효과가 없다고 본 답입니다. 에폭 값이 섞는 시드에 더해지므로 `set_epoch(1)` 뒤에는 순서가 바뀝니다.
+# - `set_epoch`에 아무 효과가 없다고 보면 `(True, True)`를 고르게 됩니다. 하지만 에폭 값이 섞는 시드에 더해지므로 `set_epoch(1)` 뒤에는 순서가 바뀝니다.
 
 # %% [markdown]
-# `num_workers > 0`인 `DataLoader`는 워커 프로세스에서 배치를 읽어 옵니다. Python이 이 프로세스를 어떻게 시작하는지는 플랫폼에 따라 다릅니다. Windows와 macOS는 `spawn`, Linux는 Python 3.14부터 `forkserver`, 3.13까지는 `fork`입니다. `spawn`과 `forkserver`의 워커는 원래 프로세스의 복사본이 아닙니다. 새 Python 인터프리터로 시작해 스크립트의 메인 모듈을 import하고, 데이터셋을 pickle로 넘겨받습니다.
+# 샘플러를 넘겨받는 `DataLoader`는 `num_workers > 0`이면 워커 프로세스에서 배치를 읽어 옵니다. Python이 이 프로세스를 어떻게 시작하는지는 플랫폼에 따라 다릅니다. Windows와 macOS는 `spawn`, Linux는 Python 3.14부터 `forkserver`, 3.13까지는 `fork`입니다. `spawn`과 `forkserver`의 워커는 원래 프로세스의 복사본이 아닙니다. 새 Python 인터프리터로 시작해 스크립트의 메인 모듈을 import하고, 데이터셋을 pickle로 넘겨받습니다.
 #
 # 그래서 스크립트에서는 DataLoader를 만들고 루프를 도는 코드를 `if __name__ == "__main__":` 아래에 두세요. 그러지 않으면 워커가 스크립트를 import할 때 그 코드를 다시 실행합니다. 데이터셋 클래스도 워커가 import할 수 있도록 모듈 최상위에 정의하세요. Linux(`fork`)에서 잘 돌던 코드도 `spawn`을 쓰는 Windows·macOS에서는 깨질 수 있고, `forkserver`가 기본인 Python 3.14 이상의 Linux에서도 마찬가지입니다. 다음 셀은 실행한 머신의 기본값을 검증합니다.
 
