@@ -481,7 +481,7 @@ assert issubclass(torch.OutOfMemoryError, RuntimeError)
 # - `handler='Exception'`은 메모리 부족을 `RuntimeError`와 무관한 별도의 예외로 여긴 답입니다. 이 예외는 앞의 `except RuntimeError`에서 먼저 잡힙니다.
 
 # %% [markdown]
-# GPU가 있으면 다음 셀은 GPU 메모리의 두 배를 요청합니다. 이어서 해제한 텐서의 메모리가 할당된 메모리에서는 빠지지만 `torch.cuda.empty_cache()`를 호출할 때까지 예약된 메모리에 남는다는 것을 검증합니다.
+# GPU에서는 다음 셀이 GPU 메모리의 두 배를 요청해 이 오류를 일으킵니다. 이어서 해제한 텐서의 메모리가 할당된 메모리에서는 빠지지만 `torch.cuda.empty_cache()`를 호출할 때까지 예약된 메모리에 남는다는 것을 검증합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
