@@ -15,9 +15,9 @@
 # %% [markdown]
 # # 디바이스 불일치 오류 읽는 법
 #
-# 연산 하나에 두 디바이스의 텐서가 들어가면, 코드는 대개 이 페이지에서 다루는 오류 중 하나를 내며 멈춥니다. 오류 메시지별 섹션은 메시지를 그대로 제목으로 삼고, 흔한 원인은 그 아래 소제목으로 나눴습니다. 트레이스백에 나온 문구로 페이지를 검색하면 해당 섹션을 찾을 수 있습니다. 섹션마다 메시지의 뜻과 그 오류를 일으키는 흔한 코드를 보여 주고, 바로 다음 셀에서 해결 방법을 실행합니다. 체크포인트 불러오기, 머신 구성, 워커 프로세스, GPU 메모리에서 나는 오류는 [불러오기·환경·메모리 오류 읽는 법](09-setup-and-memory-errors.ipynb)에서 다룹니다.
+# 이 페이지는 디바이스 불일치로 나는 오류 메시지를 하나씩 다룹니다. 오류 메시지별 섹션은 메시지를 그대로 제목으로 삼고, 흔한 원인은 그 아래 소제목으로 나눴습니다. 트레이스백에 나온 문구로 페이지를 검색하면 해당 섹션을 찾을 수 있습니다. 섹션마다 메시지의 뜻과 그 오류를 일으키는 흔한 코드를 보여 주고, 바로 다음 셀에서 해결 방법을 실행합니다. 체크포인트 불러오기, 머신 구성, 워커 프로세스, GPU 메모리에서 나는 오류는 [불러오기·환경·메모리 오류 읽는 법](09-setup-and-memory-errors.ipynb)에서 다룹니다.
 #
-# GPU가 없으면 이 페이지는 비슷한 오류를 대신 일으켜 보여 줍니다. GPU 대신 `meta` 디바이스로 디바이스 불일치를 일으키거나(이때는 CUDA와 다른 검사가 오류를 잡으므로 메시지가 다릅니다), 디바이스 불일치 대신 dtype 불일치를 일으킵니다. `meta` 디바이스의 텐서에는 모양(shape)과 dtype만 있고 데이터는 없습니다. GPU에서라면 어떤 메시지가 나오는지는 섹션마다 적었습니다.
+# GPU가 없으면 이 페이지는 비슷한 오류를 대신 일으켜 보여 줍니다. GPU 대신 `meta` 디바이스로 디바이스 불일치를 일으키거나(이때는 CUDA와 다른 검사가 오류를 잡으므로 메시지가 다릅니다), 디바이스 불일치 대신 dtype 불일치를 일으킵니다. `meta` 디바이스의 텐서에는 모양(shape)과 dtype만 있고 데이터는 없습니다. GPU에서 나오는 메시지는 섹션마다 적어 두었습니다.
 #
 # GPU에서만 일으킬 수 있는 오류는 GPU에서만 검증하는 셀에서 다룹니다. GPU가 없으면 이런 셀은 충족되지 않은 조건만 출력합니다. 본문에서는 그 메시지를 PyTorch 소스에 적힌 그대로, 어느 버전의 것인지와 함께 인용합니다.
 
@@ -100,14 +100,14 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # 로그를 검색할 때는 공통된 앞부분으로 검색하세요.
 #
-# 해결 방법은 "메시지가 지목한 텐서를 옮긴다"가 아닙니다. **모델**을 CPU에 둔 채라면 메시지는 GPU에 있는 입력 쪽을 지목합니다. 모델과 모든 입력을 쓰려는 한 디바이스에 두세요. 텐서를 옮길 때는 `x = x.to(device)`처럼 반환값을 받아 두세요.
+# 해결 방법은 "메시지가 지목한 텐서를 옮긴다"가 아닙니다. **모델**을 CPU에 둔 채라면 메시지는 GPU에 있는 입력 쪽을 지목합니다. 모델과 모든 입력을 사용할 디바이스 한 곳에 두세요. 텐서를 옮길 때는 `x = x.to(device)`처럼 반환값을 받아 두세요.
 #
 # 아래 셀들은 어느 머신에서나 실행되며, 대상 디바이스 `target`을 씁니다.
 #
 # - GPU가 있으면 `target`은 GPU이고, 셀은 실제 CUDA 메시지가 나오는지 검증합니다.
-# - GPU가 없으면 `target`은 `meta`입니다. 이 셀들이 쓰는 연산(선형 계층, `+`, 손실 함수)은 `meta`에서도 오류를 내지만, 다른 검사가 잡아내므로 메시지가 `Tensor on device … is not on the expected device …!`("텐서가 기대한 디바이스에 있지 않다")로 다릅니다. 두 디바이스가 나오는 순서도 연산마다 다릅니다.
+# - GPU가 없으면 `target`은 `meta`입니다. 이 셀들이 쓰는 연산(선형 계층, `+`, 손실 함수)은 `meta`에서도 오류를 내지만, 다른 검사가 잡아내므로 메시지도 CUDA와 달리 `Tensor on device … is not on the expected device …!`("텐서가 기대한 디바이스에 있지 않다")입니다. 두 디바이스가 나오는 순서도 연산마다 다릅니다.
 #
-# 또한 `meta` 텐서가 섞여도 이 검사를 하지 않는 연산이 있습니다. 다음 셀에서 보듯, `meta` 행렬과 CPU 행렬을 `torch.mm`으로 곱하면 오류 없이 `meta` 텐서가 나옵니다. 따라서 `meta`로 GPU 상황을 흉내 낼 수 있는 것은, 셀에서 실제로 오류가 나는 연산뿐입니다. 또 `meta`로 알 수 있는 것은 각 텐서가 놓이는 디바이스이고, 속도나 메모리에 대해서는 아무것도 알 수 없습니다.
+# 또한 `meta` 텐서가 섞여도 이 검사를 하지 않는 연산이 있습니다. 다음 셀에서 보듯, `meta` 행렬과 CPU 행렬을 `torch.mm`으로 곱하면 오류 없이 `meta` 텐서가 나옵니다. 따라서 `meta`로 GPU 상황을 흉내 낼 수 있는 연산은 셀에서 실제로 오류가 나는 것뿐입니다. 또 `meta`로 알 수 있는 것은 각 텐서가 놓이는 디바이스이고, 속도나 메모리에 대해서는 아무것도 알 수 없습니다.
 
 # %% tags=["gpu-only"]
 SAME_DEVICE = "Expected all tensors to be on the same device"
@@ -284,7 +284,7 @@ assert loss.device.type == target.type
 # %% [markdown]
 # ### 중첩된 배치 옮기기
 #
-# 배치는 텐서의 딕셔너리나 튜플인 경우가 많습니다. 컨테이너에는 `.to()`가 없고, 애초에 컨테이너째 옮길 수도 없습니다. 텐서를 하나씩 옮기고 반환값을 받아 두어야 합니다. 짧은 재귀 함수로 딕셔너리, 리스트, 튜플을 처리하고, 그 밖의 것(문자열, 숫자)은 그대로 둘 수 있습니다. 다음 셀에 나오는 `'dict' object has no attribute 'to'`는 딕셔너리에 `to` 속성이 없다고 알려 주는 오류입니다.
+# 배치는 텐서의 딕셔너리나 튜플인 경우가 많습니다. 이런 컨테이너에는 `.to()`가 없어 통째로 옮길 수 없습니다. 텐서를 하나씩 옮기고 반환값을 받아 두어야 합니다. 짧은 재귀 함수로 딕셔너리, 리스트, 튜플을 처리하고, 그 밖의 것(문자열, 숫자)은 그대로 둘 수 있습니다. 다음 셀에 나오는 `'dict' object has no attribute 'to'`는 딕셔너리에 `to` 속성이 없다고 알려 주는 오류입니다.
 
 # %%
 batch = {
@@ -372,10 +372,10 @@ else:
 #
 # 기다리는 동안 CPU는 다음 작업을 큐에 넣지 못하므로, GPU는 큐가 비면 다음 단계의 작업이 올 때까지 쉬게 됩니다. 한 단계에 한 번 부르는 `.item()`도 단계마다 이런 빈틈을 만들고, 루프 안에서 요소마다 부르면 요소 수만큼 만듭니다.
 #
-# 학습 루프에서는 평균 손실을 출력하려고 손실을 더해 가는 일이 흔합니다. 다음 셀은 세 단계 동안 `total_tensor += loss`와 `total_float += loss.item()`, 두 가지 방법으로 더합니다.
+# 학습 루프에서는 평균 손실을 출력하려고 손실을 더해 가는 일이 흔합니다. 다음 셀은 세 단계 동안 손실을 `total_tensor += loss`와 `total_float += loss.item()`의 두 가지 방법으로 더합니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `total_tensor`는 Python float `0.0`에서 시작합니다. `total_tensor += loss`를 세 단계 동안 실행한 뒤에는 어떤 타입일까요(`kind`)? 또 autograd의 연산 그래프(computational graph)를 달고 있을까요(`tracked`, 즉 `grad_fn`이 있는지)?
+# **예측해 보세요:** `total_tensor`는 Python float `0.0`에서 시작합니다. `total_tensor += loss`를 세 단계 동안 실행하면 `total_tensor`의 타입(`kind`)은 무엇이 될까요? 또 autograd의 연산 그래프가 달려 있을까요? `tracked`는 `grad_fn`이 있는지를 나타냅니다.
 #
 # - `kind='float', tracked=False`
 # - `kind='Tensor', tracked=True`
@@ -417,20 +417,20 @@ def graph_nodes(node):
 
 steps = graph_nodes(total_tensor.grad_fn).count("MeanBackward0")
 print(f"{steps=}")
-assert steps == 3  # 단계마다의 그래프가 합계에 매달려 있다
+assert steps == 3  # 각 단계의 그래프가 합계에 매달려 있다
 
 # %% [markdown] tags=["answer"]
 # **정답:** `kind='Tensor', tracked=True`입니다. Python 숫자와 텐서를 더하면 결과는 텐서이고, 더한 텐서와 같은 디바이스에 놓입니다. 즉 첫 단계의 `0.0 + loss`부터 합계는 이미 텐서입니다.
 #
-# `loss`는 변화도를 추적하는 텐서이므로, 그 뒤의 `+=`는 모두 autograd가 기록하는 텐서 연산입니다. 그래서 합계는 모든 단계의 연산 그래프를 참조하고(위 검증에서 세 개를 모두 찾습니다), 합계가 살아 있는 동안 어느 그래프도 해제되지 않습니다. 이 셀처럼, 또는 `no_grad` 없이 도는 평가 루프처럼 `backward()`를 호출하지 않으면, 그래프가 역전파용으로 저장한 텐서까지 붙잡고 있어 메모리가 단계마다 늘어납니다.
+# `loss`는 변화도를 추적하는 텐서이므로, 그 뒤의 `+=`는 모두 autograd가 기록하는 텐서 연산입니다. 그래서 합계는 모든 단계의 연산 그래프를 참조하고(위 검증에서 세 단계의 그래프를 모두 찾아냅니다), 합계가 살아 있는 동안 어느 그래프도 해제되지 않습니다. 이 셀이나 `no_grad` 없이 도는 평가 루프처럼 `backward()`를 호출하지 않는 코드에서는, 합계가 각 단계의 그래프와 그 그래프가 역전파용으로 저장한 텐서까지 붙잡고 있어 메모리가 단계마다 늘어납니다.
 #
 # - `kind='Tensor', tracked=False`를 골랐다면 합계가 텐서이긴 해도 `+=`는 기록되지 않는다고 생각했을 겁니다. 연산 그래프가 없는 합계가 되는 것은 `loss.detach()`를 더할 때입니다.
-# - `kind='float', tracked=False`는 Python 숫자 `0.0`에서 시작했으니 합계도 숫자로 남는다고 본 답입니다. 숫자와 텐서를 더하는 순간 결과는 텐서가 됩니다. 합계가 `float`로 남는 것은 `total_float`처럼 `loss.item()`을 더할 때뿐입니다.
+# - `kind='float', tracked=False`를 예상했다면 Python 숫자 `0.0`에서 시작했으니 합계도 숫자로 남는다고 여긴 것입니다. 숫자와 텐서를 더하는 순간 결과는 텐서가 됩니다. 합계가 `float`로 남는 것은 `total_float`처럼 `loss.item()`을 더할 때뿐입니다.
 #
-# 흔히 쓰는 방법은 `loss.detach()`를 디바이스에 있는 합계에 더해 두고(`running += loss.detach()`), N 단계마다 한 번만 `running.item()`으로 읽는 것입니다. 그러면 CPU는 N 단계에 한 번만 기다립니다. 이 합계가 연산 그래프 없이 `device`의 텐서로 남는다는 점은 CPU에서도 검증할 수 있지만, 시간이 얼마나 줄어드는지는 보이지 않습니다. CPU에서는 연산을 호출해 반환될 때 이미 계산이 끝나 있어서, 채워 둘 큐가 없기 때문입니다.
+# 보통은 `loss.detach()`를 디바이스에 있는 합계에 더해 두고(`running += loss.detach()`), N 단계마다 한 번만 `running.item()`으로 읽습니다. 그러면 CPU는 N 단계에 한 번만 기다립니다. 이 합계가 연산 그래프 없이 `device`의 텐서로 남는다는 점은 CPU에서도 검증할 수 있지만, 시간이 얼마나 줄어드는지는 보이지 않습니다. CPU에서는 연산 호출이 반환될 때 이미 계산이 끝나 있으므로, GPU처럼 작업을 미리 쌓아 둘 큐가 없기 때문입니다.
 
 # %% [markdown]
-# GPU가 있으면 다음 셀에서 기다리는 모습을 확인합니다. 행렬 곱을 큐에 쌓고, `.item()`으로 값 하나를 읽은 뒤, 쌓인 작업이 모두 끝났는지 현재 CUDA 스트림에 묻습니다. GPU에서는 `.item()`이 작업이 끝나기를 기다리므로, 값을 읽은 직후에는 쌓인 작업이 모두 끝나 있어야 합니다. 다음 셀은 이것을 검증합니다. GPU가 없으면 충족되지 않은 조건을 출력합니다.
+# GPU가 있으면 다음 셀에서 기다리는 모습을 확인합니다. 행렬 곱을 큐에 쌓고, `.item()`으로 값 하나를 읽은 뒤, 쌓인 작업이 모두 끝났는지 현재 CUDA 스트림에 묻습니다. `.item()`이 작업을 기다리므로 이때는 모두 끝나 있어야 합니다. GPU가 없으면 충족되지 않은 조건을 출력합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -454,10 +454,10 @@ else:
 #
 # 합성곱은 입력의 **타입**이 가중치와 편향의 타입과 같은지 검사하기도 합니다. 여기서 타입은 디바이스와 dtype을 합친 것으로, `torch.FloatTensor`는 CPU의 float32, `torch.cuda.FloatTensor`는 CUDA GPU의 float32입니다. 따라서 이 메시지는 CPU 입력이 GPU에 있는 합성곱에 들어갔다는 뜻입니다. 해결 방법은 다른 디바이스 불일치와 같습니다. 입력을 모델이 있는 곳으로 옮기세요.
 #
-# 이 메시지가 나올지 다른 메시지가 나올지는 PyTorch가 합성곱을 어떤 구현으로 실행할지(아래에서는 이를 「경로」라고 부릅니다)에 달려 있습니다. 고를 때 보는 것은 입력입니다(PyTorch `Convolution.cpp`의 `_select_conv_backend`).
+# 이 메시지가 나올지 다른 메시지가 나올지는 PyTorch가 합성곱을 어떤 구현으로 실행할지(아래에서는 이를 '경로'라고 부릅니다)에 달려 있습니다. PyTorch는 입력을 보고 경로를 고릅니다(`Convolution.cpp`의 `_select_conv_backend`).
 #
 # - oneDNN은 Intel이 만든 CPU용 딥러닝 라이브러리로, 예전 이름은 MKLDNN입니다. oneDNN이 포함된 빌드에서는 CPU의 float32 입력(이미지 여러 장의 배치 등)이 대부분 oneDNN으로 갑니다. 포함 여부는 `torch.backends.mkldnn.is_available()`로 확인할 수 있습니다. oneDNN은 타입을 검사하고, 이 섹션의 메시지 뒤에 `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`("또는 입력이 MKLDNN 텐서이고 가중치가 밀집 텐서여야 한다")를 붙인 오류를 냅니다.
-# - 작은 이미지 한 장(요소가 20,480개 이하, 커널 크기 중 한 변 이상이 3 이하, `groups=1`)은 PyTorch 자체의 범용 합성곱 경로(`slow_conv2d`)로 갑니다. 이 경로는 타입을 검사하지 않습니다. 대신 PyTorch가 디스패처용으로 생성한 래퍼(`wrapper_CUDA___slow_conv2d_forward`)가 커널을 실행하기 전에 디바이스를 검사하므로, 메시지는 이 페이지의 첫 섹션과 같은 문구가 됩니다. 뒷부분은 "`weight`가 `cuda:0`에 있어 다른 텐서들의 디바이스 `cpu`와 다르다"라는 내용입니다.
+# - 작은 이미지 한 장은 PyTorch 자체의 범용 합성곱 경로(`slow_conv2d`)로 갑니다. 기준은 요소 20,480개 이하, 커널 크기 중 한 변 이상이 3 이하, `groups=1`입니다. 이 경로는 타입을 직접 검사하지 않지만, 커널을 실행하기 전에 PyTorch가 자동으로 만든 래퍼 함수(`wrapper_CUDA___slow_conv2d_forward`)가 디바이스를 검사합니다. 그래서 메시지는 이 페이지의 첫 섹션과 같은 문구가 되고, 뒷부분은 "`weight`가 `cuda:0`에 있어 다른 텐서들의 디바이스 `cpu`와 다르다"라는 내용입니다.
 #
 #   ```
 #   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)
@@ -475,7 +475,7 @@ else:
 #
 # 이 메시지들은 PyTorch 소스에서 인용한 것입니다(이 입력들에 대해서는 2.6과 2.13이 같은 경로를 고릅니다). GPU가 있으면 이 섹션의 마지막 셀이 각각을 검증합니다.
 #
-# dtype 불일치도 어느 머신에서나 일으킬 수 있고, 경로 선택의 영향을 똑같이 받습니다. 다만 float64로 변환한 합성곱에 float32 이미지를 넣으면 경로를 고르기 전에 편향 검사에서 먼저 실패하며, 메시지도 텐서 타입 대신 dtype 이름으로 `Input type (float) and bias type (double) should be the same`("입력 타입 float와 편향 타입 double이 같아야 한다")이라고 나옵니다. 편향이 없으면 작은 이미지 한 장은 범용 경로로 가고, 그 경로의 커널이 `expected scalar type Float but found Double`("Float를 기대했는데 Double이었다")이라고 알립니다.
+# dtype 불일치도 어느 머신에서나 일으킬 수 있고, 경로 선택의 영향을 똑같이 받습니다. 다만 float64로 변환한 합성곱에 float32 이미지를 넣으면 경로를 고르기 전에 편향 검사에서 먼저 실패하며, 메시지도 텐서 타입 대신 dtype 이름으로 `Input type (float) and bias type (double) should be the same`("입력 타입(float)과 편향 타입(double)이 같아야 한다")이라고 나옵니다. 편향이 없으면 작은 이미지 한 장은 범용 경로로 가고, 그 경로의 커널이 `expected scalar type Float but found Double`("Float를 기대했는데 Double이었다")이라고 알립니다.
 
 # %%
 conv = nn.Conv2d(1, 2, 3).double()
@@ -558,9 +558,9 @@ else:
 #
 # "모듈의 매개변수와 버퍼는 `cuda:0`(`device_ids[0]`)에 있어야 하는데, 그중 하나가 `cpu`에 있다"는 뜻의 오류입니다.
 #
-# `nn.DataParallel`은 GPU가 두 개 이상인 머신에서, 감싼 모델이 `device_ids`의 첫 GPU에 없을 때 이 오류를 냅니다. GPU가 여러 개이면 DataParallel은 스스로 아무것도 옮기지 않고, `forward` 메서드 안에서 모든 매개변수와 버퍼가 이미 그 GPU에 있는지 검사합니다. 디바이스 ID가 정확히 하나이면 모델을 옮겨 주므로, 같은 코드가 GPU 하나인 머신에서는 동작합니다(각 경우는 「팩트체크」 페이지의 「[주장: nn.DataParallel이 모델을 GPU로 옮겨 준다](06-fact-check.ipynb#주장-nndataparallel이-모델을-gpu로-옮겨-준다)」 섹션에서 검증합니다).
+# `nn.DataParallel`은 GPU가 두 개 이상인 머신에서, 감싼 모델이 `device_ids`의 첫 GPU에 없을 때 이 오류를 냅니다. GPU가 여러 개이면 DataParallel은 스스로 아무것도 옮기지 않고, `forward` 메서드 안에서 모든 매개변수와 버퍼가 이미 그 GPU에 있는지 검사합니다. 디바이스 ID가 정확히 하나이면 모델을 옮겨 주므로, 같은 코드가 GPU 하나인 머신에서는 동작합니다(각 경우는 팩트체크 페이지의 [주장: nn.DataParallel이 모델을 GPU로 옮겨 준다](06-fact-check.ipynb#주장-nndataparallel이-모델을-gpu로-옮겨-준다) 섹션에서 검증합니다).
 #
-# 해결 방법은 감싸기 전에 `model.to("cuda:0")`을 호출하는 것이고, 더 나은 방법은 `DataParallel` 자신의 문서가 권하는 `DistributedDataParallel`을 쓰는 것입니다. 일반 리스트에 넣은 계층([앞에서 설명](#일반-리스트나-딕셔너리에-넣은-하위-모듈))의 매개변수는 `model.to()`로도 옮겨지지 않고, 이 검사에도 걸리지 않습니다.
+# 해결 방법은 감싸기 전에 `model.to("cuda:0")`을 호출하는 것이고, 더 나은 방법은 `DataParallel` 문서에서도 권장하는 `DistributedDataParallel`을 쓰는 것입니다. 일반 리스트에 넣은 계층([앞에서 설명한 경우](#일반-리스트나-딕셔너리에-넣은-하위-모듈))의 매개변수는 `model.to()`로도 옮겨지지 않고, 이 검사에도 걸리지 않습니다.
 #
 # 이 검사는 `DataParallel.forward`의 Python 소스에 있으며, 어느 머신에서나 읽을 수 있습니다.
 

@@ -17,9 +17,9 @@
 #
 # 이 페이지에서는 학습 코드 자체가 아니라 그 주변에서 나는 오류를 다룹니다. 체크포인트 불러오기, 머신에 없는 GPU 지정, 워커 프로세스 시작, PyTorch 설치, GPU 메모리 부족이 여기에 해당합니다. 섹션 제목은 오류 메시지 그대로이므로, 트레이스백에 나온 문구로 이 페이지를 검색할 수 있습니다. 섹션마다 메시지의 뜻을 풀이하고, 오류를 일으키는 코드와 해결 코드를 함께 실행해 봅니다. 연산 하나에 두 디바이스의 텐서가 들어갔을 때의 오류는 [디바이스 불일치 오류 읽는 법](07-device-errors.ipynb)에서 다룹니다.
 #
-# 이 오류 중 절반은 GPU 없이도 재현할 수 있어서, CPU 전용 빌드의 PyTorch와 스토리지의 디바이스가 `cuda`로 기록된 체크포인트로 직접 일으켜 봅니다.
+# 이 가운데 절반은 GPU 없이도 재현할 수 있습니다. CPU 전용 빌드의 PyTorch와, 스토리지 디바이스를 `cuda`로 바꿔 기록한 체크포인트를 써서 직접 오류를 일으켜 봅니다.
 #
-# 나머지 셋(잘못된 디바이스 인덱스, fork한 자식 프로세스의 CUDA, 메모리 부족)은 GPU가 있어야 납니다. 이 오류들을 다루는 셀에서 해결 방법은 어느 머신에서나 실행되고, 오류 자체는 GPU에서만 검증됩니다(GPU가 없으면 충족되지 않은 조건만 출력합니다). 이 오류들의 메시지는 PyTorch 소스에 적힌 문구를 버전과 함께 본문에 그대로 옮겨 두었습니다.
+# 나머지 셋(잘못된 디바이스 인덱스, fork한 자식 프로세스의 CUDA, 메모리 부족)은 GPU가 있어야 납니다. 이 세 오류를 다루는 셀에서 해결 방법은 어느 머신에서나 실행되고, 오류 자체는 GPU에서만 검증됩니다(GPU가 없으면 충족되지 않은 조건만 출력합니다). 메시지는 PyTorch 소스에 적힌 문구 그대로, 해당 버전과 함께 본문에 실었습니다.
 
 # %% [markdown] tags=["summary"]
 # **요약**
@@ -99,13 +99,13 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # 체크포인트에는 스토리지마다 저장할 때의 디바이스가 기록되고, `torch.load`는 스토리지를 그 디바이스로 되돌립니다. GPU에서 저장한 파일에는 `cuda:0`이 기록되어 있으므로, 쓸 수 있는 CUDA GPU가 없는 머신에서는 스토리지를 그 디바이스로 되돌릴 수 없습니다. 해결 방법은 메시지대로 `map_location`을 지정하는 것입니다.
 #
-# GPU 없이 이런 파일을 만들기 위해, 다음 셀은 CPU 텐서를 저장한 뒤 파일 안의 디바이스 문자열을 바꿔 씁니다.
+# GPU 없이 이런 파일을 만들려고 다음 셀은 CPU 텐서를 저장한 뒤 파일 안의 디바이스 문자열을 바꿔 씁니다.
 #
 # 체크포인트는 zip 아카이브이고, 그 안의 `data.pkl`에 pickle로 직렬화한 객체 구조가 들어 있습니다. 각 스토리지의 디바이스는 거기에 짧은 문자열로 기록되며, 셀이 바꾸는 것은 그 문자열뿐입니다. `torch.load`가 디바이스를 고를 때 보는 것도 이 문자열뿐이므로, 불러오는 과정은 GPU에서 저장한 파일을 불러올 때와 똑같습니다.
 #
 # 다만 GPU 머신에서 저장할 때 파일이 실제로 어떻게 기록되는지는 이 방법으로 알 수 없습니다.
 #
-# GPU가 있으면 파일을 `cuda:0`으로 불러옵니다. GPU가 없으면 먼저 오류를 보여 주고, 이어서 해결 방법을 보여 줍니다.
+# GPU가 있으면 파일을 `cuda:0`으로 불러오고, 없으면 먼저 오류를 낸 뒤 해결 방법을 실행합니다.
 
 # %% tags=["gpu-only"]
 def retag(path, old, new):
@@ -170,7 +170,10 @@ if TORCH >= (2, 8):
     assert issubclass(torch.AcceleratorError, RuntimeError)
 
 # %% [markdown] tags=["answer"]
-# **정답:** CUDA가 있든 없든 `seven=device(type='cuda', index=7)`입니다. `torch.device`는 이름일 뿐이어서, PyTorch는 디바이스 객체를 만들 때 아무것도 검사하지 않습니다. 오류는 그 디바이스에 처음 텐서를 놓을 때 나며, 아래의 GPU에서만 검증하는 셀이 이를 확인합니다.
+# **정답:** CUDA가 있든 없든 `seven=device(type='cuda', index=7)`입니다. `torch.device`는 이름일 뿐이어서, PyTorch는 디바이스 객체를 만들 때 아무것도 검사하지 않습니다. 오류는 그 디바이스에 처음 텐서를 놓을 때 납니다(아래 GPU에서만 검증하는 셀에서 확인합니다).
+#
+# - `CUDA error: invalid device ordinal`을 골랐다면 디바이스 객체를 만드는 순간 GPU 번호를 검사한다고 생각했을 겁니다.
+# - `Torch not compiled with CUDA enabled`는 CPU 전용 빌드라면 `cuda`라는 이름부터 거부된다고 본 답입니다. 이 오류도 CUDA를 실제로 요구할 때 납니다.
 
 # %% [markdown]
 # GPU가 있으면 다음 셀은 마지막 GPU 바로 다음 인덱스를 요청하고(2.9부터는 힌트 줄도 검증합니다), 그다음 유효한 인덱스, 즉 `torch.cuda.device_count()`보다 작은 인덱스를 씁니다.
@@ -192,7 +195,7 @@ else:
 # %% [markdown]
 # ## Cannot access accelerator device when none is available.
 #
-# "가속기가 없어서 가속기 디바이스에 접근할 수 없다"는 뜻의 오류입니다.
+# "가속기가 없어서 가속기 디바이스에 접근할 수 없다"고 알려 주는 오류입니다.
 #
 # PyTorch 2.5부터 정수로 지정한 디바이스(`device=0`, `.to(0)`, `torch.device(0)`)는 현재 가속기(CUDA, Apple의 MPS, Intel의 XPU 등)의 인덱스를 뜻합니다. 가속기가 없으면 PyTorch는 이 오류를 냅니다. 가속기가 필요한 `pin_memory()`에서도 납니다.
 #
@@ -224,7 +227,7 @@ elif built_for is None:
         torch.ones(3).pin_memory()
 else:
     # 가속기용 빌드를 가속기가 없는 머신에서 쓰는 경우:
-    # 그 가속기의 인덱스 0이 된다
+    # 정수 0은 그 가속기의 인덱스 0을 뜻한다
     print(f"{torch.device(0)=}")
     assert torch.device(0) == torch.device(built_for.type, 0)
     try:
@@ -242,7 +245,7 @@ assert named.device.type == device.type
 # %% [markdown]
 # ### `pin_memory=True`와 `non_blocking=True`
 #
-# `DataLoader(..., pin_memory=True)`는 고정(page-locked) 메모리에 배치를 담아 돌려주고, `t.to(device, non_blocking=True)`는 GPU로 복사하는 작업을 큐에 넣기만 하고 곧바로 반환될 수 있습니다. 가속기가 없으면 DataLoader는 실패하지 않고 고정되지 않은 배치를 돌려줍니다. `to(..., non_blocking=True)`도 `non_blocking` 없이 옮길 때와 똑같이 동작합니다. 그래서 같은 루프를 어느 머신에서나 그대로 실행할 수 있습니다.
+# `DataLoader(..., pin_memory=True)`는 고정(page-locked) 메모리에 배치를 담아 돌려주고, `t.to(device, non_blocking=True)`는 GPU로 복사하는 작업을 큐에 넣기만 하고 곧바로 반환할 수 있습니다. 가속기가 없으면 DataLoader는 실패하지 않고 고정되지 않은 배치를 돌려줍니다. `to(..., non_blocking=True)`도 `non_blocking` 없이 옮길 때와 똑같이 동작합니다. 그래서 같은 루프를 어느 머신에서나 그대로 실행할 수 있습니다.
 #
 # 릴리스에 따라서는 `pin_memory=True`인데 가속기를 찾지 못하면 DataLoader가 경고를 냅니다(2.13은 내고, 2.6은 내지 않습니다). 다음 셀은 경고를 모아 그 종류(`UserWarning`)를 출력합니다. 2.13의 경고 문구는 다음과 같습니다.
 #
@@ -252,7 +255,7 @@ assert named.device.type == device.type
 #
 # `pin_memory`가 true로 설정되었지만 가속기를 찾지 못해 고정 메모리를 쓰지 않겠다는 내용입니다.
 #
-# 메모리 고정으로 학습이 빨라지는지는 별개의 문제이며, [텐서 옮기기](02-moving-tensors.ipynb)에서 측정합니다. GPU가 있으면 다음 셀은 배치가 고정 메모리에 있었는지도 검증합니다.
+# 메모리 고정으로 학습이 빨라지는지는 별개의 문제이며, [텐서 옮기기](02-moving-tensors.ipynb)에서 측정합니다. GPU에서는 다음 셀이 배치가 고정 메모리에 있었는지도 검증합니다.
 
 # %% tags=["gpu-only"]
 loader = DataLoader(
@@ -283,7 +286,7 @@ elif not torch.accelerator.is_available():
 # %% [markdown]
 # ## Cannot re-initialize CUDA in forked subprocess
 #
-# "fork한 자식 프로세스에서는 CUDA를 다시 초기화할 수 없다"는 뜻의 오류입니다. 전체 메시지는 다음과 같습니다.
+# 이 오류는 "fork한 자식 프로세스에서는 CUDA를 다시 초기화할 수 없다"라고 알립니다. 전체 메시지는 다음과 같습니다.
 #
 # ```
 # Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method
@@ -291,7 +294,7 @@ elif not torch.accelerator.is_available():
 #
 # 멀티프로세싱에서 CUDA를 쓰려면 시작 방식으로 `'spawn'`을 써야 한다는 내용이 이어집니다. Python 3.13까지 Linux에서는 `multiprocessing`과 DataLoader 워커가 기본으로 부모 프로세스를 복제해 자식 프로세스를 만드는 `fork` 방식을 씁니다(Python 3.14부터 Linux의 기본값은 `forkserver`입니다). 부모가 이미 CUDA를 초기화했다면 fork한 자식은 CUDA를 전혀 쓸 수 없습니다.
 #
-# 다음 셀은 자식 프로세스를 fork하고, 자식 안에서 `device`에 텐서를 만듭니다. GPU가 있으면 부모는 이미 그곳에 텐서를 만들었으므로 CUDA가 초기화된 상태입니다. 그래서 자식은 이 오류로 실패하고, 오류 메시지를 부모에게 돌려보냅니다. GPU가 없으면 CUDA가 한 번도 초기화되지 않으므로 이 오류는 일어날 수 없고, 자식은 문제없이 CPU 텐서를 만듭니다. 이때 셀은 `torch.cuda.is_initialized()`가 `False`라는 것과 자식의 결과를 출력합니다.
+# 다음 셀은 자식 프로세스를 fork하고, 자식 안에서 `device`에 텐서를 만듭니다. GPU가 있으면 부모는 이미 그곳에 텐서를 만들었으므로 CUDA가 초기화된 상태입니다. 그래서 자식은 이 오류로 실패하고, 오류 메시지를 부모에게 돌려보냅니다. GPU가 없으면 CUDA가 한 번도 초기화되지 않으므로 이 오류는 일어날 수 없고, 자식은 문제없이 CPU 텐서를 만듭니다. 이때는 `torch.cuda.is_initialized()`의 값(`False`)과 자식 프로세스의 결과를 출력합니다.
 #
 # 이 시연은 `fork`를 쓸 수 있고 안전하게 해 볼 수 있는 Linux에서만 실행되며, 기본 시작 방식과 상관없이 `fork`를 명시적으로 지정합니다.
 
@@ -348,19 +351,19 @@ assert features.device.type == device.type
 # - `devices={'cuda'}`는 워커가 배치를 GPU에 만들어 준다고 예상한 답입니다.
 # - `Cannot re-initialize CUDA in forked subprocess`를 골랐다면 fork한 워커에서는 언제나 이 오류가 난다고 생각했을 겁니다. 이 오류는 워커가 CUDA를 건드릴 때만 나는데, 이 데이터셋은 CUDA를 쓰지 않습니다.
 #
-# 이 오류를 피하는 가장 흔한 방법도 이와 같습니다. 워커는 CUDA를 쓰지 않고 CPU 텐서를 불러와 준비만 하고, 배치를 디바이스로 옮기는 일은 메인 프로세스의 학습 루프가 맡습니다. DataLoader를 쓰는 본래 방식이 바로 이것이라서, 부모가 GPU를 쓴 뒤에도 `fork`로 문제없이 동작합니다.
+# 이것이 곧 이 오류를 피하는 가장 흔한 방법이자 DataLoader를 쓰는 본래 방식이어서, 부모가 GPU를 쓴 뒤에도 `fork`로 문제없이 동작합니다.
 
 # %% [markdown]
 # 자식 프로세스에서 꼭 CUDA를 써야 한다면 `spawn`으로 시작하세요. `multiprocessing.get_context("spawn")`이나 `DataLoader(..., multiprocessing_context="spawn")`을 쓰면 됩니다. `forkserver`도 쓸 수 있습니다. 이 방식에서는 새로 띄운 서버 프로세스가 자식을 fork합니다. 서버는 스크립트를 import하더라도 `if __name__ == "__main__":` 가드 아래 코드를 실행하지 않으므로 CUDA를 초기화하지 않습니다.
 #
-# `spawn`과 `forkserver`는 지켜야 할 규칙도 같습니다. CUDA를 쓰는 코드는 이 가드 아래에 두고, 데이터셋 클래스는 모듈 최상위에 정의하세요(자세한 내용은 「[여러 GPU](05-several-gpus.ipynb)」 참고).
+# `spawn`과 `forkserver`에는 같은 규칙이 적용됩니다. CUDA를 쓰는 코드는 이 가드 아래에 두고, 데이터셋 클래스는 모듈 최상위에 정의하세요(자세한 내용은 [여러 GPU](05-several-gpus.ipynb) 참고).
 
 # %% [markdown]
 # ## Torch not compiled with CUDA enabled
 #
 # "Torch가 CUDA를 지원하도록 컴파일되지 않았다"는 뜻의 오류입니다.
 #
-# CPU 전용 빌드(wheel 버전이 흔히 `+cpu`로 끝남)에서 `.cuda()`나 `device="cuda"` 등으로 CUDA를 요구하면 이 `AssertionError`가 납니다. 다만 이런 빌드라도 모든 CUDA 호출이 이 메시지를 내지는 않습니다. `torch.cuda.set_device(0)`은 `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'`("`torch._C`에 `_cuda_setDevice` 속성이 없다"는 뜻)로 실패하는데, 원인은 같습니다.
+# CPU 전용 빌드(버전 문자열이 대개 `+cpu`로 끝납니다)에서 `.cuda()`나 `device="cuda"` 등으로 CUDA를 요구하면 이 `AssertionError`가 납니다. 다만 이런 빌드라도 모든 CUDA 호출이 이 메시지를 내지는 않습니다. `torch.cuda.set_device(0)`은 `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'`("`torch._C`에 `_cuda_setDevice` 속성이 없다"는 뜻)로 실패하는데, 원인은 같습니다.
 #
 # CUDA 빌드라도 CUDA를 초기화할 수 없는 머신에서는 원인을 알려 주는 다른 오류(`RuntimeError`)가 납니다. NVIDIA 드라이버가 없는 머신에서 PyTorch 2.6.0+cu124를 쓰면 다음과 같습니다.
 #
@@ -368,14 +371,14 @@ assert features.device.type == device.type
 # Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx
 # ```
 #
-# NVIDIA 드라이버를 찾을 수 없으니 NVIDIA GPU가 있는지 확인하고 드라이버를 설치하라는 내용입니다.
+# NVIDIA 드라이버를 찾을 수 없으니 NVIDIA GPU가 있는지 확인하고 드라이버를 설치하라고 안내합니다.
 #
 # 해결 방법은 두 가지입니다.
 #
 # - GPU를 쓰려면 NVIDIA GPU와 드라이버가 있는 머신에서 CPU 빌드를 CUDA 빌드로 바꾸세요. macOS용 CUDA 빌드는 없으므로 Apple 실리콘 Mac에서는 `mps` 디바이스를 쓰세요.
 # - 어떤 머신에서든 돌아가게 하려면, 이 튜토리얼의 모든 페이지처럼 디바이스를 한 번 정해 두고 코드 전체에서 그 값을 쓰세요.
 #
-# PyPI에서 `pip install torch`를 하면 Linux(x86-64)에는 CUDA 빌드가, Windows에는 CPU 빌드가 설치됩니다. pip은 같은 버전의 torch가 이미 있으면 바꾸지 않으므로, 먼저 제거한 다음, 드라이버와 GPU가 모두 지원하는 CUDA 버전을 골라 그 버전용 PyTorch 공식 인덱스에서 설치하세요. 명령은 아래와 같고 Windows와 Linux에서 똑같습니다.
+# PyPI에서 `pip install torch`를 하면 Linux(x86-64)에는 CUDA 빌드가, Windows에는 CPU 빌드가 설치됩니다. pip은 같은 버전의 torch가 이미 있으면 바꾸지 않습니다. 그러니 먼저 제거하고, 드라이버와 GPU가 모두 지원하는 CUDA 버전을 골라 그 버전용 PyTorch 공식 인덱스에서 설치하세요. 명령은 아래와 같고 Windows와 Linux에서 똑같습니다.
 #
 # ```
 # python -m pip uninstall -y torch
@@ -384,9 +387,9 @@ assert features.device.type == device.type
 #
 # 릴리스마다 고를 수 있는 CUDA 버전은 pytorch.org의 선택기에서 확인하세요. torchvision과 torchaudio도 같은 인덱스에서 설치합니다.
 #
-# Blackwell 세대 GPU(GeForce RTX 50 시리즈, B200)에는 `cu128` 이상 빌드가 필요하고, `cu128` 빌드는 torch 2.7부터 나왔습니다. Linux용 PyPI torch는 2.8부터 `cu128` 이상으로 빌드됩니다(2.7은 `cu126`). `cu126` 빌드에는 이 GPU용 코드가 없어서, torch가 "is not compatible with the current PyTorch installation"(지금 설치된 PyTorch와 호환되지 않는다)이라고 경고합니다.
+# Blackwell 세대 GPU(GeForce RTX 50 시리즈, B200)에는 `cu128` 이상 빌드가 필요하고, `cu128` 빌드는 torch 2.7부터 나왔습니다. Linux용 PyPI torch는 2.8부터 `cu128` 이상으로 빌드됩니다(2.7은 `cu126`). `cu126` 빌드에는 이 GPU용 코드가 없어서, torch가 `is not compatible with the current PyTorch installation`("지금 설치된 PyTorch와 호환되지 않는다")이라고 경고합니다.
 #
-# 다음 셀은 지금 머신이 어느 쪽인지 보여 주며, GPU가 있으면 CUDA 텐서를 만듭니다.
+# 다음 셀은 지금 설치된 PyTorch가 CPU 전용 빌드인지 CUDA 빌드인지, GPU를 쓸 수 있는지 보여 주며, GPU가 있으면 CUDA 텐서를 만듭니다.
 
 # %% tags=["gpu-only"]
 print(f"{torch.version.cuda=}, {torch.backends.cuda.is_built()=}")
@@ -420,7 +423,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 # %% [markdown]
 # ## CUDA out of memory
 #
-# "CUDA 메모리가 부족하다"는 뜻의 오류입니다. PyTorch 2.6부터 2.13까지 메시지는 다음처럼 시작하며, … 자리에 크기가 들어갑니다.
+# GPU 메모리가 모자랄 때 나는 오류로, "CUDA 메모리가 부족하다"는 뜻입니다. PyTorch 2.6부터 2.13까지 메시지는 다음처럼 시작하며, … 자리에 크기가 들어갑니다.
 #
 # ```
 # CUDA out of memory. Tried to allocate …. GPU 0 has a total capacity of … of which … is free.
@@ -432,25 +435,25 @@ assert torch.zeros(1, device=device).device.type == device.type
 # Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
 # ```
 #
-# 메시지에는 할당하려던 크기, GPU의 전체 용량과 여유 공간, 이 프로세스가 쓰는 메모리, 그리고 그중 PyTorch가 할당한 양과 예약만 하고 할당하지 않은 양이 차례로 나옵니다. 마지막 문장은 예약만 하고 할당하지 않은 메모리가 크면 단편화를 피하도록 `expandable_segments`를 설정해 보라는 권고입니다.
+# 메시지에는 할당하려던 크기, GPU의 전체 용량과 여유 공간, 이 프로세스가 쓰는 메모리, 그리고 그중 PyTorch가 할당한 양과 예약되었지만 할당되지 않은 양이 차례로 나옵니다. 마지막 문장은 예약되었지만 할당되지 않은 메모리가 크면 단편화를 피하도록 `expandable_segments`를 설정해 보라는 권고입니다.
 #
-# 위 인용은 2.6의 문구입니다. 권고에 나오는 환경 변수 이름은 2.9와 2.10에서는 `PYTORCH_ALLOC_CONF`이고, 2.12에서는 다시 `PYTORCH_CUDA_ALLOC_CONF`입니다(기존 이름이 새 이름의 별칭이 되었습니다, [pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)). 어느 이름을 설정해야 하는지는 이 섹션 끝에서 설명합니다.
+# 위 인용은 2.6의 문구입니다. 권고에 나오는 환경 변수 이름은 2.9와 2.10에서는 `PYTORCH_ALLOC_CONF`이고, 2.12에서는 다시 `PYTORCH_CUDA_ALLOC_CONF`입니다([pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)에서 기존 이름이 새 이름의 별칭이 되었습니다). 어느 이름을 설정해야 하는지는 이 섹션 끝에서 설명합니다.
 #
 # 메시지에 나오는 수치의 뜻은 다음과 같습니다.
 #
 # - 할당된 메모리(메시지의 `allocated by PyTorch`, `torch.cuda.memory_allocated()`): 할당자가 나눠 준 블록입니다. 살아 있는 텐서(각각 512바이트의 배수로 올림)뿐 아니라 cuBLAS 같은 라이브러리의 작업 공간도 들어갑니다.
-# - 예약했지만 할당하지 않은 메모리(`reserved by PyTorch but unallocated`): PyTorch의 캐싱 할당자가 GPU에서 확보해 두었지만 텐서가 들어 있지 않은 메모리로, 대략 `torch.cuda.memory_reserved() - torch.cuda.memory_allocated()`입니다. 해제된 텐서의 메모리는 드라이버로 반환되지 않고 이 캐시로 돌아가므로, `torch.cuda.empty_cache()`를 호출하기 전까지 `nvidia-smi`에서는 계속 사용 중으로 보입니다.
+# - 예약되었지만 할당되지 않은 메모리(`reserved by PyTorch but unallocated`): PyTorch의 캐싱 할당자가 GPU에서 확보해 두었지만 텐서가 들어 있지 않은 메모리로, 대략 `torch.cuda.memory_reserved() - torch.cuda.memory_allocated()`입니다. 해제된 텐서의 메모리는 드라이버로 반환되지 않고 이 캐시로 돌아가므로, `torch.cuda.empty_cache()`를 호출하기 전까지 `nvidia-smi`에서는 계속 사용 중으로 보입니다.
 # - `nvidia-smi`에 보이는 사용량은 예약된 메모리에 각 프로세스의 CUDA 컨텍스트를 더하고, 같은 GPU를 쓰는 다른 프로세스의 몫까지 더한 값입니다.
 #
 # 먼저 해 볼 것은 다음과 같습니다.
 #
 # - 배치 크기를 줄입니다.
-# - 손실을 기록하려고 누적할 때는 `loss` 텐서 대신 `loss.detach()`를 더합니다(「[값을 읽으면 GPU를 기다린다](07-device-errors.ipynb#값을-읽으면-gpu를-기다린다)」 참고).
+# - 손실을 기록하려고 누적할 때는 `loss` 텐서 대신 `loss.detach()`를 더합니다([값을 읽으면 GPU를 기다린다](07-device-errors.ipynb#값을-읽으면-gpu를-기다린다) 참고).
 # - 평가할 때는 `torch.no_grad()`를 씁니다.
 # - 더는 필요 없는 큰 텐서는 `del`합니다.
-# - 예약되었지만 할당되지 않은 부분이 크면 메시지에 나온 `expandable_segments` 설정을 씁니다(Linux만 해당).
+# - 예약되었지만 할당되지 않은 메모리가 크면 메시지에 나온 `expandable_segments` 설정을 씁니다(Linux만 해당).
 #
-# 모델에 필요한 메모리를 어림해서 실행하기 전에 GPU에 들어갈지 판단하는 방법은 「[모델이 메모리에 들어갈까?](08-will-it-fit.ipynb)」 페이지에서 다룹니다.
+# 모델에 필요한 메모리를 어림해서 실행하기 전에 GPU에 들어갈지 판단하는 방법은 [모델이 메모리에 들어갈까?](08-will-it-fit.ipynb) 페이지에서 다룹니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** 이 오류가 나면 배치를 줄여 다시 시도하려고, 학습 루프의 한 단계를 `try`로 감쌌습니다. 이 오류를 잡는 것은 어느 `except`일까요?
@@ -474,9 +477,11 @@ assert issubclass(torch.OutOfMemoryError, RuntimeError)
 
 # %% [markdown] tags=["answer"]
 # **정답:** `handler='RuntimeError'`입니다. 이 오류의 예외 클래스는 어느 머신에서나 `RuntimeError`의 하위 클래스인 `torch.OutOfMemoryError`이므로 첫 번째 `except`가 잡습니다. `torch.cuda.OutOfMemoryError`는 같은 클래스의 다른 이름입니다. 이 오류만 잡으려면 `except torch.OutOfMemoryError`라고 씁니다.
+#
+# - `handler='Exception'`은 메모리 부족을 `RuntimeError`와 무관한 별도의 예외로 여긴 답입니다. 이 예외는 앞의 `except RuntimeError`에서 먼저 잡힙니다.
 
 # %% [markdown]
-# GPU가 있으면 다음 셀은 GPU 메모리의 두 배를 요청합니다. 이어서 해제한 텐서의 메모리가 할당된 메모리에서는 빠지지만 `torch.cuda.empty_cache()`를 호출할 때까지 예약된 메모리에 남는다는 것을 검증합니다.
+# GPU에서는 다음 셀이 GPU 메모리의 두 배를 요청해 이 오류를 일으킵니다. 이어서 해제한 텐서의 메모리가 할당된 메모리에서는 빠지지만 `torch.cuda.empty_cache()`를 호출할 때까지 예약된 메모리에 남는다는 것을 검증합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -500,15 +505,15 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# 예약된 메모리를 쓰지 못할 때도 있습니다. 세그먼트 안의 빈 블록이 모두 다음 요청에 비해 너무 작은 경우입니다(단편화). 할당자 설정 `expandable_segments:True`를 쓰면 세그먼트를 새로 잡지 않고 기존 세그먼트를 늘려 쓰므로, 단계마다 배치 모양이 바뀔 때 특히 도움이 됩니다. 이 설정은 Linux에서만 동작하며, Windows 빌드는 `expandable_segments not supported on this platform`(이 플랫폼에서는 지원하지 않는다)이라고 경고하고 무시합니다. 이 환경 변수는 할당자가 초기화될 때 한 번만 읽히므로, `import torch`보다 먼저 설정하세요.
+# 예약된 메모리를 쓰지 못할 때도 있습니다. 세그먼트 안의 빈 블록이 모두 다음 요청에 비해 너무 작은 경우입니다(단편화). 할당자 설정 `expandable_segments:True`를 쓰면 세그먼트를 새로 잡지 않고 기존 세그먼트를 늘려 쓰므로, 단계마다 배치 모양이 바뀔 때 특히 도움이 됩니다. 이 설정은 Linux에서만 동작하며, Windows 빌드는 `expandable_segments not supported on this platform`("이 플랫폼에서는 지원하지 않는다")이라고 경고하고 무시합니다. 이 설정을 담는 환경 변수(아래 참고)는 할당자가 초기화될 때 한 번만 읽히므로, `import torch`보다 먼저 설정하세요.
 #
-# 환경 변수 이름은 릴리스에 따라 다릅니다. `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`는 2.6부터 2.13까지 모든 릴리스가 읽습니다. 2.9부터는 디바이스 공통 이름 `PYTORCH_ALLOC_CONF`도 읽습니다. 2.9~2.11에서는 기존 이름을 쓰면 `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`(더는 권장하지 않으니 `PYTORCH_ALLOC_CONF`를 쓰라)라는 경고가 나옵니다(`c10/core/AllocatorConfig.cpp`).
+# 환경 변수 이름은 릴리스에 따라 다릅니다. `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`는 2.6부터 2.13까지 모든 릴리스가 읽습니다. 2.9부터는 디바이스 공통 이름 `PYTORCH_ALLOC_CONF`도 읽습니다. 2.9부터 2.11까지는 기존 이름을 쓰면 `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`("더는 권장하지 않으니 `PYTORCH_ALLOC_CONF`를 쓰라")라는 경고가 나옵니다(`c10/core/AllocatorConfig.cpp`).
 #
 # 그런데 2.9.1에서는 새 이름으로 설정하면 `expandable_segments`가 켜지지 않았습니다([pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)). 2.13은 기존 이름을 경고 없이 읽고, 두 이름이 모두 설정되어 있으면 기존 이름을 따릅니다. 이런 동작은 릴리스마다 다릅니다.
 #
-# 다음 셀은 새 프로세스를 띄워 할당자가 읽어 들인 설정을 출력하고, 2.13의 두 동작(기존 이름을 경고 없이 읽는 것, 두 이름이 모두 있으면 기존 이름을 따르는 것)을 검증합니다. GPU에서는 `torch.cuda.memory._snapshot()`으로 세그먼트 자체도 확인할 수 있습니다.
-#
 # 스크립트 하나를 이 모든 릴리스에서 돌려야 한다면 기존 이름(`PYTORCH_CUDA_ALLOC_CONF`) 하나만 설정하세요. 일부 릴리스에서 경고가 나올 뿐 동작에는 문제가 없습니다.
+#
+# 다음 셀은 새 프로세스를 띄워 할당자가 읽어 들인 설정을 출력하고, 2.13의 두 동작(기존 이름을 경고 없이 읽는 것, 두 이름이 모두 있으면 기존 이름을 따르는 것)을 검증합니다. GPU에서는 `torch.cuda.memory._snapshot()`으로 세그먼트 자체도 확인할 수 있습니다.
 
 # %%
 if TORCH >= (2, 13):  # 기존 이름을 경고 없이 읽는다
