@@ -17,7 +17,7 @@
 #
 # GPU가 두 개 이상이면, 인덱스를 지정하지 않은 CUDA 호출은 모두 **현재 디바이스**로 갑니다. 이 페이지에서는 현재 디바이스가 정해지는 방식, 프로세스에서 GPU를 숨기는 방법, `nn.DataParallel`이 실제로 하는 일을 살펴봅니다. 마지막으로 GPU마다 프로세스를 하나씩 띄워 `DistributedDataParallel`(DDP)로 학습하는 방법과, 프로세스마다 데이터를 나눠 주는 방법을 다룹니다. DDP는 `torchrun`으로 CPU 프로세스 두 개를 띄워 직접 실행해 봅니다.
 #
-# 필요한 GPU가 없으면 GPU에서만 검증하는 셀은 검증을 건너뛰고 충족되지 않은 조건(`torch.cuda.is_available()=False`나 `n_gpus=0`)만 출력하거나, GPU가 없을 때의 동작을 대신 확인합니다. 나머지 셀은 어느 머신에서나 실행됩니다.
+# 필요한 GPU가 없으면 GPU 검증이 들어 있는 셀은 검증을 건너뛰고 충족되지 않은 조건(`torch.cuda.is_available()=False`나 `n_gpus=0`)만 출력하거나, GPU가 없을 때의 동작을 대신 확인합니다. 나머지 셀은 어느 머신에서나 실행됩니다.
 
 # %% [markdown] tags=["summary"]
 # **요약**

@@ -19,7 +19,7 @@
 #
 # 이 페이지에서는 모델 자체의 메모리와 학습 때 늘어나는 메모리를 직접 계산하고, 그 수치를 이 노트북을 실행한 머신에서 PyTorch가 알려 주는 값과 비교해 검증합니다.
 #
-# 마지막 섹션을 뺀 나머지는 모두 CPU에서 실행하고 검증합니다. GPU에서만 검증하는 셀에는 "GPU에서만 검증" 표시가 붙어 있고, GPU가 없는 머신에서는 `torch.cuda.is_available()=False`를 출력합니다.
+# 마지막 섹션을 뺀 나머지는 모두 CPU에서 실행하고 검증합니다. GPU 검증이 들어 있는 셀에는 "GPU 검증 포함" 표시가 붙어 있고, GPU가 없는 머신에서는 `torch.cuda.is_available()=False`를 출력합니다.
 
 # %% [markdown] tags=["summary"]
 # **요약**
@@ -600,7 +600,7 @@ for dtype, training, optimizer, mixed in settings:
 #
 # 예약된 메모리가 다음 요청에 비해 너무 작은 빈 블록으로 나뉘어 쓰이지 못할 때도 있습니다(단편화). 이때 도움이 되는 할당자 설정과 릴리스별 환경 변수 이름은 [불러오기·환경·메모리 오류 읽는 법](09-setup-and-memory-errors.ipynb#cuda-out-of-memory) 페이지의 `CUDA out of memory` 섹션에서 설명합니다.
 #
-# 아래 "GPU에서만 검증" 셀이 실제 GPU에서 실행되었는지는 페이지 제목 아래 줄에 적혀 있습니다. 이 셀들이 검증하는 내용은 PyTorch 문서와 할당자 소스를 근거로 삼았고, 근거 목록은 이 튜토리얼 저장소의 `notebooks/gpu-evidence.yml`에 있습니다.
+# 아래 "GPU 검증 포함" 셀이 실제 GPU에서 실행되었는지는 페이지 제목 아래 줄에 적혀 있습니다. 이 셀들이 검증하는 내용은 PyTorch 문서와 할당자 소스를 근거로 삼았고, 근거 목록은 이 튜토리얼 저장소의 `notebooks/gpu-evidence.yml`에 있습니다.
 
 # %% tags=["claim-F15", "gpu-only"]
 if torch.cuda.is_available():

@@ -170,7 +170,7 @@ if TORCH >= (2, 8):
     assert issubclass(torch.AcceleratorError, RuntimeError)
 
 # %% [markdown] tags=["answer"]
-# **정답:** CUDA가 있든 없든 `seven=device(type='cuda', index=7)`입니다. `torch.device`는 이름일 뿐이어서, PyTorch는 디바이스 객체를 만들 때 아무것도 검사하지 않습니다. 오류는 그 디바이스에 처음 텐서를 놓을 때 납니다(아래 GPU에서만 검증하는 셀에서 확인합니다).
+# **정답:** CUDA가 있든 없든 `seven=device(type='cuda', index=7)`입니다. `torch.device`는 이름일 뿐이어서, PyTorch는 디바이스 객체를 만들 때 아무것도 검사하지 않습니다. 오류는 그 디바이스에 처음 텐서를 놓을 때 납니다(아래 GPU 검증이 들어 있는 셀에서 확인합니다).
 #
 # - `CUDA error: invalid device ordinal`을 골랐다면 디바이스 객체를 만드는 순간 GPU 번호를 검사한다고 생각했을 겁니다.
 # - `Torch not compiled with CUDA enabled`는 CPU 전용 빌드라면 `cuda`라는 이름부터 거부된다고 본 답입니다. 이 오류도 CUDA를 실제로 요구할 때 납니다.
