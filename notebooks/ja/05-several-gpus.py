@@ -462,7 +462,8 @@ if torch.distributed.is_available():
         assert order == sorted(order)
         assert "creating context on device 0" in guess
         assert "immediately formed" in init.__doc__
-        assert "ncclCommSplit" in init.__doc__  # 新しいグループはこのコミュニケータを分割して作る
+        # 新しいグループはこのコミュニケータを分割して作る
+        assert "ncclCommSplit" in init.__doc__
 
 # %% [markdown]
 # ## `DistributedSampler` によるデータの分割

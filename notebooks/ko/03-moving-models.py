@@ -562,7 +562,8 @@ saved = fused_optimizer.state_dict()
 saved["state"][0] = {**saved["state"][0],
                      "step": saved["state"][0]["step"].double()}
 quick = nn.Linear(4, 2).to(device)
-quick_optimizer = torch.optim.Adam(quick.parameters())  # 이 옵티마이저 자체는 fused가 아니다
+# 이 옵티마이저 자체는 fused가 아니다
+quick_optimizer = torch.optim.Adam(quick.parameters())
 quick_optimizer.load_state_dict(saved)
 quick_step = quick_optimizer.state[quick.weight]["step"]
 print(f"{quick_step.device=}, {quick_step.dtype=}")

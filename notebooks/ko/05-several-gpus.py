@@ -450,13 +450,15 @@ if torch.distributed.is_available():
     print(f"{'device_id' in bind=}")
     assert "device_id" in bind
     assert "set_device" not in inspect.getsource(init)
-    if TORCH >= (2, 13):  # Python 쪽은 device_ids, device_id, 현재 디바이스 순으로 찾는다
+    # Python 쪽은 device_ids, device_id, 현재 디바이스 순으로 찾는다
+    if TORCH >= (2, 13):
         order = [guess.index(s) for s in ("device_ids[0]", "bound_device_id",
                                           "device under current context")]
         assert order == sorted(order)
         assert "creating context on device 0" in guess
         assert "immediately formed" in init.__doc__
-        assert "ncclCommSplit" in init.__doc__  # 이후의 그룹은 이 커뮤니케이터를 나눠 만든다
+        # 이후의 그룹은 이 커뮤니케이터를 나눠 만든다
+        assert "ncclCommSplit" in init.__doc__
 
 # %% [markdown]
 # ## 데이터 나누기: `DistributedSampler`
