@@ -19,7 +19,9 @@ CONCEPTS = course.concepts()
 NOTEBOOK_PAGES = [(lang, c) for lang in LANGS for c in CONCEPTS]
 ALL_PAGES = [(lang, name) for lang in LANGS for name in ("index", "cheatsheet", *CONCEPTS)]
 
-MAX_ELEMENTS = 1_400  # Lighthouse's dom-size passes below ~1,400 (its median); it warns at 800
+# Lighthouse 12's dom-size counts the elements in <body> and passes at or below 818 (the p10 of its
+# log-normal score: score 0.9); above, it fails once the page's style and layout work costs blocking time
+MAX_ELEMENTS = 818
 # A first visit, uncompressed: the page and what it loads up front (its scripts start after the first
 # paint), the search worker's files aside: they load when the reader opens search (issue 34 point 3).
 FIRST_VISIT = 300_000
@@ -106,7 +108,8 @@ TRIMMED_CLASSES = """pattern => { const re = new RegExp(pattern);
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_page_stays_under_the_element_budget_once_its_scripts_ran(desktop_tab, base, lang):
-    """And uses no class whose styles the build trims away, once its scripts ran."""
+    """Elements in <body>, as Lighthouse counts them; and no class whose styles the build trims away,
+    once its scripts ran."""
     counts, trimmed = {}, {}
     for name in ("index", "cheatsheet", *CONCEPTS, "no-such-page"):
         if name == "no-such-page":
@@ -114,7 +117,7 @@ def test_every_page_stays_under_the_element_budget_once_its_scripts_ran(desktop_
             desktop_tab.wait_for_load_state("networkidle")
         else:
             opened(desktop_tab, page_url(base, lang, name))
-        counts[name] = desktop_tab.evaluate("document.getElementsByTagName('*').length")
+        counts[name] = desktop_tab.evaluate("document.body.getElementsByTagName('*').length")
         trimmed[name] = desktop_tab.evaluate(TRIMMED_CLASSES, UNUSED_CLASS)
     print(f"\nelements {lang}: " + ", ".join(f"{n[:2]}: {c}" for n, c in counts.items()))
     over = {n: c for n, c in counts.items() if c > MAX_ELEMENTS}
