@@ -464,8 +464,9 @@ assert torch.zeros(1, device=device).device.type == device.type
 # Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
 # ```
 #
-# That is 2.6's wording. Releases 2.9 and 2.10 name `PYTORCH_ALLOC_CONF` there instead, and 2.12 names
-# `PYTORCH_CUDA_ALLOC_CONF` again, which became an alias of the new name
+# That is 2.6's wording. Releases 2.9 and 2.10 name `PYTORCH_ALLOC_CONF` there instead (2.11's message
+# has not been checked here), and 2.12 names `PYTORCH_CUDA_ALLOC_CONF` again, which became an alias of
+# the new name
 # ([pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)); which one to set is at the end
 # of this section. The figures in the message:
 #

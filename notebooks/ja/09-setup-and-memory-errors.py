@@ -428,7 +428,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 #
 # つまりメッセージには、確保しようとしたサイズ、GPU の総容量と空き、このプロセスが使っているメモリ（そのうち PyTorch の割り当て済みメモリと、予約済みで未割り当てのメモリ）が順に並びます。末尾の文は、予約済みで未割り当ての部分が大きければ、断片化を避けるために `expandable_segments` を試すよう勧めています。
 #
-# 上に引用したのは 2.6 の文言です。メッセージに出る変数名は、2.9 と 2.10 では `PYTORCH_ALLOC_CONF` に変わり、2.12 で再び `PYTORCH_CUDA_ALLOC_CONF` に戻りました。このとき、`PYTORCH_CUDA_ALLOC_CONF` は `PYTORCH_ALLOC_CONF` の別名という扱いになりました（[pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)）。どちらを設定すればよいかは、このセクションの最後で説明します。
+# 上に引用したのは 2.6 の文言です。メッセージに出る変数名は、2.9 と 2.10 では `PYTORCH_ALLOC_CONF` に変わり（2.11 のメッセージはまだ確かめていません）、2.12 で再び `PYTORCH_CUDA_ALLOC_CONF` に戻りました。このとき、`PYTORCH_CUDA_ALLOC_CONF` は `PYTORCH_ALLOC_CONF` の別名という扱いになりました（[pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)）。どちらを設定すればよいかは、このセクションの最後で説明します。
 #
 # 数値の意味は次のとおりです。
 #

@@ -437,7 +437,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 #
 # 메시지에는 할당하려던 크기, GPU의 전체 용량과 여유 공간, 이 프로세스가 쓰는 메모리, 그리고 그중 PyTorch가 할당한 양과 예약되었지만 할당되지 않은 양이 차례로 나옵니다. 마지막 문장은 예약되었지만 할당되지 않은 메모리가 크면 단편화를 피하도록 `expandable_segments`를 설정해 보라는 권고입니다.
 #
-# 위 인용은 2.6의 문구입니다. 권고에 나오는 환경 변수 이름은 2.9와 2.10에서는 `PYTORCH_ALLOC_CONF`이고, 2.12에서는 다시 `PYTORCH_CUDA_ALLOC_CONF`입니다([pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)에서 기존 이름이 새 이름의 별칭이 되었습니다). 어느 이름을 설정해야 하는지는 이 섹션 끝에서 설명합니다.
+# 위 인용은 2.6의 문구입니다. 권고에 나오는 환경 변수 이름은 2.9와 2.10에서는 `PYTORCH_ALLOC_CONF`이고(2.11의 메시지는 아직 확인하지 못했습니다), 2.12에서는 다시 `PYTORCH_CUDA_ALLOC_CONF`입니다([pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)에서 기존 이름이 새 이름의 별칭이 되었습니다). 어느 이름을 설정해야 하는지는 이 섹션 끝에서 설명합니다.
 #
 # 메시지에 나오는 수치의 뜻은 다음과 같습니다.
 #
