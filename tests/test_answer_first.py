@@ -235,7 +235,7 @@ def test_print_shows_every_answer_and_output_without_the_buttons(chromium, base,
 def _switch(page, base, to):
     page.locator(".md-header .md-select").hover()
     page.locator(f".md-select__link[hreflang='{to}']").click()
-    page.wait_for_function("lang => document.documentElement.lang === lang", arg=to)
+    page.wait_for_function("lang => document.documentElement?.lang === lang", arg=to)  # none while the next page loads
     page.wait_for_load_state("load")
     try:  # the section is restored by extra.js, which starts after the first paint: slower under load
         page.wait_for_function("""() => location.hash.length > 1 && [...document.querySelectorAll(
