@@ -17,7 +17,7 @@
 #
 # GPU が2枚以上あるとき、インデックスを指定しない CUDA の呼び出しは、すべて**現在のデバイス**を使います。このページでは、そのデバイスの決まり方、プロセスから GPU を隠す方法、`nn.DataParallel` の実際の動作を見ていきます。最後に、`DistributedDataParallel` を GPU ごとに1つのプロセスで起動する方法と、各プロセスにデータを割り振る方法を扱います。その際、`torchrun` で CPU のプロセスを2つ起動し、DDP（`DistributedDataParallel`）を実際に動かしてみます。
 #
-# 「GPU 専用の検証」のセルは、GPU がなければ、満たされなかった条件（`torch.cuda.is_available()=False` や `n_gpus=0`）を表示するか、GPU がない場合の動作を代わりに検証します。それ以外のセルはどのマシンでも実行できます。
+# 「GPU での検証を含む」セルは、GPU がなければ、満たされなかった条件（`torch.cuda.is_available()=False` や `n_gpus=0`）を表示するか、GPU がない場合の動作を代わりに検証します。それ以外のセルはどのマシンでも実行できます。
 
 # %% [markdown] tags=["summary"]
 # **結論**
