@@ -21,12 +21,12 @@
 #
 # GPU がない場合は、よく似たエラーを次の2つの方法で再現します。1つは、`meta` デバイス（テンソルが形状と dtype だけを持ち、データを持たないデバイス）を GPU に見立ててデバイスの不一致を起こす方法で、このときは CUDA とは別の検査が働きます。もう1つは、デバイスの代わりに dtype の不一致を起こす方法です。GPU で実行したときに出るメッセージは、各セクションに記載しています。
 #
-# GPU でしか起こせないエラーは、「GPU 専用の検証」のセルで扱います（GPU がなければ、満たされなかった条件を表示するだけです）。そのメッセージは、PyTorch のソースにある形のままバージョンを添えて本文に引用します。
+# GPU でしか起こせないエラーは、「GPU での検証を含む」セルで扱います（GPU がなければ、満たされなかった条件を表示するだけです）。そのメッセージは、PyTorch のソースにある形のままバージョンを添えて本文に引用します。
 
 # %% [markdown] tags=["summary"]
 # **結論**
 #
-# - デバイスのエラーの多くは、1つの演算に2つのデバイスのテンソルが渡されたときに起こります。モデル、損失関数、入力をすべて同じデバイスに置き、テンソルを移動したら戻り値を受け取ってください。
+# - デバイスのエラーの多くは、1つの演算に2つのデバイスのテンソルが渡されたときに起こります。モデル、損失関数、入力をすべて同じデバイスに置いてください。テンソルの `.to()` は元のテンソルを変えないので、`x = x.to(device)` のように戻り値を代入し直します。
 # - ページ末尾の表に、メッセージごとのよくある原因と対処法をまとめています。
 #
 # ```python
@@ -84,21 +84,21 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # %% [markdown]
 # ## Expected all tensors to be on the same device
 #
-# 「すべてのテンソルが同じデバイス上にあるはず」という意味のエラーです。
+# 直訳すると「すべてのテンソルが同じデバイス上にあるべきなのに、そうなっていない」です。
 #
-# CUDA GPU と CPU のように、2つのデバイスのテンソルを1つの演算に渡すと起きます。メッセージの続きはリリースによって変わっており、演算によっても異なります。PyTorch 2.8 以降、GPU 上の線形層に CPU のバッチを渡すと次のメッセージになります。後半は「`mat1` は CPU 上にあり、ほかのテンソル（cuda:0 上）とデバイスが異なる」という意味です。
+# CUDA GPU と CPU のように、2つのデバイスのテンソルを1つの演算に渡すと起きます。メッセージの続きはリリースによって変わっており、演算によっても異なります。PyTorch 2.8 以降、GPU 上の線形層に CPU のバッチを渡すと次のメッセージになります。後半では、`mat1` が CPU 上にあり、ほかのテンソル（cuda:0 上）とデバイスが違うと指摘しています。
 #
 # ```
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
 # ```
 #
-# `+` などの要素ごとの演算では、今も次の形のメッセージが出ます。後半は「少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった」という意味です。
+# `+` などの要素ごとの演算では、今も次の形のメッセージが出ます。後半は「少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった」と訳せます。
 #
 # ```
 # Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!
 # ```
 #
-# ログを検索するときは、共通する最初の部分で検索してください。
+# ログを検索するときは、どちらにも共通する冒頭部分を使ってください。
 #
 # メッセージが名指ししたテンソルを移動すればよい、とは限りません。**モデル**を CPU に置いたままにしていると、メッセージは GPU 上にある入力のほうを名指しします。モデルとすべての入力を、使うつもりの1つのデバイスに置いてください。テンソルを移動したら、`x = x.to(device)` のように戻り値を受け取ります。
 #
@@ -179,7 +179,7 @@ print(f"{y.device=}, {y.shape=}")
 assert y.device.type == target.type
 
 # %% [markdown]
-# ただし、テンソルを同じデバイスに置くという原則には、要素ごとの演算（`+`、`*`、比較など）に限って例外が1つあります。0次元テンソル（`torch.tensor(2.0)` のような1つの数）は CPU にあってもかまわず、PyTorch はこれを Python の数値と同じように扱います。要素ごとでない演算には、原則としてこの例外はありません。`a` と `b` が GPU 上にあっても、`torch.addmm(torch.tensor(1.0), a, b)` はデバイスの検査で失敗します。
+# ただし、テンソルを同じデバイスに置くという原則には、要素ごとの演算（`+`、`*`、比較など）に限って例外が1つあります。0次元テンソル（`torch.tensor(2.0)` のような1つの数）は CPU にあってもかまわず、PyTorch はこれを Python の数値と同じように扱います。要素ごとでない演算には、この例外はありません。`a` と `b` が GPU 上にあっても、`torch.addmm(torch.tensor(1.0), a, b)` はデバイスの検査で失敗します。
 #
 # 次のセルは、要素ごとの演算の場合をどのマシンでも示します（GPU がなければ `meta` が GPU の役をします）。`addmm` の場合は GPU が必要です。
 
@@ -318,7 +318,7 @@ assert batch["image"].device.type == "cpu"  # 元のバッチは変わらない
 # %% [markdown]
 # ## can't convert cuda:0 device type tensor to numpy
 #
-# 「`cuda:0` デバイスのテンソルは NumPy に変換できない」という意味のエラーです。
+# メッセージは「`cuda:0` デバイスのテンソルは NumPy に変換できない」と言っています。
 #
 # NumPy 配列は CPU のメモリに置かれます。そのため `t.numpy()` が使えるのは CPU 上のテンソルだけで、CUDA テンソルに対しては何もコピーせずにこの `TypeError` を送出します。もう1つの条件として、テンソルの `requires_grad` が `False` でなければなりません。メッセージの全文では、このあとに `Use Tensor.cpu() to copy the tensor to host memory first.`（先に `Tensor.cpu()` でホストのメモリにコピーすること）が続きます。
 #
@@ -407,7 +407,7 @@ assert running.grad_fn is None and running.device.type == device.type
 
 
 def graph_nodes(node):
-    # `node` からたどれるノードの種類（next_functions をたどる）
+    # `node` から next_functions をたどり、到達できるノードの種類を集める
     kinds, todo = [], [node]
     while todo:
         node = todo.pop()
@@ -429,7 +429,7 @@ assert steps == 3  # ステップごとのグラフが合計にぶら下がる
 # 定番は、デバイス上の合計に `loss.detach()` を足し、N ステップに1回だけ `.item()` で読む書き方です。CPU で検証できるのは、この合計が計算グラフのない `device` 上のテンソルだという点です。CPU では演算がすぐ終わるので、待ち時間の差は見えません。
 
 # %% [markdown]
-# GPU があれば、次のセルで待つ様子を確かめます。行列積をキューに積んでから `.item()` で値を1つ読み出し、その直後に、積んだ処理がすべて終わったかを現在の CUDA ストリームに問い合わせます。`.item()` が完了を待っていれば、答えは `True` になるはずです。GPU がなければ、満たされなかった条件を表示します。
+# GPU があれば、次のセルで待つ様子を確かめます。行列積をキューに積んでから `.item()` で値を1つ読み出し、その直後に、積んだ処理がすべて終わったかを現在の CUDA ストリームに問い合わせます。`.item()` が完了を待っていれば、`stream.query()` は `True` を返すはずです。GPU がなければ、満たされなかった条件を表示します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -449,11 +449,11 @@ else:
 # %% [markdown]
 # ## Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same
 #
-# 「入力の型と重みの型は同じでなければならない」という意味のエラーです。
+# 直訳すると「入力の型と重みの型は同じでなければならない」です。
 #
 # 畳み込みは、入力の**型**が重みやバイアスの型と同じかを検査することがあります。ここでいう型はデバイスと dtype の組で、`torch.FloatTensor` は CPU 上の float32、`torch.cuda.FloatTensor` は CUDA GPU 上の float32 です。つまりこのメッセージは、CPU の入力が GPU 上の畳み込みに渡されたことを示しています。対処法はほかのデバイスの不一致と同じで、入力をモデルのある場所に移動します。
 #
-# どのメッセージになるかは、PyTorch が畳み込みに選ぶ実装（以下、経路）で決まります。経路は入力テンソルをもとに選ばれます（選んでいるのは PyTorch の `Convolution.cpp` にある `_select_conv_backend` です）。
+# どのメッセージになるかは、PyTorch が畳み込みに選ぶ実装（バックエンド）で決まります。バックエンドは入力テンソルをもとに選ばれます（選んでいるのは PyTorch の `Convolution.cpp` にある `_select_conv_backend` です）。
 #
 # - oneDNN は Intel の CPU 向け深層学習ライブラリで、旧称は MKLDNN です。oneDNN を含むビルドでは、CPU 上の float32 の入力（複数枚の画像のバッチなど）はたいてい oneDNN に送られます。含まれているかは `torch.backends.mkldnn.is_available()` で確認できます。oneDNN は型を検査し、見出しのメッセージに次の文が続くエラーを出します。
 #
@@ -461,8 +461,8 @@ else:
 #   ... should be the same or input should be a MKLDNN tensor and weight is a dense tensor
 #   ```
 #
-#   「（入力と重みの型は）同じであるか、入力が MKLDNN テンソルで重みが密なテンソルでなければならない」という意味です。
-# - 小さな画像1枚（要素数が 20,480 以下、カーネルの少なくとも一辺が 3 以下、`groups=1`）は、PyTorch 自身の汎用の経路 `slow_conv2d` に送られます。この経路は型を検査しません。代わりに、PyTorch が自動生成した CUDA 用の入口関数（`wrapper_CUDA___slow_conv2d_forward`）が、計算を始める前にデバイスを検査します。そのため、メッセージはこのページの最初のセクションと同じ形になります。後半を読むと、`weight` が cuda:0 上にあり、ほかのテンソル（CPU 上）とデバイスが異なることがわかります。
+#   「（入力と重みの型は）同じであるか、入力が MKLDNN テンソルで重みが密なテンソルでなければならない」と訳せます。
+# - 小さな画像1枚（要素数が 20,480 以下、カーネルの少なくとも一辺が 3 以下、`groups=1`）は、PyTorch 自身の汎用のバックエンド `slow_conv2d` に送られます。このバックエンドは型を検査しません。代わりに、PyTorch が自動生成した CUDA 用の入口関数（`wrapper_CUDA___slow_conv2d_forward`）が、計算を始める前にデバイスを検査します。そのため、メッセージはこのページの最初のセクションと同じ形になります。後半を読むと、`weight` が cuda:0 上にあり、ほかのテンソル（CPU 上）とデバイスが異なることがわかります。
 #
 #   ```
 #   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)
@@ -474,12 +474,12 @@ else:
 #   ... found at least two devices, cpu and cuda:0! (when checking argument for argument weight in method wrapper_CUDA___slow_conv2d_forward)
 #   ```
 #
-#   「少なくとも2つのデバイス、`cpu` と `cuda:0` が見つかった（`wrapper_CUDA___slow_conv2d_forward` の引数 `weight` を検査中）」という意味です。
+#   「少なくとも2つのデバイス、`cpu` と `cuda:0` が見つかった（`wrapper_CUDA___slow_conv2d_forward` の引数 `weight` を検査中）」と訳せます。
 # - 逆に、CPU に残した畳み込みに GPU の入力を渡すと cuDNN に送られ、`Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same` になります。
 #
-# 以上のメッセージは PyTorch のソースからの引用です（これらの入力に対しては、2.6 でも 2.13 でも同じ経路が選ばれます）。GPU では、後のセルでそれぞれを検証します。
+# 以上のメッセージは PyTorch のソースからの引用です（これらの入力に対しては、2.6 でも 2.13 でも同じバックエンドが選ばれます）。GPU では、後のセルでそれぞれを検証します。
 #
-# dtype の不一致なら、どのマシンでも起こせます。経路は同じ規則で選ばれますが、バイアスがあると、経路を選ぶ前のバイアスの検査で失敗します。float64 に変換した畳み込みに float32 の画像を渡したときのメッセージは、テンソルの型ではなく dtype の名前を使った `Input type (float) and bias type (double) should be the same`（入力の型 float とバイアスの型 double は同じでなければならない）です。バイアスがなければ、小さな画像1枚は汎用の経路に進み、そのカーネルが `expected scalar type Float but found Double`（Float を期待したが Double だった）というエラーを出します。
+# dtype の不一致なら、どのマシンでも起こせます。バックエンドは同じ規則で選ばれますが、バイアスがあると、バックエンドを選ぶ前のバイアスの検査で失敗します。float64 に変換した畳み込みに float32 の画像を渡すと、`Input type (float) and bias type (double) should be the same`（入力の型 float とバイアスの型 double は同じでなければならない）になります。テンソルの型ではなく dtype の名前が使われています。バイアスがなければ、小さな画像1枚は汎用のバックエンドに進み、そのカーネルが `expected scalar type Float but found Double`（Float を期待したが Double だった）というエラーを出します。
 
 # %%
 conv = nn.Conv2d(1, 2, 3).double()
@@ -515,10 +515,10 @@ else:
 # %% [markdown] tags=["answer"]
 # **答え：** oneDNN のあるビルド（上の出力で `onednn=True`）では `weight type (torch.DoubleTensor)` です。8枚のバッチは oneDNN に送られ、oneDNN はテンソルの型どうし、つまり CPU 上の float32 と CPU 上の float64 を比べます。
 #
-# - `expected scalar type Float but found Double` は、oneDNN のないビルド（`onednn=False`）で出ます。そのビルドではバッチも汎用の経路に進むからです。
+# - `expected scalar type Float but found Double` は、oneDNN のないビルド（`onednn=False`）で出ます。そのビルドではバッチも汎用のバックエンドに進むからです。
 # - この畳み込みにはバイアスがないので、`bias type (double)` は出ません。
 #
-# GPU 上の畳み込みに CPU の入力を渡したときのメッセージも、同じように経路の選び方で決まります。
+# GPU 上の畳み込みに CPU の入力を渡したときのメッセージも、同じようにバックエンドの選び方で決まります。
 #
 # `x.to(conv.weight)` なら、dtype とデバイスの不一致を一度に直せます。テンソルを渡すと、`to` はそのテンソルのデバイスと dtype に合わせます。
 
@@ -529,7 +529,7 @@ print(f"{image.dtype=}, {out.dtype=}")
 assert image.dtype == out.dtype == torch.float64
 
 # %% [markdown]
-# GPU がある場合、次のセルは GPU 上の畳み込みに CPU のバッチを、続いて小さな CPU の画像1枚を渡し、それぞれの経路が出すメッセージを検証します。さらに、CPU 上の畳み込みに GPU のバッチを渡します。
+# GPU がある場合、次のセルは GPU 上の畳み込みに CPU のバッチを、続いて小さな CPU の画像1枚を渡し、それぞれのバックエンドが出すメッセージを検証します。さらに、CPU 上の畳み込みに GPU のバッチを渡します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -541,7 +541,7 @@ if torch.cuda.is_available():
     cpu_input = "weight type (torch.cuda.FloatTensor)"
     with expect_error(RuntimeError, cpu_input if onednn else SAME_DEVICE):
         conv(torch.randn(8, 3, 32, 32))
-    # 小さな CPU 画像1枚：汎用の経路。カーネルの前にラッパーがデバイスを検査する
+    # 小さな CPU 画像1枚：汎用のバックエンド。カーネルの前にラッパーがデバイスを検査する
     with expect_error(RuntimeError, SAME_DEVICE) as caught:
         conv(torch.randn(1, 3, 5, 5))
     assert "slow_conv2d_forward" in str(caught.error)
@@ -562,7 +562,7 @@ else:
 #
 # 「モジュールのパラメータとバッファは `cuda:0`（`device_ids[0]`）になければならないが、その1つが `cpu` にあった」という意味のエラーです。
 #
-# `nn.DataParallel` は、GPU が2枚以上のマシンで、ラップしたモデルが `device_ids` の最初の GPU にないときにこのエラーを出します。この場合、`DataParallel` は自分では何も移動せず、`forward` メソッドの中で、すべてのパラメータとバッファがすでにその GPU にあるかを検査します。デバイス ID がちょうど1つなら `DataParallel` がモデルを移動するので、同じコードが GPU 1枚のマシンでは動きます（それぞれの場合は、「[ファクトチェック](06-fact-check.ipynb)」のページの「[主張：`nn.DataParallel` がモデルを GPU に載せてくれる](06-fact-check.ipynb#主張nndataparallel-がモデルを-gpu-に載せてくれる)」で確かめています）。
+# `nn.DataParallel` は、GPU が2枚以上のマシンで、ラップしたモデルが `device_ids` の最初の GPU にないときにこのエラーを出します。この場合、`DataParallel` は自分では何も移動せず、`forward` メソッドの中で、すべてのパラメータとバッファがすでにその GPU にあるかを検査します。デバイス ID がちょうど1つなら `DataParallel` がモデルを移動するので、同じコードが GPU 1枚のマシンでは動きます（どちらの場合も、「[ファクトチェック](06-fact-check.ipynb)」のページの「[主張：`nn.DataParallel` がモデルを GPU に載せてくれる](06-fact-check.ipynb#主張nndataparallel-がモデルを-gpu-に載せてくれる)」で確かめています）。
 #
 # 対処法は、ラップする前に `model.to("cuda:0")` とすることです。さらに良いのは、`DataParallel` 自身のドキュメントが勧める `DistributedDataParallel` を使うことです。通常のリストに入れた層（前述）は、`model.to()` からだけでなく、この検査からもパラメータを隠してしまいます。
 #

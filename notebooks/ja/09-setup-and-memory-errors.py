@@ -15,7 +15,7 @@
 # %% [markdown]
 # # 読み込み・環境・メモリのエラーを読み解く
 #
-# このページでは、学習コードそのものではなく、その周りで起こるエラーを扱います。チェックポイントの読み込み、マシンにない GPU の指定、ワーカープロセスの起動、PyTorch のインストール、GPU のメモリ不足です。`pin_memory` のセクションを除き、各セクションの見出しはエラーメッセージそのものなので、トレースバックに出た文言でページ内を検索できます。各セクションでは、メッセージの意味を説明し、エラーを起こすコードと対処法を実際に動かします。1つの演算に2つのデバイスのテンソルが渡されたときのエラーは「[デバイス不一致のエラーを読み解く](07-device-errors.ipynb)」で扱います。
+# このページで扱うのは、学習コードそのものではなく、その周りで起こるエラー、つまりチェックポイントの読み込み、マシンにない GPU の指定、ワーカープロセスの起動、PyTorch のインストール、GPU のメモリ不足に関するエラーです。`pin_memory` のセクションを除き、各セクションの見出しはエラーメッセージそのものなので、トレースバックに出た文言でページ内を検索できます。各セクションでは、メッセージの意味を説明し、エラーを起こすコードと対処法を実際に動かします。1つの演算に2つのデバイスのテンソルが渡されたときのエラーは「[デバイス不一致のエラーを読み解く](07-device-errors.ipynb)」で扱います。
 #
 # このページで扱う6つのエラーのうち3つ（チェックポイントの読み込み、整数のデバイス指定、CPU 専用ビルドでの CUDA の要求）は GPU がなくても起こせるので、CPU 専用ビルドの PyTorch と、ストレージのデバイスが `cuda` と記録されたチェックポイントを使って実際に起こします。
 #
@@ -89,7 +89,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # %% [markdown]
 # ## Attempting to deserialize object on a CUDA device
 #
-# 「CUDA デバイス上にオブジェクトを復元しようとした」という意味のメッセージです。全文は次のとおりです。
+# メッセージは「CUDA デバイス上にオブジェクトを復元しようとした」と言っています。全文は次のとおりです。
 #
 # ```
 # Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.
@@ -145,9 +145,9 @@ assert here["weight"].device.type == device.type
 # %% [markdown]
 # ## CUDA error: invalid device ordinal
 #
-# 「CUDA エラー：デバイス番号が無効」という意味のエラーです。
+# 直訳すると「CUDA エラー：無効なデバイス番号」で、指定した番号の GPU が存在しないときに出ます。
 #
-# 指定した番号の GPU が存在しないときに出るエラーです。たとえば、GPU が1枚のマシンで `cuda:1` を指定した場合や、`CUDA_VISIBLE_DEVICES` で一部の GPU を隠したあとに、隠す前の番号を指定した場合です（見える GPU には 0 から番号が振り直されます）。送出される例外は、PyTorch 2.7 までは `RuntimeError`、2.8 以降は `RuntimeError` のサブクラスである `torch.AcceleratorError` です。2.9 以降は、メッセージの2行目に `GPU device may be out of range, do you have enough GPUs?`（GPU の番号が範囲外かもしれない。GPU は足りているか）というヒントが加わります。
+# たとえば、GPU が1枚のマシンで `cuda:1` を指定した場合や、`CUDA_VISIBLE_DEVICES` で一部の GPU を隠したあとに、隠す前の番号を指定した場合です（見える GPU には 0 から番号が振り直されます）。送出される例外は、PyTorch 2.7 までは `RuntimeError`、2.8 以降は `RuntimeError` のサブクラスである `torch.AcceleratorError` です。2.9 以降は、メッセージの2行目に `GPU device may be out of range, do you have enough GPUs?`（GPU の番号が範囲外かもしれない。GPU は足りているか）というヒントが加わります。
 
 # %% [markdown] tags=["predict"]
 # **予想：** このマシンの GPU は1枚かもしれないし、1枚もないかもしれません。PyTorch が CPU 専用ビルドということもあります。次のセルが最初に表示するのはどれでしょうか。
@@ -166,7 +166,7 @@ if TORCH >= (2, 8):
     assert issubclass(torch.AcceleratorError, RuntimeError)
 
 # %% [markdown] tags=["answer"]
-# **答え：** どのマシンでも `seven=device(type='cuda', index=7)` です。`torch.device` は名前にすぎず、書いただけでは何も検査されません。エラーになるのは、そのデバイスに初めてテンソルを置いたときで、下の「GPU 専用の検証」のセルがそれを行います。
+# **答え：** どのマシンでも `seven=device(type='cuda', index=7)` です。`torch.device` は名前にすぎず、書いただけでは何も検査されません。エラーになるのは、そのデバイスに初めてテンソルを置いたときで、下の「GPU での検証を含む」セルがそれを行います。
 
 # %% [markdown]
 # GPU がある場合、次のセルは最後の GPU の1つ先の番号を指定し（2.9 以降はヒントの行も検証します）、そのあと有効な番号、つまり `torch.cuda.device_count()` より小さい番号を使います。
@@ -219,8 +219,8 @@ elif built_for is None:
     with expect_error(RuntimeError, "none is available"):
         torch.ones(3).pin_memory()
 else:
-    # アクセラレータ向けのビルドを、それがないマシンで使っている：
-    # そのアクセラレータのデバイス番号 0 になる
+    # アクセラレータ向けのビルドを、それがないマシンで使っている。
+    # torch.device(0) はそのアクセラレータの0番を指す
     print(f"{torch.device(0)=}")
     assert torch.device(0) == torch.device(built_for.type, 0)
     try:
@@ -238,7 +238,7 @@ assert named.device.type == device.type
 # %% [markdown]
 # ### `pin_memory=True` と `non_blocking=True`
 #
-# `DataLoader(..., pin_memory=True)` はピン留め（ページロック）メモリにバッチを置いて返し、`t.to(device, non_blocking=True)` は GPU へのコピーをキューに積むだけで、完了を待たずに戻ります。アクセラレータがない場合、DataLoader は失敗せず、ピン留めしていないバッチを返します。`non_blocking=True` を付けた `to(...)` も、ふつうの同期コピーになります。そのため、同じループがどの環境でも動きます。
+# `DataLoader(..., pin_memory=True)` はピン留め（ページロック）メモリにバッチを置いて返し、`t.to(device, non_blocking=True)` は GPU へのコピーをキューに積むだけで、完了を待たずに戻ります。アクセラレータがない場合、DataLoader は失敗せず、ピン留めしていないバッチを返します。`non_blocking=True` を付けた `to(...)` も、付けないときと同じように動きます。そのため、同じループがどの環境でも動きます。
 #
 # リリースによっては、DataLoader は「`pin_memory=True` なのにアクセラレータが見つからない」という警告を出します（2.13 は出し、2.6 は出しません）。次のセルは警告を集め、その種類（`UserWarning`）を表示します。2.13 の警告の文面は次のとおりです。
 #
@@ -279,7 +279,7 @@ elif not torch.accelerator.is_available():
 # %% [markdown]
 # ## Cannot re-initialize CUDA in forked subprocess
 #
-# 「fork した子プロセスでは CUDA を初期化し直せない」という意味のエラーです。メッセージの全文は次のとおりです。
+# 直訳すると「fork した子プロセスでは CUDA を初期化し直せない」です。メッセージの全文は次のとおりです。
 #
 # ```
 # Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method
@@ -287,9 +287,9 @@ elif not torch.accelerator.is_available():
 #
 # 後半は、マルチプロセスで CUDA を使うなら、起動方法に `'spawn'` を使わなければならない、という意味です。Python 3.13 までの Linux では、`multiprocessing` や DataLoader は、デフォルトで `fork`、つまり親プロセスを複製する方法でワーカー（子プロセス）を起動します（Python 3.14 から、Linux のデフォルトは `forkserver` です）。親がすでに CUDA を初期化していると、fork した子プロセスは CUDA をまったく使えません。
 #
-# 次のセルは子プロセスを fork し、子の中で `device` 上にテンソルを作ります。GPU がある場合、親はそこにテンソルを作った時点で CUDA を初期化しています。そのため子プロセスではこのエラーが起き、子はそのメッセージを親に送り返します。GPU がなければ CUDA は一度も初期化されないのでこのエラーは起こらず、子は CPU のテンソルを作ります。その場合は `torch.cuda.is_initialized()` が `False` であることと、子の結果を表示します。
+# 次のセルは、まず親プロセスで `device` 上にテンソルを作り（GPU があれば、ここで CUDA が初期化されます）、それから子プロセスを fork して、子の中でも `device` 上にテンソルを作ります。GPU があれば子プロセスではこのエラーが起き、子はそのメッセージを親に送り返します。GPU がなければ CUDA は一度も初期化されないのでこのエラーは起こらず、子は CPU のテンソルを作ります。その場合は `torch.cuda.is_initialized()` が `False` であることと、子の結果を表示します。
 #
-# `fork` を安全に試せるのは Linux だけなので、この実演は Linux でだけ行います。次のセルは、デフォルトの起動方法にかかわらず `fork` を明示します。
+# `fork` を安全に試せるのは Linux だけなので、この実演はほかの OS では省略します。次のセルは、デフォルトの起動方法にかかわらず `fork` を明示します。
 
 # %% tags=["gpu-only"]
 def child(queue, device):
@@ -349,12 +349,14 @@ assert features.device.type == device.type
 # %% [markdown]
 # 子プロセスでどうしても CUDA を使う必要があるなら、`spawn` で起動します。`multiprocessing.get_context("spawn")` や `DataLoader(..., multiprocessing_context="spawn")` を使います。`forkserver` でも構いません。
 #
-# `forkserver` では、子プロセスは新しく起動したサーバープロセスから fork されます。このサーバーはスクリプトを import しても、`if __name__ == "__main__":` のガードの下は実行しません。そのため、CUDA を使うコードがガードの下にあれば、サーバーは CUDA を初期化しないまま子プロセスを fork します。`spawn` と `forkserver` のどちらでも、次の決まりを守ります。CUDA を使うコードはこのガードの下に置き、データセットのクラスはモジュールのトップレベルで定義します（詳しくは「[複数の GPU](05-several-gpus.ipynb)」を参照）。
+# `forkserver` では、子プロセスは新しく起動したサーバープロセスから fork されます。このサーバーはスクリプトを import しても、`if __name__ == "__main__":` のガードの下は実行しません。そのため、CUDA を使うコードがガードの下にあれば、サーバーは CUDA を初期化しないまま子プロセスを fork します。
+#
+# `spawn` と `forkserver` のどちらでも、次の決まりを守ってください。CUDA を使うコードはこのガードの下に置き、データセットのクラスはモジュールのトップレベルで定義します（詳しくは「[複数の GPU](05-several-gpus.ipynb)」を参照）。
 
 # %% [markdown]
 # ## Torch not compiled with CUDA enabled
 #
-# 「Torch が CUDA を有効にしてコンパイルされていない」という意味のエラーです。
+# 直訳すると「Torch が CUDA を有効にしてコンパイルされていない」です。
 #
 # インストールされている PyTorch が CPU 専用ビルド（wheel のバージョンはたいてい `+cpu` で終わる）なのに、コードが `.cuda()` や `device="cuda"` などで CUDA を要求したときに出ます。例外の型は `AssertionError` です。ただし、CUDA の呼び出しがすべてこのメッセージを出すわけではありません。`torch.cuda.set_device(0)` は `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'`（`torch._C` モジュールに `_cuda_setDevice` という属性はない）で失敗しますが、原因は同じです。
 #
@@ -378,7 +380,7 @@ assert features.device.type == device.type
 # python -m pip install torch --index-url https://download.pytorch.org/whl/cu128
 # ```
 #
-# CUDA のバージョンは、ドライバと GPU の両方が対応するものを pytorch.org のセレクタで選びます。Blackwell 世代の GPU（GeForce RTX 50 シリーズ、B200）には `cu128` 以降のビルドが必要です。`cu128` のビルドは torch 2.7 から提供されているので、2.7 以降を使います。`cu126` のビルドにはその GPU 用のコードがなく、`… is not compatible with the current PyTorch installation`（いまの PyTorch のインストールには対応していない）という警告が出ます。Linux では、PyPI の torch は 2.8 から `cu128` 以降のビルドです（2.7 は `cu126`）。
+# CUDA のバージョンは、ドライバと GPU の両方が対応するものを pytorch.org のセレクタで選びます。Blackwell 世代の GPU（GeForce RTX 50 シリーズ、B200）には `cu128` 以降のビルドが必要で、これは torch 2.7 から提供されています。`cu126` のビルドにはその GPU 用のコードがなく、`… is not compatible with the current PyTorch installation`（インストールされている PyTorch はこの GPU に対応していない）という警告が出ます。Linux では、PyPI の torch は 2.8 から `cu128` 以降のビルドです（2.7 は `cu126`）。
 #
 # 次のセルで、このマシンが上のどれに当たるかを確かめます。GPU があれば、CUDA のテンソルを作ります。
 
@@ -414,7 +416,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 # %% [markdown]
 # ## CUDA out of memory
 #
-# 「CUDA のメモリ不足」という意味のエラーです。PyTorch 2.6〜2.13 では、メッセージは次のように始まります（… の部分にサイズが入ります）。
+# CUDA のメモリ不足を知らせるエラーです。PyTorch 2.6〜2.13 では、メッセージは次のように始まります（… の部分にサイズが入ります）。
 #
 # ```
 # CUDA out of memory. Tried to allocate …. GPU 0 has a total capacity of … of which … is free.
@@ -428,7 +430,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 #
 # つまりメッセージには、確保しようとしたサイズ、GPU の総容量と空き、このプロセスが使っているメモリ（そのうち PyTorch の割り当て済みメモリと、予約済みで未割り当てのメモリ）が順に並びます。末尾の文は、予約済みで未割り当ての部分が大きければ、断片化を避けるために `expandable_segments` を試すよう勧めています。
 #
-# 上に引用したのは 2.6 の文言です。メッセージに出る変数名は、2.9 と 2.10 では `PYTORCH_ALLOC_CONF` に変わり（2.11 のメッセージはまだ確かめていません）、2.12 で再び `PYTORCH_CUDA_ALLOC_CONF` に戻りました。このとき、`PYTORCH_CUDA_ALLOC_CONF` は `PYTORCH_ALLOC_CONF` の別名という扱いになりました（[pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)）。どちらを設定すればよいかは、このセクションの最後で説明します。
+# 上に引用したのは 2.6 の文言です。メッセージに出る変数名は、2.9 と 2.10 では `PYTORCH_ALLOC_CONF` に変わり（2.11 の文言は未確認です）、2.12 で再び `PYTORCH_CUDA_ALLOC_CONF` に戻りました。このとき、`PYTORCH_CUDA_ALLOC_CONF` は `PYTORCH_ALLOC_CONF` の別名という扱いになりました（[pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)）。どちらを設定すればよいかは、このセクションの最後で説明します。
 #
 # 数値の意味は次のとおりです。
 #
@@ -494,13 +496,15 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# 予約済みメモリがあっても使えないことがあります。アロケータがドライバから確保したまとまり（セグメント）の中の空きブロックが、どれも次の要求には小さすぎる場合です（断片化）。アロケータの設定 `expandable_segments:True` を使うと、新しいセグメントを確保する代わりに、既存のセグメントを拡張できるようになります。この設定は、ステップごとにバッチの形状が変わるときに特に効果があります。使えるのは Linux だけで、Windows のビルドは `expandable_segments not supported on this platform`（このプラットフォームでは未対応）と警告して無視します。この設定を指定する環境変数は、アロケータの初期化時に一度だけ読まれるので、`import torch` より前に設定してください。
+# 予約済みメモリがあっても使えないことがあります。アロケータがドライバから確保したまとまり（セグメント）の中の空きブロックが、どれも次の要求には小さすぎる場合です（断片化）。アロケータの設定 `expandable_segments:True` を使うと、新しいセグメントを確保する代わりに、既存のセグメントを拡張できるようになります。この設定は、ステップごとにバッチの形状が変わるときに特に効果があります。使えるのは Linux だけで、Windows のビルドは `expandable_segments not supported on this platform`（このプラットフォームでは未対応）と警告して無視します。環境変数はアロケータの初期化時に一度だけ読まれるので、`import torch` より前に設定してください。
+#
+# 結論から言うと、2.6〜2.13 のどれでも動くスクリプトにするなら、従来の名前 `PYTORCH_CUDA_ALLOC_CONF` だけを設定してください。出るとしても警告だけです。
 #
 # 環境変数の名前の扱いは、リリースによって異なります。`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` は 2.6〜2.13 のどのリリースでも読まれます。2.9 からは、デバイス共通の名前 `PYTORCH_ALLOC_CONF` も受け付けます。2.9〜2.11 では、従来の名前を使うと `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`（非推奨なので `PYTORCH_ALLOC_CONF` を使うように）という警告が出ます（`c10/core/AllocatorConfig.cpp`）。
 #
 # また 2.9.1 には、新しい名前で設定すると `expandable_segments` が有効にならない不具合がありました（[pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)）。2.13 は従来の名前を警告なしで読み、両方が設定されていれば従来の名前を使います。
 #
-# 次のセルでは、新しいプロセスを起動し、アロケータが解析した設定を読み出して、従来の名前が警告なしで読まれることと、両方あれば従来の名前が使われることを検証します。GPU があれば、`torch.cuda.memory._snapshot()` でセグメントそのものも確かめられます。1つのスクリプトを 2.6〜2.13 のどれでも動かすなら、従来の名前だけを設定してください。出るとしても警告だけです。
+# 次のセルでは、新しいプロセスを起動し、アロケータが解析した設定を読み出して、従来の名前が警告なしで読まれることと、両方あれば従来の名前が使われることを検証します（GPU があれば、`torch.cuda.memory._snapshot()` で実際のセグメントも見られますが、このセルでは行いません）。
 
 # %%
 if TORCH >= (2, 13):  # 従来の名前を警告なしで読む
