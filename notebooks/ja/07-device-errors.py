@@ -541,7 +541,8 @@ if torch.cuda.is_available():
     cpu_input = "weight type (torch.cuda.FloatTensor)"
     with expect_error(RuntimeError, cpu_input if onednn else SAME_DEVICE):
         conv(torch.randn(8, 3, 32, 32))
-    # 小さな CPU 画像1枚：汎用のバックエンド。カーネルの前にラッパーがデバイスを検査する
+    # 小さな CPU 画像1枚は汎用のバックエンドへ。
+    # カーネルの前にラッパーがデバイスを検査する
     with expect_error(RuntimeError, SAME_DEVICE) as caught:
         conv(torch.randn(1, 3, 5, 5))
     assert "slow_conv2d_forward" in str(caught.error)
