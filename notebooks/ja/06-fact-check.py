@@ -15,11 +15,11 @@
 # %% [markdown]
 # # ファクトチェック：よく見る主張を検証する
 #
-# モデルを GPU に移動する方法を扱うブログ記事や Q&A の回答では、同じような主張がいくつも繰り返されています。最初から誤りだったものもあれば、古いリリース（torch 1.7）では正しかったものの、その後変わったものもあります。このページでは主張を1つずつ取り上げて判定を示し、お使いのマシンで動くコードで検証します。
+# モデルを GPU に移動する方法を扱うブログ記事や Q&A の回答では、同じような主張がいくつも繰り返されています。最初から誤りだったものもあれば、古いリリース（torch 1.7）では正しかったものの、その後変わったものもあります。このページでは主張を1つずつ取り上げて判定を示し、お使いのマシンで動くコードで確かめます。
 #
-# 判定はすべて `assert` で検証しています。将来の PyTorch で挙動が変われば検証が失敗するので、このページの内容が知らないうちに古くなることはありません。
+# 判定はすべて `assert` で裏付けています。将来の PyTorch で挙動が変われば `assert` が失敗するので、このページの内容が知らないうちに古くなることはありません。
 #
-# どのセルも GPU なしで実行できます。「GPU での検証を含む」セルは、GPU がなければ検証の代わりに満たされなかった条件（`torch.cuda.is_available()=False` など）を表示するか、GPU がないときの動作を検証します。正しい結果がマシンによって変わる場合は、実行しているマシンでの結果を検証します。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉して検証し、表示するので、ノートブックは止まらずに先へ進みます。
+# どのセルも GPU なしで実行できます。「GPU での検証を含む」セルは、GPU がなければ検証の代わりに満たされなかった条件（`torch.cuda.is_available()=False` など）を表示するか、GPU がないときの動作を検証します。正しい結果がマシンによって変わる場合は、実行しているマシンでの結果を確かめます。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉して表示するので、ノートブックは止まらずに先へ進みます。
 
 # %% [markdown] tags=["summary"]
 # **結論**
@@ -85,7 +85,7 @@ print(torch.__version__, device)
 #
 # **主張：** `model.to(device)` を単独で呼んでもモデルは何も変わらず、`model = model.to(device)` と代入し直して初めて GPU に載る。
 #
-# 検証では、モデルを GPU に移動します。GPU がなければ、代わりに `meta` に移動します。`meta` 上のテンソルは形状と dtype だけを持ち、データは持ちません。パラメータがどこに移動したか、どのオブジェクトが返ってきたかはわかりますが、速度やメモリについては何もわかりません。
+# 次のセルでは、モデルを GPU に移動します。GPU がなければ、代わりに `meta` に移動します。`meta` 上のテンソルは形状と dtype だけを持ち、データは持ちません。パラメータがどこに移動したか、どのオブジェクトが返ってきたかはわかりますが、速度やメモリについては何もわかりません。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `model` に代入し直さずに `returned = model.to(target)` とします。次のセルは、`returned` が `model` そのものかどうかと、モデルの重みが移動先のデバイスにあるかどうか（`moved`）を表示します。結果はどれでしょうか。
@@ -117,7 +117,7 @@ assert (model.weight is weight_before) == (target.type == "cuda")
 # - `returned is model=False, moved=False` は、主張をそのまま信じた場合の答えです。移動したコピーが返って `model` が元の場所に残るのは、`Tensor.to` の振る舞いです。`Module.to` はそうなりません。
 # - `returned is model=False, moved=True` では、移動した `model` とは別に、もう1つモジュールができていなければなりません。`Module.to` は新しいモジュールを作らないので、この組み合わせは起こりません。
 #
-# 移動先による違いが1つあります。CPU と GPU の間の移動では `Parameter` オブジェクトがそのまま保たれますが、`meta` への移動では置き換わります。上の検証は、実際に実行されたほうを確かめています。
+# 移動先による違いが1つあります。CPU と GPU の間の移動では `Parameter` オブジェクトがそのまま保たれますが、`meta` への移動では置き換わります。上のセルは、実際に起きたほうを確かめています。
 
 # %% [markdown]
 # モジュールのほかの変換メソッド（`.cpu()`、`.double()`、`.half()`、`.float()`、それに後で扱う `.cuda()`）も同じルールに従います。モジュール自体を書き換えて変換し、モジュール自身を返します。
@@ -174,7 +174,7 @@ for module, original, old in ((a, a_object, a_old), (b, b_object, b_old)):
 print(a.weight.dtype, b.weight.dtype, [ref() for ref in a_old + b_old])
 
 # %% [markdown]
-# GPU の場合、「解放される」とは、PyTorch のキャッシングアロケータに返されることを意味します。アロケータはそのメモリを次のテンソルのために取っておきます。
+# GPU では、解放されたメモリは PyTorch のキャッシングアロケータに戻り、次のテンソルのために取っておかれます。
 #
 # - `torch.cuda.memory_allocated()`（テンソルが使っている割り当て済みメモリ）はすぐに減ります。
 # - `torch.cuda.memory_reserved()`（アロケータが確保している予約済みメモリ）は減りません。
@@ -182,7 +182,7 @@ print(a.weight.dtype, b.weight.dtype, [ref() for ref in a_old + b_old])
 #
 # `torch.cuda.empty_cache()` を呼ぶと、使われていない分がドライバに返されます。PyTorch の [CUDA のメモリ管理についての解説](https://docs.pytorch.org/docs/stable/notes/cuda.html#memory-management)（英語）にも、同じことが書かれています。
 #
-# GPU がある場合、次のセルは同じサイズのモデル2つをそれぞれの書き方で GPU に移動し、移動で増えた GPU メモリ（移動後の量とピーク）が、2つの書き方で同じであることを検証します。続いて各モデルを削除し、`empty_cache()` の前と後で2つのカウンタがどうなるかを検証します。
+# GPU がある場合、次のセルは同じサイズのモデル2つをそれぞれの書き方で GPU に移動し、移動で増えた GPU メモリ（移動後の量とピーク）が、2つの書き方で同じであることを確かめます。続いて各モデルを削除し、`empty_cache()` の前と後で2つのカウンタがどうなるかを調べます。
 
 # %% tags=["claim-M2", "gpu-only"]
 if torch.cuda.is_available():
@@ -217,7 +217,7 @@ else:
 #
 # **主張：** `torch.cuda.copy()` という関数があり、モデルのパラメータを GPU にコピーしてくれる。
 #
-# 検証では、主張どおりにテンソルを渡して呼び出します。
+# 主張どおりにテンソルを渡して呼び出してみます。
 
 # %% [markdown] tags=["predict"]
 # **予想：** 次のセルは `torch.cuda.copy(torch.ones(3))` を呼びます。GPU の有無にかかわらず、どのエラーになるでしょうか。
@@ -298,13 +298,13 @@ with expect_error(TypeError):
     nn.Linear(2, 2).cuda(target, torch.float16)  # デバイスしか受け取らない
 
 # %% [markdown] tags=["answer"]
-# **答え：** `torch.float16` です。`Module.to` は1回の呼び出しでデバイスと dtype を受け取り、両方を変換します。`.cuda()` はデバイスしか受け取らないので dtype は変えられず、dtype も渡すと `TypeError` を送出します（最後の検証で確かめています）。出力の `takes from 1 to 2 positional arguments but 3 were given` は、「位置引数は1〜2個のはずが、3個渡された」という意味です（`self` も1個に数えます）。
+# **答え：** `torch.float16` です。`Module.to` は1回の呼び出しでデバイスと dtype を受け取り、両方を変換します。`.cuda()` はデバイスしか受け取らないので dtype は変えられず、dtype も渡すと `TypeError` を送出します（セルの最後で確かめています）。出力の `takes from 1 to 2 positional arguments but 3 were given` は、「位置引数は1〜2個までなのに、3個渡された」と言っています（`self` も1個に数えます）。
 #
 # - `torch.float32` を選んだなら、`to` は引数を1つしか使わないと考えたのでしょう。
 # - `TypeError` は、`Module.to` も `.cuda()` と同じくデバイスしか受け取らないと考えた答えです。
 
 # %% [markdown]
-# 次のセルは GPU 上で、まったく同じモデル2つをそれぞれのメソッドで移動し、使ったメモリと移動先が同じであることを検証します。
+# 次のセルは GPU 上で、まったく同じモデル2つをそれぞれのメソッドで移動し、使ったメモリと移動先が同じであることを確かめます。
 
 # %% tags=["claim-M4", "gpu-only"]
 if torch.cuda.is_available():
@@ -340,7 +340,7 @@ else:
 # - デバイス ID がちょうど1つ：コンストラクタがモデルをその GPU に移動します。GPU が1枚のマシンでは、デフォルトでこうなります。GPU が複数枚あるマシンで `device_ids=[1]` を渡した場合も同じで、モデルは `cuda:1` に移動します。
 # - デバイス ID が2つ以上：ラッパーは何も移動しません。最初の順伝播で、パラメータを `device_ids[0]` に置くよう求めるエラーが発生します。
 #
-# Intel の XPU など、`DataParallel` が扱えるほかのアクセラレータも、ここでは GPU として数えます（[複数の GPU](05-several-gpus.ipynb#nndataparallel-が実際にすること)を参照してください）。次のセルは、実行しているマシンに当てはまる場合を検証します。GPU が複数枚あれば、デバイス ID を1つだけ渡してラップした場合も試します。GPU がなければ、最初の場合だけが実行されます。
+# Intel の XPU など、`DataParallel` が扱えるほかのアクセラレータも、ここでは GPU として数えます（[複数の GPU](05-several-gpus.ipynb#nndataparallel-が実際にすること)を参照してください）。次のセルは、実行しているマシンに当てはまる場合を確かめます。GPU が複数枚あれば、デバイス ID を1つだけ渡してラップした場合も試します。GPU がなければ、最初の場合だけが実行されます。
 #
 # このエラーの原因と対処法は、[デバイス不一致のエラーを読み解く](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)で詳しく説明しています。
 
@@ -426,13 +426,13 @@ assert y.shape == (N, 1)
 assert y.device == net.weight.device
 
 # %% [markdown]
-# ## 古い情報：整数のデバイスは CUDA の GPU を指す
+# ## 古い情報：整数で指定したデバイスは CUDA の GPU を指す
 #
 # **当時（torch 1.7）：** `torch.device(0)` や `device=0` は `cuda:0` の省略形でした。
 #
 # **現在：** torch 2.5 以降、整数は現在の**アクセラレータ**上のインデックスを意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。アクセラレータにまったく対応していない torch のビルド（CPU 版の wheel など）では、`Cannot access accelerator device when none is available.`（使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない）というエラーになります。アクセラレータ向けのビルドでも、使える GPU がなければやはりエラーになります。
 #
-# 整数が CPU を指すことはありません。CUDA の GPU を指定したいときは `"cuda:0"` と書きましょう。次のセルは、CPU 専用ビルドかどうか（`cpu_only_build`）と、`torch.device(0)` 上にテンソルを作った結果（そのデバイスか、送出された例外）をこの順に表示し、実行しているマシンでの結果を検証します。
+# 整数が CPU を指すことはありません。CUDA の GPU を指定したいときは `"cuda:0"` と書きましょう。次のセルは、CPU 専用ビルドかどうか（`cpu_only_build`）と、`torch.device(0)` 上にテンソルを作った結果（そのデバイスか、送出された例外）をこの順に表示し、実行しているマシンでの結果を確かめます。
 #
 # このエラーについては、[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)で原因と対処法を説明しています。
 
@@ -481,7 +481,7 @@ assert torch.ones(1).is_cpu
 #   Tensor for argument #2 'mat1' is on CPU, but expected it to be on GPU (while checking arguments for addmm)
 #   ```
 #
-#   「引数 #2 の `mat1` のテンソルが CPU 上にあるが、GPU 上にあるはず」という意味です。
+#   「引数 #2 の `mat1` のテンソルが CPU 上にあるが、GPU 上にあるべき」という意味です。
 #
 # - GPU の入力を CPU に残った層に渡した場合（`out` と `self` が GPU 上にない）：
 #
@@ -489,9 +489,9 @@ assert torch.ones(1).is_cpu
 #   Tensor for 'out' is on CPU, Tensor for argument #1 'self' is on CPU, but expected them to be on GPU (while checking arguments for addmm)
 #   ```
 #
-#   「`out` と引数 #1 の `self` のテンソルが CPU 上にあるが、GPU 上にあるはず」という意味です。
+#   「`out` と引数 #1 の `self` のテンソルが CPU 上にあるが、どちらも GPU 上にあるべき」と言っています。
 #
-# **現在：** メッセージはどちらの場合も `Expected all tensors to be on the same device`（すべてのテンソルが同じデバイス上にあるはず）で始まります。続きには、実行された演算の引数の名前が1つ入ります。この検査を行うのは CUDA カーネルではありません。PyTorch がディスパッチャ用に生成したラッパー（`wrapper_CUDA_addmm`）が、カーネルを呼ぶ前に各テンソル引数を最初の引数と比べ、最初に食い違った引数の名前を出します。
+# **現在：** メッセージはどちらの場合も `Expected all tensors to be on the same device`（すべてのテンソルが同じデバイス上にあるべき）で始まります。続きには、実行された演算の引数の名前が1つ入ります。この検査を行うのは CUDA カーネルではありません。PyTorch がディスパッチャ用に生成したラッパー（`wrapper_CUDA_addmm`）が、カーネルを呼ぶ前に各テンソル引数を最初の引数と比べ、最初に食い違った引数の名前を出します。
 #
 # 続きの文言はリリースごとに変わってきました（2.8 でも変更されています）。ログを検索するときは、この先頭部分を使ってください。`+` や `*` のような要素ごとの演算は TensorIterator（PyTorch 内部の仕組み）を通るので、今も引数の名前はなく、`but found at least two devices, cuda:0 and cpu!`（少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった）で終わります。
 #
@@ -516,14 +516,14 @@ assert nn.Linear(10, 1)(x).grad_fn.name() == "AddmmBackward0"
 # %% [markdown] tags=["answer"]
 # **答え：** `MmBackward0` です。バイアスがなければ足すものがないので、層は `mm(input, weight.T)` を実行します。その引数の名前は `self` と `mat2` です。
 #
-# - `AddmmBackward0` を選んだなら、バイアスがなくても層は `addmm` で計算すると考えたのでしょう。このノードを記録するのはバイアスのある層で、2つ目の検証で確かめています。
+# - `AddmmBackward0` を選んだなら、バイアスがなくても層は `addmm` で計算すると考えたのでしょう。このノードを記録するのはバイアスのある層で、セルの2つ目の `assert` で確かめています。
 # - `LinearBackward0` は、関数名の `linear` がそのままノードになると考えた答えです。記録されるのは `linear` 自身ではなく、`linear` が実行する演算です。
 #
 # この演算の違いによって、メッセージに出る引数の名前が変わります。バイアスがあれば最初の引数はバイアスで、層と同じデバイスにあります。そのため、層と入力のどちらが GPU 上にあっても、メッセージには入力の `mat1` が出ます。バイアスがなければ最初の引数は入力なので、やはりどちらが GPU 上にあっても、重みの `mat2` が出ます。
 #
 # いずれにしても、名前からはどちらを移動すべきかはわかりません。モデルと入力のすべてを、使うつもりのデバイスに置きましょう。
 #
-# GPU がある場合、次のセルは、バイアスの有無それぞれについて、層だけが GPU にある場合と入力だけが GPU にある場合の両方でこれらの名前を検証し、加算のときの文言も検証します。CPU だけでは取り違える2つ目のデバイスがないので、GPU がなければ検証しません。
+# GPU がある場合、次のセルは、バイアスの有無それぞれについて、層だけが GPU にある場合と入力だけが GPU にある場合の両方でこれらの名前を確かめ、加算のときの文言も確かめます。CPU だけでは取り違える2つ目のデバイスがないので、GPU がなければ何も確かめません。
 #
 # メッセージの読み方と対処法は、[デバイス不一致のエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)を参照してください。
 
@@ -548,7 +548,7 @@ else:
 #
 # **当時（torch 1.7）：** 存在しない GPU を指定すると（たとえば GPU が1枚のマシンで `t.cuda(1)`）、`RuntimeError: CUDA error: invalid device ordinal`（CUDA エラー：デバイス番号が無効）が送出されました。
 #
-# **現在：** torch 2.8 以降、同じエラーが `torch.AcceleratorError` として送出されます。これは `RuntimeError` のサブクラスなので、既存の `except RuntimeError:` のコードでもそのまま捕捉できます。GPU がなければ、次のセルはクラスだけを検証します。
+# **現在：** torch 2.8 以降、同じエラーが `torch.AcceleratorError` として送出されます。これは `RuntimeError` のサブクラスなので、既存の `except RuntimeError:` のコードでもそのまま捕捉できます。GPU がなければ、次のセルはクラスだけを確かめます。
 #
 # このエラーの原因と対処法は、[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb#cuda-error-invalid-device-ordinal)にまとめています。
 
@@ -580,7 +580,7 @@ else:
 #
 # **現在：** この書き方は NVIDIA の GPU なら今でも使えますし、このページでも使っています。移植性の高い方法は `torch.accelerator` モジュール（torch 2.6 以降）で、CUDA、MPS、XPU などを扱えます。`torch.accelerator.current_accelerator()` は、使っている torch のビルドが対応するアクセラレータを返し、どれにも対応していなければ `None` を返します（`None` を返すようになったのは torch 2.7 から）。これはビルドについての情報なので、デバイスをいま実際に使えるかどうかを調べる `torch.accelerator.is_available()` と組み合わせて使います。
 #
-# 次のセルは、ビルドが対応するアクセラレータ（`current_accelerator()`）、それが今使えるか（`is_available()`）、選んだデバイスの3つをこの順に表示します。GPU がなければ、CUDA のデバイスが選ばれないことを検証します。torch 2.6 では、バージョン（`TORCH=(2, 6)`）を表示するだけです。
+# 次のセルは、ビルドが対応するアクセラレータ（`current_accelerator()`）、それが今使えるか（`is_available()`）、選んだデバイスの3つをこの順に表示します。GPU がなければ、CUDA のデバイスが選ばれないことを確かめます。torch 2.6 では、バージョン（`TORCH=(2, 6)`）を表示するだけです。
 
 # %% tags=["claim-O5", "gpu-only"]
 if TORCH >= (2, 7):
