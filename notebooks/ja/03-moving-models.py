@@ -213,7 +213,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown] tags=["answer"]
-# **答え：** `model.weight is weight=True, model.offset is offset=False` です。元のオブジェクトがそのまま使われるかどうかは、移動の種類で決まります。
+# **答え：** `model.weight is weight=True, model.offset is offset=False` です。元のオブジェクトがそのまま使われるかどうかは、変換の種類（移動先や dtype）で決まります。
 #
 # - **dtype の変換、CPU ↔ CUDA の移動：** 各 `Parameter` は同じ Python オブジェクトのままです。PyTorch はその中身のテンソル（`param.data`）を差し替えるので、パラメータへの参照を持っているコード（オプティマイザなど）も、変換後のパラメータをそのまま参照できます。GPU があれば、上のセルは CUDA への移動でも同じことを検証します。
 # - **`meta` への移動：** パラメータは新しい `Parameter` オブジェクトに置き換わります（上で見た `...=False, ...=False`）。
@@ -349,7 +349,7 @@ assert len(devices(model)) == 2
 # - 2次元の入力に対して `nn.Linear` は `addmm(bias, input, weight.T)` を実行するので、`mat1` は入力そのものです。メッセージ末尾の `wrapper_CUDA_addmm` は、不一致を検出した `addmm` の CUDA 用ラッパーです。
 # - この検査は、各引数を最初の引数（バイアス）と比べます。そのため、**モデル**を CPU に残したまま GPU 上の入力を渡した場合も、名前が挙がるのはやはり `mat1` です。今度のメッセージは `mat1 is on cuda:0, different from other tensors on cpu` です。メッセージに従って `mat1` を移動すると、入力を CPU に戻すことになります。
 #
-# 2.8 より前は、同じ検査が `but found at least two devices, cuda:0 and cpu!`（少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった）と表示し、引数の名前は末尾にありました。`+` や `*` などの要素ごとの演算は、PyTorch 内部の TensorIterator という仕組みが検査するので、今も引数の名前を含まない、この形のメッセージになります。
+# 2.8 より前は、同じ検査のメッセージが `but found at least two devices, cuda:0 and cpu!`（少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった）で終わり、引数の名前はその後ろに付いていました。`+` や `*` などの要素ごとの演算は、PyTorch 内部の TensorIterator という仕組みが検査するので、今も引数の名前を含まない、この形のメッセージになります。
 #
 # 実際のコードでデバイスの不一致が起きる原因として多いのは、`forward` メソッドや損失関数の中でデバイスを指定せずに作ったテンソルです。その例と対処法は「[デバイス不一致のエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)」で紹介しています。
 
@@ -433,13 +433,13 @@ else:
 #
 # 学習を再開するときも順番は同じです。モデルを移動し、そのパラメータからオプティマイザを作り、最後に `optimizer.load_state_dict(checkpoint["optimizer"])` を呼びます。`load_state_dict` は `step` 以外の状態テンソルをすべて、対応するパラメータと同じデバイスへ移し、パラメータが浮動小数点数なら dtype もパラメータに合わせます。そのため `float32` の状態を `bfloat16` のモデルに読み込むと、状態も `bfloat16` になり、精度が落ちます。
 #
-# なお、混合精度の学習で重みの `float32` のコピー（マスター重み）を別に持つのは、いま述べた状態の精度の低下とは別の理由によります。重みに比べてずっと小さい更新を16ビットの重みに足すと、丸めで消えてしまうからです（「[メモリに収まるか](08-will-it-fit.ipynb)」を参照）。PyTorch 自身の AMP（`autocast` と `GradScaler`）は、パラメータ自体を `float32` で持つので、このようなコピーは作りません。
+# なお、混合精度の学習で重みの `float32` のコピー（マスター重み）を別に持つのは、オプティマイザの状態の精度が落ちるからではありません。重みに比べてずっと小さい更新を16ビットの重みに足すと、丸めで消えてしまうからです（「[メモリに収まるか](08-will-it-fit.ipynb)」を参照）。PyTorch 自身の AMP（`autocast` と `GradScaler`）は、パラメータ自体を `float32` で持つので、このようなコピーは作りません。
 #
 # `step` だけは、読み込んだときのデバイスと dtype のまま残ります。ただし、オプティマイザが `fused` か `capturable` のときは、`step` も `float32` としてパラメータのデバイスへ移ります。このとき `fused` や `capturable` かどうかの判定に使われるのは、新しく作ったオプティマイザの設定ではなく、チェックポイントに保存された設定です。`load_state_dict` が、各パラメータグループの設定を保存時の値に置き換えるからです。
 #
 # Adam と AdamW は `step` が CPU 上にある前提で、学習の1ステップごとにパラメータ1つにつき1回、その値を `.item()` で読みます。`step` が GPU 上にあると、読むたびに CPU が GPU を待つことになります（[pytorch#128208](https://github.com/pytorch/pytorch/issues/128208)）。そのため、オプティマイザのチェックポイントは `torch.load(path, map_location="cpu")` で読み込み、残りの移動は `load_state_dict` に任せます。`map_location="cuda"` では `step` まで GPU に載ります。
 #
-# 順番を逆にして読み込んでから移動すると、状態は読み込んだ時点のパラメータに合わせて変換されます。そのあとの `model.to()` は状態を動かさないので、状態は元の場所に残ります。GPU では、最初の `step()` で CUDA 上のパラメータと CPU 上の状態が混ざります。
+# 順番を逆にして読み込んでから移動すると、状態は読み込んだ時点のパラメータに合わせて変換されます。そのあとの `model.to()` は状態を動かさないので、状態は元の場所に残ります。GPU に移した場合は、最初の `step()` で CUDA 上のパラメータと CPU 上の状態が混在してしまいます。
 #
 # 次のセルでは、以下の4点を確かめます。GPU がなくても確かめられるように、モデルを `device` へ移すときは `float64` にも変換します。
 #
@@ -640,4 +640,5 @@ tmp.cleanup()
 # - デバイスの不一致エラーが出たら、モデルとすべての入力を1つのデバイスに置きます（`model.to(device)`、`x = x.to(device)`）。メッセージに名前が出た引数を移動すればよいとは限りません。
 # - 先にモデルを移動し、それからオプティマイザを作ります。すでに状態を持っているオプティマイザでは、状態が元のデバイスと dtype のまま残るからです。
 # - GPU のチェックポイントは `torch.load(path, map_location="cpu", weights_only=True)` で CPU に読み込みます。torch 2.6 以降、`weights_only=True` はデフォルトです。
-# - 学習を再開するときは、モデルを移動してオプティマイザを作ったあと、オプティマイザのチェックポイントも `map_location="cpu"` で読み込みます。`load_state_dict` は状態を各パラメータのデバイスと dtype に合わせ、`step` は CPU 上に残します。Adam が毎ステップ `step` の値を `.item()` で読むためです。ただし、チェックポイントのオプティマイザが `fused` か `capturable` なら、`step` も `float32` としてパラメータのデバイスに移ります。
+# - 学習を再開するときは、モデルを移動してオプティマイザを作ったあと、オプティマイザのチェックポイントも `map_location="cpu"` で読み込みます（Adam は毎ステップ `step` を `.item()` で読むので、`step` は CPU に置いておきます）。
+# - `load_state_dict` は状態を各パラメータのデバイスと dtype に合わせ、`step` は CPU 上に残します。ただし、チェックポイントのオプティマイザが `fused` か `capturable` なら、`step` も `float32` としてパラメータのデバイスに移ります。

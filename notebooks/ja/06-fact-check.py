@@ -238,7 +238,7 @@ assert not hasattr(torch.cuda, "copy")
 # %% [markdown] tags=["answer"]
 # **答え：** `has no attribute 'copy'`（`AttributeError`）です。**判定：誤り**。そのような関数は存在しないので、どのマシンでも同じように失敗します。出力の `module 'torch.cuda' has no attribute 'copy'` は、「`torch.cuda` モジュールに `copy` という属性はない」という意味です。
 #
-# - `Torch not compiled with CUDA enabled`（Torch が CUDA を有効にしてコンパイルされていない）を選んだなら、関数は実在していて、CUDA がないから失敗すると考えたのでしょう。そもそも、そのような関数がありません。
+# - `Torch not compiled with CUDA enabled`（Torch が CUDA を有効にしてコンパイルされていない）を選んだなら、関数は実在していて、CUDA がないから失敗すると考えたのでしょう。実際には CUDA の有無を調べる前に、属性が見つからない時点で失敗します。
 # - `missing 1 required positional argument`（必須の位置引数が1つ足りない）は、関数はあってコピー先の引数が足りないだけだ、と考えた答えです。引数を調べる段階には進まず、属性を探した時点で失敗します。
 
 # %% [markdown]
@@ -342,7 +342,7 @@ else:
 #
 # Intel の XPU など、`DataParallel` が扱えるほかのアクセラレータも、ここでは GPU として数えます（[複数の GPU](05-several-gpus.ipynb#nndataparallel-が実際にすること)を参照してください）。次のセルは、実行しているマシンに当てはまる場合を確かめます。GPU が複数枚あれば、デバイス ID を1つだけ渡してラップした場合も試します。GPU がなければ、最初の場合だけが実行されます。
 #
-# このエラーの原因と対処法は、[デバイス不一致のエラーを読み解く](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)で詳しく説明しています。
+# デバイス ID が2つ以上のときに出るこのエラーの原因と対処法は、[デバイス不一致のエラーを読み解く](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)で詳しく説明しています。
 
 # %% tags=["claim-M5", "gpu-only"]
 model = nn.Linear(4, 2)
@@ -390,7 +390,7 @@ assert "DistributedDataParallel" in nn.DataParallel.__doc__
 # %% [markdown]
 # ## 主張：GPU 上の `Linear(10, 1)` に `torch.randn(10, 1)` を入力できる
 #
-# **主張：** 動くコードとして出回っている、次のようなコード例がある。`nn.Linear(10, 1)` をデバイスに移動し、CPU 上で作った `torch.randn(10, 1)` を入力する。
+# **主張：** `nn.Linear(10, 1)` をデバイスに移動し、CPU 上で作った `torch.randn(10, 1)` を入力する、出回っているコード例はそのまま動く。
 #
 # **判定：誤り（バグが2つある）**。層は GPU 上にあるのに入力は CPU 上に残っており、しかも形状が間違っています。`Linear(10, 1)` が受け取るのは形状 `(N, 10)`、つまり最後の次元に10個の特徴量を持つ入力です。書かれたままでは、このコード例はどのマシンでも失敗します。
 #
@@ -434,7 +434,7 @@ assert y.device == net.weight.device
 #
 # 整数が CPU を指すことはありません。CUDA の GPU を指定したいときは `"cuda:0"` と書きましょう。次のセルは、CPU 専用ビルドかどうか（`cpu_only_build`）と、`torch.device(0)` 上にテンソルを作った結果（そのデバイスか、送出された例外）をこの順に表示し、実行しているマシンでの結果を確かめます。
 #
-# このエラーについては、[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)で原因と対処法を説明しています。
+# `Cannot access accelerator device` のエラーの原因と対処法は、[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)で原因と対処法を説明しています。
 
 # %% tags=["claim-O1", "gpu-only"]
 cpu_only_build = (
@@ -550,7 +550,7 @@ else:
 #
 # **現在：** torch 2.8 以降、同じエラーが `torch.AcceleratorError` として送出されます。これは `RuntimeError` のサブクラスなので、既存の `except RuntimeError:` のコードでもそのまま捕捉できます。GPU がなければ、次のセルはクラスだけを確かめます。
 #
-# このエラーの原因と対処法は、[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb#cuda-error-invalid-device-ordinal)にまとめています。
+# `invalid device ordinal` の原因と対処法は、[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb#cuda-error-invalid-device-ordinal)にまとめています。
 
 # %% tags=["claim-O4", "gpu-only"]
 if hasattr(torch, "AcceleratorError"):
