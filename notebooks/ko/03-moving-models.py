@@ -241,7 +241,7 @@ else:
 # 버퍼는 일반 텐서이므로 변환되면 새 텐서 객체로 교체됩니다.
 #
 # - 버퍼도 매개변수처럼 같은 객체로 남는다고 생각하면 `model.weight is weight=True, model.offset is offset=True`를
-#   고르게 됩니다. 하지만 변환할 때 같은 객체로 남는 것은 `Parameter`뿐입니다.
+#   고르게 됩니다. 하지만 dtype을 바꿀 때 같은 객체로 남는 것은 `Parameter`뿐이고, 버퍼는 새 텐서로 바뀝니다.
 # - `model.weight is weight=False, model.offset is offset=False`는 위에서 본 것처럼 `meta`로 옮길 때 나오는
 #   결과입니다. dtype 변환에서는 매개변수가 새 객체로 바뀌지 않습니다.
 #
@@ -397,8 +397,8 @@ assert len(devices(model)) == 2
 # ## 디바이스 불일치 오류 읽기
 #
 # 모델과 입력이 서로 다른 디바이스에 있으면, 둘을 섞는 연산이 `RuntimeError`를 일으키며
-# 실패합니다. 해결 방법은 언제나 같습니다. 모델과 모든 입력을 사용하려는 디바이스 하나에 둡니다.
-# 코드로는 `model.to(device)`와 `x = x.to(device)`입니다. `Tensor.to`는 `x` 자체를 바꾸지 않으므로,
+# 실패합니다. 해결 방법은 언제나 같습니다. 모델과 모든 입력을 쓰려는 디바이스 한 곳에 모으면 됩니다.
+# 코드로 쓰면 `model.to(device)`와 `x = x.to(device)`입니다. `Tensor.to`는 `x` 자체를 바꾸지 않으므로,
 # 반환값을 반드시 대입하세요.
 #
 # 메시지에 이름이 나온 텐서를 옮기면 된다고 단정해서는 안 됩니다. torch 2.8부터는 GPU에 있는 선형
@@ -419,9 +419,10 @@ assert len(devices(model)) == 2
 #   `mat1 is on cuda:0, different from other tensors on cpu`가 됩니다. 메시지를 따라 `mat1`을
 #   옮기면, 모델을 GPU로 옮겨야 할 상황에서 오히려 입력을 CPU로 되돌리게 됩니다.
 #
-# 2.8 이전에는 같은 검사가 `but found at least two devices, cuda:0 and cpu!`("디바이스를 적어도 두
-# 개(`cuda:0`과 `cpu`) 발견했다")라고 표시했고, 인자 이름은 끝에 붙였습니다. 요소별 연산(`+`, `*`
-# 등)은 TensorIterator(요소별 연산을 실행하는 PyTorch 내부 구조)가 검사하므로, 지금도 인자 이름 없이 이 문구로 표시됩니다.
+# 2.8 이전에는 같은 검사의 메시지가 `but found at least two devices, cuda:0 and cpu!`로 끝났고
+# ("디바이스가 `cuda:0`과 `cpu`, 적어도 두 개다"라는 뜻), 인자 이름은 메시지 맨 끝에 붙었습니다.
+# `+`, `*` 같은 요소별 연산은 TensorIterator(요소별 연산을 실행하는 PyTorch 내부 구조)가 검사하므로,
+# 지금도 인자 이름 없이 이 문구가 나옵니다.
 #
 # 실제 코드에서 불일치의 흔한 원인은 `forward` 메서드나 손실 함수 안에서 디바이스를 지정하지 않고
 # 만든 텐서입니다. 그 예와 해결 방법은
@@ -480,8 +481,8 @@ assert scaled.device.type == "meta"
 # 옵티마이저는 모델의 `Parameter` 객체를 참조하고, 첫 `step()`에서 매개변수마다 **상태**를 만들어
 # 보관합니다(Adam은 `exp_avg`와 `exp_avg_sq`라는 두 가지 이동 평균을 유지합니다).
 #
-# CPU → CUDA 이동에서는 `Parameter` 객체가 바뀌지 않으므로, 이동 전에 만든 옵티마이저도 올바른
-# 매개변수를 갖고 있습니다. 하지만 옵티마이저에 이미 상태가 있다면 이것만으로는 부족합니다.
+# CPU → CUDA 이동에서는 `Parameter` 객체가 바뀌지 않으므로, 이동 전에 만든 옵티마이저도 여전히 올바른
+# 매개변수를 가리킵니다. 하지만 옵티마이저에 이미 상태가 있다면 매개변수가 같다는 것만으로는 충분하지 않습니다.
 # 상태는 모듈의 일부가 아니므로 `model.to()`가 옮기지 않고, 원래 디바이스에 그대로 남기 때문입니다.
 #
 # `optimizer.load_state_dict(optimizer.state_dict())`를 호출하면 상태가 각 매개변수가 있는 디바이스로 옮겨집니다. GPU가 있으면 다음 셀에서 상태가 원래 디바이스에 남는 것과, 다시 불러오면 옮겨지는 것을 검증합니다.
@@ -514,13 +515,13 @@ else:
 #
 # 학습을 이어서 할 때도 순서는 같습니다. 모델을 옮기고, 그 매개변수로 옵티마이저를 만든 다음 `optimizer.load_state_dict(checkpoint["optimizer"])`를 호출합니다. `load_state_dict`는 `step`을 뺀 모든 상태 텐서를 해당 매개변수가 있는 디바이스로 옮기고, 매개변수가 부동소수점이면 dtype도 매개변수에 맞춥니다. 그래서 `float32` 상태를 `bfloat16` 모델에 불러오면 상태도 `bfloat16`이 되어 정밀도가 떨어집니다(다음 셀에서 확인합니다).
 #
-# 참고로 혼합 정밀도 학습에서 `float32` 마스터 가중치를 따로 두는 것은 이 문제와는 별개입니다. 16비트 가중치에 아주 작은 갱신값을 더하면 반올림되어 사라지므로, 가중치 자체를 `float32`로 한 벌 더 두는 것입니다(자세한 내용은 [모델이 메모리에 들어갈까?](08-will-it-fit.ipynb) 참고). PyTorch의 AMP(`autocast`와 `GradScaler`)는 매개변수를 처음부터 `float32`로 두므로 이런 복사본이 필요 없습니다.
+# 참고로 혼합 정밀도 학습에서 `float32` 마스터 가중치를 따로 두는 것은 여기서 말하는 정밀도 손실과는 다른 이야기입니다. 16비트 가중치에 아주 작은 갱신값을 더하면 반올림되어 사라지므로, 가중치 자체를 `float32`로 한 벌 더 두는 것입니다(자세한 내용은 [모델이 메모리에 들어갈까?](08-will-it-fit.ipynb) 참고). PyTorch의 AMP(`autocast`와 `GradScaler`)는 매개변수를 처음부터 `float32`로 두므로 이런 복사본이 필요 없습니다.
 #
-# `step`은 불러온 그대로 남습니다. 옵티마이저에 `fused`나 `capturable` 옵션이 켜져 있을 때만 `step`도 `float32`로 바뀌어 매개변수가 있는 디바이스로 옮겨집니다. 이 두 설정은 체크포인트에 저장된 값을 따릅니다. `load_state_dict`가 각 매개변수 그룹(param group)의 설정을 저장된 것으로 바꾸기 때문입니다. 다음 셀에서는 fused 옵티마이저가 저장한 체크포인트를 fused가 아닌 옵티마이저에 불러오는 경우도 확인합니다.
+# 반면 `step`은 불러온 그대로 남습니다. 예외는 체크포인트에 저장된 옵티마이저 설정에서 `fused`나 `capturable`이 켜져 있을 때로, 이때는 `step`도 `float32`로 바뀌어 매개변수가 있는 디바이스로 옮겨집니다. `load_state_dict`가 각 매개변수 그룹(param group)의 설정을 저장된 값으로 덮어쓰기 때문입니다. 다음 셀에서는 fused 옵티마이저가 저장한 체크포인트를 fused가 아닌 옵티마이저에 불러오는 경우도 확인합니다.
 #
-# Adam과 AdamW는 `step`이 CPU에 있다고 가정하고, 단계마다 매개변수 하나당 한 번씩 그 값을 `.item()`으로 읽습니다. `step`이 GPU에 있으면 읽을 때마다 CPU가 GPU를 기다리게 됩니다([pytorch#128208](https://github.com/pytorch/pytorch/issues/128208)). 그러므로 옵티마이저 체크포인트는 `torch.load(path, map_location="cpu")`로 불러오고, 나머지 이동은 `load_state_dict`에 맡기세요. `map_location="cuda"`로 불러오면 `step`까지 GPU에 올라갑니다.
+# Adam과 AdamW는 `step`이 CPU에 있다고 가정하고, 단계마다 매개변수 하나당 한 번씩 그 값을 `.item()`으로 읽습니다. `step`이 GPU에 있으면 읽을 때마다 CPU가 GPU를 기다리게 됩니다([pytorch#128208](https://github.com/pytorch/pytorch/issues/128208)). 그러므로 옵티마이저 체크포인트는 `torch.load(path, map_location="cpu")`로 불러오고, 나머지 이동은 `load_state_dict`에 맡기세요. `map_location="cuda"`로 불러오면 `step`까지 GPU에 올라가기 때문입니다.
 #
-# 순서를 바꿔 먼저 불러오고 나중에 옮기면, 상태는 불러온 시점의 매개변수에 맞춰 변환되고 `model.to()`는 상태를 그 자리에 남겨 둡니다. GPU를 쓴다면 첫 `step()`에서 CUDA에 있는 매개변수와 CPU에 남은 상태가 한 연산에 섞입니다. dtype으로도 같은 현상을 볼 수 있으므로, 다음 셀은 모델을 `device`로 옮기면서 `float64`로도 바꿉니다.
+# 순서를 바꿔 먼저 불러오고 나중에 옮기면, 상태는 불러온 시점의 매개변수에 맞춰 변환되고 `model.to()`는 상태를 그 자리에 남겨 둡니다. GPU를 쓴다면 첫 `step()`에서 CUDA에 있는 매개변수와 CPU에 남은 상태가 한 연산에 섞입니다. dtype에서도 같은 현상이 생기므로, 다음 셀은 모델을 `device`로 옮기면서 `float64`로도 바꿉니다.
 
 # %% tags=["claim-F4"]
 source = nn.Linear(4, 2)

@@ -15,7 +15,7 @@
 # %% [markdown]
 # # 여러 GPU
 #
-# GPU가 두 개 이상이면, 인덱스를 지정하지 않은 CUDA 호출은 모두 **현재 디바이스**로 갑니다. 이 페이지에서는 현재 디바이스가 정해지는 방식, 프로세스에서 GPU를 숨기는 방법, `nn.DataParallel`이 실제로 하는 일을 살펴봅니다. 마지막으로 GPU마다 프로세스를 하나씩 띄워 `DistributedDataParallel`(DDP)로 학습하는 방법과, 프로세스마다 데이터를 나눠 주는 방법을 다룹니다. DDP는 `torchrun`으로 CPU 프로세스 두 개를 띄워 직접 실행해 봅니다.
+# GPU가 두 개 이상인 머신에서는 인덱스를 지정하지 않은 CUDA 호출이 모두 **현재 디바이스**에서 실행됩니다. 이 페이지에서는 현재 디바이스가 정해지는 방식, 프로세스에서 GPU를 숨기는 방법, `nn.DataParallel`이 실제로 하는 일을 살펴봅니다. 마지막으로 GPU마다 프로세스를 하나씩 띄워 `DistributedDataParallel`(DDP)로 학습하는 방법과, 프로세스마다 데이터를 나눠 주는 방법을 다룹니다. DDP는 `torchrun`으로 CPU 프로세스 두 개를 띄워 직접 실행해 봅니다.
 #
 # 필요한 GPU가 없으면 GPU 검증이 들어 있는 셀은 검증을 건너뛰고 충족되지 않은 조건(`torch.cuda.is_available()=False`나 `n_gpus=0`)만 출력하거나, GPU가 없을 때의 동작을 대신 확인합니다. 나머지 셀은 어느 머신에서나 실행됩니다.
 
@@ -216,10 +216,10 @@ else:
 #
 # `nn.DataParallel(model)`을 "모델을 GPU에 올려 주는 것"으로 아는 사람이 많습니다. 실제 동작은 래퍼가 찾은 가속기와, 래퍼가 쓰는 디바이스 ID 목록(`device_ids`)에 따라 정해집니다.
 #
-# 래퍼는 CUDA GPU, Apple MPS, Intel XPU, MTIA, PrivateUse1 백엔드 순으로 가속기를 찾습니다. MTIA는 Meta의 자체 가속기이고, PrivateUse1은 PyTorch 밖에서 새 디바이스를 추가할 때 쓰는 자리입니다. `device_ids`를 생략하면, 찾은 가속기 종류의 디바이스 가운데 프로세스에 보이는 것이 모두 들어갑니다.
+# 래퍼는 CUDA GPU, Apple MPS, Intel XPU, MTIA, PrivateUse1 백엔드 순으로 가속기를 찾습니다. MTIA는 Meta의 자체 가속기이고, PrivateUse1은 PyTorch 밖에서 새 디바이스를 추가할 때 쓰도록 예약해 둔 백엔드 이름입니다. `device_ids`를 생략하면, 찾은 가속기 종류의 디바이스 가운데 프로세스에 보이는 것이 모두 들어갑니다.
 #
-# - 가속기가 전혀 없거나 Apple GPU(MPS)만 있으면(래퍼는 MPS를 찾기는 하지만 `DataParallel`은 MPS를 지원하지 않습니다) `device_ids`가 빈 목록이 되고, 래퍼는 모델을 있던 자리에 둔 채 호출만 합니다. 아무것도 옮기지 않습니다.
-# - 디바이스 ID가 정확히 하나이면 생성자가 모델을 그 디바이스로 옮깁니다. GPU가 하나인 머신의 기본 동작이 이것입니다. XPU처럼 위에 든 다른 가속기가 하나일 때도 마찬가지입니다. GPU가 여러 개인 머신에서 `device_ids=[1]`을 넘기면 모델은 `cuda:1`로 옮겨집니다.
+# - 가속기가 전혀 없거나 Apple GPU(MPS)만 있으면 `device_ids`가 빈 목록이 되고, 래퍼는 모델을 있던 자리에 둔 채 호출만 합니다. 래퍼가 MPS를 찾기는 하지만 `DataParallel`이 MPS를 지원하지 않기 때문입니다.
+# - 디바이스 ID가 정확히 하나이면 생성자가 모델을 그 디바이스로 옮깁니다. GPU가 하나인 머신에서 `device_ids`를 생략하면 바로 이렇게 됩니다. XPU처럼 위에 든 다른 가속기가 하나일 때도 마찬가지입니다. GPU가 여러 개인 머신에서 `device_ids=[1]`을 넘기면 모델은 `cuda:1`로 옮겨집니다.
 # - 디바이스 ID가 두 개 이상이면 아무것도 옮기지 않습니다. `forward` 메서드는 매개변수가 `device_ids[0]`에 있는지 검사하고, 없으면 `RuntimeError`를 일으킵니다. 따라서 모델을 직접 그곳으로 옮겨야 합니다.
 #
 # 다음 셀은 실행 중인 머신에 해당하는 경우를 검증합니다. GPU가 여러 개이면 디바이스 ID를 하나만 넘겨 감싼 경우도 확인하고, GPU가 없으면 첫 번째 경우만 실행됩니다.
@@ -409,7 +409,7 @@ assert r0["loss"] != r1["loss"]  # 데이터도 다르다
 assert r0["params"] == r1["params"]  # 그런데도 학습 후 매개변수는 같다
 
 # %% [markdown]
-# `torch.cuda.set_device(local_rank)`를 빠뜨리면 `LOCAL_RANK`가 무엇이든 각 프로세스의 현재 디바이스는 GPU 0으로 남습니다. `"cuda"`, `.cuda()`, `torch.cuda.memory_allocated()` 등 인덱스 없이 현재 디바이스를 가리키는 것이 모두 문제가 됩니다. 스크립트가 모델과 배치를 `"cuda"`에 올리면 모든 랭크가 GPU 0을 쓰므로, 메모리가 그 GPU 하나에 몰리고 나머지 GPU는 비어 있게 됩니다. 랭크마다 다른 GPU를 쓴다고 가정하는 NCCL은 오류를 내거나(예: `Duplicate GPU detected`, "같은 GPU가 중복으로 감지되었다") 멈춘 채 진행하지 않습니다.
+# `torch.cuda.set_device(local_rank)`를 빠뜨리면 `LOCAL_RANK`가 무엇이든 각 프로세스의 현재 디바이스는 GPU 0으로 남습니다. `"cuda"`, `.cuda()`, `torch.cuda.memory_allocated()` 등 인덱스 없이 현재 디바이스를 쓰는 코드는 모두 GPU 0을 대상으로 동작합니다. 스크립트가 모델과 배치를 `"cuda"`에 올리면 모든 랭크가 GPU 0을 쓰므로, 메모리가 그 GPU 하나에 몰리고 나머지 GPU는 놀게 됩니다. 랭크마다 다른 GPU를 쓴다고 가정하는 NCCL은 오류를 내거나(예: `Duplicate GPU detected`, "같은 GPU가 중복으로 감지되었다") 멈춘 채 진행하지 않습니다.
 #
 # 그러니 각 프로세스에서 먼저 `torch.cuda.set_device(local_rank)`를 호출하세요. `DistributedDataParallel` 문서도 프로세스마다 `set_device`(또는 `CUDA_VISIBLE_DEVICES`)로 GPU를 지정하라고 요구합니다. 그리고 `init_process_group`에 `device_id=torch.device("cuda", local_rank)`를 넘기거나, 배리어를 `dist.barrier(device_ids=[local_rank])`로 호출하세요. 배리어가 GPU를 고르는 방식을 보면 그 이유를 알 수 있습니다.
 #
@@ -420,13 +420,13 @@ assert r0["params"] == r1["params"]  # 그런데도 학습 후 매개변수는 �
 # 3. 이 프로세스 그룹이 이미 쓴 GPU
 # 4. `rank % (이 머신의 GPU 수)`
 #
-# 마지막 경우에는 "이 프로세스가 쓰는 디바이스를 알 수 없어 GPU X를 쓴다"는 경고(`using GPU X as device used by this process is currently unknown`)가 나옵니다. 현재 디바이스는 이 목록에 없습니다. 현재 디바이스가 영향을 주는 것은 PyTorch의 Python 코드가 배리어용으로 만드는 더미 텐서의 위치뿐입니다.
+# 마지막 경우에는 "이 프로세스가 쓰는 디바이스를 알 수 없어 GPU X를 쓴다"는 경고(`using GPU X as device used by this process is currently unknown`)가 나옵니다. NCCL 백엔드가 GPU를 고르는 이 목록에는 현재 디바이스가 없습니다. 현재 디바이스는 `barrier()`의 Python 코드가 배리어용 더미 텐서를 어디에 만들지 정할 때만 쓰입니다.
 #
 # 디바이스를 명시한 위 스크립트라면 DDP가 처음 하는 브로드캐스트가 `cuda:local_rank`를 쓰므로, 그 뒤의 배리어도 올바른 GPU에서 실행됩니다. 이 경우 `set_device`를 빠뜨려서 생기는 문제는 모든 랭크가 GPU 0에 쓸데없는 CUDA 컨텍스트를 만들어 GPU 0의 메모리를 차지하는 것 정도입니다.
 #
-# 프로그램이 멈추는 것은 백엔드가 마지막 방법(rank % GPU 수)으로 고른 GPU가 틀렸을 때입니다. 예를 들어 GPU가 프로세스 수보다 많은 머신에서, 집합 통신을 아직 한 번도 하지 않은 상태로 배리어를 호출하면(랭크 0이 데이터를 내려받는 동안 다른 랭크를 기다리게 할 때 등) 이런 일이 생깁니다. GPU가 8개인 머신 여러 대에 프로세스를 2개씩 띄우면, 전역 랭크(`RANK`) 2는 두 번째 머신의 로컬 랭크(`LOCAL_RANK`) 0인데도 GPU 2를 고릅니다.
+# 백엔드가 마지막 방법(rank % GPU 수)으로 고른 GPU가 틀리면 프로그램이 멈춥니다. 이런 일은 GPU가 프로세스 수보다 많은 머신에서, 집합 통신을 한 번도 하지 않은 채 배리어를 호출할 때 생깁니다. 랭크 0이 데이터를 내려받는 동안 다른 랭크를 기다리게 하는 경우가 대표적입니다. GPU가 8개인 머신 여러 대에 프로세스를 2개씩 띄우면, 전역 랭크(`RANK`) 2는 두 번째 머신의 로컬 랭크(`LOCAL_RANK`) 0인데도 GPU 2를 고릅니다.
 #
-# 앞에서 권한 `device_id`는 현재 디바이스를 바꾸지 않으므로, 넘기더라도 `set_device`를 생략할 수 없습니다. NCCL에서 `device_id`를 넘기면 랭크끼리의 커뮤니케이터가 `init_process_group` 안에서 만들어지므로, NCCL 오류가 첫 집합 통신이 아니라 그 자리에서 납니다. 그 뒤에 만드는 프로세스 그룹도 커뮤니케이터를 새로 만들지 않고, 이 커뮤니케이터를 나눠(`ncclCommSplit`) 만듭니다.
+# 앞에서 권한 `device_id`는 현재 디바이스를 바꾸지 않으므로, 넘기더라도 `set_device`를 생략할 수 없습니다. NCCL 백엔드에서 `device_id`를 넘기면 랭크 간 통신에 쓰는 커뮤니케이터(communicator)가 `init_process_group` 안에서 바로 만들어집니다. 그래서 NCCL 오류도 첫 집합 통신 때가 아니라 `init_process_group`에서 납니다. 그 뒤에 만드는 프로세스 그룹도 커뮤니케이터를 새로 만들지 않고, 이 커뮤니케이터를 나눠(`ncclCommSplit`) 만듭니다.
 #
 # GPU가 있으면 다음 셀은 `LOCAL_RANK=1`만 설정하고 `set_device`는 호출하지 않는 새 프로세스를 띄웁니다. 그리고 그 프로세스의 현재 디바이스가 여전히 0인지 확인합니다. GPU가 없어도 PyTorch 소스를 읽어 `init_process_group`이 `device_id`를 받기만 하고 `set_device`는 호출하지 않는다는 점을 살펴봅니다. torch 2.13 이상이라면 `barrier`의 Python 코드가 더미 텐서의 디바이스를 고르는 순서와, 문서에 적힌 `device_id`의 효과까지 따져 봅니다.
 

@@ -182,7 +182,7 @@ print(a.weight.dtype, b.weight.dtype, [ref() for ref in a_old + b_old])
 #
 # `torch.cuda.empty_cache()`를 호출해야 쓰지 않는 부분이 드라이버에 반환됩니다(PyTorch의 [CUDA 메모리 관리 설명](https://docs.pytorch.org/docs/stable/notes/cuda.html#memory-management)(영어)에도 같은 내용이 있습니다).
 #
-# GPU가 있으면 아래 셀은 크기가 같은 모델 두 개를 각각 다른 표기로 GPU에 옮기고, 두 이동에 든 GPU 메모리가 같은지, 이동 직후 사용량과 최대 사용량 두 가지로 검증합니다. 이어서 각 모델을 삭제하고, `empty_cache()` 전후로 두 카운터가 어떻게 되는지 검증합니다.
+# GPU가 있으면 아래 셀은 크기가 같은 모델 두 개를 각각 다른 표기로 GPU에 옮기고, 두 방식이 쓴 GPU 메모리가 같은지를 이동 직후 사용량과 최대 사용량으로 비교합니다. 이어서 각 모델을 삭제하고, `empty_cache()` 전후로 `memory_allocated()`와 `memory_reserved()` 값이 어떻게 바뀌는지 확인합니다.
 
 # %% tags=["claim-M2", "gpu-only"]
 if torch.cuda.is_available():
@@ -220,7 +220,7 @@ else:
 # 검증에서는 주장대로 텐서를 넘겨 호출해 봅니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `torch.cuda.copy(torch.ones(3))`을 호출하면, GPU가 있든 없든 무엇이 발생할까요?
+# **예측해 보세요:** `torch.cuda.copy(torch.ones(3))`을 호출하면, GPU가 있든 없든 어떤 오류가 날까요?
 #
 # - `Torch not compiled with CUDA enabled`
 # - `has no attribute 'copy'`
@@ -278,7 +278,7 @@ print(inspect.signature(nn.Module.cuda))
 assert "dtype" not in inspect.signature(nn.Module.cuda).parameters
 
 # %% [markdown]
-# 실제 차이는 두 메서드가 받는 인자에 있습니다. 인덱스를 붙이지 않으면 둘 다 현재 CUDA 디바이스를 씁니다. `.cuda()`가 받는 인자는 위에 출력한 시그니처처럼 디바이스 하나뿐입니다.
+# 인덱스를 붙이지 않으면 둘 다 현재 CUDA 디바이스를 씁니다. 실제 차이는 받는 인자에 있습니다. `.cuda()`는 위에 출력한 시그니처처럼 디바이스 하나만 받습니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `nn.Linear(2, 2).to(target, torch.float16)`은 한 번의 호출로 디바이스와 dtype을 함께 넘깁니다. 다음 셀은 가중치의 디바이스와 dtype을 출력합니다. 어떤 dtype이 나올까요, 아니면 오류가 날까요?
@@ -342,7 +342,7 @@ else:
 #
 # 여기서는 Intel XPU처럼 `DataParallel`이 다룰 수 있는 다른 가속기도 GPU로 칩니다([여러 GPU](05-several-gpus.ipynb#nndataparallel이-실제로-하는-일) 참고). 다음 셀은 실행 중인 머신에 해당하는 경우를 검증합니다. GPU가 여러 개이면 디바이스 ID를 하나만 넘겨 감싼 경우도 확인하고, GPU가 없으면 첫 번째 경우만 실행됩니다.
 #
-# 관련 오류는 [디바이스 불일치 오류 읽는 법](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)에서 자세히 다룹니다.
+# 이 오류의 원인과 해결 방법은 [디바이스 불일치 오류 읽는 법](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)에서 자세히 다룹니다.
 
 # %% tags=["claim-M5", "gpu-only"]
 model = nn.Linear(4, 2)
@@ -438,7 +438,7 @@ assert y.device == net.weight.device
 #
 # "가속기가 없어서 가속기 디바이스에 접근할 수 없다"는 뜻입니다. 가속기를 지원하는 빌드라도 쓸 수 있는 GPU가 없는 머신이라면 역시 오류가 납니다. 정수가 CPU를 뜻하는 경우는 없습니다. CUDA를 가리키려면 `"cuda:0"`이라고 쓰세요. 다음 셀은 실행 중인 머신에서 나오는 결과를 검증합니다.
 #
-# 이 섹션에서 보는 오류의 원인과 해결 방법은 [불러오기·환경·메모리 오류 읽는 법](09-setup-and-memory-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)에서 자세히 다룹니다.
+# 자세한 내용은 [불러오기·환경·메모리 오류 읽는 법](09-setup-and-memory-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)을 보세요.
 
 # %% tags=["claim-O1", "gpu-only"]
 cpu_only_build = (
@@ -497,7 +497,7 @@ assert torch.ones(1).is_cpu
 #
 # **지금:** 두 경우 모두 `Expected all tensors to be on the same device`("모든 텐서가 같은 디바이스에 있어야 한다")로 시작합니다. 뒤에는 실행된 연산의 인자 이름이 하나 나옵니다. 이 검사를 하는 것은 CUDA 커널이 아니라, PyTorch가 디스패처용으로 생성한 래퍼(`wrapper_CUDA_addmm`)입니다. 래퍼는 커널을 실행하기 전에 각 텐서 인자를 첫 번째 인자와 비교해, 디바이스가 다른 인자 가운데 가장 앞에 있는 것의 이름을 알려 줍니다.
 #
-# 뒷부분의 문구는 릴리스마다 바뀌어 왔으므로(2.8에서도 바뀌었습니다), 로그를 검색할 때는 이 앞부분을 검색어로 쓰세요. `+`나 `*` 같은 요소별 연산은 TensorIterator(요소별 연산을 실행하는 PyTorch 내부 구조)를 거치므로 지금도 인자 이름 없이 `but found at least two devices, cuda:0 and cpu!`("디바이스를 적어도 두 개(`cuda:0`과 `cpu`) 발견했다")로 끝납니다.
+# 뒷부분의 문구는 릴리스마다 바뀌어 왔으므로(2.8에서도 바뀌었습니다), 로그를 검색할 때는 이 앞부분을 검색어로 쓰세요. `+`나 `*` 같은 요소별 연산은 TensorIterator(요소별 연산을 실행하는 PyTorch 내부 구조)를 거치므로, 메시지가 지금도 인자 이름 없이 `but found at least two devices, cuda:0 and cpu!`로 끝납니다("`cuda:0`과 `cpu`, 적어도 두 디바이스가 섞여 있다"는 뜻).
 #
 # 어느 인자의 이름이 나올지는 계층이 실행하는 연산에 달려 있습니다. 편향이 있는 `Linear`에 2차원 입력을 넣으면 `addmm(bias, input, weight.T)`가 실행되고, 이 연산의 인자 이름은 `self`, `mat1`, `mat2`입니다. autograd는 실행된 연산을 결과의 `grad_fn`에 기록하므로, 편향이 없는 계층이 무엇을 실행하는지는 CPU에서도 알 수 있습니다.
 
@@ -527,9 +527,9 @@ assert nn.Linear(10, 1)(x).grad_fn.name() == "AddmmBackward0"
 #
 # 어느 경우든 이름만 보고는 어느 쪽을 옮겨야 할지 알 수 없으니, 모델과 모든 입력을 사용하려는 디바이스 하나에 두세요.
 #
-# GPU가 있으면 아래 셀은 편향이 있을 때와 없을 때 각각 두 방향 모두에서 이 이름들을 검증하고, 덧셈에서 나는 오류 메시지의 문구도 검증합니다. CPU만 있는 머신에는 섞을 두 번째 디바이스가 없으므로 이 셀은 충족되지 않은 조건만 출력합니다.
+# GPU가 있으면 아래 셀은 편향이 있는 계층과 없는 계층에 대해 모델·입력 중 어느 쪽이 CPU에 남든 이 이름이 나오는지 확인하고, 덧셈에서 나는 메시지의 문구도 확인합니다. CPU만 있는 머신에는 섞을 두 번째 디바이스가 없으므로 이 셀은 충족되지 않은 조건만 출력합니다.
 #
-# 이 오류의 원인과 해결 방법은 [디바이스 불일치 오류 읽는 법](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)에서 자세히 다룹니다.
+# 원인과 해결 방법은 [디바이스 불일치 오류 읽는 법](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)에 정리해 두었습니다.
 
 # %% tags=["claim-O3", "gpu-only"]
 if torch.cuda.is_available():
@@ -550,11 +550,11 @@ else:
 # %% [markdown]
 # ## 오래된 정보: 없는 GPU 인덱스를 지정하면 일반 RuntimeError가 발생한다
 #
-# **예전(torch 1.7):** 없는 GPU를 요청하면(예: GPU가 하나인 머신에서 `t.cuda(1)`) `RuntimeError: CUDA error: invalid device ordinal`("CUDA 오류: 디바이스 번호가 잘못되었다")이 발생했습니다.
+# **예전(torch 1.7):** 없는 GPU를 요청하면(예: GPU가 하나인 머신에서 `t.cuda(1)`) `RuntimeError: CUDA error: invalid device ordinal` 오류("CUDA 오류: 디바이스 번호가 잘못되었다")가 발생했습니다.
 #
 # **지금:** torch 2.8부터는 같은 오류가 `torch.AcceleratorError`로 발생합니다. `RuntimeError`의 하위 클래스이므로 기존의 `except RuntimeError:` 코드로도 그대로 잡힙니다. GPU가 없으면 다음 셀은 클래스만 검증합니다.
 #
-# 이 오류는 [불러오기·환경·메모리 오류 읽는 법](09-setup-and-memory-errors.ipynb#cuda-error-invalid-device-ordinal)에서 자세히 다룹니다.
+# → [불러오기·환경·메모리 오류 읽는 법](09-setup-and-memory-errors.ipynb#cuda-error-invalid-device-ordinal) 참고
 
 # %% tags=["claim-O4", "gpu-only"]
 if hasattr(torch, "AcceleratorError"):
@@ -614,9 +614,9 @@ else:
 # | `.cuda()`가 `.to('cuda')`보다 메모리를 더 쓴다 | 틀림 | 둘 다 `Module._apply`를 거침. `.cuda()`는 dtype을 못 바꿈 |
 # | `nn.DataParallel`이 모델을 GPU로 옮겨 준다 | 대체로 틀림 | 디바이스 ID가 정확히 하나(`len(device_ids) == 1`)일 때만 옮김. 직접 옮길 것 |
 # | `Linear(10, 1)`에 CPU의 `torch.randn(10, 1)`을 넣을 수 있다 | 틀림 | 디바이스도 모양도 틀림. `torch.randn(N, 10, device=device)`를 사용 |
-# | `device=0`은 `cuda:0`이다 | 오래된 정보 | 현재 가속기의 0번 디바이스(2.5) |
-# | 텐서에는 `is_cpu`가 없다 | 오래된 정보 | `Tensor.is_cpu`가 있음(1.13) |
+# | `device=0`은 `cuda:0`이다 | 오래된 정보 | 현재 가속기의 0번 디바이스(torch 2.5부터) |
+# | 텐서에는 `is_cpu`가 없다 | 오래된 정보 | `Tensor.is_cpu`가 있음(torch 1.13부터) |
 # | 예전 디바이스 불일치 메시지 | 오래된 정보 | `Expected all tensors to be on the same device`로 검색. 뒤에 나오는 인자 이름은 실행된 연산에 따라 다름 |
-# | 없는 GPU 인덱스는 일반 `RuntimeError`를 일으킨다 | 오래된 정보 | `RuntimeError`의 하위 클래스인 `torch.AcceleratorError`(2.8) |
+# | 없는 GPU 인덱스는 일반 `RuntimeError`를 일으킨다 | 오래된 정보 | `RuntimeError`의 하위 클래스인 `torch.AcceleratorError`(torch 2.8부터) |
 # | 디바이스는 `torch.cuda.is_available()`로 고른다 | 오래된 정보 | CUDA에서는 여전히 동작. 어느 가속기에서나 쓰는 방법은 `torch.accelerator`(2.6 이상. 가속기가 없을 때 `current_accelerator()`가 `None`을 반환하는 것은 2.7부터) |
 
