@@ -15,7 +15,7 @@
 # %% [markdown]
 # # 読み込み・環境・メモリのエラーを読み解く
 #
-# このページで扱うのは、学習コードそのものではなく、その周りで起こるエラー、つまりチェックポイントの読み込み、マシンにない GPU の指定、ワーカープロセスの起動、PyTorch のインストール、GPU のメモリ不足に関するエラーです。`pin_memory` のセクションを除き、各セクションの見出しはエラーメッセージそのものなので、トレースバックに出た文言でページ内を検索できます。各セクションでは、メッセージの意味を説明し、エラーを起こすコードと対処法を実際に動かします。1つの演算に2つのデバイスのテンソルが渡されたときのエラーは「[デバイス不一致のエラーを読み解く](07-device-errors.ipynb)」で扱います。
+# このページで扱うのは、学習コードそのものではなく、その周りで起こるエラー、つまりチェックポイントの読み込み、マシンにない GPU の指定、ワーカープロセスの起動、PyTorch のインストール、GPU のメモリ不足に関するエラーです。`pin_memory` のセクションを除き、各セクションの見出しはエラーメッセージそのものなので、トレースバックに出た文言でページ内を検索できます。各セクションでは、メッセージの意味を説明し、エラーを起こすコードと対処法を実際に動かします。異なるデバイス上のテンソルを1つの演算に渡したときのエラーは「[デバイス不一致のエラーを読み解く](07-device-errors.ipynb)」で扱います。
 #
 # このページで扱う6つのエラーのうち3つ（チェックポイントの読み込み、整数のデバイス指定、CPU 専用ビルドでの CUDA の要求）は GPU がなくても起こせるので、CPU 専用ビルドの PyTorch と、ストレージのデバイスが `cuda` と記録されたチェックポイントを使って実際に起こします。
 #
@@ -140,7 +140,7 @@ assert torch.equal(on_cpu["weight"], torch.arange(3.0))
 assert here["weight"].device.type == device.type
 
 # %% [markdown]
-# `torch.load` の `weights_only=True` は、PyTorch 2.6 からデフォルトになっています。それでも明示しているのは、この行を古いリリースのプロジェクトにコピーしても安全に読み込めるようにするためです。
+# `torch.load` の `weights_only=True` は、PyTorch 2.6 からデフォルトになっています。それでも明示しているのは、古いリリースの PyTorch を使うプロジェクトにこの行をコピーしても、安全に読み込めるようにするためです。
 
 # %% [markdown]
 # ## CUDA error: invalid device ordinal
@@ -380,7 +380,7 @@ assert features.device.type == device.type
 # python -m pip install torch --index-url https://download.pytorch.org/whl/cu128
 # ```
 #
-# CUDA のバージョンは、ドライバと GPU の両方が対応するものを pytorch.org のセレクタで選びます。Blackwell 世代の GPU（GeForce RTX 50 シリーズ、B200）には `cu128` 以降のビルドが必要で、これは torch 2.7 から提供されています。`cu126` のビルドにはその GPU 用のコードがなく、`… is not compatible with the current PyTorch installation`（インストールされている PyTorch はこの GPU に対応していない）という警告が出ます。Linux では、PyPI の torch は 2.8 から `cu128` 以降のビルドです（2.7 は `cu126`）。
+# CUDA のバージョンは、ドライバと GPU の両方が対応するものを pytorch.org のセレクタで選びます。Blackwell 世代の GPU（GeForce RTX 50 シリーズ、B200）には `cu128` 以降のビルドが必要で、これは torch 2.7 から提供されています。`cu126` のビルドには Blackwell 用のコードが含まれていないため、`… is not compatible with the current PyTorch installation`（インストールされている PyTorch はこの GPU に対応していない）という警告が出ます。Linux では、PyPI の torch は 2.8 から `cu128` 以降のビルドです（2.7 は `cu126`）。
 #
 # 次のセルで、このマシンが上のどれに当たるかを確かめます。GPU があれば、CUDA のテンソルを作ります。
 
@@ -430,7 +430,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 #
 # つまりメッセージには、確保しようとしたサイズ、GPU の総容量と空き、このプロセスが使っているメモリ（そのうち PyTorch の割り当て済みメモリと、予約済みで未割り当てのメモリ）が順に並びます。末尾の文は、予約済みで未割り当ての部分が大きければ、断片化を避けるために `expandable_segments` を試すよう勧めています。
 #
-# 上に引用したのは 2.6 の文言です。メッセージに出る変数名は、2.9 と 2.10 では `PYTORCH_ALLOC_CONF` に変わり（2.11 の文言は未確認です）、2.12 で再び `PYTORCH_CUDA_ALLOC_CONF` に戻りました。このとき、`PYTORCH_CUDA_ALLOC_CONF` は `PYTORCH_ALLOC_CONF` の別名という扱いになりました（[pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)）。どちらを設定すればよいかは、このセクションの最後で説明します。
+# 上に引用したのは 2.6 の文言です。メッセージに出る変数名は、2.9 と 2.10 では `PYTORCH_ALLOC_CONF` に変わり（2.11 の文言は未確認です）、2.12 では再び `PYTORCH_CUDA_ALLOC_CONF` に戻り、同時に `PYTORCH_CUDA_ALLOC_CONF` は `PYTORCH_ALLOC_CONF` の別名として扱われるようになりました（[pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)）。どちらを設定すればよいかは、このセクションの最後で説明します。
 #
 # 数値の意味は次のとおりです。
 #
