@@ -19,7 +19,7 @@
 #
 # 이 가운데 절반은 GPU 없이도 재현할 수 있습니다. CPU 전용 빌드의 PyTorch와, 스토리지 디바이스를 `cuda`로 바꿔 기록한 체크포인트를 써서 직접 오류를 일으켜 봅니다.
 #
-# 나머지 셋(잘못된 디바이스 인덱스, fork한 자식 프로세스의 CUDA, 메모리 부족)은 GPU가 있어야 납니다. 이 세 오류를 다루는 셀에서 해결 방법은 어느 머신에서나 실행되고, 오류 자체는 GPU에서만 검증됩니다(GPU가 없으면 충족되지 않은 조건만 출력합니다). 메시지는 PyTorch 소스에 적힌 문구 그대로, 해당 버전과 함께 본문에 실었습니다.
+# 나머지 셋(잘못된 디바이스 인덱스, fork한 자식 프로세스에서 CUDA 사용, 메모리 부족)은 GPU가 있어야 납니다. 이 세 오류를 다루는 셀에서 해결 방법은 어느 머신에서나 실행되고, 오류 자체는 GPU에서만 검증됩니다(GPU가 없으면 실행 조건만 출력하고 넘어갑니다). 메시지는 PyTorch 소스에 적힌 문구 그대로, 해당 버전과 함께 본문에 실었습니다.
 
 # %% [markdown] tags=["summary"]
 # **요약**
@@ -95,11 +95,11 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.
 # ```
 #
-# `torch.cuda.is_available()`이 `False`이니, CPU만 있는 머신이라면 `torch.load`에 `map_location=torch.device('cpu')`를 지정해 스토리지를 CPU로 옮기라는 내용이 이어집니다.
+# 뒤에는 "`torch.cuda.is_available()`이 `False`이므로, CPU만 있는 머신이라면 `torch.load`에 `map_location=torch.device('cpu')`를 지정해 스토리지를 CPU로 옮기라"는 안내가 이어집니다.
 #
 # 체크포인트에는 스토리지마다 저장할 때의 디바이스가 기록되고, `torch.load`는 스토리지를 그 디바이스로 되돌립니다. GPU에서 저장한 파일에는 `cuda:0`이 기록되어 있으므로, 쓸 수 있는 CUDA GPU가 없는 머신에서는 스토리지를 그 디바이스로 되돌릴 수 없습니다. 해결 방법은 메시지대로 `map_location`을 지정하는 것입니다.
 #
-# GPU 없이 이런 파일을 만들려고 다음 셀은 CPU 텐서를 저장한 뒤 파일 안의 디바이스 문자열을 바꿔 씁니다.
+# 다음 셀은 GPU 없이 이런 파일을 만들기 위해, CPU 텐서를 저장한 뒤 파일 안의 디바이스 문자열을 고쳐 넣습니다.
 #
 # 체크포인트는 zip 아카이브이고, 그 안의 `data.pkl`에 pickle로 직렬화한 객체 구조가 들어 있습니다. 각 스토리지의 디바이스는 거기에 짧은 문자열로 기록되며, 셀이 바꾸는 것은 그 문자열뿐입니다. `torch.load`가 디바이스를 고를 때 보는 것도 이 문자열뿐이므로, 불러오는 과정은 GPU에서 저장한 파일을 불러올 때와 똑같습니다.
 #
@@ -351,7 +351,7 @@ assert features.device.type == device.type
 # - `devices={'cuda'}`는 워커가 배치를 GPU에 만들어 준다고 예상한 답입니다.
 # - `Cannot re-initialize CUDA in forked subprocess`를 골랐다면 fork한 워커에서는 언제나 이 오류가 난다고 생각했을 겁니다. 이 오류는 워커가 CUDA를 건드릴 때만 나는데, 이 데이터셋은 CUDA를 쓰지 않습니다.
 #
-# 이것이 곧 이 오류를 피하는 가장 흔한 방법이자 DataLoader를 쓰는 본래 방식이어서, 부모가 GPU를 쓴 뒤에도 `fork`로 문제없이 동작합니다.
+# 워커는 CPU 작업만 하고 디바이스로 옮기는 일은 메인 프로세스가 맡는 것, 이것이 이 오류를 피하는 가장 흔한 방법이자 DataLoader의 본래 사용법입니다. 이렇게 하면 부모 프로세스가 GPU를 쓴 뒤에도 `fork`한 워커가 문제없이 동작합니다.
 
 # %% [markdown]
 # 자식 프로세스에서 꼭 CUDA를 써야 한다면 `spawn`으로 시작하세요. `multiprocessing.get_context("spawn")`이나 `DataLoader(..., multiprocessing_context="spawn")`을 쓰면 됩니다. `forkserver`도 쓸 수 있습니다. 이 방식에서는 새로 띄운 서버 프로세스가 자식을 fork합니다. 서버는 스크립트를 import하더라도 `if __name__ == "__main__":` 가드 아래 코드를 실행하지 않으므로 CUDA를 초기화하지 않습니다.
@@ -385,7 +385,7 @@ assert features.device.type == device.type
 # python -m pip install torch --index-url https://download.pytorch.org/whl/cu128
 # ```
 #
-# 릴리스마다 고를 수 있는 CUDA 버전은 pytorch.org의 선택기에서 확인하세요. torchvision과 torchaudio도 같은 인덱스에서 설치합니다.
+# 릴리스마다 고를 수 있는 CUDA 버전은 pytorch.org의 설치 안내(Get Started) 페이지에서 확인하세요. torchvision과 torchaudio도 같은 인덱스에서 설치합니다.
 #
 # Blackwell 세대 GPU(GeForce RTX 50 시리즈, B200)에는 `cu128` 이상 빌드가 필요하고, `cu128` 빌드는 torch 2.7부터 나왔습니다. Linux용 PyPI torch는 2.8부터 `cu128` 이상으로 빌드됩니다(2.7은 `cu126`). `cu126` 빌드에는 이 GPU용 코드가 없어서, torch가 `is not compatible with the current PyTorch installation`("지금 설치된 PyTorch와 호환되지 않는다")이라고 경고합니다.
 #
