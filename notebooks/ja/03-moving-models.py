@@ -468,7 +468,7 @@ print(f"{state['step'].device=}, {state['step'].dtype=}")
 assert state["exp_avg"].dtype == torch.float64
 assert state["exp_avg"].device == resumed.weight.device
 assert state["step"].device.type == "cpu"
-assert state["step"].dtype == torch.float32  # step はキャストされない
+assert state["step"].dtype == torch.float32  # step は float32 のまま
 
 # bfloat16 では表せない float32 の値を、bfloat16 のモデルに読み込む
 checkpoint["optimizer"]["state"][0]["exp_avg"].fill_(1 + 2**-10)
@@ -509,7 +509,7 @@ assert late_state["exp_avg"].dtype == torch.float32
 assert late_state["exp_avg"].device.type == "cpu"
 
 # %% [markdown]
-# dtype の変換でも同じことが起き、こちらはどのマシンでも確認できます。状態は元の dtype のままなので、次の `step()` では、float64 の新しい勾配と float32 のままの状態を組み合わせて計算しようとして失敗します。`state_dict` を読み込み直すと、状態の dtype（とデバイス）が各パラメータに合わせて変わり、`step()` はまた動くようになります。
+# 移動前に作ったオプティマイザの状態が取り残される問題は、dtype の変換でも起きます。こちらは GPU がなくても確かめられます。状態は元の dtype のままなので、次の `step()` では、float64 の新しい勾配と float32 のままの状態を組み合わせて計算しようとして失敗します。`state_dict` を読み込み直すと、状態の dtype（とデバイス）が各パラメータに合わせて変わり、`step()` はまた動くようになります。
 
 # %% tags=["claim-F4"]
 model = nn.Linear(4, 2)
@@ -640,5 +640,5 @@ tmp.cleanup()
 # - デバイスの不一致エラーが出たら、モデルとすべての入力を1つのデバイスに置きます（`model.to(device)`、`x = x.to(device)`）。メッセージに名前が出た引数を移動すればよいとは限りません。
 # - 先にモデルを移動し、それからオプティマイザを作ります。すでに状態を持っているオプティマイザでは、状態が元のデバイスと dtype のまま残るからです。
 # - GPU のチェックポイントは `torch.load(path, map_location="cpu", weights_only=True)` で CPU に読み込みます。torch 2.6 以降、`weights_only=True` はデフォルトです。
-# - 学習を再開するときは、モデルを移動してオプティマイザを作ったあと、オプティマイザのチェックポイントも `map_location="cpu"` で読み込みます（Adam は毎ステップ `step` を `.item()` で読むので、`step` は CPU に置いておきます）。
+# - 学習を再開するときは、モデルを移動してオプティマイザを作ったあと、オプティマイザのチェックポイントも `map_location="cpu"` で読み込みます（Adam は学習の各ステップで状態の `step` を `.item()` で読むので、`step` は CPU に置いておきます）。
 # - `load_state_dict` は状態を各パラメータのデバイスと dtype に合わせ、`step` は CPU 上に残します。ただし、チェックポイントのオプティマイザが `fused` か `capturable` なら、`step` も `float32` としてパラメータのデバイスに移ります。
