@@ -420,7 +420,7 @@ assert len(devices(model)) == 2
 #   옮기면, 모델을 GPU로 옮겨야 할 상황에서 오히려 입력을 CPU로 되돌리게 됩니다.
 #
 # 2.8 이전에는 같은 검사의 메시지가 `but found at least two devices, cuda:0 and cpu!`로 끝났고
-# ("디바이스가 `cuda:0`과 `cpu`, 적어도 두 개다"라는 뜻), 인자 이름은 메시지 맨 끝에 붙었습니다.
+# ("적어도 두 디바이스, 곧 `cuda:0`과 `cpu`가 섞여 있다"는 뜻), 인자 이름은 메시지 맨 끝에 붙었습니다.
 # `+`, `*` 같은 요소별 연산은 TensorIterator(요소별 연산을 실행하는 PyTorch 내부 구조)가 검사하므로,
 # 지금도 인자 이름 없이 이 문구가 나옵니다.
 #
@@ -517,9 +517,9 @@ else:
 #
 # 참고로 혼합 정밀도 학습에서 `float32` 마스터 가중치를 따로 두는 것은 여기서 말하는 정밀도 손실과는 다른 이야기입니다. 16비트 가중치에 아주 작은 갱신값을 더하면 반올림되어 사라지므로, 가중치 자체를 `float32`로 한 벌 더 두는 것입니다(자세한 내용은 [모델이 메모리에 들어갈까?](08-will-it-fit.ipynb) 참고). PyTorch의 AMP(`autocast`와 `GradScaler`)는 매개변수를 처음부터 `float32`로 두므로 이런 복사본이 필요 없습니다.
 #
-# 반면 `step`은 불러온 그대로 남습니다. 예외는 체크포인트에 저장된 옵티마이저 설정에서 `fused`나 `capturable`이 켜져 있을 때로, 이때는 `step`도 `float32`로 바뀌어 매개변수가 있는 디바이스로 옮겨집니다. `load_state_dict`가 각 매개변수 그룹(param group)의 설정을 저장된 값으로 덮어쓰기 때문입니다. 다음 셀에서는 fused 옵티마이저가 저장한 체크포인트를 fused가 아닌 옵티마이저에 불러오는 경우도 확인합니다.
+# 반면 `step`은 불러온 그대로 남습니다. 단, 체크포인트에 저장된 옵티마이저 설정에서 `fused`나 `capturable`이 켜져 있으면 `step`도 `float32`로 바뀌어 매개변수가 있는 디바이스로 옮겨집니다. `load_state_dict`가 각 매개변수 그룹(param group)의 설정을 저장된 값으로 덮어쓰기 때문입니다. 다음 셀에서는 fused 옵티마이저가 저장한 체크포인트를 fused가 아닌 옵티마이저에 불러오는 경우도 확인합니다.
 #
-# Adam과 AdamW는 `step`이 CPU에 있다고 가정하고, 단계마다 매개변수 하나당 한 번씩 그 값을 `.item()`으로 읽습니다. `step`이 GPU에 있으면 읽을 때마다 CPU가 GPU를 기다리게 됩니다([pytorch#128208](https://github.com/pytorch/pytorch/issues/128208)). 그러므로 옵티마이저 체크포인트는 `torch.load(path, map_location="cpu")`로 불러오고, 나머지 이동은 `load_state_dict`에 맡기세요. `map_location="cuda"`로 불러오면 `step`까지 GPU에 올라가기 때문입니다.
+# Adam과 AdamW는 `step`이 CPU에 있다고 가정하고, `step()`을 호출할 때마다 매개변수마다 한 번씩 이 값을 `.item()`으로 읽습니다. `step`이 GPU에 있으면 읽을 때마다 CPU가 GPU를 기다리게 됩니다([pytorch#128208](https://github.com/pytorch/pytorch/issues/128208)). `map_location="cuda"`로 불러오면 `step`까지 GPU에 올라가므로, 옵티마이저 체크포인트는 `torch.load(path, map_location="cpu")`로 불러오고 나머지 이동은 `load_state_dict`에 맡기세요.
 #
 # 순서를 바꿔 먼저 불러오고 나중에 옮기면, 상태는 불러온 시점의 매개변수에 맞춰 변환되고 `model.to()`는 상태를 그 자리에 남겨 둡니다. GPU를 쓴다면 첫 `step()`에서 CUDA에 있는 매개변수와 CPU에 남은 상태가 한 연산에 섞입니다. dtype에서도 같은 현상이 생기므로, 다음 셀은 모델을 `device`로 옮기면서 `float64`로도 바꿉니다.
 

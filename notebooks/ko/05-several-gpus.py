@@ -411,7 +411,7 @@ assert r0["params"] == r1["params"]  # 그런데도 학습 후 매개변수는 �
 # %% [markdown]
 # `torch.cuda.set_device(local_rank)`를 빠뜨리면 `LOCAL_RANK`가 무엇이든 각 프로세스의 현재 디바이스는 GPU 0으로 남습니다. `"cuda"`, `.cuda()`, `torch.cuda.memory_allocated()` 등 인덱스 없이 현재 디바이스를 쓰는 코드는 모두 GPU 0을 대상으로 동작합니다. 스크립트가 모델과 배치를 `"cuda"`에 올리면 모든 랭크가 GPU 0을 쓰므로, 메모리가 그 GPU 하나에 몰리고 나머지 GPU는 놀게 됩니다. 랭크마다 다른 GPU를 쓴다고 가정하는 NCCL은 오류를 내거나(예: `Duplicate GPU detected`, "같은 GPU가 중복으로 감지되었다") 멈춘 채 진행하지 않습니다.
 #
-# 그러니 각 프로세스에서 먼저 `torch.cuda.set_device(local_rank)`를 호출하세요. `DistributedDataParallel` 문서도 프로세스마다 `set_device`(또는 `CUDA_VISIBLE_DEVICES`)로 GPU를 지정하라고 요구합니다. 그리고 `init_process_group`에 `device_id=torch.device("cuda", local_rank)`를 넘기거나, 배리어를 `dist.barrier(device_ids=[local_rank])`로 호출하세요. 배리어가 GPU를 고르는 방식을 보면 그 이유를 알 수 있습니다.
+# 그러니 각 프로세스에서 먼저 `torch.cuda.set_device(local_rank)`를 호출하세요. `DistributedDataParallel` 문서에도 프로세스마다 `set_device`(또는 `CUDA_VISIBLE_DEVICES`)로 GPU를 지정해야 한다고 나와 있습니다. 그리고 `init_process_group`에 `device_id=torch.device("cuda", local_rank)`를 넘기거나, 배리어를 `dist.barrier(device_ids=[local_rank])`로 호출하세요. 배리어가 GPU를 고르는 방식을 보면 그 이유를 알 수 있습니다.
 #
 # 위 스크립트처럼 `torch.device("cuda", local_rank)`로 디바이스를 명시하면 텐서는 올바른 GPU에 올라갑니다. 하지만 `dist.barrier()`는 보통 디바이스를 지정하지 않고 호출합니다. NCCL 백엔드는 배리어를 요소 하나짜리 텐서의 all-reduce로 구현하며, 이 all-reduce를 실행할 GPU를 다음 우선순위로 고릅니다.
 #
@@ -424,11 +424,11 @@ assert r0["params"] == r1["params"]  # 그런데도 학습 후 매개변수는 �
 #
 # 디바이스를 명시한 위 스크립트라면 DDP가 처음 하는 브로드캐스트가 `cuda:local_rank`를 쓰므로, 그 뒤의 배리어도 올바른 GPU에서 실행됩니다. 이 경우 `set_device`를 빠뜨려서 생기는 문제는 모든 랭크가 GPU 0에 쓸데없는 CUDA 컨텍스트를 만들어 GPU 0의 메모리를 차지하는 것 정도입니다.
 #
-# 백엔드가 마지막 방법(rank % GPU 수)으로 고른 GPU가 틀리면 프로그램이 멈춥니다. 이런 일은 GPU가 프로세스 수보다 많은 머신에서, 집합 통신을 한 번도 하지 않은 채 배리어를 호출할 때 생깁니다. 랭크 0이 데이터를 내려받는 동안 다른 랭크를 기다리게 하는 경우가 대표적입니다. GPU가 8개인 머신 여러 대에 프로세스를 2개씩 띄우면, 전역 랭크(`RANK`) 2는 두 번째 머신의 로컬 랭크(`LOCAL_RANK`) 0인데도 GPU 2를 고릅니다.
+# 백엔드가 마지막 방법(rank % GPU 수)으로 엉뚱한 GPU를 고르면 프로그램이 멈춥니다. 이런 일은 GPU가 프로세스 수보다 많은 머신에서, 집합 통신을 한 번도 하지 않은 채 배리어를 호출할 때 생깁니다. 랭크 0이 데이터를 내려받는 동안 다른 랭크를 기다리게 하는 경우가 대표적입니다. GPU가 8개인 머신 여러 대에 프로세스를 2개씩 띄우면, 전역 랭크(`RANK`) 2는 두 번째 머신의 로컬 랭크(`LOCAL_RANK`) 0인데도 GPU 2를 고릅니다.
 #
 # 앞에서 권한 `device_id`는 현재 디바이스를 바꾸지 않으므로, 넘기더라도 `set_device`를 생략할 수 없습니다. NCCL 백엔드에서 `device_id`를 넘기면 랭크 간 통신에 쓰는 커뮤니케이터(communicator)가 `init_process_group` 안에서 바로 만들어집니다. 그래서 NCCL 오류도 첫 집합 통신 때가 아니라 `init_process_group`에서 납니다. 그 뒤에 만드는 프로세스 그룹도 커뮤니케이터를 새로 만들지 않고, 이 커뮤니케이터를 나눠(`ncclCommSplit`) 만듭니다.
 #
-# GPU가 있으면 다음 셀은 `LOCAL_RANK=1`만 설정하고 `set_device`는 호출하지 않는 새 프로세스를 띄웁니다. 그리고 그 프로세스의 현재 디바이스가 여전히 0인지 확인합니다. GPU가 없어도 PyTorch 소스를 읽어 `init_process_group`이 `device_id`를 받기만 하고 `set_device`는 호출하지 않는다는 점을 살펴봅니다. torch 2.13 이상이라면 `barrier`의 Python 코드가 더미 텐서의 디바이스를 고르는 순서와, 문서에 적힌 `device_id`의 효과까지 따져 봅니다.
+# GPU가 있으면 다음 셀은 `LOCAL_RANK=1`만 설정하고 `set_device`는 호출하지 않는 새 프로세스를 띄웁니다. 그리고 그 프로세스의 현재 디바이스가 여전히 0인지 확인합니다. GPU가 없어도 PyTorch 소스를 읽어 `init_process_group`이 `device_id`를 받기만 하고 `set_device`는 호출하지 않는다는 점을 소스에서 확인합니다. torch 2.13 이상이라면 `barrier`의 Python 코드가 더미 텐서의 디바이스를 고르는 순서와, 문서에 적힌 `device_id`의 효과까지 검증합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -463,7 +463,7 @@ if torch.distributed.is_available():
 # %% [markdown]
 # ## 데이터 나누기: `DistributedSampler`
 #
-# 데이터를 나누는 일은 DDP가 아니라 사용자의 몫입니다. `DistributedSampler`는 데이터셋의 인덱스를 랭크마다 다른 몫으로 나눕니다. 학습 스크립트에서는 샘플러를 `DataLoader`에 넘기며(`DataLoader(dataset, sampler=sampler)`), 랭크와 전체 랭크 수는 프로세스 그룹에서 읽어 옵니다. 여기서는 프로세스 그룹 없이 실행하므로, 랭크와 전체 랭크 수를 셀에서 직접 지정합니다. 데이터셋의 샘플은 5개라서 랭크 2개에 똑같이 나눌 수 없습니다.
+# 데이터를 나누는 일은 DDP가 해 주지 않으므로 직접 해야 합니다. `DistributedSampler`는 데이터셋의 인덱스를 랭크마다 다른 몫으로 나눕니다. 학습 스크립트에서는 샘플러를 `DataLoader`에 넘기며(`DataLoader(dataset, sampler=sampler)`), 랭크와 전체 랭크 수는 프로세스 그룹에서 읽어 옵니다. 여기서는 프로세스 그룹 없이 실행하므로, 랭크와 전체 랭크 수를 셀에서 직접 지정합니다. 데이터셋의 샘플은 5개라서 랭크 2개에 똑같이 나눌 수 없습니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `DistributedSampler`가 샘플 5개를 섞지 않고 랭크 2개에 나눕니다. 각 랭크는 어떤 인덱스를 받을까요?
