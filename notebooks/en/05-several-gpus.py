@@ -606,6 +606,8 @@ assert sorted(third + list(other)) == list(range(8))  # still a split
 # - `(True, True)` would mean that `set_epoch` changes nothing.
 
 # %% [markdown]
+# ## DataLoader workers: spawn, fork and `__main__`
+#
 # A `DataLoader` with `num_workers > 0` loads batches in worker processes. How Python starts them
 # depends on the platform: with `spawn` on Windows and macOS, with `forkserver` on Linux from
 # Python 3.14, with `fork` on Linux up to 3.13. Under `spawn` and `forkserver` a worker is not a

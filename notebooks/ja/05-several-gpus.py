@@ -541,6 +541,8 @@ assert sorted(third + list(other)) == list(range(8))  # 分割は保たれる
 # - `(True, True)` なら `set_epoch` に効果がないことになりますが、実際にはエポックの値がシャッフルのシードに加わるので、`set_epoch(1)` の後は順序が変わります。
 
 # %% [markdown]
+# ## DataLoader のワーカーとプロセスの起動方法
+#
 # `num_workers > 0` の `DataLoader` は、ワーカープロセスでバッチを読み込みます。ワーカープロセスの起動方法はプラットフォームによって異なります。Windows と macOS では `spawn`、Linux では Python 3.14 から `forkserver`、3.13 までは `fork` です。`spawn` と `forkserver` のワーカーは、元のプロセスのコピーではありません。新しい Python プロセスとしてスクリプトのメインモジュールを import し、データセットを pickle で受け取ります。
 #
 # そのためスクリプトでは、DataLoader を作ってループを回すコードを `if __name__ == "__main__":` の下に置いてください。そうしないと、各ワーカーがスクリプトを import するときにそのコードをもう一度実行してしまいます。データセットのクラスも、ワーカーが import できるようにモジュールのトップレベルで定義します。

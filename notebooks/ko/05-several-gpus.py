@@ -535,7 +535,9 @@ assert sorted(third + list(other)) == list(range(8))  # 겹치지 않게 나뉜�
 # - `set_epoch`에 아무 효과가 없다고 보면 `(True, True)`를 고르게 됩니다. 하지만 에폭 값이 섞는 시드에 더해지므로 `set_epoch(1)` 뒤에는 순서가 바뀝니다.
 
 # %% [markdown]
-# 샘플러를 넘겨받는 `DataLoader`는 `num_workers > 0`이면 워커 프로세스에서 배치를 읽어 옵니다. Python이 이 프로세스를 어떻게 시작하는지는 플랫폼에 따라 다릅니다. Windows와 macOS는 `spawn`, Linux는 Python 3.14부터 `forkserver`, 3.13까지는 `fork`입니다. `spawn`과 `forkserver`의 워커는 원래 프로세스의 복사본이 아닙니다. 새 Python 인터프리터로 시작해 스크립트의 메인 모듈을 import하고, 데이터셋을 pickle로 넘겨받습니다.
+# ## DataLoader 워커와 프로세스 시작 방식
+#
+# `DataLoader`는 `num_workers > 0`이면 워커 프로세스에서 배치를 읽어 옵니다. Python이 이 프로세스를 어떻게 시작하는지는 플랫폼에 따라 다릅니다. Windows와 macOS는 `spawn`, Linux는 Python 3.14부터 `forkserver`, 3.13까지는 `fork`입니다. `spawn`과 `forkserver`의 워커는 원래 프로세스의 복사본이 아닙니다. 새 Python 인터프리터로 시작해 스크립트의 메인 모듈을 import하고, 데이터셋을 pickle로 넘겨받습니다.
 #
 # 그래서 스크립트에서는 DataLoader를 만들고 루프를 도는 코드를 `if __name__ == "__main__":` 아래에 두세요. 그러지 않으면 워커가 스크립트를 import할 때 그 코드를 다시 실행합니다. 데이터셋 클래스도 워커가 import할 수 있도록 모듈 최상위에 정의하세요. Linux(`fork`)에서 잘 돌던 코드도 `spawn`을 쓰는 Windows·macOS에서는 깨질 수 있고, `forkserver`가 기본인 Python 3.14 이상의 Linux에서도 마찬가지입니다. 다음 셀은 실행한 머신의 기본값을 검증합니다.
 
