@@ -22,7 +22,7 @@
 # %% [markdown] tags=["summary"]
 # **結論**
 #
-# - インデックスのない `"cuda"` や `.cuda()` は、現在のデバイスを指します。どの GPU にするかは `torch.cuda.set_device(i)` で選びます。`CUDA_VISIBLE_DEVICES` は CUDA が初期化される前に設定します。
+# - インデックスのない `"cuda"` や `.cuda()` は、現在のデバイスを使います。どの GPU にするかは `torch.cuda.set_device(i)` で選びます。`CUDA_VISIBLE_DEVICES` は CUDA が初期化される前に設定します。
 # - 複数の GPU で学習するなら、`torchrun` で GPU ごとに1つのプロセスを起動し、モデルを `DistributedDataParallel` でラップします。
 #
 # ```python
@@ -87,7 +87,7 @@ print(torch.__version__, device, n_gpus)
 # %% [markdown]
 # ## 現在のデバイス
 #
-# 現在の CUDA デバイスはスレッドごとに1つあり、最初は GPU 0 です。
+# 現在の CUDA デバイスはスレッドごとに1つあり、最初は GPU 0 です。次の方法で取得・変更できます。
 #
 # - `torch.cuda.current_device()` で取得する
 # - `torch.cuda.set_device(i)` で変更する
@@ -284,7 +284,7 @@ assert list(dp.module.state_dict()) == ["weight", "bias"]
 # - `[]` を選んだなら、ラッパーには自分の状態がないので空になると考えたのでしょう。ラッパー自身が状態を持たない、という点は正しいのですが、`state_dict` には登録されたサブモジュールの状態も、サブモジュールの名前を付けて含まれます。
 
 # %% [markdown]
-# `DataParallel` のドキュメントでも、複数の GPU で学習するなら、マシンが1台だけでも `DistributedDataParallel` を使うことが推奨されています。次のセルは docstring からその一文を探し、その文に `DistributedDataParallel` と `single node`（マシン1台）が含まれることを検証します。
+# `DataParallel` のドキュメントでも、複数の GPU で学習するなら、マシンが1台だけでも `DistributedDataParallel` を使うことが推奨されています。次のセルはドキュメント文字列（docstring）からその一文を探し、その文に `DistributedDataParallel` と `single node`（マシン1台）が含まれることを検証します。
 
 # %% tags=["claim-M5"]
 doc = " ".join(nn.DataParallel.__doc__.split())
@@ -410,7 +410,7 @@ assert r0["loss"] != r1["loss"]  # データも異なる
 assert r0["params"] == r1["params"]  # それでも学習後のパラメータは同じ
 
 # %% [markdown]
-# `torch.cuda.set_device(local_rank)` を省くと、`LOCAL_RANK` が何であっても、各プロセスの現在のデバイスは GPU 0 のままです。そのため、`"cuda"`、`.cuda()`、`torch.cuda.memory_allocated()` など、インデックスを書かずに現在のデバイスを指すものは、すべて GPU 0 を指します。スクリプトがモデルとバッチを `"cuda"` に置くと全ランクが GPU 0 を使うので、メモリはその GPU 1枚に集中し、ほかの GPU は空いたままです。NCCL はランクごとに別の GPU を使う前提なので、エラーになるか、止まったまま進まなくなります。エラーの例は `Duplicate GPU detected`（同じ GPU が重複している）です。
+# `torch.cuda.set_device(local_rank)` を省くと、`LOCAL_RANK` が何であっても、各プロセスの現在のデバイスは GPU 0 のままです。そのため、`"cuda"`、`.cuda()`、`torch.cuda.memory_allocated()` など、インデックスを書かずに現在のデバイスを指すものは、すべて GPU 0 を指します。スクリプトがモデルとバッチを `"cuda"` に置くと全ランクが GPU 0 を使うので、メモリはその GPU 1枚に集中し、ほかの GPU は空いたままです。NCCL はランクごとに別の GPU を使う前提なので、エラーになるか、止まってしまいます。エラーの例は `Duplicate GPU detected`（同じ GPU が重複している）です。
 #
 # ただし、上のスクリプトのように `torch.device("cuda", local_rank)` とデバイスを明示していれば、テンソル自体は正しい GPU に載ります。
 #
@@ -425,7 +425,7 @@ assert r0["params"] == r1["params"]  # それでも学習後のパラメータ�
 #
 # 上のようなスクリプトでは、DDP がラップ時にランク 0 のパラメータを全プロセスへコピーする（ブロードキャストする）際に `cuda:local_rank` を使うので、そのあとのバリアは正しい GPU で実行されます。そのため、デバイスを明示したスクリプトであれば、`set_device` を省いても、全ランクが GPU 0 に余分な CUDA コンテキストを作って GPU 0 のメモリを使う程度で済みます。処理が止まるのは、4番目の方法（`rank % (このマシンの GPU 数)`）で選ばれた GPU が、そのプロセスの GPU と一致しない場合です。
 #
-# 一致しないのは、たとえば集団通信より前のバリア（ランク 0 がデータをダウンロードし、ほかのランクが待つ）を、プロセス数より GPU の多いマシンで使ったときです。GPU を8枚積んだマシンを複数台使い、1台あたり2プロセスだけ起動したとします。グローバルランク 2 は2台目のマシンのローカルランク 0 なのに、バリアは GPU 2 を選んでしまいます。
+# 一致しないことがあるのは、たとえばプロセス数より GPU の多いマシンで、最初の集団通信より前にバリアを呼ぶ場合です（ランク 0 がデータをダウンロードし、ほかのランクがそれを待つ、といった使い方）。GPU を8枚積んだマシンを複数台使い、1台あたり2プロセスだけ起動したとします。グローバルランク 2 は2台目のマシンのローカルランク 0 なのに、バリアは GPU 2 を選んでしまいます。
 #
 # したがって、まず `torch.cuda.set_device(local_rank)` を呼びます。`DistributedDataParallel` のドキュメントも、各プロセスで `set_device` を呼ぶ（または `CUDA_VISIBLE_DEVICES` を設定する）よう求めています。そのうえで、`init_process_group("nccl", device_id=torch.device("cuda", local_rank))` のように `device_id` を渡すか、`dist.barrier(device_ids=[local_rank])` のようにバリアにデバイスを指定します。
 #
@@ -547,7 +547,7 @@ assert sorted(third + list(other)) == list(range(8))  # 分割は保たれる
 #
 # そのためスクリプトでは、DataLoader を作ってループを回すコードを `if __name__ == "__main__":` の下に置いてください。そうしないと、各ワーカーがスクリプトを import するときにそのコードをもう一度実行してしまいます。データセットのクラスも、ワーカーが import できるようにモジュールのトップレベルで定義します。
 #
-# Linux の `fork` では動いていたコードも、`spawn` や `forkserver` では壊れることがあります。Python 3.14 以降は、Linux でもこの問題に当たります。次のセルで、実行したマシンのデフォルトを検証します。
+# Linux の `fork` では動いていたコードも、`spawn` や `forkserver` では動かなくなることがあります。Python 3.14 以降は、Linux でもこの問題に当たります。次のセルで、実行したマシンのデフォルトを検証します。
 
 # %%
 import multiprocessing

@@ -426,7 +426,7 @@ assert r0["params"] == r1["params"]  # 그런데도 학습 후 매개변수는 �
 #
 # 백엔드가 마지막 방법(rank % GPU 수)으로 엉뚱한 GPU를 고르면 프로그램이 멈춥니다. 이런 일은 GPU가 프로세스 수보다 많은 머신에서, 집합 통신을 한 번도 하지 않은 채 배리어를 호출할 때 생깁니다. 랭크 0이 데이터를 내려받는 동안 다른 랭크를 기다리게 하는 경우가 대표적입니다. GPU가 8개인 머신 여러 대에 프로세스를 2개씩 띄우면, 전역 랭크(`RANK`) 2는 두 번째 머신의 로컬 랭크(`LOCAL_RANK`) 0인데도 GPU 2를 고릅니다.
 #
-# 앞에서 권한 `device_id`는 현재 디바이스를 바꾸지 않으므로, 넘기더라도 `set_device`를 생략할 수 없습니다. NCCL 백엔드에서 `device_id`를 넘기면 랭크 간 통신에 쓰는 커뮤니케이터(communicator)가 `init_process_group` 안에서 바로 만들어집니다. 그래서 NCCL 오류도 첫 집합 통신 때가 아니라 `init_process_group`에서 납니다. 그 뒤에 만드는 프로세스 그룹도 커뮤니케이터를 새로 만들지 않고, 이 커뮤니케이터를 나눠(`ncclCommSplit`) 만듭니다.
+# 앞에서 권한 `device_id`는 현재 디바이스를 바꾸지 않으므로, 넘기더라도 `set_device`를 생략할 수 없습니다. NCCL 백엔드에서 `device_id`를 넘기면 랭크 간 통신에 쓰는 커뮤니케이터(communicator)가 `init_process_group` 안에서 바로 만들어집니다. 그래서 NCCL 오류도 첫 집합 통신(all-reduce처럼 모든 랭크가 함께 하는 통신) 때가 아니라 `init_process_group`에서 납니다. 그 뒤에 만드는 프로세스 그룹도 커뮤니케이터를 새로 만들지 않고, 이 커뮤니케이터를 나눠(`ncclCommSplit`) 만듭니다.
 #
 # GPU가 있으면 다음 셀은 `LOCAL_RANK=1`만 설정하고 `set_device`는 호출하지 않는 새 프로세스를 띄웁니다. 그리고 그 프로세스의 현재 디바이스가 여전히 0인지 확인합니다. GPU가 없어도 PyTorch 소스를 읽어 `init_process_group`이 `device_id`를 받기만 하고 `set_device`는 호출하지 않는다는 점을 소스에서 확인합니다. torch 2.13 이상이라면 `barrier`의 Python 코드가 더미 텐서의 디바이스를 고르는 순서와, 문서에 적힌 `device_id`의 효과까지 검증합니다.
 
@@ -537,9 +537,9 @@ assert sorted(third + list(other)) == list(range(8))  # 겹치지 않게 나뉜�
 # %% [markdown]
 # ## DataLoader 워커와 프로세스 시작 방식
 #
-# `DataLoader`는 `num_workers > 0`이면 워커 프로세스에서 배치를 읽어 옵니다. Python이 이 프로세스를 어떻게 시작하는지는 플랫폼에 따라 다릅니다. Windows와 macOS는 `spawn`, Linux는 Python 3.14부터 `forkserver`, 3.13까지는 `fork`입니다. `spawn`과 `forkserver`의 워커는 원래 프로세스의 복사본이 아닙니다. 새 Python 인터프리터로 시작해 스크립트의 메인 모듈을 import하고, 데이터셋을 pickle로 넘겨받습니다.
+# `DataLoader`는 `num_workers > 0`이면 워커 프로세스에서 배치를 읽어 옵니다. Python이 이 프로세스를 어떻게 시작하는지는 플랫폼에 따라 다릅니다. Windows와 macOS는 `spawn`, Linux는 Python 3.14부터 `forkserver`, 3.13까지는 `fork`입니다. `spawn`과 `forkserver`의 워커는 원래 프로세스의 복사본이 아닙니다. 새 Python 인터프리터로 시작해 스크립트의 메인 모듈을 임포트하고, 데이터셋을 pickle로 넘겨받습니다.
 #
-# 그래서 스크립트에서는 DataLoader를 만들고 루프를 도는 코드를 `if __name__ == "__main__":` 아래에 두세요. 그러지 않으면 워커가 스크립트를 import할 때 그 코드를 다시 실행합니다. 데이터셋 클래스도 워커가 import할 수 있도록 모듈 최상위에 정의하세요. Linux(`fork`)에서 잘 돌던 코드도 `spawn`을 쓰는 Windows·macOS에서는 깨질 수 있고, `forkserver`가 기본인 Python 3.14 이상의 Linux에서도 마찬가지입니다. 다음 셀은 실행한 머신의 기본값을 검증합니다.
+# 그래서 스크립트에서는 DataLoader를 만들고 루프를 도는 코드를 `if __name__ == "__main__":` 아래에 두세요. 그러지 않으면 워커가 스크립트를 임포트할 때 그 코드를 다시 실행합니다. 데이터셋 클래스도 워커가 임포트할 수 있도록 모듈 최상위에 정의하세요. Linux(`fork`)에서 잘 돌던 코드도 `spawn`을 쓰는 Windows·macOS에서는 깨질 수 있고, `forkserver`가 기본인 Python 3.14 이상의 Linux에서도 마찬가지입니다. 다음 셀은 실행한 머신의 기본값을 검증합니다.
 
 # %%
 import multiprocessing
@@ -558,6 +558,6 @@ assert "spawn" in multiprocessing.get_all_start_methods()
 #
 # - 인덱스를 명시하지 않은 코드(`"cuda"`, `.cuda()`)는 현재 디바이스를 씁니다. 현재 디바이스는 `torch.cuda.set_device(i)`나 `with torch.cuda.device(i):`로 고릅니다.
 # - `CUDA_VISIBLE_DEVICES`는 CUDA가 초기화되기 전, 가능하면 Python을 시작하기 전에 설정합니다. `nvidia-smi`와 같은 번호를 쓰려면 `CUDA_DEVICE_ORDER=PCI_BUS_ID`도 함께 설정합니다.
-# - `nn.DataParallel`은 디바이스 ID가 정확히 하나일 때(`len(device_ids) == 1`)만 모델을 옮기며, `state_dict` 키 이름을 `module.*`로 바꿉니다.
+# - `nn.DataParallel`은 디바이스 ID가 정확히 하나일 때(`len(device_ids) == 1`)만 모델을 옮기며, `state_dict`의 모든 키 앞에 `module.`을 붙입니다.
 # - 여러 GPU로 학습할 때는 `DistributedDataParallel`을 쓰세요. `torchrun`으로 GPU마다 프로세스를 하나씩 실행하고, 각 프로세스에서 `torch.cuda.set_device(local_rank)`를 호출한 뒤 모델을 `DDP(model, device_ids=[local_rank])`로 감쌉니다. 매개변수와 버퍼는 DDP가 맞춰 줍니다. `gloo`를 쓰면 CPU에서도 실행하고 테스트할 수 있습니다.
 # - 데이터는 `DistributedSampler`가 나눕니다. 모든 랭크의 샘플 수를 맞추려고 샘플을 반복해 채웁니다(`drop_last=True`면 끝부분을 잘라 냅니다). 에폭마다 `sampler.set_epoch(epoch)`를 호출하지 않으면 같은 순서가 되풀이됩니다.
