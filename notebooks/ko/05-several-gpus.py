@@ -428,7 +428,7 @@ assert r0["params"] == r1["params"]  # 그런데도 학습 후 매개변수는 �
 #
 # 앞에서 권한 `device_id`는 현재 디바이스를 바꾸지 않으므로, 넘기더라도 `set_device`를 생략할 수 없습니다. NCCL 백엔드에서 `device_id`를 넘기면 랭크 간 통신에 쓰는 커뮤니케이터(communicator)가 `init_process_group` 안에서 바로 만들어집니다. 그래서 NCCL 오류도 첫 집합 통신(all-reduce처럼 모든 랭크가 함께 하는 통신) 때가 아니라 `init_process_group`에서 납니다. 그 뒤에 만드는 프로세스 그룹도 커뮤니케이터를 새로 만들지 않고, 이 커뮤니케이터를 나눠(`ncclCommSplit`) 만듭니다.
 #
-# GPU가 있으면 다음 셀은 `LOCAL_RANK=1`만 설정하고 `set_device`는 호출하지 않는 새 프로세스를 띄웁니다. 그리고 그 프로세스의 현재 디바이스가 여전히 0인지 확인합니다. GPU가 없어도 PyTorch 소스를 읽어 `init_process_group`이 `device_id`를 받기만 하고 `set_device`는 호출하지 않는다는 점을 소스에서 확인합니다. torch 2.13 이상이라면 `barrier`의 Python 코드가 더미 텐서의 디바이스를 고르는 순서와, 문서에 적힌 `device_id`의 효과까지 검증합니다.
+# GPU가 있으면 다음 셀은 `LOCAL_RANK=1`만 설정하고 `set_device`는 호출하지 않는 새 프로세스를 띄웁니다. 그리고 그 프로세스의 현재 디바이스가 여전히 0인지 확인합니다. GPU가 없어도 PyTorch 소스를 읽어, `init_process_group`이 `device_id`를 받기만 하고 `set_device`는 호출하지 않는다는 점을 확인합니다. torch 2.13 이상이라면 `barrier`의 Python 코드가 더미 텐서의 디바이스를 고르는 순서와, 문서에 적힌 `device_id`의 효과까지 검증합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():

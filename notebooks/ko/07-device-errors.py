@@ -17,14 +17,14 @@
 #
 # 이 페이지는 디바이스 불일치로 나는 오류 메시지를 하나씩 다룹니다. 오류 메시지별 섹션은 메시지를 그대로 제목으로 삼고, 흔한 원인은 그 아래 소제목으로 나눴습니다. 트레이스백에 나온 문구로 페이지를 검색하면 해당 섹션을 찾을 수 있습니다. 섹션마다 메시지의 뜻과 그 오류를 일으키는 흔한 코드를 보여 주고, 바로 다음 셀에서 해결 방법을 실행합니다. 체크포인트 불러오기, 머신 구성, 워커 프로세스, GPU 메모리에서 나는 오류는 [불러오기·환경·메모리 오류 읽는 법](09-setup-and-memory-errors.ipynb)에서 다룹니다.
 #
-# GPU가 없으면 이 페이지는 비슷한 오류를 대신 일으켜 보여 줍니다. 방법은 두 가지입니다. `meta` 디바이스로 디바이스 불일치를 일으키거나, dtype 불일치를 일으킵니다. `meta`에서는 CUDA와 다른 검사가 오류를 잡으므로 메시지가 다릅니다. `meta` 디바이스의 텐서에는 모양(shape)과 dtype만 있고 데이터는 없습니다. GPU에서 나오는 메시지는 섹션마다 적어 두었습니다.
+# GPU가 없으면 비슷한 오류를 대신 재현해 보여 줍니다. 하나는 `meta` 디바이스로 만드는 디바이스 불일치입니다. `meta` 텐서는 모양(shape)과 dtype만 있고 데이터는 없는 텐서이며, 오류를 잡는 검사가 CUDA와 달라서 메시지도 다릅니다. 다른 하나는 dtype 불일치입니다. GPU에서 나오는 메시지는 섹션마다 적어 두었습니다.
 #
 # GPU에서만 일으킬 수 있는 오류는 GPU 검증이 들어 있는 셀에서 다룹니다. GPU가 없으면 이런 셀은 실행 조건(예: `torch.cuda.is_available()=False`)만 출력하고 넘어갑니다. 본문에서는 그 메시지를 PyTorch 소스에 적힌 그대로, 어느 버전의 것인지와 함께 인용합니다.
 
 # %% [markdown] tags=["summary"]
 # **요약**
 #
-# - 디바이스 오류는 대부분 연산 하나에 두 디바이스의 텐서가 들어갔을 때 납니다. 모델, 손실 함수, 입력을 모두 한 디바이스에 두고, 텐서를 옮긴 결과는 꼭 받아 두세요.
+# - 디바이스 오류는 대부분 연산 하나에 두 디바이스의 텐서가 들어갔을 때 납니다. 모델, 손실 함수, 입력을 모두 한 디바이스에 두세요. 텐서의 `.to()`는 새 텐서를 돌려주므로 `x = x.to(device)`처럼 결과를 다시 대입합니다.
 # - 페이지 끝의 표에 메시지별로 흔한 원인과 해결 방법을 정리했습니다.
 #
 # ```python
@@ -100,12 +100,12 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # 로그를 검색할 때는 공통된 앞부분으로 검색하세요.
 #
-# 메시지가 지목한 텐서를 옮긴다고 해결되지는 않습니다. **모델**을 CPU에 둔 채라면 메시지는 GPU에 있는 입력 쪽을 지목합니다. 모델과 모든 입력을 사용할 디바이스 한 곳에 두세요. 텐서를 옮길 때는 `x = x.to(device)`처럼 반환값을 받아 두세요.
+# 메시지가 지목한 텐서가 잘못 놓인 텐서라는 보장은 없습니다. **모델**을 CPU에 둔 채라면 메시지는 GPU에 있는 입력 쪽을 지목합니다. 모델과 모든 입력을 사용할 디바이스 한 곳에 두세요. 텐서를 옮길 때는 `x = x.to(device)`처럼 반환값을 받아 두세요.
 #
 # 아래 셀들은 어느 머신에서나 실행되며, 대상 디바이스 `target`을 씁니다.
 #
 # - GPU가 있으면 `target`은 GPU이고, 셀은 실제 CUDA 메시지가 나오는지 검증합니다.
-# - GPU가 없으면 `target`은 `meta`입니다. 이 셀들이 쓰는 연산(선형 계층, `+`, 손실 함수)은 `meta`에서도 오류를 내지만, 다른 검사가 잡아내므로 메시지가 CUDA와 달리 `Tensor on device … is not on the expected device …!`("텐서가 기대한 디바이스에 있지 않다")입니다. 두 디바이스가 나오는 순서도 연산마다 다릅니다.
+# - GPU가 없으면 `target`은 `meta`입니다. 이 셀들이 쓰는 연산(선형 계층, `+`, 손실 함수)은 `meta`에서도 오류를 냅니다. 다만 메시지는 CUDA와 달리 `Tensor on device … is not on the expected device …!`("텐서가 있어야 할 디바이스에 있지 않다")입니다. 두 디바이스가 나오는 순서도 연산마다 다릅니다.
 #
 # 또한 `meta` 텐서가 섞여도 이 검사를 하지 않는 연산이 있습니다. 다음 셀에서 보듯, `meta` 행렬과 CPU 행렬을 `torch.mm`으로 곱하면 오류 없이 `meta` 텐서가 나옵니다. 따라서 `meta`로 GPU 상황을 흉내 낼 수 있는 것은 셀에서 실제로 오류가 나는 연산뿐입니다. 또 `meta`로 알 수 있는 것은 각 텐서가 놓이는 디바이스이고, 속도나 메모리에 대해서는 아무것도 알 수 없습니다.
 
@@ -475,7 +475,7 @@ else:
 #
 # 이 메시지들은 PyTorch 소스에서 인용한 것입니다(이 입력들에 대해서는 2.6과 2.13이 같은 경로를 고릅니다). GPU가 있으면 이 섹션의 마지막 셀이 각각을 검증합니다.
 #
-# dtype 불일치도 어느 머신에서나 일으킬 수 있고, 경로 선택의 영향을 똑같이 받습니다. 다만 float64로 변환한 합성곱에 float32 이미지를 넣으면 경로를 고르기 전에 편향 검사에서 먼저 실패하며, 메시지도 텐서 타입 대신 dtype 이름으로 `Input type (float) and bias type (double) should be the same`("입력 타입(float)과 편향 타입(double)이 같아야 한다")이라고 나옵니다. 편향이 없으면 작은 이미지 한 장은 범용 경로로 가고, 그 경로의 커널이 `expected scalar type Float but found Double`("Float를 기대했는데 Double이었다")이라고 알립니다.
+# dtype 불일치도 어느 머신에서나 일으킬 수 있고, 경로 선택의 영향을 똑같이 받습니다. 다만 float64로 변환한 합성곱에 float32 이미지를 넣으면 경로를 고르기 전에 편향 검사에서 먼저 실패하며, 메시지도 텐서 타입 대신 dtype 이름으로 `Input type (float) and bias type (double) should be the same`("입력 타입(float)과 편향 타입(double)이 같아야 한다")이라고 나옵니다. 편향이 없으면 작은 이미지 한 장은 범용 경로로 가고, 그 경로의 커널이 `expected scalar type Float but found Double`("Float 타입이어야 하는데 Double이다")라고 알립니다.
 
 # %%
 conv = nn.Conv2d(1, 2, 3).double()
@@ -511,8 +511,8 @@ else:
 # %% [markdown] tags=["answer"]
 # **정답:** oneDNN이 있는 빌드(위 출력의 `onednn=True`)에서는 `weight type (torch.DoubleTensor)`입니다. 여덟 장의 배치는 oneDNN으로 가고, oneDNN은 텐서 타입끼리, 즉 CPU의 float32와 CPU의 float64를 비교합니다.
 #
-# - `expected scalar type Float but found Double`은 oneDNN이 없는 빌드에서 나오는 메시지입니다. 그런 빌드에서는 배치도 범용 경로로 가기 때문입니다.
-# - `bias type (double)`은 나올 수 없습니다. 이 합성곱에는 편향이 없습니다.
+# - `expected scalar type Float but found Double`는 oneDNN이 없는 빌드에서 나오는 메시지입니다. 그런 빌드에서는 배치도 범용 경로로 가기 때문입니다.
+# - `bias type (double)`는 나올 수 없습니다. 이 합성곱에는 편향이 없기 때문입니다.
 #
 # GPU에 있는 합성곱에 CPU 입력을 넣었을 때의 메시지도 이처럼 경로를 고르는 방식에 따라 정해집니다.
 #
@@ -591,5 +591,5 @@ else:
 # |---|---|---|
 # | `Expected all tensors to be on the same device` | 입력, `forward` 안에서 만든 텐서, 일반 리스트에 넣은 계층, 손실 함수가 CPU에 남음. GPU의 합성곱에 작은 CPU 이미지 한 장을 넣음 | 모델, 손실 함수, 모든 입력을 한 디바이스에 두기. `device=x.device`, `x.new_zeros`, `zeros_like`. `ModuleList`, `ModuleDict`. `loss_fn.to(device)` |
 # | `can't convert cuda:0 device type tensor to numpy` | GPU 텐서에 `.numpy()` | `t.detach().cpu().numpy()` 또는 `t.numpy(force=True)`(`bfloat16`이면 먼저 `.float()`) |
-# | `Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)` | GPU의 합성곱에 CPU 배치를 넣음 | `x = x.to(device)`, 디바이스와 dtype 모두라면 `x.to(conv.weight)` |
+# | `Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)` | GPU의 합성곱에 CPU 배치를 넣음 | `x = x.to(device)`. dtype까지 다르면 `x.to(conv.weight)` |
 # | `module must have its parameters and buffers on device cuda:0` | GPU가 두 개 이상일 때 모델이 CPU에 있는 `DataParallel` | 먼저 `model.to("cuda:0")`. 또는 `DistributedDataParallel` |
