@@ -18,7 +18,8 @@
 # With more than one GPU, every CUDA call that names no index goes to the *current device*. This
 # page shows how that device is chosen, how to hide GPUs from a process, what `nn.DataParallel`
 # really does, and how `DistributedDataParallel` is launched (one process per GPU) and fed its share of
-# the data. We launch it for real, with `torchrun` and two CPU processes.
+# the data. We launch it for real, with `torchrun` and two CPU processes. Last comes why DataLoader
+# workers trip on Windows and macOS.
 #
 # Cells whose checks need a GPU print the unmet condition instead, such as
 # `torch.cuda.is_available()=False` or `n_gpus=0`, or check what happens without one; every other

@@ -435,14 +435,14 @@ assert torch.zeros(1, device=device).device.type == device.type
 # Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
 # ```
 #
-# 메시지에는 할당하려던 크기, GPU의 전체 용량과 여유 공간, 이 프로세스가 쓰는 메모리, 그리고 그중 PyTorch가 할당한 양과 예약되었지만 할당되지 않은 양이 차례로 나옵니다. 마지막 문장은 예약되었지만 할당되지 않은 메모리가 크면 단편화를 피하도록 `expandable_segments`를 설정해 보라는 권고입니다.
+# 메시지에는 할당하려던 크기, GPU의 전체 용량과 여유 공간, 이 프로세스가 쓰는 메모리, 그중 PyTorch가 할당한 양과 예약만 해 두고 쓰지 않는 양이 차례로 나옵니다. 마지막 문장은 뒤의 양이 크면 단편화를 피하도록 `expandable_segments`를 설정해 보라는 권고입니다.
 #
 # 위 인용은 2.6의 문구입니다. 권고에 나오는 환경 변수 이름은 2.9와 2.10에서는 `PYTORCH_ALLOC_CONF`이고(2.11의 메시지는 아직 확인하지 못했습니다), 2.12에서는 다시 `PYTORCH_CUDA_ALLOC_CONF`입니다([pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)에서 기존 이름이 새 이름의 별칭이 되었습니다). 어느 이름을 설정해야 하는지는 이 섹션 끝에서 설명합니다.
 #
 # 메시지에 나오는 수치의 뜻은 다음과 같습니다.
 #
 # - 할당된 메모리(메시지의 `allocated by PyTorch`, `torch.cuda.memory_allocated()`): 할당자가 나눠 준 블록입니다. 살아 있는 텐서(각각 512바이트의 배수로 올림)뿐 아니라 cuBLAS 같은 라이브러리의 작업 공간도 들어갑니다.
-# - 예약되었지만 할당되지 않은 메모리(`reserved by PyTorch but unallocated`): PyTorch의 캐싱 할당자가 GPU에서 확보해 두었지만 텐서가 들어 있지 않은 메모리로, 대략 `torch.cuda.memory_reserved() - torch.cuda.memory_allocated()`입니다. 해제된 텐서의 메모리는 드라이버로 반환되지 않고 이 캐시로 돌아가므로, `torch.cuda.empty_cache()`를 호출하기 전까지 `nvidia-smi`에서는 계속 사용 중으로 보입니다.
+# - 예약만 되고 할당되지 않은 메모리(`reserved by PyTorch but unallocated`): PyTorch의 캐싱 할당자가 GPU에서 확보해 두었지만 텐서가 들어 있지 않은 메모리로, 대략 `torch.cuda.memory_reserved() - torch.cuda.memory_allocated()`입니다. 해제된 텐서의 메모리는 드라이버로 반환되지 않고 이 캐시로 돌아가므로, `torch.cuda.empty_cache()`를 호출하기 전까지 `nvidia-smi`에서는 계속 사용 중으로 보입니다.
 # - `nvidia-smi`에 보이는 사용량은 예약된 메모리에 각 프로세스의 CUDA 컨텍스트를 더하고, 같은 GPU를 쓰는 다른 프로세스의 몫까지 더한 값입니다.
 #
 # 먼저 해 볼 것은 다음과 같습니다.
@@ -451,7 +451,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 # - 손실을 기록하려고 누적할 때는 `loss` 텐서 대신 `loss.detach()`를 더합니다([값을 읽으면 GPU를 기다린다](07-device-errors.ipynb#값을-읽으면-gpu를-기다린다) 참고).
 # - 평가할 때는 `torch.no_grad()`를 씁니다.
 # - 더는 필요 없는 큰 텐서는 `del`합니다.
-# - 예약되었지만 할당되지 않은 메모리가 크면 메시지에 나온 `expandable_segments` 설정을 씁니다(Linux만 해당).
+# - 예약만 되고 할당되지 않은 메모리가 크면 메시지에 나온 `expandable_segments` 설정을 씁니다(Linux만 해당).
 #
 # 모델에 필요한 메모리를 어림해서 실행하기 전에 GPU에 들어갈지 판단하는 방법은 [모델이 메모리에 들어갈까?](08-will-it-fit.ipynb) 페이지에서 다룹니다.
 
