@@ -15,7 +15,9 @@
 # %% [markdown]
 # # 디바이스 불일치 오류 읽는 법
 #
-# 이 페이지는 디바이스 불일치로 나는 오류 메시지를 하나씩 다룹니다. 오류 메시지별 섹션은 메시지를 그대로 제목으로 삼고, 흔한 원인은 그 아래 소제목으로 나눴습니다. 트레이스백에 나온 문구로 페이지를 검색하면 해당 섹션을 찾을 수 있습니다. 섹션마다 메시지의 뜻과 그 오류를 일으키는 흔한 코드를 보여 주고, 바로 다음 셀에서 해결 방법을 실행합니다. 체크포인트 불러오기, 머신 구성, 워커 프로세스, GPU 메모리에서 나는 오류는 [불러오기·환경·메모리 오류 읽는 법](09-setup-and-memory-errors.ipynb)에서 다룹니다.
+# 이 페이지는 디바이스 불일치로 나는 오류 메시지를 하나씩 살펴봅니다. 오류 메시지별 섹션은 메시지를 그대로 제목으로 삼고, 흔한 원인은 그 아래 소제목으로 나눴습니다. 트레이스백에 나온 문구로 페이지를 검색하면 해당 섹션을 찾을 수 있습니다. 섹션마다 메시지의 뜻과 그 오류를 일으키는 흔한 코드를 보여 주고, 바로 다음 셀에서 해결 방법을 실행합니다.
+#
+# 체크포인트 불러오기, 머신 구성, 워커 프로세스, GPU 메모리와 관련된 오류는 [불러오기·환경·메모리 오류 읽는 법](09-setup-and-memory-errors.ipynb) 페이지를 보세요.
 #
 # GPU가 없으면 비슷한 오류를 대신 재현해 보여 줍니다. 하나는 `meta` 디바이스로 만드는 디바이스 불일치입니다. `meta` 텐서는 모양(shape)과 dtype만 있고 데이터는 없는 텐서이며, 오류를 잡는 검사가 CUDA와 달라서 메시지도 다릅니다. 다른 하나는 dtype 불일치입니다. GPU에서 나오는 메시지는 섹션마다 적어 두었습니다.
 #
@@ -107,7 +109,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # - GPU가 있으면 `target`은 GPU이고, 셀은 실제 CUDA 메시지가 나오는지 검증합니다.
 # - GPU가 없으면 `target`은 `meta`입니다. 이 셀들이 쓰는 연산(선형 계층, `+`, 손실 함수)은 `meta`에서도 오류를 냅니다. 다만 메시지는 CUDA와 달리 `Tensor on device … is not on the expected device …!`("텐서가 있어야 할 디바이스에 있지 않다")입니다. 두 디바이스가 나오는 순서도 연산마다 다릅니다.
 #
-# 또한 `meta` 텐서가 섞여도 이 검사를 하지 않는 연산이 있습니다. 다음 셀에서 보듯, `meta` 행렬과 CPU 행렬을 `torch.mm`으로 곱하면 오류 없이 `meta` 텐서가 나옵니다. 따라서 `meta`로 GPU 상황을 흉내 낼 수 있는 것은 셀에서 실제로 오류가 나는 연산뿐입니다. 또 `meta`로 알 수 있는 것은 각 텐서가 놓이는 디바이스이고, 속도나 메모리에 대해서는 아무것도 알 수 없습니다.
+# 또한 `meta` 텐서가 섞여도 이 검사를 하지 않는 연산이 있습니다. 다음 셀에서 보듯, `meta` 행렬과 CPU 행렬을 `torch.mm`으로 곱하면 오류 없이 `meta` 텐서가 나옵니다. 따라서 `meta`로 GPU 상황을 흉내 낼 수 있는 연산은 셀에서 실제로 오류가 나는 것들뿐입니다. 그리고 `meta`로는 각 텐서가 어느 디바이스에 놓이는지만 알 수 있을 뿐, 속도나 메모리 사용량은 알 수 없습니다.
 
 # %% tags=["gpu-only"]
 SAME_DEVICE = "Expected all tensors to be on the same device"
@@ -155,7 +157,7 @@ with expect_error(RuntimeError, MISMATCH):
 # 해결하려면 입력이 있는 곳에 텐서를 만들면 됩니다. 방법은 세 가지입니다.
 #
 # - 팩토리 함수에 `device=x.device`를 넘깁니다.
-# - `x.new_zeros(...)`(`new_ones`, `new_full`, `new_tensor`도 있습니다)를 씁니다. `x`의 디바이스와 dtype을 그대로 따릅니다.
+# - `x.new_zeros(...)`를 씁니다(`new_ones`, `new_full`, `new_tensor`도 있습니다). 이렇게 만든 텐서는 `x`의 디바이스와 dtype을 그대로 따릅니다.
 # - 같은 모양의 텐서라면 `torch.zeros_like(x)`를 씁니다.
 #
 # 모델에 속한 상수는 버퍼로 등록하는 편이 낫습니다. 그러면 `model.to()`가 함께 옮깁니다([모델 옮기기](03-moving-models.ipynb) 참고).
@@ -260,7 +262,7 @@ assert len(optimizer.param_groups[0]["params"]) == 6
 # %% [markdown]
 # ### 텐서를 가진 손실 함수
 #
-# `nn.CrossEntropyLoss(weight=...)`나 `nn.BCEWithLogitsLoss(pos_weight=...)`처럼 텐서를 인자로 받아 만든 손실 함수는 그 텐서를 버퍼로 등록해 둡니다. 손실 함수를 CPU에서 만들어 놓고 GPU 텐서로 손실을 계산하면, 호출하는 순간 디바이스가 섞입니다. 손실 함수도 모듈이므로 모델처럼 옮기세요. GPU가 없으면 여기서도 `meta`가 GPU 역할을 하고, 다음 셀은 `meta`의 메시지를 보여 줍니다.
+# `nn.CrossEntropyLoss(weight=...)`나 `nn.BCEWithLogitsLoss(pos_weight=...)`처럼 텐서를 인자로 받아 만든 손실 함수는 그 텐서를 버퍼로 등록해 둡니다. 손실 함수를 CPU에서 만들어 놓고 GPU 텐서로 손실을 계산하면, 호출하는 순간 디바이스가 섞입니다. 손실 함수도 모듈이므로 모델처럼 옮기세요. GPU가 없을 때는 앞에서처럼 `meta`로 대신합니다.
 
 # %% tags=["gpu-only"]
 class_weights = torch.tensor([1.0, 3.0])
@@ -366,7 +368,7 @@ else:
     print(f"{HAS_NUMPY=}")
 
 # %% [markdown]
-# ### 값을 읽으면 GPU를 기다린다
+# ### 값을 읽으면 CPU가 GPU를 기다린다
 #
 # CUDA 텐서에서 `.item()`, `.tolist()`, `print(t)`를 호출하면 데이터가 CPU로 복사됩니다. 그래서 CPU는 현재 스트림(복사가 실행되는 스트림)에 먼저 쌓여 있던 GPU 작업이 모두 끝날 때까지 기다립니다. 다른 스트림의 작업까지 기다리지는 않습니다. 디바이스 전체의 작업을 기다리려면 `torch.cuda.synchronize()`를 씁니다. `.numpy()`는 복사 자체를 하지 않고 앞에서 본 `TypeError`를 냅니다.
 #
@@ -422,15 +424,15 @@ assert steps == 3  # 각 단계의 그래프가 합계에 매달려 있다
 # %% [markdown] tags=["answer"]
 # **정답:** `kind='Tensor', tracked=True`입니다. Python 숫자와 텐서를 더하면 결과는 텐서이고, 더한 텐서와 같은 디바이스에 놓입니다. 즉 첫 단계의 `0.0 + loss`부터 합계는 이미 텐서입니다.
 #
-# `loss`는 변화도를 추적하는 텐서이므로, 단계마다 실행하는 `+=`는 모두 autograd가 기록하는 텐서 연산입니다. 그래서 합계는 모든 단계의 연산 그래프를 참조하고(위 검증에서 세 단계의 그래프를 모두 찾아냅니다), 합계가 살아 있는 동안 어느 그래프도 해제되지 않습니다. 이 셀이나 `no_grad` 없이 도는 평가 루프처럼 `backward()`를 호출하지 않는 코드에서는, 합계가 각 단계의 그래프와 그 그래프가 역전파용으로 저장한 텐서까지 붙잡고 있어 메모리가 단계마다 늘어납니다.
+# `loss`는 변화도를 추적하는 텐서이므로, 단계마다 실행하는 `+=`는 모두 autograd가 기록하는 텐서 연산입니다. 그래서 합계는 모든 단계의 연산 그래프를 참조하고(위 검증에서 세 단계의 그래프를 모두 찾아냅니다), 합계가 살아 있는 동안 어느 그래프도 해제되지 않습니다. `backward()`를 호출하지 않는 코드(이 셀, `no_grad` 없이 도는 평가 루프 등)에서는 이것이 문제가 됩니다. 합계가 각 단계의 그래프와, 그 그래프가 역전파를 위해 저장해 둔 텐서를 모두 붙잡고 있어서 메모리 사용량이 단계마다 늘어납니다.
 #
 # - `kind='Tensor', tracked=False`를 골랐다면 합계가 텐서이긴 해도 `+=`는 기록되지 않는다고 생각했을 겁니다. 연산 그래프가 없는 합계가 되는 것은 `loss.detach()`를 더할 때입니다.
 # - `kind='float', tracked=False`를 예상했다면 Python 숫자 `0.0`에서 시작했으니 합계도 숫자로 남는다고 여긴 것입니다. 숫자와 텐서를 더하는 순간 결과는 텐서가 됩니다. 합계가 `float`로 남는 것은 `total_float`처럼 `loss.item()`을 더할 때뿐입니다.
 #
-# 보통은 `loss.detach()`를 디바이스에 있는 합계에 더해 두고(`running += loss.detach()`), N 단계마다 한 번만 `running.item()`으로 읽습니다. 그러면 CPU는 N 단계에 한 번만 기다립니다. 이 합계가 연산 그래프 없이 `device`의 텐서로 남는다는 점은 CPU에서도 검증할 수 있지만, 시간이 얼마나 줄어드는지는 보이지 않습니다. CPU에서는 연산 호출이 반환될 때 이미 계산이 끝나 있으므로, GPU처럼 작업을 미리 쌓아 둘 큐가 없기 때문입니다.
+# 보통은 `loss.detach()`를 디바이스에 있는 합계에 더해 두고(`running += loss.detach()`), N 단계마다 한 번만 `running.item()`으로 읽습니다. 그러면 CPU는 N 단계에 한 번만 기다립니다. 이 합계가 연산 그래프 없이 `device`의 텐서로 남는다는 점은 CPU에서도 검증할 수 있지만, 시간이 얼마나 줄어드는지는 CPU에서 확인할 수 없습니다. CPU에서는 연산이 반환될 때 계산이 이미 끝나 있어서 GPU처럼 작업이 큐에 쌓이지 않기 때문입니다.
 
 # %% [markdown]
-# GPU가 있으면 다음 셀에서 기다리는 모습을 확인합니다. 행렬 곱을 큐에 쌓고, `.item()`으로 값 하나를 읽은 뒤, 쌓인 작업이 모두 끝났는지 현재 CUDA 스트림에 묻습니다. `.item()`이 작업을 기다리므로 이때는 모두 끝나 있어야 합니다. GPU가 없으면 실행 조건만 출력하고 넘어갑니다.
+# GPU가 있으면 다음 셀에서 기다리는 모습을 확인합니다. 행렬 곱을 큐에 쌓고, `.item()`으로 값 하나를 읽은 뒤, 쌓인 작업이 모두 끝났는지 현재 CUDA 스트림의 `query()`로 확인합니다. `.item()`이 작업을 기다리므로 이때는 모두 끝나 있어야 합니다. GPU가 없으면 실행 조건만 출력하고 넘어갑니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -475,7 +477,7 @@ else:
 #
 # 이 메시지들은 PyTorch 소스에서 인용한 것입니다(이 입력들에 대해서는 2.6과 2.13이 같은 경로를 고릅니다). GPU가 있으면 이 섹션의 마지막 셀이 각각을 검증합니다.
 #
-# dtype 불일치도 어느 머신에서나 일으킬 수 있고, 경로 선택의 영향을 똑같이 받습니다. 다만 float64로 변환한 합성곱에 float32 이미지를 넣으면 경로를 고르기 전에 편향 검사에서 먼저 실패하며, 메시지도 텐서 타입 대신 dtype 이름으로 `Input type (float) and bias type (double) should be the same`("입력 타입(float)과 편향 타입(double)이 같아야 한다")이라고 나옵니다. 편향이 없으면 작은 이미지 한 장은 범용 경로로 가고, 그 경로의 커널이 `expected scalar type Float but found Double`("Float 타입이어야 하는데 Double이다")라고 알립니다.
+# dtype 불일치도 어느 머신에서나 일으킬 수 있고, 경로 선택의 영향을 똑같이 받습니다. float64로 바꾼 합성곱에 float32 이미지를 넣으면 경로를 고르기도 전에 편향 검사에서 실패합니다. 이때 메시지는 텐서 타입 대신 dtype 이름을 쓴 `Input type (float) and bias type (double) should be the same`("입력 타입(float)과 편향 타입(double)이 같아야 한다")입니다. 편향이 없으면 작은 이미지 한 장은 범용 경로로 가고, 그 경로의 커널이 `expected scalar type Float but found Double`("Float 타입이어야 하는데 Double이다")라고 알립니다.
 
 # %%
 conv = nn.Conv2d(1, 2, 3).double()
@@ -558,7 +560,7 @@ else:
 #
 # "모듈의 매개변수와 버퍼는 `cuda:0`(`device_ids[0]`)에 있어야 하는데, 그중 하나가 `cpu`에 있다"는 뜻의 오류입니다.
 #
-# `nn.DataParallel`은 GPU가 두 개 이상인 머신에서, 감싼 모델이 `device_ids`의 첫 GPU에 없을 때 이 오류를 냅니다. GPU가 여러 개이면 DataParallel은 스스로 아무것도 옮기지 않고, `forward` 메서드 안에서 모든 매개변수와 버퍼가 이미 그 GPU에 있는지 검사합니다. 디바이스 ID가 정확히 하나이면 모델을 옮겨 주므로, 같은 코드가 GPU 하나인 머신에서는 동작합니다(각 경우는 팩트체크 페이지의 [주장: nn.DataParallel이 모델을 GPU로 옮겨 준다](06-fact-check.ipynb#주장-nndataparallel이-모델을-gpu로-옮겨-준다) 섹션에서 검증합니다).
+# `nn.DataParallel`은 GPU가 두 개 이상인 머신에서, 감싼 모델이 `device_ids`의 첫 GPU에 없을 때 이 오류를 냅니다. GPU가 여러 개이면 DataParallel은 스스로 아무것도 옮기지 않고, `forward` 메서드 안에서 모든 매개변수와 버퍼가 이미 그 GPU에 있는지 검사합니다. `device_ids`에 GPU가 하나뿐이면 DataParallel이 모델을 그 GPU로 옮겨 주므로, 같은 코드라도 GPU가 하나인 머신에서는 오류 없이 동작합니다(각 경우는 팩트체크 페이지의 [주장: nn.DataParallel이 모델을 GPU로 옮겨 준다](06-fact-check.ipynb#주장-nndataparallel이-모델을-gpu로-옮겨-준다) 섹션에서 검증합니다).
 #
 # 해결 방법은 감싸기 전에 `model.to("cuda:0")`을 호출하는 것이고, 더 나은 방법은 `DataParallel` 문서에서도 권장하는 `DistributedDataParallel`을 쓰는 것입니다. 일반 리스트에 넣은 계층([앞에서 설명한 경우](#일반-리스트나-딕셔너리에-넣은-하위-모듈))의 매개변수는 `model.to()`로도 옮겨지지 않고, 이 검사에도 걸리지 않습니다.
 #
@@ -592,4 +594,4 @@ else:
 # | `Expected all tensors to be on the same device` | 입력, `forward` 안에서 만든 텐서, 일반 리스트에 넣은 계층, 손실 함수가 CPU에 남음. GPU의 합성곱에 작은 CPU 이미지 한 장을 넣음 | 모델, 손실 함수, 모든 입력을 한 디바이스에 두기. `device=x.device`, `x.new_zeros`, `zeros_like`. `ModuleList`, `ModuleDict`. `loss_fn.to(device)` |
 # | `can't convert cuda:0 device type tensor to numpy` | GPU 텐서에 `.numpy()` | `t.detach().cpu().numpy()` 또는 `t.numpy(force=True)`(`bfloat16`이면 먼저 `.float()`) |
 # | `Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)` | GPU의 합성곱에 CPU 배치를 넣음 | `x = x.to(device)`. dtype까지 다르면 `x.to(conv.weight)` |
-# | `module must have its parameters and buffers on device cuda:0` | GPU가 두 개 이상일 때 모델이 CPU에 있는 `DataParallel` | 먼저 `model.to("cuda:0")`. 또는 `DistributedDataParallel` |
+# | `module must have its parameters and buffers on device cuda:0` | GPU가 두 개 이상인 머신에서 CPU에 있는 모델을 `DataParallel`로 감쌈 | 먼저 `model.to("cuda:0")`. 또는 `DistributedDataParallel` |

@@ -448,7 +448,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 # 먼저 해 볼 것은 다음과 같습니다.
 #
 # - 배치 크기를 줄입니다.
-# - 손실을 기록하려고 누적할 때는 `loss` 텐서 대신 `loss.detach()`를 더합니다([값을 읽으면 GPU를 기다린다](07-device-errors.ipynb#값을-읽으면-gpu를-기다린다) 참고).
+# - 손실을 기록하려고 누적할 때는 `loss` 텐서 대신 `loss.detach()`를 더합니다([값을 읽으면 CPU가 GPU를 기다린다](07-device-errors.ipynb#값을-읽으면-cpu가-gpu를-기다린다) 참고).
 # - 평가할 때는 `torch.no_grad()`를 씁니다.
 # - 더는 필요 없는 큰 텐서는 `del`합니다.
 # - 예약만 되고 할당되지 않은 메모리가 크면 메시지에 나온 `expandable_segments` 설정을 씁니다(Linux만 해당).
