@@ -15,13 +15,15 @@
 # %% [markdown]
 # # 디바이스 불일치 오류 읽는 법
 #
-# 이 페이지는 디바이스 불일치로 나는 오류 메시지를 하나씩 살펴봅니다. 오류 메시지별 섹션은 메시지를 그대로 제목으로 삼고, 흔한 원인은 그 아래 소제목으로 나눴습니다. 트레이스백에 나온 문구로 페이지를 검색하면 해당 섹션을 찾을 수 있습니다. 섹션마다 메시지의 뜻과 그 오류를 일으키는 흔한 코드를 보여 주고, 바로 다음 셀에서 해결 방법을 실행합니다.
+# 이 페이지는 디바이스 불일치로 나는 오류 메시지를 하나씩 살펴봅니다. 오류 메시지별 섹션은 메시지를 그대로 제목으로 삼고, 흔한 원인은 그 아래 소제목으로 나눴습니다. 트레이스백에 나온 문구로 페이지를 검색하면 해당 섹션을 찾을 수 있습니다.
+#
+# 섹션마다 메시지의 뜻과 그 오류를 일으키는 전형적인 코드를 보여 주고, 바로 다음 셀에서 해결 방법을 실행합니다.
 #
 # 체크포인트 불러오기, 머신 구성, 워커 프로세스, GPU 메모리와 관련된 오류는 [불러오기·환경·메모리 오류 읽는 법](09-setup-and-memory-errors.ipynb) 페이지를 보세요.
 #
-# GPU가 없으면 비슷한 오류를 대신 재현해 보여 줍니다. 하나는 `meta` 디바이스로 만드는 디바이스 불일치입니다. `meta` 텐서는 모양(shape)과 dtype만 있고 데이터는 없는 텐서이며, 오류를 잡는 검사가 CUDA와 달라서 메시지도 다릅니다. 다른 하나는 dtype 불일치입니다. GPU에서 나오는 메시지는 섹션마다 적어 두었습니다.
+# GPU가 없으면 비슷한 오류를 대신 재현해 보여 줍니다. 하나는 `meta` 디바이스로 일으킨 디바이스 불일치입니다. `meta` 텐서는 모양(shape)과 dtype만 있고 데이터는 없는 텐서이며, `meta` 디바이스는 불일치를 잡는 검사가 CUDA와 달라 메시지도 다릅니다. 다른 하나는 dtype 불일치입니다. GPU에서 나오는 메시지는 섹션마다 적어 두었습니다.
 #
-# GPU에서만 일으킬 수 있는 오류는 GPU 검증이 들어 있는 셀에서 다룹니다. GPU가 없으면 이런 셀은 실행 조건(예: `torch.cuda.is_available()=False`)만 출력하고 넘어갑니다. 본문에서는 그 메시지를 PyTorch 소스에 적힌 그대로, 어느 버전의 것인지와 함께 인용합니다.
+# GPU에서만 일으킬 수 있는 오류는 GPU 검증이 들어 있는 셀에서 다룹니다. GPU가 없으면 이런 셀은 실행 조건(예: `torch.cuda.is_available()=False`)만 출력하고 넘어갑니다. 본문에는 그 메시지를 PyTorch 소스에 적힌 그대로 옮기고, 어느 버전의 메시지인지도 밝혀 둡니다.
 
 # %% [markdown] tags=["summary"]
 # **요약**
@@ -100,7 +102,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # 뒷부분은 "디바이스를 적어도 두 개(`cuda:0`과 `cpu`) 발견했다"라는 내용입니다.
 #
-# 로그를 검색할 때는 공통된 앞부분으로 검색하세요.
+# 로그에서 찾을 때는 두 메시지에 공통인 앞부분을 검색어로 쓰세요.
 #
 # 메시지가 지목한 텐서가 잘못 놓인 텐서라는 보장은 없습니다. **모델**을 CPU에 둔 채라면 메시지는 GPU에 있는 입력 쪽을 지목합니다. 모델과 모든 입력을 사용할 디바이스 한 곳에 두세요. 텐서를 옮길 때는 `x = x.to(device)`처럼 반환값을 받아 두세요.
 #
@@ -135,7 +137,7 @@ assert unchecked.device.type == "meta"
 # %% [markdown]
 # ### 순전파 중에 만든 텐서
 #
-# 가장 흔한 원인은 `forward` 메서드나 손실 함수 안에서 디바이스를 지정하지 않고 만든 텐서입니다. `torch.zeros(n)`이나 `torch.tensor(values)` 같은 팩토리 함수는 모델과 입력이 어디에 있든 텐서를 CPU(또는 기본 디바이스)에 만듭니다. 이 텐서는 호출할 때마다 새로 만들어지므로, 모델을 옮겨도 해결되지 않습니다. GPU가 없으면 다음 셀은 대신 `meta`의 메시지를 보여 줍니다.
+# 가장 흔한 원인은 `forward` 메서드나 손실 함수 안에서 디바이스를 지정하지 않고 만든 텐서입니다. `torch.zeros(n)`이나 `torch.tensor(values)` 같은 팩토리 함수는 모델과 입력이 어디에 있든 텐서를 CPU(또는 기본 디바이스)에 만듭니다. 이 텐서는 호출할 때마다 새로 만들어지므로, 모델을 옮겨도 해결되지 않습니다. GPU가 없으면 `meta` 디바이스에서 나는 메시지가 나옵니다.
 
 # %% tags=["gpu-only"]
 class Shifted(nn.Module):
@@ -160,7 +162,7 @@ with expect_error(RuntimeError, MISMATCH):
 # - `x.new_zeros(...)`를 씁니다(`new_ones`, `new_full`, `new_tensor`도 있습니다). 이렇게 만든 텐서는 `x`의 디바이스와 dtype을 그대로 따릅니다.
 # - 같은 모양의 텐서라면 `torch.zeros_like(x)`를 씁니다.
 #
-# 모델에 속한 상수는 버퍼로 등록하는 편이 낫습니다. 그러면 `model.to()`가 함께 옮깁니다([모델 옮기기](03-moving-models.ipynb) 참고).
+# 모델에 속한 상수는 버퍼로 등록하는 편이 낫습니다. 그러면 `model.to()`가 버퍼도 함께 옮겨 줍니다([모델 옮기기](03-moving-models.ipynb) 참고).
 
 # %%
 class ShiftedFixed(Shifted):
@@ -180,9 +182,9 @@ print(f"{y.device=}, {y.shape=}")
 assert y.device.type == target.type
 
 # %% [markdown]
-# 요소별 연산(`+`, `*`, 비교 등)에만 적용되는 예외가 하나 있습니다. 0차원 텐서(`torch.tensor(2.0)`처럼 수 하나)는 CPU에 있어도 되며, PyTorch는 이를 Python 숫자처럼 다룹니다. 요소별 연산이 아니면 대개 이런 예외가 없습니다. `a`와 `b`가 GPU에 있어도 `torch.addmm(torch.tensor(1.0), a, b)`는 디바이스 검사에서 실패합니다.
+# 요소별 연산(`+`, `*`, 비교 등)에는 예외가 하나 있습니다. 0차원 텐서(`torch.tensor(2.0)`처럼 수 하나)는 CPU에 있어도 되며, PyTorch는 이를 Python 숫자처럼 다룹니다. 요소별 연산이 아니면 대개 이 예외가 적용되지 않습니다. 예를 들어 `a`와 `b`가 GPU에 있어도 `torch.addmm(torch.tensor(1.0), a, b)`는 디바이스 검사에서 실패합니다.
 #
-# 다음 셀은 요소별 연산의 경우를 어느 머신에서나 보여 줍니다(GPU가 없으면 `meta`가 GPU 역할을 합니다). `addmm`의 경우는 GPU가 있을 때만 검증합니다.
+# 다음 셀은 요소별 연산의 경우를 어느 머신에서나 보여 줍니다(GPU가 없으면 이번에도 `meta`로 대신합니다). `addmm`의 경우는 GPU가 있을 때만 검증합니다.
 
 # %% tags=["gpu-only"]
 scaled = x * torch.tensor(2.0)  # 요소별 연산: 0차원 CPU 텐서는 허용된다
@@ -199,7 +201,7 @@ else:
 # %% [markdown]
 # ### 일반 리스트나 딕셔너리에 넣은 하위 모듈
 #
-# 계층을 Python 리스트나 딕셔너리에 넣어 두는 모델이 있습니다. 다음 셀에서는 그런 모델 `PlainContainers`와, 같은 계층을 `nn.ModuleList`와 `nn.ModuleDict`에 넣은 모델 `RegisteredContainers`를 만들고 둘 다 `target`으로 옮깁니다.
+# 계층을 Python 리스트나 딕셔너리에 넣어 두는 모델이 있습니다. 다음 셀에서는 계층을 일반 리스트·딕셔너리에 넣은 `PlainContainers`와, 같은 계층을 `nn.ModuleList`·`nn.ModuleDict`에 넣은 `RegisteredContainers`를 만들어 둘 다 `target`으로 옮깁니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `PlainContainers`는 `Linear(3, 3)` 두 개(각각 가중치와 편향이 있습니다)를 리스트에, `Linear(3, 1)`을 딕셔너리에 넣어 둡니다. `plain.parameters()`가 나열하는 매개변수는 몇 개일까요?
@@ -245,10 +247,10 @@ assert registered.heads["score"].weight.device.type == target.type
 # **정답:** `len(list(plain.parameters()))=0`입니다. 하위 모듈은 모듈의 속성에 대입되는 순간 등록됩니다. 대입된 값이 모듈이면 `nn.Module.__setattr__`가 이를 하위 모듈로 기록합니다. 리스트와 딕셔너리는 모듈이 아니므로 세 계층 중 어느 것도 등록되지 않았고, `parameters()`와 `to()`는 일반 컨테이너 안을 들여다보지 않습니다.
 #
 # - `6`은 `RegisteredContainers`의 매개변수 개수입니다. 이것을 골랐다면 일반 컨테이너 안의 계층도 등록된다고 생각했을 겁니다. `nn.ModuleList`와 `nn.ModuleDict`는 그 자체가 모듈이어서 담긴 계층을 등록하지만, 리스트와 딕셔너리는 그렇지 않습니다.
-# - `4`는 리스트 안의 두 계층(가중치와 편향이 두 개씩)은 등록된다고 본 답입니다. Python 리스트에 담긴 모듈은 등록되지 않습니다.
+# - `4`는 리스트 안의 두 계층(계층마다 가중치와 편향 하나씩)만 등록된다고 본 답입니다. Python 리스트에 담긴 모듈은 등록되지 않습니다.
 # - `2`를 골랐다면 딕셔너리 안의 계층 하나(가중치와 편향)만 센 것입니다. 딕셔너리도 리스트처럼 안의 계층을 등록하지 않습니다.
 #
-# 위 셀의 검증은 `to(target)`이 일반 컨테이너의 계층을 CPU에 남겨 두었다는 것도 확인합니다. GPU에서는 이 계층들을 지나는 첫 순전파에서 디바이스가 섞입니다.
+# 위 셀의 `assert` 문은 `to(target)`이 일반 컨테이너의 계층을 CPU에 남겨 두었다는 것도 확인합니다. GPU에서는 이 계층들을 지나는 첫 순전파에서 디바이스가 섞입니다.
 
 # %% [markdown]
 # 이런 모델로 옵티마이저를 만들면 매개변수를 하나도 받지 못합니다. 다음 셀에 나오는 `optimizer got an empty parameter list`는 옵티마이저에 넘긴 매개변수 목록이 비어 있다고 알려 줍니다.
@@ -260,7 +262,7 @@ optimizer = torch.optim.SGD(registered.parameters(), lr=0.1)
 assert len(optimizer.param_groups[0]["params"]) == 6
 
 # %% [markdown]
-# ### 텐서를 가진 손실 함수
+# ### 가중치 텐서를 받는 손실 함수
 #
 # `nn.CrossEntropyLoss(weight=...)`나 `nn.BCEWithLogitsLoss(pos_weight=...)`처럼 텐서를 인자로 받아 만든 손실 함수는 그 텐서를 버퍼로 등록해 둡니다. 손실 함수를 CPU에서 만들어 놓고 GPU 텐서로 손실을 계산하면, 호출하는 순간 디바이스가 섞입니다. 손실 함수도 모듈이므로 모델처럼 옮기세요. GPU가 없을 때는 앞에서처럼 `meta`로 대신합니다.
 
@@ -286,7 +288,7 @@ assert loss.device.type == target.type
 # %% [markdown]
 # ### 중첩된 배치 옮기기
 #
-# 배치는 텐서의 딕셔너리나 튜플인 경우가 많습니다. 이런 컨테이너에는 `.to()`가 없어 통째로 옮길 수 없습니다. 텐서를 하나씩 옮기고 반환값을 받아 두어야 합니다. 짧은 재귀 함수로 딕셔너리, 리스트, 튜플을 처리하고, 그 밖의 것(문자열, 숫자)은 그대로 둘 수 있습니다. 다음 셀에 나오는 `'dict' object has no attribute 'to'`는 딕셔너리에 `to` 속성이 없다고 알려 주는 오류입니다.
+# 배치는 텐서를 담은 딕셔너리나 튜플인 경우가 많습니다. 이런 컨테이너에는 `.to()`가 없어 통째로 옮길 수 없습니다. 텐서를 하나씩 옮기고 반환값을 받아 두어야 합니다. 짧은 재귀 함수로 딕셔너리, 리스트, 튜플을 처리하고, 그 밖의 것(문자열, 숫자)은 그대로 둘 수 있습니다. 다음 셀에 나오는 `'dict' object has no attribute 'to'`는 딕셔너리에 `to` 속성이 없다고 알려 주는 오류입니다.
 
 # %%
 batch = {
@@ -323,7 +325,7 @@ assert batch["image"].device.type == "cpu"  # 원래 배치는 그대로다
 #
 # NumPy 배열은 CPU 메모리에 있습니다. 그래서 `t.numpy()`는 CPU 텐서에만, 그것도 변화도(gradient)를 추적하지 않는 텐서에만 쓸 수 있습니다. CUDA 텐서에서 호출하면 아무것도 복사하지 않고 이 `TypeError`를 냅니다. 전체 메시지에는 `Use Tensor.cpu() to copy the tensor to host memory first.`("먼저 `Tensor.cpu()`로 호스트 메모리에 복사하라")가 이어집니다.
 #
-# 흔히 쓰는 방법은 `t.detach().cpu().numpy()`입니다. `detach()`는 연산 그래프에서 떼어 낸 텐서를 돌려주고, `cpu()`는 데이터를 CPU로 복사합니다(이미 CPU에 있는 텐서에는 아무것도 하지 않습니다). `t.numpy(force=True)`는 같은 일을 한 번에 처리하며, `force` 없는 `numpy()`가 거부하는 켤레(conjugate) 뷰도 풀어서 변환합니다.
+# 흔히 쓰는 방법은 `t.detach().cpu().numpy()`입니다. `detach()`는 연산 그래프에서 떼어 낸 텐서를 돌려주고, `cpu()`는 데이터를 CPU로 복사합니다(이미 CPU에 있는 텐서에는 아무것도 하지 않습니다). `t.numpy(force=True)`는 같은 일을 한 번에 처리하며, `force` 없는 `numpy()`가 거부하는, 켤레 비트가 켜진 복소수 텐서(`conj()`의 결과)도 풀어서 변환합니다.
 #
 # 다만 `bfloat16` 텐서에는 어느 쪽도 쓸 수 없습니다. NumPy에 이 dtype이 없으므로 두 방법 모두 `TypeError: Got unsupported ScalarType BFloat16`으로 실패합니다. 먼저 `t.detach().cpu().float().numpy()`처럼 변환하세요.
 #
@@ -331,9 +333,9 @@ assert batch["image"].device.type == "cpu"  # 원래 배치는 그대로다
 #
 # 출력에 나오는 영어 메시지의 뜻은 다음과 같습니다.
 #
-# - `Can't call numpy() on Tensor that requires grad`: 변화도를 추적하는 텐서에는 `numpy()`를 호출할 수 없다. 대신 `tensor.detach().numpy()`를 쓰라는 안내가 이어진다.
+# - `Can't call numpy() on Tensor that requires grad`: 변화도를 추적하는 텐서에는 `numpy()`를 호출할 수 없다(뒤에 `tensor.detach().numpy()`를 쓰라는 안내가 붙습니다).
 # - `can't convert meta device type tensor to numpy`: `meta` 디바이스의 텐서는 NumPy로 변환할 수 없다.
-# - `Can't call numpy() on Tensor that has conjugate bit set`: 켤레 비트가 켜진 텐서에는 `numpy()`를 호출할 수 없다. 대신 `tensor.resolve_conj().numpy()`를 쓰라는 안내가 이어진다.
+# - `Can't call numpy() on Tensor that has conjugate bit set`: 켤레 비트가 켜진 텐서에는 `numpy()`를 호출할 수 없다(뒤에 `tensor.resolve_conj().numpy()`를 쓰라는 안내가 붙습니다).
 # - `Got unsupported ScalarType BFloat16`: BFloat16 타입은 지원하지 않는다.
 #
 # 이 셀에는 NumPy가 필요한데, PyTorch를 설치해도 NumPy가 함께 설치되지는 않습니다. NumPy가 없으면 `HAS_NUMPY=False`를 출력합니다.
@@ -370,9 +372,9 @@ else:
 # %% [markdown]
 # ### 값을 읽으면 CPU가 GPU를 기다린다
 #
-# CUDA 텐서에서 `.item()`, `.tolist()`, `print(t)`를 호출하면 데이터가 CPU로 복사됩니다. 그래서 CPU는 현재 스트림(복사가 실행되는 스트림)에 먼저 쌓여 있던 GPU 작업이 모두 끝날 때까지 기다립니다. 다른 스트림의 작업까지 기다리지는 않습니다. 디바이스 전체의 작업을 기다리려면 `torch.cuda.synchronize()`를 씁니다. `.numpy()`는 복사 자체를 하지 않고 앞에서 본 `TypeError`를 냅니다.
+# CUDA 텐서에서 `.item()`, `.tolist()`, `print(t)`를 호출하면 데이터가 CPU로 복사됩니다. 복사하려면 CPU는 현재 스트림(GPU 작업이 순서대로 쌓이는 대기열로, 복사도 여기서 실행됩니다)에 먼저 쌓인 작업이 모두 끝날 때까지 기다려야 합니다. 다른 스트림의 작업까지 기다리지는 않습니다. 디바이스 전체의 작업을 기다리려면 `torch.cuda.synchronize()`를 씁니다. `.numpy()`는 복사 자체를 하지 않고 앞에서 본 `TypeError`를 냅니다.
 #
-# 기다리는 동안 CPU는 다음 작업을 큐에 넣지 못하므로, GPU는 큐가 비면 다음 단계의 작업이 올 때까지 쉬게 됩니다. 한 단계에 한 번 부르는 `.item()`도 단계마다 이런 빈틈을 만들고, 루프 안에서 요소마다 부르면 요소 수만큼 만듭니다.
+# 기다리는 동안 CPU는 다음 작업을 스트림에 넣지 못하므로, 스트림이 비면 GPU는 다음 단계의 작업이 올 때까지 쉬게 됩니다. 한 단계에 한 번 호출하는 `.item()`도 단계마다 이런 빈틈을 만들고, 루프 안에서 요소마다 호출하면 요소 수만큼 만듭니다.
 #
 # 학습 루프에서는 평균 손실을 출력하려고 손실을 더해 가는 일이 흔합니다. 다음 셀은 세 단계 동안 손실을 `total_tensor += loss`와 `total_float += loss.item()`의 두 가지 방법으로 더합니다.
 
@@ -429,10 +431,10 @@ assert steps == 3  # 각 단계의 그래프가 합계에 매달려 있다
 # - `kind='Tensor', tracked=False`를 골랐다면 합계가 텐서이긴 해도 `+=`는 기록되지 않는다고 생각했을 겁니다. 연산 그래프가 없는 합계가 되는 것은 `loss.detach()`를 더할 때입니다.
 # - `kind='float', tracked=False`를 예상했다면 Python 숫자 `0.0`에서 시작했으니 합계도 숫자로 남는다고 여긴 것입니다. 숫자와 텐서를 더하는 순간 결과는 텐서가 됩니다. 합계가 `float`로 남는 것은 `total_float`처럼 `loss.item()`을 더할 때뿐입니다.
 #
-# 보통은 `loss.detach()`를 디바이스에 있는 합계에 더해 두고(`running += loss.detach()`), N 단계마다 한 번만 `running.item()`으로 읽습니다. 그러면 CPU는 N 단계에 한 번만 기다립니다. 이 합계가 연산 그래프 없이 `device`의 텐서로 남는다는 점은 CPU에서도 검증할 수 있지만, 시간이 얼마나 줄어드는지는 CPU에서 확인할 수 없습니다. CPU에서는 연산이 반환될 때 계산이 이미 끝나 있어서 GPU처럼 작업이 큐에 쌓이지 않기 때문입니다.
+# 보통은 `loss.detach()`를 디바이스에 있는 합계에 더해 두고(`running += loss.detach()`), N 단계마다 한 번만 `running.item()`으로 읽습니다. 그러면 CPU는 N 단계에 한 번만 기다립니다. 이 합계가 연산 그래프 없이 `device`에 놓인 텐서로 남는다는 점은 CPU에서도 검증할 수 있지만, 시간이 얼마나 줄어드는지는 CPU에서 확인할 수 없습니다. CPU에서는 연산이 반환될 때 계산이 이미 끝나 있어서 GPU처럼 작업이 스트림에 쌓이지 않기 때문입니다.
 
 # %% [markdown]
-# GPU가 있으면 다음 셀에서 기다리는 모습을 확인합니다. 행렬 곱을 큐에 쌓고, `.item()`으로 값 하나를 읽은 뒤, 쌓인 작업이 모두 끝났는지 현재 CUDA 스트림의 `query()`로 확인합니다. `.item()`이 작업을 기다리므로 이때는 모두 끝나 있어야 합니다. GPU가 없으면 실행 조건만 출력하고 넘어갑니다.
+# GPU가 있으면 다음 셀에서 기다리는 모습을 확인합니다. 행렬 곱을 스트림에 쌓고, `.item()`으로 값 하나를 읽은 뒤, 쌓인 작업이 모두 끝났는지 현재 CUDA 스트림의 `query()`로 확인합니다. `.item()`이 작업을 기다리므로 이때는 모두 끝나 있어야 합니다. GPU가 없으면 실행 조건만 출력하고 넘어갑니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -459,7 +461,7 @@ else:
 # 이 메시지가 나올지 다른 메시지가 나올지는 PyTorch가 합성곱을 어떤 구현으로 실행할지(아래에서는 이를 '경로'라고 부릅니다)에 달려 있습니다. PyTorch는 입력을 보고 경로를 고릅니다(`Convolution.cpp`의 `_select_conv_backend`).
 #
 # - oneDNN은 Intel이 만든 CPU용 딥러닝 라이브러리로, 예전 이름은 MKLDNN입니다. oneDNN이 포함된 빌드에서는 CPU의 float32 입력(이미지 여러 장의 배치 등)이 대부분 oneDNN으로 갑니다. 포함 여부는 `torch.backends.mkldnn.is_available()`로 확인할 수 있습니다. oneDNN은 타입을 검사하고, 이 섹션의 메시지 뒤에 `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`("또는 입력이 MKLDNN 텐서이고 가중치가 밀집 텐서여야 한다")를 붙인 오류를 냅니다.
-# - 작은 이미지 한 장은 PyTorch 자체의 범용 합성곱 경로(`slow_conv2d`)로 갑니다. 기준은 요소 20,480개 이하, 커널 크기 중 한 변 이상이 3 이하, `groups=1`입니다. 이 경로는 타입을 직접 검사하지 않지만, 커널을 실행하기 전에 PyTorch가 자동으로 만든 래퍼 함수(`wrapper_CUDA___slow_conv2d_forward`)가 디바이스를 검사합니다. 그래서 메시지는 이 페이지의 첫 섹션과 같은 문구가 되고, 뒷부분은 "`weight`가 `cuda:0`에 있어 다른 텐서들의 디바이스 `cpu`와 다르다"라는 내용입니다.
+# - 작은 이미지 한 장은 PyTorch 자체의 범용 합성곱 경로(`slow_conv2d`)로 갑니다. 조건은 요소 20,480개 이하, 필터(합성곱 커널)의 한 변 이상이 3 이하, `groups=1`입니다. 이 경로는 타입을 직접 검사하지 않지만, 실제 계산 코드를 실행하기 전에 PyTorch가 자동으로 만든 래퍼 함수(`wrapper_CUDA___slow_conv2d_forward`)가 디바이스를 검사합니다. 그래서 메시지는 이 페이지의 첫 섹션과 같은 문구가 되고, 뒷부분은 "`weight`가 `cuda:0`에 있어 다른 텐서들의 디바이스 `cpu`와 다르다"라는 내용입니다.
 #
 #   ```
 #   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)
@@ -513,8 +515,8 @@ else:
 # %% [markdown] tags=["answer"]
 # **정답:** oneDNN이 있는 빌드(위 출력의 `onednn=True`)에서는 `weight type (torch.DoubleTensor)`입니다. 여덟 장의 배치는 oneDNN으로 가고, oneDNN은 텐서 타입끼리, 즉 CPU의 float32와 CPU의 float64를 비교합니다.
 #
-# - `expected scalar type Float but found Double`는 oneDNN이 없는 빌드에서 나오는 메시지입니다. 그런 빌드에서는 배치도 범용 경로로 가기 때문입니다.
-# - `bias type (double)`는 나올 수 없습니다. 이 합성곱에는 편향이 없기 때문입니다.
+# - `expected scalar type Float but found Double`는 oneDNN이 없는 빌드에서 나오는 메시지입니다. 그런 빌드에서는 배치도 범용 경로로 갑니다.
+# - `bias type (double)`는 나올 수 없습니다. 이 합성곱에는 편향이 없으니까요.
 #
 # GPU에 있는 합성곱에 CPU 입력을 넣었을 때의 메시지도 이처럼 경로를 고르는 방식에 따라 정해집니다.
 #
@@ -543,7 +545,7 @@ if torch.cuda.is_available():
     with expect_error(RuntimeError, SAME_DEVICE) as caught:
         conv(torch.randn(1, 3, 5, 5))
     assert "slow_conv2d_forward" in str(caught.error)
-    # GPU 배치와 CPU의 합성곱: cuDNN이 타입을 검사한다
+    # CPU에 있는 합성곱에 GPU 배치: cuDNN이 타입을 검사한다
     cudnn = torch.backends.cudnn
     gpu_input = "Input type (torch.cuda.FloatTensor)"
     uses_cudnn = cudnn.is_available() and cudnn.enabled
@@ -591,7 +593,7 @@ else:
 #
 # | 메시지(일부) | 흔한 원인 | 해결 방법 |
 # |---|---|---|
-# | `Expected all tensors to be on the same device` | 입력, `forward` 안에서 만든 텐서, 일반 리스트에 넣은 계층, 손실 함수가 CPU에 남음. GPU의 합성곱에 작은 CPU 이미지 한 장을 넣음 | 모델, 손실 함수, 모든 입력을 한 디바이스에 두기. `device=x.device`, `x.new_zeros`, `zeros_like`. `ModuleList`, `ModuleDict`. `loss_fn.to(device)` |
+# | `Expected all tensors to be on the same device` | 입력, `forward` 안에서 만든 텐서, 일반 리스트에 넣은 계층, 손실 함수가 CPU에 남음. GPU의 합성곱에 작은 CPU 이미지 한 장을 넣음 | 모델·손실 함수·입력을 모두 한 디바이스에 두기. `forward` 안의 텐서는 `device=x.device`, `x.new_zeros`, `zeros_like`로 만들기. 계층은 `ModuleList`·`ModuleDict`에 담기. 손실 함수는 `loss_fn.to(device)` |
 # | `can't convert cuda:0 device type tensor to numpy` | GPU 텐서에 `.numpy()` | `t.detach().cpu().numpy()` 또는 `t.numpy(force=True)`(`bfloat16`이면 먼저 `.float()`) |
 # | `Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)` | GPU의 합성곱에 CPU 배치를 넣음 | `x = x.to(device)`. dtype까지 다르면 `x.to(conv.weight)` |
 # | `module must have its parameters and buffers on device cuda:0` | GPU가 두 개 이상인 머신에서 CPU에 있는 모델을 `DataParallel`로 감쌈 | 먼저 `model.to("cuda:0")`. 또는 `DistributedDataParallel` |

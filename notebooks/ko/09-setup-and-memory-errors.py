@@ -19,14 +19,14 @@
 #
 # 이 페이지의 오류 여섯 가지 가운데 셋은 GPU 없이도 재현할 수 있습니다. CPU 전용 빌드의 PyTorch와, 스토리지 디바이스를 `cuda`로 바꿔 기록한 체크포인트를 써서 직접 오류를 일으켜 봅니다.
 #
-# 나머지 셋(잘못된 디바이스 인덱스, fork한 자식 프로세스에서 CUDA 사용, 메모리 부족)은 GPU가 있어야 납니다. 이 세 오류를 다루는 셀에서 해결 방법은 어느 머신에서나 실행되고, 오류 자체는 GPU에서만 검증됩니다(GPU가 없으면 실행 조건만 출력하고 넘어갑니다). 메시지는 PyTorch 소스에 적힌 문구 그대로, 해당 버전과 함께 본문에 실었습니다.
+# 나머지 셋(잘못된 디바이스 인덱스, fork한 자식 프로세스에서 CUDA 사용, 메모리 부족)은 GPU가 있어야 납니다. 이 세 오류를 다루는 셀에서 해결 코드는 어느 머신에서나 실행되지만, 오류를 재현하는 부분은 GPU가 있을 때만 실행합니다. 메시지는 PyTorch 소스에 적힌 문구 그대로, 해당 버전과 함께 본문에 실었습니다.
 
 # %% [markdown] tags=["summary"]
 # **요약**
 #
 # - GPU에서 저장한 체크포인트도 `map_location`을 지정하면 어느 머신에서나 불러올 수 있습니다.
-# - DataLoader 워커에는 CUDA가 필요 없습니다. 워커는 CPU 배치를 만들고, 디바이스로 옮기는 일은 루프가 합니다. CUDA를 써야 하는 워커라면 `fork`가 아니라 `spawn`(또는 `forkserver`)으로 시작하세요.
-# - `Torch not compiled with CUDA enabled`는 PyTorch가 CPU 전용 빌드라는 뜻입니다. CUDA 빌드를 설치하거나, GPU가 없으면 CPU를 쓰도록 디바이스를 고르세요.
+# - DataLoader 워커에는 CUDA가 필요 없습니다. 워커는 CPU 텐서로 배치를 만들고, 디바이스로 옮기는 일은 루프가 합니다. CUDA를 써야 하는 워커라면 `fork`가 아니라 `spawn`(또는 `forkserver`)으로 시작하세요.
+# - `Torch not compiled with CUDA enabled`는 PyTorch가 CPU 전용 빌드라는 뜻입니다. CUDA 빌드를 설치하거나, GPU가 없을 때는 CPU를 쓰도록 디바이스를 정해 두세요.
 # - 페이지 끝의 표에 메시지별로 흔한 원인과 해결 방법을 정리했습니다.
 #
 # ```python
@@ -97,9 +97,9 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # 뒤에는 "`torch.cuda.is_available()`이 `False`이므로, CPU만 있는 머신이라면 `torch.load`에 `map_location=torch.device('cpu')`를 지정해 스토리지를 CPU로 옮기라"는 안내가 이어집니다.
 #
-# 체크포인트에는 스토리지마다 저장할 때의 디바이스가 기록되고, `torch.load`는 스토리지를 그 디바이스로 되돌립니다. GPU에서 저장한 파일에는 `cuda:0`이 기록되어 있으므로, 쓸 수 있는 CUDA GPU가 없는 머신에서는 스토리지를 그 디바이스로 되돌릴 수 없습니다. 해결 방법은 메시지대로 `map_location`을 지정하는 것입니다.
+# 체크포인트에는 스토리지마다 저장할 때의 디바이스가 기록되고, `torch.load`는 스토리지를 기록된 디바이스에 다시 올립니다. GPU에서 저장한 파일에는 `cuda:0`이 기록되어 있으므로, CUDA GPU를 쓸 수 없는 머신에서는 이 작업이 불가능합니다. 해결 방법은 메시지대로 `map_location`을 지정하는 것입니다.
 #
-# 다음 셀은 GPU 없이 이런 파일을 만들기 위해, CPU 텐서를 저장한 뒤 파일 안의 디바이스 문자열을 고쳐 넣습니다.
+# GPU 없이 이런 파일을 만들려고, 다음 셀은 CPU 텐서를 저장한 뒤 파일 안의 디바이스 문자열만 바꿉니다.
 #
 # 체크포인트는 zip 아카이브이고, 그 안의 `data.pkl`에 pickle로 직렬화한 객체 구조가 들어 있습니다. 각 스토리지의 디바이스는 거기에 짧은 문자열로 기록되며, 셀이 바꾸는 것은 그 문자열뿐입니다. `torch.load`가 디바이스를 고를 때 보는 것도 이 문자열뿐이므로, 불러오는 과정은 GPU에서 저장한 파일을 불러올 때와 똑같습니다.
 #
@@ -109,8 +109,8 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 
 # %% tags=["gpu-only"]
 def retag(path, old, new):
-    # torch.save가 쓰는 pickle 프로토콜 2는 문자열을
-    # b"X" + 4바이트 길이 + UTF-8 바이트로 쓴다
+    # torch.save가 사용하는 pickle 프로토콜 2는 문자열을
+    # b"X" + 4바이트 길이 + UTF-8 바이트 형태로 기록한다
     old_bytes = b"X" + len(old).to_bytes(4, "little") + old.encode()
     new_bytes = b"X" + len(new).to_bytes(4, "little") + new.encode()
     with zipfile.ZipFile(path) as archive:
@@ -144,14 +144,14 @@ assert torch.equal(on_cpu["weight"], torch.arange(3.0))
 assert here["weight"].device.type == device.type
 
 # %% [markdown]
-# `torch.load`의 `weights_only=True`는 PyTorch 2.6부터 기본값입니다. 그래도 여기서 명시한 것은, 이 줄을 이전 릴리스를 쓰는 프로젝트에 복사해 넣어도 안전하게 불러오도록 하기 위해서입니다.
+# `torch.load`의 `weights_only=True`는 PyTorch 2.6부터 기본값입니다. 2.6보다 오래된 릴리스를 쓰는 프로젝트에 이 줄을 그대로 옮겨도 안전하도록 여기서는 명시했습니다.
 
 # %% [markdown]
 # ## CUDA error: invalid device ordinal
 #
-# "CUDA 오류: 디바이스 번호가 잘못되었다"는 뜻으로, 지정한 인덱스의 GPU가 없을 때 나는 오류입니다.
+# "CUDA 오류: 디바이스 인덱스가 잘못되었다"는 뜻으로, 지정한 인덱스의 GPU가 없을 때 나는 오류입니다.
 #
-# 예를 들어 GPU가 하나뿐인 머신에서 `cuda:1`을 지정했거나, `CUDA_VISIBLE_DEVICES`로 일부 GPU를 숨긴 뒤에도 숨기기 전의 인덱스를 그대로 쓴 경우입니다(보이는 GPU는 0부터 번호가 다시 매겨집니다). 예외 타입은 PyTorch 2.7까지는 `RuntimeError`이고, 2.8부터는 `RuntimeError`의 하위 클래스인 `torch.AcceleratorError`입니다. 2.9부터는 메시지의 두 번째 줄에 `GPU device may be out of range, do you have enough GPUs?`("GPU 번호가 범위를 벗어났을 수 있으니, GPU가 충분한지 확인하라")라는 힌트가 붙습니다.
+# 예를 들어 GPU가 하나뿐인 머신에서 `cuda:1`을 지정했거나, `CUDA_VISIBLE_DEVICES`로 일부 GPU를 숨긴 뒤에도 숨기기 전의 인덱스를 그대로 쓴 경우입니다(보이는 GPU는 0부터 번호가 다시 매겨집니다). 예외 클래스는 PyTorch 2.7까지는 `RuntimeError`이고, 2.8부터는 `RuntimeError`의 하위 클래스인 `torch.AcceleratorError`입니다. 2.9부터는 메시지의 두 번째 줄에 `GPU device may be out of range, do you have enough GPUs?`("GPU 번호가 범위를 벗어났을 수 있으니, GPU가 충분한지 확인하라")라는 힌트가 붙습니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** 이 머신에는 GPU가 하나 있을 수도, 하나도 없을 수도 있습니다. PyTorch가 CPU 전용 빌드일 수도 있습니다. 다음 셀이 가장 먼저 출력하는 것은 무엇일까요?
@@ -170,13 +170,13 @@ if TORCH >= (2, 8):
     assert issubclass(torch.AcceleratorError, RuntimeError)
 
 # %% [markdown] tags=["answer"]
-# **정답:** CUDA가 있든 없든 `seven=device(type='cuda', index=7)`입니다. `torch.device`는 이름일 뿐이어서, PyTorch는 디바이스 객체를 만들 때 아무것도 검사하지 않습니다. 오류는 그 디바이스에 처음 텐서를 놓을 때 납니다(아래 GPU 검증이 들어 있는 셀에서 확인합니다).
+# **정답:** CUDA가 있든 없든 `seven=device(type='cuda', index=7)`입니다. `torch.device`는 이름일 뿐이어서, PyTorch는 디바이스 객체를 만들 때 아무것도 검사하지 않습니다. 오류는 그 디바이스에 텐서를 처음 만들 때 납니다(아래 GPU 검증이 들어 있는 셀에서 확인합니다).
 #
-# - `CUDA error: invalid device ordinal`을 골랐다면 디바이스 객체를 만드는 순간 GPU 번호를 검사한다고 생각했을 겁니다.
-# - `Torch not compiled with CUDA enabled`는 CPU 전용 빌드라면 `cuda`라는 이름부터 거부된다고 본 답입니다. 이 오류도 CUDA를 실제로 요구할 때 납니다.
+# - `CUDA error: invalid device ordinal`을 골랐다면 디바이스 객체를 만드는 순간 GPU 인덱스를 검사한다고 생각했을 겁니다.
+# - `Torch not compiled with CUDA enabled`는 CPU 전용 빌드라면 `cuda`라는 이름부터 거부된다고 본 답입니다. 이 오류도 CUDA를 실제로 쓰려고 할 때 납니다.
 
 # %% [markdown]
-# GPU가 있으면 다음 셀은 마지막 GPU 바로 다음 인덱스를 요청해 오류를 확인하고(2.9부터는 힌트 줄도 검증합니다), 이어서 유효한 인덱스(`torch.cuda.device_count()`보다 작은 값)로 텐서를 만듭니다.
+# GPU가 있으면 마지막 GPU 바로 다음 인덱스를 요청해 오류를 확인하고(2.9부터는 힌트 줄도 검증합니다), 이어서 유효한 인덱스(`torch.cuda.device_count()`보다 작은 값)로 텐서를 만듭니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -203,7 +203,7 @@ else:
 #
 # - CPU 전용 빌드에서는 항상 납니다.
 # - 쓸 수 있는 GPU가 없는 머신의 CUDA 빌드에서도 PyTorch 2.6까지는 납니다(NVIDIA 드라이버가 없는 머신에서 2.6.0+cu124로 확인했습니다).
-# - 2.7부터는 이런 빌드에서 이 오류가 나지 않습니다. GPU를 쓸 수 없어도 현재 가속기를 빌드 대상인 CUDA로 보기 때문에, `torch.device(0)`은 `cuda:0`을 가리킵니다. 대신 그곳에 텐서를 만들 때 `Found no NVIDIA driver on your system`("NVIDIA 드라이버를 찾을 수 없다")처럼 원인을 알려 주는 다른 오류가 납니다(NVIDIA 드라이버가 없는 머신에서 2.11.0+cu130으로 확인했습니다).
+# - 2.7부터는 이런 빌드에서 이 오류가 나지 않습니다. GPU를 쓸 수 없어도 현재 가속기를 빌드 대상인 CUDA로 보기 때문에, `torch.device(0)`은 `cuda:0`을 가리킵니다. 대신 그 디바이스에 텐서를 만들 때 `Found no NVIDIA driver on your system`("NVIDIA 드라이버를 찾을 수 없다")처럼 원인을 알려 주는 다른 오류가 납니다(NVIDIA 드라이버가 없는 머신에서 2.11.0+cu130으로 확인했습니다).
 #
 # 해결 방법은 디바이스를 이름으로 적는 것(`"cuda:0"`, 또는 한 번 정해 둔 `device`)과, 가속기가 있을 때만 메모리를 고정하는 것입니다. 다음 셀은 이 머신이 어느 경우에 해당하는지 보여 주며, GPU가 있으면 인덱스 0에 텐서를 만듭니다.
 
@@ -247,15 +247,15 @@ assert named.device.type == device.type
 #
 # `DataLoader(..., pin_memory=True)`는 고정(page-locked) 메모리에 배치를 담아 돌려주고, `t.to(device, non_blocking=True)`는 GPU로 복사하는 작업을 큐에 넣기만 하고 곧바로 반환할 수 있습니다. 가속기가 없으면 DataLoader는 실패하지 않고 고정되지 않은 배치를 돌려줍니다. `to(..., non_blocking=True)`도 `non_blocking` 없이 옮길 때와 똑같이 동작합니다. 그래서 같은 루프를 어느 머신에서나 그대로 실행할 수 있습니다.
 #
-# 릴리스에 따라서는 `pin_memory=True`인데 가속기를 찾지 못하면 DataLoader가 경고를 냅니다(2.13은 내고, 2.6은 내지 않습니다). 다음 셀은 경고를 모아 그 종류(`UserWarning`)를 출력합니다. 2.13의 경고 문구는 다음과 같습니다.
+# 릴리스에 따라서는 `pin_memory=True`인데 가속기를 찾지 못하면 DataLoader가 경고를 냅니다(2.6은 경고하지 않고, 2.13은 경고합니다). 다음 셀은 경고를 모아 그 종류(`UserWarning`)를 출력합니다. 2.13의 경고 문구는 다음과 같습니다.
 #
 # ```
 # 'pin_memory' argument is set as true but no accelerator is found, then device pinned memory won't be used.
 # ```
 #
-# `pin_memory`가 true로 설정되었지만 가속기를 찾지 못해 고정 메모리를 쓰지 않겠다는 내용입니다.
+# `pin_memory=True`로 설정했지만 가속기를 찾지 못해 고정 메모리를 쓰지 않겠다는 내용입니다.
 #
-# 메모리 고정으로 학습이 빨라지는지는 별개의 문제이며, [텐서 옮기기](02-moving-tensors.ipynb)에서 측정합니다. GPU에서는 다음 셀이 배치가 고정 메모리에 있었는지도 검증합니다.
+# 메모리 고정으로 학습이 빨라지는지는 별개의 문제이며, [텐서 옮기기](02-moving-tensors.ipynb)에서 측정합니다. GPU가 있으면 배치가 실제로 고정 메모리에 있었는지도 다음 셀에서 검증합니다.
 
 # %% tags=["gpu-only"]
 loader = DataLoader(
@@ -281,7 +281,7 @@ elif not torch.accelerator.is_available():
         assert any("no accelerator" in str(w.message) for w in warned)
 
 # %% [markdown]
-# 반대 방향의 복사 `to("cpu", non_blocking=True)`는 데이터가 도착하기 전에 반환될 수 있습니다. 그런 텐서를 읽기 전에 `torch.cuda.synchronize()`를 호출하세요. [텐서 옮기기](02-moving-tensors.ipynb)에 이를 GPU에서 검증하는 셀이 있습니다.
+# 반대 방향의 복사 `to("cpu", non_blocking=True)`는 데이터가 도착하기 전에 반환될 수 있습니다. 이렇게 받은 CPU 텐서는 읽기 전에 `torch.cuda.synchronize()`를 호출하세요. 이 동작은 [텐서 옮기기](02-moving-tensors.ipynb) 페이지에서 GPU로 검증합니다.
 
 # %% [markdown]
 # ## Cannot re-initialize CUDA in forked subprocess
@@ -294,9 +294,11 @@ elif not torch.accelerator.is_available():
 #
 # 멀티프로세싱에서 CUDA를 쓰려면 시작 방식으로 `'spawn'`을 써야 한다는 내용이 이어집니다. Python 3.13까지 Linux에서는 `multiprocessing`과 DataLoader 워커가 기본으로 부모 프로세스를 복제해 자식 프로세스를 만드는 `fork` 방식을 씁니다(Python 3.14부터 Linux의 기본값은 `forkserver`입니다). 부모가 이미 CUDA를 초기화했다면 fork한 자식은 CUDA를 전혀 쓸 수 없습니다.
 #
-# 다음 셀은 자식 프로세스를 fork하고, 자식 안에서 `device`에 텐서를 만듭니다. GPU가 있으면 부모는 이미 그곳에 텐서를 만들었으므로 CUDA가 초기화된 상태입니다. 그래서 자식은 이 오류로 실패하고, 오류 메시지를 부모에게 돌려보냅니다. GPU가 없으면 CUDA가 한 번도 초기화되지 않으므로 이 오류는 일어날 수 없고, 자식은 문제없이 CPU 텐서를 만듭니다. 이때는 `torch.cuda.is_initialized()`의 값(`False`)과 자식 프로세스의 결과를 출력합니다.
+# 아래 코드는 자식 프로세스를 fork하고, 자식 안에서 `device`에 텐서를 만듭니다. GPU가 있으면 부모가 fork하기 전에 GPU에 텐서를 만들어 CUDA가 초기화된 상태입니다. 그래서 자식은 이 오류로 실패하고, 오류 메시지를 부모에게 돌려보냅니다.
 #
-# 이 시연은 `fork`를 쓸 수 있고 안전하게 해 볼 수 있는 Linux에서만 실행되며, 기본 시작 방식과 상관없이 `fork`를 명시적으로 지정합니다.
+# GPU가 없으면 CUDA가 한 번도 초기화되지 않으므로 이 오류는 일어날 수 없고, 자식은 문제없이 CPU 텐서를 만듭니다. 어느 경우든 셀은 마지막에 `torch.cuda.is_initialized()`의 값과 자식 프로세스의 결과를 출력합니다.
+#
+# 이 셀은 `fork`를 안전하게 쓸 수 있는 Linux에서만 실행하며, 기본 시작 방식이 무엇이든 `fork`를 직접 지정합니다.
 
 # %% tags=["gpu-only"]
 def child(queue, device):
@@ -326,7 +328,7 @@ else:
     print(f"{sys.platform=}")
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** GPU가 있으면 이 프로세스는 이미 CUDA를 썼습니다. 이제 DataLoader가 워커 프로세스 두 개를 시작해(Python 3.13까지의 Linux에서는 `fork`로) 배치를 만들고, 루프가 각 배치를 `device`로 옮깁니다. 다음 셀은 무엇을 출력할까요?
+# **예측해 보세요:** GPU가 있으면 이 프로세스는 이미 CUDA를 썼습니다. 이제 DataLoader가 워커 프로세스 두 개를 시작해(Linux에서 Python 3.13 이하라면 `fork`로) 배치를 만들고, 루프가 각 배치를 `device`로 옮깁니다. 다음 셀은 무엇을 출력할까요?
 #
 # - `devices={'cuda'}`
 # - `Cannot re-initialize CUDA in forked subprocess`
@@ -351,19 +353,19 @@ assert features.device.type == device.type
 # - `devices={'cuda'}`는 워커가 배치를 GPU에 만들어 준다고 예상한 답입니다.
 # - `Cannot re-initialize CUDA in forked subprocess`를 골랐다면 fork한 워커에서는 언제나 이 오류가 난다고 생각했을 겁니다. 이 오류는 워커가 CUDA를 건드릴 때만 나는데, 이 데이터셋은 CUDA를 쓰지 않습니다.
 #
-# 워커는 CPU 작업만 하고 디바이스로 옮기는 일은 메인 프로세스가 맡는 것, 이것이 이 오류를 피하는 가장 흔한 방법이자 DataLoader의 본래 사용법입니다. 이렇게 하면 부모 프로세스가 GPU를 쓴 뒤에도 `fork`한 워커가 문제없이 동작합니다.
+# 이 오류를 피하는 가장 흔한 방법은 워커에는 CPU 작업만 맡기고, 디바이스로 옮기는 일은 메인 프로세스에서 하는 것입니다. DataLoader도 원래 이렇게 쓰도록 만들어졌습니다. 이렇게 하면 부모 프로세스가 GPU를 쓴 뒤에도 `fork`한 워커가 문제없이 동작합니다.
 
 # %% [markdown]
 # 자식 프로세스에서 꼭 CUDA를 써야 한다면 `spawn`으로 시작하세요. `multiprocessing.get_context("spawn")`이나 `DataLoader(..., multiprocessing_context="spawn")`을 쓰면 됩니다. `forkserver`도 쓸 수 있습니다. 이 방식에서는 새로 띄운 서버 프로세스가 자식을 fork합니다. 서버는 스크립트를 임포트하더라도 `if __name__ == "__main__":` 가드 아래 코드를 실행하지 않으므로 CUDA를 초기화하지 않습니다.
 #
-# `spawn`과 `forkserver`에는 같은 규칙이 적용됩니다. CUDA를 쓰는 코드는 이 가드 아래에 두고, 데이터셋 클래스는 모듈 최상위에 정의하세요(자세한 내용은 [여러 GPU](05-several-gpus.ipynb) 참고).
+# `spawn`과 `forkserver`에는 다음 규칙이 똑같이 적용됩니다. CUDA를 쓰는 코드는 이 가드 아래에 두고, 데이터셋 클래스는 모듈 최상위에 정의하세요(자세한 내용은 [여러 GPU](05-several-gpus.ipynb) 참고).
 
 # %% [markdown]
 # ## Torch not compiled with CUDA enabled
 #
 # "Torch가 CUDA를 지원하도록 컴파일되지 않았다"는 뜻의 오류입니다.
 #
-# CPU 전용 빌드(버전 문자열이 대개 `+cpu`로 끝납니다)에서 `.cuda()`나 `device="cuda"` 등으로 CUDA를 요구하면 이 `AssertionError`가 납니다. 다만 이런 빌드라도 모든 CUDA 호출이 이 메시지를 내지는 않습니다. `torch.cuda.set_device(0)`은 `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'`("`torch._C`에 `_cuda_setDevice` 속성이 없다"는 뜻)로 실패하는데, 원인은 같습니다.
+# CPU 전용 빌드(버전 문자열이 대개 `+cpu`로 끝납니다)에서 `.cuda()`나 `device="cuda"` 등으로 CUDA를 쓰려고 하면 이 오류가 `AssertionError`로 납니다. 다만 CPU 전용 빌드에서 CUDA를 호출한다고 모두 이 메시지가 나오지는 않습니다. `torch.cuda.set_device(0)`은 `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'`("`torch._C`에 `_cuda_setDevice` 속성이 없다"는 뜻)로 실패하는데, 원인은 같습니다.
 #
 # CUDA 빌드라도 CUDA를 초기화할 수 없는 머신에서는 원인을 알려 주는 다른 오류(`RuntimeError`)가 납니다. NVIDIA 드라이버가 없는 머신에서 PyTorch 2.6.0+cu124를 쓰면 다음과 같습니다.
 #
@@ -378,7 +380,7 @@ assert features.device.type == device.type
 # - GPU를 쓰려면 NVIDIA GPU와 드라이버가 있는 머신에서 CPU 빌드를 CUDA 빌드로 바꾸세요. macOS용 CUDA 빌드는 없으므로 Apple 실리콘 Mac에서는 `mps` 디바이스를 쓰세요.
 # - 어떤 머신에서든 돌아가게 하려면, 이 튜토리얼의 모든 페이지처럼 디바이스를 한 번 정해 두고 코드 전체에서 그 값을 쓰세요.
 #
-# PyPI에서 `pip install torch`를 하면 Linux(x86-64)에는 CUDA 빌드가, Windows에는 CPU 빌드가 설치됩니다. pip은 같은 버전의 torch가 이미 있으면 바꾸지 않습니다. 그러니 먼저 제거하고, 드라이버와 GPU가 모두 지원하는 CUDA 버전을 골라 그 버전용 PyTorch 공식 인덱스에서 설치하세요. 명령은 아래와 같고 Windows와 Linux에서 똑같습니다.
+# PyPI에서 `pip install torch`를 하면 Linux(x86-64)에는 CUDA 빌드가, Windows에는 CPU 빌드가 설치됩니다. pip은 같은 버전의 torch가 이미 있으면 바꾸지 않습니다. 그러니 먼저 제거하고, 드라이버와 GPU가 모두 지원하는 CUDA 버전을 골라 그 버전용 PyTorch 공식 인덱스에서 설치하세요. 명령은 Windows와 Linux에서 같습니다. 주소 끝의 `cu128`은 고른 CUDA 버전(예: `cu126`)으로 바꿔 쓰세요.
 #
 # ```
 # python -m pip uninstall -y torch
@@ -387,16 +389,16 @@ assert features.device.type == device.type
 #
 # 릴리스마다 고를 수 있는 CUDA 버전은 pytorch.org의 설치 안내(Get Started) 페이지에서 확인하세요. torchvision과 torchaudio도 같은 인덱스에서 설치합니다.
 #
-# Blackwell 세대 GPU(GeForce RTX 50 시리즈, B200)에는 `cu128` 이상 빌드가 필요하고, `cu128` 빌드는 torch 2.7부터 나왔습니다. Linux용 PyPI torch는 2.8부터 `cu128` 이상으로 빌드됩니다(2.7은 `cu126`). `cu126` 빌드에는 이 GPU용 코드가 없어서, torch가 `is not compatible with the current PyTorch installation`("지금 설치된 PyTorch와 호환되지 않는다")이라고 경고합니다.
+# Blackwell 세대 GPU(GeForce RTX 50 시리즈, B200)에는 `cu128` 이상 빌드가 필요하고, `cu128` 빌드는 torch 2.7부터 나왔습니다. PyPI의 Linux용 torch는 2.8부터 CUDA 12.8 이상으로 빌드됩니다(2.7은 `cu126`). `cu126` 빌드에는 Blackwell용 코드가 없어서, torch가 `is not compatible with the current PyTorch installation`("지금 설치된 PyTorch와 호환되지 않는다")이라고 경고합니다.
 #
-# 다음 셀은 지금 설치된 PyTorch가 CPU 전용 빌드인지 CUDA 빌드인지, GPU를 쓸 수 있는지 보여 주며, GPU가 있으면 CUDA 텐서를 만듭니다.
+# 아래 셀에서는 지금 설치된 PyTorch가 CPU 전용 빌드인지 CUDA 빌드인지, GPU를 쓸 수 있는지 보여 주며, GPU가 있으면 CUDA 텐서를 만듭니다.
 
 # %% tags=["gpu-only"]
 print(f"{torch.version.cuda=}, {torch.backends.cuda.is_built()=}")
 print(f"{torch.cuda.is_available()=}")
 if sys.platform == "darwin":
     assert not torch.backends.cuda.is_built()  # macOS용 CUDA 빌드는 없다
-# 빌드가 지원하지 않는 GPU에 나오는 경고
+# 빌드가 지원하지 않는 GPU에서 나오는 경고 문구가 torch.cuda에 있다
 assert "not compatible with the current" in inspect.getsource(torch.cuda)
 if not torch.backends.cuda.is_built():
     with expect_error(AssertionError, "Torch not compiled with CUDA enabled"):
@@ -406,7 +408,7 @@ if not torch.backends.cuda.is_built():
     with expect_error(AttributeError, "_cuda_setDevice"):
         torch.cuda.set_device(0)
 elif not torch.cuda.is_available():
-    # 이유는 다양하다: 드라이버 없음, 오래된 드라이버, GPU 없음
+    # 드라이버가 없거나 오래됐거나 GPU가 없는 등 이유는 여러 가지다
     try:
         torch.zeros(1, device="cuda")
     except RuntimeError as err:
@@ -429,15 +431,15 @@ assert torch.zeros(1, device=device).device.type == device.type
 # CUDA out of memory. Tried to allocate …. GPU 0 has a total capacity of … of which … is free.
 # ```
 #
-# 메시지는 이어서 이 프로세스가 쓰는 메모리(드라이버가 목록을 주면 다른 프로세스가 쓰는 메모리도)를 보여 주고, 다음 문장으로 끝납니다.
+# 메시지는 이어서 이 프로세스가 쓰는 메모리를 보여 주고(드라이버가 프로세스 목록을 제공하면 다른 프로세스가 쓰는 메모리도 함께 보여 줍니다), 다음 문장으로 끝납니다.
 #
 # ```
 # Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
 # ```
 #
-# 메시지에는 할당하려던 크기, GPU의 전체 용량과 여유 공간, 이 프로세스가 쓰는 메모리, 그중 PyTorch가 할당한 양과 예약만 해 두고 쓰지 않는 양이 차례로 나옵니다. 마지막 문장은 뒤의 양이 크면 단편화를 피하도록 `expandable_segments`를 설정해 보라는 권고입니다.
+# 메시지에는 할당하려던 크기, GPU의 전체 용량과 여유 공간, 이 프로세스가 쓰는 메모리, 그중 PyTorch가 할당한 양과 예약만 되고 할당되지 않은 양이 차례로 나옵니다. 마지막 문장은 예약만 되고 할당되지 않은 메모리가 크면 단편화를 피하도록 `expandable_segments`를 설정해 보라는 권고입니다.
 #
-# 위 인용은 2.6의 문구입니다. 권고에 나오는 환경 변수 이름은 2.9와 2.10에서는 `PYTORCH_ALLOC_CONF`이고(2.11의 메시지는 아직 확인하지 못했습니다), 2.12에서는 다시 `PYTORCH_CUDA_ALLOC_CONF`입니다([pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)에서 기존 이름이 새 이름의 별칭이 되었습니다). 어느 이름을 설정해야 하는지는 이 섹션 끝에서 설명합니다.
+# 위 인용은 2.6의 문구입니다. 권고에 나오는 환경 변수 이름은 2.9와 2.10에서 `PYTORCH_ALLOC_CONF`로 바뀌었다가, 2.12에서 다시 `PYTORCH_CUDA_ALLOC_CONF`로 돌아왔습니다. 2.12에서는 기존 이름이 새 이름의 별칭으로 처리됩니다([pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)). 2.11의 문구는 이 페이지에서 확인하지 않았습니다. 어느 이름을 설정해야 하는지는 이 섹션 끝에서 설명합니다.
 #
 # 메시지에 나오는 수치의 뜻은 다음과 같습니다.
 #
@@ -456,7 +458,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 # 모델에 필요한 메모리를 어림해서 실행하기 전에 GPU에 들어갈지 판단하는 방법은 [모델이 메모리에 들어갈까?](08-will-it-fit.ipynb) 페이지에서 다룹니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** 이 오류가 나면 배치를 줄여 다시 시도하려고, 학습 루프의 한 단계를 `try`로 감쌌습니다. 이 오류를 잡는 것은 어느 `except`일까요?
+# **예측해 보세요:** 이 오류가 나면 배치를 줄여 다시 시도하려고, 학습 루프의 한 단계를 `try`로 감쌌다고 해 봅시다. 두 `except` 중 어느 쪽이 이 오류를 잡을까요?
 #
 # - `handler='RuntimeError'`
 # - `handler='Exception'`
@@ -481,7 +483,7 @@ assert issubclass(torch.OutOfMemoryError, RuntimeError)
 # - `handler='Exception'`은 메모리 부족을 `RuntimeError`와 무관한 별도의 예외로 여긴 답입니다. 이 예외는 앞의 `except RuntimeError`에서 먼저 잡힙니다.
 
 # %% [markdown]
-# GPU에서는 다음 셀이 GPU 메모리의 두 배를 요청해 이 오류를 일으킵니다. 이어서 해제한 텐서의 메모리가 할당된 메모리에서는 빠지지만 `torch.cuda.empty_cache()`를 호출할 때까지 예약된 메모리에 남는다는 것을 검증합니다.
+# GPU가 있으면 GPU 전체 메모리의 두 배를 요청해 이 오류를 직접 일으켜 봅니다. 이어서 해제한 텐서의 메모리가 할당된 메모리에서는 빠지지만 `torch.cuda.empty_cache()`를 호출할 때까지 예약된 메모리에 남는다는 것을 검증합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -505,15 +507,17 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# 예약된 메모리를 쓰지 못할 때도 있습니다. 세그먼트 안의 빈 블록이 모두 다음 요청에 비해 너무 작은 경우입니다(단편화). 할당자 설정 `expandable_segments:True`를 쓰면 세그먼트를 새로 잡지 않고 기존 세그먼트를 늘려 쓰므로, 단계마다 배치 모양이 바뀔 때 특히 도움이 됩니다. 이 설정은 Linux에서만 동작하며, Windows 빌드는 `expandable_segments not supported on this platform`("이 플랫폼에서는 지원하지 않는다")이라고 경고하고 무시합니다. 이 설정을 담는 환경 변수(아래 참고)는 할당자가 초기화될 때 한 번만 읽히므로, `import torch`보다 먼저 설정하세요.
+# 예약된 메모리가 있어도 쓰지 못할 때가 있습니다. 할당자는 GPU 메모리를 세그먼트라는 큰 덩어리로 확보해 잘라 쓰는데, 세그먼트 안의 빈 블록이 모두 다음 요청보다 작으면 새 텐서를 놓을 곳이 없습니다(단편화). 할당자 설정 `expandable_segments:True`를 쓰면 세그먼트를 새로 잡지 않고 기존 세그먼트를 늘려 쓰므로, 단계마다 배치 모양이 바뀔 때 특히 도움이 됩니다.
 #
-# 환경 변수 이름은 릴리스에 따라 다릅니다. `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`는 2.6부터 2.13까지 모든 릴리스가 읽습니다. 2.9부터는 디바이스 공통 이름 `PYTORCH_ALLOC_CONF`도 읽습니다. 2.9부터 2.11까지는 기존 이름을 쓰면 `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`("더는 권장하지 않으니 `PYTORCH_ALLOC_CONF`를 쓰라")라는 경고가 나옵니다(`c10/core/AllocatorConfig.cpp`).
+# 이 설정은 Linux에서만 동작하며, Windows 빌드는 `expandable_segments not supported on this platform`("이 플랫폼에서는 지원하지 않는다")이라고 경고하고 무시합니다. 이 설정을 담는 환경 변수(아래 참고)는 할당자가 초기화될 때 한 번만 읽히므로, `import torch`보다 먼저 설정하세요.
 #
-# 그런데 2.9.1에서는 새 이름으로 설정하면 `expandable_segments`가 켜지지 않았습니다([pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)). 2.13은 기존 이름을 경고 없이 읽고, 두 이름이 모두 설정되어 있으면 기존 이름을 따릅니다. 이런 동작은 릴리스마다 다릅니다.
+# 기존 이름 `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`는 2.6부터 2.13까지 모든 릴리스가 읽습니다. 달라지는 것은 새 이름의 지원 여부와 경고입니다. 2.9부터는 디바이스 공통 이름 `PYTORCH_ALLOC_CONF`도 읽습니다. 2.9부터 2.11까지는 기존 이름을 쓰면 `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`("더는 권장하지 않으니 `PYTORCH_ALLOC_CONF`를 쓰라")라는 경고가 나옵니다(PyTorch 소스의 `c10/core/AllocatorConfig.cpp`).
+#
+# 그런데 2.9.1에서는 새 이름으로 설정하면 `expandable_segments`가 켜지지 않았습니다([pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)). 2.13은 기존 이름을 경고 없이 읽고, 두 이름이 모두 설정되어 있으면 기존 이름을 따릅니다.
 #
 # 스크립트 하나를 이 모든 릴리스에서 돌려야 한다면 기존 이름(`PYTORCH_CUDA_ALLOC_CONF`) 하나만 설정하세요. 일부 릴리스에서 경고가 나올 뿐 동작에는 문제가 없습니다.
 #
-# 다음 셀은 새 프로세스를 띄워 할당자가 읽어 들인 설정을 출력하고, 2.13의 두 동작(기존 이름을 경고 없이 읽는 것, 두 이름이 모두 있으면 기존 이름을 따르는 것)을 검증합니다. GPU에서는 `torch.cuda.memory._snapshot()`으로 세그먼트 자체도 확인할 수 있습니다.
+# 새 프로세스를 띄워 할당자가 읽어 들인 설정을 출력하고, 위에서 설명한 2.13의 두 동작을 검증합니다. GPU에서는 `torch.cuda.memory._snapshot()`으로 세그먼트 자체도 확인할 수 있습니다.
 
 # %%
 if TORCH >= (2, 13):  # 기존 이름을 경고 없이 읽는다
@@ -539,9 +543,9 @@ else:
 #
 # | 메시지(일부) | 흔한 원인 | 해결 방법 |
 # |---|---|---|
-# | `Attempting to deserialize object on a CUDA device` | 쓸 수 있는 GPU가 없는 곳에서 GPU 체크포인트를 불러옴 | `torch.load(path, map_location=device)` |
-# | `CUDA error: invalid device ordinal` | 없는 GPU 인덱스 | `torch.cuda.device_count()`보다 작은 인덱스 |
-# | `Cannot access accelerator device when none is available.` | 가속기가 없는데 정수 디바이스나 `pin_memory()` | 디바이스를 이름으로 적기. 메모리 고정은 가속기가 있을 때만 |
-# | `Cannot re-initialize CUDA in forked subprocess` | 부모가 CUDA를 쓴 뒤 fork한 자식에서 CUDA 사용 | 워커는 CPU 작업만, 이동은 메인 프로세스에서. 또는 `spawn` |
+# | `Attempting to deserialize object on a CUDA device` | GPU가 없는 머신에서 GPU 체크포인트 불러오기 | `torch.load(path, map_location=device)` |
+# | `CUDA error: invalid device ordinal` | 존재하지 않는 GPU 인덱스 지정 | `torch.cuda.device_count()`보다 작은 인덱스 사용 |
+# | `Cannot access accelerator device when none is available.` | 가속기 없이 정수 디바이스나 `pin_memory()` 사용 | 디바이스를 이름으로 지정, 메모리 고정은 가속기가 있을 때만 사용 |
+# | `Cannot re-initialize CUDA in forked subprocess` | 부모가 CUDA를 쓴 뒤 fork한 자식에서 CUDA 사용 | 워커는 CPU 작업만, 이동은 메인 프로세스에서. 또는 `spawn` 사용 |
 # | `Torch not compiled with CUDA enabled` | CPU 전용 빌드에서 CUDA 요청(`set_device`는 `no attribute '_cuda_setDevice'`) | CUDA 빌드 설치(Blackwell GPU는 `cu128` 이상, macOS는 대신 `mps`). 또는 디바이스를 한 번 정해 쓰기 |
-# | `CUDA out of memory` | GPU의 여유보다 많은 메모리 요청 | 배치 줄이기, 손실은 `detach()`해서 누적, `no_grad()`, `del`. 할당된 메모리와 예약된 메모리를 구분해 읽기 |
+# | `CUDA out of memory` | GPU 여유 메모리보다 큰 할당 요청 | 배치 줄이기, 손실은 `detach()`해서 누적, `no_grad()`, `del`. 할당된 메모리와 예약된 메모리를 구분해 읽기 |
