@@ -454,6 +454,8 @@ assert r0["loss"] != r1["loss"]  # different data
 assert r0["params"] == r1["params"]  # yet the same parameters after training
 
 # %% [markdown]
+# ## Each process's GPU: `set_device` and `dist.barrier`
+#
 # Leave out `torch.cuda.set_device(local_rank)`, and each process's current device stays GPU 0,
 # whatever its `LOCAL_RANK`. What breaks is everything that names no index and so means the
 # current device: `"cuda"`, `.cuda()`, `torch.cuda.memory_allocated()`. If the script puts its

@@ -409,6 +409,8 @@ assert r0["loss"] != r1["loss"]  # 데이터도 다르다
 assert r0["params"] == r1["params"]  # 그런데도 학습 후 매개변수는 같다
 
 # %% [markdown]
+# ## 프로세스마다 GPU 정하기: `set_device`와 `dist.barrier`
+#
 # `torch.cuda.set_device(local_rank)`를 빠뜨리면 `LOCAL_RANK`가 무엇이든 각 프로세스의 현재 디바이스는 GPU 0으로 남습니다. `"cuda"`, `.cuda()`, `torch.cuda.memory_allocated()` 등 인덱스 없이 현재 디바이스를 쓰는 코드는 모두 GPU 0을 대상으로 동작합니다. 스크립트가 모델과 배치를 `"cuda"`에 올리면 모든 랭크가 GPU 0을 쓰므로, 메모리가 그 GPU 하나에 몰리고 나머지 GPU는 놀게 됩니다. 랭크마다 다른 GPU를 쓴다고 가정하는 NCCL은 오류를 내거나(예: `Duplicate GPU detected`, "같은 GPU가 중복으로 감지되었다") 멈춘 채 진행하지 않습니다.
 #
 # 그러니 각 프로세스에서 먼저 `torch.cuda.set_device(local_rank)`를 호출하세요. `DistributedDataParallel` 문서에도 프로세스마다 `set_device`(또는 `CUDA_VISIBLE_DEVICES`)로 GPU를 지정해야 한다고 나와 있습니다. 그리고 `init_process_group`에 `device_id=torch.device("cuda", local_rank)`를 넘기거나, 배리어를 `dist.barrier(device_ids=[local_rank])`로 호출하세요. 배리어가 GPU를 고르는 방식을 보면 그 이유를 알 수 있습니다.

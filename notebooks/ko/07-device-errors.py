@@ -21,14 +21,14 @@
 #
 # 체크포인트 불러오기, 머신 구성, 워커 프로세스, GPU 메모리와 관련된 오류는 [불러오기·환경·메모리 오류 읽는 법](09-setup-and-memory-errors.ipynb) 페이지를 보세요.
 #
-# GPU가 없으면 비슷한 오류를 대신 재현해 보여 줍니다. 하나는 `meta` 디바이스로 일으킨 디바이스 불일치입니다. `meta` 텐서는 모양(shape)과 dtype만 있고 데이터는 없는 텐서이며, `meta` 디바이스는 불일치를 잡는 검사가 CUDA와 달라 메시지도 다릅니다. 다른 하나는 dtype 불일치입니다. GPU에서 나오는 메시지는 섹션마다 적어 두었습니다.
+# GPU가 없으면 비슷한 오류를 대신 일으켜 보여 줍니다. 하나는 `meta` 디바이스로 일으킨 디바이스 불일치입니다. `meta` 텐서는 모양(shape)과 dtype만 있고 데이터는 없는 텐서이며, `meta` 디바이스는 불일치를 잡는 검사가 CUDA와 달라 메시지도 다릅니다. 다른 하나는 dtype 불일치입니다. GPU에서 나오는 메시지는 섹션마다 적어 두었습니다.
 #
-# GPU에서만 일으킬 수 있는 오류는 GPU 검증이 들어 있는 셀에서 다룹니다. GPU가 없으면 이런 셀은 실행 조건(예: `torch.cuda.is_available()=False`)만 출력하고 넘어갑니다. 본문에는 그 메시지를 PyTorch 소스에 적힌 그대로 옮기고, 어느 버전의 메시지인지도 밝혀 둡니다.
+# GPU에서만 일으킬 수 있는 오류는 GPU 검증이 들어 있는 셀에서 다룹니다. GPU가 없으면 이런 셀은 실행 조건(예: `torch.cuda.is_available()=False`)만 출력하고 넘어갑니다. 이런 오류의 메시지는 PyTorch 소스에 적힌 그대로 본문에 옮기고, 어느 버전의 메시지인지도 밝혀 둡니다.
 
 # %% [markdown] tags=["summary"]
 # **요약**
 #
-# - 디바이스 오류는 대부분 연산 하나에 두 디바이스의 텐서가 들어갔을 때 납니다. 모델, 손실 함수, 입력을 모두 한 디바이스에 두세요. 텐서의 `.to()`는 새 텐서를 돌려주므로 `x = x.to(device)`처럼 결과를 다시 대입합니다.
+# - 디바이스 오류는 대부분 서로 다른 디바이스에 있는 텐서가 한 연산에 함께 들어갈 때 납니다. 모델, 손실 함수, 입력을 모두 한 디바이스에 두세요. 텐서의 `.to()`는 새 텐서를 돌려주므로 `x = x.to(device)`처럼 결과를 다시 대입합니다.
 # - 페이지 끝의 표에 메시지별로 흔한 원인과 해결 방법을 정리했습니다.
 #
 # ```python
@@ -104,14 +104,16 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # 로그에서 찾을 때는 두 메시지에 공통인 앞부분을 검색어로 쓰세요.
 #
-# 메시지가 지목한 텐서가 잘못 놓인 텐서라는 보장은 없습니다. **모델**을 CPU에 둔 채라면 메시지는 GPU에 있는 입력 쪽을 지목합니다. 모델과 모든 입력을 사용할 디바이스 한 곳에 두세요. 텐서를 옮길 때는 `x = x.to(device)`처럼 반환값을 받아 두세요.
+# 메시지가 지목한 텐서가 잘못 놓인 텐서라는 보장은 없습니다. **모델**을 CPU에 그대로 두었다면, 메시지는 오히려 제대로 GPU에 올린 입력을 지목합니다. 모델과 입력을 모두 같은 디바이스에 두고, 텐서를 옮길 때는 `x = x.to(device)`처럼 결과를 다시 대입하세요.
 #
 # 아래 셀들은 어느 머신에서나 실행되며, 대상 디바이스 `target`을 씁니다.
 #
 # - GPU가 있으면 `target`은 GPU이고, 셀은 실제 CUDA 메시지가 나오는지 검증합니다.
 # - GPU가 없으면 `target`은 `meta`입니다. 이 셀들이 쓰는 연산(선형 계층, `+`, 손실 함수)은 `meta`에서도 오류를 냅니다. 다만 메시지는 CUDA와 달리 `Tensor on device … is not on the expected device …!`("텐서가 있어야 할 디바이스에 있지 않다")입니다. 두 디바이스가 나오는 순서도 연산마다 다릅니다.
 #
-# 또한 `meta` 텐서가 섞여도 이 검사를 하지 않는 연산이 있습니다. 다음 셀에서 보듯, `meta` 행렬과 CPU 행렬을 `torch.mm`으로 곱하면 오류 없이 `meta` 텐서가 나옵니다. 따라서 `meta`로 GPU 상황을 흉내 낼 수 있는 연산은 셀에서 실제로 오류가 나는 것들뿐입니다. 그리고 `meta`로는 각 텐서가 어느 디바이스에 놓이는지만 알 수 있을 뿐, 속도나 메모리 사용량은 알 수 없습니다.
+# `meta`에서는 디바이스를 검사하지 않는 연산도 있습니다. 다음 셀에서 보듯, `meta` 행렬과 CPU 행렬을 `torch.mm`으로 곱하면 오류 없이 `meta` 텐서가 나옵니다. 그러니 `meta`로 흉내 낼 수 있는 것은 셀에서 실제로 오류가 나는 연산뿐입니다.
+#
+# `meta`로 알 수 있는 것은 텐서가 어느 디바이스에 놓이는지뿐이고, 속도나 메모리 사용량은 알 수 없습니다.
 
 # %% tags=["gpu-only"]
 SAME_DEVICE = "Expected all tensors to be on the same device"
@@ -137,7 +139,7 @@ assert unchecked.device.type == "meta"
 # %% [markdown]
 # ### 순전파 중에 만든 텐서
 #
-# 가장 흔한 원인은 `forward` 메서드나 손실 함수 안에서 디바이스를 지정하지 않고 만든 텐서입니다. `torch.zeros(n)`이나 `torch.tensor(values)` 같은 팩토리 함수는 모델과 입력이 어디에 있든 텐서를 CPU(또는 기본 디바이스)에 만듭니다. 이 텐서는 호출할 때마다 새로 만들어지므로, 모델을 옮겨도 해결되지 않습니다. GPU가 없으면 `meta` 디바이스에서 나는 메시지가 나옵니다.
+# 가장 흔한 원인은 `forward` 메서드나 손실 함수 안에서 디바이스를 지정하지 않고 만든 텐서입니다. `torch.zeros(n)`이나 `torch.tensor(values)` 같은 팩토리 함수는 모델과 입력이 어디에 있든 텐서를 CPU(또는 기본 디바이스)에 만듭니다. 이 텐서는 호출할 때마다 새로 만들어지므로, 모델을 옮겨도 해결되지 않습니다. GPU가 없으면 `meta` 디바이스의 메시지가 대신 나옵니다.
 
 # %% tags=["gpu-only"]
 class Shifted(nn.Module):
@@ -250,10 +252,10 @@ assert registered.heads["score"].weight.device.type == target.type
 # - `4`는 리스트 안의 두 계층(계층마다 가중치와 편향 하나씩)만 등록된다고 본 답입니다. Python 리스트에 담긴 모듈은 등록되지 않습니다.
 # - `2`를 골랐다면 딕셔너리 안의 계층 하나(가중치와 편향)만 센 것입니다. 딕셔너리도 리스트처럼 안의 계층을 등록하지 않습니다.
 #
-# 위 셀의 `assert` 문은 `to(target)`이 일반 컨테이너의 계층을 CPU에 남겨 두었다는 것도 확인합니다. GPU에서는 이 계층들을 지나는 첫 순전파에서 디바이스가 섞입니다.
+# 위 셀의 `assert` 문은 `to(target)`이 일반 컨테이너의 계층을 CPU에 남겨 두었다는 것도 확인합니다. GPU에서 학습하면 이 계층들을 지나는 첫 순전파에서 바로 디바이스 불일치 오류가 납니다.
 
 # %% [markdown]
-# 이런 모델로 옵티마이저를 만들면 매개변수를 하나도 받지 못합니다. 다음 셀에 나오는 `optimizer got an empty parameter list`는 옵티마이저에 넘긴 매개변수 목록이 비어 있다고 알려 줍니다.
+# 이런 모델로 옵티마이저를 만들면 넘길 매개변수가 하나도 없어 `ValueError`가 납니다. 다음 셀에 나오는 `optimizer got an empty parameter list`는 옵티마이저에 넘긴 매개변수 목록이 비어 있다고 알려 줍니다.
 
 # %%
 with expect_error(ValueError, "empty parameter list"):
@@ -288,7 +290,7 @@ assert loss.device.type == target.type
 # %% [markdown]
 # ### 중첩된 배치 옮기기
 #
-# 배치는 텐서를 담은 딕셔너리나 튜플인 경우가 많습니다. 이런 컨테이너에는 `.to()`가 없어 통째로 옮길 수 없습니다. 텐서를 하나씩 옮기고 반환값을 받아 두어야 합니다. 짧은 재귀 함수로 딕셔너리, 리스트, 튜플을 처리하고, 그 밖의 것(문자열, 숫자)은 그대로 둘 수 있습니다. 다음 셀에 나오는 `'dict' object has no attribute 'to'`는 딕셔너리에 `to` 속성이 없다고 알려 주는 오류입니다.
+# 배치는 텐서를 담은 딕셔너리나 튜플인 경우가 많습니다. 이런 컨테이너에는 `.to()`가 없어 통째로 옮길 수 없습니다. 텐서를 하나씩 옮기고 반환값을 받아 두어야 합니다. 짧은 재귀 함수 하나로 딕셔너리·리스트·튜플을 처리하고, 그 밖의 값(문자열, 숫자)은 그대로 두면 됩니다. 다음 셀에 나오는 `'dict' object has no attribute 'to'`는 딕셔너리에 `to` 속성이 없다고 알려 주는 오류입니다.
 
 # %%
 batch = {
@@ -325,9 +327,9 @@ assert batch["image"].device.type == "cpu"  # 원래 배치는 그대로다
 #
 # NumPy 배열은 CPU 메모리에 있습니다. 그래서 `t.numpy()`는 CPU 텐서에만, 그것도 변화도(gradient)를 추적하지 않는 텐서에만 쓸 수 있습니다. CUDA 텐서에서 호출하면 아무것도 복사하지 않고 이 `TypeError`를 냅니다. 전체 메시지에는 `Use Tensor.cpu() to copy the tensor to host memory first.`("먼저 `Tensor.cpu()`로 호스트 메모리에 복사하라")가 이어집니다.
 #
-# 흔히 쓰는 방법은 `t.detach().cpu().numpy()`입니다. `detach()`는 연산 그래프에서 떼어 낸 텐서를 돌려주고, `cpu()`는 데이터를 CPU로 복사합니다(이미 CPU에 있는 텐서에는 아무것도 하지 않습니다). `t.numpy(force=True)`는 같은 일을 한 번에 처리하며, `force` 없는 `numpy()`가 거부하는, 켤레 비트가 켜진 복소수 텐서(`conj()`의 결과)도 풀어서 변환합니다.
+# 흔히 쓰는 방법은 `t.detach().cpu().numpy()`입니다. `detach()`는 연산 그래프에서 떼어 낸 텐서를 돌려주고, `cpu()`는 데이터를 CPU로 복사합니다(이미 CPU에 있는 텐서는 복사하지 않고 그대로 돌려줍니다). `t.numpy(force=True)`는 이 과정을 한 번에 처리합니다. 켤레 비트가 켜진 복소수 텐서(`conj()`의 결과)는 그냥 `numpy()`로는 변환되지 않지만, `force=True`를 주면 켤레를 풀어서 변환해 줍니다.
 #
-# 다만 `bfloat16` 텐서에는 어느 쪽도 쓸 수 없습니다. NumPy에 이 dtype이 없으므로 두 방법 모두 `TypeError: Got unsupported ScalarType BFloat16`으로 실패합니다. 먼저 `t.detach().cpu().float().numpy()`처럼 변환하세요.
+# 다만 `bfloat16` 텐서에는 어느 쪽도 쓸 수 없습니다. NumPy에 이 dtype이 없으므로 두 방법 모두 `TypeError: Got unsupported ScalarType BFloat16`으로 실패합니다. `t.detach().cpu().float().numpy()`처럼 먼저 float32로 바꾼 뒤 변환하세요.
 #
 # 다음 셀은 어느 머신에서나 실행됩니다. 변화도를 추적하는 텐서에 대한 검사(`requires grad` 오류)는 CPU 텐서에서도 일어나므로 그대로 보여 줍니다. 디바이스를 검사하는 코드는 디바이스 종류와 상관없이 같으므로, `meta` 텐서를 쓰면 메시지의 `cuda:0` 자리에 `meta`가 들어간 같은 문장이 나옵니다. GPU가 있으면 `cuda:0` 메시지 자체도 검증합니다.
 #
@@ -372,11 +374,11 @@ else:
 # %% [markdown]
 # ### 값을 읽으면 CPU가 GPU를 기다린다
 #
-# CUDA 텐서에서 `.item()`, `.tolist()`, `print(t)`를 호출하면 데이터가 CPU로 복사됩니다. 복사하려면 CPU는 현재 스트림(GPU 작업이 순서대로 쌓이는 대기열로, 복사도 여기서 실행됩니다)에 먼저 쌓인 작업이 모두 끝날 때까지 기다려야 합니다. 다른 스트림의 작업까지 기다리지는 않습니다. 디바이스 전체의 작업을 기다리려면 `torch.cuda.synchronize()`를 씁니다. `.numpy()`는 복사 자체를 하지 않고 앞에서 본 `TypeError`를 냅니다.
+# CUDA 텐서에서 `.item()`, `.tolist()`, `print(t)`를 호출하면 데이터가 CPU로 복사됩니다. 스트림은 GPU 작업이 순서대로 쌓이는 대기열이며, 복사도 이 대기열에서 실행됩니다. 그래서 복사하려면 CPU는 현재 스트림에 먼저 쌓인 작업이 모두 끝날 때까지 기다려야 합니다(단, `.numpy()`는 복사하지 않고 앞에서 본 `TypeError`를 냅니다). 다른 스트림의 작업까지 기다리지는 않습니다. 디바이스 전체의 작업을 기다리려면 `torch.cuda.synchronize()`를 씁니다.
 #
-# 기다리는 동안 CPU는 다음 작업을 스트림에 넣지 못하므로, 스트림이 비면 GPU는 다음 단계의 작업이 올 때까지 쉬게 됩니다. 한 단계에 한 번 호출하는 `.item()`도 단계마다 이런 빈틈을 만들고, 루프 안에서 요소마다 호출하면 요소 수만큼 만듭니다.
+# 기다리는 동안 CPU는 다음 작업을 스트림에 넣지 못하므로, 스트림이 비면 GPU는 다음 단계의 작업이 올 때까지 쉬게 됩니다. 한 단계에 한 번 호출하는 `.item()`도 단계마다 이런 빈틈을 만들고, 루프 안에서 요소마다 호출하면 빈틈이 요소 수만큼 생깁니다.
 #
-# 학습 루프에서는 평균 손실을 출력하려고 손실을 더해 가는 일이 흔합니다. 다음 셀은 세 단계 동안 손실을 `total_tensor += loss`와 `total_float += loss.item()`의 두 가지 방법으로 더합니다.
+# 학습 루프에서는 평균 손실을 출력하려고 손실을 더해 가는 일이 흔합니다. 다음 셀은 세 단계 동안 손실을 두 가지 방법으로 더합니다. 하나는 `total_tensor += loss`, 다른 하나는 `total_float += loss.item()`입니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `total_tensor`는 Python float `0.0`에서 시작합니다. `total_tensor += loss`를 세 단계 동안 실행하면 `total_tensor`의 타입(`kind`)은 무엇이 될까요? 또 autograd의 연산 그래프가 달려 있을까요? `tracked`는 `grad_fn`이 있는지를 나타냅니다.
@@ -426,7 +428,9 @@ assert steps == 3  # 각 단계의 그래프가 합계에 매달려 있다
 # %% [markdown] tags=["answer"]
 # **정답:** `kind='Tensor', tracked=True`입니다. Python 숫자와 텐서를 더하면 결과는 텐서이고, 더한 텐서와 같은 디바이스에 놓입니다. 즉 첫 단계의 `0.0 + loss`부터 합계는 이미 텐서입니다.
 #
-# `loss`는 변화도를 추적하는 텐서이므로, 단계마다 실행하는 `+=`는 모두 autograd가 기록하는 텐서 연산입니다. 그래서 합계는 모든 단계의 연산 그래프를 참조하고(위 검증에서 세 단계의 그래프를 모두 찾아냅니다), 합계가 살아 있는 동안 어느 그래프도 해제되지 않습니다. `backward()`를 호출하지 않는 코드(이 셀, `no_grad` 없이 도는 평가 루프 등)에서는 이것이 문제가 됩니다. 합계가 각 단계의 그래프와, 그 그래프가 역전파를 위해 저장해 둔 텐서를 모두 붙잡고 있어서 메모리 사용량이 단계마다 늘어납니다.
+# `loss`는 변화도를 추적하는 텐서이므로, 단계마다 실행하는 `+=`는 모두 autograd가 기록하는 텐서 연산입니다. 그래서 합계는 모든 단계의 연산 그래프를 참조하고(위 검증에서 세 단계의 그래프를 모두 찾아냅니다), 합계가 살아 있는 동안 어느 그래프도 해제되지 않습니다.
+#
+# `backward()`를 호출하지 않는 코드(이 셀, `no_grad` 없이 도는 평가 루프 등)에서는 이것이 문제가 됩니다. 합계가 각 단계의 그래프와, 그 그래프가 역전파를 위해 저장해 둔 텐서를 모두 붙잡고 있어서 메모리 사용량이 단계마다 늘어납니다.
 #
 # - `kind='Tensor', tracked=False`를 골랐다면 합계가 텐서이긴 해도 `+=`는 기록되지 않는다고 생각했을 겁니다. 연산 그래프가 없는 합계가 되는 것은 `loss.detach()`를 더할 때입니다.
 # - `kind='float', tracked=False`를 예상했다면 Python 숫자 `0.0`에서 시작했으니 합계도 숫자로 남는다고 여긴 것입니다. 숫자와 텐서를 더하는 순간 결과는 텐서가 됩니다. 합계가 `float`로 남는 것은 `total_float`처럼 `loss.item()`을 더할 때뿐입니다.
@@ -456,12 +460,12 @@ else:
 #
 # "입력 타입과 가중치 타입이 같아야 한다"는 뜻의 오류입니다.
 #
-# 합성곱은 입력의 **타입**이 가중치와 편향의 타입과 같은지 검사하기도 합니다. 여기서 타입은 디바이스와 dtype을 합친 것으로, `torch.FloatTensor`는 CPU의 float32, `torch.cuda.FloatTensor`는 CUDA GPU의 float32입니다. 따라서 이 메시지는 CPU 입력이 GPU에 있는 합성곱에 들어갔다는 뜻입니다. 해결 방법은 다른 디바이스 불일치와 같습니다. 입력을 모델이 있는 곳으로 옮기세요.
+# 합성곱 계층은 입력의 **타입**이 가중치와 편향의 타입과 같은지 검사하기도 합니다. 여기서 타입은 디바이스와 dtype을 합친 것으로, `torch.FloatTensor`는 CPU의 float32, `torch.cuda.FloatTensor`는 CUDA GPU의 float32입니다. 따라서 이 메시지는 CPU 입력이 GPU에 있는 합성곱에 들어갔다는 뜻입니다. 해결 방법은 다른 디바이스 불일치와 같습니다. 입력을 모델이 있는 곳으로 옮기세요.
 #
-# 이 메시지가 나올지 다른 메시지가 나올지는 PyTorch가 합성곱을 어떤 구현으로 실행할지(아래에서는 이를 '경로'라고 부릅니다)에 달려 있습니다. PyTorch는 입력을 보고 경로를 고릅니다(`Convolution.cpp`의 `_select_conv_backend`).
+# 어느 메시지가 나올지는 PyTorch가 합성곱을 어떤 구현으로 실행하느냐에 달려 있습니다. 아래에서는 이 구현을 '경로'라고 부르겠습니다. PyTorch는 입력을 보고 경로를 고릅니다(`Convolution.cpp`의 `_select_conv_backend`).
 #
-# - oneDNN은 Intel이 만든 CPU용 딥러닝 라이브러리로, 예전 이름은 MKLDNN입니다. oneDNN이 포함된 빌드에서는 CPU의 float32 입력(이미지 여러 장의 배치 등)이 대부분 oneDNN으로 갑니다. 포함 여부는 `torch.backends.mkldnn.is_available()`로 확인할 수 있습니다. oneDNN은 타입을 검사하고, 이 섹션의 메시지 뒤에 `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`("또는 입력이 MKLDNN 텐서이고 가중치가 밀집 텐서여야 한다")를 붙인 오류를 냅니다.
-# - 작은 이미지 한 장은 PyTorch 자체의 범용 합성곱 경로(`slow_conv2d`)로 갑니다. 조건은 요소 20,480개 이하, 필터(합성곱 커널)의 한 변 이상이 3 이하, `groups=1`입니다. 이 경로는 타입을 직접 검사하지 않지만, 실제 계산 코드를 실행하기 전에 PyTorch가 자동으로 만든 래퍼 함수(`wrapper_CUDA___slow_conv2d_forward`)가 디바이스를 검사합니다. 그래서 메시지는 이 페이지의 첫 섹션과 같은 문구가 되고, 뒷부분은 "`weight`가 `cuda:0`에 있어 다른 텐서들의 디바이스 `cpu`와 다르다"라는 내용입니다.
+# - oneDNN은 Intel이 만든 CPU용 딥러닝 라이브러리로, 예전 이름은 MKLDNN입니다. oneDNN이 포함된 빌드에서는 CPU의 float32 입력(이미지 여러 장의 배치 등)은 대부분 oneDNN에서 처리됩니다. 포함 여부는 `torch.backends.mkldnn.is_available()`로 확인할 수 있습니다. 이 라이브러리는 타입을 검사하고, 이 섹션의 메시지 뒤에 `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`("또는 입력이 MKLDNN 텐서이고 가중치가 밀집 텐서여야 한다")를 붙인 오류를 냅니다.
+# - 작은 이미지 한 장은 PyTorch 자체의 범용 합성곱 경로(`slow_conv2d`)를 탑니다. 이 경로로 가는 조건은 세 가지입니다. 요소가 20,480개 이하이고, 필터(합성곱 커널)의 가로·세로 중 적어도 한쪽이 3 이하이며, `groups=1`이어야 합니다. 이 경로는 타입을 직접 검사하지 않지만, 실제 계산 코드를 실행하기 전에 PyTorch가 자동으로 만든 래퍼 함수(`wrapper_CUDA___slow_conv2d_forward`)가 디바이스를 검사합니다. 그래서 메시지는 이 페이지의 첫 섹션과 같은 문구가 되고, 뒷부분은 "`weight`가 `cuda:0`에 있어 다른 텐서들의 디바이스 `cpu`와 다르다"라는 내용입니다.
 #
 #   ```
 #   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)
@@ -475,11 +479,11 @@ else:
 #
 #   이 메시지는 "디바이스를 적어도 두 개(`cpu`와 `cuda:0`) 발견했다"라고 알려 주며, 인자 이름 `weight`는 끝에 붙습니다.
 #
-# - 반대로 CPU에 남겨 둔 합성곱에 GPU 입력을 넣으면 cuDNN으로 가고, `Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same`이 나옵니다.
+# - 반대로 CPU에 남겨 둔 합성곱에 GPU 입력을 넣으면 cuDNN이 선택되고, `Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same`이 나옵니다.
 #
-# 이 메시지들은 PyTorch 소스에서 인용한 것입니다(이 입력들에 대해서는 2.6과 2.13이 같은 경로를 고릅니다). GPU가 있으면 이 섹션의 마지막 셀이 각각을 검증합니다.
+# 이 메시지들은 PyTorch 소스에서 그대로 옮긴 것입니다. 위 입력에서는 2.6과 2.13이 같은 경로를 고릅니다. GPU가 있으면 이 섹션의 마지막 셀이 각각을 검증합니다.
 #
-# dtype 불일치도 어느 머신에서나 일으킬 수 있고, 경로 선택의 영향을 똑같이 받습니다. float64로 바꾼 합성곱에 float32 이미지를 넣으면 경로를 고르기도 전에 편향 검사에서 실패합니다. 이때 메시지는 텐서 타입 대신 dtype 이름을 쓴 `Input type (float) and bias type (double) should be the same`("입력 타입(float)과 편향 타입(double)이 같아야 한다")입니다. 편향이 없으면 작은 이미지 한 장은 범용 경로로 가고, 그 경로의 커널이 `expected scalar type Float but found Double`("Float 타입이어야 하는데 Double이다")라고 알립니다.
+# dtype 불일치도 어느 머신에서나 일으킬 수 있고, 경로 선택의 영향을 똑같이 받습니다. float64로 바꾼 합성곱에 float32 이미지를 넣으면 경로를 고르기도 전에 편향 검사에서 실패합니다. 이때 메시지는 텐서 타입 대신 dtype 이름을 쓴 `Input type (float) and bias type (double) should be the same`("입력 타입(float)과 편향 타입(double)이 같아야 한다")입니다. 편향이 없으면 작은 이미지 한 장은 범용 경로에서 처리되고, 그 경로의 계산 코드가 `expected scalar type Float but found Double`("Float 타입이어야 하는데 Double 타입을 받았다")라고 알립니다.
 
 # %%
 conv = nn.Conv2d(1, 2, 3).double()
@@ -513,10 +517,10 @@ else:
     assert "expected scalar type Float" in str(caught.error)
 
 # %% [markdown] tags=["answer"]
-# **정답:** oneDNN이 있는 빌드(위 출력의 `onednn=True`)에서는 `weight type (torch.DoubleTensor)`입니다. 여덟 장의 배치는 oneDNN으로 가고, oneDNN은 텐서 타입끼리, 즉 CPU의 float32와 CPU의 float64를 비교합니다.
+# **정답:** oneDNN이 있는 빌드(위 출력의 `onednn=True`)에서는 `weight type (torch.DoubleTensor)`입니다. 여덟 장의 배치는 oneDNN에서 처리되고, oneDNN은 텐서 타입끼리, 즉 CPU의 float32와 CPU의 float64를 비교합니다.
 #
 # - `expected scalar type Float but found Double`는 oneDNN이 없는 빌드에서 나오는 메시지입니다. 그런 빌드에서는 배치도 범용 경로로 갑니다.
-# - `bias type (double)`는 나올 수 없습니다. 이 합성곱에는 편향이 없으니까요.
+# - 이 합성곱에는 편향이 없으므로 `bias type (double)`은 나올 수 없습니다.
 #
 # GPU에 있는 합성곱에 CPU 입력을 넣었을 때의 메시지도 이처럼 경로를 고르는 방식에 따라 정해집니다.
 #
@@ -562,7 +566,7 @@ else:
 #
 # "모듈의 매개변수와 버퍼는 `cuda:0`(`device_ids[0]`)에 있어야 하는데, 그중 하나가 `cpu`에 있다"는 뜻의 오류입니다.
 #
-# `nn.DataParallel`은 GPU가 두 개 이상인 머신에서, 감싼 모델이 `device_ids`의 첫 GPU에 없을 때 이 오류를 냅니다. GPU가 여러 개이면 DataParallel은 스스로 아무것도 옮기지 않고, `forward` 메서드 안에서 모든 매개변수와 버퍼가 이미 그 GPU에 있는지 검사합니다. `device_ids`에 GPU가 하나뿐이면 DataParallel이 모델을 그 GPU로 옮겨 주므로, 같은 코드라도 GPU가 하나인 머신에서는 오류 없이 동작합니다(각 경우는 팩트체크 페이지의 [주장: nn.DataParallel이 모델을 GPU로 옮겨 준다](06-fact-check.ipynb#주장-nndataparallel이-모델을-gpu로-옮겨-준다) 섹션에서 검증합니다).
+# `nn.DataParallel`은 GPU가 두 개 이상인 머신에서, 감싼 모델이 `device_ids`의 첫 GPU에 없을 때 이 오류를 냅니다. `device_ids`에 GPU가 둘 이상이면(기본값은 머신의 모든 GPU) DataParallel은 모델을 옮기지 않고, `forward` 메서드 안에서 매개변수와 버퍼가 모두 첫 GPU에 있는지 검사만 합니다. `device_ids`에 GPU가 하나뿐이면 모델을 그 GPU로 옮겨 주므로, 같은 코드라도 오류 없이 돕니다(두 경우 모두 팩트체크 페이지의 [주장: nn.DataParallel이 모델을 GPU로 옮겨 준다](06-fact-check.ipynb#주장-nndataparallel이-모델을-gpu로-옮겨-준다) 섹션에서 검증합니다).
 #
 # 해결 방법은 감싸기 전에 `model.to("cuda:0")`을 호출하는 것이고, 더 나은 방법은 `DataParallel` 문서에서도 권장하는 `DistributedDataParallel`을 쓰는 것입니다. 일반 리스트에 넣은 계층([앞에서 설명한 경우](#일반-리스트나-딕셔너리에-넣은-하위-모듈))의 매개변수는 `model.to()`로도 옮겨지지 않고, 이 검사에도 걸리지 않습니다.
 #
@@ -593,7 +597,7 @@ else:
 #
 # | 메시지(일부) | 흔한 원인 | 해결 방법 |
 # |---|---|---|
-# | `Expected all tensors to be on the same device` | 입력, `forward` 안에서 만든 텐서, 일반 리스트에 넣은 계층, 손실 함수가 CPU에 남음. GPU의 합성곱에 작은 CPU 이미지 한 장을 넣음 | 모델·손실 함수·입력을 모두 한 디바이스에 두기. `forward` 안의 텐서는 `device=x.device`, `x.new_zeros`, `zeros_like`로 만들기. 계층은 `ModuleList`·`ModuleDict`에 담기. 손실 함수는 `loss_fn.to(device)` |
+# | `Expected all tensors to be on the same device` | 입력, `forward` 안에서 만든 텐서, 일반 리스트에 넣은 계층, 손실 함수가 CPU에 남음. GPU의 합성곱에 작은 CPU 이미지 한 장을 넣음 | 모델·손실 함수·입력을 모두 한 디바이스에 두기. `forward` 안의 텐서는 `device=x.device`, `x.new_zeros`, `zeros_like`로 만들기. 계층은 `ModuleList`·`ModuleDict`에 담기. 손실 함수는 `loss_fn.to(device)`로 옮기기 |
 # | `can't convert cuda:0 device type tensor to numpy` | GPU 텐서에 `.numpy()` | `t.detach().cpu().numpy()` 또는 `t.numpy(force=True)`(`bfloat16`이면 먼저 `.float()`) |
 # | `Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)` | GPU의 합성곱에 CPU 배치를 넣음 | `x = x.to(device)`. dtype까지 다르면 `x.to(conv.weight)` |
-# | `module must have its parameters and buffers on device cuda:0` | GPU가 두 개 이상인 머신에서 CPU에 있는 모델을 `DataParallel`로 감쌈 | 먼저 `model.to("cuda:0")`. 또는 `DistributedDataParallel` |
+# | `module must have its parameters and buffers on device cuda:0` | GPU가 두 개 이상인 머신에서 CPU에 있는 모델을 `DataParallel`로 감쌈 | 먼저 `model.to("cuda:0")` 호출하기. 또는 `DistributedDataParallel` 쓰기 |

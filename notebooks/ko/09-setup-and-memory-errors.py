@@ -17,7 +17,7 @@
 #
 # 이 페이지에서는 학습 코드 자체가 아니라 그 주변에서 나는 오류를 다룹니다. 체크포인트 불러오기, 머신에 없는 GPU 지정, 워커 프로세스 시작, PyTorch 설치, GPU 메모리 부족이 여기에 해당합니다. 섹션 제목은 대부분 오류 메시지 그대로이므로, 트레이스백에 나온 문구로 이 페이지를 검색할 수 있습니다. 섹션마다 메시지의 뜻을 풀이하고, 오류를 일으키는 코드와 해결 코드를 함께 실행해 봅니다. 연산 하나에 두 디바이스의 텐서가 들어갔을 때의 오류는 [디바이스 불일치 오류 읽는 법](07-device-errors.ipynb)에서 다룹니다.
 #
-# 이 페이지의 오류 여섯 가지 가운데 셋은 GPU 없이도 재현할 수 있습니다. CPU 전용 빌드의 PyTorch와, 스토리지 디바이스를 `cuda`로 바꿔 기록한 체크포인트를 써서 직접 오류를 일으켜 봅니다.
+# 이 페이지의 오류 여섯 가지 가운데 셋은 GPU 없이도 재현할 수 있습니다. CPU 전용 빌드 PyTorch와 스토리지 디바이스를 `cuda`로 바꿔 기록한 체크포인트로 직접 오류를 일으켜 봅니다.
 #
 # 나머지 셋(잘못된 디바이스 인덱스, fork한 자식 프로세스에서 CUDA 사용, 메모리 부족)은 GPU가 있어야 납니다. 이 세 오류를 다루는 셀에서 해결 코드는 어느 머신에서나 실행되지만, 오류를 재현하는 부분은 GPU가 있을 때만 실행합니다. 메시지는 PyTorch 소스에 적힌 문구 그대로, 해당 버전과 함께 본문에 실었습니다.
 
@@ -97,9 +97,9 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # 뒤에는 "`torch.cuda.is_available()`이 `False`이므로, CPU만 있는 머신이라면 `torch.load`에 `map_location=torch.device('cpu')`를 지정해 스토리지를 CPU로 옮기라"는 안내가 이어집니다.
 #
-# 체크포인트에는 스토리지마다 저장할 때의 디바이스가 기록되고, `torch.load`는 스토리지를 기록된 디바이스에 다시 올립니다. GPU에서 저장한 파일에는 `cuda:0`이 기록되어 있으므로, CUDA GPU를 쓸 수 없는 머신에서는 이 작업이 불가능합니다. 해결 방법은 메시지대로 `map_location`을 지정하는 것입니다.
+# 체크포인트에는 스토리지마다 저장할 때의 디바이스가 기록되고, `torch.load`는 스토리지를 기록된 디바이스에 다시 올립니다. GPU에서 저장한 파일에는 `cuda:0`이 적혀 있으므로, CUDA GPU를 쓸 수 없는 머신에서는 스토리지를 그 디바이스에 올릴 수 없습니다. 해결 방법은 메시지대로 `map_location`을 지정하는 것입니다.
 #
-# GPU 없이 이런 파일을 만들려고, 다음 셀은 CPU 텐서를 저장한 뒤 파일 안의 디바이스 문자열만 바꿉니다.
+# GPU 없이도 이런 파일을 만들 수 있도록, 다음 셀은 CPU 텐서를 저장한 뒤 파일 안의 디바이스 문자열만 바꿉니다.
 #
 # 체크포인트는 zip 아카이브이고, 그 안의 `data.pkl`에 pickle로 직렬화한 객체 구조가 들어 있습니다. 각 스토리지의 디바이스는 거기에 짧은 문자열로 기록되며, 셀이 바꾸는 것은 그 문자열뿐입니다. `torch.load`가 디바이스를 고를 때 보는 것도 이 문자열뿐이므로, 불러오는 과정은 GPU에서 저장한 파일을 불러올 때와 똑같습니다.
 #
@@ -154,7 +154,7 @@ assert here["weight"].device.type == device.type
 # 예를 들어 GPU가 하나뿐인 머신에서 `cuda:1`을 지정했거나, `CUDA_VISIBLE_DEVICES`로 일부 GPU를 숨긴 뒤에도 숨기기 전의 인덱스를 그대로 쓴 경우입니다(보이는 GPU는 0부터 번호가 다시 매겨집니다). 예외 클래스는 PyTorch 2.7까지는 `RuntimeError`이고, 2.8부터는 `RuntimeError`의 하위 클래스인 `torch.AcceleratorError`입니다. 2.9부터는 메시지의 두 번째 줄에 `GPU device may be out of range, do you have enough GPUs?`("GPU 번호가 범위를 벗어났을 수 있으니, GPU가 충분한지 확인하라")라는 힌트가 붙습니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** 이 머신에는 GPU가 하나 있을 수도, 하나도 없을 수도 있습니다. PyTorch가 CPU 전용 빌드일 수도 있습니다. 다음 셀이 가장 먼저 출력하는 것은 무엇일까요?
+# **예측해 보세요:** 이 머신에는 GPU가 있을 수도, 없을 수도 있습니다. PyTorch가 CPU 전용 빌드일 수도 있습니다. 다음 셀이 가장 먼저 출력하는 것은 무엇일까요?
 #
 # - `seven=device(type='cuda', index=7)`
 # - `CUDA error: invalid device ordinal`
@@ -197,7 +197,7 @@ else:
 #
 # "가속기가 없어서 가속기 디바이스에 접근할 수 없다"고 알려 주는 오류입니다.
 #
-# PyTorch 2.5부터 정수로 지정한 디바이스(`device=0`, `.to(0)`, `torch.device(0)`)는 현재 가속기(CUDA, Apple의 MPS, Intel의 XPU 등)의 인덱스를 뜻합니다. 가속기가 없으면 PyTorch는 이 오류를 냅니다. 가속기가 필요한 `pin_memory()`에서도 납니다.
+# PyTorch 2.5부터 정수로 지정한 디바이스(`device=0`, `.to(0)`, `torch.device(0)`)는 현재 가속기(CUDA, Apple의 MPS, Intel의 XPU 등)의 인덱스를 뜻합니다. 그래서 가속기가 없으면 이 오류가 날 수 있고(빌드별 차이는 아래 참고), 가속기가 있어야 하는 `pin_memory()`를 호출해도 같은 오류가 납니다.
 #
 # 이 오류가 나는지는 빌드에 따라 다음과 같이 다릅니다.
 #
@@ -253,9 +253,9 @@ assert named.device.type == device.type
 # 'pin_memory' argument is set as true but no accelerator is found, then device pinned memory won't be used.
 # ```
 #
-# `pin_memory=True`로 설정했지만 가속기를 찾지 못해 고정 메모리를 쓰지 않겠다는 내용입니다.
+# `pin_memory=True`로 설정했지만 가속기를 찾지 못해 고정 메모리를 쓰지 않는다는 내용입니다.
 #
-# 메모리 고정으로 학습이 빨라지는지는 별개의 문제이며, [텐서 옮기기](02-moving-tensors.ipynb)에서 측정합니다. GPU가 있으면 배치가 실제로 고정 메모리에 있었는지도 다음 셀에서 검증합니다.
+# 메모리 고정으로 학습이 얼마나 빨라지는지는 [텐서 옮기기](02-moving-tensors.ipynb) 페이지에서 따로 측정합니다. GPU가 있으면 배치가 실제로 고정 메모리에 있었는지도 다음 셀에서 검증합니다.
 
 # %% tags=["gpu-only"]
 loader = DataLoader(
@@ -281,7 +281,7 @@ elif not torch.accelerator.is_available():
         assert any("no accelerator" in str(w.message) for w in warned)
 
 # %% [markdown]
-# 반대 방향의 복사 `to("cpu", non_blocking=True)`는 데이터가 도착하기 전에 반환될 수 있습니다. 이렇게 받은 CPU 텐서는 읽기 전에 `torch.cuda.synchronize()`를 호출하세요. 이 동작은 [텐서 옮기기](02-moving-tensors.ipynb) 페이지에서 GPU로 검증합니다.
+# 반대 방향의 복사 `to("cpu", non_blocking=True)`는 데이터가 도착하기 전에 반환될 수 있습니다. 이렇게 받은 CPU 텐서를 읽기 전에는 `torch.cuda.synchronize()`를 호출하세요. 이 동작은 [텐서 옮기기](02-moving-tensors.ipynb) 페이지에서 GPU로 검증합니다.
 
 # %% [markdown]
 # ## Cannot re-initialize CUDA in forked subprocess
@@ -294,11 +294,11 @@ elif not torch.accelerator.is_available():
 #
 # 멀티프로세싱에서 CUDA를 쓰려면 시작 방식으로 `'spawn'`을 써야 한다는 내용이 이어집니다. Python 3.13까지 Linux에서는 `multiprocessing`과 DataLoader 워커가 기본으로 부모 프로세스를 복제해 자식 프로세스를 만드는 `fork` 방식을 씁니다(Python 3.14부터 Linux의 기본값은 `forkserver`입니다). 부모가 이미 CUDA를 초기화했다면 fork한 자식은 CUDA를 전혀 쓸 수 없습니다.
 #
-# 아래 코드는 자식 프로세스를 fork하고, 자식 안에서 `device`에 텐서를 만듭니다. GPU가 있으면 부모가 fork하기 전에 GPU에 텐서를 만들어 CUDA가 초기화된 상태입니다. 그래서 자식은 이 오류로 실패하고, 오류 메시지를 부모에게 돌려보냅니다.
+# 아래 코드는 자식 프로세스를 fork하고, 자식 안에서 `device`에 텐서를 만듭니다. GPU가 있으면 부모가 fork하기 전에 GPU에 텐서를 만들므로, fork하는 시점에는 CUDA가 이미 초기화되어 있습니다. 그래서 자식은 이 오류로 실패하고, 오류 메시지를 부모에게 돌려보냅니다.
 #
 # GPU가 없으면 CUDA가 한 번도 초기화되지 않으므로 이 오류는 일어날 수 없고, 자식은 문제없이 CPU 텐서를 만듭니다. 어느 경우든 셀은 마지막에 `torch.cuda.is_initialized()`의 값과 자식 프로세스의 결과를 출력합니다.
 #
-# 이 셀은 `fork`를 안전하게 쓸 수 있는 Linux에서만 실행하며, 기본 시작 방식이 무엇이든 `fork`를 직접 지정합니다.
+# 이 셀은 `fork`를 안전하게 쓸 수 있는 Linux에서만 실행되며, 기본 시작 방식과 상관없이 `fork`를 직접 지정합니다.
 
 # %% tags=["gpu-only"]
 def child(queue, device):
@@ -358,14 +358,14 @@ assert features.device.type == device.type
 # %% [markdown]
 # 자식 프로세스에서 꼭 CUDA를 써야 한다면 `spawn`으로 시작하세요. `multiprocessing.get_context("spawn")`이나 `DataLoader(..., multiprocessing_context="spawn")`을 쓰면 됩니다. `forkserver`도 쓸 수 있습니다. 이 방식에서는 새로 띄운 서버 프로세스가 자식을 fork합니다. 서버는 스크립트를 임포트하더라도 `if __name__ == "__main__":` 가드 아래 코드를 실행하지 않으므로 CUDA를 초기화하지 않습니다.
 #
-# `spawn`과 `forkserver`에는 다음 규칙이 똑같이 적용됩니다. CUDA를 쓰는 코드는 이 가드 아래에 두고, 데이터셋 클래스는 모듈 최상위에 정의하세요(자세한 내용은 [여러 GPU](05-several-gpus.ipynb) 참고).
+# `spawn`과 `forkserver`에는 다음 규칙이 똑같이 적용됩니다. CUDA를 쓰는 코드는 이 가드 아래에 두고, 데이터셋 클래스는 모듈 최상위에 정의하세요(자세한 내용은 [여러 GPU](05-several-gpus.ipynb) 페이지 참고).
 
 # %% [markdown]
 # ## Torch not compiled with CUDA enabled
 #
 # "Torch가 CUDA를 지원하도록 컴파일되지 않았다"는 뜻의 오류입니다.
 #
-# CPU 전용 빌드(버전 문자열이 대개 `+cpu`로 끝납니다)에서 `.cuda()`나 `device="cuda"` 등으로 CUDA를 쓰려고 하면 이 오류가 `AssertionError`로 납니다. 다만 CPU 전용 빌드에서 CUDA를 호출한다고 모두 이 메시지가 나오지는 않습니다. `torch.cuda.set_device(0)`은 `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'`("`torch._C`에 `_cuda_setDevice` 속성이 없다"는 뜻)로 실패하는데, 원인은 같습니다.
+# CPU 전용 빌드(버전 문자열이 대개 `+cpu`로 끝납니다)에서 `.cuda()`나 `device="cuda"` 등으로 CUDA를 쓰려고 하면 이 메시지와 함께 `AssertionError`가 납니다. 다만 CPU 전용 빌드에서 CUDA 함수를 호출한다고 해서 늘 이 메시지가 나오는 것은 아닙니다. `torch.cuda.set_device(0)`은 `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'`("`torch._C`에 `_cuda_setDevice` 속성이 없다"는 뜻)로 실패하는데, 원인은 같습니다.
 #
 # CUDA 빌드라도 CUDA를 초기화할 수 없는 머신에서는 원인을 알려 주는 다른 오류(`RuntimeError`)가 납니다. NVIDIA 드라이버가 없는 머신에서 PyTorch 2.6.0+cu124를 쓰면 다음과 같습니다.
 #
@@ -380,7 +380,9 @@ assert features.device.type == device.type
 # - GPU를 쓰려면 NVIDIA GPU와 드라이버가 있는 머신에서 CPU 빌드를 CUDA 빌드로 바꾸세요. macOS용 CUDA 빌드는 없으므로 Apple 실리콘 Mac에서는 `mps` 디바이스를 쓰세요.
 # - 어떤 머신에서든 돌아가게 하려면, 이 튜토리얼의 모든 페이지처럼 디바이스를 한 번 정해 두고 코드 전체에서 그 값을 쓰세요.
 #
-# PyPI에서 `pip install torch`를 하면 Linux(x86-64)에는 CUDA 빌드가, Windows에는 CPU 빌드가 설치됩니다. pip은 같은 버전의 torch가 이미 있으면 바꾸지 않습니다. 그러니 먼저 제거하고, 드라이버와 GPU가 모두 지원하는 CUDA 버전을 골라 그 버전용 PyTorch 공식 인덱스에서 설치하세요. 명령은 Windows와 Linux에서 같습니다. 주소 끝의 `cu128`은 고른 CUDA 버전(예: `cu126`)으로 바꿔 쓰세요.
+# PyPI에서 `pip install torch`로 설치하면 Linux(x86-64)에는 CUDA 빌드가, Windows에는 CPU 빌드가 설치됩니다. pip은 같은 버전의 torch가 이미 있으면 다시 설치하지 않으므로, 먼저 제거해야 합니다.
+#
+# 제거한 뒤 드라이버와 GPU가 모두 지원하는 CUDA 버전을 골라 그 버전용 PyTorch 공식 인덱스에서 설치하세요. 명령은 Windows와 Linux에서 같습니다. 주소 끝의 `cu128`은 고른 CUDA 버전(예: `cu126`)으로 바꿔 쓰세요.
 #
 # ```
 # python -m pip uninstall -y torch
@@ -389,9 +391,9 @@ assert features.device.type == device.type
 #
 # 릴리스마다 고를 수 있는 CUDA 버전은 pytorch.org의 설치 안내(Get Started) 페이지에서 확인하세요. torchvision과 torchaudio도 같은 인덱스에서 설치합니다.
 #
-# Blackwell 세대 GPU(GeForce RTX 50 시리즈, B200)에는 `cu128` 이상 빌드가 필요하고, `cu128` 빌드는 torch 2.7부터 나왔습니다. PyPI의 Linux용 torch는 2.8부터 CUDA 12.8 이상으로 빌드됩니다(2.7은 `cu126`). `cu126` 빌드에는 Blackwell용 코드가 없어서, torch가 `is not compatible with the current PyTorch installation`("지금 설치된 PyTorch와 호환되지 않는다")이라고 경고합니다.
+# Blackwell 세대 GPU(GeForce RTX 50 시리즈, B200)에는 `cu128` 이상 빌드가 필요하고, `cu128` 빌드는 torch 2.7부터 나왔습니다. PyPI의 Linux용 torch는 2.8부터 CUDA 12.8 이상으로 빌드됩니다(2.7은 `cu126`). 그래서 Blackwell GPU에서 `cu126` 빌드(예: PyPI의 torch 2.7)를 쓰면, 빌드에 해당 GPU용 코드가 없어 torch가 `is not compatible with the current PyTorch installation`이라는 경고(이 GPU는 지금 설치된 PyTorch와 호환되지 않는다는 뜻)를 냅니다.
 #
-# 아래 셀에서는 지금 설치된 PyTorch가 CPU 전용 빌드인지 CUDA 빌드인지, GPU를 쓸 수 있는지 보여 주며, GPU가 있으면 CUDA 텐서를 만듭니다.
+# 다음 셀은 지금 설치된 PyTorch가 CPU 전용 빌드인지 CUDA 빌드인지, GPU를 쓸 수 있는지 보여 주고, GPU가 있으면 CUDA 텐서를 만듭니다.
 
 # %% tags=["gpu-only"]
 print(f"{torch.version.cuda=}, {torch.backends.cuda.is_built()=}")
@@ -437,28 +439,28 @@ assert torch.zeros(1, device=device).device.type == device.type
 # Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
 # ```
 #
-# 메시지에는 할당하려던 크기, GPU의 전체 용량과 여유 공간, 이 프로세스가 쓰는 메모리, 그중 PyTorch가 할당한 양과 예약만 되고 할당되지 않은 양이 차례로 나옵니다. 마지막 문장은 예약만 되고 할당되지 않은 메모리가 크면 단편화를 피하도록 `expandable_segments`를 설정해 보라는 권고입니다.
+# 메시지에는 할당하려던 크기, GPU의 전체 용량과 여유 공간, 이 프로세스가 쓰는 메모리, 그중 PyTorch가 할당한 양과 예약만 되고 할당되지 않은 양(이하 '남는 예약 메모리')이 차례로 나옵니다. 마지막 문장은 남는 예약 메모리가 크면 단편화를 피하도록 `expandable_segments`를 설정해 보라는 권고입니다.
 #
-# 위 인용은 2.6의 문구입니다. 권고에 나오는 환경 변수 이름은 2.9와 2.10에서 `PYTORCH_ALLOC_CONF`로 바뀌었다가, 2.12에서 다시 `PYTORCH_CUDA_ALLOC_CONF`로 돌아왔습니다. 2.12에서는 기존 이름이 새 이름의 별칭으로 처리됩니다([pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)). 2.11의 문구는 이 페이지에서 확인하지 않았습니다. 어느 이름을 설정해야 하는지는 이 섹션 끝에서 설명합니다.
+# 위 인용은 2.6의 문구입니다. 권고 문구에 나오는 환경 변수 이름은 2.9와 2.10에서는 `PYTORCH_ALLOC_CONF`였고, 2.12부터는 다시 `PYTORCH_CUDA_ALLOC_CONF`입니다(2.11은 확인하지 않았습니다). 2.12부터는 두 이름 중 어느 것을 써도 같은 설정으로 처리됩니다([pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)). 어느 이름을 설정해야 하는지는 이 섹션 끝에서 설명합니다.
 #
 # 메시지에 나오는 수치의 뜻은 다음과 같습니다.
 #
 # - 할당된 메모리(메시지의 `allocated by PyTorch`, `torch.cuda.memory_allocated()`): 할당자가 나눠 준 블록입니다. 살아 있는 텐서(각각 512바이트의 배수로 올림)뿐 아니라 cuBLAS 같은 라이브러리의 작업 공간도 들어갑니다.
-# - 예약만 되고 할당되지 않은 메모리(`reserved by PyTorch but unallocated`): PyTorch의 캐싱 할당자가 GPU에서 확보해 두었지만 텐서가 들어 있지 않은 메모리로, 대략 `torch.cuda.memory_reserved() - torch.cuda.memory_allocated()`입니다. 해제된 텐서의 메모리는 드라이버로 반환되지 않고 이 캐시로 돌아가므로, `torch.cuda.empty_cache()`를 호출하기 전까지 `nvidia-smi`에서는 계속 사용 중으로 보입니다.
-# - `nvidia-smi`에 보이는 사용량은 예약된 메모리에 각 프로세스의 CUDA 컨텍스트를 더하고, 같은 GPU를 쓰는 다른 프로세스의 몫까지 더한 값입니다.
+# - 남는 예약 메모리(`reserved by PyTorch but unallocated`): PyTorch의 캐싱 할당자가 GPU에서 확보해 두었지만 텐서가 들어 있지 않은 메모리로, 대략 `torch.cuda.memory_reserved() - torch.cuda.memory_allocated()`입니다. 해제된 텐서의 메모리는 드라이버로 반환되지 않고 이 캐시로 돌아가므로, `torch.cuda.empty_cache()`를 호출하기 전까지 `nvidia-smi`에서는 계속 사용 중으로 보입니다.
+# - `nvidia-smi`에 표시되는 사용량은 이 프로세스가 예약한 메모리와 CUDA 컨텍스트에, 같은 GPU를 쓰는 다른 프로세스의 사용량까지 합친 값입니다.
 #
 # 먼저 해 볼 것은 다음과 같습니다.
 #
 # - 배치 크기를 줄입니다.
-# - 손실을 기록하려고 누적할 때는 `loss` 텐서 대신 `loss.detach()`를 더합니다([값을 읽으면 CPU가 GPU를 기다린다](07-device-errors.ipynb#값을-읽으면-cpu가-gpu를-기다린다) 참고).
+# - 손실을 기록하려고 누적할 때는 `loss` 텐서 대신 `loss.detach()`를 더합니다(디바이스 오류 페이지의 [값을 읽으면 CPU가 GPU를 기다린다](07-device-errors.ipynb#값을-읽으면-cpu가-gpu를-기다린다) 섹션 참고).
 # - 평가할 때는 `torch.no_grad()`를 씁니다.
 # - 더는 필요 없는 큰 텐서는 `del`합니다.
-# - 예약만 되고 할당되지 않은 메모리가 크면 메시지에 나온 `expandable_segments` 설정을 씁니다(Linux만 해당).
+# - 남는 예약 메모리가 크면 메시지에 나온 `expandable_segments` 설정을 씁니다(Linux만 해당).
 #
 # 모델에 필요한 메모리를 어림해서 실행하기 전에 GPU에 들어갈지 판단하는 방법은 [모델이 메모리에 들어갈까?](08-will-it-fit.ipynb) 페이지에서 다룹니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** 이 오류가 나면 배치를 줄여 다시 시도하려고, 학습 루프의 한 단계를 `try`로 감쌌다고 해 봅시다. 두 `except` 중 어느 쪽이 이 오류를 잡을까요?
+# **예측해 보세요:** 이 오류가 나면 배치를 줄여 다시 시도할 수 있도록 학습 루프의 한 단계를 `try`로 감쌌다고 해 봅시다. 두 `except` 중 어느 쪽이 이 오류를 잡을까요?
 #
 # - `handler='RuntimeError'`
 # - `handler='Exception'`
@@ -509,7 +511,7 @@ else:
 # %% [markdown]
 # 예약된 메모리가 있어도 쓰지 못할 때가 있습니다. 할당자는 GPU 메모리를 세그먼트라는 큰 덩어리로 확보해 잘라 쓰는데, 세그먼트 안의 빈 블록이 모두 다음 요청보다 작으면 새 텐서를 놓을 곳이 없습니다(단편화). 할당자 설정 `expandable_segments:True`를 쓰면 세그먼트를 새로 잡지 않고 기존 세그먼트를 늘려 쓰므로, 단계마다 배치 모양이 바뀔 때 특히 도움이 됩니다.
 #
-# 이 설정은 Linux에서만 동작하며, Windows 빌드는 `expandable_segments not supported on this platform`("이 플랫폼에서는 지원하지 않는다")이라고 경고하고 무시합니다. 이 설정을 담는 환경 변수(아래 참고)는 할당자가 초기화될 때 한 번만 읽히므로, `import torch`보다 먼저 설정하세요.
+# 이 설정은 Linux에서만 동작하며, Windows 빌드는 `expandable_segments not supported on this platform`이라는 경고(이 플랫폼에서는 지원하지 않는다는 뜻)를 내고 이 설정을 무시합니다. 이 설정을 담는 환경 변수(아래 참고)는 할당자가 초기화될 때 한 번만 읽히므로, `import torch`보다 먼저 설정하세요.
 #
 # 기존 이름 `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`는 2.6부터 2.13까지 모든 릴리스가 읽습니다. 달라지는 것은 새 이름의 지원 여부와 경고입니다. 2.9부터는 디바이스 공통 이름 `PYTORCH_ALLOC_CONF`도 읽습니다. 2.9부터 2.11까지는 기존 이름을 쓰면 `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`("더는 권장하지 않으니 `PYTORCH_ALLOC_CONF`를 쓰라")라는 경고가 나옵니다(PyTorch 소스의 `c10/core/AllocatorConfig.cpp`).
 #
@@ -517,7 +519,7 @@ else:
 #
 # 스크립트 하나를 이 모든 릴리스에서 돌려야 한다면 기존 이름(`PYTORCH_CUDA_ALLOC_CONF`) 하나만 설정하세요. 일부 릴리스에서 경고가 나올 뿐 동작에는 문제가 없습니다.
 #
-# 새 프로세스를 띄워 할당자가 읽어 들인 설정을 출력하고, 위에서 설명한 2.13의 두 동작을 검증합니다. GPU에서는 `torch.cuda.memory._snapshot()`으로 세그먼트 자체도 확인할 수 있습니다.
+# 다음 셀은 새 프로세스를 띄워 할당자가 읽어 들인 설정을 출력하고, 위에서 설명한 2.13의 두 동작을 검증합니다. GPU에서는 `torch.cuda.memory._snapshot()`으로 세그먼트 자체도 확인할 수 있습니다.
 
 # %%
 if TORCH >= (2, 13):  # 기존 이름을 경고 없이 읽는다
