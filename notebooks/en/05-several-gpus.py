@@ -391,7 +391,7 @@ os._exit(0)
 
 # %% [markdown]
 # DDP does not split the data: here each process draws its own random data from a seed that depends
-# on its rank (a real script uses a `DistributedSampler`, shown in the next section). Each also starts
+# on its rank (a real script uses a `DistributedSampler`, shown further down). Each also starts
 # from different random weights and a different buffer value, so the run shows what DDP makes equal.
 # Each process writes its numbers to a file of its own in a directory the cell passes to the script.
 #

@@ -21,7 +21,7 @@
 #
 # 체크포인트 불러오기, 머신 구성, 워커 프로세스, GPU 메모리와 관련된 오류는 [불러오기·환경·메모리 오류 읽는 법](09-setup-and-memory-errors.ipynb) 페이지를 보세요.
 #
-# GPU가 없으면 비슷한 오류를 대신 일으켜 보여 줍니다. 하나는 `meta` 디바이스로 일으킨 디바이스 불일치입니다. `meta` 텐서는 모양(shape)과 dtype만 있고 데이터는 없는 텐서이며, `meta` 디바이스는 불일치를 잡는 검사가 CUDA와 달라 메시지도 다릅니다. 다른 하나는 dtype 불일치입니다. GPU에서 나오는 메시지는 섹션마다 적어 두었습니다.
+# GPU가 없으면 비슷한 오류를 대신 일으켜 보여 줍니다. 하나는 `meta` 디바이스로 일으킨 디바이스 불일치입니다. `meta` 텐서는 모양(shape)과 dtype만 있고 데이터는 없는 텐서입니다. `meta` 디바이스는 불일치를 검사하는 방식이 CUDA와 달라서 메시지도 다릅니다. 다른 하나는 dtype 불일치입니다. GPU에서 나오는 메시지는 섹션마다 적어 두었습니다.
 #
 # GPU에서만 일으킬 수 있는 오류는 GPU 검증이 들어 있는 셀에서 다룹니다. GPU가 없으면 이런 셀은 실행 조건(예: `torch.cuda.is_available()=False`)만 출력하고 넘어갑니다. 이런 오류의 메시지는 PyTorch 소스에 적힌 그대로 본문에 옮기고, 어느 버전의 메시지인지도 밝혀 둡니다.
 
@@ -51,10 +51,10 @@ from torch import nn
 # (2, 7) 같은 튜플과 비교하기 위해서다
 TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 
-# torch.accelerator(torch 2.6 이상)를 쓰므로, 버전이 낮으면 여기서 멈춘다
+# 이 튜토리얼은 torch.accelerator(torch 2.6 이상)를 쓰므로, 버전이 낮으면 멈춘다
 TOO_OLD_TEXT = (
     "이 노트북에는 torch 2.6 이상이 필요합니다"
-    "(torch.accelerator를 사용합니다). 설치된 torch는 {}입니다. "
+    "(이 튜토리얼은 torch.accelerator를 사용합니다). 설치된 torch는 {}입니다. "
     "torch를 업데이트하고(pip install -U torch) "
     "커널을 다시 시작하세요."
 )
@@ -88,7 +88,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # "모든 텐서가 같은 디바이스에 있어야 한다"는 뜻의 오류입니다.
 #
-# 연산 하나에 서로 다른 두 디바이스(대개 CUDA GPU와 CPU)의 텐서가 함께 들어왔을 때 납니다. 메시지의 나머지 부분은 릴리스마다 바뀌었고 연산마다 다릅니다. PyTorch 2.8부터는 GPU에 있는 선형 계층에 CPU 배치를 넣으면 아래 메시지가 나옵니다.
+# 연산 하나에 서로 다른 두 디바이스(대개 CUDA GPU와 CPU)의 텐서가 함께 들어왔을 때 납니다. 메시지의 나머지 부분은 버전마다 바뀌었고 연산마다 다릅니다. PyTorch 2.8부터는 GPU에 있는 선형 계층에 CPU 배치를 넣으면 아래 메시지가 나옵니다.
 #
 # ```
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
@@ -111,7 +111,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # - GPU가 있으면 `target`은 GPU이고, 셀은 실제 CUDA 메시지가 나오는지 검증합니다.
 # - GPU가 없으면 `target`은 `meta`입니다. 이 셀들이 쓰는 연산(선형 계층, `+`, 손실 함수)은 `meta`에서도 오류를 냅니다. 다만 메시지는 CUDA와 달리 `Tensor on device … is not on the expected device …!`("텐서가 있어야 할 디바이스에 있지 않다")입니다. 두 디바이스가 나오는 순서도 연산마다 다릅니다.
 #
-# `meta`에서는 디바이스를 검사하지 않는 연산도 있습니다. 다음 셀에서 보듯, `meta` 행렬과 CPU 행렬을 `torch.mm`으로 곱하면 오류 없이 `meta` 텐서가 나옵니다. 그러니 `meta`로 흉내 낼 수 있는 것은 셀에서 실제로 오류가 나는 연산뿐입니다.
+# `meta`에서는 디바이스를 검사하지 않는 연산도 있습니다. 다음 셀에서 보듯, `meta` 행렬과 CPU 행렬을 `torch.mm`으로 곱하면 오류 없이 `meta` 텐서가 나옵니다. 그러니 `meta`로 디바이스 불일치를 흉내 낼 수 있는 것은 `meta`에서도 디바이스를 검사하는 연산뿐입니다.
 #
 # `meta`로 알 수 있는 것은 텐서가 어느 디바이스에 놓이는지뿐이고, 속도나 메모리 사용량은 알 수 없습니다.
 
@@ -139,7 +139,7 @@ assert unchecked.device.type == "meta"
 # %% [markdown]
 # ### 순전파 중에 만든 텐서
 #
-# 가장 흔한 원인은 `forward` 메서드나 손실 함수 안에서 디바이스를 지정하지 않고 만든 텐서입니다. `torch.zeros(n)`이나 `torch.tensor(values)` 같은 팩토리 함수는 모델과 입력이 어디에 있든 텐서를 CPU(또는 기본 디바이스)에 만듭니다. 이 텐서는 호출할 때마다 새로 만들어지므로, 모델을 옮겨도 해결되지 않습니다. GPU가 없으면 `meta` 디바이스의 메시지가 대신 나옵니다.
+# 가장 흔한 원인은 `forward` 메서드나 손실 함수 안에서 디바이스를 지정하지 않고 만든 텐서입니다. `torch.zeros(n)`이나 `torch.tensor(values)` 같은 팩토리 함수는 모델과 입력이 어디에 있든 텐서를 CPU(또는 기본 디바이스)에 만듭니다. 이 텐서는 호출할 때마다 새로 만들어지므로, 모델을 옮겨도 해결되지 않습니다.
 
 # %% tags=["gpu-only"]
 class Shifted(nn.Module):
@@ -186,7 +186,7 @@ assert y.device.type == target.type
 # %% [markdown]
 # 요소별 연산(`+`, `*`, 비교 등)에는 예외가 하나 있습니다. 0차원 텐서(`torch.tensor(2.0)`처럼 수 하나)는 CPU에 있어도 되며, PyTorch는 이를 Python 숫자처럼 다룹니다. 요소별 연산이 아니면 대개 이 예외가 적용되지 않습니다. 예를 들어 `a`와 `b`가 GPU에 있어도 `torch.addmm(torch.tensor(1.0), a, b)`는 디바이스 검사에서 실패합니다.
 #
-# 다음 셀은 요소별 연산의 경우를 어느 머신에서나 보여 줍니다(GPU가 없으면 이번에도 `meta`로 대신합니다). `addmm`의 경우는 GPU가 있을 때만 검증합니다.
+# 다음 셀에서 요소별 연산 예는 어느 머신에서나 실행됩니다. `addmm` 예는 GPU가 있을 때만 검증합니다.
 
 # %% tags=["gpu-only"]
 scaled = x * torch.tensor(2.0)  # 요소별 연산: 0차원 CPU 텐서는 허용된다
@@ -255,7 +255,7 @@ assert registered.heads["score"].weight.device.type == target.type
 # 위 셀의 `assert` 문은 `to(target)`이 일반 컨테이너의 계층을 CPU에 남겨 두었다는 것도 확인합니다. GPU에서 학습하면 이 계층들을 지나는 첫 순전파에서 바로 디바이스 불일치 오류가 납니다.
 
 # %% [markdown]
-# 이런 모델로 옵티마이저를 만들면 넘길 매개변수가 하나도 없어 `ValueError`가 납니다. 다음 셀에 나오는 `optimizer got an empty parameter list`는 옵티마이저에 넘긴 매개변수 목록이 비어 있다고 알려 줍니다.
+# 이 예처럼 모든 계층을 일반 컨테이너에 넣은 모델로 옵티마이저를 만들면, 넘길 매개변수가 하나도 없어 `ValueError`가 납니다. 일부 계층만 일반 컨테이너에 있다면 오류 없이 그 계층들만 학습되지 않으므로 더 찾기 어렵습니다. 다음 셀에 나오는 `optimizer got an empty parameter list`는 옵티마이저에 넘긴 매개변수 목록이 비어 있다고 알려 줍니다.
 
 # %%
 with expect_error(ValueError, "empty parameter list"):
@@ -266,7 +266,7 @@ assert len(optimizer.param_groups[0]["params"]) == 6
 # %% [markdown]
 # ### 가중치 텐서를 받는 손실 함수
 #
-# `nn.CrossEntropyLoss(weight=...)`나 `nn.BCEWithLogitsLoss(pos_weight=...)`처럼 텐서를 인자로 받아 만든 손실 함수는 그 텐서를 버퍼로 등록해 둡니다. 손실 함수를 CPU에서 만들어 놓고 GPU 텐서로 손실을 계산하면, 호출하는 순간 디바이스가 섞입니다. 손실 함수도 모듈이므로 모델처럼 옮기세요. GPU가 없을 때는 앞에서처럼 `meta`로 대신합니다.
+# `nn.CrossEntropyLoss(weight=...)`나 `nn.BCEWithLogitsLoss(pos_weight=...)`처럼 텐서를 인자로 받아 만든 손실 함수는 그 텐서를 버퍼로 등록해 둡니다. 손실 함수를 CPU에서 만들어 놓고 GPU 텐서로 손실을 계산하면, 호출하는 순간 디바이스가 섞입니다. 손실 함수도 모듈이므로 모델처럼 옮기세요.
 
 # %% tags=["gpu-only"]
 class_weights = torch.tensor([1.0, 3.0])
@@ -374,7 +374,7 @@ else:
 # %% [markdown]
 # ### 값을 읽으면 CPU가 GPU를 기다린다
 #
-# CUDA 텐서에서 `.item()`, `.tolist()`, `print(t)`를 호출하면 데이터가 CPU로 복사됩니다. 스트림은 GPU 작업이 순서대로 쌓이는 대기열이며, 복사도 이 대기열에서 실행됩니다. 그래서 복사하려면 CPU는 현재 스트림에 먼저 쌓인 작업이 모두 끝날 때까지 기다려야 합니다(단, `.numpy()`는 복사하지 않고 앞에서 본 `TypeError`를 냅니다). 다른 스트림의 작업까지 기다리지는 않습니다. 디바이스 전체의 작업을 기다리려면 `torch.cuda.synchronize()`를 씁니다.
+# CUDA 텐서에서 `.item()`, `.tolist()`, `print(t)`를 호출하면 데이터가 CPU로 복사됩니다(`.numpy()`는 앞에서 본 것처럼 복사하지 않고 오류를 냅니다). 스트림은 GPU 작업이 순서대로 쌓이는 대기열이며, 복사도 이 대기열에서 실행됩니다. 그래서 CPU는 값을 복사하기 전에 현재 스트림에 먼저 쌓인 작업이 모두 끝나기를 기다려야 합니다. 다른 스트림의 작업까지 기다리지는 않습니다. 디바이스 전체의 작업을 기다리려면 `torch.cuda.synchronize()`를 씁니다.
 #
 # 기다리는 동안 CPU는 다음 작업을 스트림에 넣지 못하므로, 스트림이 비면 GPU는 다음 단계의 작업이 올 때까지 쉬게 됩니다. 한 단계에 한 번 호출하는 `.item()`도 단계마다 이런 빈틈을 만들고, 루프 안에서 요소마다 호출하면 빈틈이 요소 수만큼 생깁니다.
 #
@@ -432,7 +432,7 @@ assert steps == 3  # 각 단계의 그래프가 합계에 매달려 있다
 #
 # `backward()`를 호출하지 않는 코드(이 셀, `no_grad` 없이 도는 평가 루프 등)에서는 이것이 문제가 됩니다. 합계가 각 단계의 그래프와, 그 그래프가 역전파를 위해 저장해 둔 텐서를 모두 붙잡고 있어서 메모리 사용량이 단계마다 늘어납니다.
 #
-# - `kind='Tensor', tracked=False`를 골랐다면 합계가 텐서이긴 해도 `+=`는 기록되지 않는다고 생각했을 겁니다. 연산 그래프가 없는 합계가 되는 것은 `loss.detach()`를 더할 때입니다.
+# - `kind='Tensor', tracked=False`를 골랐다면 합계가 텐서이긴 해도 `+=`는 기록되지 않는다고 생각했을 겁니다. 합계에 연산 그래프가 달리지 않게 하려면 `loss.detach()`를 더해야 합니다.
 # - `kind='float', tracked=False`를 예상했다면 Python 숫자 `0.0`에서 시작했으니 합계도 숫자로 남는다고 여긴 것입니다. 숫자와 텐서를 더하는 순간 결과는 텐서가 됩니다. 합계가 `float`로 남는 것은 `total_float`처럼 `loss.item()`을 더할 때뿐입니다.
 #
 # 보통은 `loss.detach()`를 디바이스에 있는 합계에 더해 두고(`running += loss.detach()`), N 단계마다 한 번만 `running.item()`으로 읽습니다. 그러면 CPU는 N 단계에 한 번만 기다립니다. 이 합계가 연산 그래프 없이 `device`에 놓인 텐서로 남는다는 점은 CPU에서도 검증할 수 있지만, 시간이 얼마나 줄어드는지는 CPU에서 확인할 수 없습니다. CPU에서는 연산이 반환될 때 계산이 이미 끝나 있어서 GPU처럼 작업이 스트림에 쌓이지 않기 때문입니다.
@@ -462,10 +462,10 @@ else:
 #
 # 합성곱 계층은 입력의 **타입**이 가중치와 편향의 타입과 같은지 검사하기도 합니다. 여기서 타입은 디바이스와 dtype을 합친 것으로, `torch.FloatTensor`는 CPU의 float32, `torch.cuda.FloatTensor`는 CUDA GPU의 float32입니다. 따라서 이 메시지는 CPU 입력이 GPU에 있는 합성곱에 들어갔다는 뜻입니다. 해결 방법은 다른 디바이스 불일치와 같습니다. 입력을 모델이 있는 곳으로 옮기세요.
 #
-# 어느 메시지가 나올지는 PyTorch가 합성곱을 어떤 구현으로 실행하느냐에 달려 있습니다. 아래에서는 이 구현을 '경로'라고 부르겠습니다. PyTorch는 입력을 보고 경로를 고릅니다(`Convolution.cpp`의 `_select_conv_backend`).
+# 같은 실수를 해도 합성곱에서는 메시지가 여러 가지로 나옵니다. 어떤 메시지가 나올지는 PyTorch가 합성곱을 어떤 구현으로 실행하느냐에 달려 있습니다. 아래에서는 이 구현을 '경로'라고 부르겠습니다. PyTorch는 입력을 보고 경로를 고릅니다(`Convolution.cpp`의 `_select_conv_backend`).
 #
-# - oneDNN은 Intel이 만든 CPU용 딥러닝 라이브러리로, 예전 이름은 MKLDNN입니다. oneDNN이 포함된 빌드에서는 CPU의 float32 입력(이미지 여러 장의 배치 등)은 대부분 oneDNN에서 처리됩니다. 포함 여부는 `torch.backends.mkldnn.is_available()`로 확인할 수 있습니다. 이 라이브러리는 타입을 검사하고, 이 섹션의 메시지 뒤에 `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`("또는 입력이 MKLDNN 텐서이고 가중치가 밀집 텐서여야 한다")를 붙인 오류를 냅니다.
-# - 작은 이미지 한 장은 PyTorch 자체의 범용 합성곱 경로(`slow_conv2d`)를 탑니다. 이 경로로 가는 조건은 세 가지입니다. 요소가 20,480개 이하이고, 필터(합성곱 커널)의 가로·세로 중 적어도 한쪽이 3 이하이며, `groups=1`이어야 합니다. 이 경로는 타입을 직접 검사하지 않지만, 실제 계산 코드를 실행하기 전에 PyTorch가 자동으로 만든 래퍼 함수(`wrapper_CUDA___slow_conv2d_forward`)가 디바이스를 검사합니다. 그래서 메시지는 이 페이지의 첫 섹션과 같은 문구가 되고, 뒷부분은 "`weight`가 `cuda:0`에 있어 다른 텐서들의 디바이스 `cpu`와 다르다"라는 내용입니다.
+# - oneDNN은 Intel이 만든 CPU용 딥러닝 라이브러리로, 예전 이름은 MKLDNN입니다. oneDNN이 포함된 빌드에서는 CPU의 float32 입력(이미지 여러 장의 배치 등)을 대부분 oneDNN이 처리합니다. 포함 여부는 `torch.backends.mkldnn.is_available()`로 확인할 수 있습니다. 이 라이브러리는 타입을 검사하고, 이 섹션의 메시지 뒤에 `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`("또는 입력이 MKLDNN 텐서이고 가중치가 밀집 텐서여야 한다")를 붙인 오류를 냅니다.
+# - 작은 이미지 한 장은 PyTorch 자체의 범용 합성곱 경로(`slow_conv2d`)를 탑니다. 이 경로로 가는 조건은 세 가지입니다. 입력의 값이 20,480개 이하이고, 필터(합성곱 커널)의 가로나 세로 중 한쪽이 3 이하이며, `groups=1`이어야 합니다. 이 경로는 타입을 직접 검사하지 않지만, 실제 계산 코드를 실행하기 전에 PyTorch가 자동으로 만든 래퍼 함수(`wrapper_CUDA___slow_conv2d_forward`)가 디바이스를 검사합니다. 그래서 메시지는 이 페이지의 첫 섹션과 같은 문구가 되고, 뒷부분은 "`weight`가 `cuda:0`에 있어 다른 텐서들의 디바이스 `cpu`와 다르다"라는 내용입니다.
 #
 #   ```
 #   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)
@@ -481,7 +481,7 @@ else:
 #
 # - 반대로 CPU에 남겨 둔 합성곱에 GPU 입력을 넣으면 cuDNN이 선택되고, `Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same`이 나옵니다.
 #
-# 이 메시지들은 PyTorch 소스에서 그대로 옮긴 것입니다. 위 입력에서는 2.6과 2.13이 같은 경로를 고릅니다. GPU가 있으면 이 섹션의 마지막 셀이 각각을 검증합니다.
+# 이 메시지들은 PyTorch 소스에서 그대로 옮긴 것입니다. 위에서 말한 입력이라면 PyTorch 2.6과 2.13은 같은 경로를 고릅니다. GPU가 있으면 이 섹션의 마지막 셀에서 세 메시지를 모두 검증합니다.
 #
 # dtype 불일치도 어느 머신에서나 일으킬 수 있고, 경로 선택의 영향을 똑같이 받습니다. float64로 바꾼 합성곱에 float32 이미지를 넣으면 경로를 고르기도 전에 편향 검사에서 실패합니다. 이때 메시지는 텐서 타입 대신 dtype 이름을 쓴 `Input type (float) and bias type (double) should be the same`("입력 타입(float)과 편향 타입(double)이 같아야 한다")입니다. 편향이 없으면 작은 이미지 한 장은 범용 경로에서 처리되고, 그 경로의 계산 코드가 `expected scalar type Float but found Double`("Float 타입이어야 하는데 Double 타입을 받았다")라고 알립니다.
 
@@ -519,7 +519,7 @@ else:
 # %% [markdown] tags=["answer"]
 # **정답:** oneDNN이 있는 빌드(위 출력의 `onednn=True`)에서는 `weight type (torch.DoubleTensor)`입니다. 여덟 장의 배치는 oneDNN에서 처리되고, oneDNN은 텐서 타입끼리, 즉 CPU의 float32와 CPU의 float64를 비교합니다.
 #
-# - `expected scalar type Float but found Double`는 oneDNN이 없는 빌드에서 나오는 메시지입니다. 그런 빌드에서는 배치도 범용 경로로 갑니다.
+# - `expected scalar type Float but found Double`은 oneDNN이 없는 빌드에서 나오는 메시지입니다. 그런 빌드에서는 배치도 범용 경로로 갑니다.
 # - 이 합성곱에는 편향이 없으므로 `bias type (double)`은 나올 수 없습니다.
 #
 # GPU에 있는 합성곱에 CPU 입력을 넣었을 때의 메시지도 이처럼 경로를 고르는 방식에 따라 정해집니다.
@@ -541,11 +541,11 @@ if torch.cuda.is_available():
     mkldnn = torch.backends.mkldnn
     onednn = mkldnn.is_available() and mkldnn.enabled
     # CPU 배치: oneDNN이 타입을 검사한다
-    # (oneDNN이 없으면 커널보다 먼저 래퍼가 디바이스를 검사한다)
+    # (oneDNN이 없으면 계산 코드보다 먼저 래퍼가 디바이스를 검사한다)
     cpu_input = "weight type (torch.cuda.FloatTensor)"
     with expect_error(RuntimeError, cpu_input if onednn else SAME_DEVICE):
         conv(torch.randn(8, 3, 32, 32))
-    # 작은 CPU 이미지 한 장: 범용 경로, 커널보다 먼저 래퍼가 디바이스를 검사한다
+    # 작은 CPU 이미지 한 장: 범용 경로. 계산 코드보다 먼저 래퍼가 검사한다
     with expect_error(RuntimeError, SAME_DEVICE) as caught:
         conv(torch.randn(1, 3, 5, 5))
     assert "slow_conv2d_forward" in str(caught.error)
@@ -566,7 +566,7 @@ else:
 #
 # "모듈의 매개변수와 버퍼는 `cuda:0`(`device_ids[0]`)에 있어야 하는데, 그중 하나가 `cpu`에 있다"는 뜻의 오류입니다.
 #
-# `nn.DataParallel`은 GPU가 두 개 이상인 머신에서, 감싼 모델이 `device_ids`의 첫 GPU에 없을 때 이 오류를 냅니다. `device_ids`에 GPU가 둘 이상이면(기본값은 머신의 모든 GPU) DataParallel은 모델을 옮기지 않고, `forward` 메서드 안에서 매개변수와 버퍼가 모두 첫 GPU에 있는지 검사만 합니다. `device_ids`에 GPU가 하나뿐이면 모델을 그 GPU로 옮겨 주므로, 같은 코드라도 오류 없이 돕니다(두 경우 모두 팩트체크 페이지의 [주장: nn.DataParallel이 모델을 GPU로 옮겨 준다](06-fact-check.ipynb#주장-nndataparallel이-모델을-gpu로-옮겨-준다) 섹션에서 검증합니다).
+# `nn.DataParallel`은 GPU가 두 개 이상인 머신에서, 감싼 모델이 `device_ids`의 첫 GPU에 없을 때 이 오류를 냅니다. `device_ids`에 GPU가 둘 이상이면(기본값은 머신의 모든 GPU) DataParallel은 모델을 옮기지 않고, `forward` 메서드 안에서 매개변수와 버퍼가 모두 첫 GPU에 있는지 검사만 합니다. `device_ids`에 GPU가 하나뿐이면 모델을 그 GPU로 옮겨 주므로 오류 없이 실행됩니다. 두 경우는 모두 팩트체크 페이지의 [주장: nn.DataParallel이 모델을 GPU로 옮겨 준다](06-fact-check.ipynb#주장-nndataparallel이-모델을-gpu로-옮겨-준다) 섹션에서 검증합니다.
 #
 # 해결 방법은 감싸기 전에 `model.to("cuda:0")`을 호출하는 것이고, 더 나은 방법은 `DataParallel` 문서에서도 권장하는 `DistributedDataParallel`을 쓰는 것입니다. 일반 리스트에 넣은 계층([앞에서 설명한 경우](#일반-리스트나-딕셔너리에-넣은-하위-모듈))의 매개변수는 `model.to()`로도 옮겨지지 않고, 이 검사에도 걸리지 않습니다.
 #
@@ -598,6 +598,6 @@ else:
 # | 메시지(일부) | 흔한 원인 | 해결 방법 |
 # |---|---|---|
 # | `Expected all tensors to be on the same device` | 입력, `forward` 안에서 만든 텐서, 일반 리스트에 넣은 계층, 손실 함수가 CPU에 남음. GPU의 합성곱에 작은 CPU 이미지 한 장을 넣음 | 모델·손실 함수·입력을 모두 한 디바이스에 두기. `forward` 안의 텐서는 `device=x.device`, `x.new_zeros`, `zeros_like`로 만들기. 계층은 `ModuleList`·`ModuleDict`에 담기. 손실 함수는 `loss_fn.to(device)`로 옮기기 |
-# | `can't convert cuda:0 device type tensor to numpy` | GPU 텐서에 `.numpy()` | `t.detach().cpu().numpy()` 또는 `t.numpy(force=True)`(`bfloat16`이면 먼저 `.float()`) |
+# | `can't convert cuda:0 device type tensor to numpy` | GPU 텐서에서 `.numpy()`를 호출함 | `t.detach().cpu().numpy()` 또는 `t.numpy(force=True)`(`bfloat16`이면 먼저 `.float()`) |
 # | `Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)` | GPU의 합성곱에 CPU 배치를 넣음 | `x = x.to(device)`. dtype까지 다르면 `x.to(conv.weight)` |
 # | `module must have its parameters and buffers on device cuda:0` | GPU가 두 개 이상인 머신에서 CPU에 있는 모델을 `DataParallel`로 감쌈 | 먼저 `model.to("cuda:0")` 호출하기. 또는 `DistributedDataParallel` 쓰기 |

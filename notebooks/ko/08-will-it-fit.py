@@ -598,7 +598,7 @@ for dtype, training, optimizer, mixed in settings:
 #
 # 텐서를 해제하면 그 메모리는 드라이버가 아니라 할당자로 돌아갑니다. `memory_allocated`는 줄지만 `memory_reserved`는 줄지 않습니다. `torch.cuda.empty_cache()`는 텐서가 하나도 없는 세그먼트를 드라이버에 돌려줄 뿐, 텐서를 해제하지는 않습니다. 할당자는 메모리 부족을 알리기 전에 스스로 같은 일을 하고 다시 시도하므로, 직접 호출해서 메모리 부족 오류를 피할 수 있는 경우는 드뭅니다. `empty_cache()`가 쓸모 있는 것은 다른 프로세스에 메모리를 내줘야 할 때입니다.
 #
-# 예약된 메모리가 다음 요청에 비해 너무 작은 빈 블록으로 나뉘어 쓰이지 못할 때도 있습니다(단편화). 이때 도움이 되는 할당자 설정과 릴리스별 환경 변수 이름은 [불러오기·환경·메모리 오류 읽는 법](09-setup-and-memory-errors.ipynb#cuda-out-of-memory) 페이지의 `CUDA out of memory` 섹션에서 설명합니다.
+# 예약된 메모리가 다음 요청에 비해 너무 작은 빈 블록으로 나뉘어 쓰이지 못할 때도 있습니다(단편화). 이때 도움이 되는 할당자 설정과 버전별 환경 변수 이름은 [불러오기·환경·메모리 오류 읽는 법](09-setup-and-memory-errors.ipynb#cuda-out-of-memory) 페이지의 `CUDA out of memory` 섹션에서 설명합니다.
 #
 # 아래 "GPU 검증 포함" 셀이 실제 GPU에서 실행되었는지는 페이지 제목 아래 줄에 적혀 있습니다. 이 셀들이 검증하는 내용은 PyTorch 문서와 할당자 소스를 근거로 삼았고, 근거 목록은 이 튜토리얼 저장소의 `notebooks/gpu-evidence.yml`에 있습니다.
 
@@ -630,13 +630,13 @@ else:
 # %% [markdown]
 # torch 2.9부터는 같은 함수가 `torch.accelerator`에도 있어서(`memory_allocated`, `memory_reserved`, `max_memory_allocated`, `reset_peak_memory_stats`, `empty_cache` 등) CUDA와 XPU에서 쓸 수 있습니다. 2.6~2.8에는 백엔드별 모듈(`torch.cuda`와 `torch.xpu`)만 있고, 함수 이름은 같습니다.
 #
-# 예외는 Apple의 `mps`입니다. `torch.mps`는 어느 릴리스에서나 메모리 양을 알려 주는 함수의 이름이 달라서 `current_allocated_memory()`(텐서가 쓰는 메모리)와 `driver_allocated_memory()`(캐시를 포함한, 프로세스의 Metal 메모리 전체)를 써야 합니다. 이름이 같은 함수는 `torch.mps.empty_cache()` 하나뿐입니다.
+# 예외는 Apple의 `mps`입니다. `torch.mps`는 어느 버전에서나 메모리 양을 알려 주는 함수의 이름이 달라서 `current_allocated_memory()`(텐서가 쓰는 메모리)와 `driver_allocated_memory()`(캐시를 포함한, 프로세스의 Metal 메모리 전체)를 써야 합니다. 이름이 같은 함수는 `torch.mps.empty_cache()` 하나뿐입니다.
 #
-# 또 `torch.accelerator`의 메모리 함수에는 `mps`에서 실패하는 버그가 있었습니다([pytorch#167447](https://github.com/pytorch/pytorch/issues/167447)). 이 버그는 pytorch#186748과 #193838에서 수정되었지만, 두 수정이 모두 들어간 첫 릴리스가 무엇인지는 확인하지 않았습니다. 그래서 다음 셀은 백엔드와 릴리스를 보고 쓸 함수를 고른 뒤, GPU가 있으면 그 함수가 `torch.cuda`와 같은 바이트 수를 돌려주는지 검증합니다.
+# 또 `torch.accelerator`의 메모리 함수에는 `mps`에서 실패하는 버그가 있었습니다([pytorch#167447](https://github.com/pytorch/pytorch/issues/167447)). 이 버그는 pytorch#186748과 #193838에서 수정되었지만, 두 수정이 모두 들어간 첫 버전이 무엇인지는 확인하지 않았습니다. 그래서 다음 셀은 백엔드와 버전을 보고 쓸 함수를 고른 뒤, GPU가 있으면 그 함수가 `torch.cuda`와 같은 바이트 수를 돌려주는지 검증합니다.
 
 # %% tags=["gpu-only"]
 if torch.backends.mps.is_available():
-    allocated = torch.mps.current_allocated_memory  # 모든 릴리스
+    allocated = torch.mps.current_allocated_memory  # 모든 버전
 elif hasattr(torch.accelerator, "memory_allocated"):  # 2.9+
     allocated = torch.accelerator.memory_allocated
 else:

@@ -15,9 +15,11 @@
 # %% [markdown]
 # # 불러오기·환경·메모리 오류 읽는 법
 #
-# 이 페이지에서는 학습 코드 자체가 아니라 그 주변에서 나는 오류를 다룹니다. 체크포인트 불러오기, 머신에 없는 GPU 지정, 워커 프로세스 시작, PyTorch 설치, GPU 메모리 부족이 여기에 해당합니다. 섹션 제목은 대부분 오류 메시지 그대로이므로, 트레이스백에 나온 문구로 이 페이지를 검색할 수 있습니다. 섹션마다 메시지의 뜻을 풀이하고, 오류를 일으키는 코드와 해결 코드를 함께 실행해 봅니다. 연산 하나에 두 디바이스의 텐서가 들어갔을 때의 오류는 [디바이스 불일치 오류 읽는 법](07-device-errors.ipynb)에서 다룹니다.
+# 이 페이지에서는 학습 코드 자체가 아니라 그 주변에서 나는 오류를 다룹니다. 체크포인트 불러오기, 머신에 없는 GPU 지정, 워커 프로세스 시작, PyTorch 설치, GPU 메모리 부족이 여기에 해당합니다. 섹션 제목은 대부분 오류 메시지 그대로이므로, 트레이스백에 나온 문구로 이 페이지를 검색할 수 있습니다.
 #
-# 이 페이지의 오류 여섯 가지 가운데 셋은 GPU 없이도 재현할 수 있습니다. CPU 전용 빌드 PyTorch와 스토리지 디바이스를 `cuda`로 바꿔 기록한 체크포인트로 직접 오류를 일으켜 봅니다.
+# 섹션마다 메시지의 뜻을 풀이하고, 오류를 일으키는 코드와 해결 코드를 함께 실행해 봅니다. 연산 하나에 두 디바이스의 텐서가 들어갔을 때의 오류는 [디바이스 불일치 오류 읽는 법](07-device-errors.ipynb)을 참고하세요.
+#
+# 이 페이지의 오류 여섯 가지 가운데 셋은 GPU 없이도 재현할 수 있습니다. CPU 전용 PyTorch 빌드와, 스토리지의 디바이스 기록만 `cuda`로 고쳐 쓴 체크포인트를 이용해 직접 오류를 일으켜 봅니다.
 #
 # 나머지 셋(잘못된 디바이스 인덱스, fork한 자식 프로세스에서 CUDA 사용, 메모리 부족)은 GPU가 있어야 납니다. 이 세 오류를 다루는 셀에서 해결 코드는 어느 머신에서나 실행되지만, 오류를 재현하는 부분은 GPU가 있을 때만 실행합니다. 메시지는 PyTorch 소스에 적힌 문구 그대로, 해당 버전과 함께 본문에 실었습니다.
 
@@ -103,9 +105,9 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # 체크포인트는 zip 아카이브이고, 그 안의 `data.pkl`에 pickle로 직렬화한 객체 구조가 들어 있습니다. 각 스토리지의 디바이스는 거기에 짧은 문자열로 기록되며, 셀이 바꾸는 것은 그 문자열뿐입니다. `torch.load`가 디바이스를 고를 때 보는 것도 이 문자열뿐이므로, 불러오는 과정은 GPU에서 저장한 파일을 불러올 때와 똑같습니다.
 #
-# 다만 GPU 머신에서 저장할 때 파일이 실제로 어떻게 기록되는지는 이 방법으로 알 수 없습니다.
+# 다만 이 파일은 흉내 낸 것이라, GPU 머신이 실제로 저장한 파일과 다른 부분이 있을 수 있습니다.
 #
-# GPU가 있으면 파일을 `cuda:0`으로 불러오고, 없으면 먼저 오류를 낸 뒤 해결 방법을 실행합니다.
+# 다음 셀은 GPU가 있으면 이 파일을 `cuda:0`으로 불러오고, 없으면 먼저 오류를 낸 뒤 해결 방법을 실행합니다.
 
 # %% tags=["gpu-only"]
 def retag(path, old, new):
@@ -144,7 +146,7 @@ assert torch.equal(on_cpu["weight"], torch.arange(3.0))
 assert here["weight"].device.type == device.type
 
 # %% [markdown]
-# `torch.load`의 `weights_only=True`는 PyTorch 2.6부터 기본값입니다. 2.6보다 오래된 릴리스를 쓰는 프로젝트에 이 줄을 그대로 옮겨도 안전하도록 여기서는 명시했습니다.
+# `torch.load`의 `weights_only=True`는 PyTorch 2.6부터 기본값입니다. 2.6보다 오래된 버전을 쓰는 프로젝트에 이 코드를 그대로 옮겨도 안전하도록, 여기서는 이 인자를 직접 적었습니다.
 
 # %% [markdown]
 # ## CUDA error: invalid device ordinal
@@ -197,7 +199,7 @@ else:
 #
 # "가속기가 없어서 가속기 디바이스에 접근할 수 없다"고 알려 주는 오류입니다.
 #
-# PyTorch 2.5부터 정수로 지정한 디바이스(`device=0`, `.to(0)`, `torch.device(0)`)는 현재 가속기(CUDA, Apple의 MPS, Intel의 XPU 등)의 인덱스를 뜻합니다. 그래서 가속기가 없으면 이 오류가 날 수 있고(빌드별 차이는 아래 참고), 가속기가 있어야 하는 `pin_memory()`를 호출해도 같은 오류가 납니다.
+# PyTorch 2.5부터는 디바이스를 정수로 지정하면(`device=0`, `.to(0)`, `torch.device(0)`) 그 정수를 현재 가속기의 인덱스로 해석합니다. 여기서 가속기란 CUDA, Apple의 MPS, Intel의 XPU 같은 장치를 말합니다. 그래서 가속기가 없으면 이 오류가 날 수 있고, 가속기가 없을 때 `pin_memory()`를 호출해도 같은 오류가 납니다.
 #
 # 이 오류가 나는지는 빌드에 따라 다음과 같이 다릅니다.
 #
@@ -205,7 +207,7 @@ else:
 # - 쓸 수 있는 GPU가 없는 머신의 CUDA 빌드에서도 PyTorch 2.6까지는 납니다(NVIDIA 드라이버가 없는 머신에서 2.6.0+cu124로 확인했습니다).
 # - 2.7부터는 이런 빌드에서 이 오류가 나지 않습니다. GPU를 쓸 수 없어도 현재 가속기를 빌드 대상인 CUDA로 보기 때문에, `torch.device(0)`은 `cuda:0`을 가리킵니다. 대신 그 디바이스에 텐서를 만들 때 `Found no NVIDIA driver on your system`("NVIDIA 드라이버를 찾을 수 없다")처럼 원인을 알려 주는 다른 오류가 납니다(NVIDIA 드라이버가 없는 머신에서 2.11.0+cu130으로 확인했습니다).
 #
-# 해결 방법은 디바이스를 이름으로 적는 것(`"cuda:0"`, 또는 한 번 정해 둔 `device`)과, 가속기가 있을 때만 메모리를 고정하는 것입니다. 다음 셀은 이 머신이 어느 경우에 해당하는지 보여 주며, GPU가 있으면 인덱스 0에 텐서를 만듭니다.
+# 해결 방법은 디바이스를 정수 대신, 가속기가 없으면 CPU를 고르도록 한 번 정해 둔 `device`로 지정하는 것(GPU를 확실히 쓸 때는 `"cuda:0"`처럼 이름으로 적는 것)과, 가속기가 있을 때만 메모리를 고정하는 것입니다. 다음 셀은 이 머신이 어느 경우에 해당하는지 보여 주며, GPU가 있으면 인덱스 0에 텐서를 만듭니다.
 
 # %% tags=["gpu-only"]
 usable = torch.accelerator.is_available()
@@ -247,7 +249,7 @@ assert named.device.type == device.type
 #
 # `DataLoader(..., pin_memory=True)`는 고정(page-locked) 메모리에 배치를 담아 돌려주고, `t.to(device, non_blocking=True)`는 GPU로 복사하는 작업을 큐에 넣기만 하고 곧바로 반환할 수 있습니다. 가속기가 없으면 DataLoader는 실패하지 않고 고정되지 않은 배치를 돌려줍니다. `to(..., non_blocking=True)`도 `non_blocking` 없이 옮길 때와 똑같이 동작합니다. 그래서 같은 루프를 어느 머신에서나 그대로 실행할 수 있습니다.
 #
-# 릴리스에 따라서는 `pin_memory=True`인데 가속기를 찾지 못하면 DataLoader가 경고를 냅니다(2.6은 경고하지 않고, 2.13은 경고합니다). 다음 셀은 경고를 모아 그 종류(`UserWarning`)를 출력합니다. 2.13의 경고 문구는 다음과 같습니다.
+# 버전에 따라서는 `pin_memory=True`인데 가속기를 찾지 못하면 DataLoader가 경고를 냅니다(2.6은 경고하지 않고, 2.13은 경고합니다). 다음 셀은 경고를 모아 그 종류(`UserWarning`)를 출력합니다. 2.13의 경고 문구는 다음과 같습니다.
 #
 # ```
 # 'pin_memory' argument is set as true but no accelerator is found, then device pinned memory won't be used.
@@ -380,18 +382,24 @@ assert features.device.type == device.type
 # - GPU를 쓰려면 NVIDIA GPU와 드라이버가 있는 머신에서 CPU 빌드를 CUDA 빌드로 바꾸세요. macOS용 CUDA 빌드는 없으므로 Apple 실리콘 Mac에서는 `mps` 디바이스를 쓰세요.
 # - 어떤 머신에서든 돌아가게 하려면, 이 튜토리얼의 모든 페이지처럼 디바이스를 한 번 정해 두고 코드 전체에서 그 값을 쓰세요.
 #
-# PyPI에서 `pip install torch`로 설치하면 Linux(x86-64)에는 CUDA 빌드가, Windows에는 CPU 빌드가 설치됩니다. pip은 같은 버전의 torch가 이미 있으면 다시 설치하지 않으므로, 먼저 제거해야 합니다.
+# PyPI에서 `pip install torch`로 설치하면 Linux(x86-64)에는 CUDA 빌드가, Windows에는 CPU 빌드가 설치됩니다. 그래서 CPU 빌드를 CUDA 빌드로 바꿀 때는 설치된 torch를 먼저 제거해야 합니다. 같은 버전의 torch가 이미 설치되어 있으면 pip이 다시 설치하지 않기 때문입니다.
 #
-# 제거한 뒤 드라이버와 GPU가 모두 지원하는 CUDA 버전을 골라 그 버전용 PyTorch 공식 인덱스에서 설치하세요. 명령은 Windows와 Linux에서 같습니다. 주소 끝의 `cu128`은 고른 CUDA 버전(예: `cu126`)으로 바꿔 쓰세요.
+# 제거한 뒤 드라이버와 GPU가 모두 지원하는 CUDA 버전을 골라, 그 버전용 PyTorch 공식 패키지 저장소(`--index-url`로 지정하는 주소)에서 설치하세요. 명령은 Windows와 Linux에서 같습니다. 주소 끝의 `cu128`은 고른 CUDA 버전(예: `cu126`)으로 바꿔 쓰세요.
 #
 # ```
 # python -m pip uninstall -y torch
 # python -m pip install torch --index-url https://download.pytorch.org/whl/cu128
 # ```
 #
-# 릴리스마다 고를 수 있는 CUDA 버전은 pytorch.org의 설치 안내(Get Started) 페이지에서 확인하세요. torchvision과 torchaudio도 같은 인덱스에서 설치합니다.
+# torch 버전마다 고를 수 있는 CUDA 버전은 pytorch.org의 설치 안내(Get Started) 페이지에서 확인하세요. torchvision과 torchaudio도 같은 주소에서 설치합니다.
 #
-# Blackwell 세대 GPU(GeForce RTX 50 시리즈, B200)에는 `cu128` 이상 빌드가 필요하고, `cu128` 빌드는 torch 2.7부터 나왔습니다. PyPI의 Linux용 torch는 2.8부터 CUDA 12.8 이상으로 빌드됩니다(2.7은 `cu126`). 그래서 Blackwell GPU에서 `cu126` 빌드(예: PyPI의 torch 2.7)를 쓰면, 빌드에 해당 GPU용 코드가 없어 torch가 `is not compatible with the current PyTorch installation`이라는 경고(이 GPU는 지금 설치된 PyTorch와 호환되지 않는다는 뜻)를 냅니다.
+# Blackwell 세대 GPU(GeForce RTX 50 시리즈, B200)를 쓰려면 `cu128` 이상으로 빌드된 torch가 필요합니다. `cu128` 빌드는 torch 2.7부터 나왔지만, PyPI의 Linux용 torch는 2.7까지 `cu126`이고 2.8부터 `cu128` 이상입니다. 따라서 Blackwell GPU에서 PyPI의 torch 2.7처럼 `cu126` 빌드를 쓰면, 빌드에 이 GPU용 코드가 없어 다음 경고가 납니다.
+#
+# ```
+# ... is not compatible with the current PyTorch installation.
+# ```
+#
+# 이 GPU는 지금 설치된 PyTorch와 호환되지 않는다는 뜻입니다.
 #
 # 다음 셀은 지금 설치된 PyTorch가 CPU 전용 빌드인지 CUDA 빌드인지, GPU를 쓸 수 있는지 보여 주고, GPU가 있으면 CUDA 텐서를 만듭니다.
 
@@ -441,18 +449,18 @@ assert torch.zeros(1, device=device).device.type == device.type
 #
 # 메시지에는 할당하려던 크기, GPU의 전체 용량과 여유 공간, 이 프로세스가 쓰는 메모리, 그중 PyTorch가 할당한 양과 예약만 되고 할당되지 않은 양(이하 '남는 예약 메모리')이 차례로 나옵니다. 마지막 문장은 남는 예약 메모리가 크면 단편화를 피하도록 `expandable_segments`를 설정해 보라는 권고입니다.
 #
-# 위 인용은 2.6의 문구입니다. 권고 문구에 나오는 환경 변수 이름은 2.9와 2.10에서는 `PYTORCH_ALLOC_CONF`였고, 2.12부터는 다시 `PYTORCH_CUDA_ALLOC_CONF`입니다(2.11은 확인하지 않았습니다). 2.12부터는 두 이름 중 어느 것을 써도 같은 설정으로 처리됩니다([pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)). 어느 이름을 설정해야 하는지는 이 섹션 끝에서 설명합니다.
+# 바로 위에 인용한 마지막 문장은 2.6의 문구입니다. 메시지가 권하는 환경 변수 이름은 버전에 따라 다릅니다. 2.9와 2.10의 메시지는 `PYTORCH_ALLOC_CONF`를, 2.12의 메시지는 다시 `PYTORCH_CUDA_ALLOC_CONF`를 권합니다(2.11은 확인하지 않았습니다). 어느 이름을 설정하면 되는지는 이 섹션 끝의 표를 보세요.
 #
 # 메시지에 나오는 수치의 뜻은 다음과 같습니다.
 #
 # - 할당된 메모리(메시지의 `allocated by PyTorch`, `torch.cuda.memory_allocated()`): 할당자가 나눠 준 블록입니다. 살아 있는 텐서(각각 512바이트의 배수로 올림)뿐 아니라 cuBLAS 같은 라이브러리의 작업 공간도 들어갑니다.
 # - 남는 예약 메모리(`reserved by PyTorch but unallocated`): PyTorch의 캐싱 할당자가 GPU에서 확보해 두었지만 텐서가 들어 있지 않은 메모리로, 대략 `torch.cuda.memory_reserved() - torch.cuda.memory_allocated()`입니다. 해제된 텐서의 메모리는 드라이버로 반환되지 않고 이 캐시로 돌아가므로, `torch.cuda.empty_cache()`를 호출하기 전까지 `nvidia-smi`에서는 계속 사용 중으로 보입니다.
-# - `nvidia-smi`에 표시되는 사용량은 이 프로세스가 예약한 메모리와 CUDA 컨텍스트에, 같은 GPU를 쓰는 다른 프로세스의 사용량까지 합친 값입니다.
+# - 참고로 `nvidia-smi`의 사용량은 이 프로세스가 예약한 메모리, CUDA 컨텍스트, 같은 GPU를 쓰는 다른 프로세스의 사용량을 모두 더한 값입니다.
 #
 # 먼저 해 볼 것은 다음과 같습니다.
 #
 # - 배치 크기를 줄입니다.
-# - 손실을 기록하려고 누적할 때는 `loss` 텐서 대신 `loss.detach()`를 더합니다(디바이스 오류 페이지의 [값을 읽으면 CPU가 GPU를 기다린다](07-device-errors.ipynb#값을-읽으면-cpu가-gpu를-기다린다) 섹션 참고).
+# - 손실을 기록하려고 누적할 때는 `loss` 텐서 대신 `loss.detach()`를 더합니다(디바이스 불일치 오류 읽는 법 페이지의 [값을 읽으면 CPU가 GPU를 기다린다](07-device-errors.ipynb#값을-읽으면-cpu가-gpu를-기다린다) 섹션 참고).
 # - 평가할 때는 `torch.no_grad()`를 씁니다.
 # - 더는 필요 없는 큰 텐서는 `del`합니다.
 # - 남는 예약 메모리가 크면 메시지에 나온 `expandable_segments` 설정을 씁니다(Linux만 해당).
@@ -511,13 +519,20 @@ else:
 # %% [markdown]
 # 예약된 메모리가 있어도 쓰지 못할 때가 있습니다. 할당자는 GPU 메모리를 세그먼트라는 큰 덩어리로 확보해 잘라 쓰는데, 세그먼트 안의 빈 블록이 모두 다음 요청보다 작으면 새 텐서를 놓을 곳이 없습니다(단편화). 할당자 설정 `expandable_segments:True`를 쓰면 세그먼트를 새로 잡지 않고 기존 세그먼트를 늘려 쓰므로, 단계마다 배치 모양이 바뀔 때 특히 도움이 됩니다.
 #
-# 이 설정은 Linux에서만 동작하며, Windows 빌드는 `expandable_segments not supported on this platform`이라는 경고(이 플랫폼에서는 지원하지 않는다는 뜻)를 내고 이 설정을 무시합니다. 이 설정을 담는 환경 변수(아래 참고)는 할당자가 초기화될 때 한 번만 읽히므로, `import torch`보다 먼저 설정하세요.
+# `expandable_segments`는 Linux에서만 동작합니다. Windows 빌드는 `expandable_segments not supported on this platform`이라는 경고(이 플랫폼에서는 지원하지 않는다는 뜻)를 내고 무시합니다. 이 값을 담는 환경 변수(아래 참고)는 할당자가 초기화될 때 한 번만 읽히므로, `import torch`보다 먼저 설정하세요.
 #
-# 기존 이름 `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`는 2.6부터 2.13까지 모든 릴리스가 읽습니다. 달라지는 것은 새 이름의 지원 여부와 경고입니다. 2.9부터는 디바이스 공통 이름 `PYTORCH_ALLOC_CONF`도 읽습니다. 2.9부터 2.11까지는 기존 이름을 쓰면 `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`("더는 권장하지 않으니 `PYTORCH_ALLOC_CONF`를 쓰라")라는 경고가 나옵니다(PyTorch 소스의 `c10/core/AllocatorConfig.cpp`).
+# 할당자 설정을 담는 환경 변수의 이름은 버전마다 다음과 같이 읽힙니다.
 #
-# 그런데 2.9.1에서는 새 이름으로 설정하면 `expandable_segments`가 켜지지 않았습니다([pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)). 2.13은 기존 이름을 경고 없이 읽고, 두 이름이 모두 설정되어 있으면 기존 이름을 따릅니다.
+# | torch 버전 | 기존 이름 `PYTORCH_CUDA_ALLOC_CONF` | 새 이름 `PYTORCH_ALLOC_CONF` |
+# |---|---|---|
+# | 2.6–2.8 | 읽음 | 읽지 않음 |
+# | 2.9–2.11 | 읽음(사용 중단 경고가 나옴) | 읽음(2.9.1에서는 `expandable_segments`가 켜지지 않음, [pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)) |
+# | 2.12 | 읽음(새 이름의 별칭으로 처리됨, [pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)) | 읽음 |
+# | 2.13 | 경고 없이 읽음. 두 이름이 모두 있으면 이쪽을 따름 | 읽음 |
 #
-# 스크립트 하나를 이 모든 릴리스에서 돌려야 한다면 기존 이름(`PYTORCH_CUDA_ALLOC_CONF`) 하나만 설정하세요. 일부 릴리스에서 경고가 나올 뿐 동작에는 문제가 없습니다.
+# 2.9부터 2.11까지 나오는 경고는 `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`입니다. 기존 이름은 더는 권장하지 않으니 새 이름을 쓰라는 뜻입니다(문구는 PyTorch 소스의 `c10/core/AllocatorConfig.cpp`에 있습니다).
+#
+# 여러 버전에서 돌릴 스크립트라면 기존 이름(`PYTORCH_CUDA_ALLOC_CONF`) 하나만 설정하세요. 일부 버전에서 경고가 나올 뿐 동작에는 문제가 없습니다.
 #
 # 다음 셀은 새 프로세스를 띄워 할당자가 읽어 들인 설정을 출력하고, 위에서 설명한 2.13의 두 동작을 검증합니다. GPU에서는 `torch.cuda.memory._snapshot()`으로 세그먼트 자체도 확인할 수 있습니다.
 
