@@ -183,7 +183,7 @@ assert rearranged.is_contiguous(memory_format=torch.channels_last)
 # CPU 텐서에서 `t.cpu()`를 호출해도 텐서 자신이 반환되고, 이미 현재 GPU에 있는 텐서에서 `t.cuda()`를 호출해도 마찬가지입니다. `t.cuda()` 쪽은 위 셀이 GPU가 있을 때만 검증합니다.
 
 # %% [markdown]
-# ## 복사를 강제하기
+# ## 강제로 복사하기
 #
 # 독립된 텐서가 필요하면 명시적으로 요청해야 합니다. `t.to(device, copy=True)`는 항상 새 텐서를 반환하고, `t.clone()`은 같은 디바이스에 복사본을 만듭니다.
 

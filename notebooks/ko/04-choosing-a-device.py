@@ -76,7 +76,7 @@ device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.__version__, device)
 
 # %% [markdown]
-# ## 기존 방법: CUDA GPU를 쓸 수 있는지 확인하기
+# ## 예전 방법: CUDA GPU를 쓸 수 있는지 확인하기
 #
 # `torch.cuda.is_available()`은 지금 쓰는 PyTorch 빌드가 CUDA를 지원하고, 드라이버가 동작하고, GPU가 하나 이상 보일 때만 `True`입니다. CUDA 전용 코드를 실행하기 전에 확인할 때는 지금도 이 함수를 쓰면 됩니다. 하지만 이 함수는 CUDA만 확인합니다(ROCm 빌드에서는 AMD GPU도 `cuda`로 잡힙니다). 그래서 Mac에서는 Apple GPU(`mps` 디바이스)를 쓸 수 있어도 `False`입니다. GPU가 없으면 다음 셀은 `cuda_ok=False`를 출력하고, GPU 개수는 검증하지 않습니다.
 
