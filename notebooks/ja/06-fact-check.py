@@ -544,7 +544,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ## 古い情報：存在しない GPU インデックスでは、サブクラスではない `RuntimeError` が送出される
+# ## 古い情報：存在しない GPU インデックスを指定すると `RuntimeError` そのものが送出される
 #
 # **当時（torch 1.7）：** 存在しない GPU を指定すると（たとえば GPU が1枚のマシンで `t.cuda(1)`）、`RuntimeError: CUDA error: invalid device ordinal`（CUDA エラー：デバイス番号が無効）が送出されました。
 #
