@@ -17,7 +17,7 @@
 #
 # `"cuda"` をハードコードしたコードは、Mac でも、NVIDIA の GPU を搭載していないノート PC でも、CPU だけの CI ランナーでも失敗します。このページでは、使えるアクセラレータがあればそれを使い、なければ CPU にフォールバックする小さなヘルパー関数を作ります。また、`device=0` のような整数だけのデバイス指定は torch 2.5 で意味が変わったので、現在の PyTorch で何を意味するのかも説明します。
 #
-# 「GPU での検証を含む」セルは、GPU がないマシンでは検証の代わりに、満たされなかった条件を `cuda_ok=False` のようにコードの形で表示するか、GPU がないときの動作を検証します。最初のセルでは、想定どおりのエラーを表示しても止まらずに先へ進むためのヘルパー関数 `expect_error` も定義します。
+# 「GPU での検証を含む」セルを GPU のないマシンで実行すると、GPU 向けの検証は行いません。代わりに、GPU がないときの動作を検証するか、満たされなかった条件（例：`cuda_ok=False`）を表示します。最初のセルでは、想定どおりのエラーを表示しても止まらずに先へ進むためのヘルパー関数 `expect_error` も定義します。
 
 # %% [markdown] tags=["summary"]
 # **結論**
@@ -134,7 +134,7 @@ else:
     assert "Cannot access accelerator device" in str(caught.error)
 
 # %% [markdown] tags=["answer"]
-# **答え：** PyTorch のビルドによって変わります。上の検証は、このマシンでの結果を確かめています。
+# **答え：** PyTorch のビルドによって変わります（上のセルで、このマシンでの結果を検証しています）。
 #
 # - `acc=None`：そのビルドがどのアクセラレータにも対応していない場合です（CPU 専用ビルドで、torch 2.7 以降）。
 # - `acc=device(type='cuda')`：CUDA ビルドの場合です。2.7 以降は、GPU が使えないマシンでもこの値になります（詳しくは後述）。CUDA の GPU が使えるマシンでは、この値であることを上のセルが検証します。
@@ -150,7 +150,7 @@ else:
 # 「使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない」という意味です。
 
 # %% [markdown]
-# 2.7 以降には落とし穴が1つあります。`current_accelerator()` が表すのはマシンではなく**ビルド**です。GPU のないマシン（たとえば Colab の CPU ランタイム）で CUDA ビルドの PyTorch を使うと、`is_available()` は `False` を返すのに、`current_accelerator()` はそれでも `cuda` を返します（2.6 では、このようなマシンで同じ呼び出しが例外を送出します）。
+# 2.7 以降には落とし穴が1つあります。`current_accelerator()` が返すのは、このマシンで使えるアクセラレータではなく、PyTorch がどのアクセラレータ向けに**ビルド**されているかです。GPU のないマシン（たとえば Colab の CPU ランタイム）で CUDA ビルドの PyTorch を使うと、`is_available()` は `False` を返すのに、`current_accelerator()` はそれでも `cuda` を返します（2.6 では、このようなマシンで同じ呼び出しが例外を送出します）。
 #
 # そのため、先に `is_available()` で確認するか、2.7 以降なら `current_accelerator(check_available=True)` を呼び出してください。こちらは、アクセラレータが使えなければ `None` を返します。GPU がなければ、次のセルはこの呼び出しが `None` を返すことを検証します。torch 2.6 では、このセルは `TORCH >= (2, 7)=False` と表示します。
 
@@ -204,7 +204,7 @@ if cuda_ok:
 # %% [markdown] tags=["answer"]
 # **答え：** 使えるアクセラレータがないマシンでは `cpu cpu` です。`pick_device()` が CPU にフォールバックします。
 #
-# CUDA の GPU が使えれば `cuda cuda:0` になり、上のセルはそれをそのマシンで検証します。テンソルは必ず特定の1枚の GPU 上にあり、それは現在のデバイス（変更しない限りインデックス 0）なので、`y.device` は `cuda:0` と表示されます。
+# CUDA の GPU が使えれば `cuda cuda:0` になり、上のセルでもそのことを確かめています。テンソルは必ず特定の1枚の GPU 上に置かれます。インデックスのないデバイスを指定すると現在のデバイス（変更していなければインデックス 0）が使われるので、`y.device` は `cuda:0` と表示されます。
 #
 # - `cuda:0 cuda:0` にはなりません。`current_accelerator()` が返すデバイスにはインデックスがないので、`device` は `cuda` と表示されます。
 
@@ -256,9 +256,9 @@ else:  # アクセラレータ向けのビルドだが、ここでは使えな�
     assert isinstance(error, RuntimeError)  # メッセージはドライバ次第
 
 # %% [markdown] tags=["answer"]
-# **答え：** マシンによって変わります。上の検証は、このマシンでの結果を確かめています。
+# **答え：** マシンによって変わります（上のセルで、このマシンでの結果を検証しています）。
 #
-# - `Cannot access accelerator device when none is available`：アクセラレータがまったくない場合です。インデックス 0 が指す先がないので、`torch.device(0)` そのものがこの `RuntimeError`（「使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない」）を送出します。
+# - `Cannot access accelerator device when none is available`：使えるアクセラレータがなく、PyTorch もどのアクセラレータ向けにもビルドされていない場合です（torch 2.6 では、使えるアクセラレータがなければ常にこちらです）。インデックス 0 が指す先がないので、`torch.device(0)` そのものがこの `RuntimeError`（「使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない」）を送出します。
 # - `device(type='cuda', index=0)`：CUDA のマシンでは、`0` は現在のアクセラレータ（CUDA）のインデックス 0、つまり `cuda:0` を指します。2.7 以降は、GPU のないマシンでも、アクセラレータ向けにビルドされた PyTorch（CUDA ビルドなど）なら `0` は `cuda:0` になり、エラーはそこにテンソルを作った時点で初めて起きます。
 # - `device(type='cpu')` にはなりません。整数が CPU を指すことはありません。
 
@@ -269,6 +269,6 @@ else:  # アクセラレータ向けのビルドだが、ここでは使えな�
 # ## まとめ
 #
 # - `torch.cuda.is_available()` が調べるのは CUDA だけです。
-# - `torch.accelerator.is_available()` と `current_accelerator()`（2.6 以降）は、CUDA、MPS、XPU などを扱えます。2.7 以降の `current_accelerator()` はビルドを表し、ビルドがアクセラレータに対応していなければ `None` を返します。2.6 では、使えるアクセラレータがないと例外を送出します。先に `is_available()` を確認してください。
+# - `torch.accelerator.is_available()` と `current_accelerator()`（2.6 以降）は、CUDA、MPS、XPU などを扱えます。2.7 以降の `current_accelerator()` は、PyTorch がどのアクセラレータ向けにビルドされているかを返し、どれにも対応していなければ `None` を返します。2.6 では、使えるアクセラレータがないと例外を送出します。先に `is_available()` を確認してください。
 # - 使えるアクセラレータを選び、なければ CPU にフォールバックする `pick_device()` ヘルパーを1つ用意すれば、スクリプトはどこでも実行できます。
 # - 2.5 以降、整数で指定したデバイスは現在のアクセラレータ上のインデックスを表し、CUDA とは限りません。アクセラレータのないマシンではエラーになります。
