@@ -19,7 +19,10 @@
 #
 # 모든 판정은 `assert`로 검증합니다. 이후 PyTorch 릴리스에서 동작이 바뀌면 검증이 실패하므로, 페이지 내용이 낡았다는 것을 바로 알 수 있습니다.
 #
-# 모든 코드는 GPU 없이도 실행됩니다. GPU 검증이 들어 있는 셀은 GPU가 없으면 검증을 건너뛰고 어떤 조건이 맞지 않았는지(`torch.cuda.is_available()=False` 등)만 출력하거나, GPU가 없을 때의 동작을 검증합니다. 올바른 결과가 머신에 따라 달라지는 경우에는 지금 실행 중인 머신에 맞는 결과인지 검증합니다. 예상한 오류는 첫 번째 셀에서 정의하는 `expect_error`가 잡아서 검증하고 출력하며, 노트북은 멈추지 않고 계속 실행됩니다.
+# - 모든 코드는 GPU 없이도 실행됩니다.
+# - GPU가 필요한 부분은 GPU가 없으면 건너뛰고, 어떤 조건이 맞지 않았는지(`torch.cuda.is_available()=False` 등)만 출력하거나 GPU가 없을 때의 동작을 확인합니다.
+# - 결과가 머신마다 다른 경우에는 지금 머신에서 나와야 할 결과인지 확인합니다.
+# - 예상한 오류는 첫 번째 셀에서 정의하는 `expect_error`가 잡아서 출력하므로 노트북이 멈추지 않습니다.
 
 # %% [markdown] tags=["summary"]
 # **요약**
@@ -85,10 +88,10 @@ print(torch.__version__, device)
 #
 # **주장:** `model.to(device)`만 호출하면 모델에는 아무 변화가 없고, `model = model.to(device)`처럼 다시 대입해야 비로소 GPU에 올라간다.
 #
-# 검증에서는 모델을 GPU로 옮기고, GPU가 없으면 대신 `meta` 디바이스로 옮깁니다. `meta`는 텐서에 모양(shape)과 dtype만 있고 데이터는 없는 디바이스입니다. 매개변수가 어디로 갔는지, 어떤 객체가 반환되는지는 확인할 수 있지만 속도나 메모리에 대해서는 알 수 없습니다.
+# 검증에서는 모델을 GPU로 옮기고, GPU가 없으면 대신 `meta` 디바이스로 옮깁니다. `meta` 디바이스의 텐서에는 모양(shape)과 dtype만 있고 데이터는 없습니다. 매개변수가 어디로 갔는지, 어떤 객체가 반환되는지는 확인할 수 있지만 속도나 메모리에 대해서는 알 수 없습니다.
 
 # %% [markdown] tags=["predict"]
-# **예측해 보세요:** `model`에 다시 대입하지 않고 `returned = model.to(target)`을 실행합니다. 다음 셀은 `returned`가 `model` 자신인지와, 모델의 가중치가 대상 디바이스에 있는지(`moved`)를 출력합니다. 결과는 무엇일까요?
+# **예측해 보세요:** `model`에 다시 대입하지 않고 `returned = model.to(target)`을 실행합니다. 다음 셀은 `returned`가 `model` 자신인지, 그리고 모델의 가중치가 대상 디바이스에 있는지(`moved`)를 출력합니다. 결과는 무엇일까요?
 #
 # - `returned is model=False, moved=False`
 # - `returned is model=False, moved=True`
@@ -340,9 +343,9 @@ else:
 # - 디바이스 ID가 정확히 하나일 때: 생성자가 모델을 그 GPU로 옮깁니다. GPU가 하나인 머신에서는 기본적으로 이렇게 동작하며, GPU가 여러 개인 머신에서 `device_ids=[1]`을 넘길 때도 마찬가지입니다. 모델은 `cuda:1`로 옮겨집니다.
 # - 디바이스 ID가 두 개 이상일 때: 래퍼는 아무것도 옮기지 않으며, 첫 순전파에서 "매개변수와 버퍼가 `device_ids[0]`에 있어야 한다"는 오류가 납니다.
 #
-# 여기서는 Intel XPU처럼 `DataParallel`이 다룰 수 있는 다른 가속기도 GPU로 칩니다([여러 GPU](05-several-gpus.ipynb#nndataparallel이-실제로-하는-일) 참고). 다음 셀은 실행 중인 머신에 해당하는 경우를 검증합니다. GPU가 여러 개이면 디바이스 ID를 하나만 넘겨 감싼 경우도 확인하고, GPU가 없으면 첫 번째 경우만 실행됩니다.
+# 여기서는 Intel XPU처럼 `DataParallel`이 다룰 수 있는 다른 가속기도 GPU로 칩니다([여러 GPU](05-several-gpus.ipynb#nndataparallel이-실제로-하는-일) 참고). 다음 셀로 지금 머신에 해당하는 경우를 직접 확인해 봅시다. GPU가 여러 개이면 디바이스 ID를 하나만 넘겨 감싼 경우도 확인하고, GPU가 없으면 첫 번째 경우만 실행됩니다.
 #
-# 이 오류의 원인과 해결 방법은 [디바이스 불일치 오류 읽는 법](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)에서 자세히 다룹니다.
+# 디바이스 ID가 두 개 이상일 때 나는 이 오류의 원인과 해결 방법은 [디바이스 불일치 오류 읽는 법](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)에서 자세히 다룹니다.
 
 # %% tags=["claim-M5", "gpu-only"]
 model = nn.Linear(4, 2)
@@ -394,7 +397,7 @@ assert "DistributedDataParallel" in nn.DataParallel.__doc__
 #
 # **판정: 틀림(버그 두 개)**. 계층은 GPU에 있는데 입력은 CPU에 남아 있고, 모양도 틀렸습니다. `Linear(10, 1)`은 마지막 차원에 특징(feature)이 10개 있는 `(N, 10)` 모양의 입력을 받습니다. 예제 그대로 실행하면 어떤 머신에서든 실패합니다.
 #
-# 어느 버그가 먼저 드러나는지는 머신에 따라 다릅니다. GPU에서는 다른 어떤 검사보다 디바이스 검사가 먼저 실행됩니다. CPU만 있는 머신에서는 모든 것이 CPU에 있으므로 모양 오류만 남으며, 다음 셀도 그 오류를 보여 줍니다. 출력에 나오는 `mat1 and mat2 shapes cannot be multiplied`는 "`mat1`과 `mat2`의 모양으로는 행렬 곱을 할 수 없다"는 뜻입니다.
+# 어느 버그가 먼저 드러나는지는 머신에 따라 다릅니다. GPU에서는 다른 어떤 검사보다 디바이스 검사가 먼저 실행됩니다. CPU만 있는 머신에서는 모든 텐서가 CPU에 있으므로 모양 오류만 납니다. 그런 머신에서 실행하면 다음 셀에도 모양 오류가 나옵니다. 출력에 나오는 `mat1 and mat2 shapes cannot be multiplied`는 "`mat1`과 `mat2`의 모양으로는 행렬 곱을 할 수 없다"는 뜻입니다.
 
 # %% tags=["gpu-only"]
 net = nn.Linear(10, 1).to(device)
@@ -436,7 +439,7 @@ assert y.device == net.weight.device
 # Cannot access accelerator device when none is available.
 # ```
 #
-# "가속기가 없어서 가속기 디바이스에 접근할 수 없다"는 뜻입니다. 가속기를 지원하는 빌드라도 쓸 수 있는 GPU가 없는 머신이라면 역시 오류가 납니다. 정수가 CPU를 뜻하는 경우는 없습니다. CUDA를 가리키려면 `"cuda:0"`이라고 쓰세요. 다음 셀은 실행 중인 머신에서 나오는 결과를 검증합니다.
+# "가속기가 없어서 가속기 디바이스에 접근할 수 없다"는 뜻입니다. 가속기를 지원하는 빌드라도 쓸 수 있는 GPU가 없는 머신이라면 역시 오류가 납니다. 정수가 CPU를 뜻하는 경우는 없습니다. CUDA를 가리키려면 `"cuda:0"`이라고 쓰세요. 다음 셀은 지금 머신에서 나오는 결과를 확인합니다.
 #
 # 자세한 내용은 [불러오기·환경·메모리 오류 읽는 법](09-setup-and-memory-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)을 보세요.
 
@@ -477,7 +480,7 @@ assert torch.ones(1).is_cpu
 # %% [markdown]
 # ## 오래된 정보: 디바이스 불일치 오류 메시지
 #
-# **예전(torch 1.7):** CUDA 행렬 곱은 모든 텐서가 GPU에 있는지 검사하고(ATen의 `checkAllSameGPU`) CPU에 있는 텐서를 나열했습니다. 검사 대상은 `addmm(bias, input, weight.T)`의 인자 `self`, `mat1`, `mat2`와, 편향과 같은 디바이스에 만들어지는 출력 `out`이었습니다. 그래서 어느 쪽이 CPU에 남았는지에 따라 메시지가 달랐습니다.
+# **예전(torch 1.7):** CUDA 행렬 곱은 모든 텐서가 GPU에 있는지 검사하고(ATen의 `checkAllSameGPU`) CPU에 있는 텐서를 나열했습니다. 검사 대상은 `addmm(bias, input, weight.T)`의 세 인자 `self`, `mat1`, `mat2`, 그리고 출력 `out`(편향과 같은 디바이스에 만들어짐)이었습니다. 그래서 어느 쪽이 CPU에 남았는지에 따라 메시지가 달랐습니다.
 #
 # - CPU 입력을 GPU의 계층에 넣은 경우(`mat1`이 GPU에 없음):
 #
@@ -552,9 +555,9 @@ else:
 #
 # **예전(torch 1.7):** 없는 GPU를 요청하면(예: GPU가 하나인 머신에서 `t.cuda(1)`) `RuntimeError: CUDA error: invalid device ordinal` 오류("CUDA 오류: 디바이스 번호가 잘못되었다")가 발생했습니다.
 #
-# **지금:** torch 2.8부터는 같은 오류가 `torch.AcceleratorError`로 발생합니다. `RuntimeError`의 하위 클래스이므로 기존의 `except RuntimeError:` 코드로도 그대로 잡힙니다. GPU가 없으면 다음 셀은 클래스만 검증합니다.
+# **지금:** torch 2.8부터는 같은 오류가 `torch.AcceleratorError`로 발생합니다. `RuntimeError`의 하위 클래스이므로 기존의 `except RuntimeError:` 코드로도 그대로 잡힙니다. GPU가 없는 머신에서는 클래스 관계만 확인합니다.
 #
-# → [불러오기·환경·메모리 오류 읽는 법](09-setup-and-memory-errors.ipynb#cuda-error-invalid-device-ordinal) 참고
+# 자세한 내용은 [불러오기·환경·메모리 오류 읽는 법](09-setup-and-memory-errors.ipynb#cuda-error-invalid-device-ordinal)을 보세요.
 
 # %% tags=["claim-O4", "gpu-only"]
 if hasattr(torch, "AcceleratorError"):
@@ -584,7 +587,7 @@ else:
 #
 # **지금:** NVIDIA GPU에서는 이 방법이 여전히 잘 동작하며, 이 페이지에서도 씁니다. 어느 가속기에서나 쓸 수 있는 방법은 `torch.accelerator` 모듈(torch 2.6)로, CUDA, MPS, XPU 등을 모두 인식합니다. `torch.accelerator.current_accelerator()`는 사용 중인 torch 빌드가 지원하는 가속기를 알려 주고, 지원하는 가속기가 없으면 `None`을 반환합니다(`None`을 반환하는 것은 torch 2.7부터). 이 값은 빌드에 대한 정보이므로, 지금 실제로 디바이스를 쓸 수 있는지 알려 주는 `torch.accelerator.is_available()`과 함께 쓰세요.
 #
-# GPU가 없으면 다음 셀은 CUDA 디바이스가 선택되지 않는지 검증합니다. torch 2.6에서는 검증하지 않고 설치된 버전 `TORCH=(2, 6)`만 출력합니다.
+# GPU가 없으면 CUDA가 선택되지 않는다는 것만 확인합니다. torch 2.6에서는 검증하지 않고 설치된 버전 `TORCH=(2, 6)`만 출력합니다.
 
 # %% tags=["claim-O5", "gpu-only"]
 if TORCH >= (2, 7):
