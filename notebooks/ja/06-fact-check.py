@@ -19,7 +19,7 @@
 #
 # 判定はすべて `assert` で裏付けています。将来の PyTorch で挙動が変われば `assert` が失敗するので、このページの内容が知らないうちに古くなることはありません。
 #
-# どのセルも GPU なしで実行できます。「GPU での検証を含む」セルは、GPU がなければ検証の代わりに満たされなかった条件（`torch.cuda.is_available()=False` など）を表示するか、GPU がないときの動作を検証します。正しい結果がマシンによって変わる場合は、実行しているマシンでの結果を確かめます。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉して表示するので、ノートブックは止まらずに先へ進みます。
+# どのセルも GPU なしで実行できます。「GPU での検証を含む」セルは、GPU がなければ検証の代わりに満たされなかった条件（`torch.cuda.is_available()=False` など）を表示するか、GPU がないときの動作を検証します。結果が環境によって異なる項目では、実行中のマシンで期待される結果になっているかを確かめます。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉して表示するので、ノートブックは止まらずに先へ進みます。
 
 # %% [markdown] tags=["summary"]
 # **結論**
@@ -178,11 +178,11 @@ print(a.weight.dtype, b.weight.dtype, [ref() for ref in a_old + b_old])
 #
 # - `torch.cuda.memory_allocated()`（テンソルが使っている割り当て済みメモリ）はすぐに減ります。
 # - `torch.cuda.memory_reserved()`（アロケータが確保している予約済みメモリ）は減りません。
-# - `nvidia-smi` は予約済みメモリを数えるので、こちらも変わりません。
+# - `nvidia-smi` に表示される使用量も予約済みメモリを含むので、やはり減りません。
 #
 # `torch.cuda.empty_cache()` を呼ぶと、使われていない分がドライバに返されます。PyTorch の [CUDA のメモリ管理についての解説](https://docs.pytorch.org/docs/stable/notes/cuda.html#memory-management)（英語）にも、同じことが書かれています。
 #
-# GPU がある場合、次のセルは同じサイズのモデル2つをそれぞれの書き方で GPU に移動し、移動で増えた GPU メモリ（移動後の量とピーク）が、2つの書き方で同じであることを確かめます。続いて各モデルを削除し、`empty_cache()` の前と後で2つのカウンタがどうなるかを調べます。
+# GPU がある場合、次のセルは同じサイズのモデル2つをそれぞれの書き方で GPU に移動し、移動で増えた GPU メモリ（移動後の量とピーク）が、2つの書き方で同じであることを確かめます。続いて各モデルを削除し、`empty_cache()` の前と後で `memory_allocated()` と `memory_reserved()` の値がどう変わるかを調べます。
 
 # %% tags=["claim-M2", "gpu-only"]
 if torch.cuda.is_available():
@@ -239,7 +239,7 @@ assert not hasattr(torch.cuda, "copy")
 # **答え：** `has no attribute 'copy'`（`AttributeError`）です。**判定：誤り**。そのような関数は存在しないので、どのマシンでも同じように失敗します。出力の `module 'torch.cuda' has no attribute 'copy'` は、「`torch.cuda` モジュールに `copy` という属性はない」という意味です。
 #
 # - `Torch not compiled with CUDA enabled`（Torch が CUDA を有効にしてコンパイルされていない）を選んだなら、関数は実在していて、CUDA がないから失敗すると考えたのでしょう。実際には CUDA の有無を調べる前に、属性が見つからない時点で失敗します。
-# - `missing 1 required positional argument`（必須の位置引数が1つ足りない）は、関数はあってコピー先の引数が足りないだけだ、と考えた答えです。引数を調べる段階には進まず、属性を探した時点で失敗します。
+# - `missing 1 required positional argument`（必須の位置引数が1つ足りない）になるには、関数が実在している必要があります。実際には引数を調べる段階には進まず、属性を探した時点で失敗します。
 
 # %% [markdown]
 # 実際に使うべきものは次のとおりです。
@@ -300,8 +300,8 @@ with expect_error(TypeError):
 # %% [markdown] tags=["answer"]
 # **答え：** `torch.float16` です。`Module.to` は1回の呼び出しでデバイスと dtype を受け取り、両方を変換します。`.cuda()` はデバイスしか受け取らないので dtype は変えられず、dtype も渡すと `TypeError` を送出します（セルの最後で確かめています）。出力の `takes from 1 to 2 positional arguments but 3 were given` は、「位置引数は1〜2個までなのに、3個渡された」と言っています（`self` も1個に数えます）。
 #
-# - `torch.float32` を選んだなら、`to` は引数を1つしか使わないと考えたのでしょう。
-# - `TypeError` は、`Module.to` も `.cuda()` と同じくデバイスしか受け取らないと考えた答えです。
+# - `torch.float32` と予想した人は、`to` が引数を1つしか使わないと思ったのかもしれません。
+# - `TypeError` と予想した人は、`Module.to` も `.cuda()` と同じくデバイスしか受け取らないと思ったのかもしれません。
 
 # %% [markdown]
 # 次のセルは GPU 上で、まったく同じモデル2つをそれぞれのメソッドで移動し、使ったメモリと移動先が同じであることを確かめます。
@@ -340,7 +340,7 @@ else:
 # - デバイス ID がちょうど1つ：コンストラクタがモデルをその GPU に移動します。GPU が1枚のマシンでは、デフォルトでこうなります。GPU が複数枚あるマシンで `device_ids=[1]` を渡した場合も同じで、モデルは `cuda:1` に移動します。
 # - デバイス ID が2つ以上：ラッパーは何も移動しません。最初の順伝播で、パラメータを `device_ids[0]` に置くよう求めるエラーが発生します。
 #
-# Intel の XPU など、`DataParallel` が扱えるほかのアクセラレータも、ここでは GPU として数えます（[複数の GPU](05-several-gpus.ipynb#nndataparallel-が実際にすること)を参照してください）。次のセルは、実行しているマシンに当てはまる場合を確かめます。GPU が複数枚あれば、デバイス ID を1つだけ渡してラップした場合も試します。GPU がなければ、最初の場合だけが実行されます。
+# Intel の XPU など、`DataParallel` が扱えるほかのアクセラレータも、ここでは GPU として数えます（[複数の GPU](05-several-gpus.ipynb#nndataparallel-が実際にすること)を参照してください）。次のセルでは、このマシンに当てはまる場合を検証します。GPU が複数枚あれば、デバイス ID を1つだけ渡してラップした場合も試します。GPU がなければ、最初の場合だけが実行されます。
 #
 # デバイス ID が2つ以上のときに出るこのエラーの原因と対処法は、[デバイス不一致のエラーを読み解く](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)で詳しく説明しています。
 
@@ -390,7 +390,7 @@ assert "DistributedDataParallel" in nn.DataParallel.__doc__
 # %% [markdown]
 # ## 主張：GPU 上の `Linear(10, 1)` に `torch.randn(10, 1)` を入力できる
 #
-# **主張：** `nn.Linear(10, 1)` をデバイスに移動し、CPU 上で作った `torch.randn(10, 1)` を入力する、出回っているコード例はそのまま動く。
+# **主張：** よく出回っている「`nn.Linear(10, 1)` をデバイスに移動し、CPU 上で作った `torch.randn(10, 1)` を入力する」コード例は、そのまま動く。
 #
 # **判定：誤り（バグが2つある）**。層は GPU 上にあるのに入力は CPU 上に残っており、しかも形状が間違っています。`Linear(10, 1)` が受け取るのは形状 `(N, 10)`、つまり最後の次元に10個の特徴量を持つ入力です。書かれたままでは、このコード例はどのマシンでも失敗します。
 #
@@ -430,11 +430,11 @@ assert y.device == net.weight.device
 #
 # **当時（torch 1.7）：** `torch.device(0)` や `device=0` は `cuda:0` の省略形でした。
 #
-# **現在：** torch 2.5 以降、整数は現在の**アクセラレータ**上のインデックスを意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。アクセラレータにまったく対応していない torch のビルド（CPU 版の wheel など）では、`Cannot access accelerator device when none is available.`（使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない）というエラーになります。アクセラレータ向けのビルドでも、使える GPU がなければやはりエラーになります。
+# **現在：** torch 2.5 以降、整数はいま使われている**アクセラレータ**（current accelerator）のインデックスを意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。CPU 専用ビルドでは、`Cannot access accelerator device when none is available.`（使えるものがないので、アクセラレータのデバイスにアクセスできない）というエラーになります。CPU 専用でないビルドでも、使える GPU がなければやはりエラーになります。
 #
-# 整数が CPU を指すことはありません。CUDA の GPU を指定したいときは `"cuda:0"` と書きましょう。次のセルは、CPU 専用ビルドかどうか（`cpu_only_build`）と、`torch.device(0)` 上にテンソルを作った結果（そのデバイスか、送出された例外）をこの順に表示し、実行しているマシンでの結果を確かめます。
+# 整数が CPU を指すことはありません。CUDA の GPU を指定したいときは `"cuda:0"` と書きましょう。次のセルは、CPU 専用ビルドかどうか（`cpu_only_build`）と、`torch.device(0)` 上にテンソルを作った結果（そのデバイスか、送出された例外）をこの順に表示し、その結果がこのマシンで期待どおりかを検証します。
 #
-# `Cannot access accelerator device` のエラーの原因と対処法は、[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)で原因と対処法を説明しています。
+# `Cannot access accelerator device` のエラーの原因と対処法は、[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)で説明しています。
 
 # %% tags=["claim-O1", "gpu-only"]
 cpu_only_build = (
@@ -516,14 +516,14 @@ assert nn.Linear(10, 1)(x).grad_fn.name() == "AddmmBackward0"
 # %% [markdown] tags=["answer"]
 # **答え：** `MmBackward0` です。バイアスがなければ足すものがないので、層は `mm(input, weight.T)` を実行します。その引数の名前は `self` と `mat2` です。
 #
-# - `AddmmBackward0` を選んだなら、バイアスがなくても層は `addmm` で計算すると考えたのでしょう。このノードを記録するのはバイアスのある層で、セルの2つ目の `assert` で確かめています。
-# - `LinearBackward0` は、関数名の `linear` がそのままノードになると考えた答えです。記録されるのは `linear` 自身ではなく、`linear` が実行する演算です。
+# - バイアスがなくても層は `addmm` で計算する、と思うと `AddmmBackward0` を選びます。このノードを記録するのはバイアスのある層で、セルの2つ目の `assert` で確かめています。
+# - 関数名の `linear` がそのままノードになるわけではないので、`LinearBackward0` にはなりません。記録されるのは `linear` 自身ではなく、`linear` が実行する演算です。
 #
 # この演算の違いによって、メッセージに出る引数の名前が変わります。バイアスがあれば最初の引数はバイアスで、層と同じデバイスにあります。そのため、層と入力のどちらが GPU 上にあっても、メッセージには入力の `mat1` が出ます。バイアスがなければ最初の引数は入力なので、やはりどちらが GPU 上にあっても、重みの `mat2` が出ます。
 #
 # いずれにしても、名前からはどちらを移動すべきかはわかりません。モデルと入力のすべてを、使うつもりのデバイスに置きましょう。
 #
-# GPU がある場合、次のセルは、バイアスの有無それぞれについて、層だけが GPU にある場合と入力だけが GPU にある場合の両方でこれらの名前を確かめ、加算のときの文言も確かめます。CPU だけでは取り違える2つ目のデバイスがないので、GPU がなければ何も確かめません。
+# GPU があれば、次のセルでバイアスの有無それぞれについて、層だけを GPU に置いた場合と入力だけを GPU に置いた場合のメッセージに出る名前を検証します。加算のときのメッセージもあわせて確認します。CPU だけでは取り違える2つ目のデバイスがないので、GPU がなければ何も確かめません。
 #
 # メッセージの読み方と対処法は、[デバイス不一致のエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)を参照してください。
 
@@ -612,7 +612,7 @@ else:
 # | GPU 上の `Linear(10, 1)` に `torch.randn(10, 1)` を入力できる | 誤り | デバイスも形状も誤り。`torch.randn(N, 10, device=device)` を使う |
 # | `device=0` は `cuda:0` を意味する | 古い情報 | 現在のアクセラレータ上のインデックス（2.5 以降） |
 # | テンソルに `is_cpu` はない | 古い情報 | `Tensor.is_cpu` がある（1.13 以降） |
-# | デバイスが一致しないときの昔のメッセージ | 古い情報 | `Expected all tensors to be on the same device` で検索する。続く引数名は実行された演算で決まる |
+# | デバイス不一致のメッセージは `... is on CPU, but expected it to be on GPU` | 古い情報 | `Expected all tensors to be on the same device` で検索する。続く引数名は実行された演算で決まる |
 # | 存在しない GPU インデックスでは `RuntimeError` そのものが送出される | 古い情報 | `RuntimeError` のサブクラスである `torch.AcceleratorError`（2.8 以降） |
 # | デバイスは `torch.cuda.is_available()` で選ぶ | 古い情報 | CUDA なら今も使える。移植性が必要なら `torch.accelerator`（2.6 以降。ビルドがアクセラレータに対応していないとき `current_accelerator()` が `None` を返すのは 2.7 以降） |
 

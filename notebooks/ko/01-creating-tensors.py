@@ -127,7 +127,7 @@ else:
 #
 # GPU에서 쓸 텐서는 처음부터 GPU에 생성하세요. `torch.randn(64, 3, device=device)`처럼 씁니다. 반면 `torch.randn(64, 3).to(device)`처럼 쓰면 먼저 CPU 메모리에 텐서를 만들어 값을 채운 다음 GPU로 복사합니다. `device=`를 넘기면 CPU 텐서를 만들 필요도, 호스트에서 디바이스로 복사할 필요도 없습니다.
 #
-# 주의할 점이 하나 있습니다. CPU와 CUDA는 서로 다른 난수 생성 알고리즘을 씁니다. 그래서 같은 `torch.manual_seed(0)` 뒤에도 `torch.randn(3)`과 `torch.randn(3, device="cuda")`는 서로 다른 값을 반환합니다. 디바이스가 같으면 다시 실행해도 같은 값이 나옵니다. 하지만 GPU에 바로 생성한 텐서는 CPU에서 만든 뒤 옮기는 방식으로 얻은 값과 일치하지 않습니다.
+# 주의할 점이 하나 있습니다. CPU와 CUDA는 서로 다른 난수 생성 알고리즘을 씁니다. 그래서 똑같이 `torch.manual_seed(0)`을 호출한 뒤라도 `torch.randn(3)`과 `torch.randn(3, device="cuda")`는 서로 다른 값을 반환합니다. 디바이스가 같으면 다시 실행해도 같은 값이 나옵니다. 하지만 GPU에 바로 생성한 텐서는 CPU에서 만든 뒤 옮기는 방식으로 얻은 값과 일치하지 않습니다.
 
 # %%
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -161,7 +161,7 @@ else:
 # %% [markdown]
 # ## 텐서 위치 확인하기
 #
-# 텐서가 어디에 있는지는 `t.device`가 정확히 알려 줍니다. `t.is_cuda`와 `t.is_cpu`는 자주 쓰는 확인을 간단히 할 수 있게 해 주는 속성입니다. `is_cpu`는 torch 1.13부터 있습니다(오래된 튜토리얼에는 없다고 적혀 있기도 합니다).
+# 텐서가 어디에 있는지는 `t.device`가 정확히 알려 줍니다. 자주 하는 확인은 `t.is_cuda`와 `t.is_cpu` 속성으로 더 간단히 할 수 있습니다. `is_cpu`는 torch 1.13부터 있습니다(오래된 튜토리얼에는 없다고 적혀 있기도 합니다).
 
 # %% tags=["claim-O2"]
 t = torch.randn(3)
@@ -217,7 +217,7 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 #
 #   "가속기가 없어서 가속기 디바이스에 접근할 수 없다"는 뜻입니다.
 #
-# - 예외가 하나 있습니다. torch 2.7부터는 가속기용으로 빌드된 PyTorch(예: Colab CPU 런타임에 설치된 CUDA 빌드)라면 가속기가 없어도 여기서 오류를 내지 않습니다. 이때 `torch.device(0)`은 그 빌드가 대상으로 하는 가속기의 0번 디바이스인 `cuda:0`이 되고, 오류는 그 디바이스에 텐서를 생성할 때 비로소 발생합니다.
+# - 예외가 하나 있습니다. torch 2.7부터는 가속기용으로 빌드된 PyTorch(예: Colab CPU 런타임에 설치된 CUDA 빌드)라면 가속기가 없어도 여기서 오류를 내지 않습니다. 이때 `torch.device(0)`은 그 빌드가 지원하는 가속기의 0번 디바이스, 곧 `cuda:0`이 되고, 오류는 그 디바이스에 텐서를 생성할 때 비로소 발생합니다.
 #
 # 다음 셀에서는 이 머신이 어느 경우에 해당하는지 확인하고 그 결과를 검증합니다.
 
@@ -345,14 +345,20 @@ assert wrapped == "cpu"
 # - `meta cpu meta`는 `frombuffer`도 기본 디바이스를 따른다고 예상한 답입니다. `frombuffer`는 CPU에 이미 있는 버퍼를 그대로 감쌀 뿐이어서 텐서도 CPU에 놓입니다.
 
 # %% [markdown]
-# `with torch.device(...)` 블록에도 같은 제약이 있습니다. 두 방식 모두 코드를 실행한 스레드에 `torch.utils._device.DeviceContext` 객체를 설정하기 때문입니다. 다른 것은 적용 범위뿐입니다.
+# `with torch.device(...)` 블록에도 같은 제약이 있습니다. 두 방식 모두 코드를 실행한 스레드에만 `torch.utils._device.DeviceContext`를 걸어 두기 때문입니다. 두 방식의 차이는 적용 범위뿐입니다.
 #
 # - `with` 블록의 기본값은 들여쓴 블록이 끝나는 곳까지만 적용됩니다. 어디까지 적용되는지 코드만 보고도 알 수 있습니다.
 # - `set_default_device`는 다시 호출할 때까지 그 스레드가 이후에 실행하는 모든 코드(라이브러리 코드 포함)에 적용됩니다.
 #
-# 드는 비용도 같습니다. `torch.set_default_device` 공식 문서에는 이 설정이 팩토리 함수뿐 아니라 Python에서 torch API를 호출할 때마다 약간의 비용을 더한다는 경고가 있습니다. `with torch.device(...)` 블록 안의 호출도 같은 `DeviceContext`를 거칩니다.
+# 비용이 든다는 점도 같습니다. `torch.set_default_device` 공식 문서에는 이 설정을 켜 두면 팩토리 함수뿐 아니라 Python에서 torch API를 호출할 때마다 약간의 오버헤드가 생긴다는 경고가 있습니다. `with torch.device(...)` 블록 안의 호출도 같은 `DeviceContext`를 거치므로 오버헤드가 생깁니다. 얼마나 느려지는지는 환경마다 다릅니다.
 #
-# 다음 셀에서는 `with` 블록 안에서도 앞의 세 경우(현재 스레드, 새 스레드, `frombuffer`)에 텐서가 어느 디바이스에 생기는지 확인하고, NumPy가 설치되어 있으면 두 방식 모두에서 `torch.from_numpy`도 확인합니다. 이어서 이 머신에서 작은 텐서의 `add` 실행 시간을 세 가지 경우(설정 없음, `with` 블록 안, `set_default_device` 이후)에 각각 재고, 뒤의 두 경우가 설정 없음보다 몇 배 걸리는지 출력합니다. 실행 시간은 들쭉날쭉하므로 이 비율은 `assert`로 검증하지 않습니다.
+# 다음 셀은 세 가지를 확인합니다.
+#
+# - `with` 블록 안에서도 앞의 세 경우(현재 스레드, 새 스레드, `frombuffer`)에 텐서가 어느 디바이스에 생기는지
+# - NumPy가 설치되어 있으면 두 방식에서 `torch.from_numpy`로 만든 텐서가 어느 디바이스에 생기는지
+# - 이 머신에서 작은 텐서의 `add` 실행 시간: 설정이 없을 때를 1로 보고, `with` 블록 안과 `set_default_device` 이후에 각각 몇 배가 걸리는지
+#
+# 실행 시간은 실행할 때마다 달라지므로 이 비율은 `assert`로 검증하지 않습니다.
 
 # %% tags=["claim-F6"]
 with torch.device("meta"):
@@ -395,7 +401,7 @@ finally:
 print(f"{block_s / plain_s=:.2f}, {set_s / plain_s=:.2f}")
 
 # %% [markdown]
-# 그러니 적용 범위를 기준으로 고르세요.
+# 세 방법은 적용 범위를 보고 고르면 됩니다.
 #
 # - 호출 한 번: `device=`
 # - 범위가 분명한 코드 블록: `with torch.device(...)`
@@ -437,6 +443,6 @@ with expect_error(NotImplementedError, "no data"):
 #
 # - 텐서는 사용할 곳에 생성합니다. 팩토리 함수에 `device=`를 넘기거나(CPU에서 복사할 필요 없음), 블록을 `with torch.device(...)`로 감쌉니다. 같은 시드라도 CPU와 CUDA에서는 다른 난수가 나옵니다.
 # - `with torch.device(...)`와 `torch.set_default_device`가 정하는 기본 디바이스는 한 스레드에만 적용되고, `torch.frombuffer`와 `torch.from_numpy`는 이를 무시합니다. 설정되어 있는 동안에는 모든 torch 호출에 약간의 비용이 더해집니다. `with` 블록이 끝나면 기본 디바이스도 원래대로 돌아갑니다.
-# - 텐서의 위치는 `.device`로 확인합니다. `.is_cpu`와 `.is_cuda`로 간단히 확인할 수도 있습니다. 디바이스는 문자열이 아니라 `torch.device`와 비교하거나 `.type`을 비교합니다.
+# - 텐서의 위치는 `.device`로 확인합니다. `.is_cpu`와 `.is_cuda`로 간단히 확인할 수도 있습니다. 디바이스를 문자열과 직접 비교하지 말고, `torch.device` 객체와 비교하거나 `.type`을 문자열과 비교합니다.
 # - 정수로 지정한 디바이스는 현재 가속기에서 그 번호의 디바이스를 뜻하며, CUDA라는 보장은 없습니다. 가속기가 없으면 `torch.device(0)` 자체가 오류를 냅니다.
 # - `meta` 텐서에는 모양만 있고 데이터는 없으며, 어느 머신에서나 만들 수 있습니다.

@@ -15,9 +15,9 @@
 # %% [markdown]
 # # 어디서나 동작하도록 디바이스 고르기
 #
-# `"cuda"`를 하드코딩한 코드는 Mac에서도, NVIDIA GPU가 없는 랩톱에서도, CPU만 있는 CI 러너에서도 실패합니다. 이 페이지에서는 쓸 수 있는 가속기가 있으면 그것을 쓰고, 없으면 CPU를 쓰는(CPU 폴백) 작은 도우미(helper) 함수를 만듭니다. 또한 `device=0`처럼 정수만 쓴 디바이스가 최신 PyTorch에서 무엇을 뜻하는지도 설명합니다. 그 의미는 2.5에서 바뀌었습니다.
+# `"cuda"`를 하드코딩한 코드는 Mac에서도, NVIDIA GPU가 없는 랩톱에서도, CPU만 있는 CI 러너에서도 실패합니다. 이 페이지에서는 쓸 수 있는 가속기가 있으면 그것을 쓰고, 없으면 CPU를 쓰는(CPU 폴백) 작은 도우미(helper) 함수를 만듭니다. 또한 `device=0`처럼 정수로 지정한 디바이스가 최신 PyTorch에서 무엇을 가리키는지도 설명합니다. 이 의미는 PyTorch 2.5에서 바뀌었습니다.
 #
-# GPU 검증이 들어 있는 셀은 GPU를 쓸 수 있는 머신에서만 GPU 검증을 실행하고, 그 밖의 머신에서는 충족되지 않은 조건을 `cuda_ok=False`처럼 출력하거나 GPU가 없을 때의 동작을 검증합니다. 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지에서는 예상한 오류를 보여 준 뒤 계속 진행하도록 이 함수를 씁니다.
+# 'GPU 검증 포함' 셀은 GPU를 쓸 수 있는 머신에서만 GPU 관련 검증을 실행합니다. GPU가 없는 머신에서는 `cuda_ok=False`처럼 어떤 조건이 맞지 않았는지 출력하거나, GPU가 없을 때의 동작을 대신 확인합니다. 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지에서는 예상한 오류를 보여 준 뒤 계속 진행하도록 이 함수를 씁니다.
 
 # %% [markdown] tags=["summary"]
 # **요약**
@@ -145,7 +145,7 @@ else:
 # %% [markdown]
 # 2.7부터는 함정이 하나 있습니다. `current_accelerator()`가 나타내는 것은 머신이 아니라 **빌드**입니다. GPU가 없는 머신(예: Colab CPU 런타임)에서 CUDA 빌드 PyTorch를 쓰면, `is_available()`은 `False`인데도 `current_accelerator()`는 여전히 `cuda`를 반환합니다(2.6에서는 이런 머신에서 같은 호출이 예외를 발생시킵니다).
 #
-# 그러니 먼저 `is_available()`을 확인하거나, 2.7부터는 `current_accelerator(check_available=True)`를 호출하세요. 가속기를 쓸 수 없으면 `None`이 반환됩니다. GPU가 없는 머신에서는 다음 셀이 실제로 `None`이 나오는지 검증합니다. torch 2.6에서는 `TORCH >= (2, 7)=False`를 출력합니다.
+# 그러니 먼저 `is_available()`을 확인하거나, 2.7부터는 `current_accelerator(check_available=True)`를 호출하세요. 이렇게 호출하면 가속기를 쓸 수 없을 때 `None`을 반환합니다. GPU가 없는 머신에서는 다음 셀에서 실제로 `None`이 나오는지 확인합니다. torch 2.6에서는 `TORCH >= (2, 7)=False`를 출력합니다.
 
 # %% tags=["claim-O5", "gpu-only"]
 if TORCH >= (2, 7):
@@ -164,7 +164,7 @@ else:
 # %% [markdown]
 # ## 가속기가 없으면 CPU를 쓰는 도우미 함수
 #
-# 디바이스 선택은 함수 하나에 모아 두고, 스크립트 맨 앞에서 한 번만 호출하세요. 이 함수는 지금 쓸 수 있는 가속기가 있으면 그것을, 없으면 CPU를 고릅니다. 디바이스끼리 비교하거나 가장 빠른 것을 찾지는 않습니다. `torch.accelerator`를 쓰므로 torch 2.6 이상이 필요합니다.
+# 디바이스 선택은 함수 하나에 모아 두고 스크립트 맨 앞에서 한 번만 호출하세요. 이 함수는 쓸 수 있는 가속기가 있는지만 확인하며, 디바이스끼리 성능을 비교해 가장 빠른 것을 고르지는 않습니다. `torch.accelerator`를 쓰므로 torch 2.6 이상이 필요합니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** 다음 셀을 실행하는 머신에서 `print(device, y.device)`는 무엇을 출력할까요?
@@ -197,16 +197,16 @@ if cuda_ok:
 # %% [markdown] tags=["answer"]
 # **정답:** 쓸 수 있는 가속기가 없는 머신에서는 `cpu cpu`입니다. `pick_device()`가 CPU를 고르기 때문입니다.
 #
-# - `cuda cuda:0`: 쓸 수 있는 GPU가 있는 머신의 결과이며, 그런 머신에서는 위 검증으로 이 결과를 확인합니다. 도우미 함수가 반환한 디바이스에는 인덱스가 없지만, 텐서는 항상 현재 디바이스(바꾸지 않았다면 0번 GPU)라는 특정 GPU에 놓입니다.
+# - `cuda cuda:0`: 쓸 수 있는 GPU가 있는 머신의 결과이며, 그런 머신에서는 위 검증으로 이 결과를 확인합니다. 도우미 함수가 반환한 디바이스에는 인덱스가 없지만, 텐서는 언제나 특정 GPU, 즉 현재 디바이스(따로 바꾸지 않았다면 0번 GPU)에 놓입니다.
 # - `cuda:0 cuda:0`은 나오지 않습니다. `current_accelerator()`는 인덱스 없는 디바이스를 반환하므로 `cuda`로 출력됩니다.
 
 # %% [markdown]
-# 가속기 디바이스에 인덱스가 없으면 "그 종류의 현재 디바이스"를 뜻합니다. 현재 디바이스를 바꾸는 방법은 [여러 GPU](05-several-gpus.ipynb#현재-디바이스)에서 다룹니다.
+# 가속기 디바이스에 인덱스가 없으면 "그 종류의 현재 디바이스"를 뜻합니다. 현재 디바이스를 바꾸는 방법은 [여러 GPU](05-several-gpus.ipynb#현재-디바이스) 페이지에서 다룹니다.
 
 # %% [markdown]
 # ## 정수 디바이스의 의미
 #
-# 오래된 코드에는 "첫 번째 GPU"라는 뜻으로 `torch.device(0)`, `device=0`, `.to(0)`이라고 쓴 곳이 있습니다. PyTorch 2.4까지는 정수가 항상 CUDA를 가리켰습니다. 2.5부터는 "현재 가속기의 0번 디바이스"를 뜻합니다. NVIDIA 머신에서는 `cuda:0`, Mac에서는 `mps:0`, Intel GPU에서는 `xpu:0`입니다.
+# 오래된 코드에는 "첫 번째 GPU"라는 뜻으로 `torch.device(0)`, `device=0`, `.to(0)`이라고 쓴 곳이 있습니다. PyTorch 2.4까지는 정수가 항상 CUDA 디바이스 번호였습니다. 2.5부터는 정수 n이 "현재 가속기의 n번 디바이스"를 뜻하므로, 0은 NVIDIA 머신에서는 `cuda:0`, Mac에서는 `mps:0`, Intel GPU에서는 `xpu:0`이 됩니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** 다음 셀을 실행하는 머신에서 `device=0`은 무엇이 될까요?
@@ -250,8 +250,8 @@ else:  # 가속기용 빌드지만 여기서는 가속기를 쓸 수 없다
 # %% [markdown] tags=["answer"]
 # **정답:** 머신에 따라 다릅니다. 이 머신에서 나온 값은 위 셀이 검증합니다.
 #
-# - `Cannot access accelerator device when none is available`: 가속기가 전혀 없으면 0이 가리킬 디바이스가 없으므로, `torch.device(0)` 자체가 이 `RuntimeError`("가속기가 없어서 가속기 디바이스에 접근할 수 없다")를 일으킵니다.
-# - `device(type='cuda', index=0)`: CUDA 머신에서는 0이 `cuda:0`을 가리킵니다. 2.7부터는 가속기용으로 빌드된 PyTorch(GPU가 없는 머신의 CUDA 빌드)도 `0`을 `cuda:0`으로 바꾸고, 오류는 그 디바이스에 텐서를 만들 때 비로소 발생합니다.
+# - `Cannot access accelerator device when none is available`: CPU 전용 빌드이거나, torch 2.6에서 쓸 수 있는 가속기가 없으면 0이 가리킬 디바이스가 없으므로 `torch.device(0)`부터 이 `RuntimeError`("가속기가 없어서 가속기 디바이스에 접근할 수 없다")를 일으킵니다.
+# - `device(type='cuda', index=0)`: CUDA 머신에서는 0이 `cuda:0`을 가리킵니다. 2.7부터는 GPU가 없는 머신이라도 CUDA 빌드라면 `0`을 `cuda:0`으로 해석하고, 오류는 그 디바이스에 텐서를 만들 때에야 발생합니다.
 # - `device(type='cpu')`는 나오지 않습니다. 정수는 CPU를 뜻하지 않습니다.
 
 # %% [markdown]
