@@ -470,6 +470,6 @@ with expect_error(NotImplementedError, "no data"):
 #   a little more. The `with` form ends with its block.
 # - Ask where a tensor lives with `.device`; `.is_cpu` and `.is_cuda` are shortcuts. Compare a
 #   device with a `torch.device` or compare `.type`, never with a string.
-# - An integer device is an index on the current accelerator, not necessarily CUDA; with no
-#   accelerator, `torch.device(0)` itself raises.
+# - An integer device is an index on the current accelerator, not necessarily CUDA; with a build
+#   for no accelerator (on 2.6: with none usable), `torch.device(0)` itself raises.
 # - `meta` tensors have shapes but no data, and can be created on any machine.

@@ -15,14 +15,14 @@
 # %% [markdown]
 # # どこでも動くデバイスの選び方
 #
-# `"cuda"` をハードコードしたコードは、Mac でも、NVIDIA の GPU を搭載していないノート PC でも、CPU だけの CI ランナーでも失敗します。このページでは、使えるアクセラレータがあればそれを使い、なければ CPU にフォールバックする小さなヘルパー関数を作ります。また、`device=0` のような整数だけのデバイス指定は torch 2.5 で意味が変わったので、現在の PyTorch で何を意味するのかも説明します。
+# `"cuda"` をハードコードしたコードは、Mac でも、NVIDIA の GPU を搭載していないノート PC でも、CPU だけの CI ランナーでも失敗します。このページでは、マシンに合わせてデバイスを選ぶ小さなヘルパー関数を作ります。また、`device=0` のような整数だけのデバイス指定は PyTorch 2.5 で意味が変わったので、現在の PyTorch で何を意味するのかも説明します。
 #
-# 「GPU での検証を含む」セルを GPU のないマシンで実行すると、GPU 向けの検証は行いません。代わりに、GPU がないときの動作を検証するか、満たされなかった条件（例：`cuda_ok=False`）を表示します。最初のセルでは、想定どおりのエラーを表示しても止まらずに先へ進むためのヘルパー関数 `expect_error` も定義します。
+# 「GPU での検証を含む」セルは、GPU のないマシンでは GPU 向けの検証を行わず、代わりに GPU がないときの動作を検証するか、満たされなかった条件（例：`cuda_ok=False`）を表示します。最初のセルでは、想定どおりのエラーを表示しても止まらずに先へ進むためのヘルパー関数 `expect_error` も定義します。
 
 # %% [markdown] tags=["summary"]
 # **結論**
 #
-# - `torch.cuda.is_available()` が調べるのは CUDA だけです。`torch.accelerator`（torch 2.6 以降）なら CUDA、MPS、XPU などをまとめて扱えます。
+# - `torch.cuda.is_available()` が調べるのは CUDA だけです。`torch.accelerator`（PyTorch 2.6 以降）なら CUDA、MPS、XPU などをまとめて扱えます。
 # - アクセラレータがあればそれを、なければ CPU を返すヘルパー関数を1つ用意しておけば、どのマシンでも同じスクリプトが動きます。
 #
 # ```python
@@ -95,12 +95,12 @@ if mps_ok:
 # %% [markdown]
 # ## すべてのアクセラレータに共通の API
 #
-# 2.6 で加わった `torch.accelerator` を使うと、CUDA、Apple の MPS、Intel の XPU などを同じ関数で扱えます。このチュートリアルが torch 2.6 以降を必要とするのはこのためで、それより古い torch では最初のセルで止まります。スクリプトで確かめたいことは2つあり、それぞれ次の関数で調べられます。
+# PyTorch 2.6 で加わった `torch.accelerator` を使うと、CUDA、Apple の MPS、Intel の XPU などを同じ関数で扱えます。このページのコードもこれを使うため、それより古い PyTorch では最初のセルで止まります。スクリプトで確かめたいことは2つあり、それぞれ次の関数で調べられます。
 #
 # - `torch.accelerator.is_available()`：今、アクセラレータを使えるか。
 # - `torch.accelerator.current_accelerator()`：どの種類か。
 #
-# 使えるアクセラレータがない場合の動作は、リリースによって異なります。2.6 の `current_accelerator()` は `RuntimeError` を送出するので、次のセルはこの関数が例外を送出しない場合（アクセラレータが使えるか、torch が 2.7 以降の場合）にだけ呼び出します。
+# 使えるアクセラレータがない場合の動作は、リリースによって異なります。PyTorch 2.6 では、アクセラレータが使えないと `current_accelerator()` が `RuntimeError` を送出します。そこで次のセルでは、アクセラレータが使えるか PyTorch が 2.7 以降の場合にだけ、この関数を呼び出します。
 
 # %% [markdown] tags=["predict"]
 # **予想：** 次のセルを実行するマシンで、`torch.accelerator.current_accelerator()` は何を返すでしょうか（戻り値は `acc` として表示されます）。
@@ -136,12 +136,12 @@ else:
 # %% [markdown] tags=["answer"]
 # **答え：** PyTorch のビルドによって変わります（上のセルで、このマシンでの結果を検証しています）。
 #
-# - `acc=None`：そのビルドがどのアクセラレータにも対応していない場合です（CPU 専用ビルドで、torch 2.7 以降）。
-# - `acc=device(type='cuda')`：CUDA ビルドの場合です。2.7 以降は、GPU が使えないマシンでもこの値になります（詳しくは後述）。CUDA の GPU が使えるマシンでは、この値であることを上のセルが検証します。
+# - `acc=None`：そのビルドがどのアクセラレータにも対応していない場合です（CPU 専用ビルドで、PyTorch 2.7 以降）。
+# - `acc=device(type='cuda')`：CUDA ビルドの場合です。PyTorch 2.7 以降は、GPU が使えないマシンでもこの値になります（詳しくは後述）。CUDA の GPU が使えるマシンでは、この値であることを上のセルが検証します。
 # - `acc=device(type='cuda', index=0)` にはなりません。`current_accelerator()` が表すのは特定の GPU ではなくアクセラレータの種類なので、インデックスは付きません。
-# - `acc=device(type='cpu')` にもなりません。CPU はアクセラレータではなく、アクセラレータのないビルドでは `None` が返ります。
+# - `acc=device(type='cpu')` にもなりません。CPU はアクセラレータとして扱われないため、アクセラレータに対応していないビルドでは `None` が返ります。
 #
-# torch 2.6 でアクセラレータが使えない場合は、代わりに次のエラーが送出されます。
+# PyTorch 2.6 でアクセラレータが使えない場合は、代わりに次のエラーが送出されます。
 #
 # ```
 # RuntimeError: Cannot access accelerator device when none is available.
@@ -150,9 +150,9 @@ else:
 # 「使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない」という意味です。
 
 # %% [markdown]
-# 2.7 以降には落とし穴が1つあります。`current_accelerator()` が返すのは、このマシンで使えるアクセラレータではなく、PyTorch がどのアクセラレータ向けに**ビルド**されているかです。GPU のないマシン（たとえば Colab の CPU ランタイム）で CUDA ビルドの PyTorch を使うと、`is_available()` は `False` を返すのに、`current_accelerator()` はそれでも `cuda` を返します（2.6 では、このようなマシンで同じ呼び出しが例外を送出します）。
+# PyTorch 2.7 以降には落とし穴が1つあります。`current_accelerator()` が返すのは、このマシンで実際に使えるアクセラレータではなく、PyTorch の**ビルド**が対応しているアクセラレータの種類です。GPU のないマシン（たとえば Colab の CPU ランタイム）で CUDA ビルドの PyTorch を使うと、`is_available()` は `False` を返すのに、`current_accelerator()` はそれでも `cuda` を返します（PyTorch 2.6 では、このようなマシンで同じ呼び出しが例外を送出します）。
 #
-# そのため、先に `is_available()` で確認するか、2.7 以降なら `current_accelerator(check_available=True)` を呼び出してください。こちらは、アクセラレータが使えなければ `None` を返します。GPU がなければ、次のセルはこの呼び出しが `None` を返すことを検証します。torch 2.6 では、このセルは `TORCH >= (2, 7)=False` と表示します。
+# そのため、先に `is_available()` で確認するか、PyTorch 2.7 以降なら `current_accelerator(check_available=True)` を呼び出してください。こちらは、アクセラレータが使えなければ `None` を返します。GPU がなければ、次のセルはこの呼び出しが `None` を返すことを検証します。PyTorch 2.6 では、このセルは `TORCH >= (2, 7)=False` と表示します。
 
 # %% tags=["claim-O5", "gpu-only"]
 if TORCH >= (2, 7):
@@ -171,7 +171,7 @@ else:
 # %% [markdown]
 # ## CPU にフォールバックするヘルパー
 #
-# デバイスの選択は1つの関数にまとめ、スクリプトの冒頭で一度だけ呼び出します。この関数は、いま使えるアクセラレータがあればそれを選び、なければ CPU を選びます。デバイスどうしを比較したり、最も速いものを探したりはしません。`torch.accelerator` を使うので、torch 2.6 以降が必要です。
+# デバイスの選択は1つの関数にまとめ、スクリプトの冒頭で一度だけ呼び出します。この関数は、アクセラレータが使えればその種類のデバイスを、使えなければ CPU を返します。デバイスどうしを比較したり、最も速いものを探したりはしません。
 
 # %% [markdown] tags=["predict"]
 # **予想：** 次のセルを実行するマシンで、`print(device, y.device)` は何を表示するでしょうか。
@@ -204,17 +204,17 @@ if cuda_ok:
 # %% [markdown] tags=["answer"]
 # **答え：** 使えるアクセラレータがないマシンでは `cpu cpu` です。`pick_device()` が CPU にフォールバックします。
 #
-# CUDA の GPU が使えれば `cuda cuda:0` になり、上のセルでもそのことを確かめています。テンソルは必ず特定の1枚の GPU 上に置かれます。インデックスのないデバイスを指定すると現在のデバイス（変更していなければインデックス 0）が使われるので、`y.device` は `cuda:0` と表示されます。
+# CUDA の GPU が使えれば `cuda cuda:0` になり、上のセルでもそのことを確かめています。GPU 上のテンソルは、必ずどれか1枚の GPU に置かれます。インデックスのないデバイスを指定すると現在のデバイス（変更していなければインデックス 0）が使われるので、`y.device` は `cuda:0` と表示されます。
 #
 # - `cuda:0 cuda:0` にはなりません。`current_accelerator()` が返すデバイスにはインデックスがないので、`device` は `cuda` と表示されます。
 
 # %% [markdown]
-# アクセラレータの場合、インデックスのないデバイスは「その種類の現在のデバイス」を意味します。現在のデバイスを変更する方法は、次のページ[複数の GPU](05-several-gpus.ipynb)で説明します。
+# アクセラレータの場合、インデックスのないデバイスは「その種類の現在のデバイス」を意味します。現在のデバイスを変更する方法は、次のページ「[複数の GPU](05-several-gpus.ipynb)」で説明します。
 
 # %% [markdown]
 # ## 整数でデバイスを指定したときの意味
 #
-# 古いコードでは、「1枚目の GPU」のつもりで `torch.device(0)`、`device=0`、`.to(0)` と書かれていることがあります。PyTorch 2.4 までは、整数は常に CUDA を指していました。2.5 以降の `0` は「現在のアクセラレータのインデックス 0」を意味し、NVIDIA のマシンでは `cuda:0`、Mac では `mps:0`、Intel の GPU では `xpu:0` になります。
+# 古いコードでは、「1枚目の GPU」のつもりで `torch.device(0)`、`device=0`、`.to(0)` と書かれていることがあります。PyTorch 2.4 までは、整数は常に CUDA を指していました。PyTorch 2.5 以降の `0` は「現在のアクセラレータのインデックス 0」を意味し、NVIDIA のマシンでは `cuda:0`、Mac では `mps:0`、Intel の GPU では `xpu:0` になります。
 
 # %% [markdown] tags=["predict"]
 # **予想：** 次のセルを実行するマシンで、`device=0` を指定するとどうなるでしょうか。
@@ -258,8 +258,8 @@ else:  # アクセラレータ向けのビルドだが、ここでは使えな�
 # %% [markdown] tags=["answer"]
 # **答え：** マシンによって変わります（上のセルで、このマシンでの結果を検証しています）。
 #
-# - `Cannot access accelerator device when none is available`：使えるアクセラレータがなく、PyTorch もどのアクセラレータ向けにもビルドされていない場合です（torch 2.6 では、使えるアクセラレータがなければ常にこちらです）。インデックス 0 が指す先がないので、`torch.device(0)` そのものがこの `RuntimeError`（「使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない」）を送出します。
-# - `device(type='cuda', index=0)`：CUDA のマシンでは、`0` は現在のアクセラレータ（CUDA）のインデックス 0、つまり `cuda:0` を指します。2.7 以降は、GPU のないマシンでも、アクセラレータ向けにビルドされた PyTorch（CUDA ビルドなど）なら `0` は `cuda:0` になり、エラーはそこにテンソルを作った時点で初めて起きます。
+# - `Cannot access accelerator device when none is available`：使えるアクセラレータがなく、PyTorch もどのアクセラレータ向けにもビルドされていない場合です（PyTorch 2.6 では、使えるアクセラレータがなければ常にこちらです）。インデックス 0 が指す先がないため、テンソルを作る前の `torch.device(0)` の時点で、この `RuntimeError` が送出されます。
+# - `device(type='cuda', index=0)`：CUDA のマシンでは、`0` は現在のアクセラレータ（CUDA）のインデックス 0、つまり `cuda:0` を指します。PyTorch 2.7 以降では、GPU のないマシンでも CUDA ビルドであれば、`0` は `cuda:0` を指します。エラーになるのは、`cuda:0` にテンソルを作ろうとした時点です。
 # - `device(type='cpu')` にはなりません。整数が CPU を指すことはありません。
 
 # %% [markdown]
@@ -269,6 +269,7 @@ else:  # アクセラレータ向けのビルドだが、ここでは使えな�
 # ## まとめ
 #
 # - `torch.cuda.is_available()` が調べるのは CUDA だけです。
-# - `torch.accelerator.is_available()` と `current_accelerator()`（2.6 以降）は、CUDA、MPS、XPU などを扱えます。2.7 以降の `current_accelerator()` は、PyTorch がどのアクセラレータ向けにビルドされているかを返し、どれにも対応していなければ `None` を返します。2.6 では、使えるアクセラレータがないと例外を送出します。先に `is_available()` を確認してください。
+# - `torch.accelerator.is_available()` と `current_accelerator()`（PyTorch 2.6 以降）は、CUDA、MPS、XPU などを扱えます。
+# - PyTorch 2.7 以降の `current_accelerator()` は、PyTorch のビルドが対応するアクセラレータの種類を返します（対応するものがなければ `None`）。PyTorch 2.6 では、使えるアクセラレータがないと例外を送出します。先に `is_available()` を確認してください。
 # - 使えるアクセラレータを選び、なければ CPU にフォールバックする `pick_device()` ヘルパーを1つ用意すれば、スクリプトはどこでも実行できます。
-# - 2.5 以降、整数で指定したデバイスは現在のアクセラレータ上のインデックスを表し、CUDA とは限りません。アクセラレータのないマシンではエラーになります。
+# - PyTorch 2.5 以降、整数で指定したデバイスは現在のアクセラレータ上のインデックスを表し、CUDA とは限りません。アクセラレータのないマシンではエラーになります。

@@ -444,5 +444,5 @@ with expect_error(NotImplementedError, "no data"):
 # - 텐서는 사용할 곳에 생성합니다. 팩토리 함수에 `device=`를 넘기거나(CPU에서 복사할 필요 없음), 블록을 `with torch.device(...)`로 감쌉니다. 같은 시드라도 CPU와 CUDA에서는 다른 난수가 나옵니다.
 # - `with torch.device(...)`와 `torch.set_default_device`가 정하는 기본 디바이스는 한 스레드에만 적용되고, `torch.frombuffer`와 `torch.from_numpy`는 이를 무시합니다. 설정되어 있는 동안에는 모든 torch 호출에 약간의 비용이 더해집니다. `with` 블록이 끝나면 기본 디바이스도 원래대로 돌아갑니다.
 # - 텐서의 위치는 `.device`로 확인합니다. `.is_cpu`와 `.is_cuda`로 간단히 확인할 수도 있습니다. 디바이스를 문자열과 직접 비교하지 말고, `torch.device` 객체와 비교하거나 `.type`을 문자열과 비교합니다.
-# - 정수로 지정한 디바이스는 현재 가속기에서 그 번호의 디바이스를 뜻하며, CUDA라는 보장은 없습니다. 가속기가 없으면 `torch.device(0)` 자체가 오류를 냅니다.
+# - 정수로 지정한 디바이스는 현재 가속기에서 그 번호의 디바이스를 뜻하며, CUDA라는 보장은 없습니다. PyTorch가 어떤 가속기용으로도 빌드되지 않았으면(torch 2.6에서는 쓸 수 있는 가속기가 없기만 해도) `torch.device(0)` 자체가 오류를 냅니다.
 # - `meta` 텐서에는 모양만 있고 데이터는 없으며, 어느 머신에서나 만들 수 있습니다.

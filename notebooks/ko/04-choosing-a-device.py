@@ -93,12 +93,12 @@ if mps_ok:
 # %% [markdown]
 # ## 모든 가속기를 한 API로 다루기
 #
-# 2.6에서 추가된 `torch.accelerator`를 쓰면 CUDA, Apple MPS, Intel XPU 등을 같은 함수로 다룰 수 있습니다. 이 튜토리얼에 torch 2.6 이상이 필요한 것도 이 때문이며, 그보다 오래된 torch에서는 첫 번째 셀에서 멈춥니다. 스크립트에 필요한 정보는 다음 두 함수로 얻습니다.
+# 2.6에서 추가된 `torch.accelerator`를 쓰면 CUDA, Apple MPS, Intel XPU 등을 같은 함수로 다룰 수 있습니다. 이 노트북에 torch 2.6 이상이 필요한 것도 이 때문이며, 그보다 오래된 torch에서는 노트북이 첫 번째 셀에서 멈춥니다. 스크립트에 필요한 정보는 다음 두 함수로 얻습니다.
 #
 # - `torch.accelerator.is_available()`: 지금 가속기를 쓸 수 있는가?
 # - `torch.accelerator.current_accelerator()`: 어떤 종류인가?
 #
-# 쓸 수 있는 가속기가 없을 때의 동작은 릴리스마다 다릅니다. 2.6의 `current_accelerator()`는 `RuntimeError`를 일으키므로, 아래 셀에서는 이 함수가 값을 반환하는 경우(가속기를 쓸 수 있거나 torch가 2.7 이상인 경우)에만 호출합니다.
+# 쓸 수 있는 가속기가 없을 때의 동작은 릴리스마다 다릅니다. torch 2.6에서는 쓸 수 있는 가속기가 없을 때 `current_accelerator()`가 `RuntimeError`를 일으킵니다. 그래서 아래 셀에서는 가속기를 쓸 수 있거나 torch가 2.7 이상일 때만 이 함수를 호출합니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** 다음 셀을 실행하는 머신에서 `torch.accelerator.current_accelerator()`는 무엇을
@@ -143,9 +143,9 @@ else:
 # torch 2.6에서 쓸 수 있는 가속기가 없으면 그 대신 `RuntimeError: Cannot access accelerator device when none is available.`("가속기가 없어서 가속기 디바이스에 접근할 수 없다")가 발생합니다.
 
 # %% [markdown]
-# 2.7부터는 함정이 하나 있습니다. `current_accelerator()`가 나타내는 것은 머신이 아니라 **빌드**입니다. GPU가 없는 머신(예: Colab CPU 런타임)에서 CUDA 빌드 PyTorch를 쓰면, `is_available()`은 `False`인데도 `current_accelerator()`는 여전히 `cuda`를 반환합니다(2.6에서는 이런 머신에서 같은 호출이 예외를 발생시킵니다).
+# 2.7부터는 함정이 하나 있습니다. `current_accelerator()`가 나타내는 것은 머신이 아니라 **빌드**입니다. GPU가 없는 머신(예: Colab CPU 런타임)에서 CUDA 빌드 PyTorch를 쓰면, `is_available()`이 `False`인데도 `current_accelerator()`는 `cuda`를 반환합니다(2.6에서는 이런 머신에서 같은 호출이 예외를 발생시킵니다).
 #
-# 그러니 먼저 `is_available()`을 확인하거나, 2.7부터는 `current_accelerator(check_available=True)`를 호출하세요. 이렇게 호출하면 가속기를 쓸 수 없을 때 `None`을 반환합니다. GPU가 없는 머신에서는 다음 셀에서 실제로 `None`이 나오는지 확인합니다. torch 2.6에서는 `TORCH >= (2, 7)=False`를 출력합니다.
+# 그러니 먼저 `is_available()`을 확인하거나, 2.7부터는 `current_accelerator(check_available=True)`를 호출하세요. 이렇게 호출하면 가속기를 쓸 수 없을 때 `None`을 반환합니다. GPU가 없는 머신에서는 다음 셀에서 실제로 `None`이 나오는지 확인합니다. torch 2.6에서는 이 확인을 건너뛰고 `TORCH >= (2, 7)=False`만 출력합니다.
 
 # %% tags=["claim-O5", "gpu-only"]
 if TORCH >= (2, 7):
@@ -164,7 +164,7 @@ else:
 # %% [markdown]
 # ## 가속기가 없으면 CPU를 쓰는 도우미 함수
 #
-# 디바이스 선택은 함수 하나에 모아 두고 스크립트 맨 앞에서 한 번만 호출하세요. 이 함수는 쓸 수 있는 가속기가 있는지만 확인하며, 디바이스끼리 성능을 비교해 가장 빠른 것을 고르지는 않습니다. `torch.accelerator`를 쓰므로 torch 2.6 이상이 필요합니다.
+# 디바이스 선택은 함수 하나에 모아 두고 스크립트 맨 앞에서 한 번만 호출하세요. 이 함수는 쓸 수 있는 가속기가 있는지만 확인하며, 디바이스끼리 성능을 비교해 가장 빠른 것을 고르지는 않습니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** 다음 셀을 실행하는 머신에서 `print(device, y.device)`는 무엇을 출력할까요?
@@ -201,7 +201,7 @@ if cuda_ok:
 # - `cuda:0 cuda:0`은 나오지 않습니다. `current_accelerator()`는 인덱스 없는 디바이스를 반환하므로 `cuda`로 출력됩니다.
 
 # %% [markdown]
-# 가속기 디바이스에 인덱스가 없으면 "그 종류의 현재 디바이스"를 뜻합니다. 현재 디바이스를 바꾸는 방법은 [여러 GPU](05-several-gpus.ipynb#현재-디바이스) 페이지에서 다룹니다.
+# 인덱스가 없는 가속기 디바이스는 "그 종류의 현재 디바이스"를 뜻합니다. 현재 디바이스를 바꾸는 방법은 [여러 GPU](05-several-gpus.ipynb#현재-디바이스) 페이지에서 다룹니다.
 
 # %% [markdown]
 # ## 정수 디바이스의 의미
@@ -250,7 +250,7 @@ else:  # 가속기용 빌드지만 여기서는 가속기를 쓸 수 없다
 # %% [markdown] tags=["answer"]
 # **정답:** 머신에 따라 다릅니다. 이 머신에서 나온 값은 위 셀이 검증합니다.
 #
-# - `Cannot access accelerator device when none is available`: CPU 전용 빌드이거나, torch 2.6에서 쓸 수 있는 가속기가 없으면 0이 가리킬 디바이스가 없으므로 `torch.device(0)`부터 이 `RuntimeError`("가속기가 없어서 가속기 디바이스에 접근할 수 없다")를 일으킵니다.
+# - `Cannot access accelerator device when none is available`: CPU 전용 빌드이거나 torch 2.6에서 쓸 수 있는 가속기가 없으면 0이 가리킬 디바이스가 없습니다. 그래서 텐서를 만들기도 전에 `torch.device(0)`에서 바로 이 `RuntimeError`("가속기가 없어서 가속기 디바이스에 접근할 수 없다")가 발생합니다.
 # - `device(type='cuda', index=0)`: CUDA 머신에서는 0이 `cuda:0`을 가리킵니다. 2.7부터는 GPU가 없는 머신이라도 CUDA 빌드라면 `0`을 `cuda:0`으로 해석하고, 오류는 그 디바이스에 텐서를 만들 때에야 발생합니다.
 # - `device(type='cpu')`는 나오지 않습니다. 정수는 CPU를 뜻하지 않습니다.
 
@@ -261,6 +261,6 @@ else:  # 가속기용 빌드지만 여기서는 가속기를 쓸 수 없다
 # ## 정리
 #
 # - `torch.cuda.is_available()`은 CUDA를 쓸 수 있는지만 알려 줍니다.
-# - `torch.accelerator.is_available()`과 `current_accelerator()`(2.6 이상)는 CUDA, MPS, XPU 등을 다룹니다. 2.7부터 `current_accelerator()`는 빌드를 나타내며, 빌드가 가속기를 지원하지 않으면 `None`을 반환합니다. 2.6에서는 쓸 수 있는 가속기가 없으면 예외가 발생합니다. 먼저 `is_available()`을 확인하세요.
+# - `torch.accelerator.is_available()`과 `current_accelerator()`(2.6 이상)는 CUDA, MPS, XPU 등을 다룹니다. 2.7부터 `current_accelerator()`는 머신이 아니라 설치된 PyTorch 빌드가 지원하는 가속기 종류를 반환하며, 그런 가속기가 없으면 `None`을 반환합니다. 2.6에서는 쓸 수 있는 가속기가 없으면 예외가 발생합니다. 먼저 `is_available()`을 확인하세요.
 # - 쓸 수 있는 가속기를 고르고 없으면 CPU를 쓰는 `pick_device()` 도우미 함수 하나만 있으면 스크립트를 어디서나 실행할 수 있습니다.
 # - 2.5부터 정수 디바이스는 현재 가속기의 해당 번호 디바이스를 뜻하며, CUDA라는 보장은 없습니다. 가속기가 없는 머신에서는 오류가 발생합니다.
