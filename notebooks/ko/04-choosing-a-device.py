@@ -15,7 +15,7 @@
 # %% [markdown]
 # # 어디서나 동작하도록 디바이스 고르기
 #
-# `"cuda"`를 하드코딩한 코드는 Mac에서도, NVIDIA GPU가 없는 랩톱에서도, CPU만 있는 CI 러너에서도 실패합니다. 이 페이지에서는 쓸 수 있는 가속기가 있으면 그것을 쓰고, 없으면 CPU를 쓰는(CPU 폴백) 작은 도우미(helper) 함수를 만듭니다. 또한 `device=0`처럼 정수로 지정한 디바이스가 최신 PyTorch에서 무엇을 가리키는지도 설명합니다. 이 의미는 PyTorch 2.5에서 바뀌었습니다.
+# `"cuda"`를 하드코딩한 코드는 Mac에서도, NVIDIA GPU가 없는 랩톱에서도, CPU만 있는 CI 러너에서도 실패합니다. 이 페이지에서는 쓸 수 있는 가속기가 있으면 그것을 쓰고, 없으면 CPU를 쓰는 작은 도우미 함수를 만듭니다. 또한 `device=0`처럼 정수로 지정한 디바이스가 최신 PyTorch에서 무엇을 가리키는지도 설명합니다. 이 의미는 PyTorch 2.5에서 바뀌었습니다.
 #
 # 'GPU 검증 포함' 셀은 GPU를 쓸 수 있는 머신에서만 GPU 관련 검증을 실행합니다. GPU가 없는 머신에서는 `cuda_ok=False`처럼 어떤 조건이 맞지 않았는지 출력하거나, GPU가 없을 때의 동작을 대신 확인합니다. 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 페이지에서는 예상한 오류를 보여 준 뒤 계속 진행하도록 이 함수를 씁니다.
 
@@ -98,7 +98,7 @@ if mps_ok:
 # - `torch.accelerator.is_available()`: 지금 가속기를 쓸 수 있는가?
 # - `torch.accelerator.current_accelerator()`: 어떤 종류인가?
 #
-# 쓸 수 있는 가속기가 없을 때의 동작은 릴리스마다 다릅니다. torch 2.6에서는 쓸 수 있는 가속기가 없을 때 `current_accelerator()`가 `RuntimeError`를 일으킵니다. 그래서 아래 셀에서는 가속기를 쓸 수 있거나 torch가 2.7 이상일 때만 이 함수를 호출합니다.
+# 쓸 수 있는 가속기가 없을 때 `current_accelerator()`가 어떻게 동작하는지는 버전에 따라 다릅니다. torch 2.6에서는 `RuntimeError`가 발생합니다. 그래서 아래 셀에서는 가속기를 쓸 수 있거나 torch가 2.7 이상일 때만 이 함수를 호출합니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** 다음 셀을 실행하는 머신에서 `torch.accelerator.current_accelerator()`는 무엇을
@@ -135,7 +135,7 @@ else:
 # %% [markdown] tags=["answer"]
 # **정답:** PyTorch 빌드에 따라 다릅니다. 위의 검증은 이 머신에서 나온 결과를 확인합니다.
 #
-# - `acc=None`: 가속기를 지원하지 않는 빌드입니다(CPU 전용 빌드, torch 2.7 이상).
+# - `acc=None`: torch 2.7 이상에서 CPU 전용 빌드처럼 가속기를 지원하지 않는 빌드를 쓸 때 나옵니다.
 # - `acc=device(type='cuda')`: CUDA 빌드입니다. 2.7부터는 GPU를 쓸 수 없는 머신에서도 이 값이 나옵니다(아래에서 자세히 다룹니다). CUDA GPU를 쓸 수 있는 머신에서는 위 검증이 이 값인지 확인합니다.
 # - `acc=device(type='cuda', index=0)`은 나오지 않습니다. `current_accelerator()`가 가리키는 것은 특정 GPU가 아니라 가속기의 종류이므로 인덱스가 붙지 않습니다.
 # - `acc=device(type='cpu')`도 나오지 않습니다. CPU는 가속기가 아니며, 가속기가 없는 빌드에서는 `None`이 반환됩니다.
@@ -145,7 +145,7 @@ else:
 # %% [markdown]
 # 2.7부터는 함정이 하나 있습니다. `current_accelerator()`가 나타내는 것은 머신이 아니라 **빌드**입니다. GPU가 없는 머신(예: Colab CPU 런타임)에서 CUDA 빌드 PyTorch를 쓰면, `is_available()`이 `False`인데도 `current_accelerator()`는 `cuda`를 반환합니다(2.6에서는 이런 머신에서 같은 호출이 예외를 발생시킵니다).
 #
-# 그러니 먼저 `is_available()`을 확인하거나, 2.7부터는 `current_accelerator(check_available=True)`를 호출하세요. 이렇게 호출하면 가속기를 쓸 수 없을 때 `None`을 반환합니다. GPU가 없는 머신에서는 다음 셀에서 실제로 `None`이 나오는지 확인합니다. torch 2.6에서는 이 확인을 건너뛰고 `TORCH >= (2, 7)=False`만 출력합니다.
+# 그러니 먼저 `is_available()`을 확인하거나, 2.7부터는 `current_accelerator(check_available=True)`를 호출하세요. 이렇게 호출하면 가속기를 쓸 수 없을 때 `None`을 반환합니다. 다음 셀은 GPU가 없는 머신에서 실제로 `None`이 나오는지 확인합니다. torch 2.6에서는 이 확인을 건너뛰고 `TORCH >= (2, 7)=False`만 출력합니다.
 
 # %% tags=["claim-O5", "gpu-only"]
 if TORCH >= (2, 7):
@@ -164,7 +164,7 @@ else:
 # %% [markdown]
 # ## 가속기가 없으면 CPU를 쓰는 도우미 함수
 #
-# 디바이스 선택은 함수 하나에 모아 두고 스크립트 맨 앞에서 한 번만 호출하세요. 이 함수는 쓸 수 있는 가속기가 있는지만 확인하며, 디바이스끼리 성능을 비교해 가장 빠른 것을 고르지는 않습니다.
+# 디바이스를 고르는 코드는 함수 하나에 모아 두고, 그 함수를 스크립트 맨 앞에서 한 번만 호출하세요. 이 함수는 쓸 수 있는 가속기가 있는지만 확인하며, 디바이스끼리 성능을 비교해 가장 빠른 것을 고르지는 않습니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** 다음 셀을 실행하는 머신에서 `print(device, y.device)`는 무엇을 출력할까요?
@@ -198,7 +198,7 @@ if cuda_ok:
 # **정답:** 쓸 수 있는 가속기가 없는 머신에서는 `cpu cpu`입니다. `pick_device()`가 CPU를 고르기 때문입니다.
 #
 # - `cuda cuda:0`: 쓸 수 있는 GPU가 있는 머신의 결과이며, 그런 머신에서는 위 검증으로 이 결과를 확인합니다. 도우미 함수가 반환한 디바이스에는 인덱스가 없지만, 텐서는 언제나 특정 GPU, 즉 현재 디바이스(따로 바꾸지 않았다면 0번 GPU)에 놓입니다.
-# - `cuda:0 cuda:0`은 나오지 않습니다. `current_accelerator()`는 인덱스 없는 디바이스를 반환하므로 `cuda`로 출력됩니다.
+# - `cuda:0 cuda:0`은 나오지 않습니다. `current_accelerator()`는 인덱스 없는 디바이스를 반환하므로 첫 번째 값인 `device`는 `cuda`로 출력됩니다.
 
 # %% [markdown]
 # 인덱스가 없는 가속기 디바이스는 "그 종류의 현재 디바이스"를 뜻합니다. 현재 디바이스를 바꾸는 방법은 [여러 GPU](05-several-gpus.ipynb#현재-디바이스) 페이지에서 다룹니다.
