@@ -15,11 +15,11 @@
 # %% [markdown]
 # # テンソルの移動
 #
-# テンソルを移動するには `t.to(...)` か、そのショートカットである `t.cuda()`・`t.cpu()` を使います。3つとも同じルールに従いますが、そのルールには意外な点が1つあります。最初の2つの予想問題で、ルールとその意外な点を考えてみてください。
+# テンソルを移動するには `t.to(...)` か、そのショートカットである `t.cuda()`・`t.cpu()` を使います。3つとも同じルールに従いますが、そのルールには意外な点が1つあります。最初の2つの問題で結果を予想しながら、このルールと意外な点を確かめてみてください。
 #
 # このページで扱うのはテンソルです。`nn.Module.to` は別のルールに従うので、[モデルの移動](03-moving-models.ipynb)のページで説明します。
 #
-# どのセルも CPU だけのマシンで実行できます。「GPU での検証を含む」セルは、GPU がない場合、満たされなかった条件（`torch.cuda.is_available()=False`）を表示するか、GPU がないときの動作を検証します。
+# どのセルも CPU だけのマシンで実行できます。「GPU での検証を含む」セルは、GPU がなければ GPU 部分を飛ばして `torch.cuda.is_available()=False` と表示するか、GPU がない場合の動作を検証します。
 #
 # 最初のセルでは、想定どおりのエラーを表示しても止まらずに次のセルへ進むためのヘルパー関数 `expect_error` も定義します。
 
@@ -111,7 +111,7 @@ assert m.shape == x.shape and m.dtype == x.dtype
 # `to` は元のテンソルを動かさないので、戻り値を必ず受け取ってください。たいていは同じ変数に代入し直します（`t = t.to(device)`）。
 
 # %% [markdown]
-# `meta` テンソルにはデータがないので、`meta` でわかるのは移動によって変数がどうなるかであり、移動のコストではありません。実際には何もコピーされず、CPU へコピーして戻すこともできません。次のセルのエラーメッセージは「`meta` テンソルからはコピーできない。データがない」という意味です。
+# `meta` テンソルにはデータがないので、`meta` で確かめられるのは、移動の前後でテンソルがどうなるかだけで、移動にかかるコストはわかりません。実際には何もコピーされず、CPU へコピーして戻すこともできません。次のセルのエラーメッセージは「`meta` テンソルからはコピーできない。データがない」という意味です。
 
 # %% tags=["claim-F7"]
 with expect_error(NotImplementedError, "no data"):
@@ -242,7 +242,7 @@ assert u.dtype == v.dtype == torch.float16
 assert u.device.type == v.device.type == device.type
 
 # %% [markdown]
-# dtype を先に、デバイスを後に位置引数で渡すと、`to` のどのシグネチャにも当てはまらず、`TypeError` になります。次のセルが表示する英語のメッセージは、引数の組み合わせが正しくないことを示し、受け付ける引数の並びを列挙しています。
+# 位置引数で dtype、デバイスの順に渡すと、`to` のどのシグネチャにも当てはまらず、`TypeError` になります。次のセルが表示する英語のメッセージは、引数の組み合わせが正しくないことを示し、受け付ける引数の並びを列挙しています。
 
 # %%
 with expect_error(TypeError, "invalid combination of arguments"):
@@ -251,7 +251,7 @@ with expect_error(TypeError, "invalid combination of arguments"):
 # %% [markdown]
 # ## `cuda()` に渡せるのは CUDA デバイスだけ
 #
-# `t.cuda()` が受け取るのは CUDA デバイスか、その番号です。ほかのデバイスを渡すとエラーになります。どのエラーになるかを予想してみましょう。
+# `t.cuda()` が受け取るのは CUDA デバイスか、そのデバイス番号です。ほかのデバイスを渡すとエラーになります。どのエラーになるかを予想してみましょう。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `t.cuda("cpu")` を呼ぶと、GPU の有無にかかわらず、どんなエラーが出るでしょうか。
@@ -272,14 +272,14 @@ assert "must be cuda device" in str(caught.error)
 # **答え：** `must be cuda device`（`RuntimeError` のメッセージ）です。出力の全文 `Invalid device, must be cuda device` は、「無効なデバイス。CUDA デバイスでなければならない」という意味です。どのマシンでも同じメッセージになります。
 #
 # - CPU 専用のビルドなら、まず `Torch not compiled with CUDA enabled`（Torch が CUDA を有効にしてコンパイルされていない）が出ると思うかもしれません。しかし `cuda()` は CUDA に触れる前に引数を検査するので、`"cpu"` はその段階で拒否されます。
-# - `TypeError` は誤りです。引数の型は合っています。`"cpu"` は正しいデバイス名で、CUDA デバイスでないことだけが問題です。
+# - `TypeError` を選んだ場合も不正解です。引数の型自体は正しく、`"cpu"` も正しいデバイス名です。問題は、CUDA デバイスでないことだけです。
 
 # %% [markdown]
 # ## 存在しない GPU インデックス
 #
 # 以前は、存在しない GPU（GPU が1枚のマシンでの `cuda:1` など）を指定すると `RuntimeError` が送出されていました。メッセージは `CUDA error: invalid device ordinal`（CUDA エラー：デバイス番号が無効）で、例外はサブクラスではなく `RuntimeError` そのものでした。PyTorch 2.8 以降は、同じメッセージの `torch.AcceleratorError` が送出されます。`AcceleratorError` は `RuntimeError` のサブクラスなので、古いバージョン向けに書いた `except RuntimeError` でもそのまま捕捉できます。
 #
-# GPU があれば、次のセルは最後の GPU の次のインデックスである `torch.cuda.device_count()` を指定し、エラーが無効なデバイス番号を示していること（2.8 以降は `torch.AcceleratorError` であること）を assert で検証します。
+# GPU があれば、次のセルは最後の GPU の次のデバイス番号である `torch.cuda.device_count()` を指定し、エラーが無効なデバイス番号を示していること（2.8 以降は `torch.AcceleratorError` であること）を assert で確かめます。
 
 # %% tags=["claim-O4", "gpu-only"]
 if torch.cuda.is_available():
@@ -301,10 +301,10 @@ else:
 #
 # ピン留めしていない（ページング可能な）CPU メモリから GPU へコピーすると、CPU はコピーが終わるまで待たされます。コピー元がピン留め（ページロック）メモリにあれば、`to("cuda", non_blocking=True)` は現在の CUDA ストリームにコピーを積むだけで、すぐに戻ります。そのため、GPU がコピーや計算をしている間に、CPU は別の処理を進められます。
 #
-# ただし、それで自動的に速くなるわけではありません。`pin_memory()` 自体がコピーです。ピン留めメモリ上の新しいテンソルを返し、元のテンソルはそのまま残します。また、ピン留めにはアクセラレータが必要です。次のセルは、実行したマシンに応じて、以下のいずれかを assert で検証します。
+# ただし、これで自動的に速くなるわけではありません。`pin_memory()` を呼ぶこと自体にコピーのコストがかかるからです。`pin_memory()` はピン留めメモリ上の新しいテンソルを返し、元のテンソルはそのまま残します。また、ピン留めにはアクセラレータが必要です。次のセルは、実行したマシンに応じて、以下のいずれかを assert で検証します。
 #
-# - 使えるアクセラレータがあれば（GPU 上では）、`pin_memory()` がピン留めしたコピーを返し、元のテンソルはピン留めされないままであることを検証します。
-# - アクセラレータのないマシンでは、`pin_memory()` が次のエラーになることを検証します。
+# - 使えるアクセラレータがあれば（GPU 上では）、`pin_memory()` はピン留めしたコピーを返し、元のテンソルはピン留めされないままです。
+# - アクセラレータのないマシンでは、`pin_memory()` は次のエラーになります。
 #
 #   ```
 #   RuntimeError: Cannot access accelerator device when none is available.
@@ -312,7 +312,7 @@ else:
 #
 #   「使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない」という意味です。
 #
-# - PyTorch 2.7 以降のアクセラレータ向けビルドをアクセラレータのないマシンで使う場合（Colab の CPU ランタイム上の CUDA ビルドなど）は、そのアクセラレータ独自の `RuntimeError` になることを検証します。メッセージはドライバによって変わります。
+# - PyTorch 2.7 以降のアクセラレータ向けビルド（Colab の CPU ランタイムで使う CUDA ビルドなど）を、対象のデバイスがないマシンで使う場合は、そのバックエンドが出す `RuntimeError` になります。メッセージはドライバによって変わるため、例外の型だけを確かめます。
 
 # %% tags=["claim-F10", "gpu-only"]
 NO_ACCELERATOR = "Cannot access accelerator device when none is available"
@@ -419,7 +419,7 @@ else:
 # ## まとめ
 #
 # - `t.to(device)`、`t.cuda()`、`t.cpu()` は移動先のデバイス上のテンソルを返し、`t` は元の場所に残ります。戻り値を受け取ってください（`t = t.to(device)`）。
-# - 何も変える必要がなければ `t` そのものが返り、書き込みは `t` に反映されます。独立したテンソルが必要なら `copy=True` か `clone()` を使います。`.cuda()` と `.cpu()` には `copy` 引数がありません。
+# - 何も変える必要がなければ `t` そのものが返るので、戻り値への書き込みは `t` にも反映されます。独立したテンソルが必要なら `copy=True` か `clone()` を使います。`.cuda()` と `.cpu()` には `copy` 引数がありません。
 # - デバイスと dtype を位置引数で同時に渡すときは、デバイスを先に書きます（またはキーワード引数を使います）。
-# - `t.cuda()` が受け付けるのは CUDA デバイスだけです。存在しない GPU インデックスを指定すると、PyTorch 2.8 以降は `torch.AcceleratorError`（`RuntimeError` の一種）が送出されます。
+# - `t.cuda()` が受け付けるのは CUDA デバイスだけです。存在しないデバイス番号を指定すると、PyTorch 2.8 以降は `torch.AcceleratorError`（`RuntimeError` の一種）が送出されます。
 # - `pin_memory()` と `non_blocking=True` を組み合わせると、コピーの実行中も CPU は先に進めます。ただし自動的に速くなるわけではなく、アクセラレータも必要です。`non_blocking` で CPU へコピーした値は、同期してから読んでください。
