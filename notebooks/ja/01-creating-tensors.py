@@ -198,7 +198,7 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 #
 # - 表示がどちらも `cpu` なので、`True True True` だと思った人は多いかもしれません。しかし `torch.device` と文字列は型が違うので、`==` は `False` を返します。
 # - `True False False` では、`.type` の比較まで `False` になっています。`.type` はただの文字列 `"cpu"` なので、文字列と比べれば素直に `True` になります。
-# - `False False True` だと、`torch.device` どうしの比較まで失敗することになります。実際には、CPU 上のテンソルの `t.device` は必ず `torch.device("cpu")` と等しくなります。
+# - `False False True` だと、`torch.device` どうしを比べても `False` になってしまいます。実際には、CPU 上のテンソルの `t.device` は必ず `torch.device("cpu")` と等しくなります。
 #
 # デバイスは `torch.device` と比較するか、どの GPU でもよい場合は `.type` を比較してください。`torch.device("cuda:0")` と `torch.device("cuda")` は等しくありませんが、`.type` は同じです。
 
@@ -218,7 +218,7 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 #
 #   「使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない」という意味です。
 #
-# - ただし PyTorch 2.7 以降では、アクセラレータ向けのビルド（Colab の CPU ランタイムの CUDA ビルドなど）なら、アクセラレータがなくても `torch.device(0)` 自体はエラーになりません。`torch.device(0)` はそのビルドが対象とするアクセラレータの0番のデバイス（CUDA ビルドなら `cuda:0`）になり、エラーはそこにテンソルを作成した時点で初めて発生します。
+# - ただし PyTorch 2.7 以降では、アクセラレータ向けのビルド（Colab の CPU ランタイムに入っている CUDA ビルドなど）なら、アクセラレータがなくても `torch.device(0)` 自体はエラーになりません。`torch.device(0)` はそのビルドが対象とするアクセラレータの0番のデバイス（CUDA ビルドなら `cuda:0`）になり、エラーはそこにテンソルを作成した時点で初めて発生します。
 #
 # 次のセルは、このマシンがどの場合に当たるかを調べ、その場合の結果を assert で検証します。
 
@@ -339,7 +339,7 @@ assert wrapped == "cpu"
 # **答え：** `meta cpu cpu` です。デフォルトのデバイスは、それを設定したスレッドだけのものです。新しいスレッド（データ読み込み用のスレッドや Web サーバーのワーカーなど）では、テンソルは CPU 上に作成されます。また `torch.frombuffer` は、CPU 上にすでにあるバッファのメモリをそのまま使うので、新たにメモリを確保せず、デフォルトのデバイスも適用されません。`torch.from_numpy` も同じです（後のセルで検証します）。
 #
 # - `meta meta meta` は誤りです。デフォルトはどこにでも効くわけではなく、ほかのスレッドにも、既存のメモリを包む `frombuffer` にも効きません。
-# - `meta meta cpu` を選んだなら、`frombuffer` が例外扱いになることには気づいたものの、デフォルトをプロセス全体に効く設定だと考えたのでしょう。
+# - `meta meta cpu` を選んだなら、`frombuffer` だけはデフォルトに従わないことには気づいたものの、デフォルトをプロセス全体に効く設定だと考えたのでしょう。
 # - `frombuffer` もデフォルトのデバイスに従うと予想した場合は、`meta cpu meta` になります。しかし、先に説明したとおり `frombuffer` は既存のバッファを使うだけなので、結果は `cpu` です。
 
 # %% [markdown]
@@ -350,7 +350,7 @@ assert wrapped == "cpu"
 #
 # 呼び出しのたびに小さなコストがかかる点も、どちらの書き方にも共通です。`torch.set_default_device` のドキュメントには、設定中はファクトリ関数に限らず、Python から torch の関数を呼び出すたびにわずかなオーバーヘッドが生じるという注意書きがあります。`with torch.device(...)` ブロックの中の呼び出しも、同じ `DeviceContext` を経由します。
 #
-# 次のセルでは、`with` ブロックの中で、同じ3つのテンソルのデバイスを調べます。NumPy がインストールされていれば、両方の書き方で `torch.from_numpy` も調べます。さらに、このマシンで要素数4の小さなテンソルに対する `add` の実行時間を、設定なし・`with` ブロックの中・`set_default_device` の後の3通りで計測し、設定なしの場合に対する比を2つ表示します。実行時間はばらつくので、比は検証しません。
+# 次のセルでは、`with` ブロックの中で、同じ3つのテンソルのデバイスを調べます。NumPy がインストールされていれば、両方の書き方で `torch.from_numpy` も調べます。さらに、このマシンで要素数4の小さなテンソルに対する `add` の実行時間を、設定なし・`with` ブロックの中・`set_default_device` の後の3通りで計測し、後の2つが設定なしの何倍かかったかを表示します。実行時間はばらつくので、この倍率は検証しません。
 
 # %% tags=["claim-F6"]
 with torch.device("meta"):
@@ -432,5 +432,5 @@ with expect_error(NotImplementedError, "no data"):
 # - テンソルは使うデバイス上に作成します。ファクトリ関数に `device=` を渡す（CPU からのコピーが不要）か、コードを `with torch.device(...)` ブロックの中に書きます。同じシードでも、CPU と CUDA では異なる乱数が得られます。
 # - `with torch.device(...)` と `torch.set_default_device` が設定するデフォルトは1つのスレッドにしか効かず、`torch.frombuffer` と `torch.from_numpy` はこのデフォルトを無視します。設定が続くのは、`with` の場合はブロックの終わりまで、`torch.set_default_device` の場合はもう一度呼ぶまでです。設定している間は、Python から torch の関数を呼ぶたびにわずかなオーバーヘッドが加わります。
 # - テンソルの場所は `.device` で確認します。`.is_cpu` と `.is_cuda` はそのショートカットです。デバイスを判定するときは、`t.device` を文字列と直接比べず、`torch.device` と比較するか、`.type` を文字列と比較します。
-# - 整数は、現在のアクセラレータにおけるデバイスのインデックスを表し、CUDA とは限りません。PyTorch がどのアクセラレータ向けにもビルドされていなければ（torch 2.6 では、使えるアクセラレータがなければ）、`torch.device(0)` そのものがエラーになります。
+# - 整数で指定したデバイスは、現在のアクセラレータでその番号のデバイスを表し、CUDA とは限りません。PyTorch がどのアクセラレータ向けにもビルドされていなければ（torch 2.6 では、使えるアクセラレータがなければ）、`torch.device(0)` そのものがエラーになります。
 # - `meta` テンソルは形状を持ちますがデータは持たず、どのマシンでも作成できます。
