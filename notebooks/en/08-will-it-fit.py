@@ -57,9 +57,9 @@ TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 
 # The notebooks need torch.accelerator (torch 2.6 or newer): say so and stop
 TOO_OLD_TEXT = (
-    "This notebook needs torch 2.6 or newer (it uses torch.accelerator), "
-    "and this is torch {}. Upgrade torch (pip install -U torch), "
-    "then restart the kernel."
+    "This notebook needs torch 2.6 or newer (the tutorial uses "
+    "torch.accelerator), and this is torch {}. Upgrade torch "
+    "(pip install -U torch), then restart the kernel."
 )
 if TORCH < (2, 6):
     raise RuntimeError(TOO_OLD_TEXT.format(torch.__version__))

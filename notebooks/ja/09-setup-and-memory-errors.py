@@ -54,10 +54,11 @@ from torch.utils.data import DataLoader, TensorDataset
 # (2, 7) などと比較できるようにする
 TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 
-# torch.accelerator（torch 2.6 以降）を使うので、古い torch ではここで止める
+# このチュートリアルは torch.accelerator（torch 2.6 以降）を使うので、
+# 古い torch ではここで止める
 TOO_OLD_TEXT = (
     "このノートブックには torch 2.6 以降が必要です"
-    "（torch.accelerator を使うため）。"
+    "（このチュートリアルは torch.accelerator を使うため）。"
     "インストールされている torch は {} です。"
     "torch を更新して（pip install -U torch）、"
     "カーネルを再起動してください。"
