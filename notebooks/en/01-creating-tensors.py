@@ -225,9 +225,10 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 # before any tensor exists:
 #
 # - with a usable accelerator, `torch.device(0)` is index 0 of it, such as `cuda:0`;
-# - on a machine with no accelerator, `torch.device(0)` itself raises `RuntimeError: Cannot access
-#   accelerator device when none is available.` (and so do `device=0` and `model.to(0)`);
-# - one exception, since torch 2.7: a PyTorch built for an accelerator on a machine without one
+# - with a PyTorch built for no accelerator (the CPU-only build), `torch.device(0)` itself raises
+#   `RuntimeError: Cannot access accelerator device when none is available.` (and so do `device=0`
+#   and `model.to(0)`); torch 2.6 raises it too on an accelerator build with none usable;
+# - since torch 2.7, a PyTorch built for an accelerator on a machine without one
 #   (a CUDA build on Colab's CPU runtime, for instance) answers with the accelerator it was built
 #   for. `torch.device(0)` is then `cuda:0`, and the error comes only when a tensor is created there.
 #

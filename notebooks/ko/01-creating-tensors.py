@@ -209,7 +209,7 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 # 즉 문자열과 달리 정수를 디바이스로 바꾸려면 PyTorch가 이 머신에 어떤 가속기가 있는지 확인해야 합니다. 그래서 텐서를 만들기도 전에 실패할 수 있습니다.
 #
 # - 쓸 수 있는 가속기가 있으면 `torch.device(0)`은 그 가속기의 0번 디바이스(예: `cuda:0`)가 됩니다.
-# - 가속기가 없는 머신에서는 `torch.device(0)` 자체가 다음 오류를 냅니다(`device=0`과 `model.to(0)`도 마찬가지입니다).
+# - 어떤 가속기용으로도 빌드되지 않은 PyTorch(CPU 전용 빌드)에서는 `torch.device(0)` 자체가 다음 오류를 냅니다(`device=0`과 `model.to(0)`도 마찬가지입니다). torch 2.6에서는 가속기용 빌드라도 쓸 수 있는 가속기가 없으면 같은 오류가 납니다.
 #
 #   ```
 #   RuntimeError: Cannot access accelerator device when none is available.
@@ -217,7 +217,7 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 #
 #   "가속기가 없어서 가속기 디바이스에 접근할 수 없다"는 뜻입니다.
 #
-# - 예외가 하나 있습니다. torch 2.7부터는 가속기용으로 빌드된 PyTorch(예: Colab CPU 런타임에 설치된 CUDA 빌드)라면 가속기가 없어도 여기서 오류를 내지 않습니다. 이때 `torch.device(0)`은 그 빌드가 지원하는 가속기의 0번 디바이스, 곧 `cuda:0`이 되고, 오류는 그 디바이스에 텐서를 생성할 때 비로소 발생합니다.
+# - torch 2.7부터는 가속기용으로 빌드된 PyTorch(예: Colab CPU 런타임에 설치된 CUDA 빌드)라면 가속기가 없어도 여기서 오류를 내지 않습니다. 이때 `torch.device(0)`은 그 빌드가 지원하는 가속기의 0번 디바이스, 곧 `cuda:0`이 되고, 오류는 그 디바이스에 텐서를 생성할 때 비로소 발생합니다.
 #
 # 다음 셀에서는 이 머신이 어느 경우에 해당하는지 확인하고 그 결과를 검증합니다.
 
