@@ -335,8 +335,9 @@ else:
 #
 # - with a usable accelerator (on a GPU), it asserts that `pin_memory()` returns a pinned copy
 #   and leaves the original unpinned;
-# - on a machine with no accelerator, that `pin_memory()` raises `RuntimeError: Cannot access
-#   accelerator device when none is available.`;
+# - with a PyTorch built for no accelerator (the CPU-only build), that `pin_memory()` raises
+#   `RuntimeError: Cannot access accelerator device when none is available.`; torch 2.6 raises it
+#   too on an accelerator build with none usable;
 # - since torch 2.7, with a PyTorch built for an accelerator on a machine without one (a CUDA
 #   build on Colab's CPU runtime), that it raises a `RuntimeError` of that accelerator's own,
 #   whose message depends on the driver.

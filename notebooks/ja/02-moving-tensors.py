@@ -21,7 +21,7 @@
 #
 # どのセルも CPU だけのマシンで実行できます。「GPU での検証を含む」セルは、GPU がなければ GPU 部分を飛ばして `torch.cuda.is_available()=False` と表示するか、GPU がない場合の動作を検証します。
 #
-# 最初のセルでは、想定どおりのエラーを表示しても止まらずに次のセルへ進むためのヘルパー関数 `expect_error` も定義します。
+# 最初のセルでは、想定どおりのエラーが出たらそれを表示し、ノートブックを止めずに先へ進めるためのヘルパー関数 `expect_error` も定義します。
 
 # %% [markdown] tags=["summary"]
 # **結論**
@@ -107,7 +107,7 @@ assert m.shape == x.shape and m.dtype == x.dtype
 # **答え：** `cpu meta` です。`to` は `meta` 上の新しいテンソルを返し、`x` は元の場所に残ります。上のセルの検証で、`m` が同じ形状と dtype を持つ新しいテンソルであることも確かめています。
 #
 # - `to` が `x` そのものを動かすと思って `meta meta` を選んだ人もいるでしょう。モデルの `to` ならそうなりますが、テンソルの `to` は違います。
-# - `cpu cpu` では、戻り値の `m` まで CPU にあることになります。実際には、`m` は `to` が `meta` 上に新しく作ったテンソルです。
+# - `cpu cpu` を選んだ場合は、戻り値の `m` まで CPU にあると考えたことになります。しかし `m` は、`to` が `meta` 上に新しく作ったテンソルです。
 #
 # `to` は元のテンソルを動かさないので、戻り値を必ず受け取ってください。たいていは同じ変数に代入し直します（`t = t.to(device)`）。
 
@@ -120,9 +120,9 @@ with expect_error(NotImplementedError, "no data"):
 assert m.is_meta
 
 # %% [markdown]
-# ## `cuda()` と `cpu()` のショートカット
+# ## ショートカットの `cuda()` と `cpu()`
 #
-# `t.cuda()` は `t.to("cuda")` と同じく現在の CUDA デバイスへ、`t.cuda(i)` は `cuda:i` へテンソルを移動します。`t.cpu()` は `t.to("cpu")` と同じです。いずれも `to` と同じルールに従います。
+# `t.cuda()` は `t.to("cuda")` と同じく、テンソルを現在の CUDA デバイスへ移動します。`t.cuda(i)` なら移動先は `cuda:i` です。`t.cpu()` は `t.to("cpu")` に当たります。どれも `to` のルールに従います。
 #
 # GPU があれば、次のセルで `x` を GPU へ移動してから CPU へ戻します。どちらの移動も新しいテンソルを返すこと、`x` は CPU に残ったままであることを確かめます。
 
@@ -165,9 +165,9 @@ assert a.to(device, torch.float32) is a
 same = a.cuda() if a.is_cuda else a.cpu()
 assert same is a
 images = torch.zeros(2, 3, 4, 5, device=device)
-# 指定したメモリフォーマットのままなら、テンソル自身が返る
+# すでに指定どおりのメモリフォーマットなら、テンソル自身が返る
 assert images.to(memory_format=torch.contiguous_format) is images
-# メモリフォーマットが変わるのも変更なので、並べ替えたコピーが返る
+# メモリフォーマットを変える場合もコピーが作られ、要素を並べ替えたテンソルが返る
 rearranged = images.to(memory_format=torch.channels_last)
 assert rearranged is not images and rearranged.data_ptr() != images.data_ptr()
 assert rearranged.is_contiguous(memory_format=torch.channels_last)
@@ -180,7 +180,7 @@ assert rearranged.is_contiguous(memory_format=torch.channels_last)
 #
 # `to` がコピーするのは、デバイス、dtype、指定したメモリフォーマットのいずれかが変わるときと、`copy=True` を指定したときだけです。たとえば、標準のメモリフォーマット（`torch.contiguous_format`）の4次元テンソルに対して `t.to(memory_format=torch.channels_last)` を呼び出すと、要素を並べ替えたコピーが返ります。
 #
-# CPU 上のテンソルに対する `t.cpu()` もテンソル自身を返し、すでに現在の GPU 上にあるテンソルに対する `t.cuda()` も同じです。`t.cuda()` のほうは、上のセルを GPU で実行したときにだけ検証されます。
+# 同様に、CPU 上のテンソルに `t.cpu()` を呼んでも、現在の GPU 上にあるテンソルに `t.cuda()` を呼んでも、テンソル自身が返ります。`t.cuda()` のほうは、上のセルを GPU で実行したときにだけ検証されます。
 
 # %% [markdown]
 # ## コピーを強制する
@@ -198,7 +198,7 @@ d = a.clone()
 assert d is not a and d.device == a.device
 
 # %% [markdown]
-# `.cuda()` と `.cpu()` には `copy` 引数がありません。`to(..., copy=True)` か `clone()` を使ってください。次のセルのメッセージ `got an unexpected keyword argument 'copy'` は、予期しないキーワード引数 `copy` を受け取ったことを知らせています。
+# `cuda()` と `cpu()` には `copy` 引数がありません。`to(..., copy=True)` か `clone()` を使ってください。次のセルのメッセージ `got an unexpected keyword argument 'copy'` は、予期しないキーワード引数 `copy` を受け取ったことを知らせています。
 
 # %% tags=["claim-F1"]
 for method in (a.cuda, a.cpu):
@@ -252,7 +252,7 @@ with expect_error(TypeError, "invalid combination of arguments"):
 # %% [markdown]
 # ## `cuda()` に渡せるのは CUDA デバイスだけ
 #
-# `t.cuda()` が受け取るのは CUDA デバイスか、そのデバイス番号です。ほかのデバイスを渡すとエラーになります。どのエラーになるかを予想してみましょう。
+# `t.cuda()` が受け付けるのは、CUDA デバイスかそのデバイス番号だけです。ほかのデバイスを渡すとエラーになります。どのエラーになるかを予想してみましょう。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `t.cuda("cpu")` を呼ぶと、GPU の有無にかかわらず、どんなエラーが出るでしょうか。
@@ -272,15 +272,15 @@ assert "must be cuda device" in str(caught.error)
 # %% [markdown] tags=["answer"]
 # **答え：** `must be cuda device`（`RuntimeError` のメッセージ）です。出力の全文 `Invalid device, must be cuda device` は、「無効なデバイス。CUDA デバイスでなければならない」という意味です。どのマシンでも同じメッセージになります。
 #
-# - CPU 専用のビルドなら、まず `Torch not compiled with CUDA enabled`（Torch が CUDA を有効にしてコンパイルされていない）が出ると思うかもしれません。しかし `cuda()` は CUDA に触れる前に引数を検査するので、`"cpu"` はその段階で拒否されます。
+# - CPU 専用のビルドなら、まず `Torch not compiled with CUDA enabled`（Torch が CUDA を有効にしてコンパイルされていない）が出ると思うかもしれません。しかし `cuda()` は CUDA を初期化する前に引数を検査するので、`"cpu"` はその段階で拒否されます。
 # - `TypeError` を選んだ場合も不正解です。引数の型自体は正しく、`"cpu"` も正しいデバイス名です。問題は、CUDA デバイスでないことだけです。
 
 # %% [markdown]
-# ## 存在しない GPU インデックス
+# ## 存在しないデバイス番号
 #
-# 以前は、存在しない GPU（GPU が1枚のマシンでの `cuda:1` など）を指定すると `RuntimeError` が送出されていました。メッセージは `CUDA error: invalid device ordinal`（CUDA エラー：デバイス番号が無効）で、例外はサブクラスではなく `RuntimeError` そのものでした。PyTorch 2.8 以降は、同じメッセージの `torch.AcceleratorError` が送出されます。`AcceleratorError` は `RuntimeError` のサブクラスなので、古いバージョン向けに書いた `except RuntimeError` でもそのまま捕捉できます。
+# PyTorch 2.7 までは、存在しない GPU（GPU が1枚のマシンでの `cuda:1` など）を指定すると `RuntimeError` が送出されていました。メッセージは `CUDA error: invalid device ordinal`（CUDA エラー：デバイス番号が無効）で、サブクラスではない素の `RuntimeError` でした。PyTorch 2.8 以降は、同じメッセージの `torch.AcceleratorError` が送出されます。`AcceleratorError` は `RuntimeError` のサブクラスなので、古いバージョン向けに書いた `except RuntimeError` でもそのまま捕捉できます。
 #
-# GPU があれば、次のセルは最後の GPU の次のデバイス番号である `torch.cuda.device_count()` を指定し、エラーが無効なデバイス番号を示していること（2.8 以降は `torch.AcceleratorError` であること）を assert で確かめます。
+# GPU があれば、次のセルでは `torch.cuda.device_count()`（最後の GPU の番号より1大きい、存在しない番号）を指定します。そして、エラーが無効なデバイス番号を示していること、2.8 以降では `torch.AcceleratorError` であることを assert で確かめます。
 
 # %% tags=["claim-O4", "gpu-only"]
 if torch.cuda.is_available():
@@ -305,7 +305,7 @@ else:
 # ただし、これで自動的に速くなるわけではありません。`pin_memory()` を呼ぶこと自体にコピーのコストがかかるからです。`pin_memory()` はピン留めメモリ上の新しいテンソルを返し、元のテンソルはそのまま残します。また、ピン留めにはアクセラレータが必要です。次のセルは、実行したマシンに応じて、以下のいずれかを assert で検証します。
 #
 # - 使えるアクセラレータがあれば（GPU 上では）、`pin_memory()` はピン留めしたコピーを返し、元のテンソルはピン留めされないままです。
-# - アクセラレータのないマシンでは、`pin_memory()` は次のエラーになります。
+# - どのアクセラレータ向けにもビルドされていない PyTorch（CPU 版）では、`pin_memory()` を呼ぶと次のエラーになります。torch 2.6 では、アクセラレータ向けのビルドでも、使えるアクセラレータがなければ同じエラーになります。
 #
 #   ```
 #   RuntimeError: Cannot access accelerator device when none is available.
@@ -313,7 +313,7 @@ else:
 #
 #   「使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない」という意味です。
 #
-# - PyTorch 2.7 以降のアクセラレータ向けビルド（Colab の CPU ランタイムで使う CUDA ビルドなど）を、対象のデバイスがないマシンで使う場合は、そのバックエンドが出す `RuntimeError` になります。メッセージはドライバによって変わるため、例外の型だけを確かめます。
+# - PyTorch 2.7 以降のアクセラレータ向けビルド（Colab の CPU ランタイムに入っている CUDA ビルドなど）を、対応するデバイスのないマシンで動かした場合は、`pin_memory()` はバックエンドが送出する `RuntimeError` になります。メッセージはドライバによって変わるため、例外の型だけを確かめます。
 
 # %% tags=["claim-F10", "gpu-only"]
 NO_ACCELERATOR = "Cannot access accelerator device when none is available"
