@@ -15,7 +15,7 @@
 # %% [markdown]
 # # テンソルの移動
 #
-# テンソルを移動するには `t.to(...)` か、そのショートカットである `t.cuda()`・`t.cpu()` を使います。3つとも同じルールに従いますが、そのルールには意外な点が1つあります。最初の2つの問題で結果を予想しながら、このルールと意外な点を確かめてみてください。
+# テンソルを移動するには `t.to(...)` か、そのショートカットである `t.cuda()`・`t.cpu()` を使います。3つとも同じルールに従いますが、そこには意外な点が1つあります。最初の2つの「予想」で、結果を予想しながら確かめてみてください。
 #
 # このページで扱うのはテンソルです。`nn.Module.to` は別のルールに従うので、[モデルの移動](03-moving-models.ipynb)のページで説明します。
 #
@@ -112,7 +112,7 @@ assert m.shape == x.shape and m.dtype == x.dtype
 # `to` は元のテンソルを動かさないので、戻り値を必ず受け取ってください。たいていは同じ変数に代入し直します（`t = t.to(device)`）。
 
 # %% [markdown]
-# `meta` テンソルにはデータがないので、`meta` で確かめられるのは、移動の前後でテンソルがどうなるかだけで、移動にかかるコストはわかりません。実際には何もコピーされず、CPU へコピーして戻すこともできません。次のセルのエラーメッセージは「`meta` テンソルからはコピーできない。データがない」という意味です。
+# `meta` テンソルにはデータがないため、`meta` で確かめられるのは移動の前後でテンソルがどうなるかだけです。移動にかかるコストはわかりません。`x.to("meta")` では実際には何もコピーされず、`meta` テンソルを CPU へ戻すこともできません。次のセルのエラーメッセージは「`meta` テンソルからはコピーできない。データがない」という意味です。
 
 # %% tags=["claim-F7"]
 with expect_error(NotImplementedError, "no data"):
@@ -122,9 +122,9 @@ assert m.is_meta
 # %% [markdown]
 # ## ショートカットの `cuda()` と `cpu()`
 #
-# `t.cuda()` は `t.to("cuda")` と同じく、テンソルを現在の CUDA デバイスへ移動します。`t.cuda(i)` なら移動先は `cuda:i` です。`t.cpu()` は `t.to("cpu")` に当たります。どれも `to` のルールに従います。
+# `t.cuda()` は `t.to("cuda")` と同じく、現在の CUDA デバイス上のテンソルを返します。`t.cuda(i)` なら `cuda:i` 上のテンソルです。`t.cpu()` は `t.to("cpu")` に当たります。どれも `to` のルールに従います。
 #
-# GPU があれば、次のセルで `x` を GPU へ移動してから CPU へ戻します。どちらの移動も新しいテンソルを返すこと、`x` は CPU に残ったままであることを確かめます。
+# GPU があれば、次のセルで `x.cuda()` で GPU 上のコピーを作り、それを `cpu()` で CPU へ戻します。どちらの呼び出しも新しいテンソルを返すこと、`x` 自体は CPU に残ったままであることを確かめます。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -167,7 +167,7 @@ assert same is a
 images = torch.zeros(2, 3, 4, 5, device=device)
 # すでに指定どおりのメモリフォーマットなら、テンソル自身が返る
 assert images.to(memory_format=torch.contiguous_format) is images
-# メモリフォーマットを変える場合もコピーが作られ、要素を並べ替えたテンソルが返る
+# メモリフォーマットを変える場合はコピーが作られ、要素を並べ替えたテンソルが返る
 rearranged = images.to(memory_format=torch.channels_last)
 assert rearranged is not images and rearranged.data_ptr() != images.data_ptr()
 assert rearranged.is_contiguous(memory_format=torch.channels_last)
@@ -209,7 +209,7 @@ assert a.to(device, copy=True) is not a
 # %% [markdown]
 # ### ビューを移動する
 #
-# `base[2:4]` のようなスライスはビューで、`base` とストレージを共有しています。これを別のデバイスへ移動すると、ビューの要素だけを収めた、専用のストレージを持つ新しいテンソルになります。もうビューではないため、移動したテンソルに書き込んでも `base` は変わらず、`base` に書き込んでも移動したテンソルは変わりません。
+# `base[2:4]` のようなスライスはビューで、`base` とストレージを共有しています。これを別のデバイスへ移動すると、ビューの要素だけを収めた、専用のストレージを持つ新しいテンソルが返ります。戻り値はもうビューではないため、戻り値に書き込んでも `base` は変わらず、`base` に書き込んでも戻り値は変わりません。
 #
 # いまと同じデバイスを指定すると、`to` はビューそのものを返すので、`base` とのストレージの共有も続きます。次のセルは `meta` を移動先のデバイスとして使うので、どのマシンでも実行できます。
 
@@ -252,7 +252,7 @@ with expect_error(TypeError, "invalid combination of arguments"):
 # %% [markdown]
 # ## `cuda()` に渡せるのは CUDA デバイスだけ
 #
-# `t.cuda()` が受け付けるのは、CUDA デバイスかそのデバイス番号だけです。ほかのデバイスを渡すとエラーになります。どのエラーになるかを予想してみましょう。
+# `t.cuda()` が受け付けるのは、CUDA デバイスか、そのインデックス（整数）だけです。ほかのデバイスを渡すとエラーになります。どのエラーになるかを予想してみましょう。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `t.cuda("cpu")` を呼ぶと、GPU の有無にかかわらず、どんなエラーが出るでしょうか。
@@ -276,11 +276,11 @@ assert "must be cuda device" in str(caught.error)
 # - `TypeError` を選んだ場合も不正解です。引数の型自体は正しく、`"cpu"` も正しいデバイス名です。問題は、CUDA デバイスでないことだけです。
 
 # %% [markdown]
-# ## 存在しないデバイス番号
+# ## 存在しない GPU インデックス
 #
 # PyTorch 2.7 までは、存在しない GPU（GPU が1枚のマシンでの `cuda:1` など）を指定すると `RuntimeError` が送出されていました。メッセージは `CUDA error: invalid device ordinal`（CUDA エラー：デバイス番号が無効）で、サブクラスではない素の `RuntimeError` でした。PyTorch 2.8 以降は、同じメッセージの `torch.AcceleratorError` が送出されます。`AcceleratorError` は `RuntimeError` のサブクラスなので、古いバージョン向けに書いた `except RuntimeError` でもそのまま捕捉できます。
 #
-# GPU があれば、次のセルでは `torch.cuda.device_count()`（最後の GPU の番号より1大きい、存在しない番号）を指定します。そして、エラーが無効なデバイス番号を示していること、2.8 以降では `torch.AcceleratorError` であることを assert で確かめます。
+# GPU があれば、次のセルでは `torch.cuda.device_count()`（最後の GPU のインデックスより1大きい、存在しないインデックス）を指定します。そして、エラーメッセージに `invalid device ordinal` が含まれること、2.8 以降では `torch.AcceleratorError` であることを assert で確かめます。
 
 # %% tags=["claim-O4", "gpu-only"]
 if torch.cuda.is_available():
@@ -304,16 +304,16 @@ else:
 #
 # ただし、これで自動的に速くなるわけではありません。`pin_memory()` を呼ぶこと自体にコピーのコストがかかるからです。`pin_memory()` はピン留めメモリ上の新しいテンソルを返し、元のテンソルはそのまま残します。また、ピン留めにはアクセラレータが必要です。次のセルは、実行したマシンに応じて、以下のいずれかを assert で検証します。
 #
-# - 使えるアクセラレータがあれば（GPU 上では）、`pin_memory()` はピン留めしたコピーを返し、元のテンソルはピン留めされないままです。
-# - どのアクセラレータ向けにもビルドされていない PyTorch（CPU 版）では、`pin_memory()` を呼ぶと次のエラーになります。torch 2.6 では、アクセラレータ向けのビルドでも、使えるアクセラレータがなければ同じエラーになります。
+# - 使えるアクセラレータ（GPU など）があれば、`pin_memory()` はピン留めしたコピーを返し、元のテンソルはピン留めされないままです。
+# - どのアクセラレータ向けにもビルドされていない PyTorch（CPU 版）では、`pin_memory()` を呼ぶと次のエラーになります。PyTorch 2.6 では、アクセラレータ向けのビルドでも、使えるアクセラレータがなければ同じエラーになります。
 #
 #   ```
 #   RuntimeError: Cannot access accelerator device when none is available.
 #   ```
 #
-#   「使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない」という意味です。
+#   このメッセージは「使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない」という意味です。
 #
-# - PyTorch 2.7 以降のアクセラレータ向けビルド（Colab の CPU ランタイムに入っている CUDA ビルドなど）を、対応するデバイスのないマシンで動かした場合は、`pin_memory()` はバックエンドが送出する `RuntimeError` になります。メッセージはドライバによって変わるため、例外の型だけを確かめます。
+# - PyTorch 2.7 以降のアクセラレータ向けビルド（Colab の CPU ランタイムに入っている CUDA ビルドなど）を対応するデバイスのないマシンで動かすと、`pin_memory()` の呼び出しでバックエンドから `RuntimeError` が送出されます。メッセージはドライバによって変わるため、例外の型だけを確かめます。
 
 # %% tags=["claim-F10", "gpu-only"]
 NO_ACCELERATOR = "Cannot access accelerator device when none is available"
@@ -346,7 +346,7 @@ else:
         raise AssertionError("expected RuntimeError")
 
 # %% [markdown]
-# 次のセルでは、コピーの間に CPU が待たされるかどうかを目に見える形にします。行列積を GPU に次々と投入し（キューに積むだけなので呼び出しはすぐに戻ります）、その間にコピーを行ってから、ストリームに積まれた処理がすべて終わったかを `stream.query()` で問い合わせます。GPU 上では、答えが次のとおりになることを確かめます。
+# 次のセルでは、コピーの間に CPU が待たされるかどうかを確かめます。まず行列積を GPU に次々と投入します（キューに積むだけなので、呼び出しはすぐに戻ります）。その間にコピーを行い、ストリームに積まれた処理がすべて終わったかを `stream.query()` で問い合わせます。GPU のあるマシンでは、`stream.query()` が返す値が次のとおりになることを確かめます。
 #
 # - ページング可能なメモリからの同期的なコピーの後は `True`。積まれていた処理とコピーが終わるまで、呼び出しが戻らなかったからです。
 # - `pinned.to("cuda", non_blocking=True)` の後は `False`。GPU がまだ処理している間に呼び出しが戻ってきたからです。
@@ -393,9 +393,9 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ピン留めで速くなるかどうかは、マシン、テンソルのサイズ、そして待っている間に CPU にやるべき処理があるかどうかで決まります。PyTorch の [`pin_memory()` と `non_blocking` に関するチュートリアル](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)（英語）でも、ピン留めしたほうが遅くなるケースが計測されています。実際のパイプラインで、変更の前後を計測してください。
+# ピン留めで速くなるかどうかは、マシン、テンソルのサイズ、そして待っている間に CPU にやるべき処理があるかどうかで決まります。PyTorch の [`pin_memory()` と `non_blocking` に関するチュートリアル](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)（英語）でも、ピン留めしたほうが遅くなる例が示されています。変更するときは、実際のパイプラインで前後の速度を測って確かめてください。
 #
-# GPU のあるマシンでは、次のセルでまず両方のやり方を1回ずつ実行してウォームアップします（GPU への最初のコピーと、ピン留めメモリの最初の確保には、余分な時間がかかるためです）。そのうえで1回のコピーを両方のやり方で計測し、ミリ秒で表示します。結果については何も assert しません。ピン留めするほうの時間には `pin_memory()` によるコピーも含まれます。
+# GPU のあるマシンでは、次のセルで、ページング可能なメモリからそのままコピーする方法と、`pin_memory()` でピン留めしてから `non_blocking=True` でコピーする方法を比べます。まず両方を1回ずつ実行してウォームアップし（GPU への最初のコピーと、ピン留めメモリの最初の確保には、余分な時間がかかるためです）、そのうえでそれぞれ1回のコピーにかかる時間を計測して、ミリ秒で表示します。結果については何も assert しません。ピン留めするほうの時間には `pin_memory()` によるコピーも含まれます。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -422,5 +422,5 @@ else:
 # - `t.to(device)`、`t.cuda()`、`t.cpu()` は移動先のデバイス上のテンソルを返し、`t` は元の場所に残ります。戻り値を受け取ってください（`t = t.to(device)`）。
 # - 何も変える必要がなければ `t` そのものが返るので、戻り値への書き込みは `t` にも反映されます。独立したテンソルが必要なら `copy=True` か `clone()` を使います。`.cuda()` と `.cpu()` には `copy` 引数がありません。
 # - デバイスと dtype を位置引数で同時に渡すときは、デバイスを先に書きます（またはキーワード引数を使います）。
-# - `t.cuda()` が受け付けるのは CUDA デバイスだけです。存在しないデバイス番号を指定すると、PyTorch 2.8 以降は `torch.AcceleratorError`（`RuntimeError` の一種）が送出されます。
+# - `t.cuda()` が受け付けるのは CUDA デバイスだけです。存在しない GPU インデックスを指定すると、PyTorch 2.8 以降は `torch.AcceleratorError`（`RuntimeError` の一種）が送出されます。
 # - `pin_memory()` と `non_blocking=True` を組み合わせると、コピーの実行中も CPU は先に進めます。ただし自動的に速くなるわけではなく、アクセラレータも必要です。`non_blocking` で CPU へコピーした値は、同期してから読んでください。

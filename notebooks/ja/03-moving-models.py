@@ -339,7 +339,7 @@ assert len(devices(model)) == 2
 #
 # モデルと入力が別々のデバイスにあると、両方を使う演算が `RuntimeError` で失敗します。対処法はいつも同じで、モデルとすべての入力を、使うつもりの1つのデバイスに置きます（`model.to(device)` と `x = x.to(device)`）。`Tensor.to` は新しいテンソルを返し、`x` 自体は元の場所に残るので、代入の形で書きます。
 #
-# メッセージで名前が挙がったテンソルを移動すればよい、とは限りません。torch 2.8 以降では、GPU 上の線形層に CPU の入力を渡すと、CUDA 側のデバイス検査が次のエラーを出します（PyTorch のソースからの引用です）。
+# メッセージで名前が挙がったテンソルを移動すればよい、とは限りません。PyTorch 2.8 以降では、GPU 上の線形層に CPU の入力を渡すと、CUDA 側のデバイス検査が次のエラーを出します（PyTorch のソースからの引用です）。
 #
 # ```
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
@@ -609,7 +609,7 @@ with expect_error(TypeError, "not callable"):
     torch.load(path, map_location=0, weights_only=True)
 
 # %% [markdown]
-# torch 2.6 以降、`weights_only=True` は `torch.load` のデフォルトです。そのため、`torch.load` は任意のクラスを pickle から復元しなくなりました。2.6 に更新したとき、pickle で保存したモデル全体（`torch.save(model, path)` で保存したもの）を読み込めなくなった人が大勢いたのはこのためです。デフォルトではありますが、このページのセルで明示しているのは、どちらを選んでいるかがコードから読み取れるようにするためです。
+# PyTorch 2.6 以降、`weights_only=True` は `torch.load` のデフォルトです。そのため、`torch.load` は任意のクラスを pickle から復元しなくなりました。2.6 に更新したとき、pickle で保存したモデル全体（`torch.save(model, path)` で保存したもの）を読み込めなくなった人が大勢いたのはこのためです。デフォルトではありますが、このページのセルで明示しているのは、どちらを選んでいるかがコードから読み取れるようにするためです。
 #
 # 次のセルは、長いメッセージの最初の文 `Weights only load failed`（「weights_only での読み込みに失敗した」）だけを表示します。対処法は、`state_dict()` を保存して読み込むか、信頼できるファイルに限って `weights_only=False` を渡すことです。
 
@@ -640,6 +640,6 @@ tmp.cleanup()
 # - モジュールには `.device` 属性がなく、「モデルのデバイス」という決まった値もありません。`next(model.parameters()).device` は慣例的な書き方にすぎません。
 # - デバイスの不一致エラーが出たら、モデルとすべての入力を1つのデバイスに置きます（`model.to(device)`、`x = x.to(device)`）。メッセージに名前が出た引数を移動すればよいとは限りません。
 # - 先にモデルを移動し、それからオプティマイザを作ります。すでに状態を持っているオプティマイザでは、状態が元のデバイスと dtype のまま残るからです。
-# - GPU のチェックポイントは `torch.load(path, map_location="cpu", weights_only=True)` で CPU に読み込みます。torch 2.6 以降、`weights_only=True` はデフォルトです。
+# - GPU のチェックポイントは `torch.load(path, map_location="cpu", weights_only=True)` で CPU に読み込みます。PyTorch 2.6 以降、`weights_only=True` はデフォルトです。
 # - 学習を再開するときは、モデルを移動してオプティマイザを作ったあと、オプティマイザのチェックポイントも `map_location="cpu"` で読み込みます（Adam は学習の各ステップで状態の `step` を `.item()` で読むので、`step` は CPU に置いておきます）。
 # - `load_state_dict` は状態を各パラメータのデバイスと dtype に合わせ、`step` は CPU 上に残します。ただし、チェックポイントのオプティマイザが `fused` か `capturable` なら、`step` も `float32` としてパラメータのデバイスに移ります。

@@ -15,7 +15,7 @@
 # %% [markdown]
 # # ファクトチェック：よく見る主張を検証する
 #
-# モデルを GPU に移動する方法を扱うブログ記事や Q&A の回答では、同じような主張がいくつも繰り返されています。最初から誤りだったものもあれば、古いリリース（torch 1.7）では正しかったものの、その後変わったものもあります。このページでは主張を1つずつ取り上げて判定を示し、お使いのマシンで動くコードで確かめます。
+# モデルを GPU に移動する方法を扱うブログ記事や Q&A の回答では、同じような主張がいくつも繰り返されています。最初から誤りだったものもあれば、古いリリース（PyTorch 1.7）では正しかったものの、その後変わったものもあります。このページでは主張を1つずつ取り上げて判定を示し、お使いのマシンで動くコードで確かめます。
 #
 # 判定はすべて `assert` で裏付けています。将来の PyTorch で挙動が変われば `assert` が失敗するので、このページの内容が知らないうちに古くなることはありません。
 #
@@ -429,9 +429,9 @@ assert y.device == net.weight.device
 # %% [markdown]
 # ## 古い情報：整数で指定したデバイスは CUDA の GPU を指す
 #
-# **当時（torch 1.7）：** `torch.device(0)` や `device=0` は `cuda:0` の省略形でした。
+# **当時（PyTorch 1.7）：** `torch.device(0)` や `device=0` は `cuda:0` の省略形でした。
 #
-# **現在：** torch 2.5 以降、整数はいま使われている**アクセラレータ**（current accelerator）のインデックスを意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。CPU 専用ビルドでは、`Cannot access accelerator device when none is available.`（使えるものがないので、アクセラレータのデバイスにアクセスできない）というエラーになります。CPU 専用でないビルドでも、使える GPU がなければやはりエラーになります。
+# **現在：** PyTorch 2.5 以降、整数はいま使われている**アクセラレータ**（current accelerator）のインデックスを意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。CPU 専用ビルドでは、`Cannot access accelerator device when none is available.`（使えるものがないので、アクセラレータのデバイスにアクセスできない）というエラーになります。CPU 専用でないビルドでも、使える GPU がなければやはりエラーになります。
 #
 # 整数が CPU を指すことはありません。CUDA の GPU を指定したいときは `"cuda:0"` と書きましょう。次のセルは、CPU 専用ビルドかどうか（`cpu_only_build`）と、`torch.device(0)` 上にテンソルを作った結果（そのデバイスか、送出された例外）をこの順に表示し、その結果がこのマシンで期待どおりかを検証します。
 #
@@ -459,9 +459,9 @@ elif cpu_only_build and TORCH >= (2, 5):
 # %% [markdown]
 # ## 古い情報：テンソルに `is_cpu` 属性はない
 #
-# **当時（torch 1.7）：** `t.is_cuda` はあっても `t.is_cpu` はなかったので、代わりに `t.device.type` を比較していました。
+# **当時（PyTorch 1.7）：** `t.is_cuda` はあっても `t.is_cpu` はなかったので、代わりに `t.device.type` を比較していました。
 #
-# **現在：** `Tensor.is_cpu` は torch 1.13 で追加されました。
+# **現在：** `Tensor.is_cpu` は PyTorch 1.13 で追加されました。
 
 # %% tags=["claim-O2"]
 t = torch.ones(2, device=device)
@@ -474,7 +474,7 @@ assert torch.ones(1).is_cpu
 # %% [markdown]
 # ## 古い情報：デバイスが一致しないときのエラーメッセージ
 #
-# **当時（torch 1.7）：** CUDA の行列積は、すべてのテンソルが GPU 上にあるかを検査し（ATen の `checkAllSameGPU`）、CPU 上にあるものを列挙しました。検査される引数は `addmm(bias, input, weight.T)` の `self`、`mat1`、`mat2` と、バイアスと同じデバイスに作られる出力 `out` です。そのため、層と入力のどちらが CPU に残っていたかでメッセージが変わりました。
+# **当時（PyTorch 1.7）：** CUDA の行列積は、すべてのテンソルが GPU 上にあるかを検査し（ATen の `checkAllSameGPU`）、CPU 上にあるものを列挙しました。検査される引数は `addmm(bias, input, weight.T)` の `self`、`mat1`、`mat2` と、バイアスと同じデバイスに作られる出力 `out` です。そのため、層と入力のどちらが CPU に残っていたかでメッセージが変わりました。
 #
 # - CPU の入力を GPU 上の層に渡した場合（`mat1` が GPU 上にない）：
 #
@@ -547,9 +547,9 @@ else:
 # %% [markdown]
 # ## 古い情報：存在しない GPU インデックスを指定すると `RuntimeError` そのものが送出される
 #
-# **当時（torch 1.7）：** 存在しない GPU を指定すると（たとえば GPU が1枚のマシンで `t.cuda(1)`）、`RuntimeError: CUDA error: invalid device ordinal`（CUDA エラー：デバイス番号が無効）が送出されました。
+# **当時（PyTorch 1.7）：** 存在しない GPU を指定すると（たとえば GPU が1枚のマシンで `t.cuda(1)`）、`RuntimeError: CUDA error: invalid device ordinal`（CUDA エラー：デバイス番号が無効）が送出されました。
 #
-# **現在：** torch 2.8 以降、同じエラーが `torch.AcceleratorError` として送出されます。これは `RuntimeError` のサブクラスなので、既存の `except RuntimeError:` のコードでもそのまま捕捉できます。GPU がなければ、次のセルはクラスだけを確かめます。
+# **現在：** PyTorch 2.8 以降、同じエラーが `torch.AcceleratorError` として送出されます。これは `RuntimeError` のサブクラスなので、既存の `except RuntimeError:` のコードでもそのまま捕捉できます。GPU がなければ、次のセルはクラスだけを確かめます。
 #
 # `invalid device ordinal` の原因と対処法は、[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb#cuda-error-invalid-device-ordinal)にまとめています。
 
@@ -577,11 +577,11 @@ else:
 # %% [markdown]
 # ## 古い情報：デバイスの選択には `torch.cuda.is_available()` を使う
 #
-# **当時（torch 1.7）：** `"cuda" if torch.cuda.is_available() else "cpu"` が定番の書き方でした。
+# **当時（PyTorch 1.7）：** `"cuda" if torch.cuda.is_available() else "cpu"` が定番の書き方でした。
 #
-# **現在：** この書き方は NVIDIA の GPU なら今でも使えますし、このページでも使っています。移植性の高い方法は `torch.accelerator` モジュール（torch 2.6 以降）で、CUDA、MPS、XPU などを扱えます。`torch.accelerator.current_accelerator()` は、使っている torch のビルドが対応するアクセラレータを返し、どれにも対応していなければ `None` を返します（`None` を返すようになったのは torch 2.7 から）。これはビルドについての情報なので、デバイスをいま実際に使えるかどうかを調べる `torch.accelerator.is_available()` と組み合わせて使います。
+# **現在：** この書き方は NVIDIA の GPU なら今でも使えますし、このページでも使っています。移植性の高い方法は `torch.accelerator` モジュール（PyTorch 2.6 以降）で、CUDA、MPS、XPU などを扱えます。`torch.accelerator.current_accelerator()` は、使っている torch のビルドが対応するアクセラレータを返し、どれにも対応していなければ `None` を返します（`None` を返すようになったのは PyTorch 2.7 から）。これはビルドについての情報なので、デバイスをいま実際に使えるかどうかを調べる `torch.accelerator.is_available()` と組み合わせて使います。
 #
-# 次のセルは、ビルドが対応するアクセラレータ（`current_accelerator()`）、それが今使えるか（`is_available()`）、選んだデバイスの3つをこの順に表示します。GPU がなければ、CUDA のデバイスが選ばれないことを確かめます。torch 2.6 では、バージョン（`TORCH=(2, 6)`）を表示するだけです。
+# 次のセルは、ビルドが対応するアクセラレータ（`current_accelerator()`）、それが今使えるか（`is_available()`）、選んだデバイスの3つをこの順に表示します。GPU がなければ、CUDA のデバイスが選ばれないことを確かめます。PyTorch 2.6 では、バージョン（`TORCH=(2, 6)`）を表示するだけです。
 
 # %% tags=["claim-O5", "gpu-only"]
 if TORCH >= (2, 7):

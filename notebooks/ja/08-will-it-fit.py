@@ -622,7 +622,7 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# torch 2.9 からは、同じ関数が `torch.accelerator` にもあり（`memory_allocated`、`memory_reserved`、`max_memory_allocated`、`reset_peak_memory_stats`、`empty_cache` など）、CUDA と XPU で使えます。2.6〜2.8 の `torch.accelerator` にはまだないので、バックエンドごとのモジュール（`torch.cuda` と `torch.xpu`）の同じ名前の関数を使います。
+# PyTorch 2.9 からは、同じ関数が `torch.accelerator` にもあり（`memory_allocated`、`memory_reserved`、`max_memory_allocated`、`reset_peak_memory_stats`、`empty_cache` など）、CUDA と XPU で使えます。2.6〜2.8 の `torch.accelerator` にはまだないので、バックエンドごとのモジュール（`torch.cuda` と `torch.xpu`）の同じ名前の関数を使います。
 #
 # 例外は Apple の `mps` で、メモリ量を返す関数名がどのリリースでもほかと違います。`current_allocated_memory()`（テンソルの分）と `driver_allocated_memory()`（キャッシュを含む、プロセスの Metal のメモリ全体）です。ほかと共通なのは `torch.mps.empty_cache()` だけです。
 #

@@ -381,7 +381,7 @@ assert features.device.type == device.type
 # python -m pip install torch --index-url https://download.pytorch.org/whl/cu128
 # ```
 #
-# CUDA のバージョンは、ドライバと GPU の両方が対応するものを pytorch.org のセレクタで選びます。Blackwell 世代の GPU（GeForce RTX 50 シリーズ、B200）には `cu128` 以降のビルドが必要で、これは torch 2.7 から提供されています。`cu126` のビルドには Blackwell 用のコードが含まれていないため、`… is not compatible with the current PyTorch installation`（インストールされている PyTorch はこの GPU に対応していない）という警告が出ます。Linux では、PyPI の torch は 2.8 から `cu128` 以降のビルドです（2.7 は `cu126`）。
+# CUDA のバージョンは、ドライバと GPU の両方が対応するものを pytorch.org のセレクタで選びます。Blackwell 世代の GPU（GeForce RTX 50 シリーズ、B200）には `cu128` 以降のビルドが必要で、これは PyTorch 2.7 から提供されています。`cu126` のビルドには Blackwell 用のコードが含まれていないため、`… is not compatible with the current PyTorch installation`（インストールされている PyTorch はこの GPU に対応していない）という警告が出ます。Linux では、PyPI の torch は 2.8 から `cu128` 以降のビルドです（2.7 は `cu126`）。
 #
 # 次のセルで、このマシンが上のどれに当たるかを確かめます。GPU があれば、CUDA のテンソルを作ります。
 

@@ -111,7 +111,7 @@ for t in (a, b, c):
     assert t.device == torch.device("cpu")
 
 # %% [markdown]
-# GPU에 텐서를 생성하려면 CUDA 디바이스를 넘기면 됩니다. GPU가 있으면 다음 셀은 텐서가 현재 CUDA 디바이스(인덱스 없는 `cuda`)에 있는지 `assert`로 검증합니다.
+# GPU에 텐서를 생성하려면 CUDA 디바이스를 넘기면 됩니다. GPU가 있으면 다음 셀에서, 인덱스 없이 `"cuda"`를 넘겨 만든 텐서가 현재 CUDA 디바이스에 생기는지 `assert`로 검증합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -127,7 +127,7 @@ else:
 #
 # GPU에서 쓸 텐서는 처음부터 GPU에 생성하세요. `torch.randn(64, 3, device=device)`처럼 씁니다. 반면 `torch.randn(64, 3).to(device)`처럼 쓰면 먼저 CPU 메모리에 텐서를 만들어 값을 채운 다음 GPU로 복사합니다. `device=`를 넘기면 CPU 텐서를 만들 필요도, 호스트에서 디바이스로 복사할 필요도 없습니다.
 #
-# 주의할 점이 하나 있습니다. CPU와 CUDA는 서로 다른 난수 생성 알고리즘을 씁니다. 그래서 똑같이 `torch.manual_seed(0)`을 호출한 뒤라도 `torch.randn(3)`과 `torch.randn(3, device="cuda")`는 서로 다른 값을 반환합니다. 디바이스가 같으면 다시 실행해도 같은 값이 나옵니다. 하지만 GPU에 바로 생성한 텐서는 CPU에서 만든 뒤 옮기는 방식으로 얻은 값과 일치하지 않습니다.
+# 주의할 점이 하나 있습니다. CPU와 CUDA는 서로 다른 난수 생성 알고리즘을 씁니다. 그래서 똑같이 `torch.manual_seed(0)`을 호출했더라도 `torch.randn(3)`과 `torch.randn(3, device="cuda")`는 서로 다른 값을 반환합니다. 디바이스가 같으면 다시 실행해도 같은 값이 나옵니다. 하지만 GPU에 바로 생성한 텐서의 값은 CPU에서 만들어 옮긴 텐서의 값과 다릅니다.
 
 # %%
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -161,7 +161,7 @@ else:
 # %% [markdown]
 # ## 텐서 위치 확인하기
 #
-# 텐서가 어디에 있는지는 `t.device`가 정확히 알려 줍니다. 자주 하는 확인은 `t.is_cuda`와 `t.is_cpu` 속성으로 더 간단히 할 수 있습니다. `is_cpu`는 torch 1.13부터 있습니다(오래된 튜토리얼에는 없다고 적혀 있기도 합니다).
+# 텐서가 어디에 있는지는 `t.device`가 정확히 알려 줍니다. CPU인지 CUDA인지만 알면 될 때는 `t.is_cpu`와 `t.is_cuda` 속성으로 더 간단히 확인할 수 있습니다. `is_cpu`는 PyTorch 1.13부터 있습니다(오래된 튜토리얼에는 없다고 적혀 있기도 합니다).
 
 # %% tags=["claim-O2"]
 t = torch.randn(3)
@@ -196,7 +196,7 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 # **정답:** `True False True`입니다. `torch.device`끼리는 같은 디바이스를 나타내면 `True`가 나오고, `.type`은 일반 문자열이므로 문자열과 비교할 수 있습니다. 하지만 `torch.device`를 문자열과 비교하면 항상 `False`가 나오므로, CPU 텐서라도 `t.device == "cpu"`는 `False`입니다.
 #
 # - `True True True`를 골랐다면 출력이 똑같이 `cpu`이니 문자열과도 같다고 생각했을 겁니다. `torch.device`와 문자열은 타입이 달라서 `==`는 `False`를 돌려줍니다.
-# - `True False False`는 `.type` 비교를 의심한 답입니다. `.type`은 `"cpu"`라는 평범한 문자열이어서, 문자열과 비교하면 그대로 `True`가 나옵니다.
+# - `True False False`는 `.type`을 문자열과 비교해도 `False`가 나온다고 본 답입니다. `.type`은 `"cpu"`라는 일반 문자열이어서, 문자열과 비교하면 그대로 `True`가 나옵니다.
 # - `False False True`는 `torch.device`끼리 비교해도 `False`가 나온다고 본 답입니다. CPU 텐서의 `t.device`는 언제나 `torch.device("cpu")`와 같습니다.
 #
 # 디바이스는 `torch.device`와 비교하고, 어느 GPU든 상관없다면 `.type`을 비교하세요. `torch.device("cuda:0")`과 `torch.device("cuda")`는 서로 같지 않지만 `.type`은 같습니다.
@@ -204,12 +204,12 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 # %% [markdown]
 # ## 정수로 디바이스 지정하기
 #
-# 예전에는 `device=0`이나 `torch.device(0)`이 `cuda:0`을 뜻했습니다. torch 2.5부터 정수는 "현재 가속기에서 그 인덱스에 해당하는 디바이스"를 뜻합니다. 가속기는 CUDA일 수도 있고, Apple의 MPS나 Intel의 XPU일 수도 있습니다.
+# 예전에는 `device=0`이나 `torch.device(0)`이 `cuda:0`을 뜻했습니다. PyTorch 2.5부터 정수는 "현재 가속기에서 그 인덱스에 해당하는 디바이스"를 뜻합니다. 가속기는 CUDA일 수도 있고, Apple의 MPS나 Intel의 XPU일 수도 있습니다.
 #
-# 즉 문자열과 달리 정수를 디바이스로 바꾸려면 PyTorch가 이 머신에 어떤 가속기가 있는지 확인해야 합니다. 그래서 텐서를 만들기도 전에 실패할 수 있습니다.
+# 그래서 문자열과 달리, 정수를 디바이스로 바꿀 때 PyTorch는 이 머신에 어떤 가속기가 있는지 확인합니다. `torch.device(0)`이 텐서를 만들기도 전에, 디바이스를 만드는 단계에서 실패할 수 있는 것은 이 때문입니다.
 #
 # - 쓸 수 있는 가속기가 있으면 `torch.device(0)`은 그 가속기의 0번 디바이스(예: `cuda:0`)가 됩니다.
-# - 어떤 가속기용으로도 빌드되지 않은 PyTorch(CPU 전용 빌드)에서는 `torch.device(0)` 자체가 다음 오류를 냅니다(`device=0`과 `model.to(0)`도 마찬가지입니다). torch 2.6에서는 가속기용 빌드라도 쓸 수 있는 가속기가 없으면 같은 오류가 납니다.
+# - 어떤 가속기용으로도 빌드되지 않은 PyTorch(CPU 전용 빌드)에서는 `torch.device(0)` 자체가 다음 오류를 냅니다(`device=0`과 `model.to(0)`도 마찬가지입니다). PyTorch 2.6에서는 가속기용 빌드라도 쓸 수 있는 가속기가 없으면 같은 오류가 납니다.
 #
 #   ```
 #   RuntimeError: Cannot access accelerator device when none is available.
@@ -217,7 +217,7 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 #
 #   "가속기가 없어서 가속기 디바이스에 접근할 수 없다"는 뜻입니다.
 #
-# - torch 2.7부터는 가속기용으로 빌드된 PyTorch(예: Colab CPU 런타임에 설치된 CUDA 빌드)라면 가속기가 없어도 여기서 오류를 내지 않습니다. 이때 `torch.device(0)`은 그 빌드가 지원하는 가속기의 0번 디바이스, 곧 `cuda:0`이 되고, 오류는 그 디바이스에 텐서를 생성할 때 비로소 발생합니다.
+# - PyTorch 2.7부터는 가속기용으로 빌드된 PyTorch(예: Colab CPU 런타임에 설치된 CUDA 빌드)라면 가속기가 없어도 `torch.device(0)` 호출 자체는 오류를 내지 않습니다. 이때 `torch.device(0)`은 그 빌드가 지원하는 가속기의 0번 디바이스(CUDA 빌드라면 `cuda:0`)가 되고, 오류는 그 디바이스에 텐서를 생성할 때 비로소 발생합니다.
 #
 # 다음 셀에서는 이 머신이 어느 경우에 해당하는지 확인하고 그 결과를 검증합니다.
 
@@ -254,9 +254,9 @@ else:
         raise AssertionError("expected RuntimeError")
 
 # %% [markdown]
-# ## 매번 지정하지 않고 디바이스에 생성하기
+# ## 디바이스를 매번 지정하지 않고 텐서 만들기
 #
-# torch 2.0부터는 `device=`를 매번 넘기지 않아도 되도록, 팩토리 함수가 쓸 기본 디바이스를 정해 둘 수 있습니다. 기본 디바이스를 바꾸는 방법은 `with torch.device(...)` 블록과 `torch.set_default_device(...)` 호출, 두 가지입니다. 어느 방법이든 텐서를 옮기는 것이 아니라, `device=`를 넘겼을 때처럼 처음부터 그 디바이스에 생성합니다. 아래 셀은 이 페이지 뒷부분에서 설명하는 [`meta` 디바이스](#meta-디바이스)를 사용하므로 어떤 머신에서든 실행됩니다.
+# PyTorch 2.0부터는 `device=`를 매번 넘기지 않아도 되도록, 팩토리 함수가 쓸 기본 디바이스를 정해 둘 수 있습니다. 기본 디바이스를 바꾸는 방법은 `with torch.device(...)` 블록과 `torch.set_default_device(...)` 호출, 두 가지입니다. 어느 방법이든 텐서를 옮기는 것이 아니라, `device=`를 넘겼을 때처럼 처음부터 그 디바이스에 생성합니다. 아래 셀은 이 페이지 뒷부분에서 설명하는 [`meta` 디바이스](#meta-디바이스)를 사용하므로 어떤 머신에서든 실행됩니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** `with torch.device("meta"):` 안에서 `device=` 없이 텐서 하나, `device="cpu"`로 텐서 하나를
@@ -340,15 +340,15 @@ assert wrapped == "cpu"
 # %% [markdown] tags=["answer"]
 # **정답:** `meta cpu cpu`입니다. 기본 디바이스는 설정한 스레드에만 적용됩니다. 새 스레드(데이터 로딩 스레드, 웹 서버의 워커 등)는 여전히 CPU에 텐서를 생성합니다. 그리고 `torch.frombuffer`는 이미 CPU에 있는 메모리를 그대로 감싸므로 새로 할당하는 것이 없고, 기본 디바이스도 적용되지 않습니다. `torch.from_numpy`도 마찬가지입니다(뒤의 셀에서 검증합니다).
 #
-# - `meta meta meta`는 기본값이 어디에나 적용된다고 본 답입니다. 실제로는 다른 스레드에도, 이미 있는 메모리를 감싸는 `frombuffer`에도 적용되지 않습니다.
-# - `meta meta cpu`를 골랐다면 `frombuffer`가 예외라는 것은 알았지만, 기본값을 프로세스 전체의 설정으로 여긴 것입니다. 기본값은 설정한 스레드 안에서만 적용됩니다.
-# - `meta cpu meta`는 `frombuffer`도 기본 디바이스를 따른다고 예상한 답입니다. `frombuffer`는 CPU에 이미 있는 버퍼를 그대로 감쌀 뿐이어서 텐서도 CPU에 놓입니다.
+# - `meta meta meta`는 다른 스레드와 `frombuffer`가 예외라는 점을 놓친 답입니다.
+# - `meta meta cpu`를 골랐다면 `frombuffer`가 예외라는 것은 알았지만, 기본값을 프로세스 전체의 설정으로 여긴 것입니다.
+# - `meta cpu meta`는 `frombuffer`도 기본 디바이스를 따른다고 예상한 답입니다.
 
 # %% [markdown]
-# `with torch.device(...)` 블록에도 같은 제약이 있습니다. 두 방식 모두 코드를 실행한 스레드에만 `torch.utils._device.DeviceContext`를 걸어 두기 때문입니다. 두 방식의 차이는 적용 범위뿐입니다.
+# `with torch.device(...)` 블록에도 같은 제약이 있습니다. 두 방식 모두 코드를 실행한 스레드에만 `torch.utils._device.DeviceContext`를 걸어 두기 때문입니다. 다른 점은 효력이 미치는 범위뿐입니다.
 #
-# - `with` 블록의 기본값은 들여쓴 블록이 끝나는 곳까지만 적용됩니다. 어디까지 적용되는지 코드만 보고도 알 수 있습니다.
-# - `set_default_device`는 다시 호출할 때까지 그 스레드가 이후에 실행하는 모든 코드(라이브러리 코드 포함)에 적용됩니다.
+# - `with` 블록의 기본값은 들여쓴 블록이 끝나는 곳까지만 유효하므로, 코드만 보고도 범위를 알 수 있습니다.
+# - `set_default_device`는 다시 호출할 때까지 그 스레드가 이후에 실행하는 모든 코드(라이브러리 코드 포함)에 영향을 줍니다.
 #
 # 비용이 든다는 점도 같습니다. `torch.set_default_device` 공식 문서에는 이 설정을 켜 두면 팩토리 함수뿐 아니라 Python에서 torch API를 호출할 때마다 약간의 오버헤드가 생긴다는 경고가 있습니다. `with torch.device(...)` 블록 안의 호출도 같은 `DeviceContext`를 거치므로 오버헤드가 생깁니다. 얼마나 느려지는지는 환경마다 다릅니다.
 #
@@ -356,7 +356,7 @@ assert wrapped == "cpu"
 #
 # - `with` 블록 안에서도 앞의 세 경우(현재 스레드, 새 스레드, `frombuffer`)에 텐서가 어느 디바이스에 생기는지
 # - NumPy가 설치되어 있으면 두 방식에서 `torch.from_numpy`로 만든 텐서가 어느 디바이스에 생기는지
-# - 이 머신에서 작은 텐서의 `add` 실행 시간: 설정이 없을 때를 1로 보고, `with` 블록 안과 `set_default_device` 이후에 각각 몇 배가 걸리는지
+# - 작은 텐서에 `add`를 실행하는 시간이 설정이 없을 때에 비해 `with` 블록 안과 `set_default_device` 이후에 각각 몇 배 걸리는지(이 머신 기준)
 #
 # 실행 시간은 실행할 때마다 달라지므로 이 비율은 `assert`로 검증하지 않습니다.
 
@@ -432,7 +432,7 @@ assert m.shape == (1000, 1000) and m.dtype == torch.float32
 assert m.is_meta
 
 # %% [markdown]
-# `meta` 텐서에는 값이 없으므로 `tolist()`처럼 값을 읽는 연산은 오류를 냅니다. 다음 셀의 메시지는 "meta 텐서에서는 복사할 수 없다, 데이터가 없다"는 뜻입니다.
+# `meta` 텐서에는 값이 없으므로 `tolist()`처럼 값을 읽는 연산은 오류를 냅니다. 다음 셀의 오류 메시지는 "meta 텐서에는 데이터가 없으므로 값을 꺼내 올(복사할) 수 없다"는 뜻입니다.
 
 # %%
 with expect_error(NotImplementedError, "no data"):
@@ -444,5 +444,5 @@ with expect_error(NotImplementedError, "no data"):
 # - 텐서는 사용할 곳에 생성합니다. 팩토리 함수에 `device=`를 넘기거나(CPU에서 복사할 필요 없음), 블록을 `with torch.device(...)`로 감쌉니다. 같은 시드라도 CPU와 CUDA에서는 다른 난수가 나옵니다.
 # - `with torch.device(...)`와 `torch.set_default_device`가 정하는 기본 디바이스는 한 스레드에만 적용되고, `torch.frombuffer`와 `torch.from_numpy`는 이를 무시합니다. 설정되어 있는 동안에는 모든 torch 호출에 약간의 비용이 더해집니다. `with` 블록이 끝나면 기본 디바이스도 원래대로 돌아갑니다.
 # - 텐서의 위치는 `.device`로 확인합니다. `.is_cpu`와 `.is_cuda`로 간단히 확인할 수도 있습니다. 디바이스를 문자열과 직접 비교하지 말고, `torch.device` 객체와 비교하거나 `.type`을 문자열과 비교합니다.
-# - 정수로 지정한 디바이스는 현재 가속기에서 그 번호의 디바이스를 뜻하며, CUDA라는 보장은 없습니다. PyTorch가 어떤 가속기용으로도 빌드되지 않았으면(torch 2.6에서는 쓸 수 있는 가속기가 없기만 해도) `torch.device(0)` 자체가 오류를 냅니다.
+# - 정수로 지정한 디바이스는 현재 가속기에서 그 인덱스의 디바이스를 뜻하며, CUDA라는 보장은 없습니다. PyTorch가 어떤 가속기용으로도 빌드되지 않았으면(PyTorch 2.6에서는 쓸 수 있는 가속기가 없기만 해도) `torch.device(0)` 자체가 오류를 냅니다.
 # - `meta` 텐서에는 모양만 있고 데이터는 없으며, 어느 머신에서나 만들 수 있습니다.

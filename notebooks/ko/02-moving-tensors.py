@@ -165,9 +165,9 @@ assert a.to(device, torch.float32) is a
 same = a.cuda() if a.is_cuda else a.cpu()
 assert same is a
 images = torch.zeros(2, 3, 4, 5, device=device)
-# 요청한 메모리 형식 그대로라면 텐서 자신이 반환된다
+# 이미 요청한 메모리 형식이면 텐서 자신이 반환된다
 assert images.to(memory_format=torch.contiguous_format) is images
-# 메모리 형식이 바뀌는 것도 변경이므로 재배치한 복사본이 반환된다
+# 메모리 형식이 달라지면 데이터를 재배치한 복사본이 반환된다
 rearranged = images.to(memory_format=torch.channels_last)
 assert rearranged is not images and rearranged.data_ptr() != images.data_ptr()
 assert rearranged.is_contiguous(memory_format=torch.channels_last)
@@ -178,7 +178,7 @@ assert rearranged.is_contiguous(memory_format=torch.channels_last)
 # - `b is a=False, a[0].item()=0.0`은 `to`가 매번 복사본을 만든다고 예상한 답입니다. 바꿀 것이 하나도 없으면 복사본은 만들어지지 않습니다.
 # - `b is a=False, a[0].item()=1.0`을 골랐다면 뷰(view)처럼 `a`와 메모리를 공유하는 다른 객체를 떠올렸을 겁니다. 아깝지만, 돌아오는 것은 다른 객체가 아니라 `a` 자체여서 `b is a`는 `True`입니다.
 #
-# `to`는 디바이스, dtype, 지정한 메모리 형식 중 하나가 바뀌거나 `copy=True`를 지정했을 때만 복사합니다. 메모리 형식을 바꾸는 것도 변경에 해당하므로, 기본 메모리 형식(`torch.contiguous_format`)의 4차원 텐서에 `t.to(memory_format=torch.channels_last)`를 호출하면 데이터를 재배치한 복사본이 반환됩니다.
+# `to`는 디바이스나 dtype이 바뀌거나, `memory_format`으로 지금과 다른 메모리 형식을 지정했거나, `copy=True`를 넘겼을 때만 복사합니다. 예를 들어 기본 메모리 형식(`torch.contiguous_format`)의 4차원 텐서에 `t.to(memory_format=torch.channels_last)`를 호출하면 데이터를 재배치한 복사본이 반환됩니다.
 #
 # CPU 텐서에서 `t.cpu()`를 호출해도 텐서 자신이 반환되고, 이미 현재 GPU에 있는 텐서에서 `t.cuda()`를 호출해도 마찬가지입니다. `t.cuda()`의 경우는 GPU가 있을 때만 위 셀에서 검증합니다.
 
@@ -250,7 +250,7 @@ with expect_error(TypeError, "invalid combination of arguments"):
 # %% [markdown]
 # ## `cuda()`는 CUDA 디바이스만 받는다
 #
-# `t.cuda()`는 CUDA 디바이스나 그 번호를 받습니다. 다른 디바이스를 넘기면 오류가 납니다.
+# `t.cuda()`는 CUDA 디바이스나 그 인덱스(정수)만 받습니다. 다른 디바이스를 넘기면 오류가 납니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** GPU가 있든 없든, `t.cuda("cpu")`를 호출하면 어떤 오류가 날까요?
@@ -271,14 +271,14 @@ assert "must be cuda device" in str(caught.error)
 # **정답:** `must be cuda device`(`RuntimeError`의 메시지)입니다. 출력된 `Invalid device, must be cuda device`는 "잘못된 디바이스다, CUDA 디바이스여야 한다"는 뜻입니다. `cuda()`는 CUDA를 쓰기 전에 인자부터 검사하므로, 어느 머신에서나 메시지가 같습니다.
 #
 # - `Torch not compiled with CUDA enabled`("Torch가 CUDA를 지원하도록 컴파일되지 않았다")는 CPU 전용 빌드라면 이 오류부터 날 것이라고 본 답입니다. 하지만 앞에서 말했듯이 `"cpu"`는 인자를 검사하는 단계에서 이미 거부됩니다.
-# - `TypeError`를 골랐다면 인자의 타입이 틀렸다고 생각했을 겁니다. 타입은 맞습니다. `"cpu"`는 올바른 디바이스이고, CUDA 디바이스가 아닐 뿐입니다.
+# - `TypeError`를 골랐다면 인자의 타입이 틀렸다고 생각했을 겁니다. 타입은 맞습니다. `"cpu"`는 디바이스를 나타내는 올바른 값이지만 CUDA 디바이스가 아니므로, `cuda()`에 넘기기에는 잘못된 디바이스일 뿐입니다.
 
 # %% [markdown]
 # ## 존재하지 않는 GPU 인덱스
 #
 # 없는 GPU를 요청하면(예: GPU가 한 개인 머신에서 `cuda:1`), 예전에는 `CUDA error: invalid device ordinal`("CUDA 오류: 디바이스 번호가 잘못되었다")이라는 메시지와 함께 일반 `RuntimeError`가 발생했습니다. PyTorch 2.8부터는 같은 메시지로 `torch.AcceleratorError`가 발생합니다. `AcceleratorError`는 `RuntimeError`의 하위 클래스이므로, 예전 버전에 맞춰 작성한 `except RuntimeError`로도 그대로 잡힙니다.
 #
-# GPU가 있는 머신에서는 다음 셀이 마지막 GPU 바로 다음 인덱스인 `torch.cuda.device_count()`를 요청해, 오류가 잘못된 디바이스 번호를 가리키는지(2.8부터는 `torch.AcceleratorError`인지) 확인합니다.
+# GPU가 있는 머신에서는 다음 셀이 마지막 GPU 바로 다음 인덱스인 `torch.cuda.device_count()`를 요청해, 오류 메시지에 `invalid device ordinal`이 들어 있는지(PyTorch 2.8부터는 예외 타입이 `torch.AcceleratorError`인지도) 확인합니다.
 
 # %% tags=["claim-O4", "gpu-only"]
 if torch.cuda.is_available():
@@ -303,7 +303,7 @@ else:
 # 그렇다고 저절로 빨라지는 것은 아닙니다. `pin_memory()`를 호출하는 것 자체가 한 번의 복사이기 때문입니다. 고정 메모리에 새 텐서를 만들어 반환하고, 원래 텐서는 그대로 둡니다. 또한 메모리 고정에는 가속기가 필요합니다. 다음 셀은 실행한 머신에 따라 아래 중 하나를 검증합니다.
 #
 # - 쓸 수 있는 가속기가 있는 머신(예: GPU 머신)에서는 `pin_memory()`가 고정 메모리에 만든 복사본을 반환하고 원래 텐서는 고정되지 않은 채로 남는지 검증합니다.
-# - 어떤 가속기용으로도 빌드되지 않은 PyTorch(CPU 전용 빌드)에서는 `pin_memory()`가 다음 오류를 내는지 검증합니다. torch 2.6에서는 가속기용 빌드라도 쓸 수 있는 가속기가 없으면 같은 오류가 납니다.
+# - 어떤 가속기용으로도 빌드되지 않은 PyTorch(CPU 전용 빌드)에서는 `pin_memory()`가 다음 오류를 내는지 검증합니다. PyTorch 2.6에서는 가속기용 빌드라도 쓸 수 있는 가속기가 없으면 같은 오류가 납니다.
 #
 #   ```
 #   RuntimeError: Cannot access accelerator device when none is available.
@@ -311,7 +311,7 @@ else:
 #
 #   "가속기가 없어서 가속기 디바이스에 접근할 수 없다"는 뜻입니다.
 #
-# - torch 2.7부터 가속기용으로 빌드된 PyTorch를 가속기가 없는 머신에서 쓰는 경우(예: Colab CPU 런타임의 CUDA 빌드)에는 해당 가속기 런타임(CUDA 등)이 내는 `RuntimeError`가 발생하는지 검증합니다. 메시지는 드라이버에 따라 달라집니다.
+# - PyTorch 2.7부터 가속기용으로 빌드된 PyTorch를 가속기가 없는 머신에서 쓰는 경우(예: Colab CPU 런타임의 CUDA 빌드)에는 해당 가속기 런타임(CUDA 등)이 내는 `RuntimeError`가 발생하는지 검증합니다. 메시지는 드라이버에 따라 달라집니다.
 
 # %% tags=["claim-F10", "gpu-only"]
 NO_ACCELERATOR = "Cannot access accelerator device when none is available"

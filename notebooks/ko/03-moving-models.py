@@ -401,7 +401,7 @@ assert len(devices(model)) == 2
 # 코드로 쓰면 `model.to(device)`와 `x = x.to(device)`입니다. `Tensor.to`는 `x` 자체를 바꾸지 않으므로,
 # 반환값을 반드시 대입하세요.
 #
-# 메시지에 이름이 나온 텐서를 옮기면 된다고 단정해서는 안 됩니다. torch 2.8부터는 GPU에 있는 선형
+# 메시지에 이름이 나온 텐서를 옮기면 된다고 단정해서는 안 됩니다. PyTorch 2.8부터는 GPU에 있는 선형
 # 계층에 CPU 입력을 넣으면 CUDA의 디바이스 검사가 다음 메시지를 냅니다. GPU에서만 나오는
 # 메시지이므로 PyTorch 소스에서 인용합니다.
 #
@@ -698,7 +698,7 @@ with expect_error(TypeError, "not callable"):
     torch.load(path, map_location=0, weights_only=True)
 
 # %% [markdown]
-# torch 2.6부터 `weights_only=True`는 `torch.load`의 기본값입니다. 그런데도 위 셀에서 굳이 지정한 것은
+# PyTorch 2.6부터 `weights_only=True`는 `torch.load`의 기본값입니다. 그런데도 위 셀에서 굳이 지정한 것은
 # 무엇을 선택했는지 코드에 드러내기 위해서입니다. 2.6으로 업데이트한 뒤 pickle로 저장한 모델
 # 전체(`torch.save(model, path)`로 저장한 것)를 불러오지 못하게 된 사람이 많았던 것도 이 기본값
 # 때문입니다. 이제 기본 설정의 `torch.load`는 임의의 클래스를 pickle에서 복원하지 않습니다.
@@ -741,7 +741,7 @@ tmp.cleanup()
 # - 모델을 먼저 옮기고 나서 옵티마이저를 만듭니다. 이미 상태가 생긴 옵티마이저는 모델을 옮겨도
 #   상태를 예전 디바이스와 dtype에 그대로 둡니다.
 # - GPU 체크포인트는 `torch.load(path, map_location="cpu", weights_only=True)`로 CPU에서
-#   불러옵니다. `weights_only=True`는 torch 2.6부터 기본값입니다.
+#   불러옵니다. `weights_only=True`는 PyTorch 2.6부터 기본값입니다.
 # - 학습을 이어서 할 때는 모델을 옮기고 옵티마이저를 만든 뒤, 옵티마이저 체크포인트도
 #   `map_location="cpu"`로 불러옵니다. `load_state_dict`가 상태를 각 매개변수의 디바이스와 dtype에
 #   맞춥니다. `step`은 Adam이 CPU에서 읽는 값이라 CPU에 남습니다. 단, 체크포인트의 옵티마이저가

@@ -22,7 +22,7 @@
 # %% [markdown] tags=["summary"]
 # **요약**
 #
-# - `torch.cuda.is_available()`은 CUDA를 쓸 수 있는지만 알려 줍니다. `torch.accelerator`(torch 2.6 이상)는 CUDA, MPS, XPU 등을 한꺼번에 다룹니다.
+# - `torch.cuda.is_available()`은 CUDA를 쓸 수 있는지만 알려 줍니다. `torch.accelerator`(PyTorch 2.6 이상)는 CUDA, MPS, XPU 등을 한꺼번에 다룹니다.
 # - 가속기가 있으면 가속기를, 없으면 CPU를 반환하는 도우미 함수 하나를 두면 어느 머신에서나 같은 스크립트가 돌아갑니다.
 #
 # ```python
@@ -93,12 +93,12 @@ if mps_ok:
 # %% [markdown]
 # ## 모든 가속기를 한 API로 다루기
 #
-# 2.6에서 추가된 `torch.accelerator`를 쓰면 CUDA, Apple MPS, Intel XPU 등을 같은 함수로 다룰 수 있습니다. 이 노트북에 torch 2.6 이상이 필요한 것도 이 때문이며, 그보다 오래된 torch에서는 노트북이 첫 번째 셀에서 멈춥니다. 스크립트에 필요한 정보는 다음 두 함수로 얻습니다.
+# 2.6에서 추가된 `torch.accelerator`를 쓰면 CUDA, Apple MPS, Intel XPU 등을 같은 함수로 다룰 수 있습니다. 이 노트북에 PyTorch 2.6 이상이 필요한 것도 이 때문이며, 그보다 오래된 torch에서는 노트북이 첫 번째 셀에서 멈춥니다. 스크립트에 필요한 정보는 다음 두 함수로 얻습니다.
 #
 # - `torch.accelerator.is_available()`: 지금 가속기를 쓸 수 있는가?
 # - `torch.accelerator.current_accelerator()`: 어떤 종류인가?
 #
-# 쓸 수 있는 가속기가 없을 때 `current_accelerator()`가 어떻게 동작하는지는 버전에 따라 다릅니다. torch 2.6에서는 `RuntimeError`가 발생합니다. 그래서 아래 셀에서는 가속기를 쓸 수 있거나 torch가 2.7 이상일 때만 이 함수를 호출합니다.
+# 쓸 수 있는 가속기가 없을 때 `current_accelerator()`가 어떻게 동작하는지는 버전에 따라 다릅니다. PyTorch 2.6에서는 `RuntimeError`가 발생합니다. 그래서 아래 셀에서는 가속기를 쓸 수 있거나 torch가 2.7 이상일 때만 이 함수를 호출합니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** 다음 셀을 실행하는 머신에서 `torch.accelerator.current_accelerator()`는 무엇을
@@ -135,17 +135,17 @@ else:
 # %% [markdown] tags=["answer"]
 # **정답:** PyTorch 빌드에 따라 다릅니다. 위의 검증은 이 머신에서 나온 결과를 확인합니다.
 #
-# - `acc=None`: torch 2.7 이상에서 CPU 전용 빌드처럼 가속기를 지원하지 않는 빌드를 쓸 때 나옵니다.
+# - `acc=None`: PyTorch 2.7 이상에서 CPU 전용 빌드처럼 가속기를 지원하지 않는 빌드를 쓸 때 나옵니다.
 # - `acc=device(type='cuda')`: CUDA 빌드입니다. 2.7부터는 GPU를 쓸 수 없는 머신에서도 이 값이 나옵니다(아래에서 자세히 다룹니다). CUDA GPU를 쓸 수 있는 머신에서는 위 검증이 이 값인지 확인합니다.
 # - `acc=device(type='cuda', index=0)`은 나오지 않습니다. `current_accelerator()`가 가리키는 것은 특정 GPU가 아니라 가속기의 종류이므로 인덱스가 붙지 않습니다.
 # - `acc=device(type='cpu')`도 나오지 않습니다. CPU는 가속기가 아니며, 가속기가 없는 빌드에서는 `None`이 반환됩니다.
 #
-# torch 2.6에서 쓸 수 있는 가속기가 없으면 그 대신 `RuntimeError: Cannot access accelerator device when none is available.`("가속기가 없어서 가속기 디바이스에 접근할 수 없다")가 발생합니다.
+# PyTorch 2.6에서 쓸 수 있는 가속기가 없으면 그 대신 `RuntimeError: Cannot access accelerator device when none is available.`("가속기가 없어서 가속기 디바이스에 접근할 수 없다")가 발생합니다.
 
 # %% [markdown]
 # 2.7부터는 함정이 하나 있습니다. `current_accelerator()`가 나타내는 것은 머신이 아니라 **빌드**입니다. GPU가 없는 머신(예: Colab CPU 런타임)에서 CUDA 빌드 PyTorch를 쓰면, `is_available()`이 `False`인데도 `current_accelerator()`는 `cuda`를 반환합니다(2.6에서는 이런 머신에서 같은 호출이 예외를 발생시킵니다).
 #
-# 그러니 먼저 `is_available()`을 확인하거나, 2.7부터는 `current_accelerator(check_available=True)`를 호출하세요. 이렇게 호출하면 가속기를 쓸 수 없을 때 `None`을 반환합니다. 다음 셀은 GPU가 없는 머신에서 실제로 `None`이 나오는지 확인합니다. torch 2.6에서는 이 확인을 건너뛰고 `TORCH >= (2, 7)=False`만 출력합니다.
+# 그러니 먼저 `is_available()`을 확인하거나, 2.7부터는 `current_accelerator(check_available=True)`를 호출하세요. 이렇게 호출하면 가속기를 쓸 수 없을 때 `None`을 반환합니다. 다음 셀은 GPU가 없는 머신에서 실제로 `None`이 나오는지 확인합니다. PyTorch 2.6에서는 이 확인을 건너뛰고 `TORCH >= (2, 7)=False`만 출력합니다.
 
 # %% tags=["claim-O5", "gpu-only"]
 if TORCH >= (2, 7):
@@ -250,7 +250,7 @@ else:  # 가속기용 빌드지만 여기서는 가속기를 쓸 수 없다
 # %% [markdown] tags=["answer"]
 # **정답:** 머신에 따라 다릅니다. 이 머신에서 나온 값은 위 셀이 검증합니다.
 #
-# - `Cannot access accelerator device when none is available`: CPU 전용 빌드이거나 torch 2.6에서 쓸 수 있는 가속기가 없으면 0이 가리킬 디바이스가 없습니다. 그래서 텐서를 만들기도 전에 `torch.device(0)`에서 바로 이 `RuntimeError`("가속기가 없어서 가속기 디바이스에 접근할 수 없다")가 발생합니다.
+# - `Cannot access accelerator device when none is available`: CPU 전용 빌드이거나 PyTorch 2.6에서 쓸 수 있는 가속기가 없으면 0이 가리킬 디바이스가 없습니다. 그래서 텐서를 만들기도 전에 `torch.device(0)`에서 바로 이 `RuntimeError`("가속기가 없어서 가속기 디바이스에 접근할 수 없다")가 발생합니다.
 # - `device(type='cuda', index=0)`: CUDA 머신에서는 0이 `cuda:0`을 가리킵니다. 2.7부터는 GPU가 없는 머신이라도 CUDA 빌드라면 `0`을 `cuda:0`으로 해석하고, 오류는 그 디바이스에 텐서를 만들 때에야 발생합니다.
 # - `device(type='cpu')`는 나오지 않습니다. 정수는 CPU를 뜻하지 않습니다.
 

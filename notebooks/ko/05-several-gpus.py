@@ -357,7 +357,7 @@ os._exit(0)
 #
 # 다음 셀은 스크립트를 임시 디렉터리에 저장하고, `python -m torch.distributed.run`으로 이 머신에서 프로세스 두 개를 제한 시간을 두고 실행합니다. `torchrun` 명령이 실행하는 것도 이 모듈입니다(`--standalone`을 붙이면 빈 포트를 알아서 골라 줍니다). `torchrun`이 만드는 임시 파일도 같은 디렉터리(`TMPDIR`)에 생기므로, 셀이 끝나면 아무것도 남지 않습니다.
 #
-# 스크립트는 `os._exit(0)`으로 끝납니다. Python이 종료되는 동안 gloo의 워커 스레드가 아직 autograd 상태를 해제하고 있어서 프로세스가 가끔 비정상 종료되기 때문입니다(torch 2.13에서 확인). 그 시점에는 결과가 이미 파일에 쓰여 있습니다.
+# 스크립트는 `os._exit(0)`으로 끝납니다. Python이 종료되는 동안 gloo의 워커 스레드가 아직 autograd 상태를 해제하고 있어서 프로세스가 가끔 비정상 종료되기 때문입니다(PyTorch 2.13에서 확인). 그 시점에는 결과가 이미 파일에 쓰여 있습니다.
 #
 # GPU가 두 개보다 적으면 프로세스는 `gloo`로 CPU에서 실행됩니다. GPU가 두 개 이상인 머신에서는 각 프로세스가 자기 GPU(`cuda:0`과 `cuda:1`)에서 `nccl`로 실행되었는지도 다음 셀에서 검증합니다.
 
@@ -430,7 +430,7 @@ assert r0["params"] == r1["params"]  # 그런데도 학습 후 매개변수는 �
 #
 # 앞에서 권한 `device_id`는 현재 디바이스를 바꾸지 않으므로, 넘기더라도 `set_device`를 생략할 수 없습니다. NCCL 백엔드에서 `device_id`를 넘기면 랭크 간 통신에 쓰는 커뮤니케이터(communicator)가 `init_process_group` 안에서 바로 만들어집니다. 그래서 NCCL 오류도 첫 집합 통신(all-reduce처럼 모든 랭크가 함께 하는 통신) 때가 아니라 `init_process_group`에서 납니다. 그 뒤에 만드는 프로세스 그룹도 커뮤니케이터를 새로 만들지 않고, 이 커뮤니케이터를 나눠(`ncclCommSplit`) 만듭니다.
 #
-# GPU가 있으면 다음 셀은 `LOCAL_RANK=1`만 설정하고 `set_device`는 호출하지 않는 새 프로세스를 띄웁니다. 그리고 그 프로세스의 현재 디바이스가 여전히 0인지 확인합니다. GPU가 없어도 PyTorch 소스를 읽어, `init_process_group`이 `device_id`를 받기만 하고 `set_device`는 호출하지 않는다는 점을 확인합니다. torch 2.13 이상이라면 `barrier`의 Python 코드가 더미 텐서의 디바이스를 고르는 순서와, 문서에 적힌 `device_id`의 효과까지 검증합니다.
+# GPU가 있으면 다음 셀은 `LOCAL_RANK=1`만 설정하고 `set_device`는 호출하지 않는 새 프로세스를 띄웁니다. 그리고 그 프로세스의 현재 디바이스가 여전히 0인지 확인합니다. GPU가 없어도 PyTorch 소스를 읽어, `init_process_group`이 `device_id`를 받기만 하고 `set_device`는 호출하지 않는다는 점을 확인합니다. PyTorch 2.13 이상이라면 `barrier`의 Python 코드가 더미 텐서의 디바이스를 고르는 순서와, 문서에 적힌 `device_id`의 효과까지 검증합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():

@@ -15,7 +15,7 @@
 # %% [markdown]
 # # 팩트체크: 자주 보는 주장 검증하기
 #
-# 모델을 GPU로 옮기는 방법을 다룬 블로그 글과 Q&A 답변에는 몇 가지 주장이 되풀이해서 나옵니다. 그중 일부는 처음부터 틀렸고, 나머지는 예전 릴리스(torch 1.7)에서는 맞았지만 그 뒤로 바뀌었습니다. 이 페이지에서는 주장을 하나씩 소개하고 판정을 내린 다음, 지금 쓰는 머신에서 실행되는 코드로 직접 검증합니다.
+# 모델을 GPU로 옮기는 방법을 다룬 블로그 글과 Q&A 답변에는 몇 가지 주장이 되풀이해서 나옵니다. 그중 일부는 처음부터 틀렸고, 나머지는 예전 릴리스(PyTorch 1.7)에서는 맞았지만 그 뒤로 바뀌었습니다. 이 페이지에서는 주장을 하나씩 소개하고 판정을 내린 다음, 지금 쓰는 머신에서 실행되는 코드로 직접 검증합니다.
 #
 # 모든 판정은 `assert`로 검증합니다. 이후 PyTorch 릴리스에서 동작이 바뀌면 검증이 실패하므로, 페이지 내용이 낡았다는 것을 바로 알 수 있습니다.
 #
@@ -431,9 +431,9 @@ assert y.device == net.weight.device
 # %% [markdown]
 # ## 오래된 정보: 정수 디바이스는 CUDA GPU를 뜻한다
 #
-# **예전(torch 1.7):** `torch.device(0)`과 `device=0`은 `cuda:0`의 줄임말이었습니다.
+# **예전(PyTorch 1.7):** `torch.device(0)`과 `device=0`은 `cuda:0`의 줄임말이었습니다.
 #
-# **지금:** torch 2.5부터 정수는 현재 **가속기**에서 그 번호의 디바이스를 뜻합니다. 가속기는 CUDA일 수도 있고, Apple의 MPS나 Intel의 XPU일 수도 있습니다. 가속기를 전혀 지원하지 않는 torch 빌드(CPU 전용 휠 등)에서는 다음 오류가 발생합니다.
+# **지금:** PyTorch 2.5부터 정수는 현재 **가속기**에서 그 번호의 디바이스를 뜻합니다. 가속기는 CUDA일 수도 있고, Apple의 MPS나 Intel의 XPU일 수도 있습니다. 가속기를 전혀 지원하지 않는 torch 빌드(CPU 전용 휠 등)에서는 다음 오류가 발생합니다.
 #
 # ```
 # Cannot access accelerator device when none is available.
@@ -465,9 +465,9 @@ elif cpu_only_build and TORCH >= (2, 5):
 # %% [markdown]
 # ## 오래된 정보: 텐서에는 is_cpu 속성이 없다
 #
-# **예전(torch 1.7):** `t.is_cuda`는 있었지만 `t.is_cpu`는 없어서 대신 `t.device.type`을 비교했습니다.
+# **예전(PyTorch 1.7):** `t.is_cuda`는 있었지만 `t.is_cpu`는 없어서 대신 `t.device.type`을 비교했습니다.
 #
-# **지금:** `Tensor.is_cpu`는 torch 1.13부터 있습니다.
+# **지금:** `Tensor.is_cpu`는 PyTorch 1.13부터 있습니다.
 
 # %% tags=["claim-O2"]
 t = torch.ones(2, device=device)
@@ -480,7 +480,7 @@ assert torch.ones(1).is_cpu
 # %% [markdown]
 # ## 오래된 정보: 디바이스 불일치 오류 메시지
 #
-# **예전(torch 1.7):** CUDA 행렬 곱은 모든 텐서가 GPU에 있는지 검사하고(ATen의 `checkAllSameGPU`) CPU에 있는 텐서를 나열했습니다. 검사 대상은 `addmm(bias, input, weight.T)`의 세 인자 `self`, `mat1`, `mat2`, 그리고 출력 `out`(편향과 같은 디바이스에 만들어짐)이었습니다. 그래서 어느 쪽이 CPU에 남았는지에 따라 메시지가 달랐습니다.
+# **예전(PyTorch 1.7):** CUDA 행렬 곱은 모든 텐서가 GPU에 있는지 검사하고(ATen의 `checkAllSameGPU`) CPU에 있는 텐서를 나열했습니다. 검사 대상은 `addmm(bias, input, weight.T)`의 세 인자 `self`, `mat1`, `mat2`, 그리고 출력 `out`(편향과 같은 디바이스에 만들어짐)이었습니다. 그래서 어느 쪽이 CPU에 남았는지에 따라 메시지가 달랐습니다.
 #
 # - CPU 입력을 GPU의 계층에 넣은 경우(`mat1`이 GPU에 없음):
 #
@@ -553,9 +553,9 @@ else:
 # %% [markdown]
 # ## 오래된 정보: 없는 GPU 인덱스를 지정하면 일반 RuntimeError가 발생한다
 #
-# **예전(torch 1.7):** 없는 GPU를 요청하면(예: GPU가 하나인 머신에서 `t.cuda(1)`) `RuntimeError: CUDA error: invalid device ordinal` 오류("CUDA 오류: 디바이스 번호가 잘못되었다")가 발생했습니다.
+# **예전(PyTorch 1.7):** 없는 GPU를 요청하면(예: GPU가 하나인 머신에서 `t.cuda(1)`) `RuntimeError: CUDA error: invalid device ordinal` 오류("CUDA 오류: 디바이스 번호가 잘못되었다")가 발생했습니다.
 #
-# **지금:** torch 2.8부터는 같은 오류가 `torch.AcceleratorError`로 발생합니다. `RuntimeError`의 하위 클래스이므로 기존의 `except RuntimeError:` 코드로도 그대로 잡힙니다. GPU가 없는 머신에서는 클래스 관계만 확인합니다.
+# **지금:** PyTorch 2.8부터는 같은 오류가 `torch.AcceleratorError`로 발생합니다. `RuntimeError`의 하위 클래스이므로 기존의 `except RuntimeError:` 코드로도 그대로 잡힙니다. GPU가 없는 머신에서는 클래스 관계만 확인합니다.
 #
 # 자세한 내용은 [불러오기·환경·메모리 오류 읽는 법](09-setup-and-memory-errors.ipynb#cuda-error-invalid-device-ordinal)을 보세요.
 
@@ -583,11 +583,11 @@ else:
 # %% [markdown]
 # ## 오래된 정보: 디바이스는 torch.cuda.is_available()로 고른다
 #
-# **예전(torch 1.7):** `"cuda" if torch.cuda.is_available() else "cpu"`가 흔히 쓰는 방법이었습니다.
+# **예전(PyTorch 1.7):** `"cuda" if torch.cuda.is_available() else "cpu"`가 흔히 쓰는 방법이었습니다.
 #
-# **지금:** NVIDIA GPU에서는 이 방법이 여전히 잘 동작하며, 이 페이지에서도 씁니다. 어느 가속기에서나 쓸 수 있는 방법은 `torch.accelerator` 모듈(torch 2.6)로, CUDA, MPS, XPU 등을 모두 인식합니다. `torch.accelerator.current_accelerator()`는 사용 중인 torch 빌드가 지원하는 가속기를 알려 주고, 지원하는 가속기가 없으면 `None`을 반환합니다(`None`을 반환하는 것은 torch 2.7부터). 이 값은 빌드에 대한 정보이므로, 지금 실제로 디바이스를 쓸 수 있는지 알려 주는 `torch.accelerator.is_available()`과 함께 쓰세요.
+# **지금:** NVIDIA GPU에서는 이 방법이 여전히 잘 동작하며, 이 페이지에서도 씁니다. 어느 가속기에서나 쓸 수 있는 방법은 `torch.accelerator` 모듈(PyTorch 2.6)로, CUDA, MPS, XPU 등을 모두 인식합니다. `torch.accelerator.current_accelerator()`는 사용 중인 torch 빌드가 지원하는 가속기를 알려 주고, 지원하는 가속기가 없으면 `None`을 반환합니다(`None`을 반환하는 것은 PyTorch 2.7부터). 이 값은 빌드에 대한 정보이므로, 지금 실제로 디바이스를 쓸 수 있는지 알려 주는 `torch.accelerator.is_available()`과 함께 쓰세요.
 #
-# GPU가 없으면 CUDA가 선택되지 않는다는 것만 확인합니다. torch 2.6에서는 검증하지 않고 설치된 버전 `TORCH=(2, 6)`만 출력합니다.
+# GPU가 없으면 CUDA가 선택되지 않는다는 것만 확인합니다. PyTorch 2.6에서는 검증하지 않고 설치된 버전 `TORCH=(2, 6)`만 출력합니다.
 
 # %% tags=["claim-O5", "gpu-only"]
 if TORCH >= (2, 7):
@@ -617,9 +617,9 @@ else:
 # | `.cuda()`가 `.to('cuda')`보다 메모리를 더 쓴다 | 틀림 | 둘 다 `Module._apply`를 거침. `.cuda()`는 dtype을 못 바꿈 |
 # | `nn.DataParallel`이 모델을 GPU로 옮겨 준다 | 대체로 틀림 | 디바이스 ID가 정확히 하나(`len(device_ids) == 1`)일 때만 옮김. 직접 옮길 것 |
 # | `Linear(10, 1)`에 CPU의 `torch.randn(10, 1)`을 넣을 수 있다 | 틀림 | 디바이스도 모양도 틀림. `torch.randn(N, 10, device=device)`를 사용 |
-# | `device=0`은 `cuda:0`이다 | 오래된 정보 | 현재 가속기의 0번 디바이스(torch 2.5부터) |
-# | 텐서에는 `is_cpu`가 없다 | 오래된 정보 | `Tensor.is_cpu`가 있음(torch 1.13부터) |
+# | `device=0`은 `cuda:0`이다 | 오래된 정보 | 현재 가속기의 0번 디바이스(PyTorch 2.5부터) |
+# | 텐서에는 `is_cpu`가 없다 | 오래된 정보 | `Tensor.is_cpu`가 있음(PyTorch 1.13부터) |
 # | 예전 디바이스 불일치 메시지 | 오래된 정보 | `Expected all tensors to be on the same device`로 검색. 뒤에 나오는 인자 이름은 실행된 연산에 따라 다름 |
-# | 없는 GPU 인덱스는 일반 `RuntimeError`를 일으킨다 | 오래된 정보 | `RuntimeError`의 하위 클래스인 `torch.AcceleratorError`(torch 2.8부터) |
+# | 없는 GPU 인덱스는 일반 `RuntimeError`를 일으킨다 | 오래된 정보 | `RuntimeError`의 하위 클래스인 `torch.AcceleratorError`(PyTorch 2.8부터) |
 # | 디바이스는 `torch.cuda.is_available()`로 고른다 | 오래된 정보 | CUDA에서는 여전히 동작. 어느 가속기에서나 쓰는 방법은 `torch.accelerator`(2.6 이상. 가속기가 없을 때 `current_accelerator()`가 `None`을 반환하는 것은 2.7부터) |
 

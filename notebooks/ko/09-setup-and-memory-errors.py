@@ -393,7 +393,7 @@ assert features.device.type == device.type
 #
 # torch 버전마다 고를 수 있는 CUDA 버전은 pytorch.org의 설치 안내(Get Started) 페이지에서 확인하세요. torchvision과 torchaudio도 같은 주소에서 설치합니다.
 #
-# Blackwell 세대 GPU(GeForce RTX 50 시리즈, B200)를 쓰려면 `cu128` 이상으로 빌드된 torch가 필요합니다. `cu128` 빌드는 torch 2.7부터 나왔지만, PyPI의 Linux용 torch는 2.7까지 `cu126`이고 2.8부터 `cu128` 이상입니다. 따라서 Blackwell GPU에서 PyPI의 torch 2.7처럼 `cu126` 빌드를 쓰면, 빌드에 이 GPU용 코드가 없어 다음 경고가 납니다.
+# Blackwell 세대 GPU(GeForce RTX 50 시리즈, B200)를 쓰려면 `cu128` 이상으로 빌드된 torch가 필요합니다. `cu128` 빌드는 PyTorch 2.7부터 나왔지만, PyPI의 Linux용 torch는 2.7까지 `cu126`이고 2.8부터 `cu128` 이상입니다. 따라서 Blackwell GPU에서 PyPI의 PyTorch 2.7처럼 `cu126` 빌드를 쓰면, 빌드에 이 GPU용 코드가 없어 다음 경고가 납니다.
 #
 # ```
 # ... is not compatible with the current PyTorch installation.
