@@ -15,17 +15,17 @@
 # %% [markdown]
 # # デバイス上にテンソルを作成する
 #
-# テンソルは必ずどれか1つのデバイス上に置かれます。CPU、GPU、あるいは `meta` のような特殊なデバイスです。このページでは、テンソルをどこに作成するかを指定する方法と、テンソルがどこにあるかを確認する方法を説明します。以下のセルはすべて GPU のないマシンでも実行できます。
+# テンソルは必ずどれか1つのデバイス上に置かれます。デバイスには CPU や GPU のほか、`meta` のような特殊なものもあります。このページでは、テンソルを作成するデバイスの指定方法と、テンソルの場所の確認方法を説明します。以下のセルはすべて、GPU のないマシンでも実行できます。
 #
-# 「GPU での検証を含む」の印が付いたセルは、GPU がなければ GPU の部分を飛ばして `torch.cuda.is_available()=False` のように理由を表示するか、GPU がないときの動作を検証します。
+# 「GPU での検証を含む」の印が付いたセルは、GPU のないマシンでは、GPU を使う部分を飛ばして理由（`torch.cuda.is_available()=False` など）を表示するか、その環境での動作を検証します。
 #
-# 最初のセルでは、想定どおりのエラーを表示しつつ、ノートブックを止めずに先へ進めるためのヘルパー関数 `expect_error` も定義します。
+# 最初の準備のセルでは、ヘルパー関数 `expect_error` も定義します。想定どおりのエラーを表示し、ノートブックを止めずに先へ進めるための関数です。
 
 # %% [markdown] tags=["summary"]
 # **結論**
 #
 # - テンソルは、使うデバイス上に直接作ります。ファクトリ関数（`torch.zeros`、`torch.randn`、`torch.tensor` など）に `device=` を渡せば、CPU で作ってからコピーする無駄が省けます。
-# - テンソルの置き場所は `t.device` で確かめます。`t.device` を `torch.device` と比較するか、`t.device.type` を `"cuda"` のような文字列と比べます（`t.device` を `"cpu"` などの文字列と直接比べると、テンソルが CPU 上にあっても `False` になります）。
+# - テンソルの場所は `t.device` で確認します。判定には、`t.device` を `torch.device` と比較するか、`t.device.type` を `"cuda"` のような文字列と比較します。`t.device` を `"cpu"` などの文字列と直接比較すると、テンソルが CPU 上にあっても `False` になります。
 #
 # ```python
 # device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -82,7 +82,7 @@ print(f"{torch.cuda.is_available()=}")
 # %% [markdown]
 # ## デバイスを指定する
 #
-# `torch.device` は、デバイスの種類（`cpu`、`cuda`、`mps`、`meta` など）と、省略可能なインデックスからなります。文字列から作成できるほか、PyTorch がデバイスを受け取る箇所ならどこにでも文字列をそのまま渡せます。インデックスを省略した `cuda` は、特定の GPU ではなく「現在の CUDA デバイス」を指します。
+# `torch.device` は、デバイスの種類（`cpu`、`cuda`、`mps`、`meta` など）と、省略可能なインデックスからなります。文字列から作成できるほか、PyTorch がデバイスを受け取る箇所ならどこでも、文字列をそのまま渡すこともできます。インデックスを省略した `cuda` は、特定の GPU ではなく「現在の CUDA デバイス」を指します。
 
 # %%
 cpu = torch.device("cpu")
@@ -95,9 +95,9 @@ assert (gpu.type, gpu.index) == ("cuda", None)
 assert torch.device("cuda", 1) == torch.device("cuda:1")
 
 # %% [markdown]
-# 文字列から `torch.device` を作成するときに検査されるのは表記だけで、ハードウェアの有無までは検査されません。そのため、上のセルは GPU のないマシンでも動きます。ハードウェアが必要になるのは、そのデバイス上に実際にテンソルを作成するときです。
+# 文字列から `torch.device` を作成するときに検査されるのは表記だけです。ハードウェアの有無は問われないので、上のセルは GPU のないマシンでも動きます。ハードウェアが必要になるのは、そのデバイス上に実際にテンソルを作成するときです。
 #
-# ただし、整数だけを渡す場合は事情が異なります。`torch.device(0)` では、PyTorch がマシンにどのアクセラレータがあるかを調べます（後述の[整数によるデバイス指定](#整数によるデバイス指定)を参照）。
+# ただし、整数だけを渡す場合は事情が異なります。`torch.device(0)` を呼んだ時点で、PyTorch はマシンにどのアクセラレータがあるかを調べます（詳しくは後述の[整数によるデバイス指定](#整数によるデバイス指定)を参照してください）。
 
 # %% [markdown]
 # ## ファクトリ関数の `device` 引数
@@ -114,7 +114,7 @@ for t in (a, b, c):
     assert t.device == torch.device("cpu")
 
 # %% [markdown]
-# GPU 上にテンソルを作成するには、CUDA デバイスを渡します。次のセルは、テンソルが現在の CUDA デバイス（インデックスなしの `cuda`）上にできることを GPU 上で確かめます。
+# GPU 上にテンソルを作成するには、CUDA デバイスを渡します。インデックスなしの `cuda` を渡すと、テンソルは現在の CUDA デバイスに作成されます。次のセルは、GPU のあるマシンでこれを検証します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -128,9 +128,9 @@ else:
 # %% [markdown]
 # ## デバイス上に直接作成する
 #
-# GPU で使うテンソルは、最初から GPU 上に作成してください。`torch.randn(64, 3, device=device)` のように書きます。同じテンソルを `torch.randn(64, 3).to(device)` で作ると、まず CPU メモリ上にテンソルを作って値を入れ、それを GPU へコピーすることになります。`device=` を渡せば、CPU 上に一時的なテンソルを作ることも、CPU から GPU へコピーすることもなくなります。
+# GPU で使うテンソルは、最初から GPU 上に作成してください。`torch.randn(64, 3, device=device)` のように書きます。同じテンソルを `torch.randn(64, 3).to(device)` で用意すると、まず CPU メモリ上にテンソルを作って値を入れ、その後で GPU へコピーすることになります。`device=` を渡せば、CPU 上の一時的なテンソルも、CPU から GPU へのコピーも不要になります。
 #
-# 注意点が1つあります。CPU と CUDA の乱数生成器はアルゴリズムが異なります。同じ `torch.manual_seed(0)` を呼んだ後でも、`torch.randn(3)` と `torch.randn(3, device="cuda")` は異なる値を返します。どちらもそれぞれのデバイス上では再現性があり、再実行すれば同じ値になります。ただし、`torch.randn(3).to("cuda")` を `torch.randn(3, device="cuda")` に書き換えると、得られる値は変わります。
+# 注意点が1つあります。CPU と CUDA では、乱数生成器のアルゴリズムが異なります。`torch.manual_seed(0)` で同じシードを設定しても、`torch.randn(3)` と `torch.randn(3, device="cuda")` は異なる値を返します。どちらも、同じデバイスで再実行すれば同じ値になります。ただし、`torch.randn(3).to("cuda")` を `torch.randn(3, device="cuda")` に書き換えると、得られる値は変わります。
 
 # %%
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -145,7 +145,7 @@ torch.manual_seed(0)
 assert torch.equal(torch.randn(1000), on_cpu)
 
 # %% [markdown]
-# GPU のあるマシンでは、この注意点を次のセルで確かめます。同じシードなら GPU 上でも毎回同じ値が得られること、そしてその値が CPU で得られる値とは異なることの2点です。
+# この注意点は、GPU のあるマシンなら次のセルで確かめられます。検証するのは、同じシードなら GPU 上でも毎回同じ値になることと、その値が CPU の値とは異なることの2点です。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -173,7 +173,7 @@ assert t.is_cpu and not t.is_cuda
 assert t.device.type == "cpu"
 
 # %% [markdown]
-# テンソルの場所によって処理を分けるには、テンソルのデバイスを比較します。CPU 上にあるかどうかを調べるつもりで、次の3通りの比較を書いてみます。
+# テンソルの場所によって処理を分けるには、デバイスを比較します。CPU 上にあるかどうかを調べるつもりで、次の3通りの比較を書いてみます。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `t` は CPU 上のテンソルです。`t.device == torch.device("cpu")`、`t.device == "cpu"`、`t.device.type == "cpu"` の3つの比較について、次のセルは順に何を表示するでしょうか。
@@ -195,23 +195,23 @@ assert torch.device("cuda:0") != torch.device("cuda")
 assert torch.device("cuda:0").type == torch.device("cuda").type
 
 # %% [markdown] tags=["answer"]
-# **答え：** `True False True` です。`torch.device` どうしを比べれば正しく判定でき、`.type` はただの文字列なので文字列と比較できます。しかし、デバイスそのものと文字列を比べても、等しくなることはありません。CPU 上のテンソルでも `t.device == "cpu"` は `False` です。
+# **答え：** `True False True` です。`torch.device` どうしを比べれば正しく判定でき、`.type` は文字列なので文字列と比べられます。しかし、`torch.device` を文字列と比べても、等しくなることはありません。CPU 上のテンソルでも、`t.device == "cpu"` は `False` です。
 #
-# - 表示がどちらも `cpu` なので、`True True True` だと思った人は多いかもしれません。しかし `torch.device` と文字列は型が違うので、`==` は `False` を返します。
-# - `True False False` では、`.type` の比較まで `False` になっています。`.type` はただの文字列 `"cpu"` なので、文字列と比べれば素直に `True` になります。
-# - `False False True` だと、`torch.device` どうしを比べても `False` になってしまいます。実際には、CPU 上のテンソルの `t.device` は必ず `torch.device("cpu")` と等しくなります。
+# - `t.device` を表示すると `cpu` と出るので、`True True True` だと思った人は多いかもしれません。ところが `torch.device` と文字列は型が違うので、`==` は `False` を返します。
+# - `True False False` は、`.type` の比較まで `False` になると考えた答えです。`.type` の値は文字列 `"cpu"` なので、文字列と比べれば素直に `True` になります。
+# - `False False True` を選んだなら、`torch.device` どうしの比較も当てにならないと考えたのでしょう。実際には、CPU 上のテンソルの `t.device` は必ず `torch.device("cpu")` と等しくなります。
 #
-# デバイスは `torch.device` と比較するか、どの GPU でもよい場合は `.type` を比較してください。`torch.device("cuda:0")` と `torch.device("cuda")` は等しくありませんが、`.type` は同じです。
+# デバイスを判定するときは `torch.device` と比較し、どの GPU でもよい場合は `.type` を文字列と比較してください。`torch.device("cuda:0")` と `torch.device("cuda")` は等しくありませんが、`.type` は同じです。
 
 # %% [markdown]
 # ## 整数によるデバイス指定
 #
-# 以前は `device=0` や `torch.device(0)` が `cuda:0` を意味していました。PyTorch 2.5 以降、整数は「現在のアクセラレータ上の、そのインデックスのデバイス」を意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。
+# 以前は `device=0` や `torch.device(0)` が `cuda:0` を意味していました。PyTorch 2.5 以降、整数は、現在のアクセラレータでその整数をインデックスとするデバイスを表します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。
 #
-# そのため、文字列の場合とは違い、PyTorch は整数をデバイスに変換する時点でマシンのアクセラレータを調べます。テンソルを作成する前の、この段階でエラーになることもあります。
+# そのため、文字列の場合とは違い、PyTorch は整数をデバイスに変換する時点でマシンのアクセラレータを調べます。テンソルを作成するより前に、この変換の段階でエラーが発生することもあります。
 #
 # - 使えるアクセラレータがあれば、`torch.device(0)` はそのアクセラレータの0番のデバイス（`cuda:0` など）になります。
-# - どのアクセラレータ向けにもビルドされていない PyTorch（CPU 版）では、`torch.device(0)` そのものが次のエラーになります（`device=0` や `model.to(0)` も同じです）。PyTorch 2.6 では、アクセラレータ向けのビルドでも、使えるアクセラレータがなければ同じエラーになります。
+# - どのアクセラレータ向けにもビルドされていない PyTorch（CPU 版）では、`torch.device(0)` を呼んだ時点で次のエラーが発生します。`device=0` や `model.to(0)` も同様です。PyTorch 2.6 では、アクセラレータ向けのビルドでも、使えるアクセラレータがなければ同じエラーになります。
 #
 #   ```
 #   RuntimeError: Cannot access accelerator device when none is available.
@@ -219,9 +219,9 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 #
 #   このメッセージは「使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない」という意味です。
 #
-# - PyTorch 2.7 以降のアクセラレータ向けビルド（Colab の CPU ランタイムに入っている CUDA ビルドなど）では、アクセラレータがなくても `torch.device(0)` 自体はエラーになりません。`torch.device(0)` はそのビルドが対象とするアクセラレータの0番のデバイス（CUDA ビルドなら `cuda:0`）になり、エラーはそこにテンソルを作成した時点で初めて発生します。
+# - PyTorch 2.7 以降のアクセラレータ向けビルド（Colab の CPU ランタイムに入っている CUDA ビルドなど）では、アクセラレータがなくても、`torch.device(0)` を呼んだだけではエラーになりません。返されるのは、そのビルドが対象とするアクセラレータの0番のデバイスです。CUDA ビルドなら `cuda:0` になります。エラーが初めて発生するのは、そのデバイス上にテンソルを作成したときです。
 #
-# 次のセルは、このマシンがどの場合に当たるかを調べ、その場合の結果を assert で検証します。
+# 次のセルは、このマシンが上の3つのどれに当たるかを調べ、当てはまる場合の結果を assert で検証します。
 
 # %% tags=["claim-O1", "gpu-only"]
 NO_ACCELERATOR = "Cannot access accelerator device when none is available"
@@ -258,7 +258,9 @@ else:
 # %% [markdown]
 # ## デバイスを毎回指定せずにテンソルを作成する
 #
-# PyTorch 2.0 以降では、`device=` を省略したときにファクトリ関数が使うデフォルトのデバイスを変更できます。デフォルトを変えるには、`with torch.device(...)` ブロックを使う方法と、`torch.set_default_device(...)` を呼ぶ方法があります。既存のテンソルが移動するわけではなく、`device=` を渡したときと同じく、テンソルが最初からそのデバイス上に作成されます。最後のセクションで説明する [`meta` デバイス](#meta-デバイス)を使うので、以下のセルはどのマシンでも実行できます。
+# PyTorch 2.0 以降では、`device=` を省略したときにファクトリ関数が使うデフォルトのデバイスを変更できます。方法は2つあり、`with torch.device(...)` ブロックを使うか、`torch.set_default_device(...)` を呼びます。どちらの方法でも既存のテンソルが移動するわけではなく、`device=` を渡したときと同じく、新しいテンソルが最初からそのデバイス上に作成されます。
+#
+# 以下のセルでは、最後のセクションで説明する [`meta` デバイス](#meta-デバイス)を使います。そのため、どのマシンでも実行できます。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `with torch.device("meta"):` の中で、`device=` なしのテンソルと `device="cpu"` 付きのテンソルを作り、ブロックを抜けてから `device=` なしでもう1つ作ります。次のセルは、この順にどのデバイスを表示するでしょうか。
@@ -289,7 +291,7 @@ assert outside.device.type == "cpu"
 # - `meta cpu meta` の誤りは、ブロックを抜けた後もデフォルトが `meta` のままだと考えた点です。`with` の効果が続くのは、ブロックを実行している間だけです。
 
 # %% [markdown]
-# `torch.set_default_device` を使うと、ブロックを使わずに同じ設定ができます。設定はもう一度呼ぶまで続き、`None` を渡すと CPU に戻ります。このページのセルは `finally` で設定を戻しているので、途中でエラーが起きても、以降のセルに設定が持ち越されることはありません。
+# `torch.set_default_device` なら、ブロックを書かずに同じ設定ができます。効果はもう一度呼ぶまで続き、`None` を渡すと CPU に戻ります。このページのセルは `finally` で元に戻しているので、途中でエラーが起きても、以降のセルに設定が持ち越されることはありません。
 
 # %% tags=["claim-F6"]
 torch.set_default_device("meta")
@@ -337,16 +339,16 @@ assert in_thread == "cpu"  # 新しいスレッドにはデフォルトが効い
 assert wrapped == "cpu"
 
 # %% [markdown] tags=["answer"]
-# **答え：** `meta cpu cpu` です。デフォルトのデバイスは、それを設定したスレッドだけのものです。新しいスレッド（データ読み込み用のスレッドや Web サーバーのワーカーなど）では、テンソルは CPU 上に作成されます。また `torch.frombuffer` は、CPU 上にすでにあるバッファのメモリをそのまま使うので、新たにメモリを確保せず、デフォルトのデバイスも適用されません。`torch.from_numpy` も同じです（後のセルで検証します）。
+# **答え：** `meta cpu cpu` です。デフォルトのデバイスは、設定したスレッドにしか効きません。新しいスレッド（データ読み込み用のスレッドや Web サーバーのワーカーなど）では、テンソルは CPU 上に作成されます。また、`torch.frombuffer` は CPU 上にすでにあるバッファのメモリをそのまま使います。新たにメモリを確保しないので、デフォルトのデバイスも適用されません。`torch.from_numpy` も同じです（後のセルで検証します）。
 #
-# - `meta meta meta` は誤りです。デフォルトはどこにでも効くわけではなく、ほかのスレッドにも、既存のメモリをそのまま使う `frombuffer` にも効きません。
+# - `meta meta meta` は、デフォルトがどこにでも効くと考えた答えです。実際には、ほかのスレッドにも、既存のメモリをそのまま使う `frombuffer` にも効きません。
 # - `meta meta cpu` を選んだなら、`frombuffer` だけはデフォルトに従わないことには気づいたものの、デフォルトをプロセス全体に効く設定だと考えたのでしょう。
-# - `frombuffer` もデフォルトのデバイスに従うと予想した場合は、`meta cpu meta` になります。しかし、先に説明したとおり `frombuffer` は既存のバッファを使うだけなので、結果は `cpu` です。
+# - `meta cpu meta` になるのは、`frombuffer` もデフォルトのデバイスに従うと予想した場合です。しかし、先に説明したとおり `frombuffer` は既存のバッファを使うだけなので、結果は `cpu` です。
 
 # %% [markdown]
 # `with torch.device(...)` ブロックにも同じ制限があります。どちらも内部では、`DeviceContext`（`torch.utils._device`）というオブジェクトをスレッドごとに登録する仕組みで動いているからです。
 #
-# どちらの書き方にも、もう1つ共通の注意点があります。設定している間は、ファクトリ関数に限らず、Python から torch の関数を呼ぶたびにオーバーヘッドがかかります（`torch.set_default_device` のドキュメントにも注意書きがあります）。`with torch.device(...)` ブロックの中の呼び出しも、同じ `DeviceContext` を経由します。どれくらいかかるかは、次のセルで測ります。
+# どちらの書き方にも、もう1つ共通の注意点があります。設定している間は、ファクトリ関数に限らず、Python から torch の関数を呼ぶたびにオーバーヘッドがかかります（`torch.set_default_device` のドキュメントにも注意書きがあります）。`with torch.device(...)` ブロックの中の呼び出しも、同じ `DeviceContext` を経由します。オーバーヘッドの大きさは、次のセルで測ります。
 #
 # 2つの書き方の違いは、有効範囲だけです。
 #
@@ -357,7 +359,7 @@ assert wrapped == "cpu"
 #
 # - `with` ブロックの中で作った、同じ3つのテンソルのデバイス
 # - （NumPy があれば）両方の書き方での `torch.from_numpy` の結果
-# - 要素数4のテンソルに対する `add` の実行時間（設定なし、`with` ブロックの中、`set_default_device` の後）。時間は設定なしに対する倍率で表示します。ばらつきが大きいので、倍率は assert では確かめません。
+# - 要素数4のテンソルに対する `add` の実行時間（設定なし、`with` ブロックの中、`set_default_device` の後）。時間は設定なしに対する倍率で表示します。ばらつきが大きいので、倍率は assert では検証しません。
 
 # %% tags=["claim-F6"]
 with torch.device("meta"):
@@ -400,9 +402,9 @@ finally:
 print(f"{block_s / plain_s=:.2f}, {set_s / plain_s=:.2f}")
 
 # %% [markdown]
-# 使い分けは、デフォルトを効かせたい範囲で決めます。1回の呼び出しには `device=`、範囲がコード上ではっきりしているブロックには `with torch.device(...)` を使い、`torch.set_default_device` は1つのスレッドで動くスクリプトやノートブックだけにとどめてください。
+# 使い分けは、デフォルトを効かせたい範囲で決めます。1回の呼び出しだけなら `device=`、コード上で有効範囲がはっきりしたまとまりには `with torch.device(...)` が向いています。`torch.set_default_device` は、1つのスレッドで動くスクリプトやノートブックだけにとどめてください。
 #
-# このセクションの最後のセルは、`with torch.device("cuda"):` の中の `torch.randn` が CUDA テンソルを作成することを GPU 上で確かめます。
+# このセクションの最後に、`with torch.device("cuda"):` の中で呼んだ `torch.randn` が CUDA テンソルを作成することを、GPU のあるマシンで確かめます。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -416,9 +418,9 @@ else:
 # %% [markdown]
 # ## `meta` デバイス
 #
-# `meta` テンソルは形状とデータ型（dtype）を持ちますが、データは持ちません。そのためメモリを消費せず、どのマシンでも作成できます。モデルの出力の形状を事前に調べるといった用途に便利です。このチュートリアルの後のページでも、GPU が手元にないときに、テンソルをデバイス間で移動する仕組みを示すために使います。
+# `meta` テンソルは形状とデータ型（dtype）を持ちますが、データは持ちません。そのためメモリを消費せず、どのマシンでも作成できます。モデルの出力の形状を事前に調べるといった用途に便利です。このチュートリアルの後のページでも、GPU が手元にないときに、デバイス間の移動でテンソルがどうなるかを示すために使います。
 #
-# ただし、注意点もあります。値を持たないので、要素の値は表示できません。また、GPU の代わりに `meta` で動作を確かめた場合、エラーメッセージが GPU で実行したときと同じになるとは限りません。
+# ただし、気をつけることが2つあります。まず、データがないので要素の値は表示できません。また、GPU の代わりに `meta` で動作を確かめた場合、エラーメッセージが GPU で実行したときと同じになるとは限りません。
 
 # %% tags=["claim-F7"]
 m = torch.empty(1000, 1000, device="meta")
@@ -427,7 +429,7 @@ assert m.shape == (1000, 1000) and m.dtype == torch.float32
 assert m.is_meta
 
 # %% [markdown]
-# `meta` テンソルには値がないので、`tolist()` のように値を読み出す操作はエラーになります。次のセルのメッセージは「`meta` テンソルからはコピーできない。データがない」という意味です。
+# `meta` テンソルに対して `tolist()` のように値を読み出す操作をすると、エラーになります。次のセルのメッセージは「`meta` テンソルからはコピーできない。データがない」という意味です。
 
 # %%
 with expect_error(NotImplementedError, "no data"):
@@ -436,8 +438,9 @@ with expect_error(NotImplementedError, "no data"):
 # %% [markdown]
 # ## まとめ
 #
-# - テンソルは使うデバイス上に作成します。ファクトリ関数に `device=` を渡す（CPU からのコピーが不要）か、コードを `with torch.device(...)` ブロックの中に書きます。同じシードでも、CPU と CUDA では異なる乱数が得られます。
-# - `with torch.device(...)` と `torch.set_default_device` が設定するデフォルトは1つのスレッドにしか効かず、`torch.frombuffer` と `torch.from_numpy` はこのデフォルトを無視します。設定が続くのは、`with` の場合はブロックの終わりまで、`torch.set_default_device` の場合はもう一度呼ぶまでです。設定している間は、Python から torch の関数を呼ぶたびにわずかなオーバーヘッドが加わります。
-# - テンソルの場所は `.device` で確認します。`.is_cpu` と `.is_cuda` はそのショートカットです。デバイスを判定するときは、`t.device` を文字列と直接比べず、`torch.device` と比較するか、`.type` を文字列と比較します。
-# - 整数で指定したデバイスは、現在のアクセラレータ上のそのインデックスのデバイスを表し、CUDA とは限りません。PyTorch がどのアクセラレータ向けにもビルドされていない場合は、`torch.device(0)` そのものがエラーになります（PyTorch 2.6 では、アクセラレータ向けのビルドでも、使えるアクセラレータがなければ同じです）。
+# - テンソルは使うデバイス上に作成します。ファクトリ関数に `device=` を渡すか、コードを `with torch.device(...)` ブロックの中に書けば、CPU からのコピーは不要です。なお、同じシードでも、CPU と CUDA では得られる乱数が異なります。
+# - `with torch.device(...)` と `torch.set_default_device` で変えたデフォルトは、設定したスレッドにしか効きません。`torch.frombuffer` と `torch.from_numpy` は、このデフォルトを無視します。効果が続くのは、`with` ならブロックの終わりまで、`torch.set_default_device` ならもう一度呼ぶまでです。
+# - デフォルトを設定している間は、Python から torch の関数を呼ぶたびにオーバーヘッドが加わります。
+# - テンソルの場所は `.device` で確認します。`.is_cpu` と `.is_cuda` はそのショートカットです。デバイスの判定では、`t.device` を `torch.device` と比較するか、`.type` を文字列と比較します。`t.device` を文字列と直接比較しても、正しく判定できません。
+# - 整数で指定したデバイスは、現在のアクセラレータでその整数をインデックスとするデバイスを表し、CUDA のデバイスとは限りません。PyTorch がどのアクセラレータ向けにもビルドされていない場合は、`torch.device(0)` を呼んだ時点でエラーが発生します。PyTorch 2.6 では、アクセラレータ向けのビルドでも、使えるアクセラレータがなければ同じです。
 # - `meta` テンソルは形状を持ちますがデータは持たず、どのマシンでも作成できます。

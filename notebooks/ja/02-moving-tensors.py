@@ -15,18 +15,18 @@
 # %% [markdown]
 # # テンソルの移動
 #
-# テンソルを移動するには `t.to(...)` か、そのショートカットである `t.cuda()`・`t.cpu()` を使います。3つとも同じルールに従いますが、そこには意外な点が1つあります。最初の2つの「予想」で、結果を予想しながら確かめてみてください。
+# テンソルを移動するには `t.to(...)` か、そのショートカットである `t.cuda()`・`t.cpu()` を使います。3つとも同じルールに従いますが、そこには意外な点が1つあります。最初の2つの「予想」では、結果に見当をつけてから実行して確かめてみてください。
 #
 # このページで扱うのはテンソルです。`nn.Module.to` は別のルールに従うので、[モデルの移動](03-moving-models.ipynb)のページで説明します。
 #
-# どのセルも CPU だけのマシンで実行できます。「GPU での検証を含む」セルは、GPU がなければ GPU 部分を飛ばして `torch.cuda.is_available()=False` と表示するか、GPU がない場合の動作を検証します。
+# どのセルも CPU だけのマシンで実行できます。「GPU での検証を含む」セルは、GPU がなければ GPU を使う部分を飛ばして `torch.cuda.is_available()=False` と表示するか、GPU がないときの動作を検証します。
 #
 # 最初のセルでは、想定どおりのエラーが出たらそれを表示し、ノートブックを止めずに先へ進めるためのヘルパー関数 `expect_error` も定義します。
 
 # %% [markdown] tags=["summary"]
 # **結論**
 #
-# - `t.to(device)` は `device` 上のテンソルを返し、`t` 自体は元の場所に残ります。`.to(device)` のあともテンソルが CPU にあるなら、戻り値を代入し忘れています。`t = t.to(device)` と書いてください。`t.cuda()` と `t.cpu()` も同じです。
+# - `t.to(device)` は `device` 上のテンソルを返し、`t` 自体は元の場所に残ります。`t.cuda()` と `t.cpu()` も同じです。`.to(device)` の後もテンソルが CPU にあるなら、戻り値の代入を忘れています。`t = t.to(device)` と書いてください。
 # - `t` がすでにそのデバイスにあれば、`to` はコピーではなく `t` そのものを返します。独立したコピーが必要なら `clone()` か `copy=True` を使います。
 #
 # ```python
@@ -104,7 +104,7 @@ assert m.device.type == "meta"
 assert m.shape == x.shape and m.dtype == x.dtype
 
 # %% [markdown] tags=["answer"]
-# **答え：** `cpu meta` です。`to` は `meta` 上の新しいテンソルを返し、`x` は元の場所に残ります。上のセルの検証で、`m` が同じ形状と dtype を持つ新しいテンソルであることも確かめています。
+# **答え：** `cpu meta` です。`to` は `meta` 上の新しいテンソルを返し、`x` は元の場所に残ります。上のセルでは、`m` が `x` と同じ形状と dtype を持つ別のテンソルであることも検証しています。
 #
 # - `to` が `x` そのものを動かすと思って `meta meta` を選んだ人もいるでしょう。モデルの `to` ならそうなりますが、テンソルの `to` は違います。
 # - `cpu cpu` を選んだ場合は、戻り値の `m` まで CPU にあると考えたことになります。しかし `m` は、`to` が `meta` 上に新しく作ったテンソルです。
@@ -112,7 +112,7 @@ assert m.shape == x.shape and m.dtype == x.dtype
 # `to` は元のテンソルを動かさないので、戻り値を必ず受け取ってください。たいていは同じ変数に代入し直します（`t = t.to(device)`）。
 
 # %% [markdown]
-# `meta` テンソルにはデータがないため、`meta` で確かめられるのは移動の前後でテンソルがどうなるかだけです。移動にかかるコストはわかりません。`x.to("meta")` では実際には何もコピーされず、`meta` テンソルを CPU へ戻すこともできません。次のセルのエラーメッセージは「`meta` テンソルからはコピーできない。データがない」という意味です。
+# `meta` テンソルにはデータがないため、`meta` で確かめられるのは移動の前後でテンソルがどうなるかだけです。移動にかかるコストはわかりません。`x.to("meta")` では実際には何もコピーされず、`meta` テンソルを CPU へ戻すこともできません。次のセルのエラーメッセージは、「`meta` テンソルからはコピーできない。データがない」と言っています。
 
 # %% tags=["claim-F7"]
 with expect_error(NotImplementedError, "no data"):
@@ -124,7 +124,7 @@ assert m.is_meta
 #
 # `t.cuda()` は `t.to("cuda")` と同じく、現在の CUDA デバイス上のテンソルを返します。`t.cuda(i)` なら `cuda:i` 上のテンソルです。`t.cpu()` は `t.to("cpu")` に当たります。どれも `to` のルールに従います。
 #
-# GPU があれば、次のセルで `x.cuda()` で GPU 上のコピーを作り、それを `cpu()` で CPU へ戻します。どちらの呼び出しも新しいテンソルを返すこと、`x` 自体は CPU に残ったままであることを確かめます。
+# GPU があれば、次のセルでは `x.cuda()` で GPU 上にコピーを作り、そのコピーに `cpu()` を呼んで CPU 上のテンソルを得ます。どちらの呼び出しも新しいテンソルを返すこと、`x` 自体は CPU に残ったままであることを確かめます。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -142,10 +142,10 @@ else:
 # %% [markdown]
 # ## すでにそのデバイスにあるテンソルを移動する
 #
-# 学習コードでは、すでに目的のデバイスにあるかもしれないテンソルを移動する行がよく出てきます。テンソルのデバイスと dtype がすでに指定どおりのとき、`to` は何をするのでしょうか。
+# 学習コードでは、すでに目的のデバイスにあるかもしれないテンソルを移動する行がよく出てきます。デバイスも dtype も指定どおりのテンソルに対して、`to` は何をするのでしょうか。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `a` はすでに `device` 上にあります。次のセルは `b = a.to(device)` を実行して `b[0]` に `1.0` を書き込み、`b` が `a` と同じオブジェクトかどうかと、`a[0]` の値を表示します。何が表示されるでしょうか。
+# **予想：** `a` はすでに `device` 上にあります。次のセルは `b = a.to(device)` を実行して `b[0]` に `1.0` を書き込み、`b` が `a` と同じオブジェクトかどうかと `a[0]` の値を表示します。出力はどれでしょうか。
 #
 # - `b is a=False, a[0].item()=0.0`
 # - `b is a=True, a[0].item()=1.0`
@@ -173,19 +173,19 @@ assert rearranged is not images and rearranged.data_ptr() != images.data_ptr()
 assert rearranged.is_contiguous(memory_format=torch.channels_last)
 
 # %% [markdown] tags=["answer"]
-# **答え：** `b is a=True, a[0].item()=1.0` です。何も変える必要がないので、`to` はテンソル自身を返します。`b` はコピーではないので、`b` への書き込みは `a` への書き込みになります。
+# **答え：** `b is a=True, a[0].item()=1.0` です。何も変える必要がないため、`to` はテンソル自身を返します。`b` はコピーではないので、`b` に書き込むことは `a` に書き込むことと同じです。
 #
-# - `to` は毎回コピーを作ると思って `b is a=False, a[0].item()=0.0` を選んだ人は多いかもしれません。しかし、変えるものが何もなければ、コピーは作られません。
+# - `b is a=False, a[0].item()=0.0` は、`to` が毎回コピーを作ると考えた答えです。しかし、変えるものが何もなければコピーは作られません。
 # - `b is a=False, a[0].item()=1.0` を選んだなら、ビューのように `a` とメモリを共有する別のオブジェクトを思い浮かべたのでしょう。惜しいのですが、返るのは別のオブジェクトではなく `a` そのもので、`b is a` は `True` になります。
 #
-# `to` がコピーするのは、デバイス、dtype、指定したメモリフォーマットのいずれかが変わるときと、`copy=True` を指定したときだけです。たとえば、標準のメモリフォーマット（`torch.contiguous_format`）の4次元テンソルに対して `t.to(memory_format=torch.channels_last)` を呼び出すと、要素を並べ替えたコピーが返ります。
+# `to` がコピーするのは、デバイス、dtype、指定したメモリフォーマットのいずれかが変わるときと、`copy=True` を渡したときだけです。たとえば、標準のメモリフォーマット（`torch.contiguous_format`）の4次元テンソルに `t.to(memory_format=torch.channels_last)` を呼ぶと、要素を並べ替えたコピーが返ります。
 #
-# 同様に、CPU 上のテンソルに `t.cpu()` を呼んでも、現在の GPU 上にあるテンソルに `t.cuda()` を呼んでも、テンソル自身が返ります。`t.cuda()` のほうは、上のセルを GPU で実行したときにだけ検証されます。
+# 同様に、CPU 上のテンソルに `t.cpu()` を呼んでも、現在の GPU 上にあるテンソルに `t.cuda()` を呼んでも、テンソル自身が返ります。`t.cuda()` のほうは、上のセルを GPU のあるマシンで実行したときだけ検証されます。
 
 # %% [markdown]
 # ## コピーを強制する
 #
-# 独立したテンソルが必要なら、そのことを明示します。`t.to(device, copy=True)` は常に新しいテンソルを返し、`t.clone()` は同じデバイス上にコピーを作ります。
+# 独立したテンソルが必要なら、コピーを明示的に作ります。`t.to(device, copy=True)` は常に新しいテンソルを返し、`t.clone()` は同じデバイス上にコピーを作ります。
 
 # %% tags=["claim-F1"]
 c = a.to(device, copy=True)
@@ -198,7 +198,7 @@ d = a.clone()
 assert d is not a and d.device == a.device
 
 # %% [markdown]
-# `cuda()` と `cpu()` には `copy` 引数がありません。`to(..., copy=True)` か `clone()` を使ってください。次のセルのメッセージ `got an unexpected keyword argument 'copy'` は、予期しないキーワード引数 `copy` を受け取ったことを知らせています。
+# `cuda()` と `cpu()` には `copy` 引数がありません。`to(..., copy=True)` か `clone()` を使ってください。次のセルのメッセージ `got an unexpected keyword argument 'copy'` は、想定外のキーワード引数 `copy` が渡されたことを知らせています。
 
 # %% tags=["claim-F1"]
 for method in (a.cuda, a.cpu):
@@ -209,9 +209,9 @@ assert a.to(device, copy=True) is not a
 # %% [markdown]
 # ### ビューを移動する
 #
-# `base[2:4]` のようなスライスはビューで、`base` とストレージを共有しています。これを別のデバイスへ移動すると、ビューの要素だけを収めた、専用のストレージを持つ新しいテンソルが返ります。戻り値はもうビューではないため、戻り値に書き込んでも `base` は変わらず、`base` に書き込んでも戻り値は変わりません。
+# `base[2:4]` のようなスライスはビューで、`base` とストレージを共有しています。このビューに別のデバイスを指定して `to` を呼ぶと、ビューの要素だけを収めた、専用のストレージを持つ新しいテンソルが返ります。戻り値はもうビューではないため、戻り値と `base` のどちらに書き込んでも、もう一方は変わりません。
 #
-# いまと同じデバイスを指定すると、`to` はビューそのものを返すので、`base` とのストレージの共有も続きます。次のセルは `meta` を移動先のデバイスとして使うので、どのマシンでも実行できます。
+# いまと同じデバイスを指定した場合は、`to` がビューそのものを返すため、`base` とのストレージの共有も続きます。次のセルは移動先に `meta` デバイスを使うので、どのマシンでも実行できます。
 
 # %%
 base = torch.arange(6.0)
@@ -230,7 +230,7 @@ assert moved.untyped_storage().nbytes() == view.numel() * view.element_size()
 # %% [markdown]
 # ## デバイスと dtype を一度に変える
 #
-# `to` はデバイスと dtype を同時に変更できます。デバイスを先に書くか、キーワード引数を使います。
+# `to` にはデバイスと dtype を一度に指定できます。位置引数で渡すときはデバイスを先に書きます。キーワード引数を使ってもかまいません。
 
 # %%
 t = torch.arange(3)
@@ -243,7 +243,7 @@ assert u.dtype == v.dtype == torch.float16
 assert u.device.type == v.device.type == device.type
 
 # %% [markdown]
-# 位置引数で dtype、デバイスの順に渡すと、`to` のどのシグネチャにも当てはまらず、`TypeError` になります。次のセルが表示する英語のメッセージは、引数の組み合わせが正しくないことを示し、受け付ける引数の並びを列挙しています。
+# 位置引数で dtype、デバイスの順に渡すと、`to` のどのシグネチャにも当てはまらず、`TypeError` になります。次のセルが表示するメッセージは、引数の組み合わせが正しくないことを示し、受け付ける引数の並びを列挙しています。
 
 # %%
 with expect_error(TypeError, "invalid combination of arguments"):
@@ -252,7 +252,7 @@ with expect_error(TypeError, "invalid combination of arguments"):
 # %% [markdown]
 # ## `cuda()` に渡せるのは CUDA デバイスだけ
 #
-# `t.cuda()` が受け付けるのは、CUDA デバイスか、そのインデックス（整数）だけです。ほかのデバイスを渡すとエラーになります。どのエラーになるかを予想してみましょう。
+# `t.cuda()` が受け付けるのは、CUDA デバイスか、そのインデックス（整数）だけです。ほかのデバイスを渡すとエラーになります。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `t.cuda("cpu")` を呼ぶと、GPU の有無にかかわらず、どんなエラーが出るでしょうか。
@@ -270,17 +270,17 @@ assert type(caught.error) is RuntimeError
 assert "must be cuda device" in str(caught.error)
 
 # %% [markdown] tags=["answer"]
-# **答え：** `must be cuda device`（`RuntimeError` のメッセージ）です。出力の全文 `Invalid device, must be cuda device` は、「無効なデバイス。CUDA デバイスでなければならない」という意味です。どのマシンでも同じメッセージになります。
+# **答え：** `must be cuda device`（`RuntimeError` のメッセージ）です。メッセージの全文 `Invalid device, must be cuda device` は「無効なデバイス。CUDA デバイスでなければならない」という意味で、どのマシンでも同じです。
 #
 # - CPU 専用のビルドなら、まず `Torch not compiled with CUDA enabled`（Torch が CUDA を有効にしてコンパイルされていない）が出ると思うかもしれません。しかし `cuda()` は CUDA を初期化する前に引数を検査するので、`"cpu"` はその段階で拒否されます。
-# - `TypeError` を選んだ場合も不正解です。引数の型自体は正しく、`"cpu"` も正しいデバイス名です。問題は、CUDA デバイスでないことだけです。
+# - `TypeError` を選んだのは、引数の型が合わないと考えたからでしょう。しかし引数の型は正しく、`"cpu"` も正しいデバイス名です。問題は、CUDA デバイスでないことだけです。
 
 # %% [markdown]
 # ## 存在しない GPU インデックス
 #
-# PyTorch 2.7 までは、存在しない GPU（GPU が1枚のマシンでの `cuda:1` など）を指定すると `RuntimeError` が送出されていました。メッセージは `CUDA error: invalid device ordinal`（CUDA エラー：デバイス番号が無効）で、サブクラスではない素の `RuntimeError` でした。PyTorch 2.8 以降は、同じメッセージの `torch.AcceleratorError` が送出されます。`AcceleratorError` は `RuntimeError` のサブクラスなので、古いバージョン向けに書いた `except RuntimeError` でもそのまま捕捉できます。
+# PyTorch 2.7 までは、存在しない GPU（GPU が1枚のマシンでの `cuda:1` など）を指定すると、サブクラスではない素の `RuntimeError` が送出されていました。メッセージは `CUDA error: invalid device ordinal`（CUDA エラー：デバイス番号が無効）です。PyTorch 2.8 以降は、同じメッセージの `torch.AcceleratorError` が送出されます。`AcceleratorError` は `RuntimeError` のサブクラスなので、古いバージョン向けに書いた `except RuntimeError` でもそのまま捕捉できます。
 #
-# GPU があれば、次のセルでは `torch.cuda.device_count()`（最後の GPU のインデックスより1大きい、存在しないインデックス）を指定します。そして、エラーメッセージに `invalid device ordinal` が含まれること、2.8 以降では `torch.AcceleratorError` であることを assert で確かめます。
+# GPU があれば、次のセルでは存在しないインデックスとして `torch.cuda.device_count()`（最後の GPU のインデックスより1大きい値）を指定します。そして、送出されたエラーのメッセージに `invalid device ordinal` が含まれること、PyTorch 2.8 以降ではその型が `torch.AcceleratorError` であることを assert で確かめます。
 
 # %% tags=["claim-O4", "gpu-only"]
 if torch.cuda.is_available():
@@ -302,10 +302,10 @@ else:
 #
 # ピン留めしていない（ページング可能な）CPU メモリから GPU へコピーすると、CPU はコピーが終わるまで待たされます。コピー元がピン留め（ページロック）メモリにあれば、`to("cuda", non_blocking=True)` は現在の CUDA ストリームにコピーを積むだけで、すぐに戻ります。そのため、GPU がコピーや計算をしている間に、CPU は別の処理を進められます。
 #
-# ただし、これで自動的に速くなるわけではありません。`pin_memory()` を呼ぶこと自体にコピーのコストがかかるからです。`pin_memory()` はピン留めメモリ上の新しいテンソルを返し、元のテンソルはそのまま残します。また、ピン留めにはアクセラレータが必要です。次のセルは、実行したマシンに応じて、以下のいずれかを assert で検証します。
+# ただし、ピン留めすれば自動的に速くなるわけではありません。`pin_memory()` を呼ぶこと自体にコピーのコストがかかるからです。`pin_memory()` はピン留めメモリ上の新しいテンソルを返し、元のテンソルはそのまま残します。また、ピン留めにはアクセラレータが必要です。次のセルは、実行したマシンに応じて、以下のいずれかを assert で検証します。
 #
 # - 使えるアクセラレータ（GPU など）があれば、`pin_memory()` はピン留めしたコピーを返し、元のテンソルはピン留めされないままです。
-# - どのアクセラレータ向けにもビルドされていない PyTorch（CPU 版）では、`pin_memory()` を呼ぶと次のエラーになります。PyTorch 2.6 では、アクセラレータ向けのビルドでも、使えるアクセラレータがなければ同じエラーになります。
+# - どのアクセラレータ向けにもビルドされていない PyTorch（CPU 版）では、`pin_memory()` を呼ぶと次のエラーになります。PyTorch 2.6 では、アクセラレータ向けのビルドでも、使えるアクセラレータがなければ同じエラーが出ます。
 #
 #   ```
 #   RuntimeError: Cannot access accelerator device when none is available.
@@ -313,7 +313,7 @@ else:
 #
 #   このメッセージは「使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない」という意味です。
 #
-# - PyTorch 2.7 以降のアクセラレータ向けビルド（Colab の CPU ランタイムに入っている CUDA ビルドなど）を対応するデバイスのないマシンで動かすと、`pin_memory()` の呼び出しでバックエンドから `RuntimeError` が送出されます。メッセージはドライバによって変わるため、例外の型だけを確かめます。
+# - PyTorch 2.7 以降のアクセラレータ向けのビルド（Colab の CPU ランタイムに入っている CUDA ビルドなど）を対応するデバイスのないマシンで動かすと、`pin_memory()` の呼び出しでバックエンドから `RuntimeError` が送出されます。メッセージはドライバによって変わるため、例外の型だけを確かめます。
 
 # %% tags=["claim-F10", "gpu-only"]
 NO_ACCELERATOR = "Cannot access accelerator device when none is available"
@@ -346,13 +346,13 @@ else:
         raise AssertionError("expected RuntimeError")
 
 # %% [markdown]
-# 次のセルでは、コピーの間に CPU が待たされるかどうかを確かめます。まず行列積を GPU に次々と投入します（キューに積むだけなので、呼び出しはすぐに戻ります）。その間にコピーを行い、ストリームに積まれた処理がすべて終わったかを `stream.query()` で問い合わせます。GPU のあるマシンでは、`stream.query()` が返す値が次のとおりになることを確かめます。
+# 次のセルでは、コピーの間に CPU が待たされるかどうかを調べます。まず行列積を GPU に次々と投入します（キューに積むだけなので、呼び出しはすぐに戻ります）。その間にコピーを行い、ストリームに積まれた処理がすべて終わったかを `stream.query()` で問い合わせます。GPU のあるマシンでは、`stream.query()` が返す値が次のとおりになることを確かめます。
 #
 # - ページング可能なメモリからの同期的なコピーの後は `True`。積まれていた処理とコピーが終わるまで、呼び出しが戻らなかったからです。
 # - `pinned.to("cuda", non_blocking=True)` の後は `False`。GPU がまだ処理している間に呼び出しが戻ってきたからです。
-# - 逆方向の `to("cpu", non_blocking=True)` の後も `False`。そのため、CPU 側のテンソルに正しい値が入っている保証は、`torch.cuda.synchronize()` が戻るまでありません。値を読む前に同期してください。
+# - 逆方向の `to("cpu", non_blocking=True)` の後も `False`。こちらも GPU の処理中に呼び出しが戻るため、`torch.cuda.synchronize()` が終わるまでは、CPU 側のテンソルに正しい値が入っている保証はありません。値を読む前に同期してください。
 #
-# このセルは `copy_and_ask` を2回実行します。1回目は GPU ライブラリとメモリキャッシュのウォームアップのためだけの実行です。
+# 次のセルは `copy_and_ask` を2回呼び出します。1回目は、GPU ライブラリとメモリキャッシュをウォームアップするためだけのものです。
 
 # %% tags=["claim-F10", "gpu-only"]
 if torch.cuda.is_available():
@@ -393,9 +393,11 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# ピン留めで速くなるかどうかは、マシン、テンソルのサイズ、そして待っている間に CPU にやるべき処理があるかどうかで決まります。PyTorch の [`pin_memory()` と `non_blocking` に関するチュートリアル](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)（英語）でも、ピン留めしたほうが遅くなる例が示されています。変更するときは、実際のパイプラインで前後の速度を測って確かめてください。
+# ピン留めで速くなるかは、マシン、テンソルのサイズ、待っている間に CPU にやるべき処理があるかどうかで決まります。PyTorch の [`pin_memory()` と `non_blocking` に関するチュートリアル](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)（英語）でも、ピン留めしたほうが遅くなる例が示されています。変更するときは、実際のパイプラインで前後の速度を測って確かめてください。
 #
-# GPU のあるマシンでは、次のセルで、ページング可能なメモリからそのままコピーする方法と、`pin_memory()` でピン留めしてから `non_blocking=True` でコピーする方法を比べます。まず両方を1回ずつ実行してウォームアップし（GPU への最初のコピーと、ピン留めメモリの最初の確保には、余分な時間がかかるためです）、そのうえでそれぞれ1回のコピーにかかる時間を計測して、ミリ秒で表示します。結果については何も assert しません。ピン留めするほうの時間には `pin_memory()` によるコピーも含まれます。
+# GPU のあるマシンでは、次のセルで、ページング可能なメモリからそのままコピーする方法と、`pin_memory()` でピン留めしてから `non_blocking=True` でコピーする方法を比べます。まず両方を1回ずつ実行してウォームアップします。GPU への最初のコピーと、ピン留めメモリの最初の確保には、余分な時間がかかるためです。
+#
+# そのうえで、それぞれ1回のコピーにかかる時間を計測し、ミリ秒で表示します。ピン留めするほうの時間には、`pin_memory()` によるコピーも含まれます。計測結果は assert では検証しません。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -423,4 +425,4 @@ else:
 # - 何も変える必要がなければ `t` そのものが返るので、戻り値への書き込みは `t` にも反映されます。独立したテンソルが必要なら `copy=True` か `clone()` を使います。`.cuda()` と `.cpu()` には `copy` 引数がありません。
 # - デバイスと dtype を位置引数で同時に渡すときは、デバイスを先に書きます（またはキーワード引数を使います）。
 # - `t.cuda()` が受け付けるのは CUDA デバイスだけです。存在しない GPU インデックスを指定すると、PyTorch 2.8 以降は `torch.AcceleratorError`（`RuntimeError` の一種）が送出されます。
-# - `pin_memory()` と `non_blocking=True` を組み合わせると、コピーの実行中も CPU は先に進めます。ただし自動的に速くなるわけではなく、アクセラレータも必要です。`non_blocking` で CPU へコピーした値は、同期してから読んでください。
+# - `pin_memory()` と `non_blocking=True` を組み合わせると、コピーの実行中も、CPU は別の処理を進められます。ただし自動的に速くなるわけではなく、アクセラレータも必要です。`non_blocking` で CPU へコピーした値は、同期してから読んでください。
