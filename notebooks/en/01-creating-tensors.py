@@ -368,14 +368,14 @@ assert wrapped == "cpu"
 
 # %% [markdown]
 # A `with torch.device(...)` block has the same limits, because both forms install the same
-# object (`torch.utils._device.DeviceContext`) for the thread that runs them. What differs is the
-# scope:
+# object (`torch.utils._device.DeviceContext`) for the thread that runs them. The main difference is
+# the scope:
 #
 # - the block's default ends where the block ends, in plain sight;
 # - `set_default_device` holds for everything the thread runs afterwards, library code
 #   included, until it is set again.
 #
-# The cost is the same too. The documentation of `torch.set_default_device` warns that it adds a
+# Both forms also cost time. The documentation of `torch.set_default_device` warns that it adds a
 # slight cost to every Python call into the torch API, not only to factory functions; inside a
 # `with torch.device(...)` block, calls go through the same object. The cell below checks the
 # three devices inside a `with` block, and `torch.from_numpy` under both forms when numpy is
