@@ -368,8 +368,8 @@ assert wrapped == "cpu"
 
 # %% [markdown]
 # A `with torch.device(...)` block has the same limits, because both forms install the same
-# object (`torch.utils._device.DeviceContext`) for the thread that runs them. The main difference is
-# the scope:
+# object (`torch.utils._device.DeviceContext`) for the thread that runs them. The main
+# difference is the scope:
 #
 # - the block's default ends where the block ends, in plain sight;
 # - `set_default_device` holds for everything the thread runs afterwards, library code
