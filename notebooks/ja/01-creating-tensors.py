@@ -128,9 +128,9 @@ else:
 # %% [markdown]
 # ## デバイス上に直接作成する
 #
-# GPU で使うテンソルは、最初から GPU 上に作成してください。`torch.randn(64, 3, device=device)` のように書きます。同じ形のテンソルを `torch.randn(64, 3).to(device)` で用意すると、まず CPU メモリ上にテンソルを作って値を入れ、その後で GPU へコピーすることになります。`device=` を渡せば、CPU 上の一時的なテンソルも、CPU から GPU へのコピーも不要になります。
+# GPU で使うテンソルは、最初から GPU 上に作成してください。`torch.randn(64, 3, device=device)` のように書きます。同じ形状のテンソルを `torch.randn(64, 3).to(device)` で用意すると、まず CPU メモリ上にテンソルを作って値を入れ、その後で GPU へコピーすることになります。`device=` を渡せば、CPU 上の一時的なテンソルも、CPU から GPU へのコピーも不要になります。
 #
-# 注意点が1つあります。CPU と CUDA では、乱数生成器のアルゴリズムが異なります。`torch.manual_seed(0)` で同じシードを設定しても、`torch.randn(3)` と `torch.randn(3, device="cuda")` は異なる値を返します。どちらも、同じデバイスで再実行すれば同じ値になります。そのため、`torch.randn(3).to("cuda")` を `torch.randn(3, device="cuda")` に書き換えると、シードが同じでも得られる値が変わります。
+# 注意点が1つあります。CPU と CUDA では、乱数生成器のアルゴリズムが異なります。`torch.manual_seed(0)` で同じシードを設定しても、`torch.randn(3)` と `torch.randn(3, device="cuda")` は異なる値を返します。そのため、`torch.randn(3).to("cuda")` を `torch.randn(3, device="cuda")` に書き換えると、シードが同じでも得られる値が変わります。なお、どちらも同じデバイスで実行し直せば、毎回同じ値になります。
 
 # %%
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -211,7 +211,7 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 # そのため、文字列の場合とは違い、PyTorch は整数をデバイスに変換する時点で、現在のアクセラレータが何かを調べます。テンソルを作成するより前に、この変換の段階でエラーが発生することもあります。結果は、次の3つの場合に分かれます。
 #
 # - 使えるアクセラレータがあれば、`torch.device(0)` はそのアクセラレータの0番のデバイス（`cuda:0` など）になります。
-# - どのアクセラレータ向けにもビルドされていない PyTorch（CPU 版）では、`torch.device(0)`、`device=0`、`model.to(0)` のいずれも、呼んだ時点で次のエラーになります。PyTorch 2.6 では、アクセラレータ向けのビルドでも、使えるアクセラレータがなければ同じです。
+# - どのアクセラレータ向けにもビルドされていない PyTorch（CPU 版）では、`torch.device(0)`、`device=0`、`model.to(0)` のいずれも、使った時点で次のエラーになります。PyTorch 2.6 では、アクセラレータ向けのビルドでも、使えるアクセラレータがなければ同じです。
 #
 #   ```
 #   RuntimeError: Cannot access accelerator device when none is available.
@@ -343,7 +343,7 @@ assert wrapped == "cpu"
 #
 # - `meta meta meta` は、デフォルトがどこにでも効くと考えた答えです。実際には、ほかのスレッドにも、既存のメモリをそのまま使う `frombuffer` にも効きません。
 # - `meta meta cpu` を選んだなら、`frombuffer` だけはデフォルトに従わないことには気づいたものの、デフォルトをプロセス全体に効く設定だと考えたのでしょう。
-# - `meta cpu meta` を選んだなら、`frombuffer` もデフォルトに従うと考えたのでしょう。
+# - `meta cpu meta` は逆に、`frombuffer` までデフォルトに従うと考えた場合の答えです。
 
 # %% [markdown]
 # `with torch.device(...)` ブロックにも同じ制限があります。どちらも内部では、`DeviceContext`（`torch.utils._device`）というオブジェクトをスレッドごとに登録する仕組みで動いているからです。

@@ -349,12 +349,12 @@ assert wrapped == "cpu"
 # - `meta cpu meta`는 `frombuffer`도 기본 디바이스를 따른다고 예상한 답입니다.
 
 # %% [markdown]
-# `with torch.device(...)` 블록에도 같은 제약이 있습니다. 두 방식 모두 `torch.utils._device.DeviceContext`를 쓰는데, 이 설정은 그 코드를 실행한 스레드에만 적용되기 때문입니다. 가장 큰 차이는 효력이 미치는 범위입니다.
+# `with torch.device(...)` 블록에도 같은 제약이 있습니다. 두 방식 모두 `torch.utils._device.DeviceContext`를 쓰는데, 이 설정은 그 코드를 실행한 스레드에만 적용되기 때문입니다. 두 방식의 가장 큰 차이는 적용 범위입니다.
 #
 # - `with` 블록의 기본값은 들여쓴 블록이 끝나는 곳까지만 유효하므로, 코드만 보고도 범위를 알 수 있습니다.
 # - `set_default_device`는 다시 호출할 때까지 그 스레드가 이후에 실행하는 모든 코드(라이브러리 코드 포함)에 영향을 줍니다.
 #
-# 비용이 든다는 점도 같습니다. `torch.set_default_device` 공식 문서에는 이 설정을 켜 두면 팩토리 함수뿐 아니라 Python에서 torch API를 호출할 때마다 약간의 오버헤드가 생긴다는 경고가 있습니다. `with torch.device(...)` 블록 안의 호출도 같은 `DeviceContext`를 거치므로 마찬가지입니다. 얼마나 느려지는지는 환경마다 다릅니다.
+# 두 방식에는 비용이 든다는 공통점도 있습니다. `torch.set_default_device` 공식 문서에는 이 설정을 켜 두면 팩토리 함수뿐 아니라 Python에서 torch API를 호출할 때마다 약간의 오버헤드가 생긴다는 경고가 있습니다. `with torch.device(...)` 블록 안의 호출도 같은 `DeviceContext`를 거치므로 마찬가지입니다. 얼마나 느려지는지는 환경마다 다릅니다.
 #
 # 다음 셀은 세 가지를 확인합니다.
 #
