@@ -67,6 +67,8 @@ def test_cell_tags_become_marks_a_reader_understands(site, lang, concept):
     sections = cell_marks._fact_check_sections(
         str(course.DOCS / lang / f"{cell_marks.FACT_CHECK}.ipynb"), 0)
     claims = [t for c in nb["cells"] for t in c["metadata"].get("tags", []) if t in sections]
+    if concept == cell_marks.FACT_CHECK:
+        claims = []  # a mark there would link the page to itself, under the section it links to
     marks = html.select("a.nb-mark--claim")
     assert len(marks) == len(claims), f"{lang}/{concept}: {len(marks)} claim marks for tags {claims}"
     for mark in marks:

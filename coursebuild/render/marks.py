@@ -44,7 +44,7 @@ def marks(toolbar, page, config, files):
                 continue
             anchor, heading = target
             other = files.get_file_from_path(f"{page.file.src_uri.split('/', 1)[0]}/{FACT_CHECK}.ipynb")
-            if other is None:
+            if other is None or other is page.file:  # on the fact-check page the cell sits in its section
                 continue
             href = other.url_relative_to(page.file) + "#" + anchor
             marks.append(f'<a class="nb-mark nb-mark--claim" href="{escape(href)}" title="{escape(heading)}">'
