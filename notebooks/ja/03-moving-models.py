@@ -22,7 +22,9 @@
 # - モデルの移動がオプティマイザに与える影響
 # - GPU で保存したチェックポイントを CPU に読み込む方法
 #
-# 本文で説明する PyTorch の挙動は、このページの出力を生成したマシン上で、コードセルの `assert` を使って検証しています。「GPU での検証を含む」セルは、まず GPU があるかを確認します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけで、GPU での検証は行いません（該当するセルの数は、タイトルの下の行に表示しています）。GPU でしか出ないエラーメッセージは、PyTorch のソースからバージョンを明記して引用しています。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉・検証・表示するので、ノートブックは止まらずに先へ進みます。
+# 本文で説明する PyTorch の挙動は、このページの出力を生成したマシン上で、コードセルの `assert` を使って検証しています。「GPU での検証を含む」セルは、まず GPU があるかを確認します。GPU のないマシンでは `torch.cuda.is_available()=False` と表示するだけで、GPU での検証は行いません。該当するセルの数は、タイトルの下の行に表示しています。
+#
+# GPU でしか出ないエラーメッセージは、バージョンを明記して PyTorch のソースから引用しています。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉し、内容を検証してから表示します。そのため、ノートブックは止まらずに先へ進みます。
 
 # %% [markdown] tags=["summary"]
 # **結論**
@@ -89,9 +91,9 @@ print(torch.__version__, device)
 # %% [markdown]
 # ## `model.to(device)` は何を変えるか
 #
-# `Tensor.to` はテンソルを変更しません。変換後のテンソル（変換が不要ならそのテンソル自身）を返すので、戻り値を受け取る必要があります。一方、`Module.to` と、同種のメソッド `.cpu()`、`.cuda()`、`.double()` の振る舞いはこれとは異なります。
+# `Tensor.to` はテンソルを変更しません。変換後のテンソル（変換が不要ならそのテンソル自身）を返すので、戻り値を受け取る必要があります。一方、`Module.to` と、同種のメソッド `.cpu()`、`.cuda()`、`.double()` は、この点で振る舞いが異なります。
 #
-# 次の例では移動先に `meta` デバイスを使います。`meta` デバイス上のテンソルは形状と dtype だけを持ち、データは持ちません。`meta` デバイスはどのマシンにも存在するので、GPU がなくても移動の様子を確かめられます。
+# 次の例では移動先に `meta` デバイスを使います。`meta` テンソルは形状と dtype だけを持ち、データは持ちません。`meta` デバイスはどのマシンでも使えるので、GPU がなくても移動の様子を確かめられます。
 
 # %% [markdown] tags=["predict"]
 # **予想：** 次のセルは `model.double()`、`model.to("meta")` の順に呼び出し、どちらの戻り値も代入しません。`print(model.weight.device, model.weight.dtype)` は何を表示するでしょうか。
@@ -128,17 +130,17 @@ assert t.device.type == "cpu"  # 元のテンソルは移動していない
 assert t.to(t.device) is t  # 変換不要なら同じテンソルが返る
 
 # %% [markdown] tags=["answer"]
-# **答え：** `meta torch.float64` です。`Module.to` はパラメータとバッファを変換して**モジュール自体を書き換え**（インプレースの変換で、新しいモジュールは作りません）、そのモジュール自身を返します。`.cpu()`、`.double()`、GPU がある場合の `.cuda()` も同じです。そのため2つの変換がどちらも残ります。`model = model.to(device)` と書いても害はありませんが、再代入は不要です。
+# **答え：** `meta torch.float64` です。`Module.to` はパラメータとバッファを変換して**モジュール自体を書き換え**、そのモジュール自身を返します（インプレースの変換で、新しいモジュールは作りません）。`.cpu()`、`.double()`、GPU がある場合の `.cuda()` も同じです。2つの呼び出しはどちらも同じモジュールを書き換えるので、両方の変換が反映されます。`model = model.to(device)` と書いても害はありませんが、再代入は不要です。
 #
-# - `cpu torch.float32` を選ぶのは、`Tensor.to` と同じく `Module.to` もコピーを返すと考えた場合です。テンソルならそのとおりで、上の検証でも `t.to("meta")` のあとの `t` は CPU に残っています。モジュールはそうではありません。
-# - `meta torch.float32` や `cpu torch.float64` を選んだなら、2つの呼び出しのどちらかが効かないと見たのでしょう。実際には、どちらの呼び出しも効いています。
+# - `cpu torch.float32` を選ぶのは、`Tensor.to` と同じく `Module.to` もコピーを返すと考えた場合です。テンソルならそのとおりで、上の検証でも、`t.to("meta")` を呼んだあとの `t` は CPU 上のままです。モジュールはそうではありません。
+# - `meta torch.float32` や `cpu torch.float64` を選んだなら、2つの呼び出しのうち一方は効かないと考えたのでしょう。実際には両方とも効いています。
 #
 # 前のセルでは、それぞれの呼び出しが `model` 自身を返すことも確かめました（`.cuda()` は GPU があるときだけ）。
 
 # %% [markdown]
 # ## パラメータとバッファ
 #
-# `.to()` の後もモジュールは同じオブジェクトですが、中のテンソルはどうでしょうか。答えは移動の種類によって変わります。以下の小さなモジュールは、パラメータ、バッファ（`register_buffer` で登録したテンソル）、通常のテンソル属性を1つずつ持っています。通常のテンソル属性については次のセクションで説明します。
+# `.to()` の後もモジュールは同じオブジェクトですが、中のテンソルはどうでしょうか。答えは変換の種類によって変わります。以下の小さなモジュールは、パラメータ、バッファ（`register_buffer` で登録したテンソル）、通常のテンソル属性を1つずつ持っています。通常のテンソル属性については次のセクションで説明します。
 
 # %%
 class Scaled(nn.Module):
@@ -153,7 +155,7 @@ class Scaled(nn.Module):
 
 
 # %% [markdown]
-# `meta` への移動はどのマシンでも実行できます。パラメータは新しい `Parameter` オブジェクトに、バッファは新しいテンソルに置き換わります。
+# まず、どのマシンでも実行できる `meta` への移動です。この場合、パラメータは新しい `Parameter` オブジェクトに、バッファは新しいテンソルに置き換わります。
 
 # %% tags=["claim-F3"]
 model = Scaled()
@@ -166,7 +168,7 @@ assert model.weight is not weight  # 新しい Parameter オブジェクト
 assert model.offset is not offset  # 新しいバッファのテンソル
 
 # %% [markdown]
-# `meta` から戻すときは事情が違います。コピーするデータがないので `.to("cpu")` はエラーになります。メッセージの前半は「`meta` テンソルからはコピーできない。データがない」という意味で、後半は、`meta` から別のデバイスへモジュールを移すときは `Module.to()` ではなく `Module.to_empty()` を使うよう促しています。
+# `meta` から戻すときは事情が違います。コピーするデータがないので、`.to("cpu")` を呼ぶとエラーになります。メッセージの前半は「`meta` テンソルからはコピーできない。データがない」という意味で、後半は、`meta` から別のデバイスへモジュールを移すときは `Module.to()` ではなく `Module.to_empty()` を使うよう促しています。
 #
 # `to_empty(device=...)` は移動先のデバイスに未初期化のストレージを確保するだけなので、値は自分で設定します。組み込みの層なら `reset_parameters()` で初期化できます。
 
@@ -185,7 +187,7 @@ assert torch.isfinite(layer.weight).all()
 # dtype の変換も、GPU なしで試せます。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `model.double()` を呼ぶ前に、パラメータとバッファへの参照を `weight` と `offset` に取っておきます。呼び出しの後、次のセルは何を表示するでしょうか。
+# **予想：** 次のセルは、`model.double()` を呼ぶ前にパラメータとバッファへの参照を `weight` と `offset` に取っておき、呼び出しの後で比べます。何が表示されるでしょうか。
 #
 # - `model.weight is weight=True, model.offset is offset=True`
 # - `model.weight is weight=True, model.offset is offset=False`
@@ -216,14 +218,14 @@ else:
 # %% [markdown] tags=["answer"]
 # **答え：** `model.weight is weight=True, model.offset is offset=False` です。元のオブジェクトがそのまま使われるかどうかは、変換の種類（移動先や dtype）で決まります。
 #
-# - **dtype の変換、CPU ↔ CUDA の移動：** 各 `Parameter` は同じ Python オブジェクトのままです。PyTorch はその中身のテンソル（`param.data`）を差し替えるので、パラメータへの参照を持っているコード（オプティマイザなど）も、変換後のパラメータをそのまま参照できます。GPU があれば、上のセルは CUDA への移動でも同じことを検証します。
+# - **dtype の変換、CPU ↔ CUDA の移動：** 各 `Parameter` は同じ Python オブジェクトのままです。PyTorch はその中身のテンソル（`param.data`）を差し替えるので、パラメータへの参照を持っているコード（オプティマイザなど）も、変換後のパラメータをそのまま参照できます。CUDA への移動でも同じになることは、GPU がある場合に上のセルで検証しています。
 # - **`meta` への移動：** パラメータは新しい `Parameter` オブジェクトに置き換わります（上で見た `...=False, ...=False`）。
 # - **バッファ：** 通常のテンソルなので、変換されると必ず新しいテンソルオブジェクトに置き換わります。したがって、`...=True, ...=True` にはなりません。
 
 # %% [markdown]
 # ## 通常の属性として持たせたテンソル
 #
-# `Module.to` が変換するのは、モジュールが把握しているもの、つまりパラメータ、バッファ、サブモジュールです。`Scaled` モジュールは、これとは別に `self.mask = torch.ones(3)` という通常の属性としてテンソルを持っています。以下では、GPU があれば GPU を、なければ `meta` を移動先にします。
+# `Module.to` が変換するのは、モジュールが把握しているもの、つまりパラメータ、バッファ、サブモジュールです。`Scaled` モジュールは、これらとは別に、`self.mask = torch.ones(3)` という通常のテンソル属性を持っています。次のセルでは、GPU があれば GPU を、なければ `meta` を移動先にします。
 
 # %% [markdown] tags=["predict"]
 # **予想：** 次のセルは、`model = Scaled().to(target)` の後の各テンソルのデバイスを表示します。`mask` の行には何が表示されるでしょうか。
@@ -248,12 +250,14 @@ with expect_error(RuntimeError, "device"):
     model(torch.ones(3, device=target))  # 順伝播でデバイスが混在する
 
 # %% [markdown] tags=["answer"]
-# **答え：** どのマシンでも `mask cpu` です。通常の属性として持たせたテンソルは `Module.to` から見えないので、元の場所に残ります。その結果、順伝播の中でデバイスが混在し、上の検証ではモデルを呼び出した時点でデバイスの不一致エラーになります。GPU がない場合のメッセージ `Tensor on device cpu is not on the expected device meta!` は、「テンソルのデバイスが期待したデバイスと違う」という意味です。また、このテンソルは `state_dict` にも含まれません。
+# **答え：** どのマシンでも `mask cpu` です。通常のテンソル属性は `Module.to` から見えないので、元のデバイスに残ります。`state_dict` にも含まれません。
 #
-# - `mask meta`（GPU がない場合）や `mask cuda:0`（GPU がある場合）を選んだなら、モデルが持つテンソルはすべて一緒に移動すると考えたのでしょう。移動するのは、`weight` のように登録したパラメータと、`offset` のように登録したバッファだけです。
+# その結果、順伝播の中でデバイスが混在し、上の検証ではモデルを呼び出した時点でデバイスの不一致エラーになります。GPU がない場合のメッセージ `Tensor on device cpu is not on the expected device meta!` は、「テンソルのデバイスが期待したデバイスと違う」と言っています。
+#
+# - `mask meta`（GPU がない場合）や `mask cuda:0`（GPU がある場合）は、モデルが持つテンソルはすべて一緒に移動すると考えた答えです。移動するのは、`weight` のように登録したパラメータと、`offset` のように登録したバッファだけです。
 
 # %% [markdown]
-# 対処法は、そのテンソルをバッファとして登録することです。モデルと一緒に移動したいが `state_dict` には含めたくない場合は、`persistent=False` を指定します。
+# 対処法は、このようなテンソルを通常の属性ではなくバッファとして登録することです。モデルと一緒に移動させたいが `state_dict` には含めたくないテンソルなら、`persistent=False` を指定します。
 
 # %% tags=["claim-F5"]
 class Masked(nn.Module):
@@ -274,10 +278,10 @@ assert "mask" not in model.state_dict()
 # %% [markdown]
 # ## パラメータに再代入しない
 #
-# `model.weight = model.weight.to(d)` のように、パラメータを1つだけ手作業で移動してはいけません。その理由は、パラメータに対して `to` が何を返すかを見るとわかります。次のセルは、戻り値の型名と、戻り値がまだ勾配の計算対象か（`requires_grad`）を表示します。
+# `model.weight = model.weight.to(d)` のように、パラメータを個別に変換して代入し直してはいけません。理由は、パラメータに対して `to` が何を返すかを見るとわかります。次のセルは、戻り値の型名と `requires_grad`（今も勾配の計算対象かどうか）を表示します。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `model.weight` は CPU 上の `Parameter` です。`model.weight.to("meta")` では実際に変換が起きます。その戻り値 `moved` について、次のセルは何を表示するでしょうか。
+# **予想：** `model.weight` は CPU 上の `Parameter` なので、`model.weight.to("meta")` では実際に変換が起きます。その戻り値 `moved` について、次のセルは何を表示するでしょうか。
 #
 # - `Tensor True`
 # - `Parameter True`
@@ -295,29 +299,29 @@ w = model.weight
 assert w.to(w.device) is w  # 変換不要なら Parameter 自身が返る
 
 # %% [markdown] tags=["answer"]
-# **答え：** `Tensor True` です。実際に変換すると、戻り値は `Parameter` ではなく通常の `Tensor` になります。autograd がこの変換を記録するので、戻り値の `requires_grad` は `True` のままです。ただし、戻り値はパラメータに演算を施した結果なので、葉（leaf）テンソルではありません。
+# **答え：** `Tensor True` です。実際に変換すると、`Parameter` ではなく通常の `Tensor` が返ります。autograd がこの変換を記録するので、`requires_grad` は `True` のままです。ただし、この戻り値はパラメータに演算を施した結果なので、葉（leaf）テンソルではありません。
 #
-# - `Parameter True` になるのは、変換が何も要らないときだけです（上の検証の `w.to(w.device) is w`）。そのときは `Parameter` 自身が返ります。
-# - `Tensor False` は、型が変わると計算グラフからも切り離されると見た答えです。変換は autograd に記録されるので、戻り値からパラメータへ勾配が伝わります。
+# - `Parameter True` は、変換が何も要らないときにだけ出る結果です。そのときは `Parameter` 自身が返ります（上の検証の `w.to(w.device) is w`）。
+# - `Tensor False` は、型が変わると計算グラフからも切り離されると見た答えです。実際には変換も計算グラフの一部なので、戻り値からパラメータへ勾配が伝わります。
 
 # %% [markdown]
-# モジュールでは、パラメータの名前に代入できるのは `Parameter`（または `None`）だけなので、この代入は `TypeError` になります。
+# この `Tensor` を `model.weight` に代入し直そうとすると、`TypeError` になります。
 
 # %% tags=["claim-F5"]
 with expect_error(TypeError, "cannot assign"):
     model.weight = moved
 
 # %% [markdown]
-# 出力の `cannot assign ... as parameter 'weight'` は、「`weight` はパラメータの名前なので、`Parameter` か `None` 以外は代入できない」という意味です。
+# 出力の `cannot assign ... as parameter 'weight'` は、`weight` がパラメータの名前であることを指摘しています。モジュールでは、パラメータの名前に代入できるのは `Parameter`（または `None`）だけです。
 #
-# 落とし穴は、変換が不要な場合（たとえば `d` が CPU で、重みも CPU 上にある場合）です。このとき `.to()` はパラメータ自身を返すので、代入は成功します。ところが、同じコードを GPU で実行すると、そこで初めてこの行が失敗します。パラメータを個別に移動せず、モジュール全体を `model.to(d)` で移動してください。
+# 落とし穴は、変換が不要な場合です（たとえば `d` が CPU で、重みも CPU 上にある場合）。このとき `.to()` はパラメータ自身を返すので、`model.weight = model.weight.to(d)` という代入は成功します。ところが、同じコードを GPU で実行すると、そこで初めてこの代入が失敗します。パラメータを個別に変換せず、モジュール全体を `model.to(d)` で移動してください。
 
 # %% [markdown]
 # ## モデルはどのデバイスにあるか
 #
 # モジュールには `.device` 属性がありません。モジュール内のテンソルが1つのデバイスにそろっている保証はないからです。大きなモデルは複数のデバイスに分割できますし、`nn.ReLU` のようにパラメータを1つも持たないモジュールもあります。
 #
-# よく使われる `next(model.parameters()).device` という書き方は、最初のパラメータのデバイスを返します。モデル全体をまとめて移動したのであれば、これで問題ありません。確実に知りたい場合は、すべてのパラメータとバッファのデバイスを集めます。
+# よく使われる `next(model.parameters()).device` という書き方は、最初のパラメータのデバイスを返します。モデル全体をまとめて移動したのであれば、これで問題ありません。確実に調べるには、すべてのパラメータとバッファのデバイスを集めます。
 
 # %%
 def devices(module):
@@ -337,9 +341,9 @@ assert len(devices(model)) == 2
 # %% [markdown]
 # ## デバイス不一致エラーの読み方
 #
-# モデルと入力が別々のデバイスにあると、両方を使う演算が `RuntimeError` で失敗します。対処法はいつも同じで、モデルとすべての入力を、使うつもりの1つのデバイスに置きます（`model.to(device)` と `x = x.to(device)`）。`Tensor.to` は新しいテンソルを返し、`x` 自体は元の場所に残るので、代入の形で書きます。
+# モデルと入力が別々のデバイスにあると、両方を使う演算が `RuntimeError` で失敗します。対処法はいつも同じで、モデルとすべての入力を、同じ1つのデバイスにそろえます（`model.to(device)` と `x = x.to(device)`）。`Tensor.to` は新しいテンソルを返し、`x` 自体は元の場所に残るので、代入の形で書きます。
 #
-# メッセージで名前が挙がったテンソルを移動すればよい、とは限りません。PyTorch 2.8 以降では、GPU 上の線形層に CPU の入力を渡すと、CUDA 側のデバイス検査が次のエラーを出します（PyTorch のソースからの引用です）。
+# ただし、メッセージで名前が挙がったテンソルを移動すればよいとは限りません。PyTorch 2.8 以降では、GPU 上の線形層に CPU の入力を渡すと、CUDA 側のデバイス検査が次のエラーを出します（PyTorch のソースからの引用です）。
 #
 # ```
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
@@ -348,14 +352,14 @@ assert len(devices(model)) == 2
 # 「すべてのテンソルが同じデバイス上にあるはずだが、`mat1` は CPU 上にあり、ほかのテンソル（cuda:0 上）とデバイスが異なる」という意味です。
 #
 # - 2次元の入力に対して `nn.Linear` は `addmm(bias, input, weight.T)` を実行するので、`mat1` は入力そのものです。メッセージ末尾の `wrapper_CUDA_addmm` は、不一致を検出した `addmm` の CUDA 用ラッパーです。
-# - この検査は、各引数を最初の引数（バイアス）と比べます。そのため、**モデル**を CPU に残したまま GPU 上の入力を渡した場合も、名前が挙がるのはやはり `mat1` です。今度のメッセージは `mat1 is on cuda:0, different from other tensors on cpu` です。メッセージに従って `mat1` を移動すると、入力を CPU に戻すことになります。
+# - この検査は、各引数を最初の引数（バイアス）と比べます。そのため、**モデル**を CPU に残したまま GPU 上の入力を渡した場合も、名前が挙がるのはやはり `mat1` で、今度は `mat1 is on cuda:0, different from other tensors on cpu` と表示されます。これに従って `mat1` を移動すると、入力を CPU に戻すことになります。本来 GPU に移すべきなのは、CPU に残ったモデルのほうです。
 #
-# 2.8 より前は、同じ検査のメッセージが `but found at least two devices, cuda:0 and cpu!`（少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった）で終わり、引数の名前はその後ろに付いていました。`+` や `*` などの要素ごとの演算は、PyTorch 内部の TensorIterator という仕組みが検査するので、今も引数の名前を含まない、この形のメッセージになります。
+# PyTorch 2.8 より前は、同じ検査のメッセージが `but found at least two devices, cuda:0 and cpu!`（少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった）となっていて、引数の名前はメッセージの最後に示されていました。`+` や `*` などの要素ごとの演算では、PyTorch 内部の TensorIterator という仕組みが検査を行うので、今もこちらの形のメッセージが出て、引数の名前は含まれません。
 #
 # 実際のコードでデバイスの不一致が起きる原因として多いのは、`forward` メソッドや損失関数の中でデバイスを指定せずに作ったテンソルです。その例と対処法は「[デバイス不一致のエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)」で紹介しています。
 
 # %% [markdown]
-# 例外として、要素ごとの演算に限り、1つだけ許される組み合わせがあります。`torch.tensor(2.0)` のような0次元の CPU テンソルは、CUDA テンソルとの `+` や `*` などの演算で、Python の数値と同じように使えます。ほかの演算ではこの組み合わせは許されず、`a` と `b` が GPU 上にあっても、`torch.addmm(torch.tensor(1.0), a, b)` はデバイスの検査で失敗します。GPU があれば、次のセルはこれらの結果をそれぞれ検証します。
+# 「すべてのテンソルを同じデバイスに置く」という原則には、要素ごとの演算に限った例外が1つあります。`torch.tensor(2.0)` のような0次元の CPU テンソルは、CUDA テンソルとの `+` や `*` などの演算で、Python の数値と同じように使えます。それ以外の演算ではこの組み合わせは許されず、`a` と `b` が GPU 上にあっても、`torch.addmm(torch.tensor(1.0), a, b)` はデバイスの検査で失敗します。これらの結果は、GPU がある場合に次のセルで検証します。
 
 # %% tags=["claim-O3", "gpu-only"]
 model = nn.Linear(4, 2).to(device)
@@ -382,7 +386,7 @@ else:
     assert model(x).device.type == "cpu"
 
 # %% [markdown]
-# GPU がなければ CUDA のメッセージは確認できませんが、`meta` デバイスには CUDA とは別に独自のデバイス検査があり、`Tensor on device … is not on the expected device …!` という文言のエラーを出します。`meta` を使えば、モデルと入力のどちらを CPU に残しても線形層が失敗すること、そして要素ごとの演算なら0次元の CPU テンソルを使えることを、どのマシンでも確かめられます。
+# GPU がなければ CUDA のメッセージは見られませんが、`meta` デバイスにも独自のデバイス検査があり、`Tensor on device … is not on the expected device …!` という文言のエラーを出します。`meta` を使えば、モデルと入力のどちらを CPU に残しても線形層が失敗すること、そして要素ごとの演算なら0次元の CPU テンソルを使えることを、どのマシンでも確かめられます。
 
 # %% tags=["claim-F7"]
 meta_model = nn.Linear(4, 2).to("meta")
@@ -402,9 +406,9 @@ assert scaled.device.type == "meta"
 #
 # オプティマイザは、モデルの `Parameter` オブジェクトへの参照に加えて、最初の `step()` で作るパラメータごとの**状態**を保持しています（Adam なら `exp_avg` と `exp_avg_sq` という2つの移動平均）。
 #
-# CPU → CUDA の移動では `Parameter` オブジェクトが変わらないので、移動前に作ったオプティマイザも正しいパラメータを保持しています。ただし、それで足りるのはオプティマイザにまだ状態がない間だけです。状態はモジュールの一部ではないので、`model.to()` を呼んでも元のデバイスに残ります。
+# CPU → CUDA の移動では `Parameter` オブジェクトが変わらないので、移動前に作ったオプティマイザも正しいパラメータを参照しています。ただし、それで足りるのはオプティマイザにまだ状態がない間だけです。状態はモジュールの一部ではないので、`model.to()` を呼んでも元のデバイスに残ります。
 #
-# 状態を移すには、`optimizer.load_state_dict(optimizer.state_dict())` を呼びます。こうすると、状態が各パラメータと同じデバイスに移ります。GPU があれば、次のセルは、状態が元のデバイスに残ることと、読み込み直すと各パラメータのデバイスに移ることの両方を検証します。
+# 状態を移すには、`optimizer.load_state_dict(optimizer.state_dict())` を呼んで読み込み直します。これで、状態が各パラメータと同じデバイスに置かれます。次のセルでは、状態が元のデバイスに残ることと、読み込み直すと移ることを、GPU がある場合に検証します。
 
 # %% tags=["claim-F4", "gpu-only"]
 model = nn.Linear(4, 2)  # CPU 上
@@ -434,20 +438,20 @@ else:
 #
 # 学習を再開するときも順番は同じです。モデルを移動し、そのパラメータからオプティマイザを作り、最後に `optimizer.load_state_dict(checkpoint["optimizer"])` を呼びます。`load_state_dict` は `step` 以外の状態テンソルをすべて、対応するパラメータと同じデバイスへ移し、パラメータが浮動小数点数なら dtype もパラメータに合わせます。そのため `float32` の状態を `bfloat16` のモデルに読み込むと、状態も `bfloat16` になり、精度が落ちます。
 #
+# `step` だけは、渡したチェックポイントの中でのデバイスと dtype のまま残ります。ただし、オプティマイザが `fused` か `capturable` のときは、`step` も `float32` としてパラメータのデバイスへ移ります。このとき `fused` や `capturable` かどうかの判定に使われるのは、新しく作ったオプティマイザの設定ではなく、チェックポイントに保存された設定です。`load_state_dict` が、各パラメータグループの設定を保存時の値に置き換えるからです。
+#
+# Adam と AdamW は `step` が CPU 上にある前提で、学習の1ステップごとにパラメータ1つにつき1回、その値を `.item()` で読みます。`step` が GPU 上にあると、読むたびに CPU が GPU を待つことになります（[pytorch#128208](https://github.com/pytorch/pytorch/issues/128208)）。`map_location="cuda"` で読み込むと、この `step` まで GPU に載ってしまいます。そのため、オプティマイザのチェックポイントは `torch.load(path, map_location="cpu")` で読み込み、残りの移動は `load_state_dict` に任せます。
+#
+# 順番を逆にして、読み込んでから移動すると、状態は読み込んだ時点のパラメータに合わせて変換されます。そのあとの `model.to()` は状態を動かさないので、元のデバイスに残ったままです。GPU に移した場合は、最初の `step()` で CUDA 上のパラメータと CPU 上の状態が混在してしまいます。
+#
 # なお、混合精度の学習で重みの `float32` のコピー（マスター重み）を別に持つのは、オプティマイザの状態の精度が落ちるからではありません。重みに比べてずっと小さい更新を16ビットの重みに足すと、丸めで消えてしまうからです（「[メモリに収まるか](08-will-it-fit.ipynb)」を参照）。PyTorch 自身の AMP（`autocast` と `GradScaler`）は、パラメータ自体を `float32` で持つので、このようなコピーは作りません。
 #
-# `step` だけは、読み込んだときのデバイスと dtype のまま残ります。ただし、オプティマイザが `fused` か `capturable` のときは、`step` も `float32` としてパラメータのデバイスへ移ります。このとき `fused` や `capturable` かどうかの判定に使われるのは、新しく作ったオプティマイザの設定ではなく、チェックポイントに保存された設定です。`load_state_dict` が、各パラメータグループの設定を保存時の値に置き換えるからです。
-#
-# Adam と AdamW は `step` が CPU 上にある前提で、学習の1ステップごとにパラメータ1つにつき1回、その値を `.item()` で読みます。`step` が GPU 上にあると、読むたびに CPU が GPU を待つことになります（[pytorch#128208](https://github.com/pytorch/pytorch/issues/128208)）。そのため、オプティマイザのチェックポイントは `torch.load(path, map_location="cpu")` で読み込み、残りの移動は `load_state_dict` に任せます。`map_location="cuda"` では `step` まで GPU に載ります。
-#
-# 順番を逆にして読み込んでから移動すると、状態は読み込んだ時点のパラメータに合わせて変換されます。そのあとの `model.to()` は状態を動かさないので、状態は元の場所に残ります。GPU に移した場合は、最初の `step()` で CUDA 上のパラメータと CPU 上の状態が混在してしまいます。
-#
-# 次のセルでは、以下の4点を確かめます。GPU がなくても確かめられるように、モデルを `device` へ移すときは `float64` にも変換します。
+# 次のセルでは、以下の4点を検証します。GPU がなくても違いが出るように、モデルを `device` へ移すときは `float64` にも変換します。
 #
 # - 移動、作成、読み込みの順で再開したときの、状態のデバイスと dtype
 # - `bfloat16` のモデルに読み込んだときの精度の低下
 # - fused のオプティマイザのチェックポイントを fused でないオプティマイザに読み込んだときの、`step` の置き場所
-# - 読み込んでから移動したとき、状態が読み込んだときのまま残ること
+# - 読み込んでから移動したときの、状態のデバイスと dtype
 
 # %% tags=["claim-F4"]
 source = nn.Linear(4, 2)
@@ -537,7 +541,7 @@ print(f"{state['exp_avg'].dtype=}")
 assert state["exp_avg"].dtype == torch.float64
 
 # %% [markdown]
-# このエラーは Adam の更新処理の中で起きています。`expected dtype float … but got dtype double` は、「float32 を期待したところに float64 が来た」という意味で、float32 の状態と float64 の勾配が混在したことを示しています。
+# このエラーは Adam の更新処理の中で起きています。`expected dtype float … but got dtype double` は「float32 を期待したところに float64 が来た」というエラーで、float32 の状態と float64 の勾配が混在したことを示しています。
 #
 # こうした問題は、「先にモデルを移動し、それからオプティマイザを作る」という簡単なルールを守れば、すべて避けられます。そうすれば、状態は最初からパラメータと同じデバイス上に作られます。
 
@@ -560,9 +564,9 @@ assert state["exp_avg"].device == model.weight.device
 # - 辞書：保存時の場所を新しい場所に対応づけます（例：`{"cuda:0": "cpu"}`）。
 # - 呼び出し可能オブジェクト `(storage, location) -> storage`：テンソルのストレージごとに置き場所を決めます。`lambda storage, location: storage` なら、すべて CPU 上に置かれます。
 #
-# ここでは `weights_only=True` も指定しています。これは pickle から復元するものをテンソルと基本的なコンテナ（辞書やリストなど）に限るオプションで、`state_dict` を安全に読み込むために使います（詳しくは後述します）。
+# このページのコードでは、`weights_only=True` も指定しています。これは pickle から復元するものをテンソルと基本的なコンテナ（辞書やリストなど）に限るオプションで、`state_dict` を安全に読み込むために使います。詳しくは後で説明します。
 #
-# `map_location` を指定しないと、GPU のないマシンではこのようなチェックポイントの読み込みが `Attempting to deserialize object on a CUDA device` で止まります（「CUDA デバイス上にオブジェクトを復元しようとした」という意味です）。このエラーを実際に起こす例は「[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)」にあります。GPU のないマシンでは、次のセルで保存するチェックポイントは CPU 上のモデルのものになります。
+# `map_location` を指定しないと、GPU のないマシンではこのようなチェックポイントの読み込みが `Attempting to deserialize object on a CUDA device`（CUDA デバイス上にオブジェクトを復元しようとした）というエラーで失敗します。このエラーを実際に起こす例は「[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)」にあります。GPU のないマシンでは、次のセルで保存するチェックポイントは CPU 上のモデルのものになります。
 
 # %%
 tmp = tempfile.TemporaryDirectory()
@@ -602,16 +606,16 @@ cpu_model.load_state_dict(state)
 print(cpu_model.weight.device)
 
 # %% [markdown]
-# 整数は `map_location` として使えません。`torch.load` は整数を呼び出し可能オブジェクトとして扱い、`TypeError`（`'int' object is not callable`、つまり「`int` オブジェクトは呼び出せない」）で失敗します。代わりに `"cuda:0"` や `torch.device("cuda", 0)` と書きます。
+# 整数は `map_location` として使えません。`torch.load` は整数を呼び出し可能オブジェクトとして扱い、`'int' object is not callable`（`int` オブジェクトは呼び出せない）という `TypeError` で失敗します。代わりに `"cuda:0"` や `torch.device("cuda", 0)` と書きます。
 
 # %%
 with expect_error(TypeError, "not callable"):
     torch.load(path, map_location=0, weights_only=True)
 
 # %% [markdown]
-# PyTorch 2.6 以降、`weights_only=True` は `torch.load` のデフォルトです。そのため、`torch.load` は任意のクラスを pickle から復元しなくなりました。2.6 に更新したとき、pickle で保存したモデル全体（`torch.save(model, path)` で保存したもの）を読み込めなくなった人が大勢いたのはこのためです。デフォルトではありますが、このページのセルで明示しているのは、どちらを選んでいるかがコードから読み取れるようにするためです。
+# PyTorch 2.6 以降、`weights_only=True` は `torch.load` のデフォルトになり、任意のクラスは pickle から復元されなくなりました。PyTorch 2.6 に更新したとき、`torch.save(model, path)` で pickle として保存したモデル全体を読み込めなくなった人が大勢いたのは、この変更のためです。このページのセルでは、デフォルトと同じ値でもあえて書いて、どちらを選んでいるかがコードから読み取れるようにしています。
 #
-# 次のセルは、長いメッセージの最初の文 `Weights only load failed`（「weights_only での読み込みに失敗した」）だけを表示します。対処法は、`state_dict()` を保存して読み込むか、信頼できるファイルに限って `weights_only=False` を渡すことです。
+# 次のセルは、長いメッセージの最初の文 `Weights only load failed`（weights_only での読み込みに失敗した）だけを表示します。対処法は、`state_dict()` を保存して読み込むか、信頼できるファイルに限って `weights_only=False` を渡すことです。
 
 # %%
 whole = os.path.join(tmp.name, "whole-model.pt")
@@ -635,11 +639,11 @@ tmp.cleanup()
 #
 # - `model.to(device)` はモデル自体を書き換えて（コピーを作らずに）移動し、モデル自身を返します。再代入は不要です。
 # - CPU と CUDA の間の移動や dtype の変換では `Parameter` オブジェクトは同じまま、`meta` への移動では置き換わります。変換されたバッファは常に新しいテンソルです。`meta` から戻すには `to_empty()` を使い、そのあと初期化します。
-# - 移動するのはパラメータ、バッファ、サブモジュールだけです。それ以外のテンソルは `register_buffer` で登録します。
+# - `Module.to` が移動するのはパラメータ、バッファ、サブモジュールだけです。一緒に移動させたいテンソルは `register_buffer` で登録します。
 # - 変換したテンソルをパラメータの名前に代入してはいけません。モジュール全体を移動します。
 # - モジュールには `.device` 属性がなく、「モデルのデバイス」という決まった値もありません。`next(model.parameters()).device` は慣例的な書き方にすぎません。
 # - デバイスの不一致エラーが出たら、モデルとすべての入力を1つのデバイスに置きます（`model.to(device)`、`x = x.to(device)`）。メッセージに名前が出た引数を移動すればよいとは限りません。
 # - 先にモデルを移動し、それからオプティマイザを作ります。すでに状態を持っているオプティマイザでは、状態が元のデバイスと dtype のまま残るからです。
 # - GPU のチェックポイントは `torch.load(path, map_location="cpu", weights_only=True)` で CPU に読み込みます。PyTorch 2.6 以降、`weights_only=True` はデフォルトです。
-# - 学習を再開するときは、モデルを移動してオプティマイザを作ったあと、オプティマイザのチェックポイントも `map_location="cpu"` で読み込みます（Adam は学習の各ステップで状態の `step` を `.item()` で読むので、`step` は CPU に置いておきます）。
+# - 学習を再開するときは、モデルを移動してオプティマイザを作ったあと、オプティマイザのチェックポイントも `map_location="cpu"` で読み込みます。Adam は学習の1ステップごとに状態の `step` を `.item()` で読むため、`step` は CPU に置いておきます。
 # - `load_state_dict` は状態を各パラメータのデバイスと dtype に合わせ、`step` は CPU 上に残します。ただし、チェックポイントのオプティマイザが `fused` か `capturable` なら、`step` も `float32` としてパラメータのデバイスに移ります。

@@ -19,12 +19,14 @@
 #
 # 判定はすべて `assert` で裏付けています。将来の PyTorch で挙動が変われば `assert` が失敗するので、このページの内容が知らないうちに古くなることはありません。
 #
-# どのセルも GPU なしで実行できます。「GPU での検証を含む」セルは、GPU がなければ検証の代わりに満たされなかった条件（`torch.cuda.is_available()=False` など）を表示するか、GPU がないときの動作を検証します。結果が環境によって異なる項目では、実行中のマシンで期待される結果になっているかを確かめます。想定どおりのエラーは、最初のセルで定義する `expect_error` が捕捉して表示するので、ノートブックは止まらずに先へ進みます。
+# どのセルも GPU なしで実行できます。「GPU での検証を含む」セルは、GPU がなければ検証の代わりに満たされなかった条件（`torch.cuda.is_available()=False` など）を表示するか、GPU がないときの動作を検証します。結果が環境によって異なる項目では、実行中のマシンで期待される結果になっているかを確かめます。
+#
+# 想定どおりのエラーは、準備のセルで定義する `expect_error` が捕捉して表示するので、ノートブックは止まらずに先へ進みます。
 
 # %% [markdown] tags=["summary"]
 # **結論**
 #
-# - `model.to(device)` だけでモデルは移動します。モジュール自体を書き換えて同じモジュールを返すので、`model = model.to(device)` と書いても処理は同じで、メモリも節約されません。
+# - `model.to(device)` だけでモデルは移動します。`Module.to` はモジュール自体を書き換えて同じモジュールを返すので、`model = model.to(device)` と書いても処理は同じで、メモリも節約されません。
 # - `nn.DataParallel` はモデルを移動してくれません（デバイス ID が1つのときを除きます）。`device=0` は現在のアクセラレータのインデックスで、`cuda:0` とは限りません。
 # - 主張ごとの判定は、ページ末尾の表にまとめています。
 #
@@ -86,7 +88,7 @@ print(torch.__version__, device)
 #
 # **主張：** `model.to(device)` を単独で呼んでもモデルは何も変わらず、`model = model.to(device)` と代入し直して初めて GPU に載る。
 #
-# 次のセルでは、モデルを GPU に移動します。GPU がなければ、代わりに `meta` に移動します。`meta` 上のテンソルは形状と dtype だけを持ち、データは持ちません。パラメータがどこに移動したか、どのオブジェクトが返ってきたかはわかりますが、速度やメモリについては何もわかりません。
+# 次のセルでは、モデルを GPU に移動します。GPU がなければ、代わりに `meta` デバイスに移動します。`meta` テンソルは形状と dtype だけを持ち、データは持ちません。このセルでわかるのはパラメータの移動先と返ってきたオブジェクトだけで、速度やメモリについては何も言えません。
 
 # %% [markdown] tags=["predict"]
 # **予想：** `model` に代入し直さずに `returned = model.to(target)` とします。次のセルは、`returned` が `model` そのものかどうかと、モデルの重みが移動先のデバイスにあるかどうか（`moved`）を表示します。結果はどれでしょうか。
@@ -113,15 +115,15 @@ assert model.bias.device.type == target.type
 assert (model.weight is weight_before) == (target.type == "cuda")
 
 # %% [markdown] tags=["answer"]
-# **答え：** `returned is model=True, moved=True` です。**判定：誤り**。`nn.Module.to` はモジュール自体を書き換えて（コピーを作らずに）変換し、そのモジュール自身を返します。代入し直してもしなくても、`model` は移動しています。代入し直しても害はありませんが、移動を起こしているのは代入ではありません。
+# **答え：** `returned is model=True, moved=True` です。**判定：誤り**。`nn.Module.to` はモジュール自体を書き換えて（コピーを作らずに）変換し、そのモジュール自身を返します。代入の有無にかかわらず、`model` は移動しています。代入し直しても害はありませんが、移動を起こしているのは代入ではありません。
 #
 # - `returned is model=False, moved=False` は、主張をそのまま信じた場合の答えです。移動したコピーが返って `model` が元の場所に残るのは、`Tensor.to` の振る舞いです。`Module.to` はそうなりません。
-# - `returned is model=False, moved=True` では、移動した `model` とは別に、もう1つモジュールができていなければなりません。`Module.to` は新しいモジュールを作らないので、この組み合わせは起こりません。
+# - `returned is model=False, moved=True` が表示されるのは、移動した `model` とは別に、もう1つモジュールができた場合だけです。`Module.to` は新しいモジュールを作らないので、この組み合わせは起こりません。
 #
-# 移動先による違いが1つあります。CPU と GPU の間の移動では `Parameter` オブジェクトがそのまま保たれますが、`meta` への移動では置き換わります。上のセルは、実際に起きたほうを確かめています。
+# 移動先による違いが1つあります。CPU と GPU の間の移動では `Parameter` オブジェクトがそのまま保たれますが、`meta` への移動では置き換わります。上のセルは、このマシンで実際に起きたほうを確かめています。
 
 # %% [markdown]
-# モジュールのほかの変換メソッド（`.cpu()`、`.double()`、`.half()`、`.float()`、それに後で扱う `.cuda()`）も同じルールに従います。モジュール自体を書き換えて変換し、モジュール自身を返します。
+# モジュールのほかの変換メソッド（`.cpu()`、`.double()`、`.half()`、`.float()`、それに後で扱う `.cuda()`）も同様に、モジュール自体を書き換えてそのモジュールを返します。
 
 # %% tags=["claim-M1"]
 other = nn.Linear(4, 2)
@@ -132,7 +134,7 @@ print(other.weight.dtype, other.weight.device)
 assert other.weight.dtype == torch.float32
 
 # %% [markdown]
-# この主張が生まれたのは、テンソルなら本当にそう振る舞うからです。`Tensor.to` は元のテンソルには手を付けず、新しいデバイス上のテンソルを返します。そのため、テンソルの場合は戻り値を受け取る必要があります。
+# この主張が生まれたのは、テンソルでは実際に主張どおりになるからです。`Tensor.to` は元のテンソルには手を付けず、新しいデバイス上のテンソルを返します。そのため、テンソルの場合は戻り値を受け取る必要があります。
 
 # %% tags=["claim-M1"]
 t = torch.ones(3)
@@ -148,9 +150,9 @@ assert moved.device.type == target.type
 #
 # **主張：** 代入せずに `model.to(device)` とするとモデルのコピーがもう1つ残るので、`model = model.to(device)` と書いたほうがメモリが少なくて済む。
 #
-# **判定：誤り**。どちらの書き方も同じオブジェクトの同じメソッドを呼び、同じ処理をします。各パラメータを変換して、モジュールに戻すだけです。モジュールは古いテンソルへの参照を持ち続けないので、ほかに参照しているものがなくなった時点で古いテンソルは解放されます。
+# **判定：誤り**。どちらの書き方も同じオブジェクトの同じメソッドを呼び、同じ処理をします。このメソッドは各パラメータを変換し、変換後のテンソルをモジュールに設定し直すだけです。モジュールは古いテンソルへの参照を持ち続けないので、ほかに参照しているものがなくなった時点で古いテンソルは解放されます。
 #
-# 次のセルでは、それぞれの書き方を別々のモデルで試します。CPU 上で float32 から float64 に変換しますが、これも別のデバイスへの移動と同じように新しいメモリを確保します。弱参照（weakref）は参照先のストレージの解放を妨げないので、古いストレージが解放されたかどうかを確かめられます。
+# 次のセルでは、それぞれの書き方を別々のモデルで試します。CPU 上で float32 から float64 に変換しますが、この変換も別のデバイスへの移動と同じように新しいメモリを確保します。弱参照（weakref）は参照先のストレージの解放を妨げないので、古いストレージが解放されたかどうかを確かめられます。
 
 # %% tags=["claim-M2"]
 def weak_storages(module):
@@ -181,9 +183,9 @@ print(a.weight.dtype, b.weight.dtype, [ref() for ref in a_old + b_old])
 # - `torch.cuda.memory_reserved()`（アロケータが確保している予約済みメモリ）は減りません。
 # - `nvidia-smi` に表示される使用量も予約済みメモリを含むので、やはり減りません。
 #
-# `torch.cuda.empty_cache()` を呼ぶと、使われていない分がドライバに返されます。PyTorch の [CUDA のメモリ管理についての解説](https://docs.pytorch.org/docs/stable/notes/cuda.html#memory-management)（英語）にも、同じことが書かれています。
+# `torch.cuda.empty_cache()` を呼ぶと、使われていない分がドライバに返されます。PyTorch ドキュメントの [CUDA メモリ管理の解説](https://docs.pytorch.org/docs/stable/notes/cuda.html#memory-management)（英語）にも、同じことが書かれています。
 #
-# GPU がある場合、次のセルは同じサイズのモデル2つをそれぞれの書き方で GPU に移動し、移動で増えた GPU メモリ（移動後の量とピーク）が、2つの書き方で同じであることを確かめます。続いて各モデルを削除し、`empty_cache()` の前と後で `memory_allocated()` と `memory_reserved()` の値がどう変わるかを調べます。
+# GPU がある場合、次のセルは同じサイズのモデル2つを、それぞれの書き方で GPU に移動します。そして、移動で増えた GPU メモリ（移動後の量とピーク）が2つの書き方で同じであることを確かめます。続いて各モデルを削除し、`empty_cache()` の前と後で `memory_allocated()` と `memory_reserved()` の値がどう変わるかを調べます。
 
 # %% tags=["claim-M2", "gpu-only"]
 if torch.cuda.is_available():
@@ -221,7 +223,7 @@ else:
 # 主張どおりにテンソルを渡して呼び出してみます。
 
 # %% [markdown] tags=["predict"]
-# **予想：** 次のセルは `torch.cuda.copy(torch.ones(3))` を呼びます。GPU の有無にかかわらず、どのエラーになるでしょうか。
+# **予想：** 次のセルは `torch.cuda.copy(torch.ones(3))` を呼びます。GPU の有無にかかわらず、どのエラーが出るでしょうか。
 #
 # - `Torch not compiled with CUDA enabled`
 # - `has no attribute 'copy'`
@@ -240,7 +242,7 @@ assert not hasattr(torch.cuda, "copy")
 # **答え：** `has no attribute 'copy'`（`AttributeError`）です。**判定：誤り**。そのような関数は存在しないので、どのマシンでも同じように失敗します。出力の `module 'torch.cuda' has no attribute 'copy'` は、「`torch.cuda` モジュールに `copy` という属性はない」という意味です。
 #
 # - `Torch not compiled with CUDA enabled`（Torch が CUDA を有効にしてコンパイルされていない）を選んだなら、関数は実在していて、CUDA がないから失敗すると考えたのでしょう。実際には CUDA の有無を調べる前に、属性が見つからない時点で失敗します。
-# - `missing 1 required positional argument`（必須の位置引数が1つ足りない）になるには、関数が実在している必要があります。実際には引数を調べる段階には進まず、属性を探した時点で失敗します。
+# - `missing 1 required positional argument`（必須の位置引数が1つ足りない）は、関数は実在していて引数が足りない、と考えた答えです。実際には、引数を調べるところまで進みません。
 
 # %% [markdown]
 # 実際に使うべきものは次のとおりです。
@@ -282,7 +284,7 @@ assert "dtype" not in inspect.signature(nn.Module.cuda).parameters
 # インデックスを指定しなければ、どちらも現在の CUDA デバイスを使います。実際の違いは受け取る引数にあり、上に表示したシグネチャのとおり、`.cuda()` が受け取るのはデバイスだけです。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `nn.Linear(2, 2).to(target, torch.float16)` は、1回の呼び出しでデバイスと dtype を渡しています。次のセルは重みのデバイスと dtype を表示します。表示される dtype はどれでしょうか。それとも例外が送出されるでしょうか。
+# **予想：** `nn.Linear(2, 2).to(target, torch.float16)` では、1回の呼び出しでデバイスと dtype の両方を渡しています。次のセルは重みのデバイスと dtype を表示します。表示される dtype はどれでしょうか。それとも例外が送出されるでしょうか。
 #
 # - `torch.float32`
 # - `TypeError`
@@ -299,13 +301,13 @@ with expect_error(TypeError):
     nn.Linear(2, 2).cuda(target, torch.float16)  # デバイスしか受け取らない
 
 # %% [markdown] tags=["answer"]
-# **答え：** `torch.float16` です。`Module.to` は1回の呼び出しでデバイスと dtype を受け取り、両方を変換します。`.cuda()` はデバイスしか受け取らないので dtype は変えられず、dtype も渡すと `TypeError` を送出します（セルの最後で確かめています）。出力の `takes from 1 to 2 positional arguments but 3 were given` は、「位置引数は1〜2個までなのに、3個渡された」と言っています（`self` も1個に数えます）。
+# **答え：** `torch.float16` です。`Module.to` は1回の呼び出しでデバイスと dtype を受け取り、両方を変換します。`.cuda()` はデバイスしか受け取らないので dtype は変えられず、dtype も渡すと `TypeError` を送出します（上のセルの最後で確かめています）。出力の `takes from 1 to 2 positional arguments but 3 were given` は、「位置引数は1〜2個までなのに、3個渡された」と言っています（`self` も1個に数えます）。
 #
 # - `torch.float32` と予想した人は、`to` が引数を1つしか使わないと思ったのかもしれません。
-# - `TypeError` と予想した人は、`Module.to` も `.cuda()` と同じくデバイスしか受け取らないと思ったのかもしれません。
+# - `TypeError` を選んだのは、`Module.to` も `.cuda()` と同じくデバイスしか受け取らないと考えたからでしょう。
 
 # %% [markdown]
-# 次のセルは GPU 上で、まったく同じモデル2つをそれぞれのメソッドで移動し、使ったメモリと移動先が同じであることを確かめます。
+# GPU がある場合、次のセルはまったく同じモデル2つをそれぞれのメソッドで GPU に移動し、使ったメモリと移動先が同じであることを確かめます。
 
 # %% tags=["claim-M4", "gpu-only"]
 if torch.cuda.is_available():
@@ -335,15 +337,17 @@ else:
 #
 # **主張：** モデルを `nn.DataParallel` でラップすれば、GPU への移動もやってくれる。
 #
-# **判定：ほぼ誤り**。どうなるかは、ラッパーが最終的に使うデバイス ID（`device_ids`）の数で決まります。`device_ids` を省略すると、見えているすべての GPU が使われます。
+# **判定：ほぼ誤り**。どうなるかは、ラッパーが最終的に使うデバイス ID（`device_ids`）の数で決まります。`device_ids` を省略すると、使用可能なすべての GPU が使われます。
 #
-# - アクセラレータがない、または `DataParallel` が対応していない Apple の GPU（MPS）しかない：`device_ids` は空になり、ラッパーはモデルを今ある場所でそのまま呼び出すだけです。
-# - デバイス ID がちょうど1つ：コンストラクタがモデルをその GPU に移動します。GPU が1枚のマシンでは、デフォルトでこうなります。GPU が複数枚あるマシンで `device_ids=[1]` を渡した場合も同じで、モデルは `cuda:1` に移動します。
-# - デバイス ID が2つ以上：ラッパーは何も移動しません。最初の順伝播で、パラメータを `device_ids[0]` に置くよう求めるエラーが発生します。
+# - アクセラレータがない場合、または `DataParallel` が対応していない Apple の GPU（MPS）しかない場合：`device_ids` は空になり、ラッパーはモデルを置かれている場所のまま呼び出すだけです。
+# - デバイス ID がちょうど1つの場合：コンストラクタがモデルをその GPU に移動します。GPU が1枚のマシンでは、デフォルトでこうなります。GPU が複数枚あるマシンで `device_ids=[1]` を渡したときも同じで、モデルは `cuda:1` に移動します。
+# - デバイス ID が2つ以上の場合：ラッパーは何も移動しません。最初の順伝播で、パラメータを `device_ids[0]` に置くよう求めるエラーが発生します。
 #
-# Intel の XPU など、`DataParallel` が扱えるほかのアクセラレータも、ここでは GPU として数えます（[複数の GPU](05-several-gpus.ipynb#nndataparallel-が実際にすること)を参照してください）。次のセルでは、このマシンに当てはまる場合を検証します。GPU が複数枚あれば、デバイス ID を1つだけ渡してラップした場合も試します。GPU がなければ、最初の場合だけが実行されます。
+# Intel の XPU など、`DataParallel` が扱えるほかのアクセラレータも、ここでは GPU として数えます（「[複数の GPU](05-several-gpus.ipynb#nndataparallel-が実際にすること)」のページを参照してください）。
 #
-# デバイス ID が2つ以上のときに出るこのエラーの原因と対処法は、[デバイス不一致のエラーを読み解く](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)で詳しく説明しています。
+# 次のセルは、このマシンに当てはまる場合を検証します。GPU が複数枚あれば、デバイス ID を1つだけ渡してラップした場合も試します。GPU がなければ、最初の場合だけを検証します。
+#
+# デバイス ID が2つ以上のときに出るエラーの原因と対処法は、「[デバイス不一致のエラーを読み解く](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)」で詳しく説明しています。
 
 # %% tags=["claim-M5", "gpu-only"]
 model = nn.Linear(4, 2)
@@ -375,7 +379,7 @@ else:
 # したがって、ラップする前に自分でモデルを移動しましょう。そうすれば GPU が何枚あっても動きます。ほかに知っておきたい点が2つあります。
 #
 # - ラッパーは自身の `state_dict` のすべてのキーに `module.` という接頭辞を付けます。接頭辞のないキーが必要なら、`dp.module.state_dict()` を保存します。
-# - `DataParallel` のドキュメントでも、マシンが1台だけの場合も含めて `DistributedDataParallel` を使うことが推奨されています。
+# - `DataParallel` のドキュメントは、マシンが1台だけの場合も含めて、`DistributedDataParallel` を使うよう推奨しています。
 
 # %% tags=["claim-M5"]
 wrapped = nn.DataParallel(nn.Linear(4, 2).to(device))
@@ -395,7 +399,7 @@ assert "DistributedDataParallel" in nn.DataParallel.__doc__
 #
 # **判定：誤り（バグが2つある）**。層は GPU 上にあるのに入力は CPU 上に残っており、しかも形状が間違っています。`Linear(10, 1)` が受け取るのは形状 `(N, 10)`、つまり最後の次元に10個の特徴量を持つ入力です。書かれたままでは、このコード例はどのマシンでも失敗します。
 #
-# どちらのバグが先に表面化するかはマシン次第です。GPU では、ほかの何よりも先にデバイスの検査が行われます。CPU だけのマシンではすべてが CPU 上にあるので、形状のエラー（「`mat1` と `mat2` の形状では行列積を計算できない」）だけが残り、次のセルもそのエラーを示します。
+# どちらのバグが先に表面化するかはマシン次第です。GPU のあるマシンでは、形状より先にデバイスが検査されます。CPU だけのマシンではすべてが CPU 上にあるので、形状のエラー（「`mat1` と `mat2` の形状では行列積を計算できない」）だけが残ります。次のセルは、このマシンで先に出るほうのエラーを確かめます。
 
 # %% tags=["gpu-only"]
 net = nn.Linear(10, 1).to(device)
@@ -407,7 +411,7 @@ with expect_error(RuntimeError, first):
     net(x)
 
 # %% [markdown]
-# 入力をデバイスに移動する（`x = x.to(device)`）だけでは足りません。形状のエラーはそのまま残ります。
+# `x = x.to(device)` で入力をデバイス上のテンソルに置き換えるだけでは足りません。形状のエラーはそのまま残ります。
 
 # %%
 x = x.to(device)
@@ -431,11 +435,13 @@ assert y.device == net.weight.device
 #
 # **当時（PyTorch 1.7）：** `torch.device(0)` や `device=0` は `cuda:0` の省略形でした。
 #
-# **現在：** PyTorch 2.5 以降、整数はいま使われている**アクセラレータ**（current accelerator）のインデックスを意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。CPU 専用ビルドでは、`Cannot access accelerator device when none is available.`（使えるものがないので、アクセラレータのデバイスにアクセスできない）というエラーになります。CPU 専用でないビルドでも、使える GPU がなければやはりエラーになります。
+# **現在：** PyTorch 2.5 以降、整数は**現在のアクセラレータ**（current accelerator）のインデックスを意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。CPU 専用ビルドで整数を指定すると、`Cannot access accelerator device when none is available.`（使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない）というエラーになります。CPU 専用でないビルドでも、使える GPU がなければやはりエラーになります。
 #
-# 整数が CPU を指すことはありません。CUDA の GPU を指定したいときは `"cuda:0"` と書きましょう。次のセルは、CPU 専用ビルドかどうか（`cpu_only_build`）と、`torch.device(0)` 上にテンソルを作った結果（そのデバイスか、送出された例外）をこの順に表示し、その結果がこのマシンで期待どおりかを検証します。
+# 整数が CPU を指すことはありません。CUDA の GPU を指定したいときは `"cuda:0"` と書きましょう。
 #
-# `Cannot access accelerator device` のエラーの原因と対処法は、[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)で説明しています。
+# 次のセルは、`torch.device(0)` を指定してテンソルを作り、その結果（作られたテンソルのデバイス、または送出された例外）を、CPU 専用ビルドかどうか（`cpu_only_build`）と一緒に表示します。そのうえで、結果がこのマシンで期待どおりかを検証します。
+#
+# `Cannot access accelerator device` のエラーの原因と対処法は、「[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)」で説明しています。
 
 # %% tags=["claim-O1", "gpu-only"]
 cpu_only_build = (
@@ -461,7 +467,7 @@ elif cpu_only_build and TORCH >= (2, 5):
 #
 # **当時（PyTorch 1.7）：** `t.is_cuda` はあっても `t.is_cpu` はなかったので、代わりに `t.device.type` を比較していました。
 #
-# **現在：** `Tensor.is_cpu` は PyTorch 1.13 で追加されました。
+# **現在：** `Tensor.is_cpu` があります（PyTorch 1.13 で追加）。
 
 # %% tags=["claim-O2"]
 t = torch.ones(2, device=device)
@@ -474,7 +480,7 @@ assert torch.ones(1).is_cpu
 # %% [markdown]
 # ## 古い情報：デバイスが一致しないときのエラーメッセージ
 #
-# **当時（PyTorch 1.7）：** CUDA の行列積は、すべてのテンソルが GPU 上にあるかを検査し（ATen の `checkAllSameGPU`）、CPU 上にあるものを列挙しました。検査される引数は `addmm(bias, input, weight.T)` の `self`、`mat1`、`mat2` と、バイアスと同じデバイスに作られる出力 `out` です。そのため、層と入力のどちらが CPU に残っていたかでメッセージが変わりました。
+# **当時（PyTorch 1.7）：** CUDA の行列積は、すべてのテンソルが GPU 上にあるかを検査し（ATen の `checkAllSameGPU`）、CPU 上にあるものを列挙しました。検査されていたのは、`addmm(bias, input, weight.T)` の `self`、`mat1`、`mat2` と、バイアスと同じデバイスに作られる出力 `out` でした。そのため、層と入力のどちらが CPU に残っていたかでメッセージが変わりました。
 #
 # - CPU の入力を GPU 上の層に渡した場合（`mat1` が GPU 上にない）：
 #
@@ -492,9 +498,9 @@ assert torch.ones(1).is_cpu
 #
 #   「`out` と引数 #1 の `self` のテンソルが CPU 上にあるが、どちらも GPU 上にあるべき」と言っています。
 #
-# **現在：** メッセージはどちらの場合も `Expected all tensors to be on the same device`（すべてのテンソルが同じデバイス上にあるべき）で始まります。続きには、実行された演算の引数の名前が1つ入ります。この検査を行うのは CUDA カーネルではありません。PyTorch がディスパッチャ用に生成したラッパー（`wrapper_CUDA_addmm`）が、カーネルを呼ぶ前に各テンソル引数を最初の引数と比べ、最初に食い違った引数の名前を出します。
+# **現在：** メッセージはどちらの場合も `Expected all tensors to be on the same device`（すべてのテンソルが同じデバイス上にあるはず）で始まります。続きには、実行された演算の引数の名前が1つ入ります。この検査は CUDA カーネルの中ではなく、カーネルを呼ぶ前に行われます。PyTorch が自動生成するラッパー（`wrapper_CUDA_addmm`）が各テンソル引数を最初の引数と順に比べ、一致しない引数が見つかると、その名前をメッセージに入れます。
 #
-# 続きの文言はリリースごとに変わってきました（2.8 でも変更されています）。ログを検索するときは、この先頭部分を使ってください。`+` や `*` のような要素ごとの演算は TensorIterator（PyTorch 内部の仕組み）を通るので、今も引数の名前はなく、`but found at least two devices, cuda:0 and cpu!`（少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった）で終わります。
+# 続きの文言はリリースごとに変わってきました（PyTorch 2.8 でも変更されています）。ログを検索するときは、続きではなく先頭の `Expected all tensors to be on the same device` を使ってください。`+` や `*` のような要素ごとの演算は TensorIterator（PyTorch 内部の仕組み）を通るので、そのメッセージには現在も引数の名前が入らず、`but found at least two devices, cuda:0 and cpu!`（少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった）で終わります。
 #
 # どの引数の名前が出るかは、層が実行する演算で決まります。バイアスのある `Linear` に2次元の入力を渡すと `addmm(bias, input, weight.T)` が実行され、その引数の名前は `self`、`mat1`、`mat2` です。autograd は実行された演算を結果の `grad_fn` に記録するので、バイアスのない層が何を実行するかは CPU でもわかります。
 
@@ -517,16 +523,16 @@ assert nn.Linear(10, 1)(x).grad_fn.name() == "AddmmBackward0"
 # %% [markdown] tags=["answer"]
 # **答え：** `MmBackward0` です。バイアスがなければ足すものがないので、層は `mm(input, weight.T)` を実行します。その引数の名前は `self` と `mat2` です。
 #
-# - バイアスがなくても層は `addmm` で計算する、と思うと `AddmmBackward0` を選びます。このノードを記録するのはバイアスのある層で、セルの2つ目の `assert` で確かめています。
-# - 関数名の `linear` がそのままノードになるわけではないので、`LinearBackward0` にはなりません。記録されるのは `linear` 自身ではなく、`linear` が実行する演算です。
+# - バイアスがなくても層は `addmm` で計算する、と思うと `AddmmBackward0` を選びます。このノードを記録するのはバイアスのある層で、上のセルの2つ目の `assert` で確かめています。
+# - `LinearBackward0` は、関数名の `linear` がそのままノードの名前になると考えた答えです。記録されるのは `linear` 自身ではなく、`linear` が実行する演算です。
 #
 # この演算の違いによって、メッセージに出る引数の名前が変わります。バイアスがあれば最初の引数はバイアスで、層と同じデバイスにあります。そのため、層と入力のどちらが GPU 上にあっても、メッセージには入力の `mat1` が出ます。バイアスがなければ最初の引数は入力なので、やはりどちらが GPU 上にあっても、重みの `mat2` が出ます。
 #
-# いずれにしても、名前からはどちらを移動すべきかはわかりません。モデルと入力のすべてを、使うつもりのデバイスに置きましょう。
+# いずれにしても、名前からはどちらを移動すべきかはわかりません。モデルも入力も、すべて同じデバイスに置きましょう。
 #
-# GPU があれば、次のセルでバイアスの有無それぞれについて、層だけを GPU に置いた場合と入力だけを GPU に置いた場合のメッセージに出る名前を検証します。加算のときのメッセージもあわせて確認します。CPU だけでは取り違える2つ目のデバイスがないので、GPU がなければ何も確かめません。
+# GPU がある場合、次のセルはバイアスの有無それぞれについて、層だけを GPU に置いたときと入力だけを GPU に置いたときに、メッセージに出る引数の名前を検証します。加算で出るメッセージもあわせて確かめます。CPU だけではデバイスの不一致そのものが起こらないので、GPU がなければ何も検証しません。
 #
-# メッセージの読み方と対処法は、[デバイス不一致のエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)を参照してください。
+# メッセージの読み方と対処法は、「[デバイス不一致のエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)」を参照してください。
 
 # %% tags=["claim-O3", "gpu-only"]
 if torch.cuda.is_available():
@@ -549,9 +555,9 @@ else:
 #
 # **当時（PyTorch 1.7）：** 存在しない GPU を指定すると（たとえば GPU が1枚のマシンで `t.cuda(1)`）、`RuntimeError: CUDA error: invalid device ordinal`（CUDA エラー：デバイス番号が無効）が送出されました。
 #
-# **現在：** PyTorch 2.8 以降、同じエラーが `torch.AcceleratorError` として送出されます。これは `RuntimeError` のサブクラスなので、既存の `except RuntimeError:` のコードでもそのまま捕捉できます。GPU がなければ、次のセルはクラスだけを確かめます。
+# **現在：** PyTorch 2.8 以降、同じエラーが `torch.AcceleratorError` として送出されます。このクラスは `RuntimeError` のサブクラスなので、既存の `except RuntimeError:` のコードでもそのまま捕捉できます。GPU がなければ、次のセルはクラスだけを確かめます。
 #
-# `invalid device ordinal` の原因と対処法は、[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb#cuda-error-invalid-device-ordinal)にまとめています。
+# `invalid device ordinal` の原因と対処法は、「[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb#cuda-error-invalid-device-ordinal)」にまとめています。
 
 # %% tags=["claim-O4", "gpu-only"]
 if hasattr(torch, "AcceleratorError"):
@@ -579,9 +585,11 @@ else:
 #
 # **当時（PyTorch 1.7）：** `"cuda" if torch.cuda.is_available() else "cpu"` が定番の書き方でした。
 #
-# **現在：** この書き方は NVIDIA の GPU なら今でも使えますし、このページでも使っています。移植性の高い方法は `torch.accelerator` モジュール（PyTorch 2.6 以降）で、CUDA、MPS、XPU などを扱えます。`torch.accelerator.current_accelerator()` は、使っている torch のビルドが対応するアクセラレータを返し、どれにも対応していなければ `None` を返します（`None` を返すようになったのは PyTorch 2.7 から）。これはビルドについての情報なので、デバイスをいま実際に使えるかどうかを調べる `torch.accelerator.is_available()` と組み合わせて使います。
+# **現在：** この書き方は NVIDIA の GPU では引き続き使えますし、このページでも使っています。より移植性が高いのは、`torch.accelerator` モジュール（PyTorch 2.6 以降）を使う方法で、CUDA、MPS、XPU などを扱えます。
 #
-# 次のセルは、ビルドが対応するアクセラレータ（`current_accelerator()`）、それが今使えるか（`is_available()`）、選んだデバイスの3つをこの順に表示します。GPU がなければ、CUDA のデバイスが選ばれないことを確かめます。PyTorch 2.6 では、バージョン（`TORCH=(2, 6)`）を表示するだけです。
+# `torch.accelerator.current_accelerator()` は、使っている torch のビルドが対応するアクセラレータを返します。どれにも対応していなければ `None` です（`None` になるのは PyTorch 2.7 以降）。この戻り値はビルドについての情報なので、デバイスを実際に使えるかどうかを調べる `torch.accelerator.is_available()` と組み合わせて使います。
+#
+# 次のセルは、ビルドが対応するアクセラレータ（`current_accelerator()`）、それを実際に使えるかどうか（`is_available()`）、選んだデバイスの3つを表示します。GPU がなければ、CUDA のデバイスが選ばれないことを確かめます。PyTorch 2.6 では、バージョン（`TORCH=(2, 6)`）を表示するだけです。
 
 # %% tags=["claim-O5", "gpu-only"]
 if TORCH >= (2, 7):
@@ -615,5 +623,5 @@ else:
 # | テンソルに `is_cpu` はない | 古い情報 | `Tensor.is_cpu` がある（1.13 以降） |
 # | デバイス不一致のメッセージは `... is on CPU, but expected it to be on GPU` | 古い情報 | `Expected all tensors to be on the same device` で検索する。続く引数名は実行された演算で決まる |
 # | 存在しない GPU インデックスでは `RuntimeError` そのものが送出される | 古い情報 | `RuntimeError` のサブクラスである `torch.AcceleratorError`（2.8 以降） |
-# | デバイスは `torch.cuda.is_available()` で選ぶ | 古い情報 | CUDA なら今も使える。移植性が必要なら `torch.accelerator`（2.6 以降。ビルドがアクセラレータに対応していないとき `current_accelerator()` が `None` を返すのは 2.7 以降） |
+# | デバイスは `torch.cuda.is_available()` で選ぶ | 古い情報 | CUDA なら引き続き使える。移植性が必要なら `torch.accelerator`（2.6 以降。ビルドがアクセラレータに対応していないとき `current_accelerator()` が `None` を返すのは 2.7 以降） |
 

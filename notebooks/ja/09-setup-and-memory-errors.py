@@ -15,17 +15,17 @@
 # %% [markdown]
 # # 読み込み・環境・メモリのエラーを読み解く
 #
-# このページで扱うのは、学習コードそのものではなく、その周りで起こるエラー、つまりチェックポイントの読み込み、マシンにない GPU の指定、ワーカープロセスの起動、PyTorch のインストール、GPU のメモリ不足に関するエラーです。`pin_memory` のセクションを除き、各セクションの見出しはエラーメッセージそのものなので、トレースバックに出た文言でページ内を検索できます。各セクションでは、メッセージの意味を説明し、エラーを起こすコードと対処法を実際に動かします。異なるデバイス上のテンソルを1つの演算に渡したときのエラーは「[デバイス不一致のエラーを読み解く](07-device-errors.ipynb)」で扱います。
+# このページでは、学習コードそのものではなく、その周辺で起こるエラーを扱います。対象は、チェックポイントの読み込み、マシンにない GPU の指定、ワーカープロセスの起動、PyTorch のインストール、GPU のメモリ不足です。`pin_memory` のセクションを除き、各セクションの見出しはエラーメッセージそのものなので、トレースバックに出た文言でページ内を検索できます。各セクションでは、メッセージの意味を説明し、エラーを起こすコードと対処法を実際に動かします。異なるデバイス上のテンソルを1つの演算に渡したときのエラーは、「[デバイス不一致のエラーを読み解く](07-device-errors.ipynb)」で解説しています。
 #
-# このページで扱う6つのエラーのうち3つ（チェックポイントの読み込み、整数のデバイス指定、CPU 専用ビルドでの CUDA の要求）は GPU がなくても起こせるので、CPU 専用ビルドの PyTorch と、ストレージのデバイスが `cuda` と記録されたチェックポイントを使って実際に起こします。
+# 6つのエラーのうち3つ（チェックポイントの読み込み、整数のデバイス指定、CPU 専用ビルドでの CUDA の要求）は、GPU がなくても再現できます。そこで、CPU 専用ビルドの PyTorch と、ストレージのデバイスが `cuda` と記録されたチェックポイントを使って、実際に起こしてみます。
 #
-# 残りの3つ（無効なデバイス番号、fork した子プロセスでの CUDA、メモリ不足）には GPU が要ります。これらのセルでは、対処法はどのマシンでも実行し、エラーそのものは GPU があるときだけ検証します（GPU がなければ、満たされなかった条件を表示します）。メッセージは、PyTorch のソースにある形のままバージョンを添えて本文に引用します。
+# 残りの3つ（存在しないインデックスの指定、fork した子プロセスでの CUDA、メモリ不足）を起こすには GPU が要ります。この3つを扱うセルでは、対処法はどのマシンでも実行し、エラーそのものは GPU があるときだけ検証します（GPU がなければ、満たされなかった条件を表示します）。メッセージは、PyTorch のソースにある文言のまま、バージョンを添えて本文に引用します。
 
 # %% [markdown] tags=["summary"]
 # **結論**
 #
 # - GPU で保存したチェックポイントも、`map_location` を指定すればどのマシンでも読み込めます。
-# - DataLoader のワーカーに CUDA は要りません。ワーカーは CPU のバッチを作り、デバイスへの移動はループが行います。CUDA を使うワーカーが必要なら、`fork` ではなく `spawn` で起動します。
+# - DataLoader のワーカーに CUDA は要りません。ワーカーは CPU のバッチを作り、デバイスへの移動はメインプロセスの学習ループで行います。CUDA を使うワーカーが必要なら、`fork` ではなく `spawn` で起動します。
 # - `Torch not compiled with CUDA enabled` は、PyTorch が CPU 専用ビルドだという意味です。CUDA ビルドを入れるか、GPU がなければ CPU を使うようにデバイスを選んでください。
 # - ページ末尾の表に、メッセージごとのよくある原因と対処法をまとめています。
 #
@@ -90,19 +90,21 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # %% [markdown]
 # ## Attempting to deserialize object on a CUDA device
 #
-# メッセージは「CUDA デバイス上にオブジェクトを復元しようとした」と言っています。全文は次のとおりです。
+# メッセージの前半は「CUDA デバイス上にオブジェクトを復元しようとした」と言っています。全文は次のとおりです。
 #
 # ```
 # Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.
 # ```
 #
-# 続く文は、`torch.cuda.is_available()` が `False` であることを伝え、CPU だけのマシンなら `torch.load` に `map_location=torch.device('cpu')` を指定してストレージを CPU に対応づけるよう勧めています。
+# 後半は、`torch.cuda.is_available()` が `False` であることを伝え、CPU だけのマシンなら `torch.load` に `map_location=torch.device('cpu')` を指定して、ストレージを CPU 上に復元するよう勧めています。
 #
-# チェックポイントにはストレージごとに保存元のデバイスが記録されていて、`torch.load` はストレージをそのデバイスに戻します。GPU で保存したファイルには `cuda:0` と記録されているので、使える CUDA GPU のないマシンではそのデバイスに戻せません。対処法は、メッセージにあるとおり `map_location` を指定することです。
+# チェックポイントにはストレージごとに保存元のデバイスが記録されていて、`torch.load` はストレージをそのデバイス上に復元します。GPU で保存したファイルには `cuda:0` と記録されているので、使える CUDA GPU のないマシンでは、そのデバイス上に復元できません。対処法は、メッセージにあるとおり `map_location` を指定することです。
 #
-# GPU なしでこのようなファイルを作るため、次のセルは CPU のテンソルを保存し、ファイル中のデバイスの文字列を書き換えます。チェックポイントは zip アーカイブで、中の `data.pkl`（pickle された構造）に、各ストレージのデバイスが短い文字列として記録されています。書き換えるのはその文字列だけです。`torch.load` がデバイスを選ぶときに見るのもこの文字列だけなので、読み込みは GPU で保存したファイルと同じ経路をたどります。ただし、本物の GPU で保存したファイルと中身がすべて同じかどうかまでは、この方法では確かめられません。
+# `cuda:0` と記録されたファイルを GPU なしで作るため、CPU のテンソルを保存してから、ファイル中のデバイスの文字列を書き換えます。チェックポイントは zip アーカイブで、中の `data.pkl`（オブジェクトを pickle で直列化したもの）に、各ストレージのデバイスが短い文字列として記録されています。書き換えるのはその文字列だけです。
 #
-# GPU があれば、次のセルはファイルを `cuda:0` に読み込みます。GPU がなければ、まずエラーを示し、次に対処法を示します。
+# `torch.load` はこの文字列だけを見てデバイスを選ぶので、読み込みは GPU で保存したファイルのときと同じ経路をたどります。ただし、本物の GPU で保存したファイルと中身がすべて同じかどうかまでは、この方法では確かめられません。
+#
+# 次のセルは、GPU があればこのファイルを `cuda:0` に読み込みます。GPU がなければ、まずエラーを起こし、続いて対処法を実行します。
 
 # %% tags=["gpu-only"]
 def retag(path, old, new):
@@ -141,17 +143,17 @@ assert torch.equal(on_cpu["weight"], torch.arange(3.0))
 assert here["weight"].device.type == device.type
 
 # %% [markdown]
-# `torch.load` の `weights_only=True` は、PyTorch 2.6 からデフォルトになっています。それでも明示しているのは、古いリリースの PyTorch を使うプロジェクトにこの行をコピーしても、安全に読み込めるようにするためです。
+# `torch.load` の `weights_only=True` は、PyTorch 2.6 からデフォルトになっています。それでも上のセルで明示しているのは、古いリリースの PyTorch を使うプロジェクトにこの行をコピーしても、安全に読み込めるようにするためです。
 
 # %% [markdown]
 # ## CUDA error: invalid device ordinal
 #
-# 直訳すると「CUDA エラー：無効なデバイス番号」で、指定した番号の GPU が存在しないときに出ます。
+# 直訳すると「CUDA エラー：デバイス番号が無効」で、指定したインデックスの GPU が存在しないときに出ます。
 #
-# たとえば、GPU が1枚のマシンで `cuda:1` を指定した場合や、`CUDA_VISIBLE_DEVICES` で一部の GPU を隠したあとに、隠す前の番号を指定した場合です（見える GPU には 0 から番号が振り直されます）。送出される例外は、PyTorch 2.7 までは `RuntimeError`、2.8 以降は `RuntimeError` のサブクラスである `torch.AcceleratorError` です。2.9 以降は、メッセージの2行目に `GPU device may be out of range, do you have enough GPUs?`（GPU の番号が範囲外かもしれない。GPU は足りているか）というヒントが加わります。
+# たとえば、GPU が1枚のマシンで `cuda:1` を指定した場合や、`CUDA_VISIBLE_DEVICES` で一部の GPU を隠したあとに、隠す前のインデックスを指定した場合です（見える GPU には 0 からインデックスが振り直されます）。送出される例外は、PyTorch 2.7 までは `RuntimeError`、2.8 以降は `RuntimeError` のサブクラスである `torch.AcceleratorError` です。2.9 以降は、メッセージの2行目に `GPU device may be out of range, do you have enough GPUs?`（GPU のインデックスが範囲外かもしれない。GPU の数は足りているか）というヒントが加わります。
 
 # %% [markdown] tags=["predict"]
-# **予想：** このマシンの GPU は1枚かもしれないし、1枚もないかもしれません。PyTorch が CPU 専用ビルドということもあります。次のセルが最初に表示するのはどれでしょうか。
+# **予想：** このマシンの GPU は1枚かもしれないし、1枚もないかもしれません。PyTorch が CPU 専用ビルドということもあります。次のセルの出力はどれで始まるでしょうか。
 #
 # - `seven=device(type='cuda', index=7)`
 # - `CUDA error: invalid device ordinal`
@@ -167,10 +169,15 @@ if TORCH >= (2, 8):
     assert issubclass(torch.AcceleratorError, RuntimeError)
 
 # %% [markdown] tags=["answer"]
-# **答え：** どのマシンでも `seven=device(type='cuda', index=7)` です。`torch.device` は名前にすぎず、書いただけでは何も検査されません。エラーになるのは、そのデバイスに初めてテンソルを置いたときで、下の「GPU での検証を含む」セルがそれを行います。
+# **答え：** どのマシンでも `seven=device(type='cuda', index=7)` です。`torch.device` は名前にすぎず、書いただけでは何も検査されません。
+#
+# - `CUDA error: invalid device ordinal` を選んだなら、`torch.device` を作った時点で GPU の数が確かめられると考えたのでしょう。エラーになるのは、そのデバイスに初めてテンソルを置いたときです。
+# - `Torch not compiled with CUDA enabled` は、CPU 専用ビルドなら `cuda` のデバイスを書いただけで失敗すると考えた答えです。CPU 専用ビルドでも、`torch.device` を作るだけではエラーになりません。
+#
+# テンソルを実際に置いてエラーを起こすのは、このあとの「GPU での検証を含む」セルです。
 
 # %% [markdown]
-# GPU がある場合、次のセルは最後の GPU の1つ先の番号を指定し（2.9 以降はヒントの行も検証します）、そのあと有効な番号、つまり `torch.cuda.device_count()` より小さい番号を使います。
+# 次のセルは、GPU があれば、まず最後の GPU より1つ大きいインデックスを指定して、このエラーを起こします（PyTorch 2.9 以降はヒントの行も検証します）。そのあと、有効なインデックス、つまり `torch.cuda.device_count()` より小さい値を使います。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -191,15 +198,17 @@ else:
 #
 # 「使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない」という意味のエラーです。
 #
-# PyTorch 2.5 以降、整数で指定したデバイス（`device=0`、`.to(0)`、`torch.device(0)`）は、現在のアクセラレータ（CUDA、Apple の MPS、Intel の XPU など）のデバイス番号を意味します。アクセラレータがないと、このエラーになります。アクセラレータを必要とする `pin_memory()` でも同じです。
+# PyTorch 2.5 以降、整数で指定したデバイス（`device=0`、`.to(0)`、`torch.device(0)`）は、現在のアクセラレータ（CUDA、Apple の MPS、Intel の XPU など）のインデックスを意味します。アクセラレータがない環境で整数を使うと、このエラーが起きます。`pin_memory()` もアクセラレータを必要とするため、呼ぶと同じエラーが出ます。
 #
 # このエラーが出るかどうかは、ビルドによって次のように違います。
 #
 # - CPU 専用ビルドでは、常に出ます。
 # - 使える GPU のないマシン上の CUDA ビルドでも、PyTorch 2.6 までは出ます（NVIDIA ドライバのないマシンで 2.6.0+cu124 を使って確認しました）。
-# - 2.7 以降のこのようなビルドでは出ません。GPU が使えなくても、アクセラレータはそのビルドの対象である CUDA とみなされ、`torch.device(0)` は `cuda:0` を指します。エラーはそこにテンソルを作ったときに初めて出て、`Found no NVIDIA driver on your system`（NVIDIA ドライバが見つからない）のように、原因を示すメッセージになります（NVIDIA ドライバのないマシンで 2.11.0+cu130 を使って確認しました）。
+# - PyTorch 2.7 以降の CUDA ビルドでは、GPU が使えなくてもこのエラーは出ません。アクセラレータはビルドの対象である CUDA とみなされ、`torch.device(0)` は `cuda:0` を指します。エラーはそこにテンソルを作ったときに初めて出て、そのメッセージは `Found no NVIDIA driver on your system`（NVIDIA ドライバが見つからない）のように原因を示します（NVIDIA ドライバのないマシンで 2.11.0+cu130 を使って確認しました）。
 #
-# 対処法は、デバイスを名前で書くこと（`"cuda:0"`、または一度決めた `device`）と、アクセラレータがあるときだけメモリをピン留めすることです。次のセルは、このマシンがどの場合に当たるかを示します。GPU があれば、デバイス番号 0 にテンソルを作ります。
+# 対処法は、デバイスを名前で書くこと（`"cuda:0"`、または一度決めた `device`）と、アクセラレータがあるときだけメモリをピン留めすることです。
+#
+# このマシンがどの場合に当たるかは、次のセルで表示します。GPU があれば、0番のデバイスにテンソルを作ります。
 
 # %% tags=["gpu-only"]
 usable = torch.accelerator.is_available()
@@ -239,9 +248,9 @@ assert named.device.type == device.type
 # %% [markdown]
 # ### `pin_memory=True` と `non_blocking=True`
 #
-# `DataLoader(..., pin_memory=True)` はピン留め（ページロック）メモリにバッチを置いて返し、`t.to(device, non_blocking=True)` は GPU へのコピーをキューに積むだけで、完了を待たずに戻ります。アクセラレータがない場合、DataLoader は失敗せず、ピン留めしていないバッチを返します。`non_blocking=True` を付けた `to(...)` も、付けないときと同じように動きます。そのため、同じループがどの環境でも動きます。
+# `DataLoader(..., pin_memory=True)` は、バッチをピン留め（ページロック）メモリに置いて返します。`t.to(device, non_blocking=True)` は GPU へのコピーをキューに積むだけで、完了を待たずに戻ります。アクセラレータがない場合、DataLoader は失敗せず、ピン留めしていないバッチを返します。`non_blocking=True` を付けた `to(...)` も、付けないときと変わりません。そのため、同じループがどの環境でも動きます。
 #
-# リリースによっては、DataLoader は「`pin_memory=True` なのにアクセラレータが見つからない」という警告を出します（2.13 は出し、2.6 は出しません）。次のセルは警告を集め、その種類（`UserWarning`）を表示します。2.13 の警告の文面は次のとおりです。
+# アクセラレータがない環境で `pin_memory=True` を指定すると、DataLoader が警告を出すリリースもあります（PyTorch 2.13 は出し、2.6 は出しません）。2.13 の警告の文言は次のとおりです。
 #
 # ```
 # 'pin_memory' argument is set as true but no accelerator is found, then device pinned memory won't be used.
@@ -249,7 +258,9 @@ assert named.device.type == device.type
 #
 # 「`pin_memory` に true が指定されたが、アクセラレータが見つからないのでピン留めメモリは使わない」という意味です。
 #
-# ピン留めで学習が速くなるかどうかは別の問題で、「[テンソルの移動](02-moving-tensors.ipynb)」のページで測っています。GPU があれば、次のセルはバッチがピン留めされていたことも検証します。
+# ピン留めで学習が速くなるかどうかは別の問題で、「[テンソルの移動](02-moving-tensors.ipynb)」のページで測っています。
+#
+# 次のセルでは、出た警告を記録して、その種類（`UserWarning`）を表示します。GPU があれば、バッチがピン留めされていたことも検証します。
 
 # %% tags=["gpu-only"]
 loader = DataLoader(
@@ -275,7 +286,7 @@ elif not torch.accelerator.is_available():
         assert any("no accelerator" in str(w.message) for w in warned)
 
 # %% [markdown]
-# 逆方向のコピー `to("cpu", non_blocking=True)` は、データが届く前に戻ることがあります。そのようなテンソルを読む前に `torch.cuda.synchronize()` を呼んでください。「[テンソルの移動](02-moving-tensors.ipynb)」のページに、これを GPU で検証するセルがあります。
+# 逆方向のコピー `to("cpu", non_blocking=True)` は、データが届く前に戻ることがあります。返ってきたテンソルを読む前に、`torch.cuda.synchronize()` を呼んでください。この動作を GPU で検証するセルは、「[テンソルの移動](02-moving-tensors.ipynb)」のページにあります。
 
 # %% [markdown]
 # ## Cannot re-initialize CUDA in forked subprocess
@@ -286,11 +297,14 @@ elif not torch.accelerator.is_available():
 # Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method
 # ```
 #
-# 後半は、マルチプロセスで CUDA を使うなら、起動方法に `'spawn'` を使わなければならない、という意味です。Python 3.13 までの Linux では、`multiprocessing` や DataLoader は、デフォルトで `fork`、つまり親プロセスを複製する方法でワーカー（子プロセス）を起動します（Python 3.14 から、Linux のデフォルトは `forkserver` です）。親がすでに CUDA を初期化していると、fork した子プロセスは CUDA をまったく使えません。
+# 後半は「マルチプロセスで CUDA を使うなら、起動方法に `'spawn'` を使わなければならない」という意味です。Python 3.13 までの Linux では、`multiprocessing` や DataLoader は、デフォルトで `fork`、つまり親プロセスを複製する方法でワーカー（子プロセス）を起動します（Python 3.14 から、Linux のデフォルトは `forkserver` です）。親がすでに CUDA を初期化していると、fork した子プロセスは CUDA をまったく使えません。
 #
-# 次のセルは、まず親プロセスで `device` 上にテンソルを作り（GPU があれば、ここで CUDA が初期化されます）、それから子プロセスを fork して、子の中でも `device` 上にテンソルを作ります。GPU があれば子プロセスではこのエラーが起き、子はそのメッセージを親に送り返します。GPU がなければ CUDA は一度も初期化されないのでこのエラーは起こらず、子は CPU のテンソルを作ります。その場合は `torch.cuda.is_initialized()` が `False` であることと、子の結果を表示します。
+# 次のセルでは、まず親プロセスで `device` 上にテンソルを作ります（GPU があれば、ここで CUDA が初期化されます）。それから子プロセスを fork し、子の中でも `device` 上にテンソルを作ります。
 #
-# `fork` を安全に試せるのは Linux だけなので、この実演はほかの OS では省略します。次のセルは、デフォルトの起動方法にかかわらず `fork` を明示します。
+# - GPU がある場合：子プロセスでこのエラーが起き、子はそのメッセージを親に送り返します。
+# - GPU がない場合：CUDA は一度も初期化されないのでエラーは起こらず、子は CPU のテンソルを作ります。このときは、`torch.cuda.is_initialized()` が `False` であることと、子の結果を表示します。
+#
+# `fork` を安全に試せるのは Linux だけなので、この実演はほかの OS では省略します。また、デフォルトの起動方法に関係なく、`fork` を明示的に指定します。
 
 # %% tags=["gpu-only"]
 def child(queue, device):
@@ -342,26 +356,28 @@ assert features.device.type == device.type
 # %% [markdown] tags=["answer"]
 # **答え：** GPU があってもなくても、`devices={'cpu'}` です。ワーカーはデータセットを読み、CPU のテンソルをまとめてバッチにするだけで、CUDA には一切触れません。そのため、CUDA を使ったプロセスから fork されても問題は起きません。
 #
-# - `devices={'cuda'}` は、ワーカーがバッチを GPU 上に作ってくれると考えた答えです。ワーカーが作るのは CPU のバッチで、`device` への移動はループが行います。
-# - `Cannot re-initialize CUDA in forked subprocess`（fork した子プロセスでは CUDA を初期化し直せない）を選んだなら、fork したワーカーでは必ずこのエラーが出ると考えたのでしょう。このエラーはワーカーが CUDA に触れたときにだけ起き、このデータセットは CUDA を使いません。
+# - `devices={'cuda'}` は、ワーカーがバッチを GPU 上に作ってくれると考えた答えです。ワーカーが作るのは CPU のバッチで、`device` への移動はメインプロセスのループが行います。
+# - `Cannot re-initialize CUDA in forked subprocess`（fork した子プロセスでは CUDA を初期化し直せない）を選んだなら、fork したワーカーでは必ずこのエラーが出ると考えたのでしょう。このエラーはワーカーが CUDA に触れたときにだけ起き、ここでのデータセットは CUDA を使いません。
 #
-# したがって、このエラーの一般的な対処法は、ワーカーでは CUDA を使わず、各バッチのデバイスへの移動をメインプロセスの学習ループで行うことです。これは DataLoader の本来の使い方でもあり、親が GPU を使ったあとでも `fork` で動きます。
+# つまり、このエラーの一般的な対処法は、ワーカーでは CUDA を使わず、各バッチのデバイスへの移動をメインプロセスの学習ループで行うことです。これは DataLoader の本来の使い方でもあり、親が GPU を使ったあとでも `fork` で動きます。
 
 # %% [markdown]
 # 子プロセスでどうしても CUDA を使う必要があるなら、`spawn` で起動します。`multiprocessing.get_context("spawn")` や `DataLoader(..., multiprocessing_context="spawn")` を使います。`forkserver` でも構いません。
 #
 # `forkserver` では、子プロセスは新しく起動したサーバープロセスから fork されます。このサーバーはスクリプトを import しても、`if __name__ == "__main__":` のガードの下は実行しません。そのため、CUDA を使うコードがガードの下にあれば、サーバーは CUDA を初期化しないまま子プロセスを fork します。
 #
-# `spawn` と `forkserver` のどちらでも、次の決まりを守ってください。CUDA を使うコードはこのガードの下に置き、データセットのクラスはモジュールのトップレベルで定義します（詳しくは「[複数の GPU](05-several-gpus.ipynb)」を参照）。
+# `spawn` と `forkserver` のどちらでも、CUDA を使うコードはこのガードの下に置き、データセットのクラスはモジュールのトップレベルで定義してください（詳しくは「[複数の GPU](05-several-gpus.ipynb)」を参照）。
 
 # %% [markdown]
 # ## Torch not compiled with CUDA enabled
 #
 # 直訳すると「Torch が CUDA を有効にしてコンパイルされていない」です。
 #
-# インストールされている PyTorch が CPU 専用ビルド（wheel のバージョンはたいてい `+cpu` で終わる）なのに、コードが `.cuda()` や `device="cuda"` などで CUDA を要求したときに出ます。例外の型は `AssertionError` です。ただし、CUDA の呼び出しがすべてこのメッセージを出すわけではありません。`torch.cuda.set_device(0)` は `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'`（`torch._C` モジュールに `_cuda_setDevice` という属性はない）で失敗しますが、原因は同じです。
+# インストールされている PyTorch が CPU 専用ビルド（wheel のバージョンはたいてい `+cpu` で終わる）なのに、コードが `.cuda()` や `device="cuda"` などで CUDA を要求したときに出ます。例外の型は `AssertionError` です。
 #
-# CUDA ビルドを、CUDA を初期化できないマシンで使った場合は、このメッセージではなく、原因を示すメッセージ付きの `RuntimeError` が出ます。NVIDIA ドライバのないマシンで PyTorch 2.6.0+cu124 を使うと、次のようになります。
+# ただし、CUDA を使う呼び出しのすべてでこのメッセージが出るわけではありません。たとえば `torch.cuda.set_device(0)` は、原因は同じでも `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'`（`torch._C` モジュールに `_cuda_setDevice` という属性はない）で失敗します。
+#
+# CUDA ビルドを CUDA を初期化できないマシンで使った場合は、このエラーではなく `RuntimeError` が出て、メッセージに原因が示されます。NVIDIA ドライバのないマシンで PyTorch 2.6.0+cu124 を使うと、次のようになります。
 #
 # ```
 # Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx
@@ -371,19 +387,21 @@ assert features.device.type == device.type
 #
 # 対処法は2つです。
 #
-# - GPU を使うなら、NVIDIA の GPU とドライバがあるマシンで、CPU ビルドを CUDA ビルドに入れ替えます（手順は後述します）。macOS 向けの CUDA ビルドはないので、Apple シリコンの Mac では代わりに `mps` デバイスを使います。
+# - GPU を使うなら、NVIDIA の GPU とドライバがあるマシンで、CPU 専用ビルドを CUDA ビルドに入れ替えます（手順は後述します）。macOS 向けの CUDA ビルドはないので、Apple シリコンの Mac では代わりに `mps` デバイスを使います。
 # - どのマシンでも動くようにするなら、このチュートリアルの各ページと同じように、使うデバイスを最初に一度だけ決めて、以降はそれを使います（「[どこでも動くデバイスの選び方](04-choosing-a-device.ipynb)」を参照）。
 #
-# PyPI から `pip install torch` で入るのは、Linux（x86-64）なら CUDA ビルド、Windows なら CPU ビルドです。同じバージョンが入っていると pip は入れ替えないので、いったんアンインストールし、PyTorch 公式のパッケージインデックスから入れ直します。コマンドは次のとおりで、Windows でも Linux でも同じです。
+# PyPI から `pip install torch` で入るのは、Linux（x86-64）なら CUDA ビルド、Windows なら CPU 専用ビルドです。同じバージョンが入っていると pip は入れ替えないので、いったんアンインストールし、PyTorch 公式のパッケージインデックスから入れ直します。コマンドは次のとおりで、Windows でも Linux でも同じです。
 #
 # ```
 # python -m pip uninstall -y torch
 # python -m pip install torch --index-url https://download.pytorch.org/whl/cu128
 # ```
 #
-# CUDA のバージョンは、ドライバと GPU の両方が対応するものを pytorch.org のセレクタで選びます。Blackwell 世代の GPU（GeForce RTX 50 シリーズ、B200）には `cu128` 以降のビルドが必要で、これは PyTorch 2.7 から提供されています。`cu126` のビルドには Blackwell 用のコードが含まれていないため、`… is not compatible with the current PyTorch installation`（インストールされている PyTorch はこの GPU に対応していない）という警告が出ます。Linux では、PyPI の torch は 2.8 から `cu128` 以降のビルドです（2.7 は `cu126`）。
+# CUDA のバージョンは、ドライバと GPU の両方が対応するものを、pytorch.org のインストール手順の選択欄で選びます。
 #
-# 次のセルで、このマシンが上のどれに当たるかを確かめます。GPU があれば、CUDA のテンソルを作ります。
+# Blackwell 世代の GPU（GeForce RTX 50 シリーズ、B200）には `cu128` 以降のビルドが必要で、これは PyTorch 2.7 から提供されています。`cu126` のビルドには Blackwell 用のコードが含まれていないため、`… is not compatible with the current PyTorch installation`（インストールされている PyTorch はこの GPU に対応していない）という警告が出ます。PyPI の torch は、Linux では PyTorch 2.8 から `cu128` 以降のビルドです（2.7 は `cu126`）。
+#
+# このマシンが CPU 専用ビルドなのか、CUDA を初期化できないマシン上の CUDA ビルドなのか、CUDA を使えるのかを、次のセルで確かめます。GPU があれば、CUDA のテンソルを作ります。
 
 # %% tags=["gpu-only"]
 print(f"{torch.version.cuda=}, {torch.backends.cuda.is_built()=}")
@@ -423,26 +441,26 @@ assert torch.zeros(1, device=device).device.type == device.type
 # CUDA out of memory. Tried to allocate …. GPU 0 has a total capacity of … of which … is free.
 # ```
 #
-# その後にこのプロセスが使っているメモリ（ドライバが一覧を返す場合はほかのプロセスの分も）が示され、次の文で終わります。
+# 続いて、このプロセスが使っているメモリ（ドライバが一覧を返す場合はほかのプロセスの分も）が示され、次の文で終わります。
 #
 # ```
 # Of the allocated memory … is allocated by PyTorch, and … is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.
 # ```
 #
-# つまりメッセージには、確保しようとしたサイズ、GPU の総容量と空き、このプロセスが使っているメモリ（そのうち PyTorch の割り当て済みメモリと、予約済みで未割り当てのメモリ）が順に並びます。末尾の文は、予約済みで未割り当ての部分が大きければ、断片化を避けるために `expandable_segments` を試すよう勧めています。
+# まとめると、メッセージには、確保しようとしたサイズ、GPU の総容量と空き、このプロセスが使っているメモリ（そのうち PyTorch の割り当て済みメモリと、予約済みで未割り当てのメモリ）が順に並びます。末尾の文は、予約済みで未割り当ての部分が大きければ、断片化を避けるために `expandable_segments` を試すよう勧めています。
 #
-# 上に引用したのは 2.6 の文言です。メッセージに出る変数名は、2.9 と 2.10 では `PYTORCH_ALLOC_CONF` に変わり（2.11 の文言は未確認です）、2.12 では再び `PYTORCH_CUDA_ALLOC_CONF` に戻り、同時に `PYTORCH_CUDA_ALLOC_CONF` は `PYTORCH_ALLOC_CONF` の別名として扱われるようになりました（[pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)）。どちらを設定すればよいかは、このセクションの最後で説明します。
+# 上に引用したのは PyTorch 2.6 の文言です。メッセージに出る変数名は、2.9 と 2.10 では `PYTORCH_ALLOC_CONF` に変わりました（2.11 の文言は未確認です）。2.12 では `PYTORCH_CUDA_ALLOC_CONF` に戻り、あわせて `PYTORCH_CUDA_ALLOC_CONF` が `PYTORCH_ALLOC_CONF` の別名という扱いになりました（[pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)）。どちらを設定すればよいかは、このセクションの最後で説明します。
 #
 # 数値の意味は次のとおりです。
 #
 # - 割り当て済みメモリ（メッセージの `allocated by PyTorch`、`torch.cuda.memory_allocated()`）：アロケータが割り当てているブロックです。まだ解放されていないテンソル（それぞれ512バイトの倍数に切り上げ）のほか、cuBLAS などのライブラリの作業領域も含みます。
-# - 予約済みで未割り当てのメモリ（`reserved by PyTorch but unallocated`）：PyTorch のキャッシングアロケータが GPU から確保したまま、テンソルが入っていないメモリです。およそ `torch.cuda.memory_reserved() - torch.cuda.memory_allocated()` です。解放したテンソルのメモリはドライバではなくこのキャッシュに戻るので、`torch.cuda.empty_cache()` を呼ぶまで、`nvidia-smi` では使用中のままです。
+# - 予約済みで未割り当てのメモリ（`reserved by PyTorch but unallocated`）：PyTorch のキャッシングアロケータが GPU から確保してあるものの、どのテンソルにも使われていないメモリです。値はおよそ `torch.cuda.memory_reserved() - torch.cuda.memory_allocated()` です。解放したテンソルのメモリはドライバには返されず、アロケータのキャッシュに残ります。そのため、`torch.cuda.empty_cache()` を呼ぶまでは、`nvidia-smi` で使用中と表示されたままです。
 # - `nvidia-smi` はさらに、各プロセスの CUDA コンテキストと、同じ GPU を使うほかのプロセスの分も数えます。
 #
 # まず試したいのは次の対策です。
 #
 # - バッチを小さくする。
-# - `loss` のテンソルではなく `loss.detach()` を足し合わせる（「[値を読み出すと CPU が GPU を待つ](07-device-errors.ipynb#値を読み出すと-cpu-が-gpu-を待つ)」を参照）。
+# - 損失を集計するときは、`loss` ではなく `loss.detach()` を足し合わせる（「[値を読み出すと CPU が GPU を待つ](07-device-errors.ipynb#値を読み出すと-cpu-が-gpu-を待つ)」を参照）。
 # - 評価には `torch.no_grad()` を使う。
 # - 不要になった大きなテンソルを `del` する。
 # - 予約済みで未割り当ての部分が大きいときは、メッセージにある `expandable_segments` の設定を使う（Linux のみ）。
@@ -450,7 +468,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 # モデルに要るメモリを実行前に見積もる方法は、「[メモリに収まるか](08-will-it-fit.ipynb)」で扱います。
 
 # %% [markdown] tags=["predict"]
-# **予想：** 学習ループで、このエラーを捕捉したらバッチを小さくしてやり直せるように、1ステップを `try` で囲みます。このエラーを捕捉するのはどちらの `except` でしょうか。
+# **予想：** メモリ不足になったらバッチを小さくしてやり直せるように、学習ループの1ステップを `try` で囲みます。このエラーを捕捉するのはどちらの `except` でしょうか。
 #
 # - `handler='RuntimeError'`
 # - `handler='Exception'`
@@ -470,10 +488,12 @@ assert torch.cuda.OutOfMemoryError is torch.OutOfMemoryError
 assert issubclass(torch.OutOfMemoryError, RuntimeError)
 
 # %% [markdown] tags=["answer"]
-# **答え：** `handler='RuntimeError'` です。このエラーの型は、どのマシンでも `torch.OutOfMemoryError`（`RuntimeError` のサブクラス）なので、最初の `except` が捕捉します。`torch.cuda.OutOfMemoryError` は同じクラスの別名です。このエラーだけを捕捉したいなら `except torch.OutOfMemoryError` と書きます。
+# **答え：** `handler='RuntimeError'` です。このエラーの型 `torch.OutOfMemoryError` は `RuntimeError` のサブクラスで、この関係はどのマシンでも同じです。`torch.cuda.OutOfMemoryError` は同じクラスの別名です。このエラーだけを捕捉したいなら `except torch.OutOfMemoryError` と書きます。
+#
+# - `handler='Exception'` を選んだなら、メモリ不足のエラーは `RuntimeError` とは別の種類だと考えたのでしょう。実際はサブクラスなので最初の `except` が捕捉し、2つ目の `except` には届きません。
 
 # %% [markdown]
-# GPU がある場合、次のセルは GPU のメモリの2倍を要求します。そのあと、解放したテンソルのメモリが割り当て済みメモリからは外れても、`torch.cuda.empty_cache()` を呼ぶまでは予約済みメモリに残ることを検証します。
+# GPU がある場合は、まず搭載メモリの2倍を要求して、このエラーを起こします。そのあと、解放したテンソルのメモリが割り当て済みメモリからは外れても、`torch.cuda.empty_cache()` を呼ぶまでは予約済みメモリに残ることを検証します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -497,15 +517,19 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# 予約済みメモリがあっても使えないことがあります。アロケータがドライバから確保したまとまり（セグメント）の中の空きブロックが、どれも次の要求には小さすぎる場合です（断片化）。アロケータの設定 `expandable_segments:True` を使うと、新しいセグメントを確保する代わりに、既存のセグメントを拡張できるようになります。この設定は、ステップごとにバッチの形状が変わるときに特に効果があります。使えるのは Linux だけで、Windows のビルドは `expandable_segments not supported on this platform`（このプラットフォームでは未対応）と警告して無視します。環境変数はアロケータの初期化時に一度だけ読まれるので、`import torch` より前に設定してください。
+# 予約済みで未割り当てのメモリがあっても、それを使えないことがあります。アロケータがドライバから確保したまとまり（セグメント）の中の空きブロックが、どれも次の要求には小さすぎる場合です（断片化）。
 #
-# 結論から言うと、2.6〜2.13 のどれでも動くスクリプトにするなら、従来の名前 `PYTORCH_CUDA_ALLOC_CONF` だけを設定してください。出るとしても警告だけです。
+# アロケータの設定 `expandable_segments:True` を使うと、新しいセグメントを確保する代わりに、既存のセグメントを拡張できるようになります。この設定は、ステップごとにバッチの形状が変わるときに特に効果があります。使えるのは Linux だけで、Windows のビルドは `expandable_segments not supported on this platform`（このプラットフォームでは未対応）と警告して無視します。
+#
+# この設定は環境変数で指定します。環境変数はアロケータの初期化時に一度だけ読まれるので、`import torch` より前に設定してください。
+#
+# 結論から言うと、PyTorch 2.6〜2.13 のどれでも動くスクリプトにするなら、従来の名前 `PYTORCH_CUDA_ALLOC_CONF` だけを設定してください。一部のリリースでは警告が出ますが、それ以上の問題は起きません。
 #
 # 環境変数の名前の扱いは、リリースによって異なります。`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` は 2.6〜2.13 のどのリリースでも読まれます。2.9 からは、デバイス共通の名前 `PYTORCH_ALLOC_CONF` も受け付けます。2.9〜2.11 では、従来の名前を使うと `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`（非推奨なので `PYTORCH_ALLOC_CONF` を使うように）という警告が出ます（`c10/core/AllocatorConfig.cpp`）。
 #
-# また 2.9.1 には、新しい名前で設定すると `expandable_segments` が有効にならない不具合がありました（[pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)）。2.13 は従来の名前を警告なしで読み、両方が設定されていれば従来の名前を使います。
+# また 2.9.1 には、新しい名前で設定すると `expandable_segments` が有効にならない不具合がありました（[pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)）。PyTorch 2.13 は、従来の名前を警告なしで読みます。両方が設定されていれば、従来の名前のほうを使います。
 #
-# 次のセルでは、新しいプロセスを起動し、アロケータが解析した設定を読み出して、従来の名前が警告なしで読まれることと、両方あれば従来の名前が使われることを検証します（GPU があれば、`torch.cuda.memory._snapshot()` で実際のセグメントも見られますが、このセルでは行いません）。
+# 次のセルでは新しいプロセスを起動し、アロケータが解析した設定を取り出して、この2つの動作を検証します。なお、GPU があれば `torch.cuda.memory._snapshot()` で実際のセグメントも確認できますが、ここでは扱いません。
 
 # %%
 if TORCH >= (2, 13):  # 従来の名前を警告なしで読む
@@ -532,8 +556,8 @@ else:
 # | メッセージ（一部） | よくある原因 | 対処法 |
 # |---|---|---|
 # | `Attempting to deserialize object on a CUDA device` | 使える GPU がない環境で GPU のチェックポイントを読み込んだ | `torch.load(path, map_location=device)` |
-# | `CUDA error: invalid device ordinal` | 存在しない GPU の番号を指定した | `torch.cuda.device_count()` より小さい番号を使う |
-# | `Cannot access accelerator device when none is available.` | アクセラレータがない環境での整数のデバイスや `pin_memory()` | デバイスを名前で書く。ピン留めはアクセラレータがあるときだけ |
-# | `Cannot re-initialize CUDA in forked subprocess` | 親が CUDA を使ったあと、fork した子で CUDA を使った | ワーカーは CPU の処理だけにして、メインプロセスで移動する。または `spawn` |
-# | `Torch not compiled with CUDA enabled` | CPU 専用ビルドで CUDA を要求した（`set_device` では `no attribute '_cuda_setDevice'`） | CUDA ビルドを入れる（Blackwell の GPU には `cu128` 以降、macOS では代わりに `mps`）。またはデバイスを一度決めて使う |
+# | `CUDA error: invalid device ordinal` | 存在しない GPU のインデックスを指定した | `torch.cuda.device_count()` より小さいインデックスを使う |
+# | `Cannot access accelerator device when none is available.` | アクセラレータがない環境で、デバイスを整数で指定した、または `pin_memory()` を呼んだ | デバイスを名前で書く。ピン留めはアクセラレータがあるときだけ |
+# | `Cannot re-initialize CUDA in forked subprocess` | 親が CUDA を使ったあと、fork した子で CUDA を使った | ワーカーは CPU の処理だけにして、メインプロセスでデバイスに移動する。または `spawn` で起動する |
+# | `Torch not compiled with CUDA enabled` | CPU 専用ビルドで CUDA を要求した（`set_device` では `no attribute '_cuda_setDevice'`） | CUDA ビルドを入れる（Blackwell の GPU には `cu128` 以降、macOS では代わりに `mps`）。または使うデバイスを最初に一度だけ決める |
 # | `CUDA out of memory` | GPU の空きより多くのメモリを要求した | バッチを小さくする、`loss.detach()` を集計する、`no_grad()` や `del` を使う。割り当て済みメモリと予約済みメモリを区別して読む |
