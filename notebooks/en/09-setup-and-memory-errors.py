@@ -26,7 +26,8 @@
 # of PyTorch and with a checkpoint whose storages say `cuda`. The others (an invalid device ordinal,
 # CUDA in a forked child, out of memory) need a GPU: their cells run the fix everywhere and check the
 # error only on a GPU. Without one, such a cell prints the condition it needs instead, and the text
-# quotes the message as PyTorch's source writes it, with the version it comes from.
+# quotes the message as PyTorch's source writes it, with the version where the wording changed
+# between releases.
 
 # %% [markdown] tags=["summary"]
 # **In short**

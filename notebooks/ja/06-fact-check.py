@@ -15,11 +15,11 @@
 # %% [markdown]
 # # ファクトチェック：よく見る主張を検証する
 #
-# モデルを GPU に移動する方法を扱うブログ記事や Q&A の回答では、同じような主張がいくつも繰り返されています。最初から誤りだったものもあれば、古いリリース（PyTorch 1.7）では正しかったものの、その後変わったものもあります。このページでは主張を1つずつ取り上げて判定を示し、お使いのマシンで動くコードで確かめます。
+# モデルを GPU に移動する方法を扱うブログ記事や Q&A の回答では、よく似た主張が何度も繰り返されています。最初から誤りだったものもあれば、古いリリース（PyTorch 1.7）では正しかったものの、その後のリリースで正しくなくなったものもあります。このページでは主張を1つずつ取り上げて判定を示し、お使いのマシンで動くコードで確かめます。
 #
 # 判定はすべて `assert` で裏付けています。将来の PyTorch で挙動が変われば `assert` が失敗するので、このページの内容が知らないうちに古くなることはありません。
 #
-# どのセルも GPU なしで実行できます。「GPU での検証を含む」セルは、GPU がなければ検証の代わりに満たされなかった条件（`torch.cuda.is_available()=False` など）を表示するか、GPU がないときの動作を検証します。結果が環境によって異なる項目では、実行中のマシンで期待される結果になっているかを確かめます。
+# どのセルも GPU なしで実行できます。「GPU での検証を含む」セルは、GPU がなければその検証は行わずに、満たされなかった条件（`torch.cuda.is_available()=False` など）を表示するか、GPU がないときの動作を検証します。環境によって結果が異なる項目では、実行中のマシンで期待どおりになっているかを確かめます。
 #
 # 想定どおりのエラーは、準備のセルで定義する `expect_error` が捕捉して表示するので、ノートブックは止まらずに先へ進みます。
 
@@ -88,10 +88,10 @@ print(torch.__version__, device)
 #
 # **主張：** `model.to(device)` を単独で呼んでもモデルは何も変わらず、`model = model.to(device)` と代入し直して初めて GPU に載る。
 #
-# 次のセルでは、モデルを GPU に移動します。GPU がなければ、代わりに `meta` デバイスに移動します。`meta` テンソルは形状と dtype だけを持ち、データは持ちません。このセルでわかるのはパラメータの移動先と返ってきたオブジェクトだけで、速度やメモリについては何も言えません。
+# ここでは、モデルを GPU に移動して確かめます。GPU がなければ、代わりに `meta` デバイスに移動します。`meta` テンソルは形状と dtype だけを持ち、データは持ちません。この検証でわかるのはパラメータの移動先と返ってきたオブジェクトだけで、速度やメモリについては何も言えません。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `model` に代入し直さずに `returned = model.to(target)` とします。次のセルは、`returned` が `model` そのものかどうかと、モデルの重みが移動先のデバイスにあるかどうか（`moved`）を表示します。結果はどれでしょうか。
+# **予想：** `model` に代入し直さずに `returned = model.to(target)` とします。`returned` が `model` そのものかどうかと、モデルの重みが移動先のデバイスにあるかどうか（`moved`）を次のセルで表示すると、結果はどれでしょうか。
 #
 # - `returned is model=False, moved=False`
 # - `returned is model=False, moved=True`
@@ -115,9 +115,9 @@ assert model.bias.device.type == target.type
 assert (model.weight is weight_before) == (target.type == "cuda")
 
 # %% [markdown] tags=["answer"]
-# **答え：** `returned is model=True, moved=True` です。**判定：誤り**。`nn.Module.to` はモジュール自体を書き換えて（コピーを作らずに）変換し、そのモジュール自身を返します。代入の有無にかかわらず、`model` は移動しています。代入し直しても害はありませんが、移動を起こしているのは代入ではありません。
+# **答え：** `returned is model=True, moved=True` です。**判定：誤り**。`nn.Module.to` はコピーを作らずにモジュール自体を書き換え、そのモジュールを返します。代入の有無にかかわらず、`model` は移動しています。代入し直しても害はありませんが、移動させているのは `to` の呼び出しのほうです。
 #
-# - `returned is model=False, moved=False` は、主張をそのまま信じた場合の答えです。移動したコピーが返って `model` が元の場所に残るのは、`Tensor.to` の振る舞いです。`Module.to` はそうなりません。
+# - `returned is model=False, moved=False` は、主張をそのまま信じた場合の答えです。新しいデバイス上のコピーが返され、元のテンソルはそのまま残る、というのは `Tensor.to` の振る舞いで、`Module.to` ではそうなりません。
 # - `returned is model=False, moved=True` が表示されるのは、移動した `model` とは別に、もう1つモジュールができた場合だけです。`Module.to` は新しいモジュールを作らないので、この組み合わせは起こりません。
 #
 # 移動先による違いが1つあります。CPU と GPU の間の移動では `Parameter` オブジェクトがそのまま保たれますが、`meta` への移動では置き換わります。上のセルは、このマシンで実際に起きたほうを確かめています。
@@ -134,7 +134,7 @@ print(other.weight.dtype, other.weight.device)
 assert other.weight.dtype == torch.float32
 
 # %% [markdown]
-# この主張が生まれたのは、テンソルでは実際に主張どおりになるからです。`Tensor.to` は元のテンソルには手を付けず、新しいデバイス上のテンソルを返します。そのため、テンソルの場合は戻り値を受け取る必要があります。
+# この主張が広まったのは、テンソルでは実際にそのとおりになるからです。`Tensor.to` は元のテンソルには手を付けず、新しいデバイス上のテンソルを返します。そのため、テンソルの場合は戻り値を受け取る必要があります。
 
 # %% tags=["claim-M1"]
 t = torch.ones(3)
@@ -179,13 +179,11 @@ print(a.weight.dtype, b.weight.dtype, [ref() for ref in a_old + b_old])
 # %% [markdown]
 # GPU では、解放されたメモリは PyTorch のキャッシングアロケータに戻り、次のテンソルのために取っておかれます。
 #
-# - `torch.cuda.memory_allocated()`（テンソルが使っている割り当て済みメモリ）はすぐに減ります。
-# - `torch.cuda.memory_reserved()`（アロケータが確保している予約済みメモリ）は減りません。
-# - `nvidia-smi` に表示される使用量も予約済みメモリを含むので、やはり減りません。
+# `torch.cuda.memory_allocated()`（テンソルが使っている割り当て済みメモリ）はすぐに減りますが、`torch.cuda.memory_reserved()`（アロケータが確保している予約済みメモリ）は減りません。`nvidia-smi` の表示も予約済みメモリを含むため、やはり減りません。
 #
 # `torch.cuda.empty_cache()` を呼ぶと、使われていない分がドライバに返されます。PyTorch ドキュメントの [CUDA メモリ管理の解説](https://docs.pytorch.org/docs/stable/notes/cuda.html#memory-management)（英語）にも、同じことが書かれています。
 #
-# GPU がある場合、次のセルは同じサイズのモデル2つを、それぞれの書き方で GPU に移動します。そして、移動で増えた GPU メモリ（移動後の量とピーク）が2つの書き方で同じであることを確かめます。続いて各モデルを削除し、`empty_cache()` の前と後で `memory_allocated()` と `memory_reserved()` の値がどう変わるかを調べます。
+# GPU があれば、次のセルで同じサイズのモデル2つをそれぞれの書き方で GPU に移動し、増えた GPU メモリ（移動後の量とピーク）が両者で同じであることを確かめます。続いて各モデルを削除し、`empty_cache()` の前と後で `memory_allocated()` と `memory_reserved()` の値がどう変わるかを調べます。
 
 # %% tags=["claim-M2", "gpu-only"]
 if torch.cuda.is_available():
@@ -223,7 +221,7 @@ else:
 # 主張どおりにテンソルを渡して呼び出してみます。
 
 # %% [markdown] tags=["predict"]
-# **予想：** 次のセルは `torch.cuda.copy(torch.ones(3))` を呼びます。GPU の有無にかかわらず、どのエラーが出るでしょうか。
+# **予想：** 次のセルで `torch.cuda.copy(torch.ones(3))` を呼ぶと、GPU があってもなくても同じエラーになります。どのエラーでしょうか。
 #
 # - `Torch not compiled with CUDA enabled`
 # - `has no attribute 'copy'`
@@ -242,7 +240,7 @@ assert not hasattr(torch.cuda, "copy")
 # **答え：** `has no attribute 'copy'`（`AttributeError`）です。**判定：誤り**。そのような関数は存在しないので、どのマシンでも同じように失敗します。出力の `module 'torch.cuda' has no attribute 'copy'` は、「`torch.cuda` モジュールに `copy` という属性はない」という意味です。
 #
 # - `Torch not compiled with CUDA enabled`（Torch が CUDA を有効にしてコンパイルされていない）を選んだなら、関数は実在していて、CUDA がないから失敗すると考えたのでしょう。実際には CUDA の有無を調べる前に、属性が見つからない時点で失敗します。
-# - `missing 1 required positional argument`（必須の位置引数が1つ足りない）は、関数は実在していて引数が足りない、と考えた答えです。実際には、引数を調べるところまで進みません。
+# - `missing 1 required positional argument`（必須の位置引数が1つ足りない）は、関数は実在していて引数が足りない、と考えた答えです。しかし、引数を調べるところまでは進みません。
 
 # %% [markdown]
 # 実際に使うべきものは次のとおりです。
@@ -268,7 +266,7 @@ assert torch.equal(cloned, src) and cloned.data_ptr() != src.data_ptr()
 # %% [markdown]
 # ## 主張：`model.cuda()` は `model.to('cuda')` よりメモリを多く使う
 #
-# **主張：** `.cuda()` はモデルを移動するコストの高い方法で、`.to('cuda')` のほうがメモリが少なくて済む。
+# **主張：** `.cuda()` でモデルを移動するとコストが高く、`.to('cuda')` のほうがメモリが少なくて済む。
 #
 # **判定：誤り**。どちらも同じ内部メソッド `Module._apply` を呼ぶだけの短いラッパーで、このメソッドがすべてのパラメータとバッファを変換します。ソースコードを読めば、どのマシンでも確認できます。
 
@@ -284,7 +282,7 @@ assert "dtype" not in inspect.signature(nn.Module.cuda).parameters
 # インデックスを指定しなければ、どちらも現在の CUDA デバイスを使います。実際の違いは受け取る引数にあり、上に表示したシグネチャのとおり、`.cuda()` が受け取るのはデバイスだけです。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `nn.Linear(2, 2).to(target, torch.float16)` では、1回の呼び出しでデバイスと dtype の両方を渡しています。次のセルは重みのデバイスと dtype を表示します。表示される dtype はどれでしょうか。それとも例外が送出されるでしょうか。
+# **予想：** `nn.Linear(2, 2).to(target, torch.float16)` では、1回の呼び出しでデバイスと dtype の両方を渡しています。次のセルで重みのデバイスと dtype を表示すると、dtype はどれになるでしょうか。それとも例外が送出されるでしょうか。
 #
 # - `torch.float32`
 # - `TypeError`
@@ -304,10 +302,10 @@ with expect_error(TypeError):
 # **答え：** `torch.float16` です。`Module.to` は1回の呼び出しでデバイスと dtype を受け取り、両方を変換します。`.cuda()` はデバイスしか受け取らないので dtype は変えられず、dtype も渡すと `TypeError` を送出します（上のセルの最後で確かめています）。出力の `takes from 1 to 2 positional arguments but 3 were given` は、「位置引数は1〜2個までなのに、3個渡された」と言っています（`self` も1個に数えます）。
 #
 # - `torch.float32` と予想した人は、`to` が引数を1つしか使わないと思ったのかもしれません。
-# - `TypeError` を選んだのは、`Module.to` も `.cuda()` と同じくデバイスしか受け取らないと考えたからでしょう。
+# - `TypeError` になると考えたなら、`Module.to` も `.cuda()` と同じくデバイスしか受け取らないと思ったのでしょう。
 
 # %% [markdown]
-# GPU がある場合、次のセルはまったく同じモデル2つをそれぞれのメソッドで GPU に移動し、使ったメモリと移動先が同じであることを確かめます。
+# GPU があれば、まったく同じモデル2つをそれぞれのメソッドで GPU に移動し、使ったメモリと移動先が同じになることを次のセルで確かめます。
 
 # %% tags=["claim-M4", "gpu-only"]
 if torch.cuda.is_available():
@@ -339,13 +337,13 @@ else:
 #
 # **判定：ほぼ誤り**。どうなるかは、ラッパーが最終的に使うデバイス ID（`device_ids`）の数で決まります。`device_ids` を省略すると、使用可能なすべての GPU が使われます。
 #
-# - アクセラレータがない場合、または `DataParallel` が対応していない Apple の GPU（MPS）しかない場合：`device_ids` は空になり、ラッパーはモデルを置かれている場所のまま呼び出すだけです。
+# - アクセラレータがない場合、または `DataParallel` が対応していない Apple の GPU（MPS）しかない場合：`device_ids` は空になり、ラッパーはモデルを移動せず、今あるデバイスのまま呼び出すだけです。
 # - デバイス ID がちょうど1つの場合：コンストラクタがモデルをその GPU に移動します。GPU が1枚のマシンでは、デフォルトでこうなります。GPU が複数枚あるマシンで `device_ids=[1]` を渡したときも同じで、モデルは `cuda:1` に移動します。
 # - デバイス ID が2つ以上の場合：ラッパーは何も移動しません。最初の順伝播で、パラメータを `device_ids[0]` に置くよう求めるエラーが発生します。
 #
 # Intel の XPU など、`DataParallel` が扱えるほかのアクセラレータも、ここでは GPU として数えます（「[複数の GPU](05-several-gpus.ipynb#nndataparallel-が実際にすること)」のページを参照してください）。
 #
-# 次のセルは、このマシンに当てはまる場合を検証します。GPU が複数枚あれば、デバイス ID を1つだけ渡してラップした場合も試します。GPU がなければ、最初の場合だけを検証します。
+# このマシンに当てはまる場合を、次のセルで検証します。GPU が複数枚あれば、デバイス ID を1つだけ渡してラップした場合も試します。GPU がなければ、最初の場合だけを検証します。
 #
 # デバイス ID が2つ以上のときに出るエラーの原因と対処法は、「[デバイス不一致のエラーを読み解く](07-device-errors.ipynb#module-must-have-its-parameters-and-buffers-on-device-cuda0-device_ids0-but-found-one-of-them-on-device-cpu)」で詳しく説明しています。
 
@@ -378,8 +376,8 @@ else:
 # %% [markdown]
 # したがって、ラップする前に自分でモデルを移動しましょう。そうすれば GPU が何枚あっても動きます。ほかに知っておきたい点が2つあります。
 #
-# - ラッパーは自身の `state_dict` のすべてのキーに `module.` という接頭辞を付けます。接頭辞のないキーが必要なら、`dp.module.state_dict()` を保存します。
-# - `DataParallel` のドキュメントは、マシンが1台だけの場合も含めて、`DistributedDataParallel` を使うよう推奨しています。
+# - ラッパーは自身の `state_dict` のすべてのキーに `module.` という接頭辞を付けます。接頭辞のないキーが必要なら、`dp.module.state_dict()` を保存してください。
+# - `DataParallel` のドキュメントでは、マシンが1台だけの場合も含めて、`DistributedDataParallel` の使用が推奨されています。
 
 # %% tags=["claim-M5"]
 wrapped = nn.DataParallel(nn.Linear(4, 2).to(device))
@@ -397,9 +395,9 @@ assert "DistributedDataParallel" in nn.DataParallel.__doc__
 #
 # **主張：** よく出回っている「`nn.Linear(10, 1)` をデバイスに移動し、CPU 上で作った `torch.randn(10, 1)` を入力する」コード例は、そのまま動く。
 #
-# **判定：誤り（バグが2つある）**。層は GPU 上にあるのに入力は CPU 上に残っており、しかも形状が間違っています。`Linear(10, 1)` が受け取るのは形状 `(N, 10)`、つまり最後の次元に10個の特徴量を持つ入力です。書かれたままでは、このコード例はどのマシンでも失敗します。
+# **判定：誤り（バグが2つある）**。層は GPU 上にあるのに入力は CPU 上に残っており、しかも形状が間違っています。`Linear(10, 1)` が受け取るのは、最後の次元が10個の特徴量からなる、形状 `(N, 10)` の入力です。書かれたままでは、このコード例はどのマシンでも失敗します。
 #
-# どちらのバグが先に表面化するかはマシン次第です。GPU のあるマシンでは、形状より先にデバイスが検査されます。CPU だけのマシンではすべてが CPU 上にあるので、形状のエラー（「`mat1` と `mat2` の形状では行列積を計算できない」）だけが残ります。次のセルは、このマシンで先に出るほうのエラーを確かめます。
+# どちらのバグが先に表面化するかはマシン次第です。GPU のあるマシンでは、形状より先にデバイスが検査されます。CPU だけのマシンではすべてが CPU 上にあるので、形状のエラー（「`mat1` と `mat2` の形状では行列積を計算できない」）だけが残ります。次のセルを実行すると、このマシンで先に出るほうのエラーを確かめられます。
 
 # %% tags=["gpu-only"]
 net = nn.Linear(10, 1).to(device)
@@ -433,13 +431,13 @@ assert y.device == net.weight.device
 # %% [markdown]
 # ## 古い情報：整数で指定したデバイスは CUDA の GPU を指す
 #
-# **当時（PyTorch 1.7）：** `torch.device(0)` や `device=0` は `cuda:0` の省略形でした。
+# **以前（PyTorch 1.7）：** `torch.device(0)` や `device=0` は `cuda:0` の省略形でした。
 #
-# **現在：** PyTorch 2.5 以降、整数は**現在のアクセラレータ**（current accelerator）のインデックスを意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。CPU 専用ビルドで整数を指定すると、`Cannot access accelerator device when none is available.`（使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない）というエラーになります。CPU 専用でないビルドでも、使える GPU がなければやはりエラーになります。
+# **現在：** PyTorch 2.5 以降、整数は**現在のアクセラレータ**（current accelerator）のインデックスを意味します。アクセラレータは CUDA とは限らず、Apple の MPS や Intel の XPU の場合もあります。CPU 専用ビルドで整数を指定すると、`Cannot access accelerator device when none is available.`（使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない）というエラーになります。CPU 専用でないビルドでも、使える GPU がなければやはり失敗します。
 #
 # 整数が CPU を指すことはありません。CUDA の GPU を指定したいときは `"cuda:0"` と書きましょう。
 #
-# 次のセルは、`torch.device(0)` を指定してテンソルを作り、その結果（作られたテンソルのデバイス、または送出された例外）を、CPU 専用ビルドかどうか（`cpu_only_build`）と一緒に表示します。そのうえで、結果がこのマシンで期待どおりかを検証します。
+# 次のセルでは、`torch.device(0)` を指定してテンソルを作ります。その結果（作られたテンソルのデバイス、または送出された例外）を、CPU 専用ビルドかどうか（`cpu_only_build`）と一緒に表示し、このマシンで期待どおりかを検証します。
 #
 # `Cannot access accelerator device` のエラーの原因と対処法は、「[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb#cannot-access-accelerator-device-when-none-is-available)」で説明しています。
 
@@ -465,7 +463,7 @@ elif cpu_only_build and TORCH >= (2, 5):
 # %% [markdown]
 # ## 古い情報：テンソルに `is_cpu` 属性はない
 #
-# **当時（PyTorch 1.7）：** `t.is_cuda` はあっても `t.is_cpu` はなかったので、代わりに `t.device.type` を比較していました。
+# **以前（PyTorch 1.7）：** `t.is_cuda` はあっても `t.is_cpu` はなかったので、代わりに `t.device.type` を比較していました。
 #
 # **現在：** `Tensor.is_cpu` があります（PyTorch 1.13 で追加）。
 
@@ -480,7 +478,7 @@ assert torch.ones(1).is_cpu
 # %% [markdown]
 # ## 古い情報：デバイスが一致しないときのエラーメッセージ
 #
-# **当時（PyTorch 1.7）：** CUDA の行列積は、すべてのテンソルが GPU 上にあるかを検査し（ATen の `checkAllSameGPU`）、CPU 上にあるものを列挙しました。検査されていたのは、`addmm(bias, input, weight.T)` の `self`、`mat1`、`mat2` と、バイアスと同じデバイスに作られる出力 `out` でした。そのため、層と入力のどちらが CPU に残っていたかでメッセージが変わりました。
+# **以前（PyTorch 1.7）：** CUDA の行列積は、すべてのテンソルが GPU 上にあるかを検査し（ATen の `checkAllSameGPU`）、CPU 上にあるものを列挙しました。検査されていたのは、`addmm(bias, input, weight.T)` の `self`、`mat1`、`mat2` と、バイアスと同じデバイスに作られる出力 `out` でした。そのため、層と入力のどちらが CPU に残っていたかでメッセージが変わりました。
 #
 # - CPU の入力を GPU 上の層に渡した場合（`mat1` が GPU 上にない）：
 #
@@ -498,14 +496,14 @@ assert torch.ones(1).is_cpu
 #
 #   「`out` と引数 #1 の `self` のテンソルが CPU 上にあるが、どちらも GPU 上にあるべき」と言っています。
 #
-# **現在：** メッセージはどちらの場合も `Expected all tensors to be on the same device`（すべてのテンソルが同じデバイス上にあるはず）で始まります。続きには、実行された演算の引数の名前が1つ入ります。この検査は CUDA カーネルの中ではなく、カーネルを呼ぶ前に行われます。PyTorch が自動生成するラッパー（`wrapper_CUDA_addmm`）が各テンソル引数を最初の引数と順に比べ、一致しない引数が見つかると、その名前をメッセージに入れます。
+# **現在：** メッセージはどちらの場合も `Expected all tensors to be on the same device`（すべてのテンソルが同じデバイス上にあるはず）で始まります。メッセージの後半には、実行された演算の引数の名前が1つ入ります。この検査は CUDA カーネルの中ではなく、カーネルを呼ぶ前に行われます。PyTorch が自動生成するラッパー（`wrapper_CUDA_addmm`）が各テンソル引数を最初の引数と順に比べ、一致しない引数が見つかると、その名前をメッセージに入れます。
 #
-# 続きの文言はリリースごとに変わってきました（PyTorch 2.8 でも変更されています）。ログを検索するときは、続きではなく先頭の `Expected all tensors to be on the same device` を使ってください。`+` や `*` のような要素ごとの演算は TensorIterator（PyTorch 内部の仕組み）を通るので、そのメッセージには現在も引数の名前が入らず、`but found at least two devices, cuda:0 and cpu!`（少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった）で終わります。
+# 後半の文言はリリースごとに変わってきました（PyTorch 2.8 でも変更されています）。ログを検索するときは、後半ではなく先頭の `Expected all tensors to be on the same device` を使ってください。`+` や `*` のような要素ごとの演算は TensorIterator（PyTorch 内部の仕組み）を通るので、そのメッセージには今も引数の名前が入らず、`but found at least two devices, cuda:0 and cpu!`（`cuda:0` と `cpu` という、少なくとも2つのデバイスが見つかった）で終わります。
 #
 # どの引数の名前が出るかは、層が実行する演算で決まります。バイアスのある `Linear` に2次元の入力を渡すと `addmm(bias, input, weight.T)` が実行され、その引数の名前は `self`、`mat1`、`mat2` です。autograd は実行された演算を結果の `grad_fn` に記録するので、バイアスのない層が何を実行するかは CPU でもわかります。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `nn.Linear(10, 1, bias=False)` は、2次元の入力に対してどの演算を実行するでしょうか。次のセルは、その演算を記録した計算グラフのノード（`grad_fn`）の名前を表示します。
+# **予想：** `nn.Linear(10, 1, bias=False)` は、2次元の入力に対してどの演算を実行するでしょうか。次のセルでは、その演算を記録した計算グラフのノード（`grad_fn`）の名前を表示します。
 #
 # - `AddmmBackward0`
 # - `LinearBackward0`
@@ -528,9 +526,9 @@ assert nn.Linear(10, 1)(x).grad_fn.name() == "AddmmBackward0"
 #
 # この演算の違いによって、メッセージに出る引数の名前が変わります。バイアスがあれば最初の引数はバイアスで、層と同じデバイスにあります。そのため、層と入力のどちらが GPU 上にあっても、メッセージには入力の `mat1` が出ます。バイアスがなければ最初の引数は入力なので、やはりどちらが GPU 上にあっても、重みの `mat2` が出ます。
 #
-# いずれにしても、名前からはどちらを移動すべきかはわかりません。モデルも入力も、すべて同じデバイスに置きましょう。
+# いずれにしても、引数の名前から、どちらを移動すべきかは判断できません。モデルも入力も、すべて同じデバイスに置きましょう。
 #
-# GPU がある場合、次のセルはバイアスの有無それぞれについて、層だけを GPU に置いたときと入力だけを GPU に置いたときに、メッセージに出る引数の名前を検証します。加算で出るメッセージもあわせて確かめます。CPU だけではデバイスの不一致そのものが起こらないので、GPU がなければ何も検証しません。
+# GPU があれば、次のセルで実際にエラーを起こしてみます。バイアスのある層とない層のそれぞれで、層だけを GPU に置いた場合と入力だけを GPU に置いた場合を試し、メッセージに出る引数の名前を検証します。加算で出るメッセージもあわせて確かめます。CPU だけではデバイスの不一致そのものが起こらないので、GPU がなければ何も検証しません。
 #
 # メッセージの読み方と対処法は、「[デバイス不一致のエラーを読み解く](07-device-errors.ipynb#expected-all-tensors-to-be-on-the-same-device)」を参照してください。
 
@@ -553,9 +551,9 @@ else:
 # %% [markdown]
 # ## 古い情報：存在しない GPU インデックスを指定すると `RuntimeError` そのものが送出される
 #
-# **当時（PyTorch 1.7）：** 存在しない GPU を指定すると（たとえば GPU が1枚のマシンで `t.cuda(1)`）、`RuntimeError: CUDA error: invalid device ordinal`（CUDA エラー：デバイス番号が無効）が送出されました。
+# **以前（PyTorch 1.7）：** 存在しない GPU を指定すると（たとえば GPU が1枚のマシンで `t.cuda(1)`）、`RuntimeError: CUDA error: invalid device ordinal`（CUDA エラー：デバイス番号が無効）が送出されました。
 #
-# **現在：** PyTorch 2.8 以降、同じエラーが `torch.AcceleratorError` として送出されます。このクラスは `RuntimeError` のサブクラスなので、既存の `except RuntimeError:` のコードでもそのまま捕捉できます。GPU がなければ、次のセルはクラスだけを確かめます。
+# **現在：** PyTorch 2.8 以降、同じエラーが `torch.AcceleratorError` として送出されます。このクラスは `RuntimeError` のサブクラスなので、既存の `except RuntimeError:` のコードでもそのまま捕捉できます。GPU がなければ、次のセルではクラスだけを確かめます。
 #
 # `invalid device ordinal` の原因と対処法は、「[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb#cuda-error-invalid-device-ordinal)」にまとめています。
 
@@ -583,13 +581,13 @@ else:
 # %% [markdown]
 # ## 古い情報：デバイスの選択には `torch.cuda.is_available()` を使う
 #
-# **当時（PyTorch 1.7）：** `"cuda" if torch.cuda.is_available() else "cpu"` が定番の書き方でした。
+# **以前（PyTorch 1.7）：** `"cuda" if torch.cuda.is_available() else "cpu"` が定番の書き方でした。
 #
 # **現在：** この書き方は NVIDIA の GPU では引き続き使えますし、このページでも使っています。より移植性が高いのは、`torch.accelerator` モジュール（PyTorch 2.6 以降）を使う方法で、CUDA、MPS、XPU などを扱えます。
 #
 # `torch.accelerator.current_accelerator()` は、使っている torch のビルドが対応するアクセラレータを返します。どれにも対応していなければ `None` です（`None` になるのは PyTorch 2.7 以降）。この戻り値はビルドについての情報なので、デバイスを実際に使えるかどうかを調べる `torch.accelerator.is_available()` と組み合わせて使います。
 #
-# 次のセルは、ビルドが対応するアクセラレータ（`current_accelerator()`）、それを実際に使えるかどうか（`is_available()`）、選んだデバイスの3つを表示します。GPU がなければ、CUDA のデバイスが選ばれないことを確かめます。PyTorch 2.6 では、バージョン（`TORCH=(2, 6)`）を表示するだけです。
+# 次のセルで表示するのは、ビルドが対応するアクセラレータ（`current_accelerator()`）、それを実際に使えるかどうか（`is_available()`）、選んだデバイスの3つです。GPU がなければ、CUDA のデバイスが選ばれないことを確かめます。PyTorch 2.6 では、バージョン（`TORCH=(2, 6)`）を表示するだけです。
 
 # %% tags=["claim-O5", "gpu-only"]
 if TORCH >= (2, 7):
@@ -619,9 +617,9 @@ else:
 # | `.cuda()` は `.to('cuda')` よりメモリを多く使う | 誤り | どちらも `Module._apply` を通る。`.cuda()` は dtype を変えられない |
 # | `nn.DataParallel` がモデルを GPU に載せてくれる | ほぼ誤り | 移動するのはデバイス ID がちょうど1つ（`len(device_ids) == 1`）のときだけ。モデルは自分で移動する |
 # | GPU 上の `Linear(10, 1)` に `torch.randn(10, 1)` を入力できる | 誤り | デバイスも形状も誤り。`torch.randn(N, 10, device=device)` を使う |
-# | `device=0` は `cuda:0` を意味する | 古い情報 | 現在のアクセラレータ上のインデックス（2.5 以降） |
-# | テンソルに `is_cpu` はない | 古い情報 | `Tensor.is_cpu` がある（1.13 以降） |
-# | デバイス不一致のメッセージは `... is on CPU, but expected it to be on GPU` | 古い情報 | `Expected all tensors to be on the same device` で検索する。続く引数名は実行された演算で決まる |
-# | 存在しない GPU インデックスでは `RuntimeError` そのものが送出される | 古い情報 | `RuntimeError` のサブクラスである `torch.AcceleratorError`（2.8 以降） |
-# | デバイスは `torch.cuda.is_available()` で選ぶ | 古い情報 | CUDA なら引き続き使える。移植性が必要なら `torch.accelerator`（2.6 以降。ビルドがアクセラレータに対応していないとき `current_accelerator()` が `None` を返すのは 2.7 以降） |
+# | `device=0` は `cuda:0` を意味する | 古い情報 | 現在のアクセラレータのインデックス（PyTorch 2.5 以降） |
+# | テンソルに `is_cpu` はない | 古い情報 | `Tensor.is_cpu` がある（PyTorch 1.13 以降） |
+# | デバイス不一致のメッセージは `... is on CPU, but expected it to be on GPU` | 古い情報 | `Expected all tensors to be on the same device` で検索する。後半の引数名は実行された演算で決まる |
+# | 存在しない GPU インデックスでは `RuntimeError` そのものが送出される | 古い情報 | `RuntimeError` のサブクラスである `torch.AcceleratorError`（PyTorch 2.8 以降） |
+# | デバイスは `torch.cuda.is_available()` で選ぶ | 古い情報 | CUDA なら引き続き使える。移植性が必要なら `torch.accelerator`（PyTorch 2.6 以降。ビルドがアクセラレータに対応していないとき `current_accelerator()` が `None` を返すのは PyTorch 2.7 以降） |
 

@@ -93,7 +93,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
 # ```
 #
-# `+` などの要素ごとの演算では、今も次の形のメッセージが出ます。後半は「少なくとも2つのデバイス、`cuda:0` と `cpu` が見つかった」と訳せます。
+# `+` などの要素ごとの演算では、今も次の形のメッセージが出ます。後半は「`cuda:0` と `cpu` という、少なくとも2つのデバイスが見つかった」と訳せます。
 #
 # ```
 # Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!
@@ -475,7 +475,7 @@ else:
 #   ... found at least two devices, cpu and cuda:0! (when checking argument for argument weight in method wrapper_CUDA___slow_conv2d_forward)
 #   ```
 #
-#   「少なくとも2つのデバイス、`cpu` と `cuda:0` が見つかった（`wrapper_CUDA___slow_conv2d_forward` の引数 `weight` を検査中）」と訳せます。
+#   「`cpu` と `cuda:0` という、少なくとも2つのデバイスが見つかった（`wrapper_CUDA___slow_conv2d_forward` の引数 `weight` を検査中）」と訳せます。
 # - 逆に、CPU に残した畳み込みに GPU の入力を渡すと cuDNN に送られ、`Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same` になります。
 #
 # 以上のメッセージは PyTorch のソースからの引用です（これらの入力に対しては、2.6 でも 2.13 でも同じバックエンドが選ばれます）。GPU では、後のセルでそれぞれを検証します。

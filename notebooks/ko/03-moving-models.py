@@ -29,8 +29,8 @@
 # - 본문에서 설명하는 PyTorch의 동작은 이 페이지의 출력을 만든 머신에서 코드 셀의 `assert`로
 #   검증합니다.
 # - GPU 검증이 들어 있는 셀은 먼저 GPU가 있는지 확인합니다. GPU가 없는 머신에서는
-#   `torch.cuda.is_available()=False`만 출력하고 GPU 검증은 실행하지 않습니다. 이런 셀의 수는
-#   제목 아래 줄에 나옵니다.
+#   `torch.cuda.is_available()=False`만 출력하고 GPU 검증은 실행하지 않습니다. GPU 검증이
+#   들어 있는 셀의 수는 제목 아래 줄에 나옵니다.
 # - GPU에서만 나오는 오류 메시지는 PyTorch 소스에서 버전을 밝혀 인용합니다.
 # - 예상한 오류는 첫 번째 셀에서 정의하는 `expect_error`가 잡아서 검증하고 출력하므로, 오류가
 #   나도 노트북은 멈추지 않습니다.
@@ -100,15 +100,15 @@ print(torch.__version__, device)
 # ## `model.to(device)`가 바꾸는 것
 #
 # `Tensor.to`는 원래 텐서를 바꾸지 않습니다. 변환된 텐서(변환할 것이 없으면 그 텐서 자신)를
-# 반환하므로 반환값을 받아 두어야 합니다. `Module.to`, 그리고 같은 계열인 `.cpu()`, `.cuda()`,
-# `.double()`은 이와 다른 규칙을 따릅니다.
+# 반환하므로 반환값을 받아 두어야 합니다. 반면 `Module.to`는 다른 규칙을 따르며, 같은 계열인
+# `.cpu()`, `.cuda()`, `.double()`도 마찬가지입니다.
 #
-# `meta` 텐서에는 모양(shape)과 dtype만 있고 데이터는 없습니다. `meta` 디바이스는 어느 머신에서나
-# 쓸 수 있으므로 GPU가 없어도 이동이 일어나는 모습을 확인할 수 있습니다.
+# GPU가 없어도 이동을 확인할 수 있도록, 이 페이지에서는 `meta` 디바이스를 씁니다. `meta` 텐서에는
+# 모양(shape)과 dtype만 있고 데이터는 없으며, `meta` 디바이스는 어느 머신에서나 쓸 수 있습니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** 다음 셀은 먼저 `model.double()`을, 그다음에 `model.to("meta")`를
-# 호출합니다. 두 반환값은 어디에도 대입하지 않습니다. `print(model.weight.device, model.weight.dtype)`는
+# 호출합니다. 두 호출 모두 반환값을 변수에 대입하지 않습니다. `print(model.weight.device, model.weight.dtype)`는
 # 무엇을 출력할까요?
 #
 # - `cpu torch.float32`
@@ -143,24 +143,22 @@ assert t.device.type == "cpu"  # 원래 텐서는 옮겨지지 않았다
 assert t.to(t.device) is t  # 할 일이 없으면 같은 텐서가 돌아온다
 
 # %% [markdown] tags=["answer"]
-# **정답:** `meta torch.float64`입니다. `Module.to`는 매개변수와 버퍼를 변환해 **모듈 자체를**
-# 바꾸고(새 모듈을 만들지 않습니다), 모듈 자신을 반환합니다. `.cpu()`, `.double()`, 그리고 GPU가 있을 때의
-# `.cuda()`도 마찬가지입니다. 그래서 두 변환이 모두 남습니다. `model = model.to(device)`라고 써도
+# **정답:** `meta torch.float64`입니다. `Module.to`는 새 모듈을 만들지 않고, 매개변수와 버퍼를
+# 변환해 **모듈 자체를** 바꾼 뒤 그 모듈을 반환합니다. `.cpu()`와 `.double()`, GPU가 있을 때의
+# `.cuda()`도 마찬가지입니다. 그래서 두 변환이 모두 적용됩니다. `model = model.to(device)`라고 써도
 # 문제는 없지만, 다시 대입할 필요는 없습니다.
 #
-# - `cpu torch.float32`는 텐서였다면 맞았을 답입니다. 위 검증에서도 `t.to("meta")`를 호출한 뒤 `t`는
-#   CPU에 그대로 있습니다. 하지만 `Module.to`는 복사본을 만들지 않습니다.
+# - `cpu torch.float32`는 텐서였다면 맞았을 답입니다. 위 코드에서도 `t.to("meta")`를 호출한 뒤의 `t`는
+#   여전히 CPU에 있습니다. 하지만 `Module.to`는 복사본을 만들지 않습니다.
 # - 두 호출 중 하나는 효과가 없으리라 예상했다면 `meta torch.float32`나 `cpu torch.float64`를 골랐을
 #   겁니다. 실제로는 두 호출 모두 모델을 바꿉니다.
-#
-# 위 검증은 각 호출이 `model` 자신을 반환하는지도 확인합니다(`.cuda()`는 GPU가 있을 때만).
 
 # %% [markdown]
 # ## 매개변수와 버퍼
 #
 # `.to()`를 호출한 뒤에도 모듈은 같은 객체입니다. 그렇다면 그 안의 텐서들도 그대로일까요? 변환의
 # 종류에 따라 다릅니다. 아래의 작은 모듈은 매개변수, 버퍼(`register_buffer`로 등록한 텐서),
-# 버퍼로 등록하지 않은 일반 텐서 속성을 하나씩 갖고 있습니다. 이런 속성은 [다음 섹션](#버퍼로-등록하지-않은-텐서-속성)에서 다룹니다.
+# 버퍼로 등록하지 않은 일반 텐서 속성을 하나씩 갖고 있습니다. 마지막 속성은 [다음 섹션](#버퍼로-등록하지-않은-텐서-속성)에서 다룹니다.
 
 # %%
 class Scaled(nn.Module):
@@ -175,8 +173,7 @@ class Scaled(nn.Module):
 
 
 # %% [markdown]
-# `meta`로 옮기는 것은 GPU 없이도 할 수 있습니다. 이때 매개변수는 새 `Parameter` 객체로,
-# 버퍼는 새 텐서로 교체됩니다.
+# `meta`로 옮기면 매개변수는 새 `Parameter` 객체로, 버퍼는 새 텐서로 교체됩니다.
 
 # %% tags=["claim-F3"]
 model = Scaled()
@@ -208,7 +205,7 @@ assert layer.weight.device.type == "cpu"
 assert torch.isfinite(layer.weight).all()
 
 # %% [markdown]
-# dtype 변환도 GPU 없이 해 볼 수 있습니다.
+# 이번에는 디바이스는 그대로 두고 dtype만 바꿔 봅니다.
 
 # %% [markdown] tags=["predict"]
 # **예측해 보세요:** 다음 셀은 `model.double()`을 호출하기 전에 `weight`와 `offset`을 변수에 받아
@@ -254,8 +251,8 @@ else:
 #
 # - **dtype 변환, CPU ↔ CUDA 이동:** 각 `Parameter`가 같은 객체로 남으므로, 매개변수를 참조하고
 #   있던 코드도 여전히 올바른 매개변수를 가리킵니다. CUDA로 옮길 때도 같은 객체로 남는지는 GPU가
-#   있을 때 위 셀에서 검증합니다.
-# - **`meta`로 이동:** 매개변수가 새 `Parameter` 객체로 교체됩니다.
+#   있으면 위 셀에서 확인합니다.
+# - **`meta`로 이동:** 매개변수마다 새 `Parameter` 객체가 만들어집니다.
 # - **버퍼:** dtype 변환이든 디바이스 이동이든, 변환되면 언제나 새 텐서 객체가 됩니다.
 
 
@@ -291,9 +288,9 @@ with expect_error(RuntimeError, "device"):
 
 # %% [markdown] tags=["answer"]
 # **정답:** GPU가 있든 없든 `mask cpu`입니다. 일반 속성으로 저장한 텐서는 `Module.to`가 알지
-# 못하므로 원래 자리에 남고, `state_dict`에도 들어가지 않습니다. 그 결과 순전파에서 디바이스가 섞여,
-# 위 검증에서 모델을 호출하면 디바이스 오류가 납니다. GPU가 없을 때의 메시지는 `meta` 디바이스가
-# 자체 검사에서 내는 것으로, "텐서가 기대한 디바이스에 있지 않다"는 뜻입니다.
+# 못하므로 `state_dict`에도 들어가지 않고 원래 자리에 남습니다. 그래서 순전파에서 디바이스가 섞여,
+# 위 코드처럼 모델을 호출하면 디바이스 오류가 납니다. GPU가 없을 때의 메시지는 `meta` 디바이스가
+# 자체 검사에서 내는 것으로, "텐서가 있어야 할 디바이스에 있지 않다"는 뜻입니다.
 #
 # - `mask meta`(GPU가 없을 때)는 모델이 가진 텐서라면 무엇이든 함께 옮겨진다고 본 답입니다. 함께 옮겨지는 것은
 #   `weight` 같은 매개변수와 `offset` 같은 버퍼, 즉 등록된 텐서뿐입니다.
@@ -352,7 +349,7 @@ assert w.to(w.device) is w  # 할 일이 없으면 Parameter 자신이 돌아온
 # 매개변수에 연산을 적용한 결과이므로 잎(leaf) 텐서는 아닙니다.
 #
 # - `Parameter True`를 골랐다면 변환한 뒤에도 타입이 `Parameter`로 유지된다고 생각했을 겁니다. `to()`가
-#   `Parameter` 자신을 반환하는 것은 바꿀 것이 없을 때뿐입니다(위 검증의 `w.to(w.device) is w`).
+#   `Parameter` 자신을 반환하는 것은 변환할 것이 없을 때뿐입니다(위 코드의 `w.to(w.device) is w`).
 # - `Tensor False`에는 타입이 바뀌면 연산 그래프에서도 떨어져 나간다는 오해가 담겨 있습니다.
 #   실제로는 변환도 연산 그래프에 기록되므로, 반환값에서 매개변수까지 변화도가 전달됩니다.
 
@@ -406,7 +403,7 @@ assert len(devices(model)) == 2
 # 반환값을 반드시 `x`에 다시 대입하세요.
 #
 # 메시지에 이름이 나온 텐서를 옮기면 된다고 단정해서는 안 됩니다. PyTorch 2.8부터는 GPU에 있는 선형
-# 계층에 CPU 입력을 넣으면 CUDA의 디바이스 검사가 다음 메시지를 냅니다. GPU에서만 볼 수 있으므로
+# 계층에 CPU 입력을 넣으면 CUDA 연산의 디바이스 검사에서 다음 메시지가 나옵니다. GPU에서만 볼 수 있으므로
 # PyTorch 소스에서 인용합니다.
 #
 # ```
@@ -417,15 +414,15 @@ assert len(devices(model)) == 2
 # 다르다"는 뜻입니다.
 #
 # - 입력이 2차원이면 `nn.Linear`는 `addmm(bias, input, weight.T)`를 실행하므로 `mat1`이 곧
-#   입력이고, `wrapper_CUDA_addmm`은 불일치를 감지한 연산입니다.
+#   입력입니다. `wrapper_CUDA_addmm`은 불일치를 감지한 연산의 이름입니다.
 # - 검사는 모든 인자를 첫 번째 인자인 편향과 비교합니다. 그래서 **모델**을 CPU에 남겨 둔 채 GPU에 있는
 #   입력을 넣어도 메시지에는 역시 `mat1`이 나오며, 이번에는
 #   `mat1 is on cuda:0, different from other tensors on cpu`가 됩니다. 메시지를 따라 `mat1`을
 #   옮기면, 모델을 GPU로 옮겨야 할 상황에서 오히려 입력을 CPU로 되돌리게 됩니다.
 #
 # PyTorch 2.8 이전에는 같은 검사가 `but found at least two devices, cuda:0 and cpu!`라는 문구를 냈습니다.
-# "디바이스를 적어도 두 개(`cuda:0`과 `cpu`) 발견했다"라는 내용이고, 인자 이름은 이 문구 뒤, 메시지 맨
-# 끝에 붙었습니다.
+# "디바이스를 적어도 두 개(`cuda:0`과 `cpu`) 발견했다"라는 내용이고, 인자 이름은 이 문구 다음, 즉 메시지
+# 맨 끝에 나왔습니다.
 # `+`, `*` 같은 요소별 연산은 TensorIterator(요소별 연산을 실행하는 PyTorch 내부 구조)가 검사하므로,
 # 지금도 인자 이름 없이 이 문구가 나옵니다.
 #
@@ -435,7 +432,7 @@ assert len(devices(model)) == 2
 # 다룹니다.
 
 # %% [markdown]
-# 요소별 연산에서만 허용되는 조합이 하나 있습니다. `torch.tensor(2.0)` 같은 0차원 CPU 텐서는 CUDA 텐서와 `+`, `*`로 계산할 때 Python 숫자처럼 쓸 수 있습니다. 다른 연산에는 이런 예외가 없어서, `a`와 `b`가 GPU에 있어도 `torch.addmm(torch.tensor(1.0), a, b)`는 디바이스 검사에서 실패합니다. GPU가 있으면 다음 셀에서 지금까지 설명한 동작을 하나씩 검증합니다.
+# 요소별 연산에는 예외가 하나 있습니다. `torch.tensor(2.0)` 같은 0차원 CPU 텐서는 CUDA 텐서와 `+`, `*`로 계산할 때 Python 숫자처럼 쓸 수 있습니다. 다른 연산에는 이런 예외가 없어서, `a`와 `b`가 GPU에 있어도 `torch.addmm(torch.tensor(1.0), a, b)`는 디바이스 검사에서 실패합니다. GPU가 있으면 다음 셀에서 지금까지 설명한 동작을 하나씩 확인합니다.
 
 # %% tags=["claim-O3", "gpu-only"]
 model = nn.Linear(4, 2).to(device)
@@ -464,7 +461,7 @@ else:
 # %% [markdown]
 # GPU가 없으면 CUDA의 메시지는 볼 수 없지만, `meta` 디바이스에는 자체 디바이스 검사가 있습니다.
 # 메시지는 CUDA와 달리 `Tensor on device … is not on the expected device …!`("텐서가 기대한
-# 디바이스에 있지 않다")입니다. 이 검사로 다음 두 가지를 GPU 없이 확인할 수 있습니다.
+# 디바이스에 있지 않다")입니다. 이 검사로 다음 두 가지를 확인할 수 있습니다.
 #
 # - 모델과 입력 중 어느 쪽을 CPU에 남겨도 선형 계층은 실패합니다.
 # - 요소별 연산에서는 0차원 CPU 텐서가 허용됩니다.
@@ -489,10 +486,10 @@ assert scaled.device.type == "meta"
 # 보관합니다. Adam은 `exp_avg`와 `exp_avg_sq`라는 두 가지 이동 평균을 상태로 유지합니다.
 #
 # CPU에서 CUDA로 옮길 때는 `Parameter` 객체가 바뀌지 않으므로, 옮기기 전에 만든 옵티마이저도 여전히 올바른
-# 매개변수를 가리킵니다. 하지만 옵티마이저에 이미 상태가 있다면 매개변수가 같다는 것만으로는 충분하지 않습니다.
+# 매개변수를 가리킵니다. 하지만 옵티마이저에 이미 상태가 있다면 같은 `Parameter` 객체를 가리킨다는 것만으로는 충분하지 않습니다.
 # 상태는 모듈의 일부가 아니므로 `model.to()`가 옮기지 않고, 원래 디바이스에 그대로 남기 때문입니다.
 #
-# `optimizer.load_state_dict(optimizer.state_dict())`를 호출하면 상태를 각 매개변수의 디바이스로 옮길 수 있습니다. 다음 셀은 GPU가 있으면, 상태가 원래 디바이스에 남는다는 것과 다시 불러오면 옮겨진다는 것을 검증합니다.
+# `optimizer.load_state_dict(optimizer.state_dict())`를 호출하면 상태를 각 매개변수의 디바이스로 옮길 수 있습니다. GPU가 있으면 다음 셀에서 상태가 원래 디바이스에 남는지, 다시 불러오면 옮겨지는지 확인합니다.
 
 # %% tags=["claim-F4", "gpu-only"]
 model = nn.Linear(4, 2)  # CPU에 있다
@@ -520,15 +517,18 @@ else:
 # %% [markdown]
 # ### 옵티마이저 체크포인트 불러오기
 #
-# 학습을 이어서 할 때도 순서는 같습니다. 모델을 옮기고, 그 매개변수로 옵티마이저를 만든 다음 `optimizer.load_state_dict(checkpoint["optimizer"])`를 호출합니다. `load_state_dict`는 `step`을 뺀 모든 상태 텐서를 해당 매개변수가 있는 디바이스로 옮기고, 매개변수가 부동소수점이면 dtype도 매개변수에 맞춥니다. 그래서 `float32` 상태를 `bfloat16` 모델에 불러오면 상태도 `bfloat16`이 되어 정밀도가 떨어집니다(다음 셀에서 확인합니다).
+# 학습을 이어서 할 때도 순서는 같습니다. 모델을 옮기고, 그 매개변수로 옵티마이저를 만든 다음 `optimizer.load_state_dict(checkpoint["optimizer"])`를 호출합니다. 이때 `load_state_dict`는 상태를 다음과 같이 다룹니다.
 #
-# 참고로 혼합 정밀도 학습에서 `float32` 마스터 가중치를 따로 두는 것은 여기서 말하는 정밀도 손실과는 다른 이야기입니다. 16비트 가중치에 아주 작은 갱신값을 더하면 반올림되어 사라지므로, 가중치 자체를 `float32`로 한 벌 더 두는 것입니다. PyTorch의 AMP(`autocast`와 `GradScaler`)는 매개변수를 처음부터 `float32`로 두므로 이런 복사본이 필요 없습니다. 자세한 내용은 [모델이 메모리에 들어갈까?](08-will-it-fit.ipynb) 페이지에서 다룹니다.
+# - `step`을 뺀 모든 상태 텐서는 해당 매개변수가 있는 디바이스로 옮겨지고, 매개변수가 부동소수점이면 dtype도 매개변수에 맞춰집니다. 그래서 `float32` 상태를 `bfloat16` 모델에 불러오면 상태도 `bfloat16`이 되어 정밀도가 떨어집니다(다음 셀에서 확인합니다).
+# - `step`은 불러온 그대로 남습니다. 단, 체크포인트에 저장된 옵티마이저 설정에서 `fused`나 `capturable`이 켜져 있으면 `step`도 `float32`로 바뀌어 매개변수가 있는 디바이스로 옮겨집니다. `load_state_dict`가 각 매개변수 그룹(param group)의 설정을 저장된 값으로 덮어쓰기 때문입니다. 다음 셀에서는 fused 옵티마이저가 저장한 체크포인트를 fused가 아닌 옵티마이저에 불러오는 경우도 확인합니다.
 #
-# 앞에서 말했듯 `step`만은 불러온 그대로 남습니다. 단, 체크포인트에 저장된 옵티마이저 설정에서 `fused`나 `capturable`이 켜져 있으면 `step`도 `float32`로 바뀌어 매개변수가 있는 디바이스로 옮겨집니다. `load_state_dict`가 각 매개변수 그룹(param group)의 설정을 저장된 값으로 덮어쓰기 때문입니다. 다음 셀에서는 fused 옵티마이저가 저장한 체크포인트를 fused가 아닌 옵티마이저에 불러오는 경우도 확인합니다.
+# Adam과 AdamW는 상태의 `step` 값이 CPU에 있다고 가정합니다. 옵티마이저의 `step()` 메서드를 한 번 호출할 때마다 매개변수별로 이 값을 `.item()`으로 읽으므로, `step` 값이 GPU에 있으면 읽을 때마다 CPU가 GPU를 기다리게 됩니다([pytorch#128208](https://github.com/pytorch/pytorch/issues/128208)). `map_location="cuda"`로 불러오면 `step`까지 GPU에 올라가므로, 옵티마이저 체크포인트는 `torch.load(path, map_location="cpu")`로 불러오고 나머지 이동은 `load_state_dict`에 맡기세요.
 #
-# Adam과 AdamW는 `step`이 CPU에 있다고 가정하고, `step()`을 한 번 호출하면 매개변수마다 이 값을 `.item()`으로 한 번씩 읽습니다. `step`이 GPU에 있으면 읽을 때마다 CPU가 GPU를 기다리게 됩니다([pytorch#128208](https://github.com/pytorch/pytorch/issues/128208)). `map_location="cuda"`로 불러오면 `step`까지 GPU에 올라가므로, 옵티마이저 체크포인트는 `torch.load(path, map_location="cpu")`로 불러오고 나머지 이동은 `load_state_dict`에 맡기세요.
+# 순서를 바꿔 먼저 불러오고 나중에 옮기면, 상태는 불러온 시점의 매개변수에 맞춰 변환되고 `model.to()`는 상태를 그 자리에 남겨 둡니다. GPU를 쓴다면 첫 `step()`에서 CUDA에 있는 매개변수와 CPU에 남은 상태가 한 연산에 섞입니다.
 #
-# 순서를 바꿔 먼저 불러오고 나중에 옮기면, 상태는 불러온 시점의 매개변수에 맞춰 변환되고 `model.to()`는 상태를 그 자리에 남겨 둡니다. GPU를 쓴다면 첫 `step()`에서 CUDA에 있는 매개변수와 CPU에 남은 상태가 한 연산에 섞입니다. dtype에서도 같은 현상이 생기므로, GPU가 없어도 확인할 수 있도록 다음 셀은 모델을 `device`로 옮기면서 `float64`로도 바꿉니다.
+# 참고로 혼합 정밀도 학습에서 `float32` 마스터 가중치를 따로 두는 것은 위에서 말한 정밀도 손실과는 다른 이야기입니다. 16비트 가중치에 아주 작은 갱신값을 더하면 반올림되어 사라지므로, 가중치 자체를 `float32`로 한 벌 더 두는 것입니다. PyTorch의 AMP(`autocast`와 `GradScaler`)는 매개변수를 처음부터 `float32`로 두므로 이런 복사본이 필요 없습니다. 자세한 내용은 [모델이 메모리에 들어갈까?](08-will-it-fit.ipynb) 페이지에서 다룹니다.
+#
+# 불러온 뒤에 옮기면 상태가 그대로 남는 현상은 dtype에서도 생깁니다. 그래서 GPU가 없어도 확인할 수 있도록, 다음 셀은 모델을 `device`로 옮기면서 `float64`로도 바꿉니다.
 
 # %% tags=["claim-F4"]
 source = nn.Linear(4, 2)
@@ -592,7 +592,7 @@ assert late_state["exp_avg"].dtype == torch.float32
 assert late_state["exp_avg"].device.type == "cpu"
 
 # %% [markdown]
-# 이번에는 `step()`까지 실행해 봅니다. dtype 불일치는 CPU에서도 재현할 수 있습니다. 상태가 예전
+# 이번에는 `step()`까지 실행해 봅니다. 다음 셀은 모델을 CPU에 둔 채 dtype만 바꿉니다. 상태가 예전
 # dtype을 유지하므로, 다음 `step()`에서 float64인 새 변화도와 float32 상태가 만나 실패합니다.
 # `state_dict`를 다시 불러오면 상태가 각 매개변수의 dtype과 디바이스로 변환되고, `step()`이
 # 다시 동작합니다.
@@ -651,8 +651,8 @@ assert state["exp_avg"].device == model.weight.device
 # - 호출 가능 객체 `(storage, location) -> storage`: 텐서 스토리지마다 위치를 정합니다.
 #   `lambda storage, location: storage`를 쓰면 모두 CPU에 남습니다.
 #
-# 여기서는 `weights_only=True`도 함께 지정합니다. 이 옵션은 pickle에서 복원하는 대상을 텐서와 일반
-# 컨테이너(딕셔너리, 리스트 등)로 제한하므로, `state_dict`를 안전하게 불러올 수 있습니다. 자세한
+# 여기서는 `weights_only=True`도 함께 지정합니다. 이 옵션은 pickle 데이터에서 복원할 수 있는 객체를 텐서와
+# 일반 컨테이너(딕셔너리, 리스트 등)로 제한하므로, `state_dict`를 안전하게 불러올 수 있습니다. 자세한
 # 내용은 아래에서 다룹니다.
 #
 # `map_location`을 지정하지 않으면, GPU가 없는 머신에서 이런 체크포인트를 불러올 때 `Attempting to deserialize object on a CUDA device` 오류로 멈춥니다. 메시지는 "CUDA 디바이스에 객체를 역직렬화하려 했다"라는 내용입니다. 이 오류를 직접 재현하는 예는 [불러오기·환경·메모리 오류 읽는 법](09-setup-and-memory-errors.ipynb#attempting-to-deserialize-object-on-a-cuda-device)에 있습니다. 아래 셀은 GPU가 있으면 GPU에서, 없으면 CPU에서 체크포인트를 저장합니다.
@@ -708,11 +708,11 @@ with expect_error(TypeError, "not callable"):
 # %% [markdown]
 # PyTorch 2.6부터 `weights_only=True`는 `torch.load`의 기본값입니다. 그런데도 위 셀에서 굳이 지정한 것은
 # 무엇을 선택했는지 코드에 드러내기 위해서입니다. 이 기본값 때문에 이제 `torch.load`는 따로
-# 지정하지 않으면 임의의 클래스를 pickle에서 복원하지 않습니다. 그래서 PyTorch 2.6으로 업데이트한 뒤, pickle로 저장한
+# 지정하지 않으면 pickle 데이터에서 임의의 클래스 객체를 복원하지 않습니다. 그래서 PyTorch 2.6 이상으로 업데이트한 뒤, pickle로 저장한
 # 모델 전체(`torch.save(model, path)`로 저장한 것)를 불러오지 못하게 된 사람이 많았습니다.
 #
 # 다음 셀은 긴 메시지의 첫 문장인 `Weights only load failed`("weights_only 방식으로 불러오지
-# 못했다")만 출력합니다. 해결하려면 `state_dict()`를 저장해서 불러오거나, 신뢰할 수 있는 파일에 한해
+# 못했다")만 출력합니다. 해결하려면 모델 전체 대신 `state_dict()`를 저장했다가 불러오거나, 신뢰할 수 있는 파일에 한해
 # `weights_only=False`를 넘기세요.
 
 # %%
@@ -739,7 +739,7 @@ tmp.cleanup()
 #   대입할 필요가 없습니다.
 # - CPU와 CUDA 사이에서 옮기거나 dtype을 바꿀 때는 `Parameter` 객체가 그대로이고, `meta`로 옮길
 #   때는 교체됩니다. 변환된 버퍼는 항상 새 텐서입니다. `meta`에서 다른 디바이스로 옮길 때는
-#   `to_empty()`를 쓰고 그다음 초기화합니다.
+#   `to_empty()`로 옮긴 다음 초기화합니다.
 # - 옮겨지는 것은 매개변수, 버퍼, 하위 모듈뿐입니다. 그 밖의 텐서를 함께 옮기려면 `register_buffer`로 등록합니다.
 # - 변환한 텐서를 매개변수 이름에 대입하지 말고, 모듈 전체를 옮깁니다.
 # - 모델 전체의 디바이스가 하나로 정해져 있지는 않습니다. `next(model.parameters()).device`는 첫 번째
@@ -750,7 +750,8 @@ tmp.cleanup()
 #   상태는 예전 디바이스와 dtype에 그대로 남습니다.
 # - GPU 체크포인트는 `torch.load(path, map_location="cpu", weights_only=True)`로 CPU에서
 #   불러옵니다. `weights_only=True`는 PyTorch 2.6부터 기본값입니다.
-# - 학습을 이어서 할 때는 모델을 옮기고 옵티마이저를 만든 뒤, 옵티마이저 체크포인트도
-#   `map_location="cpu"`로 불러옵니다. `load_state_dict`가 상태를 각 매개변수의 디바이스와 dtype에
-#   맞춥니다. `step`은 `load_state_dict`가 옮기지 않으므로, Adam이 가정하는 대로 CPU에 남습니다. 단, 체크포인트의 옵티마이저가
-#   `fused`나 `capturable`이면 `step`도 `float32`로 바뀌어 매개변수 쪽 디바이스로 옮겨집니다.
+# - 학습을 이어서 할 때는 모델을 옮기고 옵티마이저를 만든 뒤, `map_location="cpu"`로 불러온
+#   옵티마이저 상태를 `load_state_dict`에 넘깁니다. 상태는 각 매개변수의 디바이스와 dtype에 맞춰집니다.
+# - `step` 값은 `load_state_dict`가 옮기지 않으므로, Adam이 가정하는 대로 CPU에 남습니다. 단, 저장된
+#   옵티마이저 설정에서 `fused`나 `capturable`이 켜져 있으면 `step`도 `float32`로 바뀌어 매개변수
+#   쪽 디바이스로 옮겨집니다.
