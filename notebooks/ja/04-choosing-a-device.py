@@ -15,15 +15,15 @@
 # %% [markdown]
 # # どこでも動くデバイスの選び方
 #
-# `"cuda"` をハードコードしたコードは、Mac でも、NVIDIA の GPU を搭載していないノート PC でも、CPU だけの CI ランナーでも失敗します。このページでは、マシンに合わせてデバイスを選ぶ小さなヘルパー関数を作ります。また、`device=0` のような整数だけのデバイス指定は PyTorch 2.5 で意味が変わったので、現在の PyTorch で何を意味するのかも説明します。
+# `"cuda"` をハードコードしたコードは、Mac でも、NVIDIA の GPU を搭載していないノート PC でも、CPU だけの CI ランナーでも動きません。このページでは、マシンに合わせてデバイスを選ぶ小さなヘルパー関数を作ります。また、`device=0` のように整数だけでデバイスを指定したときの意味は PyTorch 2.5 で変わったので、現在の意味も説明します。
 #
-# 「GPU での検証を含む」セルは、GPU のないマシンでは GPU 向けの検証を行わず、代わりに GPU がないときの動作を検証するか、満たされなかった条件（例：`cuda_ok=False`）を表示します。最初のセルでは、想定どおりのエラーを表示しても止まらずに先へ進むためのヘルパー関数 `expect_error` も定義します。
+# 「GPU での検証を含む」セルは、GPU のないマシンでは代わりに GPU がないときの動作を検証するか、満たされなかった条件（例：`cuda_ok=False`）を表示します。最初のセルでは、想定どおりのエラーが出たらそれを表示し、ノートブックを止めずに先へ進めるためのヘルパー関数 `expect_error` も定義します。
 
 # %% [markdown] tags=["summary"]
 # **結論**
 #
 # - `torch.cuda.is_available()` が調べるのは CUDA だけです。`torch.accelerator`（PyTorch 2.6 以降）なら CUDA、MPS、XPU などをまとめて扱えます。
-# - アクセラレータがあればそれを、なければ CPU を返すヘルパー関数を1つ用意しておけば、どのマシンでも同じスクリプトが動きます。
+# - 使えるアクセラレータがあればそれを、なければ CPU を返すヘルパー関数を1つ用意しておくと、同じスクリプトがどのマシンでも動きます。
 #
 # ```python
 # def pick_device() -> torch.device:
@@ -79,9 +79,9 @@ print(torch.__version__, device)
 # %% [markdown]
 # ## 従来の方法：GPU が使えるかを確認する
 #
-# `torch.cuda.is_available()` が `True` になるのは、その PyTorch ビルドが CUDA に対応していて、ドライバが動作し、GPU が1枚以上見えているときだけです。CUDA 固有のコードの前に置く判定としては、今でもこれが正しい方法です。
+# `torch.cuda.is_available()` が `True` を返すのは、その PyTorch ビルドが CUDA に対応していて、ドライバが動作し、GPU が1枚以上見えているときだけです。CUDA 固有の処理を実行する前には、今でもこの関数で確認するのが正しい方法です。
 #
-# ただし、この関数が調べるのは CUDA だけです（ROCm ビルドの AMD GPU も `cuda` として見えます）。そのため Mac では、Apple の GPU（`mps` デバイス）が使える状態でも `False` になります。GPU がなければ、次のセルは `cuda_ok=False` と表示し、GPU の枚数は検証しません。
+# ただし、この関数が調べるのは CUDA だけです（ROCm ビルドの PyTorch では、AMD の GPU も `cuda` として見えます）。そのため Mac では、Apple の GPU（`mps` デバイス）が使える状態でも `False` を返します。GPU がなければ、次のセルは `cuda_ok=False` と表示し、GPU の枚数は検証しません。
 
 # %% tags=["gpu-only"]
 cuda_ok = torch.cuda.is_available()
@@ -96,12 +96,12 @@ if mps_ok:
 # %% [markdown]
 # ## すべてのアクセラレータに共通の API
 #
-# PyTorch 2.6 で加わった `torch.accelerator` を使うと、CUDA、Apple の MPS、Intel の XPU などを同じ関数で扱えます。このページのコードもこれを使うため、それより古い PyTorch では最初のセルで止まります。スクリプトで確かめたいことは2つあり、それぞれ次の関数で調べられます。
+# PyTorch 2.6 で加わった `torch.accelerator` を使うと、CUDA、Apple の MPS、Intel の XPU などを同じ関数で扱えます。このページのコードもこの API を使うので、それより古い PyTorch では最初のセルでエラーになります。スクリプトで確かめたいことは2つあり、それぞれ次の関数で調べられます。
 #
-# - `torch.accelerator.is_available()`：今、アクセラレータを使えるか。
-# - `torch.accelerator.current_accelerator()`：どの種類か。
+# - `torch.accelerator.is_available()`：今、アクセラレータが使えるか。
+# - `torch.accelerator.current_accelerator()`：アクセラレータの種類は何か。
 #
-# 使えるアクセラレータがない場合の動作は、リリースによって異なります。PyTorch 2.6 では、アクセラレータが使えないと `current_accelerator()` が `RuntimeError` を送出します。そこで次のセルでは、アクセラレータが使えるか PyTorch が 2.7 以降の場合にだけ、この関数を呼び出します。
+# 使えるアクセラレータがないときの `current_accelerator()` の動作は、PyTorch のバージョンによって異なります。PyTorch 2.6 では `RuntimeError` が送出されます。そこで次のセルでは、アクセラレータが使える場合か、PyTorch が 2.7 以降の場合にだけ、この関数を呼び出します。
 
 # %% [markdown] tags=["predict"]
 # **予想：** 次のセルを実行するマシンで、`torch.accelerator.current_accelerator()` は何を返すでしょうか（戻り値は `acc` として表示されます）。
@@ -135,12 +135,12 @@ else:
     assert "Cannot access accelerator device" in str(caught.error)
 
 # %% [markdown] tags=["answer"]
-# **答え：** PyTorch のビルドによって変わります（上のセルで、このマシンでの結果を検証しています）。
+# **答え：** PyTorch のビルドによって変わります。このマシンでの結果は、上のセルで検証しています。
 #
-# - `acc=None`：そのビルドがどのアクセラレータにも対応していない場合です（CPU 専用ビルドで、PyTorch 2.7 以降）。
-# - `acc=device(type='cuda')`：CUDA ビルドの場合です。PyTorch 2.7 以降は、GPU が使えないマシンでもこの値になります（詳しくは後述）。CUDA の GPU が使えるマシンでは、この値であることを上のセルが検証します。
-# - `acc=device(type='cuda', index=0)` にはなりません。`current_accelerator()` が表すのは特定の GPU ではなくアクセラレータの種類なので、インデックスは付きません。
-# - `acc=device(type='cpu')` にもなりません。CPU はアクセラレータとして扱われないため、アクセラレータに対応していないビルドでは `None` が返ります。
+# - `acc=None`：PyTorch 2.7 以降の CPU 専用ビルド、つまりどのアクセラレータにも対応していないビルドの場合です。
+# - `acc=device(type='cuda')`：CUDA ビルドの場合です。PyTorch 2.7 以降は、GPU が使えないマシンでもこの値になります（詳しくは後述）。CUDA の GPU が使えるマシンでこの値になることも、検証の対象です。
+# - `acc=device(type='cuda', index=0)` を選んだなら、特定の GPU が返ると考えたのでしょう。`current_accelerator()` が表すのはアクセラレータの種類なので、インデックスは付きません。
+# - `acc=device(type='cpu')` は、CPU もアクセラレータの1つとして返ると考えた答えです。実際には CPU はアクセラレータとして扱われないため、どのアクセラレータにも対応していないビルドでは `None` が返ります。
 #
 # PyTorch 2.6 でアクセラレータが使えない場合は、代わりに次のエラーが送出されます。
 #
@@ -151,9 +151,9 @@ else:
 # 「使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない」という意味です。
 
 # %% [markdown]
-# PyTorch 2.7 以降には落とし穴が1つあります。`current_accelerator()` が返すのは、このマシンで実際に使えるアクセラレータではなく、PyTorch の**ビルド**が対応しているアクセラレータの種類です。GPU のないマシン（たとえば Colab の CPU ランタイム）で CUDA ビルドの PyTorch を使うと、`is_available()` は `False` を返すのに、`current_accelerator()` はそれでも `cuda` を返します（PyTorch 2.6 では、このようなマシンで同じ呼び出しが例外を送出します）。
+# PyTorch 2.7 以降には落とし穴が1つあります。`current_accelerator()` が返すのは、このマシンで実際に使えるアクセラレータではなく、PyTorch の**ビルド**が対応しているアクセラレータの種類です。GPU のないマシン（たとえば Colab の CPU ランタイム）で CUDA ビルドの PyTorch を使うと、`is_available()` は `False` を返すのに、`current_accelerator()` は `cuda` を返します。PyTorch 2.6 では、このようなマシンで `current_accelerator()` を呼び出すと例外が送出されます。
 #
-# そのため、先に `is_available()` で確認するか、PyTorch 2.7 以降なら `current_accelerator(check_available=True)` を呼び出してください。こちらは、アクセラレータが使えなければ `None` を返します。GPU がなければ、次のセルはこの呼び出しが `None` を返すことを検証します。PyTorch 2.6 では、このセルは `TORCH >= (2, 7)=False` と表示します。
+# そのため、先に `is_available()` で確認するか、PyTorch 2.7 以降なら `current_accelerator(check_available=True)` を呼び出してください。`check_available=True` を付けると、アクセラレータが使えないときは `None` が返ります。GPU のないマシンでは、この呼び出しが `None` を返すことを次のセルで確かめます。PyTorch 2.6 では、検証の代わりに `TORCH >= (2, 7)=False` と表示します。
 
 # %% tags=["claim-O5", "gpu-only"]
 if TORCH >= (2, 7):
@@ -203,11 +203,11 @@ if cuda_ok:
     assert y.device == torch.device("cuda", torch.cuda.current_device())
 
 # %% [markdown] tags=["answer"]
-# **答え：** 使えるアクセラレータがないマシンでは `cpu cpu` です。`pick_device()` が CPU にフォールバックします。
+# **答え：** 使えるアクセラレータがないマシンでは、`pick_device()` が CPU にフォールバックするので `cpu cpu` です。
 #
-# CUDA の GPU が使えれば `cuda cuda:0` になり、上のセルでもそのことを確かめています。GPU 上のテンソルは、必ずどれか1枚の GPU に置かれます。インデックスのないデバイスを指定すると現在のデバイス（変更していなければインデックス 0）が使われるので、`y.device` は `cuda:0` と表示されます。
+# CUDA の GPU が使えれば `cuda cuda:0` になります（上のセルで検証しています）。GPU 上のテンソルは、必ずどれか1枚の GPU に置かれます。インデックスのないデバイスを指定すると現在のデバイス（変更していなければインデックス 0）が使われるので、`y.device` は `cuda:0` と表示されます。
 #
-# - `cuda:0 cuda:0` にはなりません。`current_accelerator()` が返すデバイスにはインデックスがないので、`device` は `cuda` と表示されます。
+# - `cuda:0 cuda:0` は、`device` にもインデックスが付くと考えた答えです。`current_accelerator()` が返すデバイスにはインデックスがないため、`device` は `cuda` とだけ表示されます。
 
 # %% [markdown]
 # アクセラレータの場合、インデックスのないデバイスは「その種類の現在のデバイス」を意味します。現在のデバイスを変更する方法は、次のページ「[複数の GPU](05-several-gpus.ipynb)」で説明します。
@@ -215,7 +215,7 @@ if cuda_ok:
 # %% [markdown]
 # ## 整数でデバイスを指定したときの意味
 #
-# 古いコードでは、「1枚目の GPU」のつもりで `torch.device(0)`、`device=0`、`.to(0)` と書かれていることがあります。PyTorch 2.4 までは、整数は常に CUDA を指していました。PyTorch 2.5 以降の `0` は「現在のアクセラレータのインデックス 0」を意味し、NVIDIA のマシンでは `cuda:0`、Mac では `mps:0`、Intel の GPU では `xpu:0` になります。
+# 古いコードでは、「1枚目の GPU」のつもりで `torch.device(0)`、`device=0`、`.to(0)` と書かれていることがあります。PyTorch 2.4 までは、整数は常に CUDA を指していました。PyTorch 2.5 以降では、`0` は「現在のアクセラレータのインデックス 0」を意味し、NVIDIA の GPU では `cuda:0`、Mac では `mps:0`、Intel の GPU では `xpu:0` になります。
 
 # %% [markdown] tags=["predict"]
 # **予想：** 次のセルを実行するマシンで、`device=0` を指定するとどうなるでしょうか。
@@ -257,20 +257,20 @@ else:  # アクセラレータ向けのビルドだが、ここでは使えな�
     assert isinstance(error, RuntimeError)  # メッセージはドライバ次第
 
 # %% [markdown] tags=["answer"]
-# **答え：** マシンによって変わります（上のセルで、このマシンでの結果を検証しています）。
+# **答え：** マシンによって異なります。このマシンでどうなるかは、上のセルで確かめています。
 #
-# - `Cannot access accelerator device when none is available`：使えるアクセラレータがなく、PyTorch もどのアクセラレータ向けにもビルドされていない場合です（PyTorch 2.6 では、使えるアクセラレータがなければ常にこちらです）。インデックス 0 が指す先がないため、テンソルを作る前の `torch.device(0)` の時点で、この `RuntimeError` が送出されます。
-# - `device(type='cuda', index=0)`：CUDA のマシンでは、`0` は現在のアクセラレータ（CUDA）のインデックス 0、つまり `cuda:0` を指します。PyTorch 2.7 以降では、GPU のないマシンでも CUDA ビルドであれば、`0` は `cuda:0` を指します。エラーになるのは、`cuda:0` にテンソルを作ろうとした時点です。
-# - `device(type='cpu')` にはなりません。整数が CPU を指すことはありません。
+# - `Cannot access accelerator device when none is available`：使えるアクセラレータがなく、PyTorch のビルドがどのアクセラレータにも対応していない場合です。PyTorch 2.6 では、使えるアクセラレータがなければ常にこの結果になります。インデックス 0 が指す先がないため、テンソルを作る前の `torch.device(0)` の時点で、この `RuntimeError` が送出されます。
+# - `device(type='cuda', index=0)`：CUDA の GPU が使えるマシンでは、`0` は現在のアクセラレータ（CUDA）のインデックス 0、つまり `cuda:0` を指します。PyTorch 2.7 以降は、GPU のないマシンでも CUDA ビルドなら同じく `cuda:0` を指し、エラーになるのは `cuda:0` 上にテンソルを作ろうとした時点です。
+# - `device(type='cpu')` を選んだなら、アクセラレータがないときは CPU が使われると考えたのでしょう。しかし、整数が CPU を指すことはありません。
 
 # %% [markdown]
-# したがって、整数で GPU を指定しても、移植性のあるコードにはなりません。マシンの種類ごとに意味が変わり、CPU だけのマシンではエラーになります。ヘルパーが返したデバイスを渡すか、`"cuda:0"` のように意図を明示してください。
+# つまり、整数で GPU を指定するコードには移植性がありません。整数が指すデバイスはマシンの種類によって変わり、CPU だけのマシンではエラーになります。`pick_device()` が返したデバイスを渡すか、`"cuda:0"` のようにデバイスの種類を明示してください。
 
 # %% [markdown]
 # ## まとめ
 #
 # - `torch.cuda.is_available()` が調べるのは CUDA だけです。
 # - `torch.accelerator.is_available()` と `current_accelerator()`（PyTorch 2.6 以降）は、CUDA、MPS、XPU などを扱えます。
-# - PyTorch 2.7 以降の `current_accelerator()` は、PyTorch のビルドが対応するアクセラレータの種類を返します（対応するものがなければ `None`）。PyTorch 2.6 では、使えるアクセラレータがないと例外を送出します。先に `is_available()` を確認してください。
-# - 使えるアクセラレータを選び、なければ CPU にフォールバックする `pick_device()` ヘルパーを1つ用意すれば、スクリプトはどこでも実行できます。
-# - PyTorch 2.5 以降、整数で指定したデバイスは現在のアクセラレータ上のインデックスを表し、CUDA とは限りません。アクセラレータのないマシンではエラーになります。
+# - PyTorch 2.7 以降の `current_accelerator()` は、PyTorch のビルドが対応するアクセラレータの種類を返します（対応するものがなければ `None`）。PyTorch 2.6 では、使えるアクセラレータがないと例外を送出します。先に `is_available()` で確認してください。
+# - 使えるアクセラレータがあればそれを選び、なければ CPU にフォールバックする `pick_device()` のようなヘルパー関数を1つ用意すれば、同じスクリプトをどこでも実行できます。
+# - PyTorch 2.5 以降、デバイスを整数で指定すると、現在のアクセラレータのインデックスとして解釈されます。CUDA を指すとは限らず、アクセラレータのないマシンではエラーになります。
