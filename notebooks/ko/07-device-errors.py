@@ -15,20 +15,20 @@
 # %% [markdown]
 # # 디바이스 불일치 오류 읽는 법
 #
-# 이 페이지는 디바이스 불일치로 나는 오류 메시지를 하나씩 살펴봅니다. 섹션 제목은 메시지 그대로이고, 흔한 원인은 그 아래 소제목으로 나눴습니다. 트레이스백에 나온 문구로 페이지를 검색하면 해당 섹션을 찾을 수 있습니다.
+# 이 페이지는 디바이스 불일치로 나는 오류 메시지를 하나씩 살펴봅니다. 섹션 제목은 오류 메시지 그대로이고, 흔한 원인은 그 아래 소제목으로 나눴습니다. 오류는 아니지만 GPU의 값을 읽을 때 생기는 대기와, 손실을 더해 갈 때 늘어나는 메모리 사용량도 NumPy 변환 섹션에서 함께 다룹니다. 트레이스백에 나온 문구로 페이지를 검색하면 해당 섹션을 찾을 수 있습니다.
 #
 # 섹션마다 메시지의 뜻과 그 오류를 일으키는 전형적인 코드를 보여 주고, 바로 다음 셀에서 해결 방법을 실행합니다.
 #
 # 체크포인트 불러오기, 머신 구성, 워커 프로세스, GPU 메모리와 관련된 오류는 [불러오기·환경·메모리 오류 읽는 법](09-setup-and-memory-errors.ipynb) 페이지를 보세요.
 #
-# GPU가 없으면 GPU에서 나는 오류 대신 비슷한 오류 두 가지를 보여 줍니다. 하나는 `meta` 텐서를 섞어 일으킨 디바이스 불일치이고, 다른 하나는 dtype 불일치입니다. `meta` 텐서는 모양(shape)과 dtype만 있고 데이터는 없는 텐서입니다. `meta` 디바이스는 불일치를 검사하는 방식이 CUDA와 달라서 메시지도 다릅니다. GPU에서 나오는 메시지는 섹션마다 적어 두었습니다.
+# GPU가 없으면 비슷한 오류 두 가지로 대신 보여 줍니다. 하나는 `meta` 텐서를 섞어 일으킨 디바이스 불일치이고, 다른 하나는 dtype 불일치입니다. `meta` 텐서는 모양(shape)과 dtype만 있고 데이터는 없는 텐서입니다. GPU에서 나오는 메시지는 섹션마다 적어 두었습니다.
 #
-# GPU에서만 일으킬 수 있는 오류는 GPU 검증이 들어 있는 셀에서 다룹니다. GPU가 없으면 이 셀들은 충족되지 않은 조건(예: `torch.cuda.is_available()=False`)만 출력하고 넘어갑니다. 해당 오류의 메시지는 PyTorch 소스에 적힌 그대로 본문에 옮기고, 어느 버전의 메시지인지도 밝혀 둡니다.
+# GPU에서만 일으킬 수 있는 오류는 GPU 검증이 들어 있는 셀에서 다룹니다. GPU가 없으면 이 셀들은 GPU 부분을 건너뛰고 충족되지 않은 조건(예: `torch.cuda.is_available()=False`)을 출력합니다. 해당 오류의 메시지는 PyTorch 소스에 적힌 그대로 본문에 옮기고, 어느 버전의 메시지인지도 밝혀 둡니다.
 
 # %% [markdown] tags=["summary"]
 # **요약**
 #
-# - 디바이스 오류는 대부분 서로 다른 디바이스에 있는 텐서가 한 연산에 함께 들어갈 때 납니다. 모델, 손실 함수, 입력을 모두 한 디바이스에 두세요. 텐서의 `.to()`는 새 텐서를 돌려주므로 `x = x.to(device)`처럼 결과를 다시 대입합니다.
+# - 디바이스 오류는 대부분 서로 다른 디바이스에 있는 텐서가 한 연산에 함께 들어갈 때 납니다. 모델, 손실 함수, 입력을 모두 한 디바이스에 두세요. 텐서의 `.to()`는 새 텐서를 돌려주므로 `x = x.to(device)`처럼 결과를 다시 대입해야 합니다.
 # - 페이지 끝의 표에 메시지별로 흔한 원인과 해결 방법을 정리했습니다.
 #
 # ```python
@@ -94,7 +94,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
 # ```
 #
-# 이 메시지는 "모든 텐서가 같은 디바이스에 있어야 하는데, `mat1`이 `cpu`에 있어 다른 텐서들의 디바이스 `cuda:0`과 다르다"는 뜻입니다. `+` 같은 요소별 연산에서는 지금도 아래 메시지가 나옵니다.
+# 이 메시지는 "모든 텐서가 같은 디바이스에 있어야 하는데, `mat1`이 `cpu`에 있어 다른 텐서들의 디바이스 `cuda:0`과 다르다"는 뜻입니다. 여기서 `mat1`은 메시지 끝에 나오는 `addmm` 연산의 첫 번째 행렬 인자로, 이 예에서는 입력 배치입니다. `+` 같은 요소별 연산에서는 지금도 아래 메시지가 나옵니다.
 #
 # ```
 # Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!
@@ -104,16 +104,16 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # 로그에서 찾을 때는 두 메시지에 공통된 앞부분을 검색어로 쓰세요.
 #
-# 메시지가 지목한 텐서가 잘못 놓인 텐서라는 보장은 없습니다. **모델**을 CPU에 그대로 두었다면, 메시지는 오히려 제대로 GPU에 올린 입력을 지목합니다. 모델과 입력을 모두 같은 디바이스에 두고, 입력은 `x = x.to(device)`처럼 `to`가 돌려준 텐서를 다시 대입하세요.
+# 메시지가 지목한 텐서가 잘못 놓인 텐서라는 보장은 없습니다. **모델**을 CPU에 그대로 두었다면, 메시지는 오히려 제대로 GPU에 올린 입력을 지목합니다. 모델과 입력을 모두 같은 디바이스에 두세요. 입력은 `x = x.to(device)`처럼 `to`가 돌려준 텐서를 변수에 다시 대입해야 합니다.
 #
 # 아래 셀들은 어느 머신에서나 실행되며, 대상 디바이스 `target`을 씁니다.
 #
 # - GPU가 있으면 `target`은 GPU이고, 셀은 실제 CUDA 메시지가 나오는지 검증합니다.
-# - GPU가 없으면 `target`은 `meta`입니다. 이 셀들이 쓰는 연산(선형 계층, `+`, 손실 함수)은 `meta` 텐서와 CPU 텐서가 섞여도 오류를 냅니다. 다만 메시지가 CUDA와 다릅니다. `meta`에서는 `Tensor on device … is not on the expected device …!`("텐서가 있어야 할 디바이스에 있지 않다")가 나오고, 두 디바이스를 적는 순서도 연산마다 다릅니다.
+# - GPU가 없으면 `target`은 `meta`입니다. 이 셀들이 쓰는 연산(선형 계층, `+`, 손실 함수)은 `meta` 텐서와 CPU 텐서가 섞이면 CUDA에서처럼 오류를 냅니다. 다만 메시지는 `Tensor on device … is not on the expected device …!`("텐서가 있어야 할 디바이스에 있지 않다")로 다르고, 두 디바이스를 적는 순서도 연산마다 다릅니다.
 #
-# `meta`에서는 디바이스를 아예 검사하지 않는 연산도 있습니다. 다음 셀에서 보듯, `meta` 행렬과 CPU 행렬을 `torch.mm`으로 곱하면 오류 없이 `meta` 텐서가 나옵니다. 따라서 `meta`로 재현할 수 있는 디바이스 불일치는 일부 연산에 한정됩니다.
+# `meta`에서는 디바이스를 아예 검사하지 않는 연산도 있습니다. 다음 셀에서 보듯, `meta` 행렬과 CPU 행렬을 `torch.mm`으로 곱하면 오류 없이 `meta` 텐서가 나옵니다. 그래서 이 방법으로 재현할 수 있는 불일치는 일부 연산에 한정됩니다.
 #
-# 또한 `meta`로 확인할 수 있는 것은 텐서가 어느 디바이스에 놓이는지까지이며, 속도나 메모리 사용량은 알 수 없습니다.
+# 또 `meta`로는 텐서가 어느 디바이스에 놓이는지만 확인할 수 있고, 속도나 메모리 사용량은 알 수 없습니다.
 
 # %% tags=["gpu-only"]
 SAME_DEVICE = "Expected all tensors to be on the same device"
@@ -184,7 +184,7 @@ print(f"{y.device=}, {y.shape=}")
 assert y.device.type == target.type
 
 # %% [markdown]
-# 요소별 연산(`+`, `*`, 비교 등)에는 예외가 하나 있습니다. 0차원 텐서(`torch.tensor(2.0)`처럼 값이 하나뿐인 텐서)는 CPU에 있어도 되며, PyTorch는 이를 Python 숫자처럼 다룹니다. 요소별 연산이 아니면 대개 이 예외가 적용되지 않습니다. 예를 들어 GPU에 있는 `a`, `b`로 `torch.addmm(torch.tensor(1.0), a, b)`를 호출하면 디바이스 검사에서 실패합니다.
+# 요소별 연산(`+`, `*`, 비교 등)에는 예외가 하나 있습니다. 0차원 텐서(`torch.tensor(2.0)`처럼 차원이 없는 스칼라 텐서)는 CPU에 있어도 됩니다. PyTorch는 이런 텐서를 Python 숫자처럼 다룹니다. 요소별 연산이 아니면 대개 이 예외가 적용되지 않습니다. 예를 들어 GPU에 있는 `a`, `b`로 `torch.addmm(torch.tensor(1.0), a, b)`를 호출하면 디바이스 검사에서 실패합니다.
 #
 # 다음 셀의 요소별 연산 예는 어느 머신에서나 실행되고, `addmm` 예는 GPU가 있을 때만 검증합니다.
 
@@ -290,7 +290,7 @@ assert loss.device.type == target.type
 # %% [markdown]
 # ### 중첩된 배치 옮기기
 #
-# 배치는 텐서를 담은 딕셔너리나 튜플인 경우가 많습니다. 이런 컨테이너에는 `.to()`가 없어서, 딕셔너리에 호출하면 다음 셀처럼 `'dict' object has no attribute 'to'`("딕셔너리에는 `to` 속성이 없다")라는 오류가 납니다. 텐서마다 `.to()`를 호출하고, 돌려받은 새 텐서로 컨테이너를 다시 만들어야 합니다. 짧은 재귀 함수 하나로 딕셔너리·리스트·튜플을 처리하고, 그 밖의 값(문자열, 숫자)은 그대로 두면 됩니다.
+# 배치는 텐서를 담은 딕셔너리나 튜플인 경우가 많습니다. 이런 컨테이너에는 `.to()` 메서드가 없어서, 다음 셀처럼 딕셔너리에서 이 메서드를 호출하면 `'dict' object has no attribute 'to'`("dict 객체에 `to` 속성이 없다")라는 오류가 납니다. 텐서마다 `.to()`를 호출하고, 돌려받은 새 텐서로 컨테이너를 다시 만들어야 합니다. 짧은 재귀 함수 하나로 딕셔너리·리스트·튜플을 처리하고, 그 밖의 값(문자열, 숫자)은 그대로 두면 됩니다.
 
 # %%
 batch = {
@@ -325,7 +325,7 @@ assert batch["image"].device.type == "cpu"  # 원래 배치는 그대로다
 #
 # "`cuda:0` 디바이스의 텐서는 NumPy로 변환할 수 없다"는 뜻의 오류입니다.
 #
-# NumPy 배열은 CPU 메모리에 있으므로 `t.numpy()`는 CPU 텐서에만 쓸 수 있습니다. CUDA 텐서에서 호출하면 아무것도 복사하지 않고 이 `TypeError`를 냅니다. 메시지 뒤에는 `Use Tensor.cpu() to copy the tensor to host memory first.`("먼저 `Tensor.cpu()`로 호스트 메모리에 복사하라")라는 안내가 붙습니다. 또 CPU 텐서라도 변화도(gradient)를 추적하는 텐서에는 `numpy()`를 쓸 수 없습니다.
+# NumPy 배열은 CPU 메모리에 있으므로 `t.numpy()`는 CPU 텐서에만 쓸 수 있습니다. CUDA 텐서에서 호출하면 아무것도 복사하지 않고 이 `TypeError`를 냅니다. 메시지 뒤에는 `Use Tensor.cpu() to copy the tensor to host memory first.`("먼저 `Tensor.cpu()`로 호스트 메모리에 복사하라")라는 안내가 붙습니다. 또 CPU 텐서라도 변화도(gradient)를 추적하고 있으면 `numpy()`를 쓸 수 없습니다.
 #
 # 흔히 쓰는 해결 방법은 `t.detach().cpu().numpy()`입니다. `detach()`는 연산 그래프에서 떼어 낸 텐서를 돌려주고, `cpu()`는 데이터를 CPU로 복사합니다(이미 CPU에 있는 텐서는 복사하지 않고 그대로 돌려줍니다). `t.numpy(force=True)`는 이 과정을 한 번에 처리합니다. 켤레 비트가 켜진 복소수 텐서(`conj()`의 결과)는 그냥 `numpy()`로는 변환되지 않지만, `force=True`를 주면 켤레 연산을 실제로 적용한 뒤 변환해 줍니다.
 #
@@ -340,7 +340,7 @@ assert batch["image"].device.type == "cpu"  # 원래 배치는 그대로다
 # - `Can't call numpy() on Tensor that has conjugate bit set`: 켤레 비트가 켜진 텐서에는 `numpy()`를 호출할 수 없다(뒤에 `tensor.resolve_conj().numpy()`를 쓰라는 안내가 붙습니다).
 # - `Got unsupported ScalarType BFloat16`: BFloat16 타입은 지원하지 않는다.
 #
-# 다음 셀에는 NumPy가 필요합니다. PyTorch를 설치해도 NumPy가 함께 설치되지는 않으므로, NumPy가 없으면 `HAS_NUMPY=False`를 출력하고 넘어갑니다.
+# 다음 셀에는 NumPy가 필요합니다. PyTorch를 설치해도 NumPy가 함께 설치되지는 않으므로, NumPy가 없으면 셀은 `HAS_NUMPY=False`만 출력하고 넘어갑니다.
 
 # %% tags=["gpu-only"]
 HAS_NUMPY = importlib.util.find_spec("numpy") is not None
@@ -374,7 +374,7 @@ else:
 # %% [markdown]
 # ### 값을 읽으면 CPU가 GPU를 기다린다
 #
-# CUDA 텐서에 `.item()`이나 `.tolist()`를 호출하거나 `print(t)`로 출력하면 데이터가 CPU로 복사됩니다(`.numpy()`는 앞에서 본 것처럼 복사하지 않고 오류를 냅니다). 스트림은 GPU 작업이 순서대로 쌓이는 대기열이며, 이 복사도 스트림에서 실행됩니다. 그래서 CPU는 값을 복사하기 전에 현재 스트림에 먼저 쌓인 작업이 모두 끝나기를 기다려야 합니다. 이때 다른 스트림의 작업까지 기다리지는 않습니다. 디바이스 전체의 작업을 기다리려면 `torch.cuda.synchronize()`를 씁니다.
+# CUDA 텐서에 `.item()`이나 `.tolist()`를 호출하거나 `print(t)`로 출력하면 데이터가 CPU로 복사됩니다(`.numpy()`는 앞에서 본 것처럼 복사하지 않고 오류를 냅니다). 스트림은 GPU 작업이 순서대로 쌓이는 대기열이며, 이 복사도 스트림에서 실행됩니다. 그래서 복사는 현재 스트림에 먼저 쌓인 작업이 모두 끝난 뒤에야 시작되고, CPU는 그 복사가 끝날 때까지 기다립니다. 이때 다른 스트림의 작업까지 기다리지는 않습니다. 디바이스 전체의 작업을 기다리려면 `torch.cuda.synchronize()`를 씁니다.
 #
 # 기다리는 동안 CPU는 다음 작업을 스트림에 넣지 못하므로, 스트림이 비면 GPU는 다음 단계의 작업이 올 때까지 쉬게 됩니다. 한 단계에 한 번 호출하는 `.item()`도 단계마다 이런 빈틈을 만들고, 루프 안에서 요소마다 호출하면 빈틈이 요소 수만큼 생깁니다.
 #
@@ -428,14 +428,16 @@ assert steps == 3  # 각 단계의 그래프가 합계에 매달려 있다
 # %% [markdown] tags=["answer"]
 # **정답:** `kind='Tensor', tracked=True`입니다. Python 숫자와 텐서를 더하면 결과는 텐서이고, 더한 텐서와 같은 디바이스에 놓입니다. 따라서 첫 단계의 `0.0 + loss`부터 합계는 이미 텐서입니다.
 #
-# `loss`는 변화도를 추적하는 텐서이므로, 단계마다 실행하는 `+=`는 모두 autograd가 기록하는 텐서 연산입니다. 그래서 합계는 모든 단계의 연산 그래프를 참조하고(위 검증에서 세 단계의 그래프를 모두 찾아냅니다), 합계가 살아 있는 동안 어느 그래프도 해제되지 않습니다.
+# `loss`는 변화도를 추적하는 텐서이므로, 단계마다 실행하는 `+=`는 모두 autograd가 기록하는 텐서 연산입니다. 그래서 합계는 모든 단계의 연산 그래프를 참조하고, 합계가 살아 있는 동안 어느 그래프도 해제되지 않습니다. 위 셀의 검증에서도 세 단계의 그래프를 모두 찾았습니다.
 #
-# `backward()`를 호출하지 않는 코드(위 셀이나 `no_grad` 없이 도는 평가 루프 등)에서는 그래프가 해제되지 않는 것이 문제가 됩니다. 합계가 각 단계의 그래프와, 그 그래프가 역전파를 위해 저장해 둔 텐서를 모두 붙잡고 있어서 메모리 사용량이 단계마다 늘어납니다.
+# `backward()`를 호출하지 않는 코드(위 셀이나 `no_grad` 없이 도는 평가 루프 등)에서는 그래프가 계속 쌓이는 것이 문제가 됩니다. 합계가 각 단계의 그래프와, 그 그래프가 역전파를 위해 저장해 둔 텐서를 모두 붙잡고 있어서 메모리 사용량이 단계마다 늘어납니다.
 #
 # - `kind='Tensor', tracked=False`를 골랐다면 합계가 텐서이긴 해도 `+=`는 기록되지 않는다고 생각했을 겁니다. 합계에 연산 그래프가 달리지 않게 하려면 `loss.detach()`를 더해야 합니다.
 # - `kind='float', tracked=False`를 예상했다면 Python 숫자 `0.0`에서 시작했으니 합계도 숫자로 남는다고 여긴 것입니다. 숫자와 텐서를 더하는 순간 결과는 텐서가 됩니다. 합계가 `float`로 남는 것은 `total_float`처럼 `loss.item()`을 더할 때뿐입니다.
 #
-# 보통은 `loss.detach()`를 손실과 같은 디바이스에 둔 합계에 더해 두고(`running += loss.detach()`), N 단계마다 `running.item()`으로 읽습니다. 그러면 CPU가 기다리는 것도 N 단계에 한 번뿐입니다. 이 합계가 연산 그래프 없이 `device`에 놓인 텐서로 남는다는 점은 CPU에서도 검증할 수 있습니다. 하지만 시간이 얼마나 줄어드는지는 CPU로는 알 수 없습니다. CPU에서는 연산이 반환될 때 계산이 이미 끝나 있어서 GPU처럼 작업이 스트림에 쌓이지 않기 때문입니다.
+# 보통은 `loss.detach()`를 손실과 같은 디바이스에 둔 합계에 더해 두고(`running += loss.detach()`), N 단계마다 `running.item()`으로 읽습니다. 그러면 CPU가 기다리는 것도 N 단계에 한 번뿐입니다.
+#
+# 이 합계가 연산 그래프 없이 `device`에 놓인 텐서로 남는다는 점은 CPU에서도 검증할 수 있습니다. 하지만 시간이 얼마나 줄어드는지는 알 수 없습니다. CPU에서는 연산이 반환될 때 계산이 이미 끝나 있어서 GPU처럼 작업이 스트림에 쌓이지 않기 때문입니다.
 
 # %% [markdown]
 # GPU가 있으면 `.item()`이 스트림의 작업을 기다리는지 다음 셀에서 검증합니다. 행렬 곱을 스트림에 쌓고 `.item()`으로 값 하나를 읽은 뒤, 현재 CUDA 스트림의 `query()`로 쌓인 작업이 모두 끝났는지 확인합니다. `.item()`이 기다리므로 이때는 모두 끝나 있어야 합니다.
@@ -467,11 +469,7 @@ else:
 # - oneDNN은 Intel이 만든 CPU용 딥러닝 라이브러리로, 예전 이름은 MKLDNN입니다. oneDNN이 포함된 빌드에서는 CPU의 float32 입력(이미지 여러 장의 배치 등)을 대부분 oneDNN이 처리합니다. 포함 여부는 `torch.backends.mkldnn.is_available()`로 확인할 수 있습니다.
 #
 #   이 경로에서는 oneDNN이 타입을 검사합니다. 이때 메시지는 `... should be the same or input should be a MKLDNN tensor and weight is a dense tensor`로 끝납니다. 이 섹션 제목의 메시지 뒤에 "또는 입력이 MKLDNN 텐서이고 가중치가 밀집 텐서여야 한다"가 덧붙은 것입니다.
-# - 작은 이미지 한 장은 PyTorch 자체의 범용 합성곱 경로(`slow_conv2d`)를 탑니다. 이 경로로 가려면 다음 세 조건을 모두 만족해야 합니다.
-#
-#   - 입력의 요소 수가 20,480개 이하
-#   - 필터(합성곱 커널)의 가로나 세로 중 한쪽이 3 이하
-#   - `groups=1`
+# - 작은 이미지 한 장은 PyTorch 자체의 범용 합성곱 경로(`slow_conv2d`)를 탑니다. 이 경로로 가려면 입력의 요소 수가 20,480개 이하이고, 필터(합성곱 커널)의 가로나 세로 중 한쪽이 3 이하이며, `groups=1`이어야 합니다.
 #
 #   이 경로는 타입을 직접 검사하지 않습니다. 하지만 실제 계산 코드를 실행하기 전에, PyTorch가 자동으로 만든 래퍼 함수(`wrapper_CUDA___slow_conv2d_forward`)가 디바이스를 검사합니다. 그래서 이 페이지의 첫 섹션과 같은 메시지가 나오고, 뒷부분은 "`weight`가 `cuda:0`에 있어 다른 텐서들의 디바이스 `cpu`와 다르다"라는 내용입니다.
 #
@@ -485,13 +483,15 @@ else:
 #   Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0! (when checking argument for argument weight in method wrapper_CUDA___slow_conv2d_forward)
 #   ```
 #
-#   이 메시지는 "디바이스를 적어도 두 개(`cpu`와 `cuda:0`) 발견했다"라고 알려 주며, 인자 이름 `weight`는 끝에 붙습니다.
+#   첫 섹션에서 본 두 번째 메시지와 같은 형식이고, 끝에 인자 이름 `weight`가 붙습니다.
 #
 # - 반대로 CPU에 남겨 둔 합성곱에 GPU 입력을 넣으면 cuDNN(NVIDIA가 만든 GPU용 딥러닝 라이브러리) 경로가 선택되고, `Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same`이라는 메시지가 나옵니다.
 #
 # 이 메시지들은 PyTorch 소스에서 그대로 옮긴 것입니다. 위에서 든 입력에 대해서는 PyTorch 2.6과 2.13이 같은 경로를 고릅니다. GPU가 있으면 이 섹션의 마지막 셀에서 세 메시지를 모두 검증합니다.
 #
-# dtype 불일치는 GPU가 없어도 일으킬 수 있고, 경로 선택의 영향을 똑같이 받습니다. float64로 바꾼 합성곱에 float32 이미지를 넣으면 경로를 고르기도 전에 편향 검사에서 실패합니다. 이때 나오는 메시지 `Input type (float) and bias type (double) should be the same`("입력 타입(float)과 편향 타입(double)이 같아야 한다")에는 텐서 타입 대신 dtype 이름이 들어 있습니다. 편향이 없으면 작은 이미지 한 장은 범용 경로에서 처리되고, 그 경로의 계산 코드가 `expected scalar type Float but found Double`("Float 타입이어야 하는데 Double 타입을 받았다")라고 알립니다.
+# dtype 불일치는 GPU가 없어도 일으킬 수 있고, 경로 선택의 영향을 똑같이 받습니다. float64로 바꾼 합성곱에 float32 이미지를 넣으면, 경로를 고르기도 전에 편향 검사에서 실패합니다. 메시지는 `Input type (float) and bias type (double) should be the same`입니다. "입력 타입(float)과 편향 타입(double)이 같아야 한다"는 뜻으로, 이번에는 텐서 타입 대신 dtype 이름이 나옵니다.
+#
+# 편향이 없으면 작은 이미지 한 장은 범용 경로에서 처리되고, 그 경로의 계산 코드가 `expected scalar type Float but found Double`("Float 타입이어야 하는데 Double 타입을 받았다")라고 알립니다.
 
 # %%
 conv = nn.Conv2d(1, 2, 3).double()
@@ -525,14 +525,14 @@ else:
     assert "expected scalar type Float" in str(caught.error)
 
 # %% [markdown] tags=["answer"]
-# **정답:** oneDNN이 있는 빌드(위 출력의 `onednn=True`)에서는 `weight type (torch.DoubleTensor)`가 나옵니다. 여덟 장의 배치는 oneDNN이 처리하며, oneDNN은 텐서 타입(여기서는 CPU의 float32와 CPU의 float64)을 서로 비교합니다.
+# **정답:** oneDNN이 있는 빌드(위 출력의 `onednn=True`)에서는 `weight type (torch.DoubleTensor)`가 나옵니다. 여덟 장의 배치는 oneDNN이 처리하며, 이 경로에서는 텐서 타입(여기서는 CPU의 float32와 CPU의 float64)을 서로 비교합니다.
 #
 # - `expected scalar type Float but found Double`은 oneDNN이 없는 빌드에서 나오는 메시지입니다. 그런 빌드에서는 배치도 범용 경로로 갑니다.
 # - 이 합성곱에는 편향이 없으므로 `bias type (double)`은 나올 수 없습니다.
 #
-# GPU에 있는 합성곱에 CPU 입력을 넣었을 때의 메시지도 이처럼 경로를 고르는 방식에 따라 정해집니다.
+# 앞에서 본 GPU 합성곱의 메시지가 여러 가지인 것도 같은 이유입니다.
 #
-# `to`에 텐서를 넘기면 그 텐서와 디바이스, dtype이 같은 텐서를 돌려줍니다. 그래서 `x.to(conv.weight)` 하나로 dtype 불일치와 디바이스 불일치를 한꺼번에 해결할 수 있습니다.
+# `to`에 텐서를 넘기면 디바이스와 dtype을 그 텐서에 맞춘 텐서를 돌려줍니다. 그래서 `x.to(conv.weight)` 하나로 dtype 불일치와 디바이스 불일치를 한꺼번에 해결할 수 있습니다.
 
 # %%
 image = image.to(conv.weight)
@@ -574,7 +574,7 @@ else:
 #
 # "모듈의 매개변수와 버퍼는 `cuda:0`(`device_ids[0]`)에 있어야 하는데, 그중 하나가 `cpu`에 있다"는 뜻의 오류입니다.
 #
-# `nn.DataParallel`은 GPU가 두 개 이상인 머신에서, 감싼 모델이 `device_ids`의 첫 GPU에 없을 때 이 오류를 냅니다. `device_ids`에 GPU가 두 개 이상이면(기본값은 머신의 모든 GPU) `DataParallel`은 모델을 옮기지 않고, `forward` 메서드 안에서 매개변수와 버퍼가 모두 첫 GPU에 있는지 검사만 합니다. `device_ids`에 GPU가 하나뿐이면 모델을 그 GPU로 옮겨 주므로 오류 없이 실행됩니다. 두 경우 모두 팩트체크 페이지의 [주장: nn.DataParallel이 모델을 GPU로 옮겨 준다](06-fact-check.ipynb#주장-nndataparallel이-모델을-gpu로-옮겨-준다) 섹션에서 검증합니다.
+# `nn.DataParallel`은 GPU가 두 개 이상인 머신에서, 감싼 모델이 `device_ids`의 첫 GPU에 없을 때 이 오류를 냅니다. `device_ids`에 GPU가 두 개 이상이면(기본값은 머신의 모든 GPU) `DataParallel`은 모델을 옮기지 않고, `forward` 메서드 안에서 매개변수와 버퍼가 모두 첫 GPU에 있는지 검사만 합니다. `device_ids`에 GPU가 하나뿐이면 모델을 그 GPU로 옮겨 주므로 오류 없이 실행됩니다. 두 경우 모두 팩트체크 페이지의 '[주장: nn.DataParallel이 모델을 GPU로 옮겨 준다](06-fact-check.ipynb#주장-nndataparallel이-모델을-gpu로-옮겨-준다)' 섹션에서 직접 검증합니다.
 #
 # 해결 방법은 감싸기 전에 `model.to("cuda:0")`을 호출하는 것이고, 더 나은 방법은 `DataParallel` 문서에서도 권장하는 `DistributedDataParallel`을 쓰는 것입니다. 일반 리스트에 넣은 계층([앞에서 설명한 경우](#일반-리스트나-딕셔너리에-넣은-하위-모듈))의 매개변수는 `model.to()`로도 옮겨지지 않고, 이 검사에도 걸리지 않습니다.
 #
