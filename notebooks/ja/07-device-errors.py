@@ -19,7 +19,10 @@
 #
 # チェックポイントの読み込み、マシンの構成、ワーカープロセス、GPU メモリに関するエラーは「[読み込み・環境・メモリのエラーを読み解く](09-setup-and-memory-errors.ipynb)」で扱います。
 #
-# GPU がない場合は、よく似たエラーを次の2つの方法で再現します。1つは、`meta` デバイス（テンソルが形状と dtype だけを持ち、データを持たないデバイス）を GPU に見立ててデバイスの不一致を起こす方法で、このときは CUDA とは別の検査が働きます。もう1つは、デバイスの代わりに dtype の不一致を起こす方法です。GPU で実行したときに出るメッセージは、各セクションに記載しています。
+# GPU がない場合は、よく似たエラーを次の2つの方法で再現します。GPU で実行したときに出るメッセージは、各セクションに記載しています。
+#
+# - `meta` デバイス（テンソルが形状と dtype だけを持ち、データを持たないデバイス）を GPU に見立てて、デバイスの不一致を起こします。GPU がなければ、デバイスの不一致を扱うセルはこの方法で `meta` のメッセージを示します。このときは、CUDA で実行した場合とは別の検査でエラーになります。
+# - デバイスの代わりに、dtype の不一致を起こします。
 #
 # GPU でしか起こせないエラーは、「GPU での検証を含む」セルで扱います（GPU がなければ、満たされなかった条件を表示するだけです）。そのメッセージは、PyTorch のソースにある形のままバージョンを添えて本文に引用します。
 
@@ -85,15 +88,15 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # %% [markdown]
 # ## Expected all tensors to be on the same device
 #
-# 直訳すると「すべてのテンソルが同じデバイス上にあるべきなのに、そうなっていない」です。
+# 「すべてのテンソルが同じデバイス上にあるはず」なのに、実際にはそうなっていなかった、と知らせるエラーです。
 #
-# CUDA GPU と CPU のように、2つのデバイスのテンソルを1つの演算に渡すと起きます。メッセージの後半は PyTorch のリリースによって変わり、演算によっても異なります。PyTorch 2.8 以降、GPU 上の線形層に CPU のバッチを渡すと次のメッセージになります。後半では、`mat1` が CPU 上にあり、ほかのテンソル（cuda:0 上）とデバイスが違うと指摘しています。
+# CUDA GPU と CPU のように、2つのデバイスのテンソルを1つの演算に渡すと起きます。メッセージの後半は PyTorch のバージョンによって変わり、演算によっても異なります。PyTorch 2.8 以降、GPU 上の線形層に CPU のバッチを渡すと次のメッセージになります。この後半は「`mat1` は CPU 上にあり、ほかのテンソル（cuda:0 上）とデバイスが異なる」と指摘しています。
 #
 # ```
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
 # ```
 #
-# `+` などの要素ごとの演算では、今も次の形のメッセージが出ます。後半は「`cuda:0` と `cpu` という、少なくとも2つのデバイスが見つかった」と訳せます。
+# `+` などの要素ごとの演算では、今も次の形のメッセージが出ます。こちらの後半は「`cuda:0` と `cpu` という、少なくとも2つのデバイスが見つかった」という意味です。
 #
 # ```
 # Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!
@@ -101,15 +104,16 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # ログを検索するときは、どちらにも共通する冒頭部分を使ってください。
 #
-# メッセージが名指ししたテンソルを移動すればよい、とは限りません。**モデル**を CPU に置いたままにしていると、メッセージは GPU 上にある入力のほうを名指しします。モデルとすべての入力を、使うつもりの1つのデバイスに置いてください。テンソルを移動したら、`x = x.to(device)` のように戻り値を受け取ります。
+# メッセージに名前が出たテンソルを移動すればよい、とは限りません。**モデル**を CPU に置いたままにしていると、メッセージは GPU 上にある入力のほうを名指しします。モデルとすべての入力を、使うつもりの1つのデバイスに置いてください。テンソルの `.to()` は元のテンソルを変えないので、`x = x.to(device)` のように戻り値を受け取ります。
 #
 # 以下のセルはどのマシンでも実行できます。移動先の `target` は、GPU があれば GPU、なければ `meta` です。CUDA の実際のメッセージを検証するのは、GPU で実行した場合だけです。
 #
-# `meta` でも、これらのセルで使う演算（線形層、`+`、損失関数）はエラーになります。ただし、エラーを出すのは CUDA とは異なる検査で、メッセージも `Tensor on device … is not on the expected device …!`（テンソルのデバイスが期待したデバイスと違う）になります。2つのデバイスが並ぶ順は演算によって変わります。
+# `meta` でも、これらのセルで使う演算（線形層、`+`、損失関数）はエラーになります。ただし、冒頭で述べたように検査が異なるので、メッセージは `Tensor on device … is not on the expected device …!`（テンソルのデバイスが期待したデバイスと違う）になります。2つのデバイスが並ぶ順は演算によって変わります。
 #
-# また、すべての演算が `meta` に対してこの検査をするわけではありません。次のセルで示すように、`meta` の行列と CPU の行列の `torch.mm` はエラーにならず、`meta` のテンソルを返します。
+# `meta` による代用には、次の2つの限界があります。
 #
-# そのため、`meta` で GPU の代わりが務まるのは、セルで実際にエラーが出る場合に限られます。また、`meta` でわかるのは各テンソルの置き場所だけで、速度やメモリについては何もわかりません。
+# - すべての演算が `meta` に対してこの検査をするわけではありません。次のセルで示すように、`meta` の行列と CPU の行列の `torch.mm` はエラーにならず、`meta` のテンソルを返します。そのため、`meta` を GPU の代わりに使えるのは、その演算が `meta` でも実際にデバイスを検査してエラーを出す場合だけです。
+# - `meta` でわかるのは各テンソルがどのデバイスにあるかだけで、速度やメモリについては何もわかりません。
 
 # %% tags=["gpu-only"]
 SAME_DEVICE = "Expected all tensors to be on the same device"
@@ -135,7 +139,7 @@ assert unchecked.device.type == "meta"
 # %% [markdown]
 # ### 順伝播の中で作ったテンソル
 #
-# いちばん多い原因は、`forward` メソッドや損失関数の中で、デバイスを指定せずに作ったテンソルです。`torch.zeros(n)` や `torch.tensor(values)` のようなファクトリ関数は、モデルや入力がどこにあっても、テンソルを CPU（またはデフォルトのデバイス）に作ります。このテンソルは呼び出しのたびに新しく作られるので、モデルを移動しても解決しません。次のセルは、GPU がなければ代わりに `meta` のメッセージを示します。
+# いちばん多い原因は、`forward` メソッドや損失関数の中で、デバイスを指定せずに作ったテンソルです。`torch.zeros(n)` や `torch.tensor(values)` のようなファクトリ関数は、モデルや入力がどこにあっても、テンソルを CPU（またはデフォルトのデバイス）に作ります。このテンソルは呼び出しのたびに新しく作られるので、モデルを移動しても解決しません。
 
 # %% tags=["gpu-only"]
 class Shifted(nn.Module):
@@ -154,13 +158,13 @@ with expect_error(RuntimeError, MISMATCH):
     model(x)
 
 # %% [markdown]
-# 対処法は、入力と同じ場所にテンソルを作ることです。書き方は3つあります。
+# 対処法は、入力と同じデバイスにテンソルを作ることです。書き方は3つあります。
 #
 # - ファクトリ関数に `device=x.device` を渡す。
 # - `x.new_zeros(...)` を使う（`new_ones`、`new_full`、`new_tensor` もある）。作られるテンソルは `x` のデバイスと dtype を引き継ぐ。
 # - 同じ形状のテンソルなら `torch.zeros_like(x)` を使う。
 #
-# モデルに属する定数は、バッファとして登録するほうが適切です。そうすれば `model.to()` で一緒に移動します（「[モデルの移動](03-moving-models.ipynb)」を参照）。
+# モデルに属する定数は、バッファとして登録するほうが適切です。そうすれば、`model.to()` でモデルと一緒に移動します（「[モデルの移動](03-moving-models.ipynb)」を参照）。
 
 # %%
 class ShiftedFixed(Shifted):
@@ -180,9 +184,9 @@ print(f"{y.device=}, {y.shape=}")
 assert y.device.type == target.type
 
 # %% [markdown]
-# ただし、テンソルを同じデバイスに置くという原則には、要素ごとの演算（`+`、`*`、比較など）に限って例外が1つあります。0次元テンソル（`torch.tensor(2.0)` のような1つの数）は CPU にあってもかまわず、PyTorch はこれを Python の数値と同じように扱います。要素ごとでない演算には、この例外はありません。`a` と `b` が GPU 上にあっても、`torch.addmm(torch.tensor(1.0), a, b)` はデバイスの検査で失敗します。
+# ただし、テンソルを同じデバイスに置くという原則には、要素ごとの演算（`+`、`*`、比較など）に限って例外が1つあります。0次元テンソル（`torch.tensor(2.0)` のような1つの数）は CPU にあってもかまわず、PyTorch はこれを Python の数値と同じように扱います。要素ごとの演算ではない `torch.addmm(torch.tensor(1.0), a, b)` は、`a` と `b` が GPU 上にあっても、デバイスの検査で失敗します。
 #
-# 要素ごとの演算の場合は、次のセルでどのマシンでも確かめられます（GPU がなければ `meta` が GPU の代わりです）。`addmm` の場合を確かめるには GPU が必要です。
+# 要素ごとの演算の場合は、次のセルでどのマシンでも確かめられます。`addmm` の場合を確かめるには GPU が必要です。
 
 # %% tags=["gpu-only"]
 scaled = x * torch.tensor(2.0)  # 要素ごと：0次元の CPU テンソルは使える
@@ -248,7 +252,7 @@ assert registered.heads["score"].weight.device.type == target.type
 # - `2` は、辞書の中の1層（重みとバイアス）だけを数えた答えです。辞書もリストと同じく、中の層は登録されません。
 # - `6` は `RegisteredContainers` のパラメータの数です。`nn.ModuleList` と `nn.ModuleDict` はそれ自体がモジュールで、中身を登録します。
 #
-# 上のセルの検証では、`to(target)` が通常のコンテナの層を CPU に残したことも確かめています。GPU では、これらの層を通る最初の順伝播でデバイスが混在し、デバイス不一致のエラーになります。
+# 上のセルの検証では、`to(target)` が通常のコンテナの層を CPU に残したことも確かめています。GPU では、これらの層を通る最初の順伝播で、デバイスの不一致によるエラーが起きます。
 
 # %% [markdown]
 # このようなモデルからオプティマイザを作ろうとすると、パラメータが1つも渡されないため、エラーになります。次のセルに出る `optimizer got an empty parameter list` は、オプティマイザに渡されたパラメータのリストが空だと伝えています。
@@ -262,7 +266,7 @@ assert len(optimizer.param_groups[0]["params"]) == 6
 # %% [markdown]
 # ### テンソルを持つ損失関数
 #
-# `nn.CrossEntropyLoss(weight=...)` や `nn.BCEWithLogitsLoss(pos_weight=...)` のように、テンソルを引数に渡して作った損失関数は、そのテンソルをバッファとして持ちます。このような損失関数を CPU で作ったまま GPU 上で損失を計算すると、呼び出しの中でデバイスが混在します。損失関数もモジュールなので、モデルと同じように移動してください。GPU がなければ、次のセルはここでも `meta` のメッセージを示します。
+# `nn.CrossEntropyLoss(weight=...)` や `nn.BCEWithLogitsLoss(pos_weight=...)` のように、テンソルを引数に渡して作った損失関数は、そのテンソルをバッファとして持ちます。このような損失関数を CPU で作ったまま GPU 上で損失を計算すると、呼び出しの中でデバイスが混在します。損失関数もモジュールなので、モデルと同じように移動してください。
 
 # %% tags=["gpu-only"]
 class_weights = torch.tensor([1.0, 3.0])
@@ -286,7 +290,7 @@ assert loss.device.type == target.type
 # %% [markdown]
 # ### 入れ子になったバッチの移動
 #
-# バッチは、テンソルの辞書やタプルであることがよくあります。Python の辞書やタプルには `.to()` がないので、コンテナごと移動することはできません（次のセルの `'dict' object has no attribute 'to'` は、`dict` オブジェクトに `to` という属性はない、というエラーです）。テンソルを1つずつ移動し、戻り値を受け取る必要があります。短い再帰関数を書けば、辞書、リスト、タプルをたどってテンソルだけを移動し、それ以外（文字列や数値）はそのまま残せます。
+# バッチは、テンソルの辞書やタプルであることがよくあります。Python の辞書やタプルには `.to()` がないので、コンテナごと移動することはできません。次のセルに出る `'dict' object has no attribute 'to'` は、`dict` オブジェクトに `to` という属性はない、というエラーです。テンソルを1つずつ移動し、戻り値を受け取る必要があります。短い再帰関数を書けば、辞書、リスト、タプルをたどってテンソルだけを移動し、それ以外（文字列や数値）はそのまま残せます。
 
 # %%
 batch = {
@@ -319,24 +323,24 @@ assert batch["image"].device.type == "cpu"  # 元のバッチは変わらない
 # %% [markdown]
 # ## can't convert cuda:0 device type tensor to numpy
 #
-# メッセージは「`cuda:0` デバイスのテンソルは NumPy に変換できない」と言っています。
+# 「`cuda:0` デバイスのテンソルは NumPy に変換できない」というエラーです。
 #
 # NumPy 配列は CPU のメモリに置かれます。そのため `t.numpy()` が使えるのは CPU 上のテンソルだけで、CUDA テンソルに対しては何もコピーせずにこの `TypeError` を送出します。もう1つの条件として、テンソルの `requires_grad` が `False` でなければなりません。メッセージの全文では、このあとに `Use Tensor.cpu() to copy the tensor to host memory first.`（先に `Tensor.cpu()` でホストのメモリにコピーすること）が続きます。
 #
-# よく使う書き方は `t.detach().cpu().numpy()` です。`detach()` が autograd の履歴を切り離し、`cpu()` がデータを CPU にコピーします（すでに CPU にあるテンソルには何もしません）。`t.numpy(force=True)` は同じことを1回の呼び出しで行い、`force` なしの `numpy()` では扱えない、共役ビットが立った（共役を遅延評価している）複素数テンソルも変換できます。
+# よく使う書き方は `t.detach().cpu().numpy()` です。`detach()` が計算グラフから切り離したテンソルを返し、`cpu()` がデータを CPU にコピーします（すでに CPU にあるテンソルには何もしません）。`t.numpy(force=True)` は同じことを1回の呼び出しで行います。さらに、`force` なしの `numpy()` では扱えない複素数テンソル（共役ビットが立った、つまり共役を遅延評価しているもの）も変換できます。
 #
 # ただし、`bfloat16` のテンソルにはどちらの方法も使えません。NumPy にこの dtype がないため、`TypeError: Got unsupported ScalarType BFloat16` が送出されます。先に `t.detach().cpu().float().numpy()` のように変換してください。
 #
 # 次のセルはどのマシンでも実行できます。`requires_grad` の検査は CPU 上のテンソルで確かめられます。デバイスの検査はどのデバイスに対しても同じコードで行われるので、`meta` テンソルでは `cuda:0` が `meta` に変わっただけのメッセージが出ます。GPU があれば、このセルは `cuda:0` のメッセージそのものも検証します。
 #
-# 出力に出る英語のメッセージは、それぞれ次の意味です。
+# 出力される英語のメッセージは、それぞれ次の意味です。
 #
 # - `Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.`：勾配の計算対象（`requires_grad=True`）のテンソルには `numpy()` を呼べない。代わりに `tensor.detach().numpy()` を使うこと。
 # - `can't convert meta device type tensor to numpy`：`meta` デバイスのテンソルは NumPy に変換できない。
 # - `Can't call numpy() on Tensor that has conjugate bit set. Use tensor.resolve_conj().numpy() instead.`：共役ビットが立ったテンソルには `numpy()` を呼べない。代わりに `tensor.resolve_conj().numpy()` を使うこと。
 # - `Got unsupported ScalarType BFloat16`：BFloat16 という型には対応していない。
 #
-# このセルには NumPy が必要です（PyTorch と一緒にはインストールされません）。ない場合は `HAS_NUMPY=False` と表示します。
+# 次のセルには NumPy が必要です（PyTorch と一緒にはインストールされません）。ない場合は `HAS_NUMPY=False` と表示します。
 
 # %% tags=["gpu-only"]
 HAS_NUMPY = importlib.util.find_spec("numpy") is not None
@@ -372,7 +376,7 @@ else:
 #
 # CUDA テンソルに対する `.item()`、`.tolist()`、`print(t)` は、データを CPU にコピーします。このとき CPU は、コピーを実行するストリーム（現在のストリーム）に先に積まれた GPU の処理がすべて終わるまで待ちます。待つのはこのストリームの処理だけです。デバイス全体の処理を待つには `torch.cuda.synchronize()` を使います。なお、`.numpy()` はコピーをせず、上で見た `TypeError` を送出します。
 #
-# CPU が待っている間は次の処理を積めないので、GPU には処理のない時間ができます。1ステップに1回の `.item()` でも毎ステップこの空き時間が生じ、要素ごとに呼べば要素の数だけ生じます。
+# CPU が待っている間は次の処理を積めないので、GPU には何も処理しない時間（アイドル時間）ができます。1ステップに1回の `.item()` でも毎ステップこのアイドル時間が生じ、要素ごとに呼べば要素の数だけ生じます。
 #
 # 学習ループでは、平均をログに出すために損失を足し合わせることがよくあります。次のセルでは3ステップの間、`total_tensor += loss` と `total_float += loss.item()` の2通りで足し合わせます。
 
@@ -422,15 +426,17 @@ print(f"{steps=}")
 assert steps == 3  # ステップごとのグラフが合計にぶら下がる
 
 # %% [markdown] tags=["answer"]
-# **答え：** `kind='Tensor', tracked=True` です。Python の数値とテンソルの和はテンソルになり、そのテンソルと同じデバイスに置かれます。つまり `0.0 + loss` の時点で、もうテンソルです。`loss` は勾配の計算対象なので、その後の `+=` はどれも autograd が記録するテンソルの演算です。そのため合計は全ステップの計算グラフを参照し（上の検証で3つとも見つかります）、合計がある限りどのグラフも解放されません。`backward()` がまだ通っていないグラフ（このセルのグラフや、`no_grad` を付けない評価ループのグラフ）は、逆伝播のために保存したテンソルも抱えたままなので、メモリはステップごとに増えていきます。
+# **答え：** `kind='Tensor', tracked=True` です。Python の数値とテンソルの和はテンソルになり、そのテンソルと同じデバイスに置かれます。したがって、最初の `0.0 + loss` の時点でもうテンソルです。`loss` は勾配の計算対象なので、最初の `+=` も含めて、どれも autograd が記録する演算になります。
+#
+# その結果、合計は全ステップの計算グラフを参照し（上の検証で3つとも見つかります）、合計がある限りどのグラフも解放されません。まだ `backward()` を実行していないグラフ（このセルのグラフや、`no_grad` を使わずに回した評価ループのグラフ）は、逆伝播のために保存したテンソルも抱えたままなので、メモリはステップごとに増えていきます。
 #
 # - `kind='float', tracked=False` は、Python の数値 `0.0` から始めたので合計も数値のままだと考えた答えです。数値とテンソルを足した時点で、結果はテンソルになります。合計が `float` のままなのは、`total_float` のように `loss.item()` を足すときだけです。
 # - `kind='Tensor', tracked=False` を選んだなら、テンソルではあっても `+=` は記録されないと見たのでしょう。計算グラフを持たない合計になるのは、`loss.detach()` を足したときです。
 #
-# 定番は、デバイス上の合計に `loss.detach()` を足し、N ステップに1回だけ `.item()` で読む書き方です。CPU で検証できるのは、この合計が計算グラフのない `device` 上のテンソルだという点です。CPU では演算がすぐ終わるので、待ち時間の差は見えません。
+# 定番は、デバイス上の合計に `loss.detach()` を足し、N ステップに1回だけ `.item()` で読む書き方です。CPU で検証できるのは、この合計が計算グラフのない `device` 上のテンソルだという点です。CPU が待つのは GPU の処理なので、CPU だけのマシンでは待ち時間の差は見えません。
 
 # %% [markdown]
-# GPU があれば、次のセルで待つ様子を確かめます。行列積をキューに積んでから `.item()` で値を1つ読み出し、その直後に、積んだ処理がすべて終わったかを現在の CUDA ストリームに問い合わせます。`.item()` が完了を待っていれば、`stream.query()` は `True` を返すはずです。GPU がなければ、満たされなかった条件を表示します。
+# GPU があれば、次のセルで CPU が待つことを確かめます。行列積をキューに積んでから `.item()` で値を1つ読み出し、その直後に、積んだ処理がすべて終わったかを現在の CUDA ストリームに問い合わせます。`.item()` が完了を待っていれば、`stream.query()` は `True` を返すはずです。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -452,18 +458,18 @@ else:
 #
 # 直訳すると「入力の型と重みの型は同じでなければならない」です。
 #
-# 畳み込みは、入力の**型**が重みやバイアスの型と同じかを検査することがあります。ここでいう型はデバイスと dtype の組で、`torch.FloatTensor` は CPU 上の float32、`torch.cuda.FloatTensor` は CUDA GPU 上の float32 です。つまりこのメッセージは、CPU の入力が GPU 上の畳み込みに渡されたことを示しています。対処法はほかのデバイスの不一致と同じで、入力をモデルのある場所に移動します。
+# 畳み込みは、入力の**型**が重みやバイアスの型と同じかを検査することがあります。ここでいう型はデバイスと dtype の組で、`torch.FloatTensor` は CPU 上の float32、`torch.cuda.FloatTensor` は CUDA GPU 上の float32 です。つまりこのメッセージは、CPU の入力が GPU 上の畳み込みに渡されたことを示しています。対処法はほかのデバイスの不一致と同じで、入力をモデルと同じデバイスに移動します。
 #
-# どのメッセージになるかは、PyTorch が畳み込みに選ぶ実装（バックエンド）で決まります。バックエンドは入力テンソルをもとに選ばれます（選んでいるのは PyTorch の `Convolution.cpp` にある `_select_conv_backend` です）。
+# 同じ不一致でも、出るメッセージは1つではありません。どのメッセージになるかは、PyTorch が畳み込みに選ぶ実装（バックエンド）で決まります。バックエンドは入力テンソルをもとに選ばれます（選んでいるのは PyTorch の `Convolution.cpp` にある `_select_conv_backend` です）。
 #
-# - oneDNN は Intel の CPU 向け深層学習ライブラリで、旧称は MKLDNN です。oneDNN を含むビルドでは、CPU 上の float32 の入力（複数枚の画像のバッチなど）はたいてい oneDNN に送られます。含まれているかは `torch.backends.mkldnn.is_available()` で確認できます。oneDNN は型を検査し、見出しのメッセージに次の文が続くエラーを出します。
+# - oneDNN は Intel が開発した CPU 向けの深層学習ライブラリで、旧称は MKLDNN です。oneDNN を含むビルドでは、CPU 上の float32 の入力（複数枚の画像のバッチなど）はたいてい oneDNN に送られます。含まれているかは `torch.backends.mkldnn.is_available()` で確認できます。oneDNN は型を検査し、見出しのメッセージに次の文が続くエラーを出します。
 #
 #   ```
 #   ... should be the same or input should be a MKLDNN tensor and weight is a dense tensor
 #   ```
 #
 #   「（入力と重みの型は）同じであるか、入力が MKLDNN テンソルで重みが密なテンソルでなければならない」と訳せます。
-# - 小さな画像1枚（要素数が 20,480 以下、カーネルの少なくとも一辺が 3 以下、`groups=1`）は、PyTorch 自身の汎用のバックエンド `slow_conv2d` に送られます。このバックエンドは型を検査しません。代わりに、PyTorch が自動生成した CUDA 用の入口関数（`wrapper_CUDA___slow_conv2d_forward`）が、計算を始める前にデバイスを検査します。そのため、メッセージはこのページの最初のセクションと同じ形になります。後半を読むと、`weight` が cuda:0 上にあり、ほかのテンソル（CPU 上）とデバイスが異なることがわかります。
+# - 小さな画像1枚（要素数が 20,480 以下、カーネルの少なくとも一辺が 3 以下、`groups=1`）は、PyTorch 自身の汎用のバックエンド `slow_conv2d` に送られます。このバックエンドは型を検査しません。代わりに、PyTorch が自動生成する CUDA 用のラッパー関数（`wrapper_CUDA___slow_conv2d_forward`）が、計算を始める前にデバイスを検査します。そのため、メッセージはこのページの最初のセクションと同じ形になります。後半を読むと、`weight` が cuda:0 上にあり、ほかのテンソル（CPU 上）とデバイスが異なることがわかります。
 #
 #   ```
 #   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)
@@ -475,12 +481,14 @@ else:
 #   ... found at least two devices, cpu and cuda:0! (when checking argument for argument weight in method wrapper_CUDA___slow_conv2d_forward)
 #   ```
 #
-#   「`cpu` と `cuda:0` という、少なくとも2つのデバイスが見つかった（`wrapper_CUDA___slow_conv2d_forward` の引数 `weight` を検査中）」と訳せます。
+#   このメッセージの意味は「`cpu` と `cuda:0` という、少なくとも2つのデバイスが見つかった（`wrapper_CUDA___slow_conv2d_forward` の引数 `weight` を検査中）」です。
 # - 逆に、CPU に残した畳み込みに GPU の入力を渡すと cuDNN に送られ、`Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same` になります。
 #
-# 以上のメッセージは PyTorch のソースからの引用です（これらの入力に対しては、2.6 でも 2.13 でも同じバックエンドが選ばれます）。GPU では、後のセルでそれぞれを検証します。
+# 以上のメッセージは PyTorch のソースからの引用です（これらの入力に対しては、PyTorch 2.6 でも PyTorch 2.13 でも同じバックエンドが選ばれます）。GPU では、後のセルでそれぞれを検証します。
 #
-# dtype の不一致なら、どのマシンでも起こせます。バックエンドは同じ規則で選ばれますが、バイアスがあると、バックエンドを選ぶ前のバイアスの検査で失敗します。float64 に変換した畳み込みに float32 の画像を渡すと、`Input type (float) and bias type (double) should be the same`（入力の型 float とバイアスの型 double は同じでなければならない）になります。テンソルの型ではなく dtype の名前が使われています。バイアスがなければ、小さな画像1枚は汎用のバックエンドに進み、そのカーネルが `expected scalar type Float but found Double`（Float を期待したが Double だった）というエラーを出します。
+# dtype の不一致なら、どのマシンでも起こせます。バックエンドの選び方は同じですが、バイアスを持つ畳み込みでは、バックエンドを選ぶ前に入力とバイアスの dtype が同じかが検査され、そこでエラーになります。float64 に変換した畳み込みに float32 の画像を渡すと、`Input type (float) and bias type (double) should be the same`（入力の型 float とバイアスの型 double は同じでなければならない）になります。テンソルの型ではなく dtype の名前が使われています。
+#
+# バイアスがなければ、小さな画像1枚は汎用のバックエンドに進み、そのカーネルが `expected scalar type Float but found Double`（Float を期待したが Double だった）というエラーを出します。
 
 # %%
 conv = nn.Conv2d(1, 2, 3).double()
@@ -521,7 +529,7 @@ else:
 #
 # GPU 上の畳み込みに CPU の入力を渡したときのメッセージも、同じようにバックエンドの選び方で決まります。
 #
-# `x.to(conv.weight)` なら、dtype とデバイスの不一致を一度に直せます。テンソルを渡すと、`to` はそのテンソルのデバイスと dtype に合わせます。
+# `x.to(conv.weight)` なら、dtype とデバイスの不一致を一度に直せます。テンソルを渡すと、`to` はそのテンソルと同じデバイスと dtype のテンソルを返します。
 
 # %%
 image = image.to(conv.weight)
@@ -566,7 +574,7 @@ else:
 #
 # `nn.DataParallel` は、GPU が2枚以上のマシンで、ラップしたモデルが `device_ids` の最初の GPU にないときにこのエラーを出します。この場合、`DataParallel` は自分では何も移動せず、`forward` メソッドの中で、すべてのパラメータとバッファがすでにその GPU にあるかを検査します。デバイス ID がちょうど1つなら `DataParallel` がモデルを移動するので、同じコードが GPU 1枚のマシンでは動きます（どちらの場合も、「[ファクトチェック](06-fact-check.ipynb)」のページの「[主張：`nn.DataParallel` がモデルを GPU に載せてくれる](06-fact-check.ipynb#主張nndataparallel-がモデルを-gpu-に載せてくれる)」で確かめています）。
 #
-# 対処法は、ラップする前に `model.to("cuda:0")` とすることです。さらに良いのは、`DataParallel` 自身のドキュメントが勧める `DistributedDataParallel` を使うことです。通常のリストに入れた層（前述）は、`model.to()` からだけでなく、この検査からもパラメータを隠してしまいます。
+# 対処法は、ラップする前に `model.to("cuda:0")` とすることです。できれば、`DataParallel` のドキュメント自体も勧めているとおり、`DistributedDataParallel` を使ってください。なお、通常のリストに入れた層（前述）のパラメータは、`model.to()` で移動されないだけでなく、この検査の対象にもなりません。
 #
 # この検査は `DataParallel.forward` の Python ソースにあり、どのマシンでも読めます。
 
@@ -577,7 +585,7 @@ assert "module must have its parameters and buffers" in source
 assert "DistributedDataParallel" in nn.DataParallel.__doc__
 
 # %% [markdown]
-# GPU が2枚以上ある場合、次のセルは CPU のモデルをラップしてエラーを示します。そのあと、先に `cuda:0` へ移動したモデルをラップすれば動くことを確かめます。それより少ない場合は GPU の枚数を表示します。
+# GPU が2枚以上ある場合、次のセルは CPU のモデルをラップしてエラーを示します。そのあと、先に `cuda:0` へ移動したモデルをラップすれば動くことを確かめます。GPU が1枚以下なら、GPU の枚数を表示するだけです。
 
 # %% tags=["gpu-only"]
 if torch.cuda.device_count() >= 2:
