@@ -21,7 +21,7 @@
 #
 # GPU がない場合は、よく似たエラーを次の2つの方法で再現します。GPU で実行したときに出るメッセージは、各セクションに記載しています。
 #
-# - `meta` デバイス（テンソルが形状と dtype だけを持ち、データを持たないデバイス）を GPU に見立てて、デバイスの不一致を起こします。GPU がなければ、デバイスの不一致を扱うセルはこの方法で `meta` のメッセージを示します。このときは、CUDA で実行した場合とは別の検査でエラーになります。
+# - `meta` デバイス（テンソルが形状と dtype だけを持ち、データを持たないデバイス）を GPU に見立てて、デバイスの不一致を起こします。ただし、エラーを出すのは CUDA で実行した場合とは別の検査なので、メッセージの文言も CUDA の場合とは異なります。
 # - デバイスの代わりに、dtype の不一致を起こします。
 #
 # GPU でしか起こせないエラーは、「GPU での検証を含む」セルで扱います（GPU がなければ、満たされなかった条件を表示するだけです）。そのメッセージは、PyTorch のソースにある形のままバージョンを添えて本文に引用します。
@@ -30,7 +30,7 @@
 # **結論**
 #
 # - デバイス関連のエラーの多くは、異なるデバイス上のテンソルを1つの演算に渡したときに起こります。モデル、損失関数、入力をすべて同じデバイスに置いてください。テンソルの `.to()` は元のテンソルを変えないので、`x = x.to(device)` のように戻り値を代入し直します。
-# - ページ末尾の表に、メッセージごとのよくある原因と対処法をまとめています。
+# - ページ末尾の表に、見出しにしたメッセージごとに、よくある原因と対処法をまとめています。
 #
 # ```python
 # model.to(device)
@@ -90,7 +90,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # 「すべてのテンソルが同じデバイス上にあるはず」なのに、実際にはそうなっていなかった、と知らせるエラーです。
 #
-# CUDA GPU と CPU のように、2つのデバイスのテンソルを1つの演算に渡すと起きます。メッセージの後半は PyTorch のバージョンによって変わり、演算によっても異なります。PyTorch 2.8 以降、GPU 上の線形層に CPU のバッチを渡すと次のメッセージになります。この後半は「`mat1` は CPU 上にあり、ほかのテンソル（cuda:0 上）とデバイスが異なる」と指摘しています。
+# CUDA GPU と CPU のように、2つのデバイスのテンソルを1つの演算に渡すと起きます。メッセージの後半は PyTorch のバージョンによって変わり、演算によっても異なります。PyTorch 2.8 以降、GPU 上の線形層に CPU のバッチを渡すと次のメッセージになります。このメッセージの後半は「`mat1` は CPU 上にあり、ほかのテンソル（cuda:0 上）とデバイスが異なる」と指摘しています。CPU 上にあるのは入力のバッチだけなので、`mat1` はこのバッチを指しています。
 #
 # ```
 # Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)
@@ -104,16 +104,16 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # ログを検索するときは、どちらにも共通する冒頭部分を使ってください。
 #
-# メッセージに名前が出たテンソルを移動すればよい、とは限りません。**モデル**を CPU に置いたままにしていると、メッセージは GPU 上にある入力のほうを名指しします。モデルとすべての入力を、使うつもりの1つのデバイスに置いてください。テンソルの `.to()` は元のテンソルを変えないので、`x = x.to(device)` のように戻り値を受け取ります。
+# メッセージに名前が出たテンソルを移動すればよい、とは限りません。**モデル**を CPU に置いたままにしていると、メッセージは GPU 上にある入力のほうを名指しします。モデルとすべての入力を、使用する1つのデバイスにまとめて置いてください。冒頭の結論で述べたとおり、テンソルの `.to()` では `x = x.to(device)` のように戻り値を代入し直します。
 #
 # 以下のセルはどのマシンでも実行できます。移動先の `target` は、GPU があれば GPU、なければ `meta` です。CUDA の実際のメッセージを検証するのは、GPU で実行した場合だけです。
 #
-# `meta` でも、これらのセルで使う演算（線形層、`+`、損失関数）はエラーになります。ただし、冒頭で述べたように検査が異なるので、メッセージは `Tensor on device … is not on the expected device …!`（テンソルのデバイスが期待したデバイスと違う）になります。2つのデバイスが並ぶ順は演算によって変わります。
+# これらのセルで使う演算（線形層、`+`、損失関数）は、`meta` でもデバイスの不一致を検出してエラーを出します。ただし、冒頭で述べたように検査が異なるので、メッセージは `Tensor on device … is not on the expected device …!`（テンソルのデバイスが期待したデバイスと違う）になります。2つのデバイスが並ぶ順は演算によって変わります。
 #
 # `meta` による代用には、次の2つの限界があります。
 #
-# - すべての演算が `meta` に対してこの検査をするわけではありません。次のセルで示すように、`meta` の行列と CPU の行列の `torch.mm` はエラーにならず、`meta` のテンソルを返します。そのため、`meta` を GPU の代わりに使えるのは、その演算が `meta` でも実際にデバイスを検査してエラーを出す場合だけです。
-# - `meta` でわかるのは各テンソルがどのデバイスにあるかだけで、速度やメモリについては何もわかりません。
+# - すべての演算が `meta` に対してこの検査をするわけではありません。次のセルで示すように、`meta` の行列と CPU の行列を `torch.mm` に渡してもエラーにならず、結果は `meta` のテンソルになります。つまり、この代用が使えるのは、その演算が実際にデバイスを検査してエラーを出す場合に限られます。
+# - 確かめられるのは各テンソルがどのデバイスにあるかだけで、速度やメモリについては何もわかりません。
 
 # %% tags=["gpu-only"]
 SAME_DEVICE = "Expected all tensors to be on the same device"
@@ -164,7 +164,7 @@ with expect_error(RuntimeError, MISMATCH):
 # - `x.new_zeros(...)` を使う（`new_ones`、`new_full`、`new_tensor` もある）。作られるテンソルは `x` のデバイスと dtype を引き継ぐ。
 # - 同じ形状のテンソルなら `torch.zeros_like(x)` を使う。
 #
-# モデルに属する定数は、バッファとして登録するほうが適切です。そうすれば、`model.to()` でモデルと一緒に移動します（「[モデルの移動](03-moving-models.ipynb)」を参照）。
+# モデルに属する定数は、`register_buffer()` でバッファとして登録するほうが適切です。そうすれば、`model.to()` でモデルと一緒に移動します（「[モデルの移動](03-moving-models.ipynb)」を参照）。
 
 # %%
 class ShiftedFixed(Shifted):
@@ -184,9 +184,9 @@ print(f"{y.device=}, {y.shape=}")
 assert y.device.type == target.type
 
 # %% [markdown]
-# ただし、テンソルを同じデバイスに置くという原則には、要素ごとの演算（`+`、`*`、比較など）に限って例外が1つあります。0次元テンソル（`torch.tensor(2.0)` のような1つの数）は CPU にあってもかまわず、PyTorch はこれを Python の数値と同じように扱います。要素ごとの演算ではない `torch.addmm(torch.tensor(1.0), a, b)` は、`a` と `b` が GPU 上にあっても、デバイスの検査で失敗します。
+# ただし、テンソルを同じデバイスに置くという原則には、要素ごとの演算（`+`、`*`、比較など）に限って例外が1つあります。0次元テンソル（`torch.tensor(2.0)` のような1つの数）は CPU にあってもかまわず、PyTorch はこれを Python の数値と同じように扱います。要素ごとの演算ではない `torch.addmm(torch.tensor(1.0), a, b)` には、この例外が当てはまりません。`a` と `b` が GPU 上にあれば、0次元の CPU テンソルとデバイスが食い違うため、検査で失敗します。
 #
-# 要素ごとの演算の場合は、次のセルでどのマシンでも確かめられます。`addmm` の場合を確かめるには GPU が必要です。
+# 要素ごとの演算の場合は、GPU がなくても次のセルで確かめられます。`addmm` の場合は GPU が必要です。
 
 # %% tags=["gpu-only"]
 scaled = x * torch.tensor(2.0)  # 要素ごと：0次元の CPU テンソルは使える
@@ -206,7 +206,7 @@ else:
 # 層を Python のリストや辞書に入れておくモデルがあります。次のセルでは、そのようなモデル `PlainContainers` と、同じ層を `nn.ModuleList` と `nn.ModuleDict` に入れたモデル `RegisteredContainers` を作り、どちらも `target` に移動します。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `PlainContainers` は、2つの `Linear(3, 3)`（それぞれ重みとバイアスを持つ）をリストに、`Linear(3, 1)` を辞書に入れています。`plain.parameters()` はいくつのパラメータを返すでしょうか。
+# **予想：** `PlainContainers` は、2つの `Linear(3, 3)`（それぞれ重みとバイアスを持つ）をリストに、`Linear(3, 1)` を辞書に入れています。`plain.parameters()` はパラメータをいくつ返すでしょうか。
 #
 # - `len(list(plain.parameters()))=6`
 # - `len(list(plain.parameters()))=4`
@@ -252,7 +252,7 @@ assert registered.heads["score"].weight.device.type == target.type
 # - `2` は、辞書の中の1層（重みとバイアス）だけを数えた答えです。辞書もリストと同じく、中の層は登録されません。
 # - `6` は `RegisteredContainers` のパラメータの数です。`nn.ModuleList` と `nn.ModuleDict` はそれ自体がモジュールで、中身を登録します。
 #
-# 上のセルの検証では、`to(target)` が通常のコンテナの層を CPU に残したことも確かめています。GPU では、これらの層を通る最初の順伝播で、デバイスの不一致によるエラーが起きます。
+# 上のセルの検証では、`to(target)` が通常のコンテナの層を CPU に残したことも確かめています。GPU がある環境では、これらの層を通る最初の順伝播で、デバイスの不一致によるエラーが起きます。
 
 # %% [markdown]
 # このようなモデルからオプティマイザを作ろうとすると、パラメータが1つも渡されないため、エラーになります。次のセルに出る `optimizer got an empty parameter list` は、オプティマイザに渡されたパラメータのリストが空だと伝えています。
@@ -290,7 +290,11 @@ assert loss.device.type == target.type
 # %% [markdown]
 # ### 入れ子になったバッチの移動
 #
-# バッチは、テンソルの辞書やタプルであることがよくあります。Python の辞書やタプルには `.to()` がないので、コンテナごと移動することはできません。次のセルに出る `'dict' object has no attribute 'to'` は、`dict` オブジェクトに `to` という属性はない、というエラーです。テンソルを1つずつ移動し、戻り値を受け取る必要があります。短い再帰関数を書けば、辞書、リスト、タプルをたどってテンソルだけを移動し、それ以外（文字列や数値）はそのまま残せます。
+# バッチは、テンソルの辞書やタプルであることがよくあります。Python の辞書やタプルには `.to()` がないので、コンテナごと移動することはできません。
+#
+# 次のセルに出る `'dict' object has no attribute 'to'` は、`dict` オブジェクトに `to` という属性はない、というエラーです。
+#
+# 対処法は、中のテンソルに1つずつ `.to()` を呼び、その戻り値で新しいバッチを作ることです。短い再帰関数を書けば、辞書、リスト、タプルをたどってテンソルだけを移動し、それ以外（文字列や数値）はそのまま残せます。
 
 # %%
 batch = {
@@ -325,13 +329,17 @@ assert batch["image"].device.type == "cpu"  # 元のバッチは変わらない
 #
 # 「`cuda:0` デバイスのテンソルは NumPy に変換できない」というエラーです。
 #
-# NumPy 配列は CPU のメモリに置かれます。そのため `t.numpy()` が使えるのは CPU 上のテンソルだけで、CUDA テンソルに対しては何もコピーせずにこの `TypeError` を送出します。もう1つの条件として、テンソルの `requires_grad` が `False` でなければなりません。メッセージの全文では、このあとに `Use Tensor.cpu() to copy the tensor to host memory first.`（先に `Tensor.cpu()` でホストのメモリにコピーすること）が続きます。
+# NumPy 配列は CPU のメモリに置かれます。そのため `t.numpy()` は CPU 上のテンソルにしか使えません。CUDA テンソルに対しては、自動で CPU にコピーすることはせず、この `TypeError` を送出します。メッセージの全文では、このあとに `Use Tensor.cpu() to copy the tensor to host memory first.`（先に `Tensor.cpu()` でホスト、つまり CPU のメモリにコピーすること）が続きます。
 #
-# よく使う書き方は `t.detach().cpu().numpy()` です。`detach()` が計算グラフから切り離したテンソルを返し、`cpu()` がデータを CPU にコピーします（すでに CPU にあるテンソルには何もしません）。`t.numpy(force=True)` は同じことを1回の呼び出しで行います。さらに、`force` なしの `numpy()` では扱えない複素数テンソル（共役ビットが立った、つまり共役を遅延評価しているもの）も変換できます。
+# `numpy()` にはもう1つ条件があり、テンソルの `requires_grad` が `False` でなければなりません。
 #
-# ただし、`bfloat16` のテンソルにはどちらの方法も使えません。NumPy にこの dtype がないため、`TypeError: Got unsupported ScalarType BFloat16` が送出されます。先に `t.detach().cpu().float().numpy()` のように変換してください。
+# よく使う書き方は `t.detach().cpu().numpy()` です。`detach()` が計算グラフから切り離したテンソルを返し、`cpu()` がデータを CPU にコピーします（すでに CPU にあるテンソルには何もしません）。
 #
-# 次のセルはどのマシンでも実行できます。`requires_grad` の検査は CPU 上のテンソルで確かめられます。デバイスの検査はどのデバイスに対しても同じコードで行われるので、`meta` テンソルでは `cuda:0` が `meta` に変わっただけのメッセージが出ます。GPU があれば、このセルは `cuda:0` のメッセージそのものも検証します。
+# `t.numpy(force=True)` は同じことを1回の呼び出しで行います。さらに、共役ビットが立った複素数テンソル（共役の計算を遅延評価しているテンソル）も変換できます。こうしたテンソルに `force` なしで `numpy()` を呼ぶと、エラーになります。
+#
+# ただし、`bfloat16` のテンソルにはどちらの方法も使えません。NumPy にこの dtype がないため、`TypeError: Got unsupported ScalarType BFloat16` が送出されます。`t.detach().cpu().float().numpy()` のように、NumPy 配列にする前に float32 に変換してください。
+#
+# 次のセルは GPU がなくても動きます。`requires_grad` の検査は CPU 上のテンソルで確かめられます。デバイスの検査はどのデバイスに対しても同じコードで行われるので、`meta` テンソルでは `cuda:0` が `meta` に変わっただけのメッセージが出ます。GPU があれば、このセルは `cuda:0` のメッセージそのものも検証します。
 #
 # 出力される英語のメッセージは、それぞれ次の意味です。
 #
@@ -376,7 +384,7 @@ else:
 #
 # CUDA テンソルに対する `.item()`、`.tolist()`、`print(t)` は、データを CPU にコピーします。このとき CPU は、コピーを実行するストリーム（現在のストリーム）に先に積まれた GPU の処理がすべて終わるまで待ちます。待つのはこのストリームの処理だけです。デバイス全体の処理を待つには `torch.cuda.synchronize()` を使います。なお、`.numpy()` はコピーをせず、上で見た `TypeError` を送出します。
 #
-# CPU が待っている間は次の処理を積めないので、GPU には何も処理しない時間（アイドル時間）ができます。1ステップに1回の `.item()` でも毎ステップこのアイドル時間が生じ、要素ごとに呼べば要素の数だけ生じます。
+# CPU が待っている間は次の処理を積めないので、GPU が何もしない時間（アイドル時間）ができます。1ステップに1回の `.item()` でも毎ステップこのアイドル時間が生じ、要素ごとに呼べば要素の数だけ生じます。
 #
 # 学習ループでは、平均をログに出すために損失を足し合わせることがよくあります。次のセルでは3ステップの間、`total_tensor += loss` と `total_float += loss.item()` の2通りで足し合わせます。
 
@@ -428,12 +436,12 @@ assert steps == 3  # ステップごとのグラフが合計にぶら下がる
 # %% [markdown] tags=["answer"]
 # **答え：** `kind='Tensor', tracked=True` です。Python の数値とテンソルの和はテンソルになり、そのテンソルと同じデバイスに置かれます。したがって、最初の `0.0 + loss` の時点でもうテンソルです。`loss` は勾配の計算対象なので、最初の `+=` も含めて、どれも autograd が記録する演算になります。
 #
-# その結果、合計は全ステップの計算グラフを参照し（上の検証で3つとも見つかります）、合計がある限りどのグラフも解放されません。まだ `backward()` を実行していないグラフ（このセルのグラフや、`no_grad` を使わずに回した評価ループのグラフ）は、逆伝播のために保存したテンソルも抱えたままなので、メモリはステップごとに増えていきます。
+# その結果、合計は全ステップの計算グラフを参照し（上の検証で3つとも見つかります）、合計がある限りどのグラフも解放されません。このセルのグラフや、`no_grad` を使わずに回した評価ループのグラフは、まだ `backward()` を実行していません。こうしたグラフは逆伝播のために保存したテンソルも抱えたままなので、メモリはステップごとに増えていきます。
 #
 # - `kind='float', tracked=False` は、Python の数値 `0.0` から始めたので合計も数値のままだと考えた答えです。数値とテンソルを足した時点で、結果はテンソルになります。合計が `float` のままなのは、`total_float` のように `loss.item()` を足すときだけです。
 # - `kind='Tensor', tracked=False` を選んだなら、テンソルではあっても `+=` は記録されないと見たのでしょう。計算グラフを持たない合計になるのは、`loss.detach()` を足したときです。
 #
-# 定番は、デバイス上の合計に `loss.detach()` を足し、N ステップに1回だけ `.item()` で読む書き方です。CPU で検証できるのは、この合計が計算グラフのない `device` 上のテンソルだという点です。CPU が待つのは GPU の処理なので、CPU だけのマシンでは待ち時間の差は見えません。
+# 定番は、デバイス上の合計に `loss.detach()` を足し、N ステップに1回だけ `.item()` で読む書き方です。GPU がなくても検証できるのは、この合計が計算グラフのない `device` 上のテンソルだという点です。CPU が待つのは GPU の処理なので、CPU だけのマシンでは待ち時間の差は見えません。
 
 # %% [markdown]
 # GPU があれば、次のセルで CPU が待つことを確かめます。行列積をキューに積んでから `.item()` で値を1つ読み出し、その直後に、積んだ処理がすべて終わったかを現在の CUDA ストリームに問い合わせます。`.item()` が完了を待っていれば、`stream.query()` は `True` を返すはずです。
@@ -462,14 +470,14 @@ else:
 #
 # 同じ不一致でも、出るメッセージは1つではありません。どのメッセージになるかは、PyTorch が畳み込みに選ぶ実装（バックエンド）で決まります。バックエンドは入力テンソルをもとに選ばれます（選んでいるのは PyTorch の `Convolution.cpp` にある `_select_conv_backend` です）。
 #
-# - oneDNN は Intel が開発した CPU 向けの深層学習ライブラリで、旧称は MKLDNN です。oneDNN を含むビルドでは、CPU 上の float32 の入力（複数枚の画像のバッチなど）はたいてい oneDNN に送られます。含まれているかは `torch.backends.mkldnn.is_available()` で確認できます。oneDNN は型を検査し、見出しのメッセージに次の文が続くエラーを出します。
+# - まず、CPU のバッチを渡した場合です。CPU 上の float32 の入力（複数枚の画像のバッチなど）は、oneDNN を含むビルドではたいてい oneDNN に送られます。oneDNN は Intel が開発した CPU 向けの深層学習ライブラリで、旧称は MKLDNN です。ビルドに含まれているかは `torch.backends.mkldnn.is_available()` で確認できます。oneDNN は型を検査し、見出しのメッセージに次の文が続くエラーを出します。
 #
 #   ```
 #   ... should be the same or input should be a MKLDNN tensor and weight is a dense tensor
 #   ```
 #
 #   「（入力と重みの型は）同じであるか、入力が MKLDNN テンソルで重みが密なテンソルでなければならない」と訳せます。
-# - 小さな画像1枚（要素数が 20,480 以下、カーネルの少なくとも一辺が 3 以下、`groups=1`）は、PyTorch 自身の汎用のバックエンド `slow_conv2d` に送られます。このバックエンドは型を検査しません。代わりに、PyTorch が自動生成する CUDA 用のラッパー関数（`wrapper_CUDA___slow_conv2d_forward`）が、計算を始める前にデバイスを検査します。そのため、メッセージはこのページの最初のセクションと同じ形になります。後半を読むと、`weight` が cuda:0 上にあり、ほかのテンソル（CPU 上）とデバイスが異なることがわかります。
+# - 次に、小さな画像1枚（要素数が 20,480 以下、カーネルの少なくとも一辺が 3 以下、`groups=1`）を渡した場合です。この入力は PyTorch に組み込まれた汎用のバックエンド `slow_conv2d` に送られますが、このバックエンドは型を検査しません。代わりに、PyTorch が自動生成する CUDA 用のラッパー関数（`wrapper_CUDA___slow_conv2d_forward`）が、計算を始める前にデバイスを検査します。そのため、メッセージはこのページの最初のセクションと同じ形になります。後半を読むと、`weight` が cuda:0 上にあり、ほかのテンソル（CPU 上）とデバイスが異なることがわかります。
 #
 #   ```
 #   Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)
@@ -482,11 +490,11 @@ else:
 #   ```
 #
 #   このメッセージの意味は「`cpu` と `cuda:0` という、少なくとも2つのデバイスが見つかった（`wrapper_CUDA___slow_conv2d_forward` の引数 `weight` を検査中）」です。
-# - 逆に、CPU に残した畳み込みに GPU の入力を渡すと cuDNN に送られ、`Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same` になります。
+# - 逆に、CPU に残した畳み込みに GPU の入力を渡すと、入力は cuDNN に送られ、`Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same` というエラーになります。
 #
-# 以上のメッセージは PyTorch のソースからの引用です（これらの入力に対しては、PyTorch 2.6 でも PyTorch 2.13 でも同じバックエンドが選ばれます）。GPU では、後のセルでそれぞれを検証します。
+# 以上のメッセージは PyTorch のソースからの引用です（これらの入力に対しては、PyTorch 2.6 でも PyTorch 2.13 でも同じバックエンドが選ばれます）。GPU があれば、後のセルでそれぞれ検証します。
 #
-# dtype の不一致なら、どのマシンでも起こせます。バックエンドの選び方は同じですが、バイアスを持つ畳み込みでは、バックエンドを選ぶ前に入力とバイアスの dtype が同じかが検査され、そこでエラーになります。float64 に変換した畳み込みに float32 の画像を渡すと、`Input type (float) and bias type (double) should be the same`（入力の型 float とバイアスの型 double は同じでなければならない）になります。テンソルの型ではなく dtype の名前が使われています。
+# dtype の不一致なら、CPU だけでも起こせます。バックエンドの選び方は同じですが、バイアスを持つ畳み込みでは、バックエンドを選ぶ前に入力とバイアスの dtype が同じかが検査され、そこでエラーになります。float64 に変換した畳み込みに float32 の画像を渡すと、`Input type (float) and bias type (double) should be the same`（入力の型 float とバイアスの型 double は同じでなければならない）になります。ここではテンソルの型（`torch.FloatTensor` など）ではなく、dtype の名前（`float`、`double`）が使われています。
 #
 # バイアスがなければ、小さな画像1枚は汎用のバックエンドに進み、そのカーネルが `expected scalar type Float but found Double`（Float を期待したが Double だった）というエラーを出します。
 
@@ -522,14 +530,12 @@ else:
     assert "expected scalar type Float" in str(caught.error)
 
 # %% [markdown] tags=["answer"]
-# **答え：** oneDNN のあるビルド（上の出力で `onednn=True`）では `weight type (torch.DoubleTensor)` です。8枚のバッチは oneDNN に送られ、oneDNN はテンソルの型どうし、つまり CPU 上の float32 と CPU 上の float64 を比べます。
+# **答え：** oneDNN を含むビルド（上の出力で `onednn=True`）では `weight type (torch.DoubleTensor)` です。8枚のバッチは oneDNN に送られ、oneDNN はテンソルの型どうし、つまり CPU 上の float32 と CPU 上の float64 を比べます。
 #
-# - `expected scalar type Float but found Double` は、oneDNN のないビルド（`onednn=False`）で出ます。そのビルドではバッチも汎用のバックエンドに進むからです。
+# - `expected scalar type Float but found Double` は、oneDNN を含まないビルド（`onednn=False`）で出ます。そのビルドではバッチも汎用のバックエンドに進むからです。
 # - この畳み込みにはバイアスがないので、`bias type (double)` は出ません。
 #
-# GPU 上の畳み込みに CPU の入力を渡したときのメッセージも、同じようにバックエンドの選び方で決まります。
-#
-# `x.to(conv.weight)` なら、dtype とデバイスの不一致を一度に直せます。テンソルを渡すと、`to` はそのテンソルと同じデバイスと dtype のテンソルを返します。
+# `x.to(conv.weight)` なら、dtype とデバイスの不一致を一度に直せます。`to` にテンソルを渡すと、そのテンソルと同じデバイスと dtype のテンソルが返ります。
 
 # %%
 image = image.to(conv.weight)
@@ -538,7 +544,7 @@ print(f"{image.dtype=}, {out.dtype=}")
 assert image.dtype == out.dtype == torch.float64
 
 # %% [markdown]
-# GPU がある場合、次のセルは GPU 上の畳み込みに CPU のバッチを、続いて小さな CPU の画像1枚を渡し、それぞれのバックエンドが出すメッセージを検証します。さらに、CPU 上の畳み込みに GPU のバッチを渡します。
+# GPU がある場合、次のセルでは GPU 上の畳み込みに CPU のバッチを、続いて小さな CPU の画像1枚を渡し、それぞれのバックエンドが出すメッセージを検証します。さらに、CPU 上の畳み込みに GPU のバッチを渡します。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -570,9 +576,11 @@ else:
 # %% [markdown]
 # ## module must have its parameters and buffers on device cuda:0 (device_ids[0]) but found one of them on device: cpu
 #
-# 「モジュールのパラメータとバッファは `cuda:0`（`device_ids[0]`）になければならないが、その1つが `cpu` にあった」という意味のエラーです。
+# 「モジュールのパラメータとバッファは `cuda:0`（`device_ids[0]`）になければならないが、そのうちの1つが `cpu` にあった」という意味のエラーです。
 #
-# `nn.DataParallel` は、GPU が2枚以上のマシンで、ラップしたモデルが `device_ids` の最初の GPU にないときにこのエラーを出します。この場合、`DataParallel` は自分では何も移動せず、`forward` メソッドの中で、すべてのパラメータとバッファがすでにその GPU にあるかを検査します。デバイス ID がちょうど1つなら `DataParallel` がモデルを移動するので、同じコードが GPU 1枚のマシンでは動きます（どちらの場合も、「[ファクトチェック](06-fact-check.ipynb)」のページの「[主張：`nn.DataParallel` がモデルを GPU に載せてくれる](06-fact-check.ipynb#主張nndataparallel-がモデルを-gpu-に載せてくれる)」で確かめています）。
+# `nn.DataParallel` は、GPU が2枚以上のマシンで、ラップしたモデルが `device_ids` の最初の GPU にないときにこのエラーを出します。この場合、`DataParallel` は自分では何も移動せず、`forward` メソッドの中で、すべてのパラメータとバッファがすでにその GPU にあるかを検査します。
+#
+# 一方、`device_ids` を省略すると使用可能な GPU がすべて使われるので、GPU が1枚のマシンでは `device_ids` の要素は1つだけになります。この場合は `DataParallel` がモデルを移動するため、同じコードでも動きます（どちらの場合も、「[ファクトチェック](06-fact-check.ipynb)」のページの「[主張：`nn.DataParallel` がモデルを GPU に載せてくれる](06-fact-check.ipynb#主張nndataparallel-がモデルを-gpu-に載せてくれる)」で確かめています）。
 #
 # 対処法は、ラップする前に `model.to("cuda:0")` とすることです。できれば、`DataParallel` のドキュメント自体も勧めているとおり、`DistributedDataParallel` を使ってください。なお、通常のリストに入れた層（前述）のパラメータは、`model.to()` で移動されないだけでなく、この検査の対象にもなりません。
 #
@@ -585,7 +593,7 @@ assert "module must have its parameters and buffers" in source
 assert "DistributedDataParallel" in nn.DataParallel.__doc__
 
 # %% [markdown]
-# GPU が2枚以上ある場合、次のセルは CPU のモデルをラップしてエラーを示します。そのあと、先に `cuda:0` へ移動したモデルをラップすれば動くことを確かめます。GPU が1枚以下なら、GPU の枚数を表示するだけです。
+# GPU が2枚以上ある場合、次のセルでは CPU のモデルをラップしてエラーを起こします。そのあと、先に `cuda:0` へ移動したモデルをラップすれば動くことを確かめます。GPU が1枚以下なら、GPU の枚数を表示するだけです。
 
 # %% tags=["gpu-only"]
 if torch.cuda.device_count() >= 2:
@@ -603,7 +611,7 @@ else:
 #
 # | メッセージ（一部） | よくある原因 | 対処法 |
 # |---|---|---|
-# | `Expected all tensors to be on the same device` | 入力、`forward` の中で作ったテンソル、通常のリストに入れた層、損失関数が CPU に残っている。GPU 上の畳み込みに小さな CPU の画像1枚を渡した。 | モデル、損失関数、すべての入力を1つのデバイスに置く。テンソルは `device=x.device`、`x.new_zeros`、`zeros_like` で作る。層は `ModuleList`／`ModuleDict` に入れる。損失関数も `loss_fn.to(device)` で移動する。 |
+# | `Expected all tensors to be on the same device` | 入力、`forward` の中で作ったテンソル、通常のリストに入れた層、損失関数のどれかが CPU にある。GPU 上の畳み込みに小さな CPU の画像1枚を渡した。 | モデル、損失関数、すべての入力を1つのデバイスに置く。テンソルは `device=x.device`、`x.new_zeros`、`zeros_like` で作る。層は `ModuleList`／`ModuleDict` に入れる。損失関数も `loss_fn.to(device)` で移動する。 |
 # | `can't convert cuda:0 device type tensor to numpy` | GPU 上のテンソルで `.numpy()` を呼んだ。 | `t.detach().cpu().numpy()` か `t.numpy(force=True)` を使う（`bfloat16` なら先に `.float()`）。 |
 # | `Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)` | GPU 上の畳み込みに CPU のバッチを渡した。 | `x = x.to(device)` で入力を移動する。デバイスと dtype の両方を合わせるなら `x.to(conv.weight)`。 |
 # | `module must have its parameters and buffers on device cuda:0` | GPU が2枚以上のマシンで、CPU にあるモデルを `DataParallel` でラップした。 | ラップする前に `model.to("cuda:0")` とする。または `DistributedDataParallel` を使う。 |
