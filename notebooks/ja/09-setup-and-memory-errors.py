@@ -15,11 +15,13 @@
 # %% [markdown]
 # # 読み込み・環境・メモリのエラーを読み解く
 #
-# このページでは、学習コードそのものではなく、その周辺で起こるエラーを扱います。対象は、チェックポイントの読み込み、マシンにない GPU の指定、ワーカープロセスの起動、PyTorch のインストール、GPU のメモリ不足です。`pin_memory` のセクションを除き、各セクションの見出しはエラーメッセージそのものなので、トレースバックに出た文言でページ内を検索できます。各セクションでは、メッセージの意味を説明し、エラーを起こすコードと対処法を実際に動かします。異なるデバイス上のテンソルを1つの演算に渡したときのエラーは、「[デバイス不一致のエラーを読み解く](07-device-errors.ipynb)」で解説しています。
+# このページでは、学習コードそのものではなく、その周辺で起こるエラーを扱います。対象は、チェックポイントの読み込み、マシンにない GPU の指定、整数でのデバイス指定、ワーカープロセスの起動、PyTorch のインストール、GPU のメモリ不足です。異なるデバイス上のテンソルを1つの演算に渡したときのエラーは、「[デバイス不一致のエラーを読み解く](07-device-errors.ipynb)」で解説しています。
 #
-# 6つのエラーのうち3つ（チェックポイントの読み込み、整数のデバイス指定、CPU 専用ビルドでの CUDA の要求）は、GPU がなくても再現できます。そこで、CPU 専用ビルドの PyTorch と、ストレージのデバイスが `cuda` と記録されたチェックポイントを使って、実際に起こしてみます。
+# `pin_memory` のセクションを除き、各セクションの見出しはエラーメッセージそのものなので、トレースバックに出た文言でページ内を検索できます。各セクションでは、メッセージの意味を説明し、エラーを起こすコードと対処法を実際に動かします。
 #
-# 残りの3つ（存在しないインデックスの指定、fork した子プロセスでの CUDA、メモリ不足）を起こすには GPU が要ります。この3つを扱うセルでは、対処法はどのマシンでも実行し、エラーそのものは GPU があるときだけ検証します（GPU がなければ、満たされなかった条件を表示します）。メッセージは PyTorch のソースにある文言のまま本文に引用し、リリースによって文言が違うものにはバージョンを添えます。
+# 6つのエラーのうち3つ（チェックポイントの読み込み、整数でのデバイス指定、CPU 専用ビルドでの CUDA の要求）は、GPU がなくても再現できます。そこで、CPU 専用ビルドの PyTorch と、ストレージのデバイスが `cuda` と記録されたチェックポイントを使って、実際に起こしてみます。
+#
+# 残りの3つ（マシンにない GPU の指定、fork した子プロセスでの CUDA、メモリ不足）を起こすには GPU が要ります。この3つを扱うセルでは、対処法はどのマシンでも実行し、エラーそのものは GPU があるときだけ検証します（GPU がなければ、満たされなかった条件を表示します）。メッセージは PyTorch のソースにある文言のまま本文に引用し、リリースによって文言が違うものにはバージョンを添えます。
 
 # %% [markdown] tags=["summary"]
 # **結論**
@@ -98,11 +100,11 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # 後半は、`torch.cuda.is_available()` が `False` であることを伝え、CPU だけのマシンなら `torch.load` に `map_location=torch.device('cpu')` を指定して、ストレージを CPU 上に復元するよう勧めています。
 #
-# チェックポイントにはストレージごとに保存元のデバイスが記録されていて、`torch.load` はストレージをそのデバイス上に復元します。GPU で保存したファイルには `cuda:0` と記録されているので、使える CUDA GPU のないマシンでは、そのデバイス上に復元できません。対処法は、メッセージにあるとおり `map_location` を指定することです。
+# チェックポイントにはストレージごとに保存元のデバイスが記録されていて、`torch.load` はストレージをそのデバイス上に復元します。GPU で保存したファイルには `cuda:0` と記録されているので、使える CUDA GPU のないマシンでは、`cuda:0` 上に復元できません。対処法は、メッセージにあるとおり `map_location` を指定することです。
 #
-# `cuda:0` と記録されたファイルを GPU なしで作るため、CPU のテンソルを保存してから、ファイル中のデバイスの文字列を書き換えます。チェックポイントは zip アーカイブで、中の `data.pkl`（オブジェクトを pickle で直列化したもの）に、各ストレージのデバイスが短い文字列として記録されています。書き換えるのはその文字列だけです。
+# `cuda:0` と記録されたファイルを GPU なしで作るため、CPU のテンソルを保存してから、ファイル中のデバイスの文字列を書き換えます。チェックポイントは zip アーカイブで、中の `data.pkl`（オブジェクトを pickle で直列化したもの）に、各ストレージのデバイスが短い文字列として記録されています。書き換えるのはこの部分です。
 #
-# `torch.load` はこの文字列だけを見てデバイスを選ぶので、読み込みは GPU で保存したファイルのときと同じ経路をたどります。ただし、本物の GPU で保存したファイルと中身がすべて同じかどうかまでは、この方法では確かめられません。
+# `torch.load` はこの文字列だけを見てデバイスを選ぶので、読み込みは GPU で保存したファイルのときと同じ経路をたどります。ただし、こうして作ったファイルが、本物の GPU で保存したファイルと細部まで同じになるとは限りません。
 #
 # 次のセルは、GPU があればこのファイルを `cuda:0` に読み込みます。GPU がなければ、まずエラーを起こし、続いて対処法を実行します。
 
@@ -148,9 +150,11 @@ assert here["weight"].device.type == device.type
 # %% [markdown]
 # ## CUDA error: invalid device ordinal
 #
-# 直訳すると「CUDA エラー：デバイス番号が無効」で、指定したインデックスの GPU が存在しないときに出ます。
+# 「CUDA エラー：デバイス番号が無効」というメッセージで、指定したインデックスの GPU が存在しないときに出ます。
 #
-# たとえば、GPU が1枚のマシンで `cuda:1` を指定した場合や、`CUDA_VISIBLE_DEVICES` で一部の GPU を隠したあとに、隠す前のインデックスを指定した場合です（見える GPU には 0 からインデックスが振り直されます）。送出される例外は、PyTorch 2.7 までは `RuntimeError`、2.8 以降は `RuntimeError` のサブクラスである `torch.AcceleratorError` です。2.9 以降は、メッセージの2行目に `GPU device may be out of range, do you have enough GPUs?`（GPU のインデックスが範囲外かもしれない。GPU の数は足りているか）というヒントが加わります。
+# たとえば、GPU が1枚のマシンで `cuda:1` を指定した場合や、`CUDA_VISIBLE_DEVICES` で一部の GPU を隠したあとに、隠す前のインデックスを指定した場合です（見える GPU には 0 からインデックスが振り直されます）。
+#
+# 例外の型とメッセージはバージョンによって違います。送出される例外は、PyTorch 2.7 までは `RuntimeError`、2.8 以降は `RuntimeError` のサブクラスである `torch.AcceleratorError` です。2.9 以降は、メッセージの2行目に `GPU device may be out of range, do you have enough GPUs?`（GPU のインデックスが範囲外かもしれない。GPU の数は足りているか）というヒントが加わります。
 
 # %% [markdown] tags=["predict"]
 # **予想：** このマシンの GPU は1枚かもしれないし、1枚もないかもしれません。PyTorch が CPU 専用ビルドということもあります。次のセルの出力はどれで始まるでしょうか。
@@ -171,13 +175,13 @@ if TORCH >= (2, 8):
 # %% [markdown] tags=["answer"]
 # **答え：** どのマシンでも `seven=device(type='cuda', index=7)` です。`torch.device` は名前にすぎず、書いただけでは何も検査されません。
 #
-# - `CUDA error: invalid device ordinal` を選んだなら、`torch.device` を作った時点で GPU の数が確かめられると考えたのでしょう。エラーになるのは、そのデバイスに初めてテンソルを置いたときです。
+# - `CUDA error: invalid device ordinal` と予想した人は、`torch.device` を作った時点で GPU の数が確かめられると考えたのかもしれません。エラーになるのは、そのデバイスに初めてテンソルを置いたときです。
 # - `Torch not compiled with CUDA enabled` は、CPU 専用ビルドなら `cuda` のデバイスを書いただけで失敗すると考えた答えです。CPU 専用ビルドでも、`torch.device` を作るだけではエラーになりません。
 #
 # テンソルを実際に置いてエラーを起こすのは、このあとの「GPU での検証を含む」セルです。
 
 # %% [markdown]
-# 次のセルは、GPU があれば、まず最後の GPU より1つ大きいインデックスを指定して、このエラーを起こします（PyTorch 2.9 以降はヒントの行も検証します）。そのあと、有効なインデックス、つまり `torch.cuda.device_count()` より小さい値を使います。
+# 次のセルは、GPU があれば、まず最後の GPU のインデックスより1つ大きい値（`torch.cuda.device_count()` と同じ値）を指定して、このエラーを起こします。PyTorch 2.9 以降は、ヒントの行も検証します。そのあと、`torch.cuda.device_count()` より小さい有効なインデックスを使います。
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -198,13 +202,13 @@ else:
 #
 # 「使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない」という意味のエラーです。
 #
-# PyTorch 2.5 以降、整数で指定したデバイス（`device=0`、`.to(0)`、`torch.device(0)`）は、現在のアクセラレータ（CUDA、Apple の MPS、Intel の XPU など）のインデックスを意味します。アクセラレータがない環境で整数を使うと、このエラーが起きます。`pin_memory()` もアクセラレータを必要とするため、呼ぶと同じエラーが出ます。
+# PyTorch 2.5 以降、`device=0`、`.to(0)`、`torch.device(0)` のようにデバイスを整数で指定すると、その整数は、PyTorch が使うアクセラレータ（CUDA、Apple の MPS、Intel の XPU など）のインデックスとみなされます。アクセラレータがない環境で整数を使うと、このエラーが起きます。`pin_memory()` もアクセラレータを必要とするため、呼ぶと同じエラーが出ます。
 #
 # このエラーが出るかどうかは、ビルドによって次のように違います。
 #
 # - CPU 専用ビルドでは、常に出ます。
 # - 使える GPU のないマシン上の CUDA ビルドでも、PyTorch 2.6 までは出ます（NVIDIA ドライバのないマシンで 2.6.0+cu124 を使って確認しました）。
-# - PyTorch 2.7 以降の CUDA ビルドでは、GPU が使えなくてもこのエラーは出ません。アクセラレータはビルドの対象である CUDA とみなされ、`torch.device(0)` は `cuda:0` を指します。エラーはそこにテンソルを作ったときに初めて出て、そのメッセージは `Found no NVIDIA driver on your system`（NVIDIA ドライバが見つからない）のように原因を示します（NVIDIA ドライバのないマシンで 2.11.0+cu130 を使って確認しました）。
+# - PyTorch 2.7 以降の CUDA ビルドでは、GPU が使えなくてもこのエラーは出ません。アクセラレータは、そのビルドが対応する CUDA とみなされ、`torch.device(0)` は `cuda:0` を指します。代わりに、そこにテンソルを作った時点で別のエラーが出ます。そのメッセージには、`Found no NVIDIA driver on your system`（NVIDIA ドライバが見つからない）のように原因が示されます。この動作は、NVIDIA ドライバのないマシンで 2.11.0+cu130 を使って確認しました。
 #
 # 対処法は、デバイスを名前で書くこと（`"cuda:0"`、または一度決めた `device`）と、アクセラレータがあるときだけメモリをピン留めすることです。
 #
@@ -248,15 +252,17 @@ assert named.device.type == device.type
 # %% [markdown]
 # ### `pin_memory=True` と `non_blocking=True`
 #
-# `DataLoader(..., pin_memory=True)` は、バッチをピン留め（ページロック）メモリに置いて返します。`t.to(device, non_blocking=True)` は GPU へのコピーをキューに積むだけで、完了を待たずに戻ります。アクセラレータがない場合、DataLoader は失敗せず、ピン留めしていないバッチを返します。`non_blocking=True` を付けた `to(...)` も、付けないときと変わりません。そのため、同じループがどの環境でも動きます。
+# `DataLoader(..., pin_memory=True)` は、バッチをピン留め（ページロック）メモリに置いて返します。`t.to(device, non_blocking=True)` は GPU へのコピーをキューに積むだけで、完了を待たずに戻ります。
 #
-# アクセラレータがない環境で `pin_memory=True` を指定すると、DataLoader が警告を出すリリースもあります（PyTorch 2.13 は出し、2.6 は出しません）。2.13 の警告の文言は次のとおりです。
+# アクセラレータがない場合、DataLoader は失敗せず、ピン留めしていないバッチを返します。`non_blocking=True` を付けた `to(...)` の動作も、付けないときと変わりません。そのため、同じループがどの環境でも動きます。
+#
+# アクセラレータがない環境で `pin_memory=True` を指定したときに DataLoader が警告を出すかどうかは、リリースによって違います（PyTorch 2.13 は出し、2.6 は出しません）。2.13 の警告の文言は次のとおりです。
 #
 # ```
 # 'pin_memory' argument is set as true but no accelerator is found, then device pinned memory won't be used.
 # ```
 #
-# 「`pin_memory` に true が指定されたが、アクセラレータが見つからないのでピン留めメモリは使わない」という意味です。
+# 「`pin_memory` に true が指定されたが、アクセラレータが見つからないのでピン留めメモリは使わない」ことを知らせる警告です。
 #
 # ピン留めで学習が速くなるかどうかは別の問題で、「[テンソルの移動](02-moving-tensors.ipynb)」のページで測っています。
 #
@@ -291,13 +297,13 @@ elif not torch.accelerator.is_available():
 # %% [markdown]
 # ## Cannot re-initialize CUDA in forked subprocess
 #
-# 直訳すると「fork した子プロセスでは CUDA を初期化し直せない」です。メッセージの全文は次のとおりです。
+# 「fork した子プロセスでは CUDA を初期化し直せない」と伝えるエラーです。全文は次のとおりです。
 #
 # ```
 # Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method
 # ```
 #
-# 後半は「マルチプロセスで CUDA を使うなら、起動方法に `'spawn'` を使わなければならない」という意味です。Python 3.13 までの Linux では、`multiprocessing` や DataLoader は、デフォルトで `fork`、つまり親プロセスを複製する方法でワーカー（子プロセス）を起動します（Python 3.14 から、Linux のデフォルトは `forkserver` です）。親がすでに CUDA を初期化していると、fork した子プロセスは CUDA をまったく使えません。
+# 後半は「マルチプロセスで CUDA を使うなら、起動方法に `'spawn'` を使わなければならない」と求めています。Python 3.13 までの Linux では、`multiprocessing` や DataLoader は、デフォルトで `fork`、つまり親プロセスを複製する方法でワーカー（子プロセス）を起動します（Python 3.14 から、Linux のデフォルトは `forkserver` です）。親がすでに CUDA を初期化していると、fork した子プロセスは CUDA をまったく使えません。
 #
 # 次のセルでは、まず親プロセスで `device` 上にテンソルを作ります（GPU があれば、ここで CUDA が初期化されます）。それから子プロセスを fork し、子の中でも `device` 上にテンソルを作ります。
 #
@@ -357,12 +363,12 @@ assert features.device.type == device.type
 # **答え：** GPU があってもなくても、`devices={'cpu'}` です。ワーカーはデータセットを読み、CPU のテンソルをまとめてバッチにするだけで、CUDA には一切触れません。そのため、CUDA を使ったプロセスから fork されても問題は起きません。
 #
 # - `devices={'cuda'}` は、ワーカーがバッチを GPU 上に作ってくれると考えた答えです。ワーカーが作るのは CPU のバッチで、`device` への移動はメインプロセスのループが行います。
-# - `Cannot re-initialize CUDA in forked subprocess`（fork した子プロセスでは CUDA を初期化し直せない）を選んだなら、fork したワーカーでは必ずこのエラーが出ると考えたのでしょう。このエラーはワーカーが CUDA に触れたときにだけ起き、ここでのデータセットは CUDA を使いません。
+# - `Cannot re-initialize CUDA in forked subprocess`（fork した子プロセスでは CUDA を初期化し直せない）は、fork したワーカーでは必ずこのエラーが出る、という思い込みから選ばれやすい答えです。実際には、ワーカーが CUDA に触れたときにだけ起きるエラーで、ここでのデータセットは CUDA を使いません。
 #
-# つまり、このエラーの一般的な対処法は、ワーカーでは CUDA を使わず、各バッチのデバイスへの移動をメインプロセスの学習ループで行うことです。これは DataLoader の本来の使い方でもあり、親が GPU を使ったあとでも `fork` で動きます。
+# したがって、このエラーの一般的な対処法は、ワーカーでは CUDA を使わず、各バッチのデバイスへの移動をメインプロセスの学習ループで行うことです。これは DataLoader の本来の使い方でもあり、親が GPU を使ったあとでも `fork` で動きます。
 
 # %% [markdown]
-# 子プロセスでどうしても CUDA を使う必要があるなら、`spawn` で起動します。`multiprocessing.get_context("spawn")` や `DataLoader(..., multiprocessing_context="spawn")` を使います。`forkserver` でも構いません。
+# 子プロセスでどうしても CUDA を使う必要があるなら、`multiprocessing.get_context("spawn")` や `DataLoader(..., multiprocessing_context="spawn")` で `spawn` を指定して起動します。`forkserver` でも構いません。
 #
 # `forkserver` では、子プロセスは新しく起動したサーバープロセスから fork されます。このサーバーはスクリプトを import しても、`if __name__ == "__main__":` のガードの下は実行しません。そのため、CUDA を使うコードがガードの下にあれば、サーバーは CUDA を初期化しないまま子プロセスを fork します。
 #
@@ -377,13 +383,13 @@ assert features.device.type == device.type
 #
 # ただし、CUDA を使う呼び出しのすべてでこのメッセージが出るわけではありません。たとえば `torch.cuda.set_device(0)` は、原因は同じでも `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'`（`torch._C` モジュールに `_cuda_setDevice` という属性はない）で失敗します。
 #
-# CUDA ビルドを CUDA を初期化できないマシンで使った場合は、このエラーではなく `RuntimeError` が出て、メッセージに原因が示されます。NVIDIA ドライバのないマシンで PyTorch 2.6.0+cu124 を使うと、次のようになります。
+# CUDA を初期化できないマシンで CUDA ビルドを使った場合は、このエラーではなく `RuntimeError` が出て、メッセージに原因が示されます。NVIDIA ドライバのないマシンで PyTorch 2.6.0+cu124 を使うと、次のようになります。
 #
 # ```
 # Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx
 # ```
 #
-# NVIDIA ドライバが見つからないので、NVIDIA の GPU があることを確かめてドライバをインストールするように、という意味です。
+# メッセージは、NVIDIA ドライバが見つからないと述べたうえで、NVIDIA の GPU があることを確かめてドライバをインストールするよう促しています。
 #
 # 対処法は2つです。
 #
@@ -397,11 +403,11 @@ assert features.device.type == device.type
 # python -m pip install torch --index-url https://download.pytorch.org/whl/cu128
 # ```
 #
-# CUDA のバージョンは、ドライバと GPU の両方が対応するものを、pytorch.org のインストール手順の選択欄で選びます。
+# 上の `cu128` は一例です。実際には、pytorch.org のインストールページで、ドライバと GPU の両方が対応する CUDA のバージョンを選んでください。
 #
-# Blackwell 世代の GPU（GeForce RTX 50 シリーズ、B200）には `cu128` 以降のビルドが必要で、これは PyTorch 2.7 から提供されています。`cu126` のビルドには Blackwell 用のコードが含まれていないため、`… is not compatible with the current PyTorch installation`（インストールされている PyTorch はこの GPU に対応していない）という警告が出ます。PyPI の torch は、Linux では PyTorch 2.8 から `cu128` 以降のビルドです（2.7 は `cu126`）。
+# Blackwell 世代の GPU（GeForce RTX 50 シリーズ、B200）には `cu128` 以降のビルドが必要です（PyTorch 2.7 から提供）。Blackwell の GPU で `cu126` のビルドを使うと、Blackwell 用のコードが含まれていないため、`… is not compatible with the current PyTorch installation`（インストールされている PyTorch はこの GPU に対応していない）という警告が出ます。なお、PyPI から入る Linux 向けの torch は、PyTorch 2.8 から `cu128` 以降のビルドになっています（2.7 は `cu126`）。
 #
-# このマシンが CPU 専用ビルドなのか、CUDA を初期化できないマシン上の CUDA ビルドなのか、CUDA を使えるのかを、次のセルで確かめます。GPU があれば、CUDA のテンソルを作ります。
+# このマシンの PyTorch が CPU 専用ビルドなのか、CUDA ビルドだが CUDA を初期化できないのか、それとも CUDA を使えるのかを、次のセルで確かめます。GPU があれば、CUDA のテンソルを作ります。
 
 # %% tags=["gpu-only"]
 print(f"{torch.version.cuda=}, {torch.backends.cuda.is_built()=}")
@@ -449,11 +455,11 @@ assert torch.zeros(1, device=device).device.type == device.type
 #
 # まとめると、メッセージには、確保しようとしたサイズ、GPU の総容量と空き、このプロセスが使っているメモリ（そのうち PyTorch の割り当て済みメモリと、予約済みで未割り当てのメモリ）が順に並びます。末尾の文は、予約済みで未割り当ての部分が大きければ、断片化を避けるために `expandable_segments` を試すよう勧めています。
 #
-# 上に引用したのは PyTorch 2.6 の文言です。メッセージに出る変数名は、2.9 と 2.10 では `PYTORCH_ALLOC_CONF` に変わりました（2.11 の文言は未確認です）。2.12 では `PYTORCH_CUDA_ALLOC_CONF` に戻り、あわせて `PYTORCH_CUDA_ALLOC_CONF` が `PYTORCH_ALLOC_CONF` の別名という扱いになりました（[pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)）。どちらを設定すればよいかは、このセクションの最後で説明します。
+# 上に引用したのは PyTorch 2.6 の文言です。メッセージに出る環境変数名は、2.9 と 2.10 では `PYTORCH_ALLOC_CONF` に変わりました。2.11 の文言は、まだ確認できていません。2.12 では `PYTORCH_CUDA_ALLOC_CONF` に戻り、あわせて `PYTORCH_CUDA_ALLOC_CONF` が `PYTORCH_ALLOC_CONF` の別名という扱いになりました（[pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)）。どちらを設定すればよいかは、このセクションの最後で説明します。
 #
 # 数値の意味は次のとおりです。
 #
-# - 割り当て済みメモリ（メッセージの `allocated by PyTorch`、`torch.cuda.memory_allocated()`）：アロケータが割り当てているブロックです。まだ解放されていないテンソル（それぞれ512バイトの倍数に切り上げ）のほか、cuBLAS などのライブラリの作業領域も含みます。
+# - 割り当て済みメモリ（メッセージの `allocated by PyTorch`、`torch.cuda.memory_allocated()`）：アロケータから割り当てられ、使用中のメモリです。まだ解放されていないテンソル（それぞれ512バイトの倍数に切り上げ）のほか、cuBLAS などのライブラリの作業領域も含みます。
 # - 予約済みで未割り当てのメモリ（`reserved by PyTorch but unallocated`）：PyTorch のキャッシングアロケータが GPU から確保してあるものの、どのテンソルにも使われていないメモリです。値はおよそ `torch.cuda.memory_reserved() - torch.cuda.memory_allocated()` です。解放したテンソルのメモリはドライバには返されず、アロケータのキャッシュに残ります。そのため、`torch.cuda.empty_cache()` を呼ぶまでは、`nvidia-smi` で使用中と表示されたままです。
 # - `nvidia-smi` はさらに、各プロセスの CUDA コンテキストと、同じ GPU を使うほかのプロセスの分も数えます。
 #
@@ -521,15 +527,15 @@ else:
 #
 # アロケータの設定 `expandable_segments:True` を使うと、新しいセグメントを確保する代わりに、既存のセグメントを拡張できるようになります。この設定は、ステップごとにバッチの形状が変わるときに特に効果があります。使えるのは Linux だけで、Windows のビルドは `expandable_segments not supported on this platform`（このプラットフォームでは未対応）と警告して無視します。
 #
-# この設定は環境変数で指定します。環境変数はアロケータの初期化時に一度だけ読まれるので、`import torch` より前に設定してください。
+# 指定には環境変数を使います。この環境変数はアロケータの初期化時に一度だけ読まれます。確実に反映させるため、`import torch` より前に設定してください。
 #
 # 結論から言うと、PyTorch 2.6〜2.13 のどれでも動くスクリプトにするなら、従来の名前 `PYTORCH_CUDA_ALLOC_CONF` だけを設定してください。一部のリリースでは警告が出ますが、それ以上の問題は起きません。
 #
-# 環境変数の名前の扱いは、リリースによって異なります。`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` は 2.6〜2.13 のどのリリースでも読まれます。2.9 からは、デバイス共通の名前 `PYTORCH_ALLOC_CONF` も受け付けます。2.9〜2.11 では、従来の名前を使うと `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`（非推奨なので `PYTORCH_ALLOC_CONF` を使うように）という警告が出ます（`c10/core/AllocatorConfig.cpp`）。
+# 環境変数の名前の扱いは、リリースによって異なります。`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` は 2.6〜2.13 のすべてで読まれます。2.9 からは、デバイス共通の名前 `PYTORCH_ALLOC_CONF` も受け付けます。2.9〜2.11 では、従来の名前を使うと `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`（非推奨なので `PYTORCH_ALLOC_CONF` を使うように）という警告が出ます（出典：PyTorch のソース `c10/core/AllocatorConfig.cpp`）。
 #
-# また 2.9.1 には、新しい名前で設定すると `expandable_segments` が有効にならない不具合がありました（[pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)）。PyTorch 2.13 は、従来の名前を警告なしで読みます。両方が設定されていれば、従来の名前のほうを使います。
+# また 2.9.1 には、新しい名前で設定すると `expandable_segments` が有効にならない不具合がありました（[pytorch#183387](https://github.com/pytorch/pytorch/issues/183387)）。
 #
-# 次のセルでは新しいプロセスを起動し、アロケータが解析した設定を取り出して、この2つの動作を検証します。なお、GPU があれば `torch.cuda.memory._snapshot()` で実際のセグメントも確認できますが、ここでは扱いません。
+# PyTorch 2.13 は、従来の名前を警告なしで読み、両方が設定されていれば従来の名前のほうを使います。次のセルでは新しいプロセスを起動し、アロケータが解析した設定を取り出して、PyTorch 2.13 でのこの2つの動作を検証します。なお、GPU があれば `torch.cuda.memory._snapshot()` で実際のセグメントも確認できますが、ここでは扱いません。
 
 # %%
 if TORCH >= (2, 13):  # 従来の名前を警告なしで読む
@@ -555,7 +561,7 @@ else:
 #
 # | メッセージ（一部） | よくある原因 | 対処法 |
 # |---|---|---|
-# | `Attempting to deserialize object on a CUDA device` | 使える GPU がない環境で GPU のチェックポイントを読み込んだ | `torch.load(path, map_location=device)` |
+# | `Attempting to deserialize object on a CUDA device` | 使える GPU がない環境で、GPU で保存したチェックポイントを読み込んだ | `torch.load(path, map_location=device)` |
 # | `CUDA error: invalid device ordinal` | 存在しない GPU のインデックスを指定した | `torch.cuda.device_count()` より小さいインデックスを使う |
 # | `Cannot access accelerator device when none is available.` | アクセラレータがない環境で、デバイスを整数で指定した、または `pin_memory()` を呼んだ | デバイスを名前で書く。ピン留めはアクセラレータがあるときだけ |
 # | `Cannot re-initialize CUDA in forked subprocess` | 親が CUDA を使ったあと、fork した子で CUDA を使った | ワーカーは CPU の処理だけにして、メインプロセスでデバイスに移動する。または `spawn` で起動する |
