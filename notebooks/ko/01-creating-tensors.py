@@ -217,7 +217,7 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 #   RuntimeError: Cannot access accelerator device when none is available.
 #   ```
 #
-#   이 메시지는 "가속기가 없어서 가속기 디바이스에 접근할 수 없다"는 뜻입니다.
+#   이 메시지는 "쓸 수 있는 가속기가 없어서 가속기 디바이스에 접근할 수 없다"는 뜻입니다.
 #
 # - PyTorch 2.7부터는 가속기용 빌드(예: Colab CPU 런타임에 설치된 CUDA 빌드)라면 가속기가 없어도 `torch.device(0)` 호출 자체는 오류를 내지 않습니다. 이때 `torch.device(0)`은 그 빌드가 지원하는 가속기의 0번 디바이스(CUDA 빌드라면 `cuda:0`)가 되고, 오류는 그 디바이스에 텐서를 생성할 때 비로소 발생합니다.
 #

@@ -309,7 +309,7 @@ else:
 #   RuntimeError: Cannot access accelerator device when none is available.
 #   ```
 #
-#   "가속기가 없어서 가속기 디바이스에 접근할 수 없다"는 뜻입니다.
+#   "쓸 수 있는 가속기가 없어서 가속기 디바이스에 접근할 수 없다"는 뜻입니다.
 #
 # - PyTorch 2.7부터 가속기용으로 빌드된 PyTorch를 가속기가 없는 머신에서 쓰는 경우(예: Colab CPU 런타임의 CUDA 빌드)에는 해당 가속기 런타임(CUDA 등)이 내는 `RuntimeError`가 발생하는지 검증합니다. 메시지는 드라이버에 따라 달라집니다.
 

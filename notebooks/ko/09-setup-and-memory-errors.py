@@ -21,7 +21,7 @@
 #
 # 여기서 다루는 오류 여섯 가지 가운데 셋은 GPU 없이도 재현할 수 있습니다. CPU 전용 PyTorch 빌드를 쓰거나, 저장된 디바이스 정보만 `cuda`로 고쳐 쓴 체크포인트를 이용하면 됩니다.
 #
-# 나머지 셋(잘못된 디바이스 인덱스, fork한 자식 프로세스에서 CUDA 사용, 메모리 부족)은 GPU가 있어야 납니다. 이 세 오류를 다루는 셀은 해결 코드를 어느 머신에서나 실행하고, 오류를 재현하는 부분만 GPU가 있을 때 실행합니다. 이 세 오류의 메시지는 PyTorch 소스에서 그대로 옮겨 왔고, 릴리스마다 문구가 다른 메시지에는 어느 버전의 문구인지도 밝혀 두었습니다.
+# 나머지 셋(잘못된 디바이스 인덱스, fork한 자식 프로세스에서 CUDA 사용, 메모리 부족)은 GPU가 있어야 납니다. 이런 오류를 다루는 셀은 해결 코드를 어느 머신에서나 실행하고, 오류를 재현하는 부분은 GPU가 있을 때만 실행합니다. 본문에 실은 세 오류의 메시지는 PyTorch 소스에서 그대로 옮겨 왔고, 릴리스마다 문구가 다른 메시지에는 어느 버전의 문구인지도 밝혀 두었습니다.
 
 # %% [markdown] tags=["summary"]
 # **요약**
@@ -97,9 +97,9 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 # Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.
 # ```
 #
-# 뒤에는 "`torch.cuda.is_available()`이 `False`이므로, CPU만 있는 머신이라면 `torch.load`에 `map_location=torch.device('cpu')`를 지정해 스토리지를 CPU에 올리라"는 안내가 이어집니다.
+# 메시지 뒷부분은 `torch.cuda.is_available()`이 `False`라고 알려 주고, CPU만 있는 머신이라면 `torch.load`에 `map_location=torch.device('cpu')`를 지정해 스토리지(텐서의 실제 데이터)를 CPU에 올리라고 안내합니다.
 #
-# 체크포인트에는 스토리지마다 저장할 때의 디바이스가 기록되어 있고, `torch.load`는 각 스토리지를 그 디바이스에 다시 올립니다. GPU에서 저장한 파일에는 `cuda:0` 같은 디바이스가 적혀 있으므로, CUDA GPU를 쓸 수 없는 머신에서는 스토리지를 그 디바이스에 올릴 수 없습니다. 해결 방법은 메시지대로 `map_location`을 지정하는 것입니다.
+# 체크포인트에는 스토리지마다 저장할 때의 디바이스가 기록되어 있고, `torch.load`는 각 스토리지를 기록된 디바이스에 다시 올립니다. GPU에서 저장한 파일에는 `cuda:0` 같은 디바이스가 적혀 있는데, CUDA GPU를 쓸 수 없는 머신에는 그런 디바이스가 없으니 스토리지를 올릴 곳이 없습니다. 해결 방법은 메시지대로 `map_location`을 지정하는 것입니다.
 #
 # GPU 없이도 이런 파일을 만들 수 있도록, 여기서는 CPU 텐서를 저장한 뒤 파일 안의 디바이스 문자열만 고쳐 씁니다.
 #
@@ -107,7 +107,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # 다만 흉내 내어 만든 파일이므로, 디바이스 문자열이 아닌 부분은 GPU에서 실제로 저장한 파일과 다를 수 있습니다.
 #
-# GPU가 있으면 이 파일을 `cuda:0`으로 불러오고, 없으면 오류가 나는 것을 먼저 본 뒤 해결 코드를 실행해 봅시다.
+# 먼저 이 파일을 `map_location` 없이 불러와 봅니다. GPU가 있으면 텐서가 `cuda:0`에 올라가고, 없으면 오류가 납니다. 그다음 `map_location`을 지정하는 해결 코드를 실행해 봅시다.
 
 # %% tags=["gpu-only"]
 def retag(path, old, new):
@@ -174,13 +174,13 @@ if TORCH >= (2, 8):
     assert issubclass(torch.AcceleratorError, RuntimeError)
 
 # %% [markdown] tags=["answer"]
-# **정답:** GPU가 있든 없든, CPU 전용 빌드이든 아니든 `seven=device(type='cuda', index=7)`입니다. `torch.device`는 디바이스를 가리키는 이름표일 뿐이어서, PyTorch는 디바이스 객체를 만들 때 아무것도 검사하지 않습니다. 오류는 그 디바이스에 텐서를 처음 만들 때 납니다(아래 GPU 검증이 들어 있는 셀에서 확인합니다).
+# **정답:** GPU가 있든 없든, CPU 전용 빌드이든 아니든 `seven=device(type='cuda', index=7)`입니다. `torch.device`는 디바이스를 가리키는 이름표일 뿐이어서, `"cuda"`처럼 이름으로 디바이스 객체를 만들 때 PyTorch는 GPU가 실제로 있는지 검사하지 않습니다. 오류는 그 디바이스에 텐서를 처음 만들 때 납니다(아래 GPU 검증이 들어 있는 셀에서 확인합니다). 디바이스를 정수로 지정할 때는 사정이 다른데, 이는 다음 섹션에서 다룹니다.
 #
 # - `CUDA error: invalid device ordinal`을 골랐다면 디바이스 객체를 만드는 순간 GPU 인덱스를 검사한다고 생각했을 겁니다.
 # - `Torch not compiled with CUDA enabled`는 CPU 전용 빌드라면 `cuda`라는 이름부터 거부된다고 본 답입니다. 이 오류도 CUDA를 실제로 쓰려고 할 때 납니다.
 
 # %% [markdown]
-# 아래 셀에서는 GPU가 있으면 마지막 GPU 바로 다음 인덱스를 요청해 이 오류가 나는지 확인하고, 이어서 유효한 인덱스(`torch.cuda.device_count()`보다 작은 값)로 텐서를 만듭니다. PyTorch 2.9부터는 힌트 줄이 붙는지도 확인합니다.
+# 아래 셀에서는 GPU가 있으면 마지막 GPU 바로 다음 인덱스를 요청해 `invalid device ordinal` 오류가 나는지 확인하고, 이어서 유효한 인덱스(`torch.cuda.device_count()`보다 작은 값)로 텐서를 만듭니다. PyTorch 2.9부터는 힌트 줄이 붙는지도 확인합니다.
 
 # %% tags=["gpu-only"]
 if torch.cuda.is_available():
@@ -199,7 +199,7 @@ else:
 # %% [markdown]
 # ## Cannot access accelerator device when none is available.
 #
-# "가속기가 없어서 가속기 디바이스에 접근할 수 없다"고 알려 주는 오류입니다.
+# "쓸 수 있는 가속기가 없어서 가속기 디바이스에 접근할 수 없다"고 알려 주는 오류입니다.
 #
 # 여기서 가속기란 CUDA GPU, Apple의 MPS, Intel의 XPU 등을 말합니다. PyTorch 2.5부터는 디바이스를 정수로 지정하면(`device=0`, `.to(0)`, `torch.device(0)`) 그 정수를 현재 가속기의 인덱스로 해석하므로, 가속기가 없으면 이 오류가 날 수 있습니다. 가속기 없이 `pin_memory()`를 호출해도 같은 오류가 납니다.
 #
@@ -207,14 +207,14 @@ else:
 #
 # - CPU 전용 빌드에서는 항상 납니다.
 # - GPU를 쓸 수 없는 머신에 설치한 CUDA 빌드에서도 PyTorch 2.6까지는 납니다. NVIDIA 드라이버가 없는 머신에서 2.6.0+cu124로 확인했습니다.
-# - 2.7부터는 이런 빌드에서 이 오류가 나지 않습니다. GPU를 쓸 수 없어도 현재 가속기를 빌드 대상인 CUDA로 보기 때문에, `torch.device(0)`은 `cuda:0`을 가리킵니다. 대신 그 디바이스에 텐서를 만들 때 `Found no NVIDIA driver on your system`("NVIDIA 드라이버를 찾을 수 없다")처럼 원인을 알려 주는 다른 오류가 납니다. NVIDIA 드라이버가 없는 머신에서 2.11.0+cu130으로 확인했습니다.
+# - 2.7부터는 이런 빌드에서 이 오류가 나지 않습니다. GPU를 쓸 수 없어도 CUDA 빌드라면 PyTorch가 CUDA를 현재 가속기로 여기므로, `torch.device(0)`은 `cuda:0`을 가리킵니다. 대신 그 디바이스에 텐서를 만들 때 `Found no NVIDIA driver on your system`("NVIDIA 드라이버를 찾을 수 없다")처럼 원인을 알려 주는 다른 오류가 납니다. NVIDIA 드라이버가 없는 머신에서 2.11.0+cu130으로 확인했습니다.
 #
 # 해결 방법은 다음과 같습니다.
 #
 # - 디바이스를 정수로 지정하지 말고, 처음에 한 번 정해 둔 `device`(가속기가 없으면 CPU)를 쓰세요. GPU가 있는 것이 확실하다면 `"cuda:0"`처럼 이름으로 적어도 됩니다.
 # - `pin_memory()`는 가속기가 있을 때만 호출하세요.
 #
-# 다음 셀은 앞의 빌드별 설명 가운데 이 머신이 어느 경우에 해당하는지 보여 주며, GPU가 있으면 인덱스 0에 텐서를 만듭니다.
+# 다음 셀은 앞의 빌드별 설명 가운데 이 머신이 어느 경우에 해당하는지 보여 주며, GPU가 있으면 `device=0`으로 텐서를 만듭니다.
 
 # %% tags=["gpu-only"]
 usable = torch.accelerator.is_available()
@@ -254,9 +254,9 @@ assert named.device.type == device.type
 # %% [markdown]
 # ### `pin_memory=True`와 `non_blocking=True`
 #
-# `DataLoader(..., pin_memory=True)`는 고정(page-locked) 메모리에 배치를 담아 돌려줍니다. `t.to(device, non_blocking=True)`는 GPU로 복사하는 작업을 큐에 넣기만 하고 곧바로 반환할 수 있습니다. 가속기가 없어도 DataLoader는 오류를 내지 않고 고정되지 않은 배치를 내놓으며, `to(..., non_blocking=True)`는 `non_blocking` 없이 호출할 때와 똑같이 동작합니다. 그래서 같은 루프를 어느 머신에서나 그대로 실행할 수 있습니다.
+# 앞에서 본 것처럼 가속기 없이 `pin_memory()`를 직접 호출하면 오류가 나지만, DataLoader의 `pin_memory=True` 옵션은 다릅니다. `DataLoader(..., pin_memory=True)`는 고정(page-locked) 메모리에 배치를 담아 돌려줍니다. `t.to(device, non_blocking=True)`는 GPU로 복사하는 작업을 큐에 넣기만 하고 곧바로 반환할 수 있습니다. 가속기가 없어도 DataLoader는 오류를 내지 않고 고정되지 않은 배치를 내놓으며, `to(..., non_blocking=True)`는 `non_blocking` 없이 호출할 때와 똑같이 동작합니다. 그래서 같은 루프를 어느 머신에서나 그대로 실행할 수 있습니다.
 #
-# `pin_memory=True`인데 가속기를 찾지 못하면 DataLoader가 경고를 내는 버전도 있습니다. PyTorch 2.6은 경고하지 않고, 2.13은 경고합니다. 2.13의 경고 문구는 다음과 같습니다.
+# `pin_memory=True`인데 가속기를 찾지 못했을 때 DataLoader가 경고를 내는지는 버전에 따라 다릅니다. PyTorch 2.6은 아무 경고 없이 넘어가고, 2.13은 다음 경고를 냅니다.
 #
 # ```
 # 'pin_memory' argument is set as true but no accelerator is found, then device pinned memory won't be used.
@@ -303,9 +303,9 @@ elif not torch.accelerator.is_available():
 # Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method
 # ```
 #
-# 메시지는 멀티프로세싱에서 CUDA를 쓰려면 시작 방식으로 `'spawn'`을 지정해야 한다고 덧붙입니다. Python 3.13까지 Linux에서는 `multiprocessing`과 DataLoader 워커가 기본으로 `fork` 방식을 씁니다. `fork`는 부모 프로세스를 복제해 자식 프로세스를 만드는 방식이라, 부모가 이미 CUDA를 초기화했다면 fork한 자식은 CUDA를 전혀 쓸 수 없습니다. Python 3.14부터는 Linux의 기본값이 `forkserver`로 바뀌었습니다.
+# 메시지는 멀티프로세싱에서 CUDA를 쓰려면 시작 방식으로 `'spawn'`을 지정해야 한다고 덧붙입니다. Python 3.13까지 Linux에서는 `multiprocessing`과 DataLoader 워커가 기본으로 `fork` 방식을 씁니다. `fork`는 부모 프로세스를 복제해 자식 프로세스를 만듭니다. 부모가 이미 CUDA를 초기화했다면, fork로 만든 자식은 CUDA를 다시 초기화할 수 없어 CUDA를 전혀 쓰지 못합니다. Python 3.14부터는 Linux의 기본값이 `forkserver`로 바뀌었습니다.
 #
-# 다음 셀은 자식 프로세스를 fork해 그 안에서 `device`에 텐서를 만듭니다. GPU가 있으면 부모가 fork하기 전에 GPU 텐서를 하나 만들어 두므로, 이 시점에 CUDA는 이미 초기화되어 있습니다. 따라서 자식은 이 오류로 실패하고, 오류 메시지를 부모에게 돌려보냅니다.
+# 다음 셀은 자식 프로세스를 fork해 그 안에서 `device`에 텐서를 만듭니다. GPU가 있으면 부모가 먼저 GPU 텐서를 하나 만들어 두므로, fork할 때는 CUDA가 이미 초기화되어 있습니다. 따라서 자식은 이 오류로 실패하고, 오류 메시지를 부모에게 돌려보냅니다.
 #
 # GPU가 없으면 CUDA가 한 번도 초기화되지 않으므로 이 오류는 일어날 수 없고, 자식은 문제없이 CPU 텐서를 만듭니다. 어느 경우든 마지막에는 `torch.cuda.is_initialized()`의 값과 자식 프로세스의 결과를 출력합니다.
 #
@@ -378,7 +378,7 @@ assert features.device.type == device.type
 #
 # "Torch가 CUDA를 지원하도록 컴파일되지 않았다"라는 오류입니다.
 #
-# CPU 전용 빌드(버전 문자열이 대개 `+cpu`로 끝납니다)에서 `.cuda()`나 `device="cuda"` 등으로 CUDA를 쓰려고 하면 이 메시지와 함께 `AssertionError`가 납니다. 다만 CUDA 함수라고 해서 늘 이 메시지가 나오지는 않습니다. 예를 들어 `torch.cuda.set_device(0)`은 원인이 같은데도 `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'`로 실패합니다. "`torch._C`에 `_cuda_setDevice` 속성이 없다"라는 뜻입니다.
+# CPU 전용 빌드(버전 문자열이 대개 `+cpu`로 끝납니다)에서 `.cuda()`나 `device="cuda"` 등으로 CUDA를 쓰려고 하면 이 메시지와 함께 `AssertionError`가 납니다. 다만 CUDA 함수라고 해서 늘 이 메시지가 나오지는 않습니다. 예를 들어 `torch.cuda.set_device(0)`은 원인이 같은데도 `AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'`("`torch._C`에 `_cuda_setDevice` 속성이 없다")로 실패합니다.
 #
 # CUDA 빌드라도 CUDA를 초기화할 수 없는 머신에서는 원인을 알려 주는 다른 오류(`RuntimeError`)가 납니다. NVIDIA 드라이버가 없는 머신에서 PyTorch 2.6.0+cu124를 쓰면 다음과 같습니다.
 #
@@ -404,13 +404,13 @@ assert features.device.type == device.type
 #
 # PyTorch 버전마다 고를 수 있는 CUDA 버전은 pytorch.org의 설치 안내(Get Started) 페이지에서 확인하세요. torchvision과 torchaudio도 같은 주소에서 설치합니다.
 #
-# Blackwell 세대 GPU(GeForce RTX 50 시리즈, B200)를 쓰려면 `cu128` 이상으로 빌드된 torch가 필요합니다. `cu128` 빌드는 PyTorch 2.7부터 나왔지만, PyPI에서 받는 Linux용 torch는 2.7까지는 `cu126`으로, 2.8부터는 `cu128` 이상으로 빌드되어 있습니다. 따라서 Blackwell GPU에서 PyPI의 PyTorch 2.7처럼 `cu126`으로 빌드된 torch를 쓰면, 이 GPU용 코드가 들어 있지 않아 다음 경고가 납니다.
+# Blackwell 세대 GPU(GeForce RTX 50 시리즈, B200)를 쓰려면 `cu128` 이상으로 빌드된 torch가 필요합니다. PyPI에서 받는 Linux용 torch는 PyTorch 2.8부터 `cu128` 이상으로 빌드되어 있습니다. `cu128` 빌드는 2.7부터 나왔지만, PyPI에 있는 2.7의 Linux용 torch는 `cu126` 빌드입니다. `cu126` 빌드에는 Blackwell용 코드가 들어 있지 않아서, 이런 torch를 Blackwell GPU에서 쓰면 다음 경고가 납니다.
 #
 # ```
 # ... is not compatible with the current PyTorch installation.
 # ```
 #
-# 이 GPU는 지금 설치된 PyTorch와 호환되지 않는다는 뜻입니다.
+# `...` 자리에 나오는 GPU가 지금 설치된 PyTorch와 호환되지 않는다는 경고입니다.
 #
 # 다음 셀은 설치된 PyTorch가 CPU 전용 빌드인지 CUDA 빌드인지, GPU를 쓸 수 있는지 보여 주고, GPU가 있으면 CUDA 텐서를 만듭니다.
 
@@ -460,18 +460,19 @@ assert torch.zeros(1, device=device).device.type == device.type
 #
 # 메시지에는 할당하려던 크기, GPU의 전체 용량과 여유 공간, 이 프로세스가 쓰는 메모리, 그중 PyTorch가 할당한 양과 예약만 되고 할당되지 않은 양(여기서는 '비어 있는 예약 메모리'라고 부르겠습니다)이 차례로 나옵니다. 마지막 문장은 비어 있는 예약 메모리가 크면 단편화(빈 메모리가 잘게 쪼개져 쓰지 못하게 되는 현상)를 피하도록 `expandable_segments`를 설정해 보라는 권고입니다.
 #
-# 위 인용문은 PyTorch 2.6의 문구이며, 여기서 권하는 환경 변수 이름은 버전에 따라 다릅니다. 2.9와 2.10의 메시지는 `PYTORCH_ALLOC_CONF`를, 2.12의 메시지는 다시 `PYTORCH_CUDA_ALLOC_CONF`를 권합니다. 2.11의 문구는 확인하지 못했습니다. 어느 이름을 설정하면 되는지는 이 섹션 끝의 표를 보세요.
+# 위에 인용한 메시지의 마지막 부분은 PyTorch 2.6의 문구입니다. 이 부분에 나오는 환경 변수 이름은 버전마다 다릅니다. 2.9와 2.10의 메시지는 `PYTORCH_ALLOC_CONF`를, 2.12의 메시지는 다시 `PYTORCH_CUDA_ALLOC_CONF`를 권합니다. 2.11의 문구는 확인하지 못했습니다. 어느 이름을 설정하면 되는지는 이 섹션 끝의 표를 보세요.
 #
 # 메시지에 나오는 수치의 뜻은 다음과 같습니다.
 #
 # - 할당된 메모리(메시지의 `allocated by PyTorch`, `torch.cuda.memory_allocated()`): PyTorch의 캐싱 할당자가 나눠 준 블록의 총량입니다. 살아 있는 텐서뿐 아니라 cuBLAS 같은 라이브러리의 작업 공간도 들어가며, 각 텐서의 크기는 512바이트의 배수로 올려 잡힙니다.
-# - 비어 있는 예약 메모리(`reserved by PyTorch but unallocated`): 캐싱 할당자가 GPU에서 확보해 두었지만 텐서가 들어 있지 않은 메모리로, 대략 `torch.cuda.memory_reserved() - torch.cuda.memory_allocated()`입니다. 해제된 텐서의 메모리는 드라이버에 반환되지 않고 캐싱 할당자에 남으므로, `torch.cuda.empty_cache()`를 호출하기 전까지 `nvidia-smi`에서는 계속 사용 중으로 보입니다.
+# - 예약된 메모리(`torch.cuda.memory_reserved()`): 캐싱 할당자가 GPU에서 확보해 둔 메모리 전체입니다.
+# - 비어 있는 예약 메모리(`reserved by PyTorch but unallocated`): 예약된 메모리 가운데 텐서가 들어 있지 않은 부분으로, 대략 `torch.cuda.memory_reserved() - torch.cuda.memory_allocated()`입니다. 해제된 텐서의 메모리는 드라이버에 반환되지 않고 캐싱 할당자에 남으므로, `torch.cuda.empty_cache()`를 호출하기 전까지 `nvidia-smi`에서는 계속 사용 중으로 보입니다.
 # - 참고로 `nvidia-smi`의 사용량은 이 프로세스가 예약한 메모리, CUDA 컨텍스트, 같은 GPU를 쓰는 다른 프로세스의 사용량을 모두 더한 값입니다.
 #
 # 먼저 해 볼 것은 다음과 같습니다.
 #
 # - 배치 크기를 줄입니다.
-# - 손실을 기록하려고 누적할 때는 `loss` 텐서 대신 `loss.detach()`를 더합니다(디바이스 불일치 오류 읽는 법 페이지의 [값을 읽으면 CPU가 GPU를 기다린다](07-device-errors.ipynb#값을-읽으면-cpu가-gpu를-기다린다) 섹션 참고).
+# - 손실을 기록하려고 누적할 때는 `loss` 텐서 대신 `loss.detach()`를 더합니다('디바이스 불일치 오류 읽는 법' 페이지의 [값을 읽으면 CPU가 GPU를 기다린다](07-device-errors.ipynb#값을-읽으면-cpu가-gpu를-기다린다) 섹션 참고).
 # - 평가할 때는 `torch.no_grad()`를 씁니다.
 # - 더는 필요 없는 큰 텐서는 `del`합니다.
 # - 비어 있는 예약 메모리가 크면 메시지에 나온 `expandable_segments` 설정을 씁니다(Linux만 해당).
@@ -528,9 +529,9 @@ else:
     print(f"{torch.cuda.is_available()=}")
 
 # %% [markdown]
-# 예약된 메모리가 있어도 쓰지 못할 때가 있습니다. 할당자는 GPU 메모리를 세그먼트라는 큰 덩어리로 확보해 잘라 쓰는데, 세그먼트 안의 빈 블록이 모두 다음 요청보다 작으면 새 텐서를 놓을 곳이 없습니다. 이를 단편화라고 합니다. 할당자 설정 `expandable_segments:True`를 켜면 세그먼트를 새로 잡지 않고 기존 세그먼트를 늘려 쓰므로, 단계마다 배치 모양(shape)이 바뀔 때 특히 도움이 됩니다.
+# 예약된 메모리가 있어도 쓰지 못할 때가 있습니다. 할당자는 GPU 메모리를 세그먼트라는 큰 덩어리로 확보해 잘라 쓰는데, 세그먼트 안의 빈 블록이 모두 다음 요청보다 작으면 새 텐서를 놓을 곳이 없습니다. 앞에서 말한 단편화가 바로 이런 상태입니다. 할당자 설정 `expandable_segments:True`를 켜면 세그먼트를 새로 잡지 않고 기존 세그먼트를 늘려 쓰므로, 단계마다 배치 모양(shape)이 바뀔 때 특히 도움이 됩니다.
 #
-# `expandable_segments`는 Linux에서만 동작합니다. Windows 빌드는 이 설정을 무시하고, "이 플랫폼에서는 지원하지 않는다"는 뜻의 경고 `expandable_segments not supported on this platform`을 냅니다. 이 값을 담는 환경 변수(아래 참고)는 할당자가 초기화될 때 한 번만 읽히므로, `import torch`보다 먼저 설정하세요.
+# `expandable_segments`는 Linux에서만 동작합니다. Windows 빌드는 이 설정을 무시하고 `expandable_segments not supported on this platform`이라는 경고("이 플랫폼에서는 지원하지 않는다")를 냅니다. 이 값을 담는 환경 변수(아래 참고)는 할당자가 처음 초기화될 때 한 번만 읽히므로, 가장 확실한 방법은 `import torch`보다 먼저 설정하는 것입니다.
 #
 # PyTorch 버전별로 할당자 설정을 어느 이름의 환경 변수에서 읽는지는 다음과 같습니다.
 #
@@ -541,7 +542,7 @@ else:
 # | 2.12 | 읽음(새 이름의 별칭으로 처리됨, [pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)) | 읽음 |
 # | 2.13 | 경고 없이 읽음. 두 이름이 모두 있으면 기존 이름을 따름 | 읽음 |
 #
-# 2.9부터 2.11까지 나오는 경고는 `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`입니다. 기존 이름은 사용 중단되었으니 새 이름을 쓰라는 뜻입니다. 이 문구는 PyTorch 소스의 `c10/core/AllocatorConfig.cpp`에 있습니다.
+# 2.9부터 2.11까지는 기존 이름을 설정하면 `PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead`라는 경고가 나옵니다. 기존 이름은 사용 중단되었으니 새 이름을 쓰라는 안내입니다. 이 문구는 PyTorch 소스의 `c10/core/AllocatorConfig.cpp`에 있습니다.
 #
 # 여러 버전에서 돌릴 스크립트라면 기존 이름(`PYTORCH_CUDA_ALLOC_CONF`) 하나만 설정하세요. 일부 버전에서 경고가 나올 뿐 동작에는 문제가 없습니다.
 #
@@ -576,4 +577,4 @@ else:
 # | `Cannot access accelerator device when none is available.` | 가속기 없이 디바이스를 정수로 지정하거나 `pin_memory()` 호출 | 디바이스를 이름으로 지정, `pin_memory()`는 가속기가 있을 때만 호출 |
 # | `Cannot re-initialize CUDA in forked subprocess` | 부모가 CUDA를 쓴 뒤 fork한 자식에서 CUDA 사용 | 워커는 CPU 작업만, 디바이스로 옮기기는 메인 프로세스에서. 또는 `spawn` 사용 |
 # | `Torch not compiled with CUDA enabled` | CPU 전용 빌드에서 CUDA 사용(`set_device`는 대신 `no attribute '_cuda_setDevice'` 오류를 냄) | CUDA 빌드 설치(Blackwell GPU는 `cu128` 이상, macOS에서는 `mps` 사용). 또는 디바이스를 한 번 정해 두고 쓰기 |
-# | `CUDA out of memory` | GPU 여유 메모리보다 큰 할당 요청 | 배치 줄이기, 손실은 `detach()`해서 누적, 평가할 때는 `no_grad()` 사용, 필요 없는 큰 텐서는 `del`. 할당된 메모리와 예약된 메모리를 구분해 읽기 |
+# | `CUDA out of memory` | GPU 여유 메모리보다 큰 할당 요청 | 배치 줄이기, 손실은 `detach()`해서 누적, 평가할 때는 `no_grad()` 사용, 필요 없는 큰 텐서는 `del`로 삭제. 할당된 메모리와 예약된 메모리를 구분해 읽기 |
