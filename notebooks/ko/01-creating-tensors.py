@@ -48,8 +48,8 @@ TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 
 # 이 튜토리얼은 torch.accelerator(torch 2.6 이상)를 쓰므로, 버전이 낮으면 멈춘다
 TOO_OLD_TEXT = (
-    "이 노트북에는 torch 2.6 이상이 필요합니다"
-    "(이 튜토리얼은 torch.accelerator를 사용합니다). 설치된 torch는 {}입니다. "
+    "이 노트북은 torch.accelerator를 사용하므로 torch 2.6 이상이 필요합니다. "
+    "설치된 torch는 {}입니다. "
     "torch를 업데이트하고(pip install -U torch) "
     "커널을 다시 시작하세요."
 )

@@ -17,7 +17,7 @@
 #
 # `"cuda"`를 하드코딩하면 Mac에서도, NVIDIA GPU가 없는 랩톱에서도, CPU만 있는 CI 러너에서도 오류가 납니다. 이 페이지에서는 쓸 수 있는 가속기가 있으면 그것을 쓰고, 없으면 CPU를 쓰는 작은 도우미(helper) 함수를 만듭니다. 또한 `device=0`처럼 정수로 지정한 디바이스가 최신 PyTorch에서 무엇을 가리키는지도 설명합니다. 정수 디바이스의 의미는 PyTorch 2.5에서 바뀌었습니다.
 #
-# 'GPU 검증 포함' 셀은 GPU를 쓸 수 있는 머신에서만 관련 검증을 실행하고, 그렇지 않으면 `cuda_ok=False`처럼 어떤 조건이 맞지 않았는지 출력하거나 GPU가 없을 때의 동작을 대신 확인합니다. 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 함수는 예상한 오류를 출력한 뒤, 노트북이 멈추지 않고 다음 셀로 넘어가게 해 줍니다.
+# 'GPU 검증 포함' 셀은 GPU를 쓸 수 있는 머신에서만 GPU 관련 검증을 실행합니다. GPU가 없으면 `cuda_ok=False`처럼 어떤 조건이 맞지 않았는지 출력하거나, GPU가 없을 때의 동작을 대신 확인합니다. 첫 번째 셀에서는 `expect_error`도 정의합니다. 이 함수는 예상한 오류를 출력한 뒤, 노트북이 멈추지 않고 다음 셀로 넘어가게 해 줍니다.
 
 # %% [markdown] tags=["summary"]
 # **요약**
@@ -45,8 +45,8 @@ TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 
 # 이 튜토리얼은 torch.accelerator(torch 2.6 이상)를 쓰므로, 버전이 낮으면 멈춘다
 TOO_OLD_TEXT = (
-    "이 노트북에는 torch 2.6 이상이 필요합니다"
-    "(이 튜토리얼은 torch.accelerator를 사용합니다). 설치된 torch는 {}입니다. "
+    "이 노트북은 torch.accelerator를 사용하므로 torch 2.6 이상이 필요합니다. "
+    "설치된 torch는 {}입니다. "
     "torch를 업데이트하고(pip install -U torch) "
     "커널을 다시 시작하세요."
 )
@@ -78,9 +78,11 @@ print(torch.__version__, device)
 # %% [markdown]
 # ## 예전 방법: CUDA GPU를 쓸 수 있는지 확인하기
 #
-# `torch.cuda.is_available()`은 지금 쓰는 PyTorch 빌드가 CUDA를 지원하고, 드라이버가 동작하고, GPU가 하나 이상 보일 때만 `True`를 반환합니다. CUDA 전용 코드를 실행하기 전에 확인하는 용도라면 지금도 이 함수를 쓰면 됩니다.
+# `torch.cuda.is_available()`은 지금 쓰는 PyTorch 빌드가 CUDA를 지원하고, 드라이버가 정상적으로 동작하며, GPU가 하나 이상 인식될 때만 `True`를 반환합니다. CUDA 전용 코드를 실행하기 전에 확인하는 용도라면 지금도 이 함수를 쓰면 됩니다.
 #
-# 하지만 이 함수가 확인하는 것은 CUDA뿐입니다. 그래서 Mac에서는 Apple GPU(`mps` 디바이스)를 쓸 수 있어도 `False`를 반환합니다. 참고로 ROCm 빌드에서는 AMD GPU도 `cuda` 디바이스로 인식됩니다. GPU가 없으면 다음 셀은 `cuda_ok=False`를 출력하고, GPU 개수는 검증하지 않습니다.
+# 하지만 이 함수가 확인하는 것은 CUDA뿐입니다. 그래서 Mac에서는 Apple GPU(`mps` 디바이스)를 쓸 수 있어도 `False`를 반환합니다. 참고로 ROCm 빌드에서는 AMD GPU도 `cuda` 디바이스로 인식됩니다.
+#
+# 다음 셀은 CUDA와 MPS를 쓸 수 있는지 출력합니다. GPU가 없는 머신에서는 `cuda_ok=False`가 나오고, GPU 개수를 확인하는 검증은 건너뜁니다.
 
 # %% tags=["gpu-only"]
 cuda_ok = torch.cuda.is_available()
@@ -95,10 +97,10 @@ if mps_ok:
 # %% [markdown]
 # ## 모든 가속기를 한 API로 다루기
 #
-# 2.6에서 추가된 `torch.accelerator`를 쓰면 CUDA, Apple MPS, Intel XPU 등을 같은 함수로 다룰 수 있습니다. 이 노트북에 PyTorch 2.6 이상이 필요한 것도 이 API를 쓰기 때문이며, 그보다 오래된 PyTorch에서는 첫 번째 셀에서 실행이 멈춥니다. 스크립트에 필요한 정보는 다음 두 함수로 얻습니다.
+# PyTorch 2.6에서 추가된 `torch.accelerator`는 CUDA, Apple MPS, Intel XPU 등 가속기의 종류와 상관없이 같은 함수로 동작합니다. 이 노트북에 PyTorch 2.6 이상이 필요한 것도 이 API를 쓰기 때문이며, 그보다 오래된 PyTorch에서는 첫 번째 셀에서 실행이 멈춥니다. 스크립트에 필요한 정보는 다음 두 함수로 얻습니다.
 #
 # - `torch.accelerator.is_available()`: 지금 가속기를 쓸 수 있는가?
-# - `torch.accelerator.current_accelerator()`: 어떤 종류의 가속기인가? PyTorch 2.7부터는 설치된 PyTorch 빌드가 지원하는 종류를 알려 줍니다.
+# - `torch.accelerator.current_accelerator()`: 어떤 종류의 가속기인가? PyTorch 2.6에서는 쓸 수 있는 가속기의 종류를, 2.7부터는 설치된 PyTorch 빌드가 지원하는 가속기의 종류를 알려 줍니다.
 #
 # 쓸 수 있는 가속기가 없을 때 `current_accelerator()`가 어떻게 동작하는지는 버전에 따라 다릅니다. PyTorch 2.6에서는 `RuntimeError`가 발생합니다. 그래서 아래 셀에서는 가속기를 쓸 수 있거나 PyTorch가 2.7 이상일 때만 이 함수를 호출합니다.
 
@@ -137,7 +139,7 @@ else:
 # %% [markdown] tags=["answer"]
 # **정답:** PyTorch 빌드에 따라 다릅니다. 위 검증 셀은 이 머신에서 나온 결과가 맞는지 확인합니다.
 #
-# - `acc=None`: PyTorch 2.7 이상에서 CPU 전용 빌드처럼 가속기를 지원하지 않는 빌드를 쓸 때 나옵니다.
+# - `acc=None`: PyTorch 2.7 이상에서, CPU 전용 빌드처럼 가속기를 지원하지 않는 PyTorch를 쓰면 나옵니다.
 # - `acc=device(type='cuda')`: CUDA 빌드에서 나옵니다. 2.7부터는 GPU를 쓸 수 없는 머신에서도 마찬가지입니다(아래에서 자세히 다룹니다). CUDA GPU를 쓸 수 있는 머신에서는 위 검증 셀이 이 값인지 확인합니다.
 # - `acc=device(type='cuda', index=0)`은 나오지 않습니다. `current_accelerator()`가 가리키는 것은 특정 GPU가 아니라 가속기의 종류이므로 인덱스가 붙지 않습니다.
 # - `acc=device(type='cpu')`도 나오지 않습니다. CPU는 가속기가 아니며, 가속기를 지원하지 않는 빌드에서는 `None`이 나옵니다.
@@ -199,7 +201,7 @@ if cuda_ok:
 # %% [markdown] tags=["answer"]
 # **정답:** 쓸 수 있는 가속기가 없는 머신에서는 `cpu cpu`가 출력됩니다. `pick_device()`가 CPU를 고르기 때문입니다.
 #
-# - `cuda cuda:0`: CUDA GPU를 쓸 수 있는 머신에서 나오며, 그런 머신에서는 위 검증 셀이 이 출력을 확인합니다. 도우미 함수가 반환한 디바이스에는 인덱스가 없지만, 텐서는 언제나 특정 GPU 하나에 놓이며, 그 GPU가 바로 현재 디바이스입니다. 현재 디바이스를 따로 바꾸지 않았다면 0번 GPU입니다.
+# - `cuda cuda:0`: CUDA GPU를 쓸 수 있는 머신에서 나오며, 그런 머신에서는 위 검증 셀이 이 출력을 확인합니다. 도우미 함수가 반환한 디바이스에는 인덱스가 없지만, 텐서는 항상 특정 GPU 하나에 만들어집니다. 인덱스가 없으면 현재 디바이스가 쓰이고, 현재 디바이스를 따로 바꾸지 않았다면 0번 GPU입니다.
 # - `cuda:0 cuda:0`은 나오지 않습니다. `current_accelerator()`는 인덱스 없는 디바이스를 반환하므로 첫 번째 값인 `device`는 `cuda`로 출력됩니다.
 
 # %% [markdown]
@@ -252,12 +254,12 @@ else:  # 가속기용 빌드지만 여기서는 가속기를 쓸 수 없다
 # %% [markdown] tags=["answer"]
 # **정답:** 머신과 설치된 PyTorch 빌드·버전에 따라 달라집니다. 이 머신의 결과는 위 검증 셀에서 확인했습니다.
 #
-# - `Cannot access accelerator device when none is available`: CPU 전용 빌드를 쓰거나, PyTorch 2.6에서 쓸 수 있는 가속기가 없으면 0이 가리킬 디바이스가 없습니다. 그래서 텐서를 만들기도 전에 `torch.device(0)`에서 바로 이 `RuntimeError`("쓸 수 있는 가속기가 없어서 가속기 디바이스에 접근할 수 없다")가 발생합니다.
+# - `Cannot access accelerator device when none is available`: CPU 전용 빌드를 쓰거나, PyTorch 2.6에서 쓸 수 있는 가속기가 없으면 0이 가리킬 디바이스가 없습니다. 그래서 텐서를 만들기도 전에 `torch.device(0)`에서 바로 이 `RuntimeError`가 발생합니다.
 # - `device(type='cuda', index=0)`: CUDA 머신에서는 0이 `cuda:0`을 가리킵니다. 2.7부터는 GPU가 없는 머신이라도 CUDA 빌드라면 `0`이 `cuda:0`으로 해석되고, 오류는 그 디바이스에 텐서를 만들 때에야 발생합니다.
 # - `device(type='cpu')`는 나오지 않습니다. 정수 디바이스가 CPU를 가리키는 일은 없습니다.
 
 # %% [markdown]
-# 이처럼 정수 디바이스가 가리키는 대상은 머신마다 다르므로, 정수 하나로 어느 머신에서나 같은 GPU를 지정할 수는 없습니다. CPU만 있는 머신에서는 아예 오류가 납니다. 도우미 함수가 반환한 디바이스를 넘기세요. 특정 GPU를 지정해야 한다면 `"cuda:0"`처럼 종류와 인덱스를 함께 적으세요.
+# 이처럼 정수 하나가 어느 머신에서나 같은 종류의 디바이스를 가리키지는 않으며, CPU만 있는 머신에서는 아예 오류가 납니다. 그러니 정수 대신 도우미 함수가 반환한 디바이스를 넘기세요. 특정 GPU를 지정해야 한다면 `"cuda:0"`처럼 종류와 인덱스를 함께 적으세요.
 
 # %% [markdown]
 # ## 정리
@@ -265,4 +267,4 @@ else:  # 가속기용 빌드지만 여기서는 가속기를 쓸 수 없다
 # - `torch.cuda.is_available()`은 CUDA를 쓸 수 있는지만 알려 줍니다.
 # - `torch.accelerator.is_available()`과 `current_accelerator()`(2.6 이상)는 CUDA, MPS, XPU 등을 다룹니다. 2.7부터 `current_accelerator()`는 머신에 실제로 있는 가속기가 아니라 설치된 PyTorch 빌드가 지원하는 가속기 종류를 알려 주며, 지원하는 가속기가 없으면 `None`이 나옵니다. 2.6에서는 쓸 수 있는 가속기가 없으면 예외가 발생합니다. 먼저 `is_available()`을 확인하세요.
 # - 쓸 수 있는 가속기가 있으면 그것을, 없으면 CPU를 고르는 `pick_device()` 도우미 함수 하나로 스크립트를 어디서나 실행할 수 있습니다.
-# - 2.5부터 정수 디바이스 n은 현재 가속기의 n번 디바이스를 뜻하며, CUDA라는 보장은 없습니다. 쓸 수 있는 가속기가 없는 머신에서는 오류가 발생합니다(PyTorch 2.7 이상의 CUDA 빌드라면 텐서를 만들 때 발생합니다).
+# - 2.5부터 정수 디바이스 n은 현재 가속기의 n번 디바이스를 뜻하며, CUDA라는 보장은 없습니다. 쓸 수 있는 가속기가 없는 머신에서는 오류가 납니다(PyTorch 2.7 이상의 CUDA 빌드라면 텐서를 만들 때 납니다).
