@@ -100,7 +100,7 @@ print(f"{torch.__version__=}, {device=}, {torch.backends.cuda.is_built()=}")
 #
 # 後半は、`torch.cuda.is_available()` が `False` であることを伝え、CPU だけのマシンなら `torch.load` に `map_location=torch.device('cpu')` を指定して、ストレージを CPU 上に復元するよう勧めています。
 #
-# チェックポイントにはストレージごとに保存元のデバイスが記録されていて、`torch.load` はストレージをそのデバイス上に復元します。GPU で保存したファイルには `cuda:0` と記録されているので、使える CUDA GPU のないマシンでは、`cuda:0` 上に復元できません。対処法は、メッセージにあるとおり `map_location` を指定することです。
+# チェックポイントにはストレージごとに保存元のデバイスが記録されていて、`torch.load` はストレージをそのデバイス上に復元します。たとえば `cuda:0` 上のテンソルを保存したファイルには `cuda:0` と記録されているので、使える CUDA GPU のないマシンでは、そのまま `cuda:0` 上に復元することはできません。対処法は、メッセージにあるとおり `map_location` を指定することです。
 #
 # `cuda:0` と記録されたファイルを GPU なしで作るため、CPU のテンソルを保存してから、ファイル中のデバイスの文字列を書き換えます。チェックポイントは zip アーカイブで、中の `data.pkl`（オブジェクトを pickle で直列化したもの）に、各ストレージのデバイスが短い文字列として記録されています。書き換えるのはこの部分です。
 #
@@ -150,7 +150,7 @@ assert here["weight"].device.type == device.type
 # %% [markdown]
 # ## CUDA error: invalid device ordinal
 #
-# 「CUDA エラー：デバイス番号が無効」というメッセージで、指定したインデックスの GPU が存在しないときに出ます。
+# 「CUDA エラー：デバイス番号が無効」という意味のエラーで、指定したインデックスの GPU が存在しないときに出ます。
 #
 # たとえば、GPU が1枚のマシンで `cuda:1` を指定した場合や、`CUDA_VISIBLE_DEVICES` で一部の GPU を隠したあとに、隠す前のインデックスを指定した場合です（見える GPU には 0 からインデックスが振り直されます）。
 #
@@ -173,7 +173,7 @@ if TORCH >= (2, 8):
     assert issubclass(torch.AcceleratorError, RuntimeError)
 
 # %% [markdown] tags=["answer"]
-# **答え：** どのマシンでも `seven=device(type='cuda', index=7)` です。`torch.device` は名前にすぎず、書いただけでは何も検査されません。
+# **答え：** どのマシンでも `seven=device(type='cuda', index=7)` です。`torch.device` はデバイスの種類とインデックスを表すだけのオブジェクトで、作った時点では GPU の有無も数も確かめられません。
 #
 # - `CUDA error: invalid device ordinal` と予想した人は、`torch.device` を作った時点で GPU の数が確かめられると考えたのかもしれません。エラーになるのは、そのデバイスに初めてテンソルを置いたときです。
 # - `Torch not compiled with CUDA enabled` は、CPU 専用ビルドなら `cuda` のデバイスを書いただけで失敗すると考えた答えです。CPU 専用ビルドでも、`torch.device` を作るだけではエラーになりません。
@@ -208,7 +208,7 @@ else:
 #
 # - CPU 専用ビルドでは、常に出ます。
 # - 使える GPU のないマシン上の CUDA ビルドでも、PyTorch 2.6 までは出ます（NVIDIA ドライバのないマシンで 2.6.0+cu124 を使って確認しました）。
-# - PyTorch 2.7 以降の CUDA ビルドでは、GPU が使えなくてもこのエラーは出ません。アクセラレータは、そのビルドが対応する CUDA とみなされ、`torch.device(0)` は `cuda:0` を指します。代わりに、そこにテンソルを作った時点で別のエラーが出ます。そのメッセージには、`Found no NVIDIA driver on your system`（NVIDIA ドライバが見つからない）のように原因が示されます。この動作は、NVIDIA ドライバのないマシンで 2.11.0+cu130 を使って確認しました。
+# - PyTorch 2.7 以降の CUDA ビルドでは、GPU が使えなくてもこのエラーは出ません。このビルドでは、GPU がなくても CUDA がアクセラレータとして扱われ、`torch.device(0)` は `cuda:0` を指します。そのため、このエラーは出ず、そこにテンソルを作った時点で別のエラーが出ます。そのメッセージには、`Found no NVIDIA driver on your system`（NVIDIA ドライバが見つからない）のように原因が示されます。この動作は、NVIDIA ドライバのないマシンで 2.11.0+cu130 を使って確認しました。
 #
 # 対処法は、デバイスを名前で書くこと（`"cuda:0"`、または一度決めた `device`）と、アクセラレータがあるときだけメモリをピン留めすることです。
 #
@@ -292,7 +292,7 @@ elif not torch.accelerator.is_available():
         assert any("no accelerator" in str(w.message) for w in warned)
 
 # %% [markdown]
-# 逆方向のコピー `to("cpu", non_blocking=True)` は、データが届く前に戻ることがあります。返ってきたテンソルを読む前に、`torch.cuda.synchronize()` を呼んでください。この動作を GPU で検証するセルは、「[テンソルの移動](02-moving-tensors.ipynb)」のページにあります。
+# 逆向き、つまり GPU から CPU へのコピーを `to("cpu", non_blocking=True)` で行うと、コピーが終わる前に呼び出しが戻ることがあります。返ってきたテンソルを読む前に、`torch.cuda.synchronize()` を呼んでください。この動作を GPU で検証するセルは、「[テンソルの移動](02-moving-tensors.ipynb)」のページにあります。
 
 # %% [markdown]
 # ## Cannot re-initialize CUDA in forked subprocess
@@ -303,7 +303,7 @@ elif not torch.accelerator.is_available():
 # Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method
 # ```
 #
-# 後半は「マルチプロセスで CUDA を使うなら、起動方法に `'spawn'` を使わなければならない」と求めています。Python 3.13 までの Linux では、`multiprocessing` や DataLoader は、デフォルトで `fork`、つまり親プロセスを複製する方法でワーカー（子プロセス）を起動します（Python 3.14 から、Linux のデフォルトは `forkserver` です）。親がすでに CUDA を初期化していると、fork した子プロセスは CUDA をまったく使えません。
+# 後半は「マルチプロセスで CUDA を使うなら、起動方法に `'spawn'` を使わなければならない」と求めています。Linux では、Python 3.13 までは `multiprocessing` も DataLoader も、デフォルトで `fork`、つまり親プロセスを複製する方法でワーカー（子プロセス）を起動します（Python 3.14 から、Linux のデフォルトは `forkserver` です）。親がすでに CUDA を初期化していると、fork した子プロセスは CUDA をまったく使えません。
 #
 # 次のセルでは、まず親プロセスで `device` 上にテンソルを作ります（GPU があれば、ここで CUDA が初期化されます）。それから子プロセスを fork し、子の中でも `device` 上にテンソルを作ります。
 #
@@ -340,7 +340,7 @@ else:
     print(f"{sys.platform=}")
 
 # %% [markdown] tags=["predict"]
-# **予想：** GPU があるマシンでは、このプロセスはすでに CUDA を使っています。このあと DataLoader が2つのワーカープロセスを（Python 3.13 までの Linux では `fork` で）起動してバッチを作り、ループが各バッチを `device` に移動します。次のセルは何を表示するでしょうか。
+# **予想：** GPU があるマシンでは、このプロセスはすでに CUDA を使っています。このあと DataLoader が2つのワーカープロセスを（Linux で Python 3.13 以前なら `fork` で）起動してバッチを作り、ループが各バッチを `device` に移動します。次のセルは何を表示するでしょうか。
 #
 # - `devices={'cuda'}`
 # - `Cannot re-initialize CUDA in forked subprocess`
@@ -370,9 +370,9 @@ assert features.device.type == device.type
 # %% [markdown]
 # 子プロセスでどうしても CUDA を使う必要があるなら、`multiprocessing.get_context("spawn")` や `DataLoader(..., multiprocessing_context="spawn")` で `spawn` を指定して起動します。`forkserver` でも構いません。
 #
-# `forkserver` では、子プロセスは新しく起動したサーバープロセスから fork されます。このサーバーはスクリプトを import しても、`if __name__ == "__main__":` のガードの下は実行しません。そのため、CUDA を使うコードがガードの下にあれば、サーバーは CUDA を初期化しないまま子プロセスを fork します。
+# `forkserver` では、子プロセスは新しく起動したサーバープロセスから fork されます。このサーバーはスクリプトを import しますが、`if __name__ == "__main__":` のブロックの中は実行しません。そのため、CUDA を使うコードがこのブロックの中にあれば、サーバーは CUDA を初期化しないまま子プロセスを fork します。
 #
-# `spawn` と `forkserver` のどちらでも、CUDA を使うコードはこのガードの下に置き、データセットのクラスはモジュールのトップレベルで定義してください（詳しくは「[複数の GPU](05-several-gpus.ipynb)」を参照）。
+# `spawn` と `forkserver` のどちらでも、CUDA を使うコードはこのブロックの中に置き、データセットのクラスはモジュールのトップレベルで定義してください（詳しくは「[複数の GPU](05-several-gpus.ipynb)」を参照）。
 
 # %% [markdown]
 # ## Torch not compiled with CUDA enabled
@@ -455,7 +455,7 @@ assert torch.zeros(1, device=device).device.type == device.type
 #
 # まとめると、メッセージには、確保しようとしたサイズ、GPU の総容量と空き、このプロセスが使っているメモリ（そのうち PyTorch の割り当て済みメモリと、予約済みで未割り当てのメモリ）が順に並びます。末尾の文は、予約済みで未割り当ての部分が大きければ、断片化を避けるために `expandable_segments` を試すよう勧めています。
 #
-# 上に引用したのは PyTorch 2.6 の文言です。メッセージに出る環境変数名は、2.9 と 2.10 では `PYTORCH_ALLOC_CONF` に変わりました。2.11 の文言は、まだ確認できていません。2.12 では `PYTORCH_CUDA_ALLOC_CONF` に戻り、あわせて `PYTORCH_CUDA_ALLOC_CONF` が `PYTORCH_ALLOC_CONF` の別名という扱いになりました（[pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)）。どちらを設定すればよいかは、このセクションの最後で説明します。
+# 上に引用したのは PyTorch 2.6 の文言です。メッセージに出る環境変数名は、2.9 と 2.10 では `PYTORCH_ALLOC_CONF` に変わり、2.12 で従来の `PYTORCH_CUDA_ALLOC_CONF` に戻りました（2.11 の文言は、このページでは確かめていません）。あわせて 2.12 では、この従来の名前が `PYTORCH_ALLOC_CONF` の別名という扱いになりました（[pytorch#167659](https://github.com/pytorch/pytorch/pull/167659)）。どちらを設定すればよいかは、このセクションの最後で説明します。
 #
 # 数値の意味は次のとおりです。
 #
@@ -494,7 +494,7 @@ assert torch.cuda.OutOfMemoryError is torch.OutOfMemoryError
 assert issubclass(torch.OutOfMemoryError, RuntimeError)
 
 # %% [markdown] tags=["answer"]
-# **答え：** `handler='RuntimeError'` です。このエラーの型 `torch.OutOfMemoryError` は `RuntimeError` のサブクラスで、この関係はどのマシンでも同じです。`torch.cuda.OutOfMemoryError` は同じクラスの別名です。このエラーだけを捕捉したいなら `except torch.OutOfMemoryError` と書きます。
+# **答え：** `handler='RuntimeError'` です。このエラーの型である `torch.OutOfMemoryError` は `RuntimeError` のサブクラスです。この継承関係は、GPU の有無にかかわらず同じです。`torch.cuda.OutOfMemoryError` は同じクラスの別名です。このエラーだけを捕捉したいなら `except torch.OutOfMemoryError` と書きます。
 #
 # - `handler='Exception'` を選んだなら、メモリ不足のエラーは `RuntimeError` とは別の種類だと考えたのでしょう。実際はサブクラスなので最初の `except` が捕捉し、2つ目の `except` には届きません。
 
