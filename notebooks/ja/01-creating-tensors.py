@@ -49,8 +49,8 @@ TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 # このチュートリアルは torch.accelerator（torch 2.6 以降）を使うので、
 # 古い torch ではここで止める
 TOO_OLD_TEXT = (
-    "このノートブックには torch 2.6 以降が必要です"
-    "（このチュートリアルは torch.accelerator を使うため）。"
+    "このノートブックは torch.accelerator を使うため、"
+    "torch 2.6 以降が必要です。"
     "インストールされている torch は {} です。"
     "torch を更新して（pip install -U torch）、"
     "カーネルを再起動してください。"

@@ -15,7 +15,7 @@
 # %% [markdown]
 # # テンソルの移動
 #
-# テンソルを移動するには `t.to(...)` か、そのショートカットである `t.cuda()`・`t.cpu()` を使います。3つとも同じルールに従います。ただし、このルールには意外な点が1つあります。最初の2つの「予想」では、その両方を順に取り上げます。どの「予想」でも、結果に見当をつけてから実行して確かめてみてください。
+# テンソルを移動するには `t.to(...)` か、そのショートカットである `t.cuda()`・`t.cpu()` を使います。3つとも同じルールに従いますが、そのルールには意外な点が1つあります。最初の2つの「予想」で、基本のルールと意外な点を順に確かめます。どの「予想」でも、結果に見当をつけてから実行してみてください。
 #
 # このページで扱うのはテンソルです。`nn.Module.to` は別のルールに従うので、[モデルの移動](03-moving-models.ipynb)のページで説明します。
 #
@@ -49,8 +49,8 @@ TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
 # このチュートリアルは torch.accelerator（torch 2.6 以降）を使うので、
 # 古い torch ではここで止める
 TOO_OLD_TEXT = (
-    "このノートブックには torch 2.6 以降が必要です"
-    "（このチュートリアルは torch.accelerator を使うため）。"
+    "このノートブックは torch.accelerator を使うため、"
+    "torch 2.6 以降が必要です。"
     "インストールされている torch は {} です。"
     "torch を更新して（pip install -U torch）、"
     "カーネルを再起動してください。"
@@ -112,7 +112,7 @@ assert m.shape == x.shape and m.dtype == x.dtype
 # `to` は元のテンソルを動かさないので、戻り値を必ず受け取ってください。たいていは同じ変数に代入し直します（`t = t.to(device)`）。
 
 # %% [markdown]
-# `meta` テンソルにはデータがないため、`meta` で確かめられるのは移動の前後でテンソルがどうなるかだけです。移動にかかるコストはわかりません。`x.to("meta")` では実際には何もコピーされず、`meta` テンソルを CPU へ戻すこともできません。次のセルのエラーメッセージは、「`meta` テンソルからはコピーできない。データがない」と言っています。
+# `meta` テンソルにはデータがないため、`meta` で確かめられるのは移動の前後でテンソルがどうなるかだけです。移動にかかるコストはわかりません。`x.to("meta")` では実際には何もコピーされず、`meta` テンソルを CPU へ戻すこともできません。次のセルのエラーメッセージは、「`meta` テンソルからはコピーできない。データがない」という意味です。
 
 # %% tags=["claim-F7"]
 with expect_error(NotImplementedError, "no data"):
@@ -255,7 +255,7 @@ with expect_error(TypeError, "invalid combination of arguments"):
 # `t.cuda()` が受け付けるのは、CUDA デバイスか、そのインデックス（整数）だけです。ほかのデバイスを渡すとエラーになります。
 
 # %% [markdown] tags=["predict"]
-# **予想：** `t.cuda("cpu")` を呼ぶと、GPU の有無にかかわらず、どんなエラーが出るでしょうか。
+# **予想：** `t.cuda("cpu")` はエラーになります（GPU の有無は関係ありません）。どんなエラーが出るでしょうか。
 #
 # - `Torch not compiled with CUDA enabled`
 # - `TypeError`
@@ -278,7 +278,7 @@ assert "must be cuda device" in str(caught.error)
 # %% [markdown]
 # ## 存在しない GPU インデックス
 #
-# PyTorch 2.7 までは、存在しない GPU（GPU が1枚のマシンでの `cuda:1` など）を指定すると、サブクラスではなく `RuntimeError` そのものが送出されていました。メッセージは `CUDA error: invalid device ordinal`（CUDA エラー：デバイス番号が無効）です。PyTorch 2.8 以降は、同じメッセージの `torch.AcceleratorError` が送出されます。`AcceleratorError` は `RuntimeError` のサブクラスなので、古いバージョン向けに書いた `except RuntimeError` でもそのまま捕捉できます。
+# PyTorch 2.7 までは、存在しない GPU（GPU が1枚のマシンでの `cuda:1` など）を指定すると `RuntimeError` が送出されていました。メッセージは `CUDA error: invalid device ordinal`（CUDA エラー：デバイス番号が無効）です。PyTorch 2.8 以降は、同じメッセージの `torch.AcceleratorError` が送出されます。`AcceleratorError` は `RuntimeError` のサブクラスなので、古いバージョン向けに書いた `except RuntimeError` でもそのまま捕捉できます。
 #
 # GPU があれば、次のセルでは存在しないインデックスとして `torch.cuda.device_count()`（最後の GPU のインデックスより1大きい値）を指定します。そして、送出されたエラーのメッセージに `invalid device ordinal` が含まれること、PyTorch 2.8 以降ではその型が `torch.AcceleratorError` であることを assert で検証します。
 
@@ -307,7 +307,7 @@ else:
 # また、ピン留めにはアクセラレータが必要です。次のセルは、実行したマシンに応じて、以下のいずれかを assert で検証します。
 #
 # - 使えるアクセラレータ（GPU など）があれば、`pin_memory()` はピン留めしたコピーを返し、元のテンソルはピン留めされないままです。
-# - どのアクセラレータ向けにもビルドされていない PyTorch（CPU 版）では、`pin_memory()` を呼ぶと次のエラーになります。PyTorch 2.6 では、アクセラレータ向けのビルドでも、使えるアクセラレータがなければ同じエラーが出ます。
+# - CPU 専用ビルドの PyTorch では、`pin_memory()` を呼ぶと次のエラーになります。PyTorch 2.6 では、GPU などに対応したビルドでも、使えるアクセラレータがなければ同じエラーが出ます。
 #
 #   ```
 #   RuntimeError: Cannot access accelerator device when none is available.
@@ -315,7 +315,7 @@ else:
 #
 #   このメッセージは「使えるアクセラレータがないので、アクセラレータのデバイスにアクセスできない」という意味です。
 #
-# - アクセラレータ向けのビルド（Colab の CPU ランタイムに入っている CUDA ビルドなど）を、対応するデバイスのないマシンで動かすと、PyTorch 2.7 以降では `pin_memory()` の呼び出しでバックエンドから `RuntimeError` が送出されます。メッセージはドライバによって変わるため、例外の型だけを検証します。
+# - PyTorch 2.7 以降では、GPU などに対応したビルド（Colab の CPU ランタイムに入っている CUDA ビルドなど）を対応するデバイスのないマシンで動かすと、`pin_memory()` の呼び出しでバックエンドから `RuntimeError` が送出されます。メッセージはドライバによって変わるため、例外の型だけを検証します。
 
 # %% tags=["claim-F10", "gpu-only"]
 NO_ACCELERATOR = "Cannot access accelerator device when none is available"
@@ -354,7 +354,7 @@ else:
 # - `pinned.to("cuda", non_blocking=True)` の後は `False`。GPU がまだ処理している間に呼び出しが戻ってきたからです。
 # - 逆方向の `to("cpu", non_blocking=True)` の後も `False`。こちらも GPU の処理中に呼び出しが戻るため、`torch.cuda.synchronize()` が終わるまでは、CPU 側のテンソルに正しい値が入っている保証はありません。値を読む前に同期してください。
 #
-# `copy_and_ask` は2回呼び出します。1回目は、GPU ライブラリとメモリキャッシュをウォームアップするためだけのものです。
+# 次のセルでは、コピーと問い合わせを行う関数 `copy_and_ask` を定義して2回呼び出します。1回目は、GPU ライブラリとメモリキャッシュのウォームアップ用です。
 
 # %% tags=["claim-F10", "gpu-only"]
 if torch.cuda.is_available():
