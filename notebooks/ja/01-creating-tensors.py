@@ -211,7 +211,7 @@ assert torch.device("cuda:0").type == torch.device("cuda").type
 # そのため、文字列の場合とは違い、PyTorch は整数をデバイスに変換する時点で、現在のアクセラレータが何かを調べます。テンソルを作成するより前に、この変換の段階でエラーが発生することもあります。結果は、次の3つの場合に分かれます。
 #
 # - 使えるアクセラレータがあれば、`torch.device(0)` はそのアクセラレータの0番のデバイス（`cuda:0` など）になります。
-# - どのアクセラレータ向けにもビルドされていない PyTorch（CPU 版）では、`torch.device(0)`、`device=0`、`model.to(0)` のいずれも、使った時点で次のエラーになります。PyTorch 2.6 では、アクセラレータ向けのビルドでも、使えるアクセラレータがなければ同じです。
+# - CPU 専用ビルドの PyTorch では、`torch.device(0)`、`device=0`、`model.to(0)` のいずれも、使った時点で次のエラーになります。PyTorch 2.6 では、GPU などに対応したビルドでも、使えるアクセラレータがなければ同じです。
 #
 #   ```
 #   RuntimeError: Cannot access accelerator device when none is available.
